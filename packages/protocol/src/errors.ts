@@ -1,0 +1,22 @@
+/**
+ * One error shape everywhere: `{ error, errorKey? }`. `errorKey` is an i18n key the web app
+ * translates; `error` is an English text for logs and clients without translations.
+ */
+import { z } from 'zod';
+
+export const ErrorBody = z.object({
+  error: z.string(),
+  errorKey: z.string().optional(),
+});
+export type ErrorBody = z.infer<typeof ErrorBody>;
+
+export const ERROR_KEYS = {
+  notFound: 'errors.notFound',
+  validation: 'errors.validation',
+  internal: 'errors.internal',
+  unauthorized: 'errors.unauthorized',
+  forbidden: 'errors.forbidden',
+  tooManyRequests: 'errors.tooManyRequests',
+  notReady: 'errors.notReady',
+} as const;
+export type ErrorKey = (typeof ERROR_KEYS)[keyof typeof ERROR_KEYS];

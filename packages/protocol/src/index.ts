@@ -1,0 +1,4 @@
+export * from './api.js';
+export * from './constants.js';
+export * from './errors.js';
+export * from './tickets.js';
