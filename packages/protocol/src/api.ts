@@ -12,15 +12,19 @@ export const ReadyResponse = z.object({ ready: z.boolean() });
 export type ReadyResponse = z.infer<typeof ReadyResponse>;
 
 /** What the web app needs to know about the deployment (no secrets). */
+/** A link to our own files (a path starting with "/") or to another site over http(s). */
+const Link = z.string().regex(/^(\/(?!\/)|https?:\/\/)/, 'must start with / or http(s)://');
+
 export const PublicConfig = z.object({
-  promoVideoUrl: z.string().url().nullable(),
+  /** Either a video file (played in a <video>) or an embeddable player page (shown in an iframe). */
+  promoVideoUrl: Link.nullable(),
   community: z.object({
     /** Live streaming platform (Twitch). */
-    streaming: z.string().url().nullable(),
+    streaming: Link.nullable(),
     /** Video sharing platform (YouTube). */
-    video: z.string().url().nullable(),
+    video: Link.nullable(),
     /** Community chat (Discord). */
-    chat: z.string().url().nullable(),
+    chat: Link.nullable(),
   }),
   recaptchaSiteKey: z.string().nullable(),
 });

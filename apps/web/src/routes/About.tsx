@@ -1,0 +1,3 @@
+export default function About() {
+  return null;
+}

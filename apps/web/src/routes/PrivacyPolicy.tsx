@@ -1,0 +1,3 @@
+export default function PrivacyPolicy() {
+  return null;
+}
