@@ -1,0 +1,87 @@
+/** Starts the built server (or a baseline) as a child process on a free loopback port. */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../..');
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export async function waitFor(url: string, timeoutMs = 30_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+}
+
+export interface Running {
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+function track(child: ChildProcess, url: string, cleanup: () => void): Running {
+  return {
+    url,
+    child,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) {
+          cleanup();
+          resolve();
+          return;
+        }
+        child.once('exit', () => {
+          cleanup();
+          resolve();
+        });
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** The real, built Telerace server on an embedded database in a throw-away folder. */
+export async function startTelerace(env: Record<string, string> = {}): Promise<Running> {
+  const main = join(ROOT, 'apps/server/dist/main.js');
+  if (!existsSync(main)) throw new Error('The server is not built: run `npm run build` first.');
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), 'telerace-bench-'));
+  const child = spawn(process.execPath, [main], {
+    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${url}/api/ready`);
+  return track(child, url, () => rmSync(dataDir, { recursive: true, force: true }));
+}
+
+/** A Node program given as source, run as its own process with PORT set. */
+export async function startScript(source: string, readyPath: string): Promise<Running> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--input-type=module', '-e', source], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${url}${readyPath}`);
+  return track(child, url, () => {});
+}

@@ -1,0 +1,15 @@
+/** `npm run bench [-- name ...]`: runs the named benchmarks (all when none is named). */
+import { apiBench } from './api.bench.js';
+
+const BENCHES: Record<string, () => Promise<void>> = { api: apiBench };
+
+const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+const unknown = names.filter((n) => !(n in BENCHES));
+if (unknown.length > 0) {
+  console.error(`unknown benchmark(s): ${unknown.join(', ')}; known: ${Object.keys(BENCHES).join(', ')}`);
+  process.exit(2);
+}
+for (const name of names.length > 0 ? names : Object.keys(BENCHES)) {
+  const run = BENCHES[name];
+  if (run) await run();
+}

@@ -1,0 +1,20 @@
+// Starts the built server for the browser tests on a fresh data folder.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const main = join(root, 'apps/server/dist/main.js');
+if (!existsSync(main)) {
+  console.error('The server is not built: run `npm run build` first.');
+  process.exit(1);
+}
+const dataDir = mkdtempSync(join(tmpdir(), 'telerace-e2e-'));
+const server = spawn(process.execPath, [main], {
+  env: { ...process.env, DATA_DIR: dataDir },
+  stdio: 'inherit',
+});
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => server.kill(signal));
+server.on('exit', (code) => process.exit(code ?? 0));

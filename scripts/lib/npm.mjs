@@ -1,0 +1,25 @@
+// Installs the npm dependencies when they are missing or older than the lockfile.
+import { execFileSync } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+export function ensureNodeVersion() {
+  const [major, minor] = process.versions.node.split('.').map(Number);
+  if (major < 20 || (major === 20 && minor < 19)) {
+    console.error(`[setup] Node.js >= 20.19 is required (this is ${process.versions.node}).`);
+    process.exit(1);
+  }
+}
+
+export function ensureDependencies(root) {
+  const marker = join(root, 'node_modules', '.package-lock.json');
+  const lock = join(root, 'package-lock.json');
+  if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
+  console.info('[setup] installing npm dependencies (npm ci) …');
+  execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
+}
+
+export function run(root, script, env = process.env) {
+  console.info(`[run] npm run ${script}`);
+  execFileSync('npm', ['run', script], { cwd: root, stdio: 'inherit', env });
+}

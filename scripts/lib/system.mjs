@@ -1,0 +1,43 @@
+// Debian packages the product and its tests need, and the one place that installs them.
+// Uses only Node built-ins: it runs before `npm ci` on a fresh machine.
+import { execFileSync, spawnSync } from 'node:child_process';
+
+/** What each use needs. Later features add their packages here (one list, used by every script). */
+export const SYSTEM_PACKAGES = {
+  run: [],
+  test: ['chromium', 'fonts-dejavu-core'],
+};
+
+function isInstalled(pkg) {
+  const r = spawnSync('dpkg-query', ['-W', '-f=${Status}', pkg], { encoding: 'utf8' });
+  return r.status === 0 && r.stdout.includes('install ok installed');
+}
+
+function hasDpkg() {
+  return spawnSync('dpkg-query', ['--version'], { stdio: 'ignore' }).status === 0;
+}
+
+/**
+ * Installs the missing packages when running as root; otherwise prints the exact command and
+ * exits, so nobody has to guess what is missing.
+ */
+export function ensureSystemPackages(use) {
+  const wanted = SYSTEM_PACKAGES[use] ?? [];
+  if (wanted.length === 0) return;
+  if (!hasDpkg()) {
+    console.warn(`[setup] not a Debian system: make sure these are installed: ${wanted.join(' ')}`);
+    return;
+  }
+  const missing = wanted.filter((p) => !isInstalled(p));
+  if (missing.length === 0) return;
+  const command = `apt-get update && apt-get install -y --no-install-recommends ${missing.join(' ')}`;
+  if (process.getuid?.() !== 0) {
+    console.error(`[setup] missing system packages: ${missing.join(' ')}\n[setup] run as root:  ${command}`);
+    process.exit(1);
+  }
+  console.info(`[setup] installing ${missing.join(' ')} …`);
+  execFileSync('sh', ['-c', command], {
+    stdio: 'inherit',
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
+}

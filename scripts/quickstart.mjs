@@ -1,0 +1,24 @@
+// The README's first command: installs what is missing, builds, and starts the whole product on
+// http://localhost:8080 with the embedded database.
+import { spawn } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ensureDependencies, ensureNodeVersion, run } from './lib/npm.mjs';
+import { ensureSystemPackages } from './lib/system.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+ensureNodeVersion();
+ensureSystemPackages('run');
+ensureDependencies(root);
+run(root, 'build');
+
+const env = { ...process.env, PORT: process.env.PORT ?? '8080' };
+console.info(`[quickstart] starting Telerace on http://localhost:${env.PORT} (Ctrl+C to stop)`);
+const server = spawn(process.execPath, [join(root, 'apps/server/dist/main.js')], {
+  cwd: root,
+  env,
+  stdio: 'inherit',
+});
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => server.kill(signal));
+server.on('exit', (code, signal) => process.exit(code ?? (signal ? 0 : 1)));
