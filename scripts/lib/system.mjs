@@ -9,7 +9,9 @@ export const SYSTEM_PACKAGES = {
 };
 
 function isInstalled(pkg) {
-  const r = spawnSync('dpkg-query', ['-W', '-f=${Status}', pkg], { encoding: 'utf8' });
+  // dpkg-query's own format syntax, not a JavaScript template.
+  const format = '-f=$' + '{Status}';
+  const r = spawnSync('dpkg-query', ['-W', format, pkg], { encoding: 'utf8' });
   return r.status === 0 && r.stdout.includes('install ok installed');
 }
 
