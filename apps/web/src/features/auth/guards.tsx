@@ -1,0 +1,19 @@
+/** Route guards: sign-in required (→ /login) and admin only (→ /). */
+import { Navigate, Outlet } from 'react-router';
+import { useAuth } from './auth-context';
+import { SessionLoading } from './SessionLoading';
+
+export function RequireAuth() {
+  const { user, loading } = useAuth();
+  if (loading) return <SessionLoading />;
+  if (!user) return <Navigate to="/login" replace />;
+  return <Outlet />;
+}
+
+export function RequireAdmin() {
+  const { user, loading } = useAuth();
+  if (loading) return <SessionLoading />;
+  if (!user) return <Navigate to="/login" replace />;
+  if (!user.is_admin) return <Navigate to="/" replace />;
+  return <Outlet />;
+}

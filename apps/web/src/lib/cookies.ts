@@ -1,0 +1,15 @@
+/** Reading and writing first-party cookies (consent, language). */
+
+export function readCookie(name: string): string | undefined {
+  const prefix = `${name}=`;
+  for (const part of document.cookie.split(';')) {
+    const entry = part.trim();
+    if (entry.startsWith(prefix)) return decodeURIComponent(entry.slice(prefix.length));
+  }
+  return undefined;
+}
+
+export function writeCookie(name: string, value: string, maxAgeSeconds: number): void {
+  // biome-ignore lint/suspicious/noDocumentCookie: the Cookie Store API is async and missing in some browsers we support.
+  document.cookie = `${name}=${encodeURIComponent(value)}; max-age=${maxAgeSeconds}; path=/; SameSite=Lax`;
+}

@@ -1,0 +1,27 @@
+/** Entry point: translations, styles, then the providers around the router. */
+import './i18n';
+import './styles.css';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { RouterProvider } from 'react-router/dom';
+import { AuthProvider } from './features/auth/AuthProvider';
+import { createAppRouter } from './router';
+
+const queryClient = new QueryClient({
+  defaultOptions: { queries: { retry: 1 } },
+});
+const router = createAppRouter();
+
+const root = document.getElementById('root');
+if (!root) throw new Error('index.html has no #root element');
+
+createRoot(root).render(
+  <StrictMode>
+    <QueryClientProvider client={queryClient}>
+      <AuthProvider>
+        <RouterProvider router={router} />
+      </AuthProvider>
+    </QueryClientProvider>
+  </StrictMode>,
+);

@@ -1,0 +1,43 @@
+/** Build and dev server of the web app. The dev server forwards the API and sockets to the local server. */
+import { resolve } from 'node:path';
+import tailwindcss from '@tailwindcss/vite';
+import react from '@vitejs/plugin-react';
+import { defaultClientConditions, defineConfig } from 'vite';
+
+const SERVER = 'http://127.0.0.1:8080';
+
+export default defineConfig({
+  root: import.meta.dirname,
+  plugins: [react(), tailwindcss()],
+  resolve: {
+    // `source` makes workspace packages (@telerace/protocol) resolve to their TypeScript sources.
+    conditions: ['source', ...defaultClientConditions],
+  },
+  build: {
+    outDir: resolve(import.meta.dirname, 'dist'),
+    assetsDir: 'assets',
+    emptyOutDir: true,
+    rolldownOptions: {
+      output: {
+        // Libraries change less often than the app: separate chunks stay cached across releases.
+        codeSplitting: {
+          groups: [
+            {
+              name: 'react',
+              test: /node_modules[\\/](react|react-dom|react-router|scheduler)[\\/]/,
+              priority: 2,
+            },
+            { name: 'vendor', test: /node_modules[\\/]/, priority: 1 },
+          ],
+        },
+      },
+    },
+  },
+  server: {
+    proxy: {
+      '/api': { target: SERVER, ws: true },
+      '/rcsocket': { target: SERVER, ws: true },
+      '/janus': { target: SERVER, ws: true },
+    },
+  },
+});
