@@ -1,8 +1,8 @@
 /** The about page: who we are, the cars, the track, the streams, and the community links. */
 import type { PublicConfig } from '@telerace/protocol';
 import { useTranslation } from 'react-i18next';
+import { Blocks } from '../components/content/RichContent';
 import { usePublicConfig } from '../lib/public-config';
-import { Blocks } from './PrivacyPolicy';
 
 const SECTIONS = ['who', 'cars', 'track', 'streams'] as const;
 

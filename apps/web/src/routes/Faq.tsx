@@ -5,8 +5,8 @@
 import { CAR_SESSION_DEFAULT_MINUTES, MINIMUM_AGE, PING_THRESHOLDS_MS, TICKETS } from '@telerace/protocol';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Blocks, RichText } from '../components/content/RichContent';
 import { TicketRules } from '../features/tickets/TicketRules';
-import { Blocks, RichText } from './PrivacyPolicy';
 
 interface Question {
   id: string;

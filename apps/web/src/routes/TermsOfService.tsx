@@ -1,7 +1,7 @@
 /** The terms of service: minimum age and governing law come from the business constants. */
 import { GOVERNING_LAW, MINIMUM_AGE } from '@telerace/protocol';
 import { useTranslation } from 'react-i18next';
-import { LegalDocument } from './PrivacyPolicy';
+import { LegalDocument } from '../components/content/LegalDocument';
 
 /** Date of the current version of the terms (ISO, UTC). */
 const TERMS_LAST_UPDATED = '2026-11-25';
