@@ -1,0 +1,140 @@
+/**
+ * Builds the Fastify application: plugins, the one error handler, the API modules under /api and
+ * the web app. Owns the start-up sequence of the database: it is opened here and migrated once
+ * the app is ready, without holding up `listen`, so /api/ready can report "not ready" meanwhile.
+ */
+import { join } from 'node:path';
+import { constants as zlib } from 'node:zlib';
+import compress from '@fastify/compress';
+import rateLimit from '@fastify/rate-limit';
+import swagger from '@fastify/swagger';
+import { ERROR_KEYS } from '@telerace/protocol';
+import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import type { Config } from './config.js';
+import { type Database, openDatabase } from './db/client.js';
+import { HttpError, handleError, notFoundError } from './http/errors.js';
+import { type LogStream, loggerOptions } from './http/logging.js';
+import { registerSecurityHeaders } from './http/security.js';
+import { registerSpa } from './http/spa.js';
+import { healthRoutes } from './modules/health/health.routes.js';
+import { publicConfigRoutes } from './modules/public-config/public-config.routes.js';
+import { MIGRATIONS_DIR, SERVER_VERSION } from './paths.js';
+
+export interface BuildAppOptions {
+  /** Log destination; defaults to stdout. Tests pass a stream to read the log. */
+  logStream?: LogStream;
+  /** An already open database to use instead of the configured one (tests: in-memory PGlite). The app closes it. */
+  database?: Database;
+  /** Migrations start only once this settles (tests observe the "migrating" state with it). */
+  migrationGate?: Promise<unknown>;
+  /** Requests per IP and window on /api. Default: the configured number per minute. */
+  rateLimit?: { max: number; timeWindowMs: number };
+  /** More routes under /api, registered after the built-in ones (tests add probes with it). */
+  apiPlugins?: FastifyPluginAsync[];
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    database: Database;
+    /** Resolves once the start-up migrations are applied; rejects if they failed. */
+    migrated(): Promise<void>;
+  }
+}
+
+export async function buildApp(config: Config, options: BuildAppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: loggerOptions(config.logLevel, options.logStream),
+    trustProxy: config.trustProxy,
+    frameworkErrors: handleError,
+  });
+
+  const database =
+    options.database ??
+    openDatabase(
+      config.databaseUrl
+        ? {
+            kind: 'postgres',
+            url: config.databaseUrl,
+            onPoolError: (error) => app.log.error({ err: error }, 'database connection lost'),
+          }
+        : { kind: 'pglite', dataDir: join(config.dataDir, 'db') },
+    );
+  app.decorate('database', database);
+
+  let migrated = false;
+  let migrationRun: Promise<void> | undefined;
+  const startMigrations = (): Promise<void> => {
+    migrationRun ??= (async () => {
+      await options.migrationGate;
+      const startedAt = Date.now();
+      await database.migrate(MIGRATIONS_DIR);
+      migrated = true;
+      app.log.info({ db: database.kind, ms: Date.now() - startedAt }, 'database migrations applied');
+    })();
+    return migrationRun;
+  };
+  app.decorate('migrated', async () => {
+    await app.ready();
+    return startMigrations();
+  });
+  app.addHook('onReady', async () => {
+    // Not awaited: `listen` must not wait for the migrations.
+    startMigrations().catch((error: unknown) => app.log.error({ err: error }, 'database migrations failed'));
+  });
+  app.addHook('onClose', async () => {
+    // Closing the database under a running migration would leave it half-applied.
+    await migrationRun?.catch(() => undefined);
+    await database.close();
+  });
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.setErrorHandler(handleError);
+
+  await registerSecurityHeaders(app, config);
+
+  // The OpenAPI description is generated from the same zod schemas the routes validate with.
+  await app.register(swagger, {
+    openapi: { info: { title: 'Telerace API', version: SERVER_VERSION } },
+    transform: jsonSchemaTransform,
+  });
+
+  // Upgraded requests are hijacked before onSend, so compression never touches a WebSocket
+  // (src/app.test.ts keeps it that way).
+  await app.register(compress, {
+    encodings: ['br', 'gzip'],
+    // Brotli's default (11) costs far too much CPU for on-the-fly compression.
+    brotliOptions: { params: { [zlib.BROTLI_PARAM_QUALITY]: 4 } },
+  });
+
+  const limits = options.rateLimit ?? { max: config.apiRateLimitPerMinute, timeWindowMs: 60_000 };
+  await app.register(
+    async (api) => {
+      // Inside the /api scope only: the web app's static files are not rate-limited.
+      await api.register(rateLimit, {
+        max: limits.max,
+        timeWindow: limits.timeWindowMs,
+        errorResponseBuilder: (_request, context) =>
+          new HttpError(
+            context.statusCode,
+            `Too many requests, retry in ${context.after}`,
+            ERROR_KEYS.tooManyRequests,
+          ),
+      });
+      await api.register(healthRoutes, { database, version: SERVER_VERSION, isMigrated: () => migrated });
+      await api.register(publicConfigRoutes, { config });
+      api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+      for (const plugin of options.apiPlugins ?? []) await api.register(plugin);
+      // Any other /api path, whatever the method: JSON 404 (never the web app's HTML).
+      api.all('/*', async () => {
+        throw notFoundError();
+      });
+    },
+    { prefix: '/api' },
+  );
+
+  await registerSpa(app, config.webDistDir);
+
+  return app;
+}

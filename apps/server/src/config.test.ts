@@ -1,0 +1,199 @@
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CONFIG_DOCS, ConfigError, EnvSchema, loadConfig } from './config.js';
+import { DEFAULT_WEB_DIST_DIR } from './paths.js';
+
+const SECRET = 'x'.repeat(32);
+
+function errorOf(env: Record<string, string>): string {
+  try {
+    loadConfig({ JWT_SECRET: SECRET, ...env });
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  throw new Error('loadConfig accepted the environment');
+}
+
+describe('loadConfig', () => {
+  it('has a default for every variable', () => {
+    const config = loadConfig({ JWT_SECRET: SECRET });
+    expect(config).toEqual({
+      port: 8080,
+      host: '127.0.0.1',
+      dataDir: resolve('data'),
+      databaseUrl: null,
+      publicUrl: 'http://localhost:8080',
+      jwtSecret: SECRET,
+      logLevel: 'info',
+      trustProxy: false,
+      apiRateLimitPerMinute: 300,
+      webDistDir: DEFAULT_WEB_DIST_DIR,
+      promoVideoUrl: '/media/promo.webm',
+      community: {
+        streaming: 'https://www.twitch.tv/telerace',
+        video: 'https://www.youtube.com/@telerace',
+        chat: 'https://discord.gg/telerace',
+      },
+      recaptchaSiteKey: null,
+    });
+  });
+
+  it('finds the web build next to the server package, from src/ as from dist/', () => {
+    expect(DEFAULT_WEB_DIST_DIR).toBe(resolve(import.meta.dirname, '../../web/dist'));
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      PORT: '9000',
+      HOST: '0.0.0.0',
+      DATA_DIR: 'some/dir',
+      DATABASE_URL: 'postgresql://u:p@db.example:5432/telerace',
+      PUBLIC_URL: 'https://telerace.example/',
+      JWT_SECRET: SECRET,
+      LOG_LEVEL: 'debug',
+      TRUST_PROXY: 'TRUE',
+      API_RATE_LIMIT_PER_MINUTE: '1000',
+      WEB_DIST_DIR: 'web',
+      PROMO_VIDEO_URL: 'https://www.youtube.com/embed/abc',
+      COMMUNITY_STREAMING_URL: '',
+      COMMUNITY_VIDEO_URL: '/videos',
+      COMMUNITY_CHAT_URL: 'https://chat.example/invite',
+      RECAPTCHA_SITE_KEY: 'site-key',
+    });
+    expect(config).toEqual({
+      port: 9000,
+      host: '0.0.0.0',
+      dataDir: resolve('some/dir'),
+      databaseUrl: 'postgresql://u:p@db.example:5432/telerace',
+      publicUrl: 'https://telerace.example',
+      jwtSecret: SECRET,
+      logLevel: 'debug',
+      trustProxy: true,
+      apiRateLimitPerMinute: 1000,
+      webDistDir: resolve('web'),
+      promoVideoUrl: 'https://www.youtube.com/embed/abc',
+      community: { streaming: null, video: '/videos', chat: 'https://chat.example/invite' },
+      recaptchaSiteKey: 'site-key',
+    });
+  });
+
+  it('derives PUBLIC_URL from PORT and treats empty variables as unset', () => {
+    const config = loadConfig({ JWT_SECRET: SECRET, PORT: '3000', HOST: '', LOG_LEVEL: '' });
+    expect(config.publicUrl).toBe('http://localhost:3000');
+    expect(config.host).toBe('127.0.0.1');
+    expect(config.logLevel).toBe('info');
+  });
+
+  it('an empty PROMO_VIDEO_URL means no promo video', () => {
+    expect(loadConfig({ JWT_SECRET: SECRET, PROMO_VIDEO_URL: '' }).promoVideoUrl).toBeNull();
+  });
+
+  it.each([
+    [{ PORT: 'abc' }, 'Invalid configuration: PORT must be an integer between 1 and 65535 (got "abc")'],
+    [{ PORT: '0' }, 'Invalid configuration: PORT must be an integer between 1 and 65535 (got "0")'],
+    [{ PORT: '65536' }, 'Invalid configuration: PORT must be an integer between 1 and 65535 (got "65536")'],
+    [{ PORT: '80.5' }, 'Invalid configuration: PORT must be an integer between 1 and 65535 (got "80.5")'],
+    [
+      { DATABASE_URL: 'mysql://localhost/db' },
+      'Invalid configuration: DATABASE_URL must be a postgres:// or postgresql:// URL (got a value of 20 characters)',
+    ],
+    [
+      { PUBLIC_URL: 'ftp://example.com' },
+      'Invalid configuration: PUBLIC_URL must be an http:// or https:// URL (got "ftp://example.com")',
+    ],
+    [
+      { JWT_SECRET: 'short' },
+      'Invalid configuration: JWT_SECRET must be at least 32 characters long (got a value of 5 characters)',
+    ],
+    [
+      { LOG_LEVEL: 'verbose' },
+      'Invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "verbose")',
+    ],
+    [{ TRUST_PROXY: 'maybe' }, 'Invalid configuration: TRUST_PROXY must be true or false (got "maybe")'],
+    [
+      { API_RATE_LIMIT_PER_MINUTE: '0' },
+      'Invalid configuration: API_RATE_LIMIT_PER_MINUTE must be a positive integer (got "0")',
+    ],
+    [
+      { PROMO_VIDEO_URL: 'promo.webm' },
+      'Invalid configuration: PROMO_VIDEO_URL must start with / or http(s):// (got "promo.webm")',
+    ],
+    [
+      { COMMUNITY_STREAMING_URL: 'twitch.tv/x' },
+      'Invalid configuration: COMMUNITY_STREAMING_URL must start with / or http(s):// (got "twitch.tv/x")',
+    ],
+    [
+      { COMMUNITY_VIDEO_URL: '//youtube.com' },
+      'Invalid configuration: COMMUNITY_VIDEO_URL must start with / or http(s):// (got "//youtube.com")',
+    ],
+    [
+      { COMMUNITY_CHAT_URL: 'https://' },
+      'Invalid configuration: COMMUNITY_CHAT_URL must be a valid URL (got "https://")',
+    ],
+  ])('rejects %o with one line naming the variable', (env, message) => {
+    const error = errorOf(env);
+    expect(error).toBe(message);
+    expect(error).not.toContain('\n');
+  });
+
+  it('names every wrong variable on the same line', () => {
+    expect(errorOf({ PORT: 'abc', TRUST_PROXY: 'maybe' })).toBe(
+      'Invalid configuration: PORT must be an integer between 1 and 65535 (got "abc"); TRUST_PROXY must be true or false (got "maybe")',
+    );
+  });
+
+  it('documents exactly the variables it reads', () => {
+    expect(CONFIG_DOCS.map((doc) => doc.name).sort()).toEqual(Object.keys(EnvSchema.shape).sort());
+    for (const doc of CONFIG_DOCS) {
+      expect(doc.default).not.toBe('');
+      expect(doc.meaning.length).toBeGreaterThan(10);
+    }
+  });
+});
+
+describe('generated JWT secret', () => {
+  let dataDir: string;
+  beforeEach(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'telerace-config-'));
+  });
+  afterEach(async () => {
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('is generated once, kept with mode 0600 and reused on the next start', async () => {
+    const nested = join(dataDir, 'not', 'yet', 'there');
+    const first = loadConfig({ DATA_DIR: nested });
+    expect(first.jwtSecret).toMatch(/^[A-Za-z0-9_-]{64}$/);
+    const file = join(nested, 'jwt-secret');
+    expect(await readFile(file, 'utf8')).toBe(first.jwtSecret);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+
+    const second = loadConfig({ DATA_DIR: nested });
+    expect(second.jwtSecret).toBe(first.jwtSecret);
+  });
+
+  it('is not written when JWT_SECRET is set', async () => {
+    loadConfig({ DATA_DIR: dataDir, JWT_SECRET: SECRET });
+    await expect(stat(join(dataDir, 'jwt-secret'))).rejects.toThrow(/ENOENT/);
+  });
+
+  it('refuses a damaged secret file instead of silently signing everybody out', async () => {
+    await writeFile(join(dataDir, 'jwt-secret'), 'too-short');
+    expect(() => loadConfig({ DATA_DIR: dataDir })).toThrow(
+      new ConfigError(
+        `Invalid configuration: ${join(dataDir, 'jwt-secret')} holds a secret shorter than 32 characters (delete it to generate a new one, or set JWT_SECRET)`,
+      ),
+    );
+  });
+
+  it('reports an unusable DATA_DIR on one line', async () => {
+    const file = join(dataDir, 'a-file');
+    await writeFile(file, '');
+    expect(() => loadConfig({ DATA_DIR: file })).toThrow(
+      `Invalid configuration: DATA_DIR ${JSON.stringify(file)} is not usable for jwt-secret (EEXIST)`,
+    );
+  });
+});

@@ -1,0 +1,297 @@
+/**
+ * The server's configuration: every environment variable it reads, documented in CONFIG_DOCS,
+ * parsed once with zod. A wrong value throws a ConfigError whose message is one line naming the
+ * variable; main.ts prints it and exits, so the process never starts half-configured.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { PublicConfig } from '@telerace/protocol';
+import { z } from 'zod';
+import { DEFAULT_WEB_DIST_DIR } from './paths.js';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Absolute. */
+  dataDir: string;
+  /** null: embedded PGlite under `dataDir/db`. */
+  databaseUrl: string | null;
+  /** Without a trailing slash. */
+  publicUrl: string;
+  jwtSecret: string;
+  logLevel: LogLevel;
+  trustProxy: boolean;
+  /** Requests per client IP and minute on /api. */
+  apiRateLimitPerMinute: number;
+  /** Absolute. */
+  webDistDir: string;
+  promoVideoUrl: string | null;
+  community: { streaming: string | null; video: string | null; chat: string | null };
+  recaptchaSiteKey: string | null;
+}
+
+export interface ConfigDoc {
+  name: string;
+  default: string;
+  meaning: string;
+}
+
+/** Every variable the server reads. The README's configuration table is written from this list. */
+export const CONFIG_DOCS: readonly ConfigDoc[] = [
+  { name: 'PORT', default: '8080', meaning: 'TCP port the HTTP server listens on (1–65535).' },
+  {
+    name: 'HOST',
+    default: '127.0.0.1',
+    meaning: 'Address to listen on; `0.0.0.0` to accept connections from other machines.',
+  },
+  {
+    name: 'DATA_DIR',
+    default: './data',
+    meaning:
+      'Folder for local state (embedded database under `db/`, generated `jwt-secret`). Relative paths are resolved from the working directory.',
+  },
+  {
+    name: 'DATABASE_URL',
+    default: '(unset)',
+    meaning:
+      'PostgreSQL connection URL (`postgres://` or `postgresql://`). Unset: the embedded PGlite database in `DATA_DIR/db` is used.',
+  },
+  {
+    name: 'PUBLIC_URL',
+    default: 'http://localhost:<PORT>',
+    meaning:
+      'Address users reach the site at. Its origin goes into the Content-Security-Policy (sockets); `https://` turns on HSTS and upgrade-insecure-requests.',
+  },
+  {
+    name: 'JWT_SECRET',
+    default: '(generated)',
+    meaning:
+      'Secret that signs session tokens, at least 32 characters. Unset: 48 random bytes are generated once and kept in `DATA_DIR/jwt-secret` (mode 0600), so restarts keep sessions.',
+  },
+  { name: 'LOG_LEVEL', default: 'info', meaning: `Log level: ${LOG_LEVELS.join(', ')}.` },
+  {
+    name: 'API_RATE_LIMIT_PER_MINUTE',
+    default: '300',
+    meaning:
+      'Requests per client IP and minute on `/api` before answering 429 (static files are not limited).',
+  },
+  {
+    name: 'TRUST_PROXY',
+    default: 'false',
+    meaning:
+      'Set to `true` behind a reverse proxy so client IPs (rate limits, login history) come from `X-Forwarded-For`.',
+  },
+  {
+    name: 'WEB_DIST_DIR',
+    default: 'apps/web/dist',
+    meaning: 'Folder of the built web app served by the server (`npm run build` creates it).',
+  },
+  {
+    name: 'PROMO_VIDEO_URL',
+    default: '/media/promo.webm',
+    meaning:
+      'Promo video on the home page: a video file or an embeddable player page (`/…` or `http(s)://…`). Empty: no video.',
+  },
+  {
+    name: 'COMMUNITY_STREAMING_URL',
+    default: 'https://www.twitch.tv/telerace',
+    meaning: 'Live streaming channel linked from the About page. Empty: no link.',
+  },
+  {
+    name: 'COMMUNITY_VIDEO_URL',
+    default: 'https://www.youtube.com/@telerace',
+    meaning: 'Video channel linked from the About page. Empty: no link.',
+  },
+  {
+    name: 'COMMUNITY_CHAT_URL',
+    default: 'https://discord.gg/telerace',
+    meaning: 'Community chat invite linked from the About page. Empty: no link.',
+  },
+  {
+    name: 'RECAPTCHA_SITE_KEY',
+    default: '(unset)',
+    meaning: 'reCAPTCHA site key given to the web app for the sign-up and login bot check.',
+  },
+];
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const JWT_SECRET_MIN_LENGTH = 32;
+const JWT_SECRET_FILE = 'jwt-secret';
+
+/** Empty variables count as unset (a blank line in an env file must not mean "empty value"). */
+const unsetIfEmpty = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
+
+/** Links shown by the web app: the same rule as the protocol's, so config can't produce what it rejects. */
+const Link = PublicConfig.shape.promoVideoUrl
+  .unwrap()
+  .refine((value) => value.startsWith('/') || URL.canParse(value), 'must be a valid URL');
+
+/** Empty string means "none"; unset means the default. */
+const optionalLink = z.union([z.literal(''), Link]).optional();
+
+const PORT_MESSAGE = 'must be an integer between 1 and 65535';
+const TRUE_VALUES = ['true', '1', 'yes'];
+const FALSE_VALUES = ['false', '0', 'no'];
+
+/** The environment as the server reads it; CONFIG_DOCS documents each key. */
+export const EnvSchema = z.object({
+  PORT: unsetIfEmpty(
+    z
+      .string()
+      .regex(/^\d{1,5}$/, PORT_MESSAGE)
+      .transform(Number)
+      .refine((port) => port >= 1 && port <= 65535, PORT_MESSAGE),
+  ),
+  HOST: unsetIfEmpty(z.string()),
+  DATA_DIR: unsetIfEmpty(z.string()),
+  DATABASE_URL: unsetIfEmpty(
+    z
+      .string()
+      .refine(
+        (url) => /^postgres(ql)?:\/\//.test(url) && URL.canParse(url),
+        'must be a postgres:// or postgresql:// URL',
+      ),
+  ),
+  PUBLIC_URL: unsetIfEmpty(
+    z
+      .string()
+      .refine(
+        (url) => URL.canParse(url) && ['http:', 'https:'].includes(new URL(url).protocol),
+        'must be an http:// or https:// URL',
+      ),
+  ),
+  JWT_SECRET: unsetIfEmpty(
+    z.string().min(JWT_SECRET_MIN_LENGTH, `must be at least ${JWT_SECRET_MIN_LENGTH} characters long`),
+  ),
+  LOG_LEVEL: unsetIfEmpty(z.enum(LOG_LEVELS, `must be one of ${LOG_LEVELS.join(', ')}`)),
+  TRUST_PROXY: unsetIfEmpty(
+    z
+      .string()
+      .transform((value) => value.toLowerCase())
+      .refine((value) => [...TRUE_VALUES, ...FALSE_VALUES].includes(value), 'must be true or false')
+      .transform((value) => TRUE_VALUES.includes(value)),
+  ),
+  API_RATE_LIMIT_PER_MINUTE: unsetIfEmpty(
+    z
+      .string()
+      .regex(/^\d{1,9}$/, 'must be a positive integer')
+      .transform(Number)
+      .refine((n) => n >= 1, 'must be a positive integer'),
+  ),
+  WEB_DIST_DIR: unsetIfEmpty(z.string()),
+  PROMO_VIDEO_URL: optionalLink,
+  COMMUNITY_STREAMING_URL: optionalLink,
+  COMMUNITY_VIDEO_URL: optionalLink,
+  COMMUNITY_CHAT_URL: optionalLink,
+  RECAPTCHA_SITE_KEY: unsetIfEmpty(z.string()),
+});
+
+/** Variables whose value must never be echoed, even in an error message. */
+const SECRET_VARIABLES = new Set(['JWT_SECRET', 'DATABASE_URL']);
+
+function describeValue(name: string, value: unknown): string {
+  if (typeof value !== 'string') return 'not a string';
+  if (SECRET_VARIABLES.has(name)) return `a value of ${value.length} characters`;
+  return JSON.stringify(value);
+}
+
+function link(value: string | undefined, fallback: string): string | null {
+  if (value === undefined) return fallback;
+  return value === '' ? null : value;
+}
+
+/**
+ * Parses the environment. Pure except for the JWT secret: when none is given it is read from, or
+ * generated into, `DATA_DIR/jwt-secret`.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    // The first problem of each variable is enough to fix it.
+    const problems = new Map<string, string>();
+    for (const issue of parsed.error.issues) {
+      const name = String(issue.path[0]);
+      if (!problems.has(name))
+        problems.set(name, `${name} ${issue.message} (got ${describeValue(name, env[name])})`);
+    }
+    throw new ConfigError(`Invalid configuration: ${[...problems.values()].join('; ')}`);
+  }
+  const vars = parsed.data;
+  const port = vars.PORT ?? 8080;
+  const dataDir = resolve(vars.DATA_DIR ?? './data');
+  return {
+    port,
+    host: vars.HOST ?? '127.0.0.1',
+    dataDir,
+    databaseUrl: vars.DATABASE_URL ?? null,
+    publicUrl: (vars.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+    jwtSecret: vars.JWT_SECRET ?? loadOrCreateJwtSecret(dataDir),
+    logLevel: vars.LOG_LEVEL ?? 'info',
+    trustProxy: vars.TRUST_PROXY ?? false,
+    apiRateLimitPerMinute: vars.API_RATE_LIMIT_PER_MINUTE ?? 300,
+    webDistDir: vars.WEB_DIST_DIR === undefined ? DEFAULT_WEB_DIST_DIR : resolve(vars.WEB_DIST_DIR),
+    promoVideoUrl: link(vars.PROMO_VIDEO_URL, '/media/promo.webm'),
+    community: {
+      streaming: link(vars.COMMUNITY_STREAMING_URL, 'https://www.twitch.tv/telerace'),
+      video: link(vars.COMMUNITY_VIDEO_URL, 'https://www.youtube.com/@telerace'),
+      chat: link(vars.COMMUNITY_CHAT_URL, 'https://discord.gg/telerace'),
+    },
+    recaptchaSiteKey: vars.RECAPTCHA_SITE_KEY ?? null,
+  };
+}
+
+/**
+ * A generated secret is kept on disk so a restart does not sign everybody out. `wx` makes two
+ * processes starting at once agree on the first one written instead of overwriting each other.
+ */
+function loadOrCreateJwtSecret(dataDir: string): string {
+  const file = join(dataDir, JWT_SECRET_FILE);
+  try {
+    mkdirSync(dataDir, { recursive: true });
+    const existing = readSecretFile(file);
+    if (existing !== null) return existing;
+    const secret = randomBytes(48).toString('base64url');
+    try {
+      writeFileSync(file, secret, { mode: 0o600, flag: 'wx' });
+      return secret;
+    } catch (error) {
+      const raced = isErrnoCode(error, 'EEXIST') ? readSecretFile(file) : null;
+      if (raced !== null) return raced;
+      throw error;
+    }
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new ConfigError(
+      `Invalid configuration: DATA_DIR ${JSON.stringify(dataDir)} is not usable for ${JWT_SECRET_FILE} (${code})`,
+    );
+  }
+}
+
+function readSecretFile(file: string): string | null {
+  let content: string;
+  try {
+    content = readFileSync(file, 'utf8').trim();
+  } catch (error) {
+    if (isErrnoCode(error, 'ENOENT')) return null;
+    throw error;
+  }
+  if (content.length < JWT_SECRET_MIN_LENGTH) {
+    throw new ConfigError(
+      `Invalid configuration: ${file} holds a secret shorter than ${JWT_SECRET_MIN_LENGTH} characters (delete it to generate a new one, or set JWT_SECRET)`,
+    );
+  }
+  return content;
+}
+
+function isErrnoCode(error: unknown, code: string): boolean {
+  return (error as NodeJS.ErrnoException | undefined)?.code === code;
+}

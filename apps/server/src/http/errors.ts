@@ -1,0 +1,71 @@
+/**
+ * The one error handler: every failure leaves the server as `{ error, errorKey? }` (ErrorBody)
+ * with a status that means something. 5xx bodies are always generic, so no stack, SQL or
+ * message from inside the server ever reaches a client; the details go to the log instead.
+ */
+import { ERROR_KEYS, type ErrorBody, type ErrorKey } from '@telerace/protocol';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+
+/** Thrown by our own code for an expected failure; its message is written for the client. */
+export class HttpError extends Error {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+    readonly errorKey?: ErrorKey,
+  ) {
+    super(message);
+    this.name = 'HttpError';
+  }
+}
+
+export const notFoundError = (): HttpError => new HttpError(404, 'Not found', ERROR_KEYS.notFound);
+
+export const INTERNAL_ERROR_BODY: ErrorBody = {
+  error: 'Internal server error',
+  errorKey: ERROR_KEYS.internal,
+};
+
+const KEY_BY_STATUS: Partial<Record<number, ErrorKey>> = {
+  400: ERROR_KEYS.validation,
+  401: ERROR_KEYS.unauthorized,
+  403: ERROR_KEYS.forbidden,
+  404: ERROR_KEYS.notFound,
+  429: ERROR_KEYS.tooManyRequests,
+};
+
+/** Fastify's name for each request part, as a client would call it. */
+const PART_NAMES: Record<string, string> = { querystring: 'query' };
+
+/** `body.email: Invalid email` — names the field so a client (and a developer) can fix the request. */
+function validationMessage(error: FastifyError): string {
+  const part = PART_NAMES[error.validationContext ?? ''] ?? error.validationContext ?? 'request';
+  return (error.validation ?? [])
+    .map((issue) => {
+      const field = issue.instancePath.split('/').filter(Boolean).join('.');
+      return `${field ? `${part}.${field}` : part}: ${issue.message ?? 'Invalid value'}`;
+    })
+    .join('; ');
+}
+
+function statusOf(error: FastifyError): number {
+  const status = error.statusCode;
+  return typeof status === 'number' && status >= 400 && status <= 599 ? status : 500;
+}
+
+export function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  if (error.validation) {
+    const message = validationMessage(error);
+    request.log.info({ validation: message }, 'request validation failed');
+    reply.code(400).send({ error: message, errorKey: ERROR_KEYS.validation } satisfies ErrorBody);
+    return;
+  }
+  const status = statusOf(error);
+  if (status >= 500) {
+    request.log.error({ err: error }, 'request failed');
+    reply.code(status).send(INTERNAL_ERROR_BODY);
+    return;
+  }
+  const errorKey = error instanceof HttpError ? error.errorKey : KEY_BY_STATUS[status];
+  request.log.info({ status, error: error.message }, 'request rejected');
+  reply.code(status).send({ error: error.message, ...(errorKey ? { errorKey } : {}) } satisfies ErrorBody);
+}

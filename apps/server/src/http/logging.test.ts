@@ -1,0 +1,66 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp } from '../test/app.js';
+import { REDACTED, redactUrl } from './logging.js';
+
+/** A route that logs carelessly, as future code might: the logger must still hide credentials. */
+const carelessRoutes: FastifyPluginAsync = async (app) => {
+  app.post('/test/careless', async (request) => {
+    request.log.info({ headers: request.headers, body: request.body }, 'careless debug line');
+    request.log.info({ req: request }, 'careless request line');
+    return { ok: true };
+  });
+};
+
+describe('redactUrl', () => {
+  it.each([
+    ['/api/race-ws?token=abc.def', `/api/race-ws?token=${REDACTED}`],
+    [
+      '/rcsocket?type=controller&car=3&control_token=C1&token=T1',
+      `/rcsocket?type=controller&car=3&control_token=${REDACTED}&token=${REDACTED}`,
+    ],
+    ['/auth/callback?destination=/&TOKEN=x#frag', `/auth/callback?destination=/&TOKEN=${REDACTED}#frag`],
+    ['/api/auth/twitch/callback?code=abc&state=s', `/api/auth/twitch/callback?code=${REDACTED}&state=s`],
+    ['/api/health', '/api/health'],
+    ['/api/cars?mytoken=keep', '/api/cars?mytoken=keep'],
+  ])('%s', (url, expected) => {
+    expect(redactUrl(url)).toBe(expected);
+  });
+});
+
+describe('request logs', () => {
+  let testApp: Awaited<ReturnType<typeof startTestApp>>;
+  beforeAll(async () => {
+    testApp = await startTestApp({}, { apiPlugins: [carelessRoutes] });
+  });
+  afterAll(() => testApp.close());
+
+  it('never contain tokens from the query string, headers or body', async () => {
+    await testApp.app.inject({
+      url: '/rcsocket?type=controller&car=3&control_token=CONTROL-SECRET-1&token=ACCESS-SECRET-2',
+      headers: { authorization: 'Bearer HEADER-SECRET-3', cookie: 'refresh=COOKIE-SECRET-4' },
+    });
+    await testApp.app.inject({
+      method: 'POST',
+      url: '/api/test/careless?token=ACCESS-SECRET-5',
+      headers: { authorization: 'Bearer HEADER-SECRET-6', cookie: 'refresh=COOKIE-SECRET-7' },
+      payload: { email: 'a@example.com', password: 'PASSWORD-SECRET-8', controlToken: 'CONTROL-SECRET-9' },
+    });
+
+    const log = testApp.logText();
+    expect(log).not.toMatch(/SECRET-\d/);
+    // The lines are there, only the values are hidden.
+    const lines = testApp.logLines();
+    const urls = lines.map((line) => (line.req as { url?: string } | undefined)?.url).filter(Boolean);
+    expect(urls).toContain(`/rcsocket?type=controller&car=3&control_token=${REDACTED}&token=${REDACTED}`);
+    expect(urls).toContain(`/api/test/careless?token=${REDACTED}`);
+    const careless = lines.find((line) => line.msg === 'careless debug line') as {
+      headers: Record<string, string>;
+      body: Record<string, string>;
+    };
+    expect(careless.headers.authorization).toBe(REDACTED);
+    expect(careless.headers.cookie).toBe(REDACTED);
+    expect(careless.body.password).toBe(REDACTED);
+    expect(careless.body.email).toBe('a@example.com');
+  });
+});

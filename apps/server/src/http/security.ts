@@ -1,0 +1,63 @@
+/**
+ * Security headers (helmet) and the Content-Security-Policy. The policy lists exactly what the web
+ * app loads: its own files, reCAPTCHA, the promo video's host when it lives elsewhere, and
+ * WebSockets back to our own origin.
+ */
+import helmet from '@fastify/helmet';
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config.js';
+
+const RECAPTCHA_SCRIPTS = ['https://www.google.com/recaptcha/', 'https://www.gstatic.com/recaptcha/'];
+const RECAPTCHA_FRAMES = ['https://www.google.com/recaptcha/', 'https://recaptcha.google.com/recaptcha/'];
+
+/** The origin of an absolute http(s) URL that is not our own; null for site paths and our origin. */
+function externalOrigin(url: string | null, publicOrigin: string): string | null {
+  if (url === null || !/^https?:\/\//.test(url)) return null;
+  const { origin } = new URL(url);
+  return origin === publicOrigin ? null : origin;
+}
+
+export function isHttps(config: Pick<Config, 'publicUrl'>): boolean {
+  return new URL(config.publicUrl).protocol === 'https:';
+}
+
+export function contentSecurityPolicy(
+  config: Pick<Config, 'publicUrl' | 'promoVideoUrl'>,
+): Record<string, string[]> {
+  const publicUrl = new URL(config.publicUrl);
+  const socketOrigin = `${publicUrl.protocol === 'https:' ? 'wss:' : 'ws:'}//${publicUrl.host}`;
+  const promoOrigin = externalOrigin(config.promoVideoUrl, publicUrl.origin);
+  const promo = promoOrigin ? [promoOrigin] : [];
+  return {
+    'default-src': ["'self'"],
+    'script-src': ["'self'", ...RECAPTCHA_SCRIPTS],
+    'script-src-attr': ["'none'"],
+    'style-src': ["'self'"],
+    'img-src': ["'self'", 'data:', 'https:'],
+    'font-src': ["'self'"],
+    'media-src': ["'self'", 'blob:', ...promo],
+    'frame-src': ["'self'", ...RECAPTCHA_FRAMES, ...promo],
+    'connect-src': ["'self'", socketOrigin],
+    'object-src': ["'none'"],
+    'base-uri': ["'self'"],
+    'form-action': ["'self'"],
+    'frame-ancestors': ["'none'"],
+    ...(publicUrl.protocol === 'https:' ? { 'upgrade-insecure-requests': [] } : {}),
+  };
+}
+
+export async function registerSecurityHeaders(
+  app: FastifyInstance,
+  config: Pick<Config, 'publicUrl' | 'promoVideoUrl'>,
+): Promise<void> {
+  await app.register(helmet, {
+    contentSecurityPolicy: { useDefaults: false, directives: contentSecurityPolicy(config) },
+    // Same as the CSP's frame-ancestors 'none', for browsers that only know the old header.
+    frameguard: { action: 'deny' },
+    // Helmet's `no-referrer` breaks embedded YouTube players (they require the embedding origin);
+    // this sends only our origin cross-site, never paths (which may carry reset tokens).
+    referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
+    // HSTS over plain http would be ignored by browsers at best and lock out a dev setup at worst.
+    strictTransportSecurity: isHttps(config) ? { maxAge: 31_536_000, includeSubDomains: true } : false,
+  });
+}

@@ -1,0 +1,126 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp } from '../test/app.js';
+import { CACHE_IMMUTABLE, CACHE_REVALIDATE, CACHE_SHORT, WEB_BUILD_MISSING_MESSAGE } from './spa.js';
+
+const INDEX_HTML =
+  '<!doctype html><html><body><div id="root"></div><script src="/assets/app-3f9a1c.js"></script></body></html>';
+/** Big enough to be worth compressing. */
+const APP_JS = `console.log(${JSON.stringify('telerace '.repeat(400))});\n`;
+
+describe('web app serving', () => {
+  let testApp: Awaited<ReturnType<typeof startTestApp>>;
+  beforeAll(async () => {
+    testApp = await startTestApp();
+    const web = testApp.config.webDistDir;
+    await mkdir(join(web, 'assets'), { recursive: true });
+    await writeFile(join(web, 'index.html'), INDEX_HTML);
+    await writeFile(join(web, 'assets', 'app-3f9a1c.js'), APP_JS);
+    await writeFile(join(web, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
+    await writeFile(join(web, '.env'), 'SECRET=1');
+  });
+  afterAll(() => testApp.close());
+
+  it.each(['/', '/some/deep/path', '/car-selection', '/control/3/7?x=1', '/reset-password/abc.def'])(
+    'serves index.html for %s',
+    async (url) => {
+      const response = await testApp.app.inject(url);
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['content-type']).toMatch(/^text\/html/);
+      expect(response.headers['cache-control']).toBe(CACHE_REVALIDATE);
+      expect(response.body).toBe(INDEX_HTML);
+    },
+  );
+
+  it('answers HEAD like GET without a body', async () => {
+    const response = await testApp.app.inject({ method: 'HEAD', url: '/leaderboards' });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toMatch(/^text\/html/);
+    expect(response.body).toBe('');
+  });
+
+  it('serves hashed assets as immutable', async () => {
+    const response = await testApp.app.inject('/assets/app-3f9a1c.js');
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toMatch(/javascript/);
+    expect(response.headers['cache-control']).toBe(CACHE_IMMUTABLE);
+    expect(response.body).toBe(APP_JS);
+  });
+
+  it('serves other public files with a short cache', async () => {
+    const response = await testApp.app.inject('/favicon.svg');
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toMatch(/^image\/svg\+xml/);
+    expect(response.headers['cache-control']).toBe(CACHE_SHORT);
+  });
+
+  it('answers 404 for a missing hashed asset instead of HTML', async () => {
+    const response = await testApp.app.inject('/assets/app-old.js');
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toEqual({ error: 'Not found', errorKey: 'errors.notFound' });
+  });
+
+  it('never serves files outside the build or dotfiles', async () => {
+    for (const url of [
+      '/../../../etc/passwd',
+      '/%2e%2e/%2e%2e/etc/passwd',
+      '/assets/..%2f..%2fpackage.json',
+      '/.env',
+    ]) {
+      const response = await testApp.app.inject(url);
+      expect(response.body, url).not.toMatch(/root:|SECRET=1|"name"/);
+    }
+  });
+
+  it('compresses text assets for clients that accept it', async () => {
+    const gzip = await testApp.app.inject({
+      url: '/assets/app-3f9a1c.js',
+      headers: { 'accept-encoding': 'gzip' },
+    });
+    expect(gzip.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gzip.rawPayload).toString()).toBe(APP_JS);
+    expect(gzip.headers['cache-control']).toBe(CACHE_IMMUTABLE);
+
+    const brotli = await testApp.app.inject({
+      url: '/assets/app-3f9a1c.js',
+      headers: { 'accept-encoding': 'br, gzip' },
+    });
+    expect(brotli.headers['content-encoding']).toBe('br');
+    expect(brotli.rawPayload.length).toBeLessThan(APP_JS.length / 4);
+  });
+
+  it('leaves clients without accept-encoding alone', async () => {
+    const plain = await testApp.app.inject('/assets/app-3f9a1c.js');
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.body).toBe(APP_JS);
+  });
+});
+
+describe('web app not built', () => {
+  let testApp: Awaited<ReturnType<typeof startTestApp>>;
+  beforeAll(async () => {
+    testApp = await startTestApp();
+  });
+  afterAll(() => testApp.close());
+
+  it('answers 503 with a one-line hint on every page, while the API keeps working', async () => {
+    for (const url of ['/', '/about', '/assets/app.js']) {
+      const response = await testApp.app.inject(url);
+      expect(response.statusCode, url).toBe(503);
+      expect(response.headers['content-type']).toBe('text/plain; charset=utf-8');
+      expect(response.body).toBe(WEB_BUILD_MISSING_MESSAGE);
+      expect(response.body.trim()).not.toContain('\n');
+    }
+    expect((await testApp.app.inject('/api/health')).statusCode).toBe(200);
+  });
+
+  it('serves the build as soon as it appears, without a restart', async () => {
+    await mkdir(testApp.config.webDistDir, { recursive: true });
+    await writeFile(join(testApp.config.webDistDir, 'index.html'), INDEX_HTML);
+    const response = await testApp.app.inject('/about');
+    expect(response.statusCode).toBe(200);
+    expect(response.body).toBe(INDEX_HTML);
+  });
+});

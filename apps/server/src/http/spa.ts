@@ -1,0 +1,85 @@
+/**
+ * Serves the built web app: real files from WEB_DIST_DIR, and index.html for every other GET path
+ * (history fallback: the spec shows the home page for unknown paths, and the app's router draws
+ * the others). Cache policy: hashed build output is immutable, index.html is always revalidated.
+ */
+import { existsSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { notFoundError } from './errors.js';
+
+const INDEX_FILE = 'index.html';
+/** Vite's output folder for content-hashed files. */
+const HASHED_ASSETS_DIR = 'assets';
+
+export const CACHE_IMMUTABLE = 'public, max-age=31536000, immutable';
+export const CACHE_REVALIDATE = 'no-cache';
+/** Unhashed public files (favicon, promo video): may change on a deploy, so kept briefly. */
+export const CACHE_SHORT = 'public, max-age=3600';
+
+export const WEB_BUILD_MISSING_MESSAGE =
+  'The web app is not built. Run `npm run build` at the repository root, then reload this page.\n';
+
+function cacheControlFor(file: string): string {
+  if (file === INDEX_FILE) return CACHE_REVALIDATE;
+  if (file.startsWith(`${HASHED_ASSETS_DIR}${sep}`)) return CACHE_IMMUTABLE;
+  return CACHE_SHORT;
+}
+
+function isApiPath(path: string): boolean {
+  return path === '/api' || path.startsWith('/api/');
+}
+
+export async function registerSpa(app: FastifyInstance, webDistDir: string): Promise<void> {
+  await app.register(fastifyStatic, {
+    root: webDistDir,
+    // Routes are ours (below); the plugin only provides reply.sendFile with safe path handling.
+    serve: false,
+    // The build may appear after start-up (`npm run build` while the server runs).
+    suppressWarning: true,
+    cacheControl: false,
+    dotfiles: 'ignore',
+    index: false,
+    setHeaders(reply, path) {
+      reply.header('cache-control', cacheControlFor(relative(webDistDir, path)));
+    },
+  });
+
+  // Checked on each request rather than once, so building the web app needs no server restart.
+  const webBuildExists = () => existsSync(join(webDistDir, INDEX_FILE));
+
+  // The handlers below return nothing on purpose: a returned reply is awaited by Fastify, and with
+  // the file stream, compression and a not-found hop that piles up listeners on one response.
+  const sendIndex = (reply: FastifyReply): void => {
+    reply.code(200).sendFile(INDEX_FILE);
+  };
+
+  const sendBuildMissing = (reply: FastifyReply): void => {
+    reply
+      .code(503)
+      .type('text/plain; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .send(WEB_BUILD_MISSING_MESSAGE);
+  };
+
+  app.get('/*', (request: FastifyRequest<{ Params: { '*': string } }>, reply: FastifyReply): void => {
+    // Decoded by the router, without the leading slash.
+    const path = `/${request.params['*']}`;
+    // `/api` itself: the paths below it have their own catch-all.
+    if (isApiPath(path)) throw notFoundError();
+    if (!webBuildExists()) sendBuildMissing(reply);
+    else if (path.endsWith('/')) sendIndex(reply);
+    // A missing file ends in callNotFound(), i.e. the handler below.
+    else reply.sendFile(path);
+  });
+
+  app.setNotFoundHandler((request, reply): void => {
+    const path = request.url.split('?', 1)[0] ?? '/';
+    const isRead = request.method === 'GET' || request.method === 'HEAD';
+    // A missing hashed file is a stale page asking for an old build: answer 404, not HTML.
+    if (!isRead || isApiPath(path) || path.startsWith(`/${HASHED_ASSETS_DIR}/`)) throw notFoundError();
+    if (webBuildExists()) sendIndex(reply);
+    else sendBuildMissing(reply);
+  });
+}

@@ -1,0 +1,88 @@
+/** The real process: `node src/main.ts` as `npm run dev` starts it (tsx, `source` condition). */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createTestEnvironment, type TestEnvironment } from './test/app.js';
+
+const SERVER_DIR = new URL('..', import.meta.url);
+
+function startServer(
+  env: Record<string, string>,
+): ChildProcess & { output: () => { stdout: string; stderr: string } } {
+  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'src/main.ts'], {
+    cwd: SERVER_DIR,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  return Object.assign(child, { output: () => ({ stdout, stderr }) });
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+async function waitForStatus(url: string, status: number, timeoutMs: number): Promise<Response> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const response = await fetch(url);
+      if (response.status === status) return response;
+    } catch {
+      // Not listening yet.
+    }
+    if (Date.now() > deadline) throw new Error(`${url} did not answer ${status} within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('server process', () => {
+  let environment: TestEnvironment | undefined;
+  let child: ChildProcess | undefined;
+  afterEach(async () => {
+    if (child && child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+    }
+    await environment?.dispose();
+  });
+
+  it('refuses a wrong variable with one line on stderr and exit code 1', async () => {
+    environment = await createTestEnvironment({ PORT: 'abc' });
+    child = startServer(environment.env);
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(1);
+    const { stdout, stderr } = (child as ReturnType<typeof startServer>).output();
+    expect(stderr).toBe('Invalid configuration: PORT must be an integer between 1 and 65535 (got "abc")\n');
+    expect(stdout).toBe('');
+  });
+
+  it('starts, becomes ready, and stops cleanly on SIGTERM', async () => {
+    const port = await freePort();
+    environment = await createTestEnvironment({ PORT: String(port), LOG_LEVEL: 'warn' });
+    child = startServer(environment.env);
+    const base = `http://127.0.0.1:${port}`;
+    await waitForStatus(`${base}/api/ready`, 200, 20_000);
+    const health = await (await fetch(`${base}/api/health`)).json();
+    expect(health).toMatchObject({ status: 'ok', db: environment.env.DATABASE_URL ? 'postgres' : 'pglite' });
+
+    child.kill('SIGTERM');
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(0);
+    expect((child as ReturnType<typeof startServer>).output().stderr).toBe('');
+  });
+});

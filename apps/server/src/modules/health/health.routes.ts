@@ -1,0 +1,55 @@
+/**
+ * Probes. `/api/health`: the process answers (and which database it uses). `/api/ready`: it can
+ * serve users — migrations applied and the database answering — so a load balancer or a start
+ * script waits for it.
+ */
+import { ERROR_KEYS, ErrorBody, HealthResponse, ReadyResponse } from '@telerace/protocol';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { Database } from '../../db/client.js';
+
+export interface HealthRoutesOptions {
+  database: Database;
+  version: string;
+  /** True once the start-up migrations have been applied. */
+  isMigrated: () => boolean;
+}
+
+/** A probe must answer quickly even when the database hangs. */
+const PING_TIMEOUT_MS = 3_000;
+
+const NOT_READY: ErrorBody = { error: 'Not ready', errorKey: ERROR_KEYS.notReady };
+
+async function pingWithin(database: Database, timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`database ping timed out after ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    await Promise.race([database.ping(), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export const healthRoutes: FastifyPluginAsyncZod<HealthRoutesOptions> = async (app, options) => {
+  app.get('/health', { schema: { response: { 200: HealthResponse } } }, async () => ({
+    status: 'ok' as const,
+    db: options.database.kind,
+    version: options.version,
+  }));
+
+  app.get(
+    '/ready',
+    { schema: { response: { 200: ReadyResponse, 503: ErrorBody } } },
+    async (request, reply) => {
+      if (!options.isMigrated()) return reply.code(503).send(NOT_READY);
+      try {
+        await pingWithin(options.database, PING_TIMEOUT_MS);
+      } catch (error) {
+        request.log.warn({ err: error }, 'database unreachable');
+        return reply.code(503).send(NOT_READY);
+      }
+      return { ready: true };
+    },
+  );
+};

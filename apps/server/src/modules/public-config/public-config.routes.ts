@@ -1,0 +1,21 @@
+/**
+ * What the web app needs to know about this deployment (promo video, community links, bot-check
+ * site key). Public by design: nothing secret may ever be added here.
+ */
+import { PublicConfig } from '@telerace/protocol';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { Config } from '../../config.js';
+
+export function publicConfigOf(config: Config): PublicConfig {
+  return PublicConfig.parse({
+    promoVideoUrl: config.promoVideoUrl,
+    community: config.community,
+    recaptchaSiteKey: config.recaptchaSiteKey,
+  });
+}
+
+export const publicConfigRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, options) => {
+  // Computed once: the configuration does not change while the process runs.
+  const body = publicConfigOf(options.config);
+  app.get('/public-config', { schema: { response: { 200: PublicConfig } } }, async () => body);
+};

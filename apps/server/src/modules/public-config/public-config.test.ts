@@ -1,0 +1,31 @@
+import { PublicConfig } from '@telerace/protocol';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startTestApp } from '../../test/app.js';
+
+describe('GET /api/public-config', () => {
+  let close = async () => {};
+  afterEach(() => close());
+
+  it('tells the web app the promo video, community links and bot-check key', async () => {
+    const testApp = await startTestApp({
+      PROMO_VIDEO_URL: '',
+      COMMUNITY_CHAT_URL: 'https://chat.example/invite',
+      RECAPTCHA_SITE_KEY: 'site-key-123',
+    });
+    close = testApp.close;
+    const response = await testApp.app.inject('/api/public-config');
+    expect(response.statusCode).toBe(200);
+    const body = PublicConfig.parse(response.json());
+    expect(body).toEqual({
+      promoVideoUrl: null,
+      community: {
+        streaming: 'https://www.twitch.tv/telerace',
+        video: 'https://www.youtube.com/@telerace',
+        chat: 'https://chat.example/invite',
+      },
+      recaptchaSiteKey: 'site-key-123',
+    });
+    // Public by design: nothing secret.
+    expect(response.body).not.toContain(testApp.config.jwtSecret);
+  });
+});

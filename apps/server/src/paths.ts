@@ -1,0 +1,16 @@
+/**
+ * Locations inside the server package. This file sits one folder below apps/server, exactly like
+ * the bundle dist/main.js, so the same relative URLs work under tsx/vitest and from the bundle.
+ * Keep it at this depth.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+export const SERVER_ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const MIGRATIONS_DIR = fileURLToPath(new URL('../drizzle', import.meta.url));
+export const DEFAULT_WEB_DIST_DIR = fileURLToPath(new URL('../../web/dist', import.meta.url));
+
+/** The server's package version, read from its package.json (present beside the bundle too). */
+export const SERVER_VERSION: string = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;

@@ -1,0 +1,153 @@
+/**
+ * Test support: a real app on a fresh temporary DATA_DIR and a fresh database — in-memory PGlite,
+ * or (TEST_DB=postgres) a uniquely named PostgreSQL database created from TEST_PG_ADMIN_URL and
+ * dropped afterwards. The log is captured so tests can read what the server wrote.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { type BuildAppOptions, buildApp } from '../app.js';
+import { type Config, loadConfig } from '../config.js';
+import { type Database, pgliteDatabase } from '../db/client.js';
+
+export const TEST_DB_KIND: 'pglite' | 'postgres' = process.env.TEST_DB === 'postgres' ? 'postgres' : 'pglite';
+
+const ADMIN_URL = process.env.TEST_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export interface TestEnvironment {
+  dataDir: string;
+  /** Environment for loadConfig (or a spawned server): DATA_DIR, DATABASE_URL on postgres, … */
+  env: Record<string, string>;
+  dispose(): Promise<void>;
+}
+
+async function adminQuery(statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 5_000 });
+  try {
+    await client.connect();
+  } catch (error) {
+    throw new Error(
+      `The postgres test project needs a PostgreSQL server at ${ADMIN_URL} (set TEST_PG_ADMIN_URL): ${(error as Error).message}`,
+    );
+  }
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A temporary DATA_DIR, and on the postgres project a new empty database. */
+export async function createTestEnvironment(extraEnv: Record<string, string> = {}): Promise<TestEnvironment> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'telerace-test-'));
+  const env: Record<string, string> = {
+    DATA_DIR: dataDir,
+    JWT_SECRET: randomBytes(32).toString('base64url'),
+    LOG_LEVEL: 'info',
+    // No web build unless a test provides one: apps/web/dist comes and goes with other builds.
+    WEB_DIST_DIR: join(dataDir, 'no-web-build'),
+  };
+  let dropDatabase = async () => {};
+  if (TEST_DB_KIND === 'postgres') {
+    const name = `telerace_test_${randomBytes(6).toString('hex')}`;
+    await adminQuery(`CREATE DATABASE "${name}"`);
+    const url = new URL(ADMIN_URL);
+    url.pathname = `/${name}`;
+    env.DATABASE_URL = url.toString();
+    dropDatabase = () => adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  }
+  return {
+    dataDir,
+    env: { ...env, ...extraEnv },
+    async dispose() {
+      await dropDatabase();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+let snapshot: Promise<Blob> | undefined;
+
+/**
+ * A fresh PGlite started from the empty cluster saved by pglite-snapshot.ts: in memory, or in a
+ * new data directory. An existing directory is left to the app's own opening code.
+ */
+async function pgliteFromSnapshot(config: Config, persistent: boolean): Promise<Database | undefined> {
+  const dataDir = join(config.dataDir, 'db');
+  if (persistent && existsSync(dataDir)) return undefined;
+  snapshot ??= readFile(inject('pgliteSnapshotFile')).then((bytes) => new Blob([bytes]));
+  const loadDataDir = await snapshot;
+  return pgliteDatabase(persistent ? new PGlite(dataDir, { loadDataDir }) : new PGlite({ loadDataDir }));
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  config: Config;
+  /** Every log line written so far, parsed. */
+  logLines(): Record<string, unknown>[];
+  /** The raw log, for "never contains" assertions. */
+  logText(): string;
+}
+
+export interface TestAppOptions extends BuildAppOptions {
+  /**
+   * Keep PGlite's data under DATA_DIR/db (persistence tests); default: in memory. The first app on
+   * a DATA_DIR starts from the snapshot, later ones open the directory as the server does.
+   */
+  persistentDatabase?: boolean;
+  /** Default true: resolve once migrations are applied. */
+  waitForMigrations?: boolean;
+}
+
+export async function buildTestApp(
+  environment: TestEnvironment,
+  options: TestAppOptions = {},
+): Promise<TestApp> {
+  const { persistentDatabase = false, waitForMigrations = true, ...appOptions } = options;
+  const config = loadConfig(environment.env);
+  const lines: string[] = [];
+  const database =
+    TEST_DB_KIND === 'pglite' && !config.databaseUrl
+      ? await pgliteFromSnapshot(config, persistentDatabase)
+      : undefined;
+  const app = await buildApp(config, {
+    ...(database ? { database } : {}),
+    logStream: { write: (line) => lines.push(line) },
+    ...appOptions,
+  });
+  if (waitForMigrations) await app.migrated();
+  return {
+    app,
+    config,
+    logLines: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>),
+    logText: () => lines.join(''),
+  };
+}
+
+/** A test environment and an app on it; `close()` stops the app and removes both. */
+export async function startTestApp(
+  extraEnv: Record<string, string> = {},
+  options: TestAppOptions = {},
+): Promise<TestApp & { environment: TestEnvironment; close(): Promise<void> }> {
+  const environment = await createTestEnvironment(extraEnv);
+  try {
+    const testApp = await buildTestApp(environment, options);
+    return {
+      ...testApp,
+      environment,
+      async close() {
+        await testApp.app.close();
+        await environment.dispose();
+      },
+    };
+  } catch (error) {
+    await environment.dispose();
+    throw error;
+  }
+}

@@ -1,0 +1,27 @@
+/**
+ * The server suite runs twice on the same files: against embedded PGlite and against a real
+ * PostgreSQL (TEST_DB=postgres; admin URL from TEST_PG_ADMIN_URL, see src/test/app.ts).
+ */
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  // `source`: workspace packages (@telerace/protocol) resolve to their TypeScript, no build needed.
+  // Node tests resolve through the ssr environment, which has its own conditions.
+  resolve: { conditions: ['source'] },
+  ssr: { resolve: { conditions: ['source', 'module', 'node', 'development|production'] } },
+  test: {
+    include: ['src/**/*.test.ts'],
+    // PGlite tests use the CPU while PostgreSQL tests mostly wait: run two files at once even on
+    // two cores (Vitest's default there is one).
+    maxWorkers: 2,
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    projects: [
+      {
+        extends: true,
+        test: { name: 'pglite', env: { TEST_DB: 'pglite' }, globalSetup: ['src/test/pglite-snapshot.ts'] },
+      },
+      { extends: true, test: { name: 'postgres', env: { TEST_DB: 'postgres' } } },
+    ],
+  },
+});
