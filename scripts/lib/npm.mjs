@@ -19,7 +19,13 @@ export function ensureDependencies(root) {
   execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
 }
 
+/** Runs `npm run <script>`; on failure says which step failed and exits with its code. */
 export function run(root, script, env = process.env) {
   console.info(`[run] npm run ${script}`);
-  execFileSync('npm', ['run', script], { cwd: root, stdio: 'inherit', env });
+  try {
+    execFileSync('npm', ['run', script], { cwd: root, stdio: 'inherit', env });
+  } catch (error) {
+    console.error(`[run] npm run ${script} failed`);
+    process.exit(typeof error.status === 'number' && error.status > 0 ? error.status : 1);
+  }
 }
