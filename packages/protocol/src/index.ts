@@ -1,3 +1,5 @@
+export * from './account.js';
+export * from './admin.js';
 export * from './api.js';
 export * from './constants.js';
 export * from './errors.js';

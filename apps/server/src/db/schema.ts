@@ -2,7 +2,19 @@
  * The database schema (drizzle). `drizzle-kit generate` turns changes here into the SQL
  * migrations committed under apps/server/drizzle; write only what PostgreSQL 15 and PGlite both run.
  */
-import { jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import {
+  boolean,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  serial,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
 
 /** Settings an admin changes at run time (e.g. car_session_duration_minutes), one JSON value per key. */
 export const appSettings = pgTable('app_settings', {
@@ -10,3 +22,158 @@ export const appSettings = pgTable('app_settings', {
   value: jsonb('value').notNull(),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });
+
+/**
+ * Members. `username` is the full name including an optional `#suffix` (the web app shows the part
+ * before the last `#`). A deleted account keeps its row, scrubbed of personal data, so race results
+ * stay consistent under an anonymous name.
+ */
+export const users = pgTable(
+  'users',
+  {
+    id: serial('id').primaryKey(),
+    username: text('username').notNull(),
+    email: text('email'),
+    passwordHash: text('password_hash'),
+    bio: text('bio').notNull().default(''),
+    avatarUrl: text('avatar_url'),
+    preferredTheme: text('preferred_theme').notNull().default('dark'),
+    youtubeId: text('youtube_id'),
+    twitchId: text('twitch_id'),
+    discordId: text('discord_id'),
+    isAdmin: boolean('is_admin').notNull().default(false),
+    isBanned: boolean('is_banned').notNull().default(false),
+    /** Set when the member agreed to the terms (sign-up form, or complete-registration after social sign-up). */
+    termsAcceptedAt: timestamp('terms_accepted_at', { withTimezone: true }),
+    lastLoginAt: timestamp('last_login_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    deletedAt: timestamp('deleted_at', { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex('users_username_lower_key').on(sql`lower(${t.username})`),
+    uniqueIndex('users_email_lower_key').on(sql`lower(${t.email})`),
+    uniqueIndex('users_youtube_id_key').on(t.youtubeId),
+    uniqueIndex('users_twitch_id_key').on(t.twitchId),
+    uniqueIndex('users_discord_id_key').on(t.discordId),
+    check('users_preferred_theme_check', sql`${t.preferredTheme} in ('dark', 'light')`),
+  ],
+);
+
+/**
+ * Refresh tokens, stored hashed. Each login starts a family; every refresh rotates to a new token
+ * of the same family. Presenting a used token after the grace window revokes the whole family.
+ */
+export const refreshTokens = pgTable(
+  'refresh_tokens',
+  {
+    id: serial('id').primaryKey(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    familyId: text('family_id').notNull(),
+    tokenHash: text('token_hash').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    /** Absolute end of the family (login + 30 days); rotation does not extend it. */
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+    revokedAt: timestamp('revoked_at', { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex('refresh_tokens_token_hash_key').on(t.tokenHash),
+    index('refresh_tokens_family_idx').on(t.familyId),
+    index('refresh_tokens_user_idx').on(t.userId),
+  ],
+);
+
+/** One row per successful login (admin "Login History" tab). */
+export const loginHistory = pgTable(
+  'login_history',
+  {
+    id: serial('id').primaryKey(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    ip: text('ip').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('login_history_created_idx').on(t.createdAt), index('login_history_user_idx').on(t.userId)],
+);
+
+/** Password-reset tokens, stored hashed, single use; a newer one invalidates the older ones. */
+export const passwordResets = pgTable(
+  'password_resets',
+  {
+    id: serial('id').primaryKey(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    tokenHash: text('token_hash').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    /** Set when used, or when a newer token replaced this one. */
+    consumedAt: timestamp('consumed_at', { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex('password_resets_token_hash_key').on(t.tokenHash),
+    index('password_resets_user_idx').on(t.userId),
+  ],
+);
+
+/**
+ * The ticket ledger: donations and admin adjustments. `source_id` is unique, so replaying the
+ * same donation event or the same adjustment request adds nothing.
+ */
+export const ticketLedger = pgTable(
+  'ticket_ledger',
+  {
+    id: serial('id').primaryKey(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    kind: text('kind').notNull(),
+    amount: integer('amount').notNull(),
+    sourceId: text('source_id').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('ticket_ledger_source_id_key').on(t.sourceId),
+    index('ticket_ledger_user_idx').on(t.userId),
+    check('ticket_ledger_kind_check', sql`${t.kind} in ('donation', 'adjustment')`),
+  ],
+);
+
+/** Active or past subscriptions on a platform (loyalty tickets); filled by the chat integrations. */
+export const subscriptions = pgTable(
+  'subscriptions',
+  {
+    id: serial('id').primaryKey(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    platform: text('platform').notNull(),
+    subscribedSince: timestamp('subscribed_since', { withTimezone: true }).notNull(),
+    active: boolean('active').notNull().default(true),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('subscriptions_user_platform_key').on(t.userId, t.platform)],
+);
+
+/**
+ * Append-only record of every admin action (a trigger refuses UPDATE and DELETE). No foreign
+ * keys: the record outlives the accounts it names, so it keeps their names as they were.
+ */
+export const auditLog = pgTable(
+  'audit_log',
+  {
+    id: serial('id').primaryKey(),
+    actorId: integer('actor_id'),
+    actorUsername: text('actor_username'),
+    action: text('action').notNull(),
+    targetType: text('target_type').notNull(),
+    targetId: text('target_id'),
+    before: jsonb('before'),
+    after: jsonb('after'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('audit_log_created_idx').on(t.createdAt)],
+);
