@@ -6,8 +6,9 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
 const DEFAULT_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
-/** Used when we installed PostgreSQL ourselves: root connects over the socket (peer auth). */
-const SOCKET_URL = 'postgres://root@/postgres?host=/var/run/postgresql';
+/** Used when we installed PostgreSQL ourselves: a stock Debian cluster wants a password over TCP. */
+const INSTALLED_PASSWORD = 'telerace-tests';
+const INSTALLED_URL = `postgres://postgres:${INSTALLED_PASSWORD}@127.0.0.1:5432/postgres`;
 
 async function canConnect(root, url) {
   const { Client } = createRequire(join(root, 'package.json'))('pg');
@@ -36,10 +37,11 @@ export async function ensurePostgres(root) {
   const explicit = process.env.TEST_PG_ADMIN_URL;
   const url = explicit ?? DEFAULT_URL;
   if (await canConnect(root, url)) return url;
-  if (!explicit && (await canConnect(root, SOCKET_URL))) return SOCKET_URL;
+  if (!explicit && (await canConnect(root, INSTALLED_URL))) return INSTALLED_URL;
 
   const isRoot = process.getuid?.() === 0;
-  if (!existsSync('/etc/postgresql')) {
+  const installedHere = !existsSync('/etc/postgresql');
+  if (installedHere) {
     if (!isRoot) {
       console.error(
         '[setup] PostgreSQL is needed for the integration tests. Run as root:\n' +
@@ -56,10 +58,16 @@ export async function ensurePostgres(root) {
   }
   if (isRoot) startClusters();
   if (await canConnect(root, url)) return url;
-  if (!explicit && isRoot) {
-    // A stock Debian cluster asks for passwords over TCP; give root a role it reaches by socket.
-    spawnSync('runuser', ['-u', 'postgres', '--', 'createuser', '--superuser', 'root'], { stdio: 'ignore' });
-    if (await canConnect(root, SOCKET_URL)) return SOCKET_URL;
+  if (!explicit && isRoot && installedHere) {
+    // Only on the cluster this script just installed: give its superuser a known test password.
+    spawnSync(
+      'runuser',
+      ['-u', 'postgres', '--', 'psql', '-c', `ALTER ROLE postgres PASSWORD '${INSTALLED_PASSWORD}'`],
+      {
+        stdio: 'ignore',
+      },
+    );
+    if (await canConnect(root, INSTALLED_URL)) return INSTALLED_URL;
   }
   console.error(
     `[setup] cannot reach PostgreSQL at ${explicit ? 'TEST_PG_ADMIN_URL' : url}; set TEST_PG_ADMIN_URL.`,

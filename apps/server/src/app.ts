@@ -13,10 +13,16 @@ import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify'
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Config } from './config.js';
 import { type Database, openDatabase } from './db/client.js';
+import { EventBus } from './events.js';
+import { authenticatePlugin } from './http/authenticate.js';
 import { HttpError, handleError, notFoundError } from './http/errors.js';
 import { type LogStream, loggerOptions } from './http/logging.js';
 import { registerSecurityHeaders } from './http/security.js';
 import { registerSpa } from './http/spa.js';
+import { accountRoutes } from './modules/account/account.routes.js';
+import { adminUserRoutes } from './modules/admin/admin-users.routes.js';
+import { accessTokenKeys } from './modules/auth/access-token.js';
+import { authRoutes } from './modules/auth/auth.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { publicConfigRoutes } from './modules/public-config/public-config.routes.js';
 import { MIGRATIONS_DIR, SERVER_VERSION } from './paths.js';
@@ -37,6 +43,8 @@ export interface BuildAppOptions {
 declare module 'fastify' {
   interface FastifyInstance {
     database: Database;
+    events: EventBus;
+    config: Config;
     /** Resolves once the start-up migrations are applied; rejects if they failed. */
     migrated(): Promise<void>;
   }
@@ -61,6 +69,8 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
         : { kind: 'pglite', dataDir: join(config.dataDir, 'db') },
     );
   app.decorate('database', database);
+  app.decorate('events', new EventBus());
+  app.decorate('config', config);
 
   let migrated = false;
   let migrationRun: Promise<void> | undefined;
@@ -122,8 +132,15 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
             ERROR_KEYS.tooManyRequests,
           ),
       });
+      await api.register(authenticatePlugin, {
+        db: database.db,
+        keys: accessTokenKeys(config.jwtSecret, config.accessTokenTtlSeconds),
+      });
       await api.register(healthRoutes, { database, version: SERVER_VERSION, isMigrated: () => migrated });
       await api.register(publicConfigRoutes, { config });
+      await api.register(authRoutes);
+      await api.register(accountRoutes);
+      await api.register(adminUserRoutes, { prefix: '/admin' });
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
       for (const plugin of options.apiPlugins ?? []) await api.register(plugin);
       // Any other /api path, whatever the method: JSON 404 (never the web app's HTML).

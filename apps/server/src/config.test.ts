@@ -27,6 +27,7 @@ describe('loadConfig', () => {
       databaseUrl: null,
       publicUrl: 'http://localhost:8080',
       jwtSecret: SECRET,
+      accessTokenTtlSeconds: 900,
       logLevel: 'info',
       trustProxy: false,
       apiRateLimitPerMinute: 300,
@@ -53,6 +54,7 @@ describe('loadConfig', () => {
       DATABASE_URL: 'postgresql://u:p@db.example:5432/telerace',
       PUBLIC_URL: 'https://telerace.example/',
       JWT_SECRET: SECRET,
+      ACCESS_TOKEN_TTL_SECONDS: '60',
       LOG_LEVEL: 'debug',
       TRUST_PROXY: 'TRUE',
       API_RATE_LIMIT_PER_MINUTE: '1000',
@@ -70,6 +72,7 @@ describe('loadConfig', () => {
       databaseUrl: 'postgresql://u:p@db.example:5432/telerace',
       publicUrl: 'https://telerace.example',
       jwtSecret: SECRET,
+      accessTokenTtlSeconds: 60,
       logLevel: 'debug',
       trustProxy: true,
       apiRateLimitPerMinute: 1000,
@@ -111,6 +114,10 @@ describe('loadConfig', () => {
     [
       { LOG_LEVEL: 'verbose' },
       'Invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "verbose")',
+    ],
+    [
+      { ACCESS_TOKEN_TTL_SECONDS: '3600' },
+      'Invalid configuration: ACCESS_TOKEN_TTL_SECONDS must be an integer between 10 and 900 (got "3600")',
     ],
     [{ TRUST_PROXY: 'maybe' }, 'Invalid configuration: TRUST_PROXY must be true or false (got "maybe")'],
     [

@@ -23,6 +23,8 @@ export interface Config {
   /** Without a trailing slash. */
   publicUrl: string;
   jwtSecret: string;
+  /** Lifetime of an access token (JWT), at most 15 minutes. */
+  accessTokenTtlSeconds: number;
   logLevel: LogLevel;
   trustProxy: boolean;
   /** Requests per client IP and minute on /api. */
@@ -71,6 +73,12 @@ export const CONFIG_DOCS: readonly ConfigDoc[] = [
     default: '(generated)',
     meaning:
       'Secret that signs session tokens, at least 32 characters. Unset: 48 random bytes are generated once and kept in `DATA_DIR/jwt-secret` (mode 0600), so restarts keep sessions.',
+  },
+  {
+    name: 'ACCESS_TOKEN_TTL_SECONDS',
+    default: '900',
+    meaning:
+      'Lifetime of an access token in seconds (10–900). The web app refreshes it silently with the refresh cookie.',
   },
   { name: 'LOG_LEVEL', default: 'info', meaning: `Log level: ${LOG_LEVELS.join(', ')}.` },
   {
@@ -171,6 +179,13 @@ export const EnvSchema = z.object({
   JWT_SECRET: unsetIfEmpty(
     z.string().min(JWT_SECRET_MIN_LENGTH, `must be at least ${JWT_SECRET_MIN_LENGTH} characters long`),
   ),
+  ACCESS_TOKEN_TTL_SECONDS: unsetIfEmpty(
+    z
+      .string()
+      .regex(/^\d{1,3}$/, 'must be an integer between 10 and 900')
+      .transform(Number)
+      .refine((n) => n >= 10 && n <= 900, 'must be an integer between 10 and 900'),
+  ),
   LOG_LEVEL: unsetIfEmpty(z.enum(LOG_LEVELS, `must be one of ${LOG_LEVELS.join(', ')}`)),
   TRUST_PROXY: unsetIfEmpty(
     z
@@ -234,6 +249,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databaseUrl: vars.DATABASE_URL ?? null,
     publicUrl: (vars.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
     jwtSecret: vars.JWT_SECRET ?? loadOrCreateJwtSecret(dataDir),
+    accessTokenTtlSeconds: vars.ACCESS_TOKEN_TTL_SECONDS ?? 900,
     logLevel: vars.LOG_LEVEL ?? 'info',
     trustProxy: vars.TRUST_PROXY ?? false,
     apiRateLimitPerMinute: vars.API_RATE_LIMIT_PER_MINUTE ?? 300,

@@ -1,0 +1,63 @@
+/**
+ * Who is calling: `app.authenticate` (a signed-in, not banned member) and `app.requireAdmin`, used
+ * as route `preHandler`s. The bearer token names the user; the database says whether they still
+ * may act, so bans and deletions apply to the very next request.
+ */
+import { ERROR_KEYS } from '@telerace/protocol';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import type { Db } from '../db/client.js';
+import { type AccessTokenKeys, verifyAccessToken } from '../modules/auth/access-token.js';
+import { findUserById, type UserRow } from '../modules/users/users.repo.js';
+import { HttpError } from './errors.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    accessTokens: AccessTokenKeys;
+    authenticate(request: FastifyRequest): Promise<void>;
+    requireAdmin(request: FastifyRequest): Promise<void>;
+  }
+  interface FastifyRequest {
+    /** Set by `authenticate`; only read it in routes that use it. */
+    currentUser: UserRow;
+  }
+}
+
+export const unauthorized = (): HttpError => new HttpError(401, 'Unauthorized', ERROR_KEYS.unauthorized);
+const bannedError = (): HttpError => new HttpError(401, 'This account is banned', ERROR_KEYS.banned);
+
+function bearerToken(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (!header) return null;
+  const match = /^Bearer ([A-Za-z0-9._~+/=-]+)$/.exec(header);
+  return match?.[1] ?? null;
+}
+
+/** The member behind an access token, or an HttpError (401) saying why not. */
+export async function userFromAccessToken(
+  db: Db,
+  keys: AccessTokenKeys,
+  token: string | null,
+): Promise<UserRow> {
+  const userId = token ? await verifyAccessToken(keys, token) : null;
+  if (userId === null) throw unauthorized();
+  const user = await findUserById(db, userId);
+  if (!user) throw unauthorized();
+  if (user.isBanned) throw bannedError();
+  return user;
+}
+
+export const authenticatePlugin = fp<{ db: Db; keys: AccessTokenKeys }>(
+  async (app: FastifyInstance, { db, keys }) => {
+    app.decorate('accessTokens', keys);
+    app.decorateRequest('currentUser', null as unknown as UserRow);
+    app.decorate('authenticate', async (request: FastifyRequest) => {
+      request.currentUser = await userFromAccessToken(db, keys, bearerToken(request));
+    });
+    app.decorate('requireAdmin', async (request: FastifyRequest) => {
+      request.currentUser = await userFromAccessToken(db, keys, bearerToken(request));
+      if (!request.currentUser.isAdmin) throw new HttpError(403, 'Admins only', ERROR_KEYS.forbidden);
+    });
+  },
+  { name: 'authenticate' },
+);
