@@ -4,6 +4,11 @@ import { defineConfig, devices } from '@playwright/test';
 export const E2E_PORT = Number(process.env.E2E_PORT ?? 8181);
 const baseURL = `http://127.0.0.1:${E2E_PORT}`;
 
+/** The admin the server creates at start-up (ADMIN_EMAIL / ADMIN_PASSWORD). */
+export const E2E_ADMIN = { email: 'admin@e2e.telerace.test', password: 'e2e-admin-Passw0rd!' } as const;
+/** Short-lived access tokens, so the browser tests also prove the silent refresh. */
+export const E2E_ACCESS_TOKEN_TTL_SECONDS = 15;
+
 // Debian's Chromium, never a downloaded browser; the flags keep it off the closed network.
 const chromiumArgs = [
   '--headless',
@@ -46,6 +51,12 @@ export default defineConfig({
     timeout: 60_000,
     stdout: 'pipe',
     stderr: 'pipe',
-    env: { PORT: String(E2E_PORT), LOG_LEVEL: 'warn' },
+    env: {
+      PORT: String(E2E_PORT),
+      LOG_LEVEL: 'warn',
+      ADMIN_EMAIL: E2E_ADMIN.email,
+      ADMIN_PASSWORD: E2E_ADMIN.password,
+      ACCESS_TOKEN_TTL_SECONDS: String(E2E_ACCESS_TOKEN_TTL_SECONDS),
+    },
   },
 });
