@@ -13,7 +13,12 @@ ensureSystemPackages('run');
 ensureDependencies(root);
 run(root, 'build');
 
-const env = { ...process.env, PORT: process.env.PORT ?? '8080' };
+const env = {
+  ...process.env,
+  PORT: process.env.PORT ?? '8080',
+  // The demo's admin and driver (credentials printed at start); set DEMO_ACCOUNTS=false to skip.
+  DEMO_ACCOUNTS: process.env.DEMO_ACCOUNTS ?? 'true',
+};
 console.info(`[quickstart] starting Telerace on http://localhost:${env.PORT} (Ctrl+C to stop)`);
 const server = spawn(process.execPath, [join(root, 'apps/server/dist/main.js')], {
   cwd: root,

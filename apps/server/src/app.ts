@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import { constants as zlib } from 'node:zlib';
 import compress from '@fastify/compress';
+import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import { ERROR_KEYS } from '@telerace/protocol';
@@ -23,6 +24,7 @@ import { accountRoutes } from './modules/account/account.routes.js';
 import { adminUserRoutes } from './modules/admin/admin-users.routes.js';
 import { accessTokenKeys } from './modules/auth/access-token.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
+import { seedAccounts } from './modules/auth/seed.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { publicConfigRoutes } from './modules/public-config/public-config.routes.js';
 import { MIGRATIONS_DIR, SERVER_VERSION } from './paths.js';
@@ -79,8 +81,10 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
       await options.migrationGate;
       const startedAt = Date.now();
       await database.migrate(MIGRATIONS_DIR);
-      migrated = true;
       app.log.info({ db: database.kind, ms: Date.now() - startedAt }, 'database migrations applied');
+      // Ready only once the configured admin exists: scripts log in as soon as /api/ready says so.
+      await seedAccounts(database.db, config, app.log);
+      migrated = true;
     })();
     return migrationRun;
   };
@@ -117,6 +121,8 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     // Brotli's default (11) costs far too much CPU for on-the-fly compression.
     brotliOptions: { params: { [zlib.BROTLI_PARAM_QUALITY]: 4 } },
   });
+
+  await app.register(cookie);
 
   const limits = options.rateLimit ?? { max: config.apiRateLimitPerMinute, timeWindowMs: 60_000 };
   await app.register(

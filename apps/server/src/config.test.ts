@@ -39,6 +39,12 @@ describe('loadConfig', () => {
         chat: 'https://discord.gg/telerace',
       },
       recaptchaSiteKey: null,
+      recaptchaSecret: null,
+      recaptchaVerifyUrl: 'https://www.google.com/recaptcha/api/siteverify',
+      smtpUrl: null,
+      mailFrom: 'Telerace <no-reply@localhost>',
+      admin: null,
+      demoAccounts: false,
     });
   });
 
@@ -64,6 +70,13 @@ describe('loadConfig', () => {
       COMMUNITY_VIDEO_URL: '/videos',
       COMMUNITY_CHAT_URL: 'https://chat.example/invite',
       RECAPTCHA_SITE_KEY: 'site-key',
+      RECAPTCHA_SECRET: 'recaptcha-secret',
+      RECAPTCHA_VERIFY_URL: 'http://127.0.0.1:9999/verify',
+      SMTP_URL: 'smtp://user:pass@mail.example:587',
+      MAIL_FROM: 'Race <race@example.com>',
+      ADMIN_EMAIL: 'Boss@Example.com',
+      ADMIN_PASSWORD: 'a long admin password',
+      DEMO_ACCOUNTS: 'yes',
     });
     expect(config).toEqual({
       port: 9000,
@@ -80,6 +93,12 @@ describe('loadConfig', () => {
       promoVideoUrl: 'https://www.youtube.com/embed/abc',
       community: { streaming: null, video: '/videos', chat: 'https://chat.example/invite' },
       recaptchaSiteKey: 'site-key',
+      recaptchaSecret: 'recaptcha-secret',
+      recaptchaVerifyUrl: 'http://127.0.0.1:9999/verify',
+      smtpUrl: 'smtp://user:pass@mail.example:587',
+      mailFrom: 'Race <race@example.com>',
+      admin: { email: 'boss@example.com', password: 'a long admin password' },
+      demoAccounts: true,
     });
   });
 
@@ -120,6 +139,31 @@ describe('loadConfig', () => {
       'Invalid configuration: ACCESS_TOKEN_TTL_SECONDS must be an integer between 10 and 900 (got "3600")',
     ],
     [{ TRUST_PROXY: 'maybe' }, 'Invalid configuration: TRUST_PROXY must be true or false (got "maybe")'],
+    [{ DEMO_ACCOUNTS: 'sure' }, 'Invalid configuration: DEMO_ACCOUNTS must be true or false (got "sure")'],
+    [
+      { SMTP_URL: 'http://user:hunter2@mail.example' },
+      'Invalid configuration: SMTP_URL must be an smtp:// or smtps:// URL (got a value of 32 characters)',
+    ],
+    [
+      { RECAPTCHA_VERIFY_URL: 'not a url' },
+      'Invalid configuration: RECAPTCHA_VERIFY_URL must be an http:// or https:// URL (got "not a url")',
+    ],
+    [
+      { ADMIN_EMAIL: 'boss@example.com', ADMIN_PASSWORD: 'short' },
+      'Invalid configuration: ADMIN_PASSWORD must be 8–128 characters long (got a value of 5 characters)',
+    ],
+    [
+      { ADMIN_EMAIL: 'boss@example.com' },
+      'Invalid configuration: ADMIN_EMAIL and ADMIN_PASSWORD must be set together',
+    ],
+    [
+      { ADMIN_PASSWORD: 'a long admin password' },
+      'Invalid configuration: ADMIN_EMAIL and ADMIN_PASSWORD must be set together',
+    ],
+    [
+      { ADMIN_EMAIL: 'not-an-email', ADMIN_PASSWORD: 'a long admin password' },
+      'Invalid configuration: ADMIN_EMAIL must be an e-mail address (got "not-an-email")',
+    ],
     [
       { API_RATE_LIMIT_PER_MINUTE: '0' },
       'Invalid configuration: API_RATE_LIMIT_PER_MINUTE must be a positive integer (got "0")',

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { PublicConfig } from '@telerace/protocol';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, PublicConfig } from '@telerace/protocol';
 import { z } from 'zod';
 import { DEFAULT_WEB_DIST_DIR } from './paths.js';
 
@@ -34,6 +34,16 @@ export interface Config {
   promoVideoUrl: string | null;
   community: { streaming: string | null; video: string | null; chat: string | null };
   recaptchaSiteKey: string | null;
+  /** null: the bot check is disabled (logged once at start-up). */
+  recaptchaSecret: string | null;
+  recaptchaVerifyUrl: string;
+  /** null: mails (password-reset links) are written to the log instead of being sent. */
+  smtpUrl: string | null;
+  mailFrom: string;
+  /** Account created or promoted to admin at start-up; both set or neither. */
+  admin: { email: string; password: string } | null;
+  /** Quick-start demo: ensure a demo admin and a demo driver and print their credentials. */
+  demoAccounts: boolean;
 }
 
 export interface ConfigDoc {
@@ -124,6 +134,45 @@ export const CONFIG_DOCS: readonly ConfigDoc[] = [
     default: '(unset)',
     meaning: 'reCAPTCHA site key given to the web app for the sign-up and login bot check.',
   },
+  {
+    name: 'RECAPTCHA_SECRET',
+    default: '(unset)',
+    meaning:
+      'reCAPTCHA secret key: sign-up and login tokens are verified with Google. Unset: the bot check is disabled (logged at start-up).',
+  },
+  {
+    name: 'RECAPTCHA_VERIFY_URL',
+    default: 'https://www.google.com/recaptcha/api/siteverify',
+    meaning: 'Where reCAPTCHA tokens are verified (a compatible service or a test double).',
+  },
+  {
+    name: 'SMTP_URL',
+    default: '(unset)',
+    meaning:
+      'SMTP server for e-mails (password reset), e.g. `smtp://user:pass@mail.example:587` or `smtps://…`. Unset: reset links are written to the server log.',
+  },
+  {
+    name: 'MAIL_FROM',
+    default: 'Telerace <no-reply@localhost>',
+    meaning: 'Sender address of the e-mails.',
+  },
+  {
+    name: 'ADMIN_EMAIL',
+    default: '(unset)',
+    meaning:
+      'With `ADMIN_PASSWORD`: at start-up this account is created as an admin, or promoted to admin if it exists (its password is then left unchanged).',
+  },
+  {
+    name: 'ADMIN_PASSWORD',
+    default: '(unset)',
+    meaning: 'Password of the `ADMIN_EMAIL` account when it is created (8–128 characters).',
+  },
+  {
+    name: 'DEMO_ACCOUNTS',
+    default: 'false',
+    meaning:
+      'Set to `true` to create a demo admin and a demo driver whose generated passwords are kept in `DATA_DIR/demo-accounts.json` and printed at every start (the quick start does this). Never on a public server.',
+  },
 ];
 
 export class ConfigError extends Error {
@@ -144,6 +193,18 @@ const Link = PublicConfig.shape.promoVideoUrl
 
 /** Empty string means "none"; unset means the default. */
 const optionalLink = z.union([z.literal(''), Link]).optional();
+
+const booleanVariable = () =>
+  unsetIfEmpty(
+    z
+      .string()
+      .transform((value) => value.toLowerCase())
+      .refine((value) => [...TRUE_VALUES, ...FALSE_VALUES].includes(value), 'must be true or false')
+      .transform((value) => TRUE_VALUES.includes(value)),
+  );
+
+const DEFAULT_RECAPTCHA_VERIFY_URL = 'https://www.google.com/recaptcha/api/siteverify';
+const DEFAULT_MAIL_FROM = 'Telerace <no-reply@localhost>';
 
 const PORT_MESSAGE = 'must be an integer between 1 and 65535';
 const TRUE_VALUES = ['true', '1', 'yes'];
@@ -187,13 +248,7 @@ export const EnvSchema = z.object({
       .refine((n) => n >= 10 && n <= 900, 'must be an integer between 10 and 900'),
   ),
   LOG_LEVEL: unsetIfEmpty(z.enum(LOG_LEVELS, `must be one of ${LOG_LEVELS.join(', ')}`)),
-  TRUST_PROXY: unsetIfEmpty(
-    z
-      .string()
-      .transform((value) => value.toLowerCase())
-      .refine((value) => [...TRUE_VALUES, ...FALSE_VALUES].includes(value), 'must be true or false')
-      .transform((value) => TRUE_VALUES.includes(value)),
-  ),
+  TRUST_PROXY: booleanVariable(),
   API_RATE_LIMIT_PER_MINUTE: unsetIfEmpty(
     z
       .string()
@@ -207,10 +262,42 @@ export const EnvSchema = z.object({
   COMMUNITY_VIDEO_URL: optionalLink,
   COMMUNITY_CHAT_URL: optionalLink,
   RECAPTCHA_SITE_KEY: unsetIfEmpty(z.string()),
+  RECAPTCHA_SECRET: unsetIfEmpty(z.string()),
+  RECAPTCHA_VERIFY_URL: unsetIfEmpty(
+    z
+      .string()
+      .refine(
+        (url) => URL.canParse(url) && ['http:', 'https:'].includes(new URL(url).protocol),
+        'must be an http:// or https:// URL',
+      ),
+  ),
+  SMTP_URL: unsetIfEmpty(
+    z
+      .string()
+      .refine(
+        (url) => URL.canParse(url) && ['smtp:', 'smtps:'].includes(new URL(url).protocol),
+        'must be an smtp:// or smtps:// URL',
+      ),
+  ),
+  MAIL_FROM: unsetIfEmpty(z.string()),
+  ADMIN_EMAIL: unsetIfEmpty(z.email('must be an e-mail address')),
+  ADMIN_PASSWORD: unsetIfEmpty(
+    z
+      .string()
+      .min(PASSWORD_MIN_LENGTH, `must be ${PASSWORD_MIN_LENGTH}–${PASSWORD_MAX_LENGTH} characters long`)
+      .max(PASSWORD_MAX_LENGTH, `must be ${PASSWORD_MIN_LENGTH}–${PASSWORD_MAX_LENGTH} characters long`),
+  ),
+  DEMO_ACCOUNTS: booleanVariable(),
 });
 
 /** Variables whose value must never be echoed, even in an error message. */
-const SECRET_VARIABLES = new Set(['JWT_SECRET', 'DATABASE_URL']);
+const SECRET_VARIABLES = new Set([
+  'JWT_SECRET',
+  'DATABASE_URL',
+  'RECAPTCHA_SECRET',
+  'SMTP_URL',
+  'ADMIN_PASSWORD',
+]);
 
 function describeValue(name: string, value: unknown): string {
   if (typeof value !== 'string') return 'not a string';
@@ -240,6 +327,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration: ${[...problems.values()].join('; ')}`);
   }
   const vars = parsed.data;
+  if ((vars.ADMIN_EMAIL === undefined) !== (vars.ADMIN_PASSWORD === undefined)) {
+    throw new ConfigError('Invalid configuration: ADMIN_EMAIL and ADMIN_PASSWORD must be set together');
+  }
   const port = vars.PORT ?? 8080;
   const dataDir = resolve(vars.DATA_DIR ?? './data');
   return {
@@ -261,6 +351,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       chat: link(vars.COMMUNITY_CHAT_URL, 'https://discord.gg/telerace'),
     },
     recaptchaSiteKey: vars.RECAPTCHA_SITE_KEY ?? null,
+    recaptchaSecret: vars.RECAPTCHA_SECRET ?? null,
+    recaptchaVerifyUrl: vars.RECAPTCHA_VERIFY_URL ?? DEFAULT_RECAPTCHA_VERIFY_URL,
+    smtpUrl: vars.SMTP_URL ?? null,
+    mailFrom: vars.MAIL_FROM ?? DEFAULT_MAIL_FROM,
+    admin:
+      vars.ADMIN_EMAIL !== undefined && vars.ADMIN_PASSWORD !== undefined
+        ? { email: vars.ADMIN_EMAIL.toLowerCase(), password: vars.ADMIN_PASSWORD }
+        : null,
+    demoAccounts: vars.DEMO_ACCOUNTS ?? false,
   };
 }
 

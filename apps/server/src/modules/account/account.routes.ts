@@ -1,4 +1,102 @@
 /** The signed-in member's own account: /me, profile, theme, password, tickets, deletion. */
+import {
+  ChangePasswordRequest,
+  DisconnectPlatformRequest,
+  MessageResponse,
+  TicketsResponse,
+  UpdateDetailsRequest,
+  UpdateProfileRequest,
+  UpdateThemeRequest,
+  UserMessageResponse,
+  UserResponse,
+} from '@telerace/protocol';
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { unauthorized } from '../../http/authenticate.js';
+import { REFRESH_COOKIE } from '../auth/auth.routes.js';
+import { ticketsForUser } from '../tickets/tickets.service.js';
+import { presentUser } from '../users/user.presenter.js';
+import { refreshFamilyOf } from './account.repo.js';
+import {
+  changePassword,
+  disconnectPlatform,
+  updateDetails,
+  updateProfile,
+  updateTheme,
+} from './account.service.js';
+import { deleteAccount } from './delete-account.js';
 
-export const accountRoutes: FastifyPluginAsyncZod = async () => {};
+export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
+  const db = app.database.db;
+  const auth = { preHandler: app.authenticate };
+  // Same attributes as the auth module sets it with, so browsers drop that very cookie.
+  const refreshCookie = {
+    httpOnly: true,
+    secure: app.config.publicUrl.startsWith('https://'),
+    sameSite: 'strict',
+    path: '/api',
+  } as const;
+
+  /** The session family of the caller's own refresh cookie, if it is theirs. */
+  const ownFamily = async (request: FastifyRequest): Promise<string | undefined> => {
+    const token = request.cookies?.[REFRESH_COOKIE];
+    return token ? refreshFamilyOf(db, request.currentUser.id, token) : undefined;
+  };
+
+  app.get('/me', { ...auth, schema: { response: { 200: UserResponse } } }, async (request) => ({
+    user: presentUser(request.currentUser),
+  }));
+
+  app.patch(
+    '/me/details',
+    { ...auth, schema: { body: UpdateDetailsRequest, response: { 200: UserMessageResponse } } },
+    async (request) => {
+      const user = await updateDetails(db, request.currentUser, request.body);
+      return { user: presentUser(user), message: 'Your details were updated.' };
+    },
+  );
+
+  app.patch(
+    '/me',
+    { ...auth, schema: { body: UpdateProfileRequest, response: { 200: UserResponse } } },
+    async (request) => ({ user: presentUser(await updateProfile(db, request.currentUser.id, request.body)) }),
+  );
+
+  app.patch(
+    '/me/theme',
+    { ...auth, schema: { body: UpdateThemeRequest, response: { 200: UserResponse } } },
+    async (request) => ({
+      user: presentUser(await updateTheme(db, request.currentUser.id, request.body.preferred_theme)),
+    }),
+  );
+
+  app.post(
+    '/me/password',
+    { ...auth, schema: { body: ChangePasswordRequest, response: { 200: UserMessageResponse } } },
+    async (request) => {
+      const user = await changePassword(db, request.currentUser, request.body, await ownFamily(request));
+      return { user: presentUser(user), message: 'Your password was changed.' };
+    },
+  );
+
+  app.post(
+    '/me/disconnect',
+    { ...auth, schema: { body: DisconnectPlatformRequest, response: { 200: UserResponse } } },
+    async (request) => ({
+      user: presentUser(await disconnectPlatform(db, request.currentUser, request.body.platform)),
+    }),
+  );
+
+  app.delete('/me', { ...auth, schema: { response: { 200: MessageResponse } } }, async (request, reply) => {
+    // Lost a race with another deletion (or a ban-and-delete by an admin): the account is gone.
+    if (!(await deleteAccount(db, app.events, request.currentUser.id))) throw unauthorized();
+    reply.clearCookie(REFRESH_COOKIE, refreshCookie);
+    return { message: 'Your account was deleted.' };
+  });
+
+  app.get('/me/tickets', { ...auth, schema: { response: { 200: TicketsResponse } } }, async (request) => {
+    const tickets = await ticketsForUser(db, request.currentUser.id);
+    if (!tickets) throw unauthorized();
+    return tickets;
+  });
+};

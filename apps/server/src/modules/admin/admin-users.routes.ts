@@ -1,4 +1,90 @@
 /** Admin calls on members: list, ban, admin role, ticket adjustment, deletion; login history. */
+import {
+  AdjustTicketsRequest,
+  AdminLoginsResponse,
+  AdminUserResponse,
+  AdminUsersResponse,
+  BanRequest,
+  MessageResponse,
+  PageQuery,
+  ToggleAdminRequest,
+  UserIdParams,
+} from '@telerace/protocol';
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import {
+  type Actor,
+  adjustTickets,
+  deleteMember,
+  listAdminUsers,
+  listLoginHistory,
+  setAdmin,
+  setBanned,
+} from './admin-users.service.js';
 
-export const adminUserRoutes: FastifyPluginAsyncZod = async () => {};
+const actorOf = (request: FastifyRequest): Actor => ({
+  id: request.currentUser.id,
+  username: request.currentUser.username,
+});
+
+export const adminUserRoutes: FastifyPluginAsyncZod = async (app) => {
+  const db = app.database.db;
+  const admin = { preHandler: app.requireAdmin };
+
+  app.get(
+    '/users',
+    { ...admin, schema: { querystring: PageQuery, response: { 200: AdminUsersResponse } } },
+    async (request) => listAdminUsers(db, request.query),
+  );
+
+  app.get(
+    '/logins',
+    { ...admin, schema: { querystring: PageQuery, response: { 200: AdminLoginsResponse } } },
+    async (request) => listLoginHistory(db, request.query),
+  );
+
+  app.post(
+    '/users/:id/ban',
+    { ...admin, schema: { params: UserIdParams, body: BanRequest, response: { 200: AdminUserResponse } } },
+    async (request) => ({
+      user: await setBanned(db, app.events, actorOf(request), request.params.id, request.body.ban),
+    }),
+  );
+
+  app.post(
+    '/users/:id/toggle-admin',
+    {
+      ...admin,
+      schema: { params: UserIdParams, body: ToggleAdminRequest, response: { 200: AdminUserResponse } },
+    },
+    async (request) => ({
+      user: await setAdmin(db, actorOf(request), request.params.id, request.body.makeAdmin),
+    }),
+  );
+
+  app.post(
+    '/users/:id/adjust-tickets',
+    {
+      ...admin,
+      schema: { params: UserIdParams, body: AdjustTicketsRequest, response: { 200: AdminUserResponse } },
+    },
+    async (request) => ({
+      user: await adjustTickets(
+        db,
+        actorOf(request),
+        request.params.id,
+        request.body.amount,
+        request.body.requestId,
+      ),
+    }),
+  );
+
+  app.delete(
+    '/users/:id',
+    { ...admin, schema: { params: UserIdParams, response: { 200: MessageResponse } } },
+    async (request) => {
+      await deleteMember(db, app.events, actorOf(request), request.params.id);
+      return { message: 'The account was deleted.' };
+    },
+  );
+};

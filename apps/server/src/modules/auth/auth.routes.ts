@@ -1,4 +1,138 @@
 /** Sign-up, log-in, sessions (refresh rotation), log-out, password reset. */
+import {
+  AccessTokenResponse,
+  ERROR_KEYS,
+  ForgotPasswordRequest,
+  LoginRequest,
+  MessageResponse,
+  ResetPasswordRequest,
+  SignupRequest,
+  UserResponse,
+} from '@telerace/protocol';
+import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { HttpError } from '../../http/errors.js';
+import { mailerFor } from '../mail/mailer.js';
+import { AuthService, type IssuedSession, MESSAGES } from './auth.service.js';
+import { botVerifierFor } from './bot-check.js';
+import { LoginLimiter } from './login-limiter.js';
 
-export const authRoutes: FastifyPluginAsyncZod = async () => {};
+export const REFRESH_COOKIE = 'telerace_refresh';
+const COOKIE_PATH = '/api';
+
+const HOUR_MS = 60 * 60_000;
+
+export const authRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { config } = app;
+  const secure = config.publicUrl.startsWith('https://');
+  const botVerifier = botVerifierFor(config, app.log);
+  const mailer = mailerFor(config, app.log);
+  app.addHook('onClose', async () => mailer.close());
+  const service = new AuthService({
+    db: app.database.db,
+    keys: app.accessTokens,
+    events: app.events,
+    log: app.log,
+    mailer,
+    limiter: new LoginLimiter(),
+    publicUrl: config.publicUrl,
+  });
+
+  const cookieOptions = { httpOnly: true, secure, sameSite: 'strict', path: COOKIE_PATH } as const;
+
+  function setSessionCookie(reply: FastifyReply, session: IssuedSession): void {
+    const maxAge = Math.max(0, Math.floor((session.expiresAt.getTime() - Date.now()) / 1000));
+    reply.setCookie(REFRESH_COOKIE, session.refreshToken, { ...cookieOptions, maxAge });
+  }
+
+  function clearSessionCookie(reply: FastifyReply): void {
+    reply.clearCookie(REFRESH_COOKIE, cookieOptions);
+  }
+
+  async function requireHuman(token: string, ip: string): Promise<void> {
+    if (!(await botVerifier.verify(token, ip))) {
+      throw new HttpError(400, 'The bot check failed. Please try again.', ERROR_KEYS.botCheckFailed);
+    }
+  }
+
+  app.post(
+    '/signup',
+    {
+      config: { rateLimit: { max: 10, timeWindow: HOUR_MS } },
+      schema: { body: SignupRequest, response: { 201: MessageResponse } },
+    },
+    async (request, reply) => {
+      await requireHuman(request.body.recaptchaToken, request.ip);
+      await service.signup(request.body);
+      return reply.code(201).send({ message: MESSAGES.signedUp });
+    },
+  );
+
+  app.post(
+    '/login',
+    { schema: { body: LoginRequest, response: { 200: AccessTokenResponse } } },
+    async (request, reply) => {
+      await requireHuman(request.body.recaptchaToken, request.ip);
+      try {
+        const session = await service.login(request.body, request.ip);
+        setSessionCookie(reply, session);
+        return { accessToken: session.accessToken };
+      } catch (error) {
+        const retryAfter = (error as { retryAfterSeconds?: number }).retryAfterSeconds;
+        if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
+        throw error;
+      }
+    },
+  );
+
+  app.post(
+    '/refresh-token',
+    { schema: { response: { 200: AccessTokenResponse } } },
+    async (request, reply) => {
+      try {
+        const session = await service.refresh(request.cookies[REFRESH_COOKIE]);
+        setSessionCookie(reply, session);
+        return { accessToken: session.accessToken };
+      } catch (error) {
+        clearSessionCookie(reply);
+        throw error;
+      }
+    },
+  );
+
+  app.post('/logout', { schema: { response: { 200: MessageResponse } } }, async (request, reply) => {
+    await service.logout(request.cookies[REFRESH_COOKIE]);
+    clearSessionCookie(reply);
+    return { message: MESSAGES.loggedOut };
+  });
+
+  app.post(
+    '/forgot-password',
+    {
+      config: { rateLimit: { max: 10, timeWindow: HOUR_MS } },
+      schema: { body: ForgotPasswordRequest, response: { 200: MessageResponse } },
+    },
+    async (request) => {
+      await service.requestPasswordReset(request.body.email);
+      return { message: MESSAGES.resetRequested };
+    },
+  );
+
+  app.post(
+    '/reset-password',
+    {
+      config: { rateLimit: { max: 20, timeWindow: HOUR_MS } },
+      schema: { body: ResetPasswordRequest, response: { 200: MessageResponse } },
+    },
+    async (request) => {
+      await service.resetPassword(request.body.token, request.body.newPassword);
+      return { message: MESSAGES.passwordReset };
+    },
+  );
+
+  app.post(
+    '/auth/complete-registration',
+    { preHandler: app.authenticate, schema: { response: { 200: UserResponse } } },
+    async (request) => ({ user: await service.completeRegistration(request.currentUser) }),
+  );
+};

@@ -1,7 +1,69 @@
-/** Ending sessions: revoking refresh-token families (used by logout, bans, deletions, password changes). */
-import { and, eq, isNull, ne } from 'drizzle-orm';
+/**
+ * Sessions as stored: refresh tokens (hashed), grouped in families (one per login). Revoking a
+ * family ends that session; revoking all of a user's families ends every session (logout, bans,
+ * deletions, password changes).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { and, eq, gt, isNull, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { refreshTokens } from '../../db/schema.js';
+
+export type RefreshTokenRow = typeof refreshTokens.$inferSelect;
+
+/** A new opaque secret (refresh or reset token): 256 random bits, base64url (43 characters). */
+export function newOpaqueToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/** What the database keeps of a token: its SHA-256 (hex). The raw value is never stored. */
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+export async function insertRefreshToken(
+  db: Db,
+  values: { userId: number; familyId: string; tokenHash: string; expiresAt: Date },
+): Promise<void> {
+  await db.insert(refreshTokens).values(values);
+}
+
+export async function findRefreshToken(db: Db, tokenHash: string): Promise<RefreshTokenRow | undefined> {
+  const [row] = await db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, tokenHash));
+  return row;
+}
+
+/** Marks a fresh token used; false when it was already used (or revoked) — the check and the write are one statement. */
+export async function markRefreshTokenUsed(db: Db, id: number): Promise<boolean> {
+  const rows = await db
+    .update(refreshTokens)
+    .set({ usedAt: sql`now()` })
+    .where(and(eq(refreshTokens.id, id), isNull(refreshTokens.usedAt), isNull(refreshTokens.revokedAt)))
+    .returning({ id: refreshTokens.id });
+  return rows.length === 1;
+}
+
+/** True when the (used) token was used less than `seconds` ago, by the database's clock. */
+export async function usedWithin(db: Db, id: number, seconds: number): Promise<boolean> {
+  const rows = await db
+    .select({ id: refreshTokens.id })
+    .from(refreshTokens)
+    .where(
+      and(
+        eq(refreshTokens.id, id),
+        isNull(refreshTokens.revokedAt),
+        gt(refreshTokens.usedAt, sql`now() - make_interval(secs => ${seconds})`),
+      ),
+    );
+  return rows.length === 1;
+}
+
+/** Ends one session (all tokens of the family). */
+export async function revokeFamily(db: Db, familyId: string): Promise<void> {
+  await db
+    .update(refreshTokens)
+    .set({ revokedAt: new Date() })
+    .where(and(eq(refreshTokens.familyId, familyId), isNull(refreshTokens.revokedAt)));
+}
 
 /** Ends every session of a user, or every one but `exceptFamilyId` (the caller's own). */
 export async function revokeUserSessions(db: Db, userId: number, exceptFamilyId?: string): Promise<void> {

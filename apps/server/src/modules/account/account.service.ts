@@ -1,0 +1,127 @@
+/** The member's own account: details, profile, theme, password and linked accounts. */
+import {
+  ERROR_KEYS,
+  type Platform,
+  type Theme,
+  type UpdateDetailsRequest,
+  type UpdateProfileRequest,
+} from '@telerace/protocol';
+import type { Db } from '../../db/client.js';
+import { HttpError } from '../../http/errors.js';
+import { assertAcceptablePassword, hashPassword, verifyPassword } from '../auth/passwords.js';
+import { revokeUserSessions } from '../auth/sessions.repo.js';
+import type { UserRow } from '../users/users.repo.js';
+import {
+  deleteSubscription,
+  emailTaken,
+  isUniqueViolation,
+  type UserChanges,
+  updateUser,
+  usernameTaken,
+} from './account.repo.js';
+
+const inUseError = (): HttpError =>
+  new HttpError(409, 'Email or username already in use', ERROR_KEYS.emailOrUsernameInUse);
+const wrongPasswordError = (): HttpError =>
+  new HttpError(400, 'Current password is incorrect', ERROR_KEYS.wrongCurrentPassword);
+
+/** The part of a username before its last `#` (what the member typed and the web app shows). */
+export function usernameBase(username: string): string {
+  const hash = username.lastIndexOf('#');
+  return hash === -1 ? username : username.slice(0, hash);
+}
+
+async function assertCurrentPassword(user: UserRow, currentPassword: string | undefined): Promise<void> {
+  if (user.passwordHash === null) {
+    throw new HttpError(
+      400,
+      'Your account has no password yet. Set a password first, then change your details.',
+      ERROR_KEYS.wrongCurrentPassword,
+    );
+  }
+  if (currentPassword === undefined) {
+    throw new HttpError(400, 'Current password is required', ERROR_KEYS.wrongCurrentPassword);
+  }
+  if (!(await verifyPassword(user.passwordHash, currentPassword))) throw wrongPasswordError();
+}
+
+/** Updates the row, turning a unique-index race into the same 409 as the checks before it. */
+async function saveUnique(db: Db, userId: number, changes: UserChanges): Promise<UserRow> {
+  try {
+    return await updateUser(db, userId, changes);
+  } catch (error) {
+    if (isUniqueViolation(error)) throw inUseError();
+    throw error;
+  }
+}
+
+/**
+ * Username and e-mail. A username equal to the current base keeps the current name (suffix
+ * included); any other is taken exactly as typed. The e-mail changes only when given and different.
+ */
+export async function updateDetails(db: Db, user: UserRow, request: UpdateDetailsRequest): Promise<UserRow> {
+  await assertCurrentPassword(user, request.currentPassword);
+  const changes: UserChanges = {};
+  if (request.username !== usernameBase(user.username)) {
+    if (await usernameTaken(db, request.username, user.id)) throw inUseError();
+    changes.username = request.username;
+  }
+  const email = request.email ?? null;
+  if (email !== null && email !== user.email?.toLowerCase()) {
+    if (await emailTaken(db, email, user.id)) throw inUseError();
+    changes.email = email;
+  }
+  if (Object.keys(changes).length === 0) return user;
+  return saveUnique(db, user.id, changes);
+}
+
+export function updateProfile(db: Db, userId: number, request: UpdateProfileRequest): Promise<UserRow> {
+  return updateUser(db, userId, { bio: request.bio, avatarUrl: request.avatar_url || null });
+}
+
+export function updateTheme(db: Db, userId: number, theme: Theme): Promise<UserRow> {
+  return updateUser(db, userId, { preferredTheme: theme });
+}
+
+/**
+ * Sets (social-only account) or changes the password, then ends every other session: every
+ * refresh family but `keepFamilyId` (the caller's, when known) is revoked.
+ */
+export async function changePassword(
+  db: Db,
+  user: UserRow,
+  request: { currentPassword?: string | undefined; newPassword: string },
+  keepFamilyId: string | undefined,
+): Promise<UserRow> {
+  if (user.passwordHash !== null) await assertCurrentPassword(user, request.currentPassword);
+  assertAcceptablePassword(request.newPassword);
+  const passwordHash = await hashPassword(request.newPassword);
+  return db.transaction(async (tx) => {
+    const row = await updateUser(tx, user.id, { passwordHash });
+    await revokeUserSessions(tx, user.id, keepFamilyId);
+    return row;
+  });
+}
+
+const PLATFORM_COLUMN = { youtube: 'youtubeId', twitch: 'twitchId', discord: 'discordId' } as const;
+
+/**
+ * Unlinks a social account, refusing to leave the member without any way to sign in. Loyalty from
+ * that platform's subscription goes with it: it can no longer be tied to this member.
+ */
+export async function disconnectPlatform(db: Db, user: UserRow, platform: Platform): Promise<UserRow> {
+  const column = PLATFORM_COLUMN[platform];
+  if (user[column] === null) return user;
+  const othersLinked = Object.values(PLATFORM_COLUMN).some((c) => c !== column && user[c] !== null);
+  if (user.passwordHash === null && !othersLinked) {
+    throw new HttpError(
+      409,
+      'Set a password before disconnecting your last linked account.',
+      ERROR_KEYS.lastSignInMethod,
+    );
+  }
+  return db.transaction(async (tx) => {
+    await deleteSubscription(tx, user.id, platform);
+    return updateUser(tx, user.id, { [column]: null });
+  });
+}

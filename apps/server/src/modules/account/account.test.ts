@@ -1,0 +1,400 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../../db/client.js';
+import {
+  loginHistory,
+  passwordResets,
+  refreshTokens,
+  subscriptions,
+  ticketLedger,
+  users,
+} from '../../db/schema.js';
+import type { DomainEvents } from '../../events.js';
+import { startTestApp } from '../../test/app.js';
+import {
+  authHeader,
+  buildSession,
+  buildUser,
+  TEST_PASSWORD,
+  type UserOverrides,
+} from '../../test/factories.js';
+import { verifyPassword } from '../auth/passwords.js';
+
+const unique = () => Math.random().toString(36).slice(2, 10);
+
+describe('account (/api/me…)', () => {
+  let testApp: Awaited<ReturnType<typeof startTestApp>>;
+  let db: Db;
+  beforeAll(async () => {
+    testApp = await startTestApp();
+    db = testApp.app.database.db;
+  });
+  afterAll(() => testApp.close());
+
+  /** A new member and a function calling the API as them. */
+  async function member(overrides: UserOverrides = {}) {
+    const user = await buildUser(db, overrides);
+    const headers = await authHeader(testApp.app, user);
+    const call = (method: 'GET' | 'PATCH' | 'POST' | 'DELETE', url: string, payload?: object, cookies = {}) =>
+      testApp.app.inject({ method, url, headers, cookies, ...(payload ? { payload } : {}) });
+    return { user, headers, call };
+  }
+  const rowOf = async (id: number) => (await db.select().from(users).where(eq(users.id, id)))[0];
+
+  describe('GET /me', () => {
+    it('refuses anonymous callers and bad tokens', async () => {
+      expect((await testApp.app.inject('/api/me')).statusCode).toBe(401);
+      const response = await testApp.app.inject({
+        url: '/api/me',
+        headers: { authorization: 'Bearer nope' },
+      });
+      expect(response.statusCode).toBe(401);
+      expect(response.json().errorKey).toBe('errors.unauthorized');
+    });
+
+    it('returns the member without secrets', async () => {
+      const { user, call } = await member({ twitchId: `tw-${unique()}` });
+      const response = await call('GET', '/api/me');
+      expect(response.statusCode).toBe(200);
+      const body = response.json();
+      expect(body.user).toMatchObject({
+        id: user.id,
+        username: user.username,
+        email: user.email,
+        has_password: true,
+        twitch_id: user.twitchId,
+        preferred_theme: 'dark',
+      });
+      expect(JSON.stringify(body)).not.toContain('argon2');
+    });
+  });
+
+  describe('PATCH /me/details', () => {
+    it('refuses a wrong current password', async () => {
+      const { user, call } = await member();
+      const response = await call('PATCH', '/api/me/details', {
+        username: 'Whatever',
+        currentPassword: 'not the password',
+      });
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toEqual({
+        error: 'Current password is incorrect',
+        errorKey: 'errors.wrongCurrentPassword',
+      });
+      expect((await rowOf(user.id))?.username).toBe(user.username);
+    });
+
+    it('tells a member without a password to set one first', async () => {
+      const { call } = await member({ password: null, discordId: `d-${unique()}` });
+      const response = await call('PATCH', '/api/me/details', { username: 'x', currentPassword: 'anything' });
+      expect(response.statusCode).toBe(400);
+      expect(response.json().errorKey).toBe('errors.wrongCurrentPassword');
+      expect(response.json().error).toMatch(/set a password first/i);
+    });
+
+    it('keeps the #suffix when the base is unchanged, and changes the e-mail', async () => {
+      const base = `Racer${unique()}`;
+      const { user, call } = await member({ username: `${base}#${unique()}` });
+      const email = `new-${unique()}@example.test`;
+      const response = await call('PATCH', '/api/me/details', {
+        username: base,
+        email: email.toUpperCase(),
+        currentPassword: TEST_PASSWORD,
+      });
+      expect(response.statusCode).toBe(200);
+      expect(response.json()).toEqual({
+        user: expect.objectContaining({ username: user.username, email }),
+        message: 'Your details were updated.',
+      });
+    });
+
+    it('takes a new base exactly as typed, without a suffix', async () => {
+      const { user, call } = await member({ username: `Old${unique()}#7` });
+      const typed = `New ${unique()}`;
+      const response = await call('PATCH', '/api/me/details', {
+        username: typed,
+        currentPassword: TEST_PASSWORD,
+      });
+      expect(response.statusCode).toBe(200);
+      expect(response.json().user.username).toBe(typed);
+      expect((await rowOf(user.id))?.email).toBe(user.email);
+    });
+
+    it('refuses a username taken by someone else, whatever the case', async () => {
+      const other = await buildUser(db, { username: `Taken${unique()}` });
+      const { user, call } = await member();
+      const response = await call('PATCH', '/api/me/details', {
+        username: other.username.toUpperCase(),
+        currentPassword: TEST_PASSWORD,
+      });
+      expect(response.statusCode).toBe(409);
+      expect(response.json()).toEqual({
+        error: 'Email or username already in use',
+        errorKey: 'errors.emailOrUsernameInUse',
+      });
+      expect((await rowOf(user.id))?.username).toBe(user.username);
+    });
+
+    it('lets a member change the case of their own name', async () => {
+      const name = `casey${unique()}`;
+      const { call } = await member({ username: name });
+      const response = await call('PATCH', '/api/me/details', {
+        username: name.toUpperCase(),
+        currentPassword: TEST_PASSWORD,
+      });
+      expect(response.statusCode).toBe(200);
+      expect(response.json().user.username).toBe(name.toUpperCase());
+    });
+
+    it('changes the e-mail only when given and different; refuses one in use', async () => {
+      const other = await buildUser(db);
+      const { user, call } = await member();
+      const base = user.username;
+      const same = await call('PATCH', '/api/me/details', {
+        username: base,
+        email: user.email?.toUpperCase() ?? null,
+        currentPassword: TEST_PASSWORD,
+      });
+      expect(same.statusCode).toBe(200);
+      const absent = await call('PATCH', '/api/me/details', {
+        username: base,
+        email: null,
+        currentPassword: TEST_PASSWORD,
+      });
+      expect(absent.json().user.email).toBe(user.email);
+      const clash = await call('PATCH', '/api/me/details', {
+        username: base,
+        email: other.email,
+        currentPassword: TEST_PASSWORD,
+      });
+      expect(clash.statusCode).toBe(409);
+      expect(clash.json().errorKey).toBe('errors.emailOrUsernameInUse');
+      expect((await rowOf(user.id))?.email).toBe(user.email);
+    });
+
+    it('validates the username (no #, max 30)', async () => {
+      const { call } = await member();
+      for (const username of ['a#b', 'x'.repeat(31)]) {
+        const response = await call('PATCH', '/api/me/details', { username, currentPassword: TEST_PASSWORD });
+        expect(response.statusCode).toBe(400);
+        expect(response.json().error).toContain('body.username');
+      }
+    });
+  });
+
+  describe('PATCH /me (profile)', () => {
+    it('saves bio and avatar; an empty avatar means none', async () => {
+      const { call } = await member();
+      const saved = await call('PATCH', '/api/me', { bio: 'Fast.', avatar_url: 'https://cdn.example/a.png' });
+      expect(saved.statusCode).toBe(200);
+      expect(saved.json().user).toMatchObject({ bio: 'Fast.', avatar_url: 'https://cdn.example/a.png' });
+      const cleared = await call('PATCH', '/api/me', { bio: '', avatar_url: '' });
+      expect(cleared.json().user).toMatchObject({ bio: '', avatar_url: null });
+      const nulled = await call('PATCH', '/api/me', { bio: 'x', avatar_url: null });
+      expect(nulled.json().user.avatar_url).toBeNull();
+    });
+
+    it('refuses a bio over 500 characters, naming the field', async () => {
+      const { call } = await member();
+      const response = await call('PATCH', '/api/me', { bio: 'b'.repeat(501), avatar_url: null });
+      expect(response.statusCode).toBe(400);
+      expect(response.json().error).toContain('body.bio');
+      expect(response.json().errorKey).toBe('errors.validation');
+    });
+
+    it('refuses a non-http avatar URL', async () => {
+      const { user, call } = await member();
+      for (const avatar_url of ['javascript:alert(1)', 'data:image/png;base64,AAAA', 'ftp://x.example/a']) {
+        const response = await call('PATCH', '/api/me', { bio: '', avatar_url });
+        expect(response.statusCode).toBe(400);
+        expect(response.json().error).toContain('body.avatar_url');
+      }
+      expect((await rowOf(user.id))?.avatarUrl).toBeNull();
+    });
+  });
+
+  describe('PATCH /me/theme', () => {
+    it('saves dark or light, nothing else', async () => {
+      const { call } = await member();
+      const light = await call('PATCH', '/api/me/theme', { preferred_theme: 'light' });
+      expect(light.statusCode).toBe(200);
+      expect(light.json().user.preferred_theme).toBe('light');
+      expect((await call('PATCH', '/api/me/theme', { preferred_theme: 'pink' })).statusCode).toBe(400);
+    });
+  });
+
+  describe('POST /me/password', () => {
+    const revokedOf = async (familyId: string) =>
+      (await db.select().from(refreshTokens).where(eq(refreshTokens.familyId, familyId))).map(
+        (row) => row.revokedAt !== null,
+      );
+
+    it('changes the password, ending every other session but the caller’s', async () => {
+      const { user, call } = await member();
+      const own = await buildSession(db, user);
+      const other = await buildSession(db, user);
+      const stranger = await buildSession(db, await buildUser(db));
+      const response = await call(
+        'POST',
+        '/api/me/password',
+        { currentPassword: TEST_PASSWORD, newPassword: 'a much better passphrase' },
+        { telerace_refresh: own.token },
+      );
+      expect(response.statusCode).toBe(200);
+      expect(response.json()).toEqual({
+        message: 'Your password was changed.',
+        user: expect.objectContaining({ id: user.id, has_password: true }),
+      });
+      expect(await revokedOf(own.familyId)).toEqual([false]);
+      expect(await revokedOf(other.familyId)).toEqual([true]);
+      expect(await revokedOf(stranger.familyId)).toEqual([false]);
+      const row = await rowOf(user.id);
+      expect(await verifyPassword(row?.passwordHash ?? '', 'a much better passphrase')).toBe(true);
+    });
+
+    it('ends every session when the caller’s own cannot be identified', async () => {
+      const { user, call } = await member();
+      const one = await buildSession(db, user);
+      const someoneElses = await buildSession(db, await buildUser(db));
+      const response = await call(
+        'POST',
+        '/api/me/password',
+        { currentPassword: TEST_PASSWORD, newPassword: 'another fine passphrase' },
+        // Another member's cookie is not the caller's session.
+        { telerace_refresh: someoneElses.token },
+      );
+      expect(response.statusCode).toBe(200);
+      expect(await revokedOf(one.familyId)).toEqual([true]);
+      expect(await revokedOf(someoneElses.familyId)).toEqual([false]);
+    });
+
+    it('requires the right current password when the account has one', async () => {
+      const { call } = await member();
+      const wrong = await call('POST', '/api/me/password', {
+        currentPassword: 'wrong one',
+        newPassword: 'a much better passphrase',
+      });
+      expect(wrong.statusCode).toBe(400);
+      expect(wrong.json().errorKey).toBe('errors.wrongCurrentPassword');
+      const missing = await call('POST', '/api/me/password', { newPassword: 'a much better passphrase' });
+      expect(missing.statusCode).toBe(400);
+      expect(missing.json().errorKey).toBe('errors.wrongCurrentPassword');
+    });
+
+    it('refuses a common or short password', async () => {
+      const { call } = await member();
+      const common = await call('POST', '/api/me/password', {
+        currentPassword: TEST_PASSWORD,
+        newPassword: 'password123',
+      });
+      expect(common.statusCode).toBe(400);
+      expect(common.json().errorKey).toBe('errors.passwordTooCommon');
+      const short = await call('POST', '/api/me/password', {
+        currentPassword: TEST_PASSWORD,
+        newPassword: 'short',
+      });
+      expect(short.statusCode).toBe(400);
+      expect(short.json().error).toContain('body.newPassword');
+    });
+
+    it('sets a first password on a social-only account', async () => {
+      const { user, call } = await member({ password: null, youtubeId: `yt-${unique()}` });
+      const response = await call('POST', '/api/me/password', { newPassword: 'my first passphrase' });
+      expect(response.statusCode).toBe(200);
+      expect(response.json().user.has_password).toBe(true);
+      expect(await verifyPassword((await rowOf(user.id))?.passwordHash ?? '', 'my first passphrase')).toBe(
+        true,
+      );
+    });
+  });
+
+  describe('POST /me/disconnect', () => {
+    it('refuses to remove the last way to sign in', async () => {
+      const { user, call } = await member({ password: null, twitchId: `tw-${unique()}` });
+      const response = await call('POST', '/api/me/disconnect', { platform: 'twitch' });
+      expect(response.statusCode).toBe(409);
+      expect(response.json()).toEqual({
+        error: 'Set a password before disconnecting your last linked account.',
+        errorKey: 'errors.lastSignInMethod',
+      });
+      expect((await rowOf(user.id))?.twitchId).toBe(user.twitchId);
+    });
+
+    it('unlinks when another linked account remains, dropping that platform’s loyalty', async () => {
+      const { user, call } = await member({
+        password: null,
+        twitchId: `tw-${unique()}`,
+        discordId: `d-${unique()}`,
+      });
+      await db
+        .insert(subscriptions)
+        .values({ userId: user.id, platform: 'twitch', subscribedSince: new Date() });
+      const response = await call('POST', '/api/me/disconnect', { platform: 'twitch' });
+      expect(response.statusCode).toBe(200);
+      expect(response.json().user).toMatchObject({ twitch_id: null, discord_id: user.discordId });
+      expect(await db.select().from(subscriptions).where(eq(subscriptions.userId, user.id))).toEqual([]);
+    });
+
+    it('unlinks the only linked account when there is a password; unknown platforms are refused', async () => {
+      const { call } = await member({ discordId: `d-${unique()}` });
+      const response = await call('POST', '/api/me/disconnect', { platform: 'discord' });
+      expect(response.statusCode).toBe(200);
+      expect(response.json().user.discord_id).toBeNull();
+      expect((await call('POST', '/api/me/disconnect', { platform: 'myspace' })).statusCode).toBe(400);
+    });
+  });
+
+  describe('DELETE /me', () => {
+    it('scrubs the account, removes what belongs to it and ends its sessions', async () => {
+      const { user, call, headers } = await member({
+        bio: 'about me',
+        avatarUrl: 'https://cdn.example/me.png',
+        twitchId: `tw-${unique()}`,
+        youtubeId: `yt-${unique()}`,
+        discordId: `d-${unique()}`,
+      });
+      const session = await buildSession(db, user);
+      await db
+        .insert(ticketLedger)
+        .values({ userId: user.id, kind: 'donation', amount: 5, sourceId: unique() });
+      await db
+        .insert(subscriptions)
+        .values({ userId: user.id, platform: 'twitch', subscribedSince: new Date() });
+      await db.insert(loginHistory).values({ userId: user.id, ip: '203.0.113.9' });
+      await db
+        .insert(passwordResets)
+        .values({ userId: user.id, tokenHash: unique(), expiresAt: new Date(Date.now() + 60_000) });
+      const events: DomainEvents['user.sessions-revoked'][] = [];
+      const off = testApp.app.events.on('user.sessions-revoked', (event) => events.push(event));
+
+      const response = await call('DELETE', '/api/me', undefined, { telerace_refresh: session.token });
+      off();
+      expect(response.statusCode).toBe(200);
+      expect(response.json()).toEqual({ message: 'Your account was deleted.' });
+      const cleared = [response.headers['set-cookie']].flat().find((c) => c?.startsWith('telerace_refresh='));
+      expect(cleared).toMatch(/^telerace_refresh=;.*Path=\/api/);
+      expect(cleared).toMatch(/Expires=Thu, 01 Jan 1970/);
+      expect(events).toEqual([{ userId: user.id, reason: 'deleted' }]);
+
+      const row = await rowOf(user.id);
+      expect(row).toMatchObject({
+        username: `Deleted driver#${user.id}`,
+        email: null,
+        passwordHash: null,
+        bio: '',
+        avatarUrl: null,
+        youtubeId: null,
+        twitchId: null,
+        discordId: null,
+        isAdmin: false,
+      });
+      expect(row?.deletedAt).toBeInstanceOf(Date);
+      for (const table of [ticketLedger, subscriptions, loginHistory, passwordResets, refreshTokens]) {
+        expect(await db.select().from(table).where(eq(table.userId, user.id))).toEqual([]);
+      }
+      const after = await testApp.app.inject({ url: '/api/me', headers });
+      expect(after.statusCode).toBe(401);
+      expect((await testApp.app.inject({ method: 'DELETE', url: '/api/me', headers })).statusCode).toBe(401);
+    });
+  });
+});

@@ -1,0 +1,74 @@
+/** Queries of the admin Users and Login History tabs. */
+import { and, asc, count, desc, eq, isNull } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { loginHistory, users } from '../../db/schema.js';
+import type { UserRow } from '../users/users.repo.js';
+
+export interface Page {
+  page: number;
+  limit: number;
+}
+
+const offsetOf = ({ page, limit }: Page): number => (page - 1) * limit;
+
+/** Live members, by id. */
+export async function listUsers(db: Db, page: Page): Promise<{ rows: UserRow[]; totalCount: number }> {
+  const [rows, [total]] = await Promise.all([
+    db
+      .select()
+      .from(users)
+      .where(isNull(users.deletedAt))
+      .orderBy(asc(users.id))
+      .limit(page.limit)
+      .offset(offsetOf(page)),
+    db.select({ n: count() }).from(users).where(isNull(users.deletedAt)),
+  ]);
+  return { rows, totalCount: total?.n ?? 0 };
+}
+
+export interface LoginRow {
+  id: number;
+  createdAt: Date;
+  username: string;
+  ip: string;
+}
+
+/** Successful logins, newest first. */
+export async function listLogins(db: Db, page: Page): Promise<{ rows: LoginRow[]; totalCount: number }> {
+  const [rows, [total]] = await Promise.all([
+    db
+      .select({
+        id: loginHistory.id,
+        createdAt: loginHistory.createdAt,
+        username: users.username,
+        ip: loginHistory.ip,
+      })
+      .from(loginHistory)
+      .innerJoin(users, eq(users.id, loginHistory.userId))
+      .orderBy(desc(loginHistory.createdAt), desc(loginHistory.id))
+      .limit(page.limit)
+      .offset(offsetOf(page)),
+    db.select({ n: count() }).from(loginHistory),
+  ]);
+  return { rows, totalCount: total?.n ?? 0 };
+}
+
+/** A live member, locked until the transaction ends (admin actions read-then-write it). */
+export async function lockLiveUser(tx: Db, id: number): Promise<UserRow | undefined> {
+  const [row] = await tx
+    .select()
+    .from(users)
+    .where(and(eq(users.id, id), isNull(users.deletedAt)))
+    .for('update');
+  return row;
+}
+
+export async function setUserFlags(
+  tx: Db,
+  id: number,
+  flags: Partial<Pick<UserRow, 'isBanned' | 'isAdmin'>>,
+): Promise<UserRow> {
+  const [row] = await tx.update(users).set(flags).where(eq(users.id, id)).returning();
+  if (!row) throw new Error(`user ${id} vanished during an update`);
+  return row;
+}

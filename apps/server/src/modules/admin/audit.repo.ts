@@ -1,0 +1,43 @@
+/**
+ * The audit log of admin actions. Always written with the transaction that makes the change, so
+ * a change is never without its record nor a record without its change. The table refuses
+ * UPDATE and DELETE (trigger in drizzle/0002_audit_log_append_only.sql).
+ */
+import { desc } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { auditLog } from '../../db/schema.js';
+
+export type AuditAction =
+  | 'user.ban'
+  | 'user.unban'
+  | 'user.grant-admin'
+  | 'user.revoke-admin'
+  | 'user.adjust-tickets'
+  | 'user.delete';
+
+export interface AuditEntry {
+  actor: { id: number; username: string };
+  action: AuditAction;
+  targetType: 'user';
+  targetId: string | number;
+  /** The changed fields before and after the action. */
+  before: Record<string, unknown> | null;
+  after: Record<string, unknown> | null;
+}
+
+export async function recordAudit(tx: Db, entry: AuditEntry): Promise<void> {
+  await tx.insert(auditLog).values({
+    actorId: entry.actor.id,
+    actorUsername: entry.actor.username,
+    action: entry.action,
+    targetType: entry.targetType,
+    targetId: String(entry.targetId),
+    before: entry.before,
+    after: entry.after,
+  });
+}
+
+/** Newest first (no screen reads it yet; tests and operators do). */
+export function listAudit(db: Db, limit = 100): Promise<(typeof auditLog.$inferSelect)[]> {
+  return db.select().from(auditLog).orderBy(desc(auditLog.id)).limit(limit);
+}

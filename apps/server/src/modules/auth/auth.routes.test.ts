@@ -1,0 +1,421 @@
+import { createHash } from 'node:crypto';
+import { ERROR_KEYS } from '@telerace/protocol';
+import { eq, sql } from 'drizzle-orm';
+import type { FastifyPluginAsync } from 'fastify';
+import { decodeJwt, generateKeyPair, SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loginHistory, refreshTokens, users } from '../../db/schema.js';
+import { startTestApp } from '../../test/app.js';
+import { login, newAccount, refresh, refreshCookieOf, signup } from '../../test/auth.js';
+import { TOKEN_AUDIENCE, TOKEN_ISSUER } from './access-token.js';
+import { REFRESH_COOKIE } from './auth.routes.js';
+
+type TestApp = Awaited<ReturnType<typeof startTestApp>>;
+
+/** A probe behind `app.authenticate`. */
+const whoamiRoutes: FastifyPluginAsync = async (app) => {
+  app.get('/test/whoami', { preHandler: app.authenticate }, async (request) => ({
+    id: request.currentUser.id,
+  }));
+};
+
+const whoami = (t: TestApp, token: string) =>
+  t.app.inject({ url: '/api/test/whoami', headers: { authorization: `Bearer ${token}` } });
+
+async function userByEmail(t: TestApp, email: string) {
+  const [row] = await t.app.database.db.select().from(users).where(eq(users.email, email));
+  if (!row) throw new Error(`no user ${email}`);
+  return row;
+}
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp({}, { apiPlugins: [whoamiRoutes] });
+});
+afterAll(() => t.close());
+
+describe('the whole path: sign-up → login → refresh → logout', () => {
+  it('works end to end and the logs never carry a credential', async () => {
+    const account = await signup(t.app);
+    const user = await userByEmail(t, account.email);
+    expect(user.termsAcceptedAt).not.toBeNull();
+    expect(user.passwordHash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+
+    const session = await login(t.app, account);
+    expect((await whoami(t, session.accessToken)).json()).toEqual({ id: user.id });
+
+    const refreshed = await refresh(t.app, session.refreshToken);
+    expect(refreshed.statusCode).toBe(200);
+    const next = refreshCookieOf(refreshed)?.value ?? '';
+    expect(next).not.toBe(session.refreshToken);
+    const accessToken = refreshed.json().accessToken as string;
+    expect((await whoami(t, accessToken)).statusCode).toBe(200);
+
+    const logout = await t.app.inject({
+      method: 'POST',
+      url: '/api/logout',
+      cookies: { [REFRESH_COOKIE]: next },
+    });
+    expect(logout.statusCode).toBe(200);
+    expect(logout.json()).toEqual({ message: 'Logged out' });
+    const cleared = refreshCookieOf(logout);
+    expect(cleared?.value).toBe('');
+    expect(cleared?.path).toBe('/api');
+    expect((await refresh(t.app, next)).statusCode).toBe(401);
+
+    const log = t.logText();
+    for (const secret of [account.password, session.refreshToken, next, session.accessToken, accessToken]) {
+      expect(log).not.toContain(secret);
+    }
+  });
+
+  it('logout without a cookie still answers 200', async () => {
+    const response = await t.app.inject({ method: 'POST', url: '/api/logout' });
+    expect(response.statusCode).toBe(200);
+  });
+});
+
+describe('sign-up', () => {
+  it('refuses a taken e-mail or username, case-insensitively, with 409', async () => {
+    const account = await signup(t.app);
+    for (const payload of [
+      newAccount({ email: account.email.toUpperCase() }),
+      newAccount({ username: account.username.toUpperCase() }),
+    ]) {
+      const response = await t.app.inject({ method: 'POST', url: '/api/signup', payload });
+      expect(response.statusCode).toBe(409);
+      expect(response.json()).toEqual({
+        error: 'Email or username already in use',
+        errorKey: ERROR_KEYS.emailOrUsernameInUse,
+      });
+    }
+  });
+
+  it('refuses a common password and a too short one', async () => {
+    const common = await t.app.inject({
+      method: 'POST',
+      url: '/api/signup',
+      payload: newAccount({ password: 'Password' }),
+    });
+    expect(common.statusCode).toBe(400);
+    expect(common.json().errorKey).toBe(ERROR_KEYS.passwordTooCommon);
+    const short = await t.app.inject({
+      method: 'POST',
+      url: '/api/signup',
+      payload: newAccount({ password: 'x7!' }),
+    });
+    expect(short.statusCode).toBe(400);
+    expect(short.json().errorKey).toBe(ERROR_KEYS.validation);
+  });
+
+  it('is limited to 10 per hour per IP', async () => {
+    const attempt = () =>
+      t.app.inject({ method: 'POST', url: '/api/signup', payload: newAccount(), remoteAddress: '10.0.9.9' });
+    for (let i = 0; i < 10; i++) expect((await attempt()).statusCode).toBe(201);
+    const blocked = await attempt();
+    expect(blocked.statusCode).toBe(429);
+    expect(blocked.json().errorKey).toBe(ERROR_KEYS.tooManyRequests);
+  });
+
+  it('refuses a username with # (the suffix is the server’s)', async () => {
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/signup',
+      payload: newAccount({ username: 'a#1' }),
+    });
+    expect(response.statusCode).toBe(400);
+  });
+});
+
+describe('login', () => {
+  it('sets the refresh cookie HttpOnly, SameSite=Strict, Path=/api, not Secure on http, ≤ 30 days', async () => {
+    const { response, refreshToken } = await login(t.app, await signup(t.app));
+    const header = String(response.headers['set-cookie']);
+    expect(header).toContain('HttpOnly');
+    expect(header).toContain('SameSite=Strict');
+    expect(header).toContain('Path=/api');
+    expect(header).not.toContain('Secure');
+    const cookie = refreshCookieOf(response);
+    expect(cookie?.maxAge).toBeGreaterThan(30 * 86_400 - 60);
+    expect(cookie?.maxAge).toBeLessThanOrEqual(30 * 86_400);
+    // 256 random bits, base64url.
+    expect(refreshToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(Buffer.from(refreshToken, 'base64url')).toHaveLength(32);
+  });
+
+  it('stores the refresh token hashed only', async () => {
+    const account = await signup(t.app);
+    const { refreshToken } = await login(t.app, account);
+    const user = await userByEmail(t, account.email);
+    const rows = await t.app.database.db
+      .select()
+      .from(refreshTokens)
+      .where(eq(refreshTokens.userId, user.id));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]?.tokenHash).toBe(createHash('sha256').update(refreshToken).digest('hex'));
+    const dump = JSON.stringify(await t.app.database.db.execute(sql`select * from refresh_tokens`));
+    expect(dump).not.toContain(refreshToken);
+    const ttl = (rows[0]?.expiresAt.getTime() ?? 0) - Date.now();
+    expect(ttl).toBeLessThanOrEqual(30 * 86_400_000);
+    expect(ttl).toBeGreaterThan(30 * 86_400_000 - 60_000);
+  });
+
+  it('issues an HS256 access token with sub, iat, exp, aud, iss and a lifetime ≤ 15 min', async () => {
+    const account = await signup(t.app);
+    const { accessToken } = await login(t.app, account);
+    const claims = decodeJwt(accessToken);
+    const user = await userByEmail(t, account.email);
+    expect(claims.sub).toBe(String(user.id));
+    expect(claims.aud).toBe(TOKEN_AUDIENCE);
+    expect(claims.iss).toBe(TOKEN_ISSUER);
+    expect((claims.exp ?? 0) - (claims.iat ?? 0)).toBeLessThanOrEqual(900);
+    expect(JSON.parse(Buffer.from(accessToken.split('.')[0] ?? '', 'base64url').toString()).alg).toBe(
+      'HS256',
+    );
+  });
+
+  it('app.authenticate refuses alg=none and RS256 tokens with the same claims', async () => {
+    const account = await signup(t.app);
+    const { accessToken } = await login(t.app, account);
+    const claims = decodeJwt(accessToken);
+    const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const none = `${b64({ alg: 'none', typ: 'JWT' })}.${b64(claims)}.`;
+    expect((await whoami(t, none)).statusCode).toBe(401);
+
+    const { privateKey } = await generateKeyPair('RS256');
+    const rs = await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', typ: 'JWT' }).sign(privateKey);
+    expect((await whoami(t, rs)).statusCode).toBe(401);
+    expect((await whoami(t, accessToken)).statusCode).toBe(200);
+  });
+
+  it('records a login-history row and last_login_at', async () => {
+    const account = await signup(t.app);
+    const before = await userByEmail(t, account.email);
+    expect(before.lastLoginAt).toBeNull();
+    await login(t.app, account, { 'x-forwarded-for': '203.0.113.9' });
+    const after = await userByEmail(t, account.email);
+    expect(after.lastLoginAt).not.toBeNull();
+    const rows = await t.app.database.db.select().from(loginHistory).where(eq(loginHistory.userId, after.id));
+    // TRUST_PROXY is off: X-Forwarded-For is ignored.
+    expect(rows.map((r) => r.ip)).toEqual(['127.0.0.1']);
+  });
+
+  it('answers wrong password, unknown e-mail and social-only accounts the same way, in similar time', async () => {
+    const account = await signup(t.app);
+    const [socialOnly] = await t.app.database.db
+      .insert(users)
+      .values({ username: newAccount().username, email: newAccount().email, termsAcceptedAt: new Date() })
+      .returning();
+    const attempt = async (email: string, remoteAddress: string) => {
+      const started = performance.now();
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/api/login',
+        payload: { email, password: 'not the password at all' },
+        remoteAddress,
+      });
+      return { response, ms: performance.now() - started };
+    };
+    const wrong: number[] = [];
+    const unknown: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const a = await attempt(account.email, '10.0.1.1');
+      const b = await attempt(`nobody-${i}@example.com`, '10.0.1.2');
+      const c = await attempt(socialOnly?.email ?? '', '10.0.1.3');
+      for (const { response } of [a, b, c]) {
+        expect(response.statusCode).toBe(401);
+        expect(response.json()).toEqual({
+          error: 'Invalid credentials',
+          errorKey: ERROR_KEYS.invalidCredentials,
+        });
+        expect(refreshCookieOf(response)).toBeUndefined();
+      }
+      wrong.push(a.ms);
+      unknown.push(b.ms);
+    }
+    const median = (values: number[]) => values.sort((x, y) => x - y)[Math.floor(values.length / 2)] ?? 0;
+    // Both verify one argon2 hash; a missing verification would make "unknown" far faster.
+    expect(median(unknown)).toBeGreaterThan(median(wrong) / 3);
+  });
+
+  it('limits failed logins per account (11th → 429 with Retry-After) but not other accounts on the IP', async () => {
+    const victim = await signup(t.app);
+    const other = await signup(t.app);
+    const remoteAddress = '10.0.2.1';
+    const bad = { email: victim.email, password: 'wrong password here' };
+    for (let i = 0; i < 10; i++) {
+      const response = await t.app.inject({ method: 'POST', url: '/api/login', payload: bad, remoteAddress });
+      expect(response.statusCode).toBe(401);
+    }
+    const blocked = await t.app.inject({ method: 'POST', url: '/api/login', payload: bad, remoteAddress });
+    expect(blocked.statusCode).toBe(429);
+    expect(blocked.json()).toEqual({
+      error: 'Too many login attempts. Try again in 15 minutes.',
+      errorKey: ERROR_KEYS.tooManyLoginAttempts,
+    });
+    expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(800);
+    // Even the right password waits (that is what stops guessing)…
+    const owner = await t.app.inject({
+      method: 'POST',
+      url: '/api/login',
+      payload: { email: victim.email, password: victim.password },
+      remoteAddress: '10.0.2.2',
+    });
+    expect(owner.statusCode).toBe(429);
+    // …but another account from the same IP, under the IP limit, still logs in.
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/login',
+      payload: { email: other.email, password: other.password },
+      remoteAddress,
+    });
+    expect(response.statusCode).toBe(200);
+  });
+
+  it('limits failed logins per IP across accounts (30)', async () => {
+    const remoteAddress = '10.0.3.1';
+    for (let i = 0; i < 30; i++) {
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/api/login',
+        payload: { email: `spray-${i}@example.com`, password: 'guess guess' },
+        remoteAddress,
+      });
+      expect(response.statusCode).toBe(401);
+    }
+    const account = await signup(t.app);
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/login',
+      payload: { email: account.email, password: account.password },
+      remoteAddress,
+    });
+    expect(response.statusCode).toBe(429);
+    // From another address the account is fine.
+    await login(t.app, account);
+  });
+});
+
+describe('refresh-token', () => {
+  it('rotates; a token replayed within 10 s still works (tabs), after 10 s revokes the family', async () => {
+    const { refreshToken: first } = await login(t.app, await signup(t.app));
+    const a = await refresh(t.app, first);
+    expect(a.statusCode).toBe(200);
+    const second = refreshCookieOf(a)?.value ?? '';
+    // Within the grace window: another tab with the same cookie.
+    const b = await refresh(t.app, first);
+    expect(b.statusCode).toBe(200);
+
+    // The first use of `first` now lies 11 s in the past: a replay is theft.
+    await t.app.database.db
+      .update(refreshTokens)
+      .set({ usedAt: sql`now() - interval '11 seconds'` })
+      .where(eq(refreshTokens.tokenHash, createHash('sha256').update(first).digest('hex')));
+    const replay = await refresh(t.app, first);
+    expect(replay.statusCode).toBe(401);
+    expect(replay.json().errorKey).toBe(ERROR_KEYS.sessionExpired);
+    // The whole family is gone, including the tokens handed out since.
+    expect((await refresh(t.app, second)).statusCode).toBe(401);
+    expect((await refresh(t.app, refreshCookieOf(b)?.value)).statusCode).toBe(401);
+  });
+
+  it('10 concurrent refreshes with the same cookie all succeed and the session lives on', async () => {
+    const { refreshToken } = await login(t.app, await signup(t.app));
+    const responses = await Promise.all(Array.from({ length: 10 }, () => refresh(t.app, refreshToken)));
+    expect(responses.map((r) => r.statusCode)).toEqual(Array(10).fill(200));
+    const tokens = responses.map((r) => refreshCookieOf(r)?.value ?? '');
+    expect(new Set(tokens).size).toBe(10);
+    // Whichever cookie the browser kept, it works.
+    for (const token of tokens) expect((await refresh(t.app, token)).statusCode).toBe(200);
+  });
+
+  it('refuses no cookie, an unknown token and an expired session, clearing the cookie', async () => {
+    for (const response of [await refresh(t.app), await refresh(t.app, 'A'.repeat(43))]) {
+      expect(response.statusCode).toBe(401);
+      expect(response.json()).toEqual({
+        error: 'Your session has expired. Please log in again.',
+        errorKey: ERROR_KEYS.sessionExpired,
+      });
+      expect(refreshCookieOf(response)?.value).toBe('');
+    }
+    const account = await signup(t.app);
+    const { refreshToken } = await login(t.app, account);
+    const user = await userByEmail(t, account.email);
+    await t.app.database.db
+      .update(refreshTokens)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(refreshTokens.userId, user.id));
+    expect((await refresh(t.app, refreshToken)).statusCode).toBe(401);
+  });
+});
+
+describe('bans', () => {
+  it('a banned user can neither log in nor refresh, and the session is revoked', async () => {
+    const account = await signup(t.app);
+    const { refreshToken, accessToken } = await login(t.app, account);
+    const user = await userByEmail(t, account.email);
+    await t.app.database.db.update(users).set({ isBanned: true }).where(eq(users.id, user.id));
+
+    const refused = await refresh(t.app, refreshToken);
+    expect(refused.statusCode).toBe(401);
+    const rows = await t.app.database.db
+      .select()
+      .from(refreshTokens)
+      .where(eq(refreshTokens.userId, user.id));
+    expect(rows.every((r) => r.revokedAt !== null)).toBe(true);
+    expect((await whoami(t, accessToken)).statusCode).toBe(401);
+
+    const loginResponse = await t.app.inject({
+      method: 'POST',
+      url: '/api/login',
+      payload: { email: account.email, password: account.password },
+    });
+    expect(loginResponse.statusCode).toBe(403);
+    expect(loginResponse.json().errorKey).toBe(ERROR_KEYS.banned);
+    expect(refreshCookieOf(loginResponse)).toBeUndefined();
+  });
+});
+
+describe('complete-registration', () => {
+  it('requires a session and records the terms once', async () => {
+    expect((await t.app.inject({ method: 'POST', url: '/api/auth/complete-registration' })).statusCode).toBe(
+      401,
+    );
+    const account = await signup(t.app);
+    const { accessToken } = await login(t.app, account);
+    const user = await userByEmail(t, account.email);
+    await t.app.database.db.update(users).set({ termsAcceptedAt: null }).where(eq(users.id, user.id));
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/complete-registration',
+      headers: { authorization: `Bearer ${accessToken}` },
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.json().user).toMatchObject({
+      id: user.id,
+      registration_complete: true,
+      has_password: true,
+    });
+    expect((await userByEmail(t, account.email)).termsAcceptedAt).not.toBeNull();
+  });
+});
+
+describe('behind a proxy and on https', () => {
+  let proxied: TestApp;
+  beforeAll(async () => {
+    proxied = await startTestApp({ TRUST_PROXY: 'true', PUBLIC_URL: 'https://telerace.example' });
+  });
+  afterAll(() => proxied.close());
+
+  it('takes the client IP from X-Forwarded-For and marks the cookie Secure', async () => {
+    const account = await signup(proxied.app);
+    const { response } = await login(proxied.app, account, { 'x-forwarded-for': '203.0.113.9' });
+    expect(String(response.headers['set-cookie'])).toContain('Secure');
+    const [user] = await proxied.app.database.db.select().from(users).where(eq(users.email, account.email));
+    const rows = await proxied.app.database.db
+      .select()
+      .from(loginHistory)
+      .where(eq(loginHistory.userId, user?.id ?? 0));
+    expect(rows.map((r) => r.ip)).toEqual(['203.0.113.9']);
+  });
+});

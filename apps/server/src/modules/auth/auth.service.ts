@@ -1,0 +1,256 @@
+/**
+ * Accounts and sessions: sign-up, log-in, refresh-token rotation (with a grace window for
+ * concurrent tabs and reuse detection), log-out, password reset, completing a registration.
+ * Routes stay thin; everything here throws HttpError for the client-facing failures.
+ */
+import { randomUUID } from 'node:crypto';
+import { ERROR_KEYS, type User } from '@telerace/protocol';
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../../db/client.js';
+import { loginHistory, users } from '../../db/schema.js';
+import type { EventBus } from '../../events.js';
+import { HttpError } from '../../http/errors.js';
+import { type Mailer, passwordResetMail } from '../mail/mailer.js';
+import { presentUser } from '../users/user.presenter.js';
+import { findUserByEmail, findUserById, type UserRow } from '../users/users.repo.js';
+import { type AccessTokenKeys, signAccessToken } from './access-token.js';
+import type { LoginLimiter } from './login-limiter.js';
+import { consumeResetToken, countRecentResets, replaceResetToken } from './password-resets.repo.js';
+import { assertAcceptablePassword, DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from './passwords.js';
+import {
+  findRefreshToken,
+  hashToken,
+  insertRefreshToken,
+  markRefreshTokenUsed,
+  newOpaqueToken,
+  revokeFamily,
+  revokeUserSessions,
+  usedWithin,
+} from './sessions.repo.js';
+
+/** Absolute lifetime of a session (refresh-token family); rotation never extends it. */
+export const SESSION_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
+/** A refresh token presented again within this many seconds of its first use still works (concurrent tabs). */
+export const REFRESH_GRACE_SECONDS = 10;
+export const RESET_TOKEN_MINUTES = 60;
+/** Reset mails per account per rolling hour. */
+export const RESET_MAILS_PER_HOUR = 3;
+
+export const MESSAGES = {
+  signedUp: 'Account created. You can now log in.',
+  loggedOut: 'Logged out',
+  resetRequested: 'If an account exists for this e-mail, a reset link is on its way.',
+  passwordReset: 'Your password has been changed. You can now log in.',
+} as const;
+
+const invalidCredentials = () => new HttpError(401, 'Invalid credentials', ERROR_KEYS.invalidCredentials);
+const sessionExpired = () =>
+  new HttpError(401, 'Your session has expired. Please log in again.', ERROR_KEYS.sessionExpired);
+const banned = () => new HttpError(403, 'This account is banned', ERROR_KEYS.banned);
+const resetTokenInvalid = () =>
+  new HttpError(400, 'This reset link is invalid or has expired.', ERROR_KEYS.resetTokenInvalid);
+export const emailOrUsernameInUse = () =>
+  new HttpError(409, 'Email or username already in use', ERROR_KEYS.emailOrUsernameInUse);
+
+/** A new session as the client receives it: the access token and the refresh cookie's value. */
+export interface IssuedSession {
+  accessToken: string;
+  refreshToken: string;
+  expiresAt: Date;
+}
+
+export interface AuthServiceDeps {
+  db: Db;
+  keys: AccessTokenKeys;
+  events: EventBus;
+  log: FastifyBaseLogger;
+  mailer: Mailer;
+  limiter: LoginLimiter;
+  publicUrl: string;
+}
+
+/** PostgreSQL's unique_violation, whether drizzle wraps the driver's error or not. */
+export function isUniqueViolation(error: unknown): boolean {
+  for (let e: unknown = error; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
+    if ((e as { code?: unknown }).code === '23505') return true;
+  }
+  return false;
+}
+
+export class AuthService {
+  constructor(private readonly deps: AuthServiceDeps) {}
+
+  async signup(input: { email: string; username: string; password: string }): Promise<void> {
+    const { db } = this.deps;
+    assertAcceptablePassword(input.password);
+    const clash = await db
+      .select({ id: users.id })
+      .from(users)
+      .where(
+        sql`lower(${users.email}) = lower(${input.email}) or lower(${users.username}) = lower(${input.username})`,
+      )
+      .limit(1);
+    if (clash.length > 0) throw emailOrUsernameInUse();
+    const passwordHash = await hashPassword(input.password);
+    try {
+      await db.insert(users).values({
+        email: input.email,
+        username: input.username,
+        passwordHash,
+        termsAcceptedAt: new Date(),
+      });
+    } catch (error) {
+      // Two sign-ups racing for the same name: the unique index decides.
+      if (isUniqueViolation(error)) throw emailOrUsernameInUse();
+      throw error;
+    }
+  }
+
+  /**
+   * Checks the credentials. Unknown e-mail, no password (social-only) and wrong password all
+   * cost one argon2 verification and end in the same 401; only failures count toward the limit.
+   */
+  async login(input: { email: string; password: string }, ip: string): Promise<IssuedSession> {
+    const { db, limiter } = this.deps;
+    const waitMs = limiter.retryAfterMs(input.email, ip);
+    if (waitMs > 0) throw tooManyLoginAttempts(waitMs);
+
+    const user = await findUserByEmail(db, input.email);
+    const hash = user?.passwordHash ?? (await DUMMY_PASSWORD_HASH);
+    const matches = await verifyPassword(hash, input.password);
+    if (!user || user.passwordHash === null || !matches) {
+      limiter.recordFailure(input.email, ip);
+      throw invalidCredentials();
+    }
+    limiter.clearAccount(input.email);
+    if (user.isBanned) throw banned();
+
+    const session = await this.#startSession(user.id);
+    await db.transaction(async (tx) => {
+      await tx.insert(loginHistory).values({ userId: user.id, ip });
+      await tx.update(users).set({ lastLoginAt: sql`now()` }).where(eq(users.id, user.id));
+    });
+    return session;
+  }
+
+  /** Rotates a refresh token: the next token of the same family and a new access token. */
+  async refresh(refreshToken: string | undefined): Promise<IssuedSession> {
+    const { db, log } = this.deps;
+    if (!refreshToken) throw sessionExpired();
+    const row = await findRefreshToken(db, hashToken(refreshToken));
+    if (!row || row.revokedAt !== null || row.expiresAt.getTime() <= Date.now()) throw sessionExpired();
+
+    const user = await findUserById(db, row.userId);
+    if (!user || user.isBanned) {
+      await revokeFamily(db, row.familyId);
+      throw sessionExpired();
+    }
+
+    if (!(await markRefreshTokenUsed(db, row.id))) {
+      // Already used. Moments ago: another tab of the same browser refreshed at the same time.
+      // Longer ago: the token was copied — end the whole session, thief and owner alike.
+      if (!(await usedWithin(db, row.id, REFRESH_GRACE_SECONDS))) {
+        await revokeFamily(db, row.familyId);
+        log.warn(
+          { userId: row.userId, familyId: row.familyId },
+          'refresh token reuse detected: session revoked',
+        );
+        throw sessionExpired();
+      }
+    }
+    return this.#issue(user.id, row.familyId, row.expiresAt);
+  }
+
+  /** Ends the session the refresh token belongs to, if any. */
+  async logout(refreshToken: string | undefined): Promise<void> {
+    if (!refreshToken) return;
+    const row = await findRefreshToken(this.deps.db, hashToken(refreshToken));
+    if (row) await revokeFamily(this.deps.db, row.familyId);
+  }
+
+  /** Always completes the same way; sends a link only for a live account under the hourly cap. */
+  async requestPasswordReset(email: string): Promise<void> {
+    const { db, log, mailer, publicUrl } = this.deps;
+    const user = await findUserByEmail(db, email);
+    if (!user?.email) return;
+    if ((await countRecentResets(db, user.id, 60)) >= RESET_MAILS_PER_HOUR) {
+      log.info({ userId: user.id }, 'password reset not sent: hourly limit reached');
+      return;
+    }
+    const token = newOpaqueToken();
+    await replaceResetToken(db, {
+      userId: user.id,
+      tokenHash: hashToken(token),
+      expiresAt: new Date(Date.now() + RESET_TOKEN_MINUTES * 60_000),
+    });
+    const message = passwordResetMail(
+      user.email,
+      `${publicUrl}/reset-password/${token}`,
+      RESET_TOKEN_MINUTES,
+    );
+    // Not awaited: answering after the SMTP exchange would tell who has an account.
+    mailer
+      .send(message)
+      .then(() => log.info({ userId: user.id }, 'password reset e-mail sent'))
+      .catch((error: unknown) => log.error({ err: error, userId: user.id }, 'password reset e-mail failed'));
+  }
+
+  async resetPassword(token: string, newPassword: string): Promise<void> {
+    const { db, events, limiter } = this.deps;
+    assertAcceptablePassword(newPassword);
+    const passwordHash = await hashPassword(newPassword);
+    const userId = await db.transaction(async (tx) => {
+      const id = await consumeResetToken(tx, hashToken(token));
+      if (id === null) return null;
+      const updated = await tx
+        .update(users)
+        .set({ passwordHash })
+        .where(and(eq(users.id, id), isNull(users.deletedAt)))
+        .returning({ email: users.email });
+      if (updated.length === 0) return null;
+      await revokeUserSessions(tx, id);
+      if (updated[0]?.email) limiter.clearAccount(updated[0].email);
+      return id;
+    });
+    if (userId === null) throw resetTokenInvalid();
+    events.emit('user.sessions-revoked', { userId, reason: 'password-changed' });
+  }
+
+  async completeRegistration(user: UserRow): Promise<User> {
+    if (user.termsAcceptedAt !== null) return presentUser(user);
+    const [row] = await this.deps.db
+      .update(users)
+      .set({ termsAcceptedAt: sql`coalesce(${users.termsAcceptedAt}, now())` })
+      .where(eq(users.id, user.id))
+      .returning();
+    return presentUser(row ?? user);
+  }
+
+  async #startSession(userId: number): Promise<IssuedSession> {
+    return this.#issue(userId, randomUUID(), new Date(Date.now() + SESSION_LIFETIME_MS));
+  }
+
+  async #issue(userId: number, familyId: string, expiresAt: Date): Promise<IssuedSession> {
+    const refreshToken = newOpaqueToken();
+    await insertRefreshToken(this.deps.db, {
+      userId,
+      familyId,
+      tokenHash: hashToken(refreshToken),
+      expiresAt,
+    });
+    const accessToken = await signAccessToken(this.deps.keys, userId);
+    return { accessToken, refreshToken, expiresAt };
+  }
+}
+
+export function tooManyLoginAttempts(waitMs: number): HttpError & { retryAfterSeconds: number } {
+  const minutes = Math.max(1, Math.ceil(waitMs / 60_000));
+  const error = new HttpError(
+    429,
+    `Too many login attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+    ERROR_KEYS.tooManyLoginAttempts,
+  ) as HttpError & { retryAfterSeconds: number };
+  error.retryAfterSeconds = Math.ceil(waitMs / 1000);
+  return error;
+}

@@ -1,0 +1,128 @@
+import { createHash } from 'node:crypto';
+import { ERROR_KEYS } from '@telerace/protocol';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { passwordResets, users } from '../../db/schema.js';
+import { startTestApp } from '../../test/app.js';
+import { login, refresh, signup } from '../../test/auth.js';
+
+type TestApp = Awaited<ReturnType<typeof startTestApp>>;
+
+const SAME_ANSWER = { message: 'If an account exists for this e-mail, a reset link is on its way.' };
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp({ PUBLIC_URL: 'https://telerace.example' });
+});
+afterAll(() => t.close());
+
+let ip = 0;
+/** Each request from its own address: forgot-password is also rate-limited per IP. */
+const forgot = (email: string) =>
+  t.app.inject({
+    method: 'POST',
+    url: '/api/forgot-password',
+    payload: { email },
+    remoteAddress: `10.9.0.${++ip}`,
+  });
+
+const resetPassword = (token: string, newPassword: string) =>
+  t.app.inject({ method: 'POST', url: '/api/reset-password', payload: { token, newPassword } });
+
+/** The reset links the log mailer wrote for an address (SMTP_URL is not set here). */
+function linksFor(email: string): string[] {
+  return t
+    .logLines()
+    .filter((line) => line.mailTo === email)
+    .map(
+      (line) =>
+        /https:\/\/telerace\.example\/reset-password\/([A-Za-z0-9_-]+)/.exec(String(line.text))?.[1] ?? '',
+    );
+}
+
+async function userId(email: string): Promise<number> {
+  const [row] = await t.app.database.db.select().from(users).where(eq(users.email, email));
+  return row?.id ?? 0;
+}
+
+describe('password reset', () => {
+  it('says at start-up that links go to the log', () => {
+    expect(
+      t.logLines().some((l) => l.msg === 'SMTP_URL is not set: password-reset links are written to this log'),
+    ).toBe(true);
+  });
+
+  it('answers the same for unknown and known e-mails; the link resets the password once and ends sessions', async () => {
+    const unknown = await forgot('nobody@example.com');
+    expect(unknown.statusCode).toBe(200);
+    expect(unknown.json()).toEqual(SAME_ANSWER);
+
+    const account = await signup(t.app);
+    const session = await login(t.app, account);
+    const known = await forgot(account.email.toUpperCase());
+    expect(known.json()).toEqual(SAME_ANSWER);
+    const [token] = linksFor(account.email);
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    // Stored hashed, expiring in 60 minutes.
+    const [row] = await t.app.database.db
+      .select()
+      .from(passwordResets)
+      .where(eq(passwordResets.userId, await userId(account.email)));
+    expect(row?.tokenHash).toBe(
+      createHash('sha256')
+        .update(token ?? '')
+        .digest('hex'),
+    );
+    const ttl = (row?.expiresAt.getTime() ?? 0) - Date.now();
+    expect(ttl).toBeGreaterThan(59 * 60_000);
+    expect(ttl).toBeLessThanOrEqual(60 * 60_000);
+
+    const revoked: unknown[] = [];
+    t.app.events.on('user.sessions-revoked', (event) => revoked.push(event));
+    // A common password does not burn the token.
+    const common = await resetPassword(token ?? '', 'password');
+    expect(common.json().errorKey).toBe(ERROR_KEYS.passwordTooCommon);
+    const ok = await resetPassword(token ?? '', 'a brand new passphrase');
+    expect(ok.statusCode).toBe(200);
+    expect(revoked).toEqual([{ userId: await userId(account.email), reason: 'password-changed' }]);
+    expect((await refresh(t.app, session.refreshToken)).statusCode).toBe(401);
+    await login(t.app, { email: account.email, password: 'a brand new passphrase' });
+
+    const again = await resetPassword(token ?? '', 'yet another passphrase');
+    expect(again.statusCode).toBe(400);
+    expect(again.json()).toEqual({
+      error: 'This reset link is invalid or has expired.',
+      errorKey: ERROR_KEYS.resetTokenInvalid,
+    });
+  });
+
+  it('a newer token invalidates the older one', async () => {
+    const account = await signup(t.app);
+    await forgot(account.email);
+    await forgot(account.email);
+    const [older, newer] = linksFor(account.email);
+    expect((await resetPassword(older ?? '', 'a brand new passphrase')).statusCode).toBe(400);
+    expect((await resetPassword(newer ?? '', 'a brand new passphrase')).statusCode).toBe(200);
+  });
+
+  it('an expired token is refused', async () => {
+    const account = await signup(t.app);
+    await forgot(account.email);
+    const [token] = linksFor(account.email);
+    await t.app.database.db
+      .update(passwordResets)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(passwordResets.userId, await userId(account.email)));
+    expect((await resetPassword(token ?? '', 'a brand new passphrase')).statusCode).toBe(400);
+  });
+
+  it('sends at most 3 mails per account per hour, answering the same', async () => {
+    const account = await signup(t.app);
+    for (let i = 0; i < 5; i++) expect((await forgot(account.email)).json()).toEqual(SAME_ANSWER);
+    expect(linksFor(account.email)).toHaveLength(3);
+  });
+
+  it('an unknown token is refused', async () => {
+    expect((await resetPassword('x'.repeat(43), 'a brand new passphrase')).statusCode).toBe(400);
+  });
+});

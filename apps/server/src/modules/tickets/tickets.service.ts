@@ -1,0 +1,97 @@
+/**
+ * Tickets (spec §9): base + linked accounts + loyalty (highest tier among active subscriptions) +
+ * live donations (capped) + admin adjustments, the total clamped to [0, TICKETS.totalCap] by the
+ * protocol's `computeTickets`. The breakdown shows each part before that clamp, so the parts
+ * always add up to the unclamped sum and a client can explain a total of 0 or 500.
+ */
+import { computeTickets, loyaltyTickets, TICKETS, type TicketsResponse } from '@telerace/protocol';
+import type { Db } from '../../db/client.js';
+import { linkedAccountCount } from '../users/users.repo.js';
+import {
+  activeSubscriptions,
+  insertLedgerEntry,
+  type LedgerKind,
+  ledgerSums,
+  linkedIds,
+} from './tickets.repo.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Whole calendar months from `since` to `now` (UTC); a month is complete on the same day and time. */
+export function wholeMonthsBetween(since: Date, now: Date): number {
+  let months =
+    (now.getUTCFullYear() - since.getUTCFullYear()) * 12 + (now.getUTCMonth() - since.getUTCMonth());
+  const sinceInMonth = since.getTime() - Date.UTC(since.getUTCFullYear(), since.getUTCMonth());
+  const nowInMonth = now.getTime() - Date.UTC(now.getUTCFullYear(), now.getUTCMonth());
+  if (nowInMonth < sinceInMonth) months -= 1;
+  return Math.max(0, months);
+}
+
+/** Tickets of each member, keyed by id; three queries whatever the number of members. */
+export async function ticketsForUsers(
+  db: Db,
+  userIds: readonly number[],
+  now: Date = new Date(),
+): Promise<Map<number, TicketsResponse>> {
+  const ids = [...new Set(userIds)];
+  const donationsSince = new Date(now.getTime() - TICKETS.donationExpiryDays * DAY_MS);
+  const [linked, subs, sums] = await Promise.all([
+    linkedIds(db, ids),
+    activeSubscriptions(db, ids),
+    ledgerSums(db, ids, donationsSince, now),
+  ]);
+  const monthsByUser = new Map<number, number[]>();
+  for (const sub of subs) {
+    const list = monthsByUser.get(sub.userId) ?? [];
+    list.push(wholeMonthsBetween(sub.subscribedSince, now));
+    monthsByUser.set(sub.userId, list);
+  }
+  const sumsByUser = new Map(sums.map((row) => [row.userId, row]));
+
+  const result = new Map<number, TicketsResponse>();
+  for (const user of linked) {
+    const linkedAccounts = linkedAccountCount(user);
+    const months = monthsByUser.get(user.id) ?? [];
+    const liveDonations = sumsByUser.get(user.id)?.liveDonations ?? 0;
+    const adjustments = sumsByUser.get(user.id)?.adjustments ?? 0;
+    // The SQL already kept only live donations: hand them over as one donation received now.
+    const tickets = computeTickets({
+      linkedAccounts,
+      activeSubscriptionMonths: months,
+      donations: liveDonations === 0 ? [] : [{ tickets: liveDonations, receivedAt: now }],
+      adjustments,
+      now,
+    });
+    result.set(user.id, {
+      tickets,
+      breakdown: {
+        base: TICKETS.base,
+        linkedAccounts: linkedAccounts * TICKETS.perLinkedAccount,
+        loyalty: months.reduce((best, m) => Math.max(best, loyaltyTickets(m)), 0),
+        donations: Math.min(TICKETS.donationCap, liveDonations),
+        adjustments,
+      },
+    });
+  }
+  return result;
+}
+
+/** Tickets of one member; undefined when there is no such row. */
+export async function ticketsForUser(
+  db: Db,
+  userId: number,
+  now: Date = new Date(),
+): Promise<TicketsResponse | undefined> {
+  return (await ticketsForUsers(db, [userId], now)).get(userId);
+}
+
+/**
+ * Records tickets given or taken (donations from the chat integrations, admin adjustments).
+ * Idempotent on `sourceId`: replaying the same event adds nothing. Returns whether it was added.
+ */
+export function addLedgerEntry(
+  db: Db,
+  entry: { userId: number; kind: LedgerKind; amount: number; sourceId: string },
+): Promise<boolean> {
+  return insertLedgerEntry(db, entry);
+}
