@@ -31,6 +31,8 @@ for (const theme of ['dark', 'light'] as const) {
 
 test('the whole page is reachable by keyboard, starting with the skip link', async ({ page }) => {
   await page.goto('/');
+  // Wait for the page itself: while the session loads only "Initializing Session..." is shown.
+  await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
   await page.keyboard.press('Tab');
   const skip = page.locator(':focus');
   await expect(skip).toHaveAttribute('href', '#main');

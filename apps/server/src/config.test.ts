@@ -31,6 +31,7 @@ describe('loadConfig', () => {
       logLevel: 'info',
       trustProxy: false,
       apiRateLimitPerMinute: 300,
+      signupRateLimitPerHour: 10,
       webDistDir: DEFAULT_WEB_DIST_DIR,
       promoVideoUrl: '/media/promo.webm',
       community: {
@@ -64,6 +65,7 @@ describe('loadConfig', () => {
       LOG_LEVEL: 'debug',
       TRUST_PROXY: 'TRUE',
       API_RATE_LIMIT_PER_MINUTE: '1000',
+      SIGNUP_RATE_LIMIT_PER_HOUR: '50',
       WEB_DIST_DIR: 'web',
       PROMO_VIDEO_URL: 'https://www.youtube.com/embed/abc',
       COMMUNITY_STREAMING_URL: '',
@@ -89,6 +91,7 @@ describe('loadConfig', () => {
       logLevel: 'debug',
       trustProxy: true,
       apiRateLimitPerMinute: 1000,
+      signupRateLimitPerHour: 50,
       webDistDir: resolve('web'),
       promoVideoUrl: 'https://www.youtube.com/embed/abc',
       community: { streaming: null, video: '/videos', chat: 'https://chat.example/invite' },

@@ -29,6 +29,8 @@ export interface Config {
   trustProxy: boolean;
   /** Requests per client IP and minute on /api. */
   apiRateLimitPerMinute: number;
+  /** Sign-ups per client IP and hour. */
+  signupRateLimitPerHour: number;
   /** Absolute. */
   webDistDir: string;
   promoVideoUrl: string | null;
@@ -96,6 +98,11 @@ export const CONFIG_DOCS: readonly ConfigDoc[] = [
     default: '300',
     meaning:
       'Requests per client IP and minute on `/api` before answering 429 (static files are not limited).',
+  },
+  {
+    name: 'SIGNUP_RATE_LIMIT_PER_HOUR',
+    default: '10',
+    meaning: 'Sign-ups per client IP and hour (raise it for an event where many people share one address).',
   },
   {
     name: 'TRUST_PROXY',
@@ -256,6 +263,13 @@ export const EnvSchema = z.object({
       .transform(Number)
       .refine((n) => n >= 1, 'must be a positive integer'),
   ),
+  SIGNUP_RATE_LIMIT_PER_HOUR: unsetIfEmpty(
+    z
+      .string()
+      .regex(/^\d{1,9}$/, 'must be a positive integer')
+      .transform(Number)
+      .refine((n) => n >= 1, 'must be a positive integer'),
+  ),
   WEB_DIST_DIR: unsetIfEmpty(z.string()),
   PROMO_VIDEO_URL: optionalLink,
   COMMUNITY_STREAMING_URL: optionalLink,
@@ -343,6 +357,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: vars.LOG_LEVEL ?? 'info',
     trustProxy: vars.TRUST_PROXY ?? false,
     apiRateLimitPerMinute: vars.API_RATE_LIMIT_PER_MINUTE ?? 300,
+    signupRateLimitPerHour: vars.SIGNUP_RATE_LIMIT_PER_HOUR ?? 10,
     webDistDir: vars.WEB_DIST_DIR === undefined ? DEFAULT_WEB_DIST_DIR : resolve(vars.WEB_DIST_DIR),
     promoVideoUrl: link(vars.PROMO_VIDEO_URL, '/media/promo.webm'),
     community: {

@@ -19,7 +19,7 @@ if (!root) throw new Error('index.html has no #root element');
 createRoot(root).render(
   <StrictMode>
     <QueryClientProvider client={queryClient}>
-      <AuthProvider>
+      <AuthProvider navigate={(to, options) => router.navigate(to, options)}>
         <RouterProvider router={router} />
       </AuthProvider>
     </QueryClientProvider>

@@ -98,7 +98,6 @@ describe('public routes', () => {
     ['/login', 'Log in'],
     ['/forgot-password', 'Forgot password'],
     ['/reset-password/abc123', 'Reset password'],
-    ['/auth/callback', 'Finalizing login'],
     ['/signup-success', 'Account created'],
     ['/claim', 'Claim your prize'],
   ])('shows %s to a signed-out visitor', async (path, title) => {
@@ -106,6 +105,15 @@ describe('public routes', () => {
     const { router } = renderApp(path);
     expect(await screen.findByRole('heading', { level: 1, name: title })).toBeInTheDocument();
     expect(router.state.location.pathname).toBe(path);
+  });
+
+  it('sends /auth/callback without a token to /login?error=auth_failed', async () => {
+    stubServer({ session: null });
+    const { router } = renderApp('/auth/callback');
+    expect(await screen.findByRole('heading', { level: 1, name: 'Log in' })).toBeInTheDocument();
+    expect(router.state.location.pathname).toBe('/login');
+    expect(router.state.location.search).toBe('?error=auth_failed');
+    expect(screen.getByRole('alert')).toHaveTextContent('Authentication failed, try again');
   });
 
   it('renders the home page at an unknown path without redirecting', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { displayName, initial } from './username';
+import { displayName, initial, usernameSuffix } from './username';
 
 describe('displayName', () => {
   it('leaves out the #id suffix', () => {
@@ -30,5 +30,17 @@ describe('initial', () => {
 
   it('handles characters outside the basic plane', () => {
     expect(initial('🏎️racer')).toBe('🏎');
+  });
+});
+
+describe('usernameSuffix', () => {
+  it('is the part from the last #', () => {
+    expect(usernameSuffix('team#red#42')).toBe('#42');
+  });
+
+  it('is empty without a suffix, with a trailing # or when the name is only a suffix', () => {
+    expect(usernameSuffix('speedy')).toBe('');
+    expect(usernameSuffix('speedy#')).toBe('');
+    expect(usernameSuffix('#42')).toBe('');
   });
 });

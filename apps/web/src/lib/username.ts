@@ -12,3 +12,10 @@ export function initial(username: string): string {
   const [first] = Array.from(displayName(username).trim());
   return (first ?? '?').toLocaleUpperCase();
 }
+
+/** The `#id` suffix the server adds to a username (with its `#`), or '' when the name has none. */
+export function usernameSuffix(username: string): string {
+  const hash = username.lastIndexOf('#');
+  if (hash <= 0 || hash === username.length - 1) return '';
+  return username.slice(hash);
+}

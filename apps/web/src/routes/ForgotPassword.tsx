@@ -1,7 +1,91 @@
+/** Forgot password: asks for an email and always answers the same way (no account enumeration). */
+import { Email } from '@telerace/protocol';
+import { type FormEvent, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { ComingSoon } from '../components/ComingSoon';
+import { Link } from 'react-router';
+import { Alert } from '../components/ui/Alert';
+import { Button } from '../components/ui/Button';
+import { apiErrorText } from '../features/auth/error-text';
+import { AuthFrame, TextField } from '../features/auth/form-fields';
+import { apiFetch } from '../lib/api';
 
 export default function ForgotPassword() {
-  const { t } = useTranslation();
-  return <ComingSoon title={t('screens.forgotPassword')} />;
+  const { t, i18n } = useTranslation();
+  const [email, setEmail] = useState('');
+  const [fieldError, setFieldError] = useState<string>();
+  const [formError, setFormError] = useState<string | null>(null);
+  const [sentTo, setSentTo] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const inputRef = useRef<HTMLInputElement>(null);
+
+  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const value = email.trim();
+    const error =
+      value === ''
+        ? t('auth.validation.emailRequired')
+        : Email.safeParse(value).success
+          ? undefined
+          : t('auth.validation.emailInvalid');
+    setFieldError(error);
+    if (error) {
+      inputRef.current?.focus();
+      return;
+    }
+    setFormError(null);
+    setBusy(true);
+    try {
+      await apiFetch('/forgot-password', { method: 'POST', json: { email: value } });
+      setSentTo(value);
+    } catch (failure) {
+      setFormError(apiErrorText(t, i18n, failure, 'forgot.failed'));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  if (sentTo !== null) {
+    return (
+      <AuthFrame title={t('screens.forgotPassword')}>
+        <Alert tone="success" title={t('forgot.sentTitle')}>
+          {t('forgot.sent', { email: sentTo })}
+        </Alert>
+        <p className="mt-6 text-center text-sm">
+          <Link to="/login" className="font-semibold">
+            {t('auth.backToLogin')}
+          </Link>
+        </p>
+      </AuthFrame>
+    );
+  }
+
+  return (
+    <AuthFrame title={t('screens.forgotPassword')} intro={t('forgot.intro')}>
+      <form noValidate onSubmit={onSubmit} className="space-y-5">
+        {formError && <Alert tone="error">{formError}</Alert>}
+        <TextField
+          ref={inputRef}
+          label={t('auth.email')}
+          name="email"
+          type="email"
+          autoComplete="email"
+          inputMode="email"
+          spellCheck={false}
+          required
+          value={email}
+          error={fieldError}
+          disabled={busy}
+          onChange={(event) => setEmail(event.target.value)}
+        />
+        <Button type="submit" size="lg" className="w-full" busy={busy}>
+          {busy ? t('forgot.submitting') : t('forgot.submit')}
+        </Button>
+      </form>
+      <p className="mt-6 text-center text-sm">
+        <Link to="/login" className="font-semibold">
+          {t('auth.backToLogin')}
+        </Link>
+      </p>
+    </AuthFrame>
+  );
 }

@@ -1,7 +1,131 @@
+/**
+ * Log in (spec §2): email, password, bot check, forgot-password link, social login. Shows why the
+ * user landed here: a message passed by logout (session expired…) or a failed social login
+ * (`?auth=failed&reason=…`, `?error=auth_failed`).
+ */
+import { type FormEvent, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { ComingSoon } from '../components/ComingSoon';
+import { Link, useLocation, useSearchParams } from 'react-router';
+import { Alert } from '../components/ui/Alert';
+import { Button } from '../components/ui/Button';
+import { type LoginRouteState, useAuth } from '../features/auth/auth-context';
+import { BotCheck, botCheckError, useBotCheck } from '../features/auth/BotCheck';
+import { apiErrorText } from '../features/auth/error-text';
+import { AuthFrame, Divider, PasswordField, TextField } from '../features/auth/form-fields';
+import { SocialButtons } from '../features/auth/SocialButtons';
+
+const PERMISSION_REASONS = ['youtube_permission', 'twitch_permission', 'discord_permission'];
+
+/** The i18n key of the error a failed social login came back with, if any. */
+export function redirectErrorKey(params: URLSearchParams): string | null {
+  if (params.get('auth') === 'failed') {
+    const reason = params.get('reason') ?? '';
+    return PERMISSION_REASONS.includes(reason) ? `login.reasons.${reason}` : 'login.reasons.generic';
+  }
+  if (params.get('error') === 'auth_failed') return 'login.reasons.generic';
+  return null;
+}
+
+function sessionMessage(state: unknown): string | null {
+  const message = (state as LoginRouteState | null)?.message;
+  return typeof message === 'string' && message !== '' ? message : null;
+}
+
+interface FieldErrors {
+  email?: string;
+  password?: string;
+}
 
 export default function Login() {
-  const { t } = useTranslation();
-  return <ComingSoon title={t('screens.login')} />;
+  const { t, i18n } = useTranslation();
+  const { login } = useAuth();
+  const location = useLocation();
+  const [params] = useSearchParams();
+  const botCheck = useBotCheck();
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [fieldErrors, setFieldErrors] = useState<FieldErrors>({});
+  const [formError, setFormError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const formRef = useRef<HTMLFormElement>(null);
+  const notice = sessionMessage(location.state);
+  const redirectError = redirectErrorKey(params);
+
+  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const errors: FieldErrors = {};
+    if (email.trim() === '') errors.email = t('auth.validation.emailRequired');
+    if (password === '') errors.password = t('auth.validation.passwordRequired');
+    setFieldErrors(errors);
+    const firstInvalid = (['email', 'password'] as const).find((field) => errors[field]);
+    if (firstInvalid) {
+      setFormError(null);
+      formRef.current?.querySelector<HTMLInputElement>(`[name="${firstInvalid}"]`)?.focus();
+      return;
+    }
+    const botError = botCheckError(t, botCheck);
+    if (botError) {
+      setFormError(botError);
+      return;
+    }
+    setFormError(null);
+    setBusy(true);
+    try {
+      await login(email.trim(), password, botCheck.token);
+    } catch (error) {
+      setFormError(apiErrorText(t, i18n, error, 'login.failed'));
+      botCheck.reset();
+      setBusy(false);
+    }
+  }
+
+  return (
+    <AuthFrame eyebrow={t('login.eyebrow')} title={t('screens.login')} intro={t('login.intro')}>
+      <form ref={formRef} noValidate onSubmit={onSubmit} className="space-y-5">
+        {notice && !formError && <Alert tone="warning">{t(notice)}</Alert>}
+        {redirectError && !formError && <Alert tone="error">{t(redirectError)}</Alert>}
+        {formError && <Alert tone="error">{formError}</Alert>}
+        <TextField
+          label={t('auth.email')}
+          name="email"
+          type="email"
+          autoComplete="email"
+          inputMode="email"
+          spellCheck={false}
+          required
+          value={email}
+          error={fieldErrors.email}
+          disabled={busy}
+          onChange={(event) => setEmail(event.target.value)}
+        />
+        <PasswordField
+          label={t('auth.password')}
+          name="password"
+          autoComplete="current-password"
+          required
+          value={password}
+          error={fieldErrors.password}
+          disabled={busy}
+          aside={
+            <Link to="/forgot-password" className="text-sm font-semibold">
+              {t('login.forgot')}
+            </Link>
+          }
+          onChange={(event) => setPassword(event.target.value)}
+        />
+        <BotCheck check={botCheck} />
+        <Button type="submit" size="lg" className="w-full" busy={busy}>
+          {busy ? t('login.submitting') : t('login.submit')}
+        </Button>
+      </form>
+      <Divider>{t('login.socialTitle')}</Divider>
+      <SocialButtons action="login" />
+      <p className="mt-6 text-center text-sm text-muted">
+        {t('login.noAccount')}{' '}
+        <Link to="/signup" className="font-semibold">
+          {t('login.signupLink')}
+        </Link>
+      </p>
+    </AuthFrame>
+  );
 }

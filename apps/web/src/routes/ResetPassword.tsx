@@ -1,7 +1,130 @@
+/** Reset password (`/reset-password/:token`): a new password twice, then a link to log in. */
+import { ERROR_KEYS, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '@telerace/protocol';
+import { type FormEvent, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { ComingSoon } from '../components/ComingSoon';
+import { Link, useParams } from 'react-router';
+import { Alert } from '../components/ui/Alert';
+import { Button } from '../components/ui/Button';
+import { LinkButton } from '../components/ui/LinkButton';
+import { apiErrorText } from '../features/auth/error-text';
+import { AuthFrame, PasswordField } from '../features/auth/form-fields';
+import { ApiError, apiFetch } from '../lib/api';
+
+interface FieldErrors {
+  password?: string;
+  confirmation?: string;
+}
 
 export default function ResetPassword() {
-  const { t } = useTranslation();
-  return <ComingSoon title={t('screens.resetPassword')} />;
+  const { t, i18n } = useTranslation();
+  const { token = '' } = useParams();
+  const [password, setPassword] = useState('');
+  const [confirmation, setConfirmation] = useState('');
+  const [fieldErrors, setFieldErrors] = useState<FieldErrors>({});
+  const [formError, setFormError] = useState<string | null>(null);
+  const [tokenInvalid, setTokenInvalid] = useState(false);
+  const [done, setDone] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const passwordRef = useRef<HTMLInputElement>(null);
+  const confirmationRef = useRef<HTMLInputElement>(null);
+
+  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const errors: FieldErrors = {};
+    if (password.length < PASSWORD_MIN_LENGTH || password.length > PASSWORD_MAX_LENGTH) {
+      errors.password = t('auth.validation.passwordLength', {
+        min: PASSWORD_MIN_LENGTH,
+        max: PASSWORD_MAX_LENGTH,
+      });
+    } else if (confirmation !== password) {
+      errors.confirmation = t('reset.mismatch');
+    }
+    setFieldErrors(errors);
+    if (errors.password) {
+      passwordRef.current?.focus();
+      return;
+    }
+    if (errors.confirmation) {
+      confirmationRef.current?.focus();
+      return;
+    }
+    setFormError(null);
+    setBusy(true);
+    try {
+      await apiFetch('/reset-password', { method: 'POST', json: { token, newPassword: password } });
+      setDone(true);
+    } catch (error) {
+      setFormError(apiErrorText(t, i18n, error, 'reset.failed'));
+      setTokenInvalid(error instanceof ApiError && error.errorKey === ERROR_KEYS.resetTokenInvalid);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  if (done) {
+    return (
+      <AuthFrame title={t('screens.resetPassword')}>
+        <Alert tone="success" title={t('reset.successTitle')}>
+          {t('reset.success')}
+        </Alert>
+        <LinkButton to="/login" size="lg" className="mt-6 w-full">
+          {t('reset.login')}
+        </LinkButton>
+      </AuthFrame>
+    );
+  }
+
+  return (
+    <AuthFrame title={t('screens.resetPassword')} intro={t('reset.intro')}>
+      <form noValidate onSubmit={onSubmit} className="space-y-5">
+        {formError && (
+          <Alert tone="error">
+            {formError}
+            {tokenInvalid && (
+              <>
+                {' '}
+                <Link to="/forgot-password" className="font-semibold">
+                  {t('reset.requestNew')}
+                </Link>
+              </>
+            )}
+          </Alert>
+        )}
+        <PasswordField
+          ref={passwordRef}
+          label={t('reset.newPassword')}
+          name="newPassword"
+          autoComplete="new-password"
+          required
+          minLength={PASSWORD_MIN_LENGTH}
+          maxLength={PASSWORD_MAX_LENGTH}
+          value={password}
+          error={fieldErrors.password}
+          disabled={busy}
+          hint={t('signup.passwordHint', { min: PASSWORD_MIN_LENGTH, max: PASSWORD_MAX_LENGTH })}
+          onChange={(event) => setPassword(event.target.value)}
+        />
+        <PasswordField
+          ref={confirmationRef}
+          label={t('reset.confirmPassword')}
+          name="confirmPassword"
+          autoComplete="new-password"
+          required
+          maxLength={PASSWORD_MAX_LENGTH}
+          value={confirmation}
+          error={fieldErrors.confirmation}
+          disabled={busy}
+          onChange={(event) => setConfirmation(event.target.value)}
+        />
+        <Button type="submit" size="lg" className="w-full" busy={busy}>
+          {busy ? t('reset.submitting') : t('reset.submit')}
+        </Button>
+      </form>
+      <p className="mt-6 text-center text-sm">
+        <Link to="/login" className="font-semibold">
+          {t('auth.backToLogin')}
+        </Link>
+      </p>
+    </AuthFrame>
+  );
 }

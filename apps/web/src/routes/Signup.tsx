@@ -1,7 +1,166 @@
+/** Sign-up (spec §2, §5): email, username, password, terms, bot check, or a social account. */
+import { Email, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, USERNAME_MAX_LENGTH } from '@telerace/protocol';
+import { type FormEvent, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { ComingSoon } from '../components/ComingSoon';
+import { Link, useNavigate } from 'react-router';
+import { Alert } from '../components/ui/Alert';
+import { Button } from '../components/ui/Button';
+import { BotCheck, botCheckError, useBotCheck } from '../features/auth/BotCheck';
+import { apiErrorText } from '../features/auth/error-text';
+import { AuthFrame, Divider, PasswordField, TermsCheckbox, TextField } from '../features/auth/form-fields';
+import { SocialButtons } from '../features/auth/SocialButtons';
+import { authFetch } from '../lib/auth-client';
+
+interface FieldErrors {
+  email?: string;
+  username?: string;
+  password?: string;
+}
 
 export default function Signup() {
-  const { t } = useTranslation();
-  return <ComingSoon title={t('screens.signup')} />;
+  const { t, i18n } = useTranslation();
+  const navigate = useNavigate();
+  const botCheck = useBotCheck();
+  const [email, setEmail] = useState('');
+  const [username, setUsername] = useState('');
+  const [password, setPassword] = useState('');
+  const [agreed, setAgreed] = useState(false);
+  const [fieldErrors, setFieldErrors] = useState<FieldErrors>({});
+  const [formError, setFormError] = useState<string | null>(null);
+  const [termsInvalid, setTermsInvalid] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const formRef = useRef<HTMLFormElement>(null);
+
+  function validate(): FieldErrors {
+    const errors: FieldErrors = {};
+    if (email.trim() === '') errors.email = t('auth.validation.emailRequired');
+    else if (!Email.safeParse(email).success) errors.email = t('auth.validation.emailInvalid');
+    const name = username.trim();
+    if (name === '') errors.username = t('signup.usernameRequired');
+    else if (name.length > USERNAME_MAX_LENGTH) {
+      errors.username = t('signup.usernameTooLong', { max: USERNAME_MAX_LENGTH });
+    } else if (name.includes('#')) errors.username = t('signup.usernameInvalid');
+    if (password === '') errors.password = t('auth.validation.passwordRequired');
+    else if (password.length < PASSWORD_MIN_LENGTH || password.length > PASSWORD_MAX_LENGTH) {
+      errors.password = t('auth.validation.passwordLength', {
+        min: PASSWORD_MIN_LENGTH,
+        max: PASSWORD_MAX_LENGTH,
+      });
+    }
+    return errors;
+  }
+
+  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const errors = validate();
+    setFieldErrors(errors);
+    setTermsInvalid(!agreed);
+    const firstInvalid = (['email', 'username', 'password'] as const).find((field) => errors[field]);
+    if (firstInvalid) {
+      setFormError(null);
+      formRef.current?.querySelector<HTMLInputElement>(`[name="${firstInvalid}"]`)?.focus();
+      return;
+    }
+    if (!agreed) {
+      setFormError(t('auth.validation.termsRequired'));
+      return;
+    }
+    const botError = botCheckError(t, botCheck);
+    if (botError) {
+      setFormError(botError);
+      return;
+    }
+    setFormError(null);
+    setBusy(true);
+    try {
+      await authFetch('/signup', {
+        method: 'POST',
+        json: { email: email.trim(), username: username.trim(), password, recaptchaToken: botCheck.token },
+      });
+      navigate('/signup-success');
+    } catch (error) {
+      setFormError(apiErrorText(t, i18n, error, 'errors.signupFailed'));
+      botCheck.reset();
+      setBusy(false);
+    }
+  }
+
+  return (
+    <AuthFrame eyebrow={t('signup.eyebrow')} title={t('screens.signup')} intro={t('signup.intro')}>
+      <form ref={formRef} noValidate onSubmit={onSubmit} className="space-y-5">
+        {formError && <Alert tone="error">{formError}</Alert>}
+        <TextField
+          label={t('auth.email')}
+          name="email"
+          type="email"
+          autoComplete="email"
+          inputMode="email"
+          spellCheck={false}
+          required
+          value={email}
+          error={fieldErrors.email}
+          disabled={busy}
+          onChange={(event) => setEmail(event.target.value)}
+        />
+        <TextField
+          label={t('signup.username')}
+          name="username"
+          autoComplete="username"
+          autoCapitalize="none"
+          spellCheck={false}
+          required
+          maxLength={USERNAME_MAX_LENGTH}
+          value={username}
+          error={fieldErrors.username}
+          disabled={busy}
+          hint={t('signup.usernameHint', { max: USERNAME_MAX_LENGTH })}
+          aside={
+            <span className="text-xs text-muted tabular-nums">
+              <span aria-hidden="true">
+                {username.length}/{USERNAME_MAX_LENGTH}
+              </span>
+              <span className="sr-only">
+                {t('signup.usernameCounter', { count: username.length, max: USERNAME_MAX_LENGTH })}
+              </span>
+            </span>
+          }
+          onChange={(event) => setUsername(event.target.value)}
+        />
+        <PasswordField
+          label={t('auth.password')}
+          name="password"
+          autoComplete="new-password"
+          required
+          minLength={PASSWORD_MIN_LENGTH}
+          maxLength={PASSWORD_MAX_LENGTH}
+          value={password}
+          error={fieldErrors.password}
+          disabled={busy}
+          hint={t('signup.passwordHint', { min: PASSWORD_MIN_LENGTH, max: PASSWORD_MAX_LENGTH })}
+          onChange={(event) => setPassword(event.target.value)}
+        />
+        <TermsCheckbox
+          checked={agreed}
+          disabled={busy}
+          invalid={termsInvalid}
+          onChange={(checked) => {
+            setAgreed(checked);
+            if (checked) setTermsInvalid(false);
+          }}
+        />
+        <BotCheck check={botCheck} />
+        <Button type="submit" size="lg" className="w-full" busy={busy}>
+          {busy ? t('signup.submitting') : t('signup.submit')}
+        </Button>
+      </form>
+      <Divider>{t('signup.socialTitle')}</Divider>
+      <SocialButtons action="signup" />
+      <p className="mt-6 text-center text-sm text-muted">
+        {t('signup.haveAccount')}{' '}
+        <Link to="/login" className="font-semibold">
+          {t('signup.loginLink')}
+        </Link>
+      </p>
+    </AuthFrame>
+  );
 }

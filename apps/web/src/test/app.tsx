@@ -4,11 +4,14 @@
  */
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { render } from '@testing-library/react';
-import { createMemoryRouter, RouterProvider } from 'react-router';
+import { createMemoryRouter } from 'react-router';
+// The DOM build, as in main.tsx: it honours `flushSync` navigations (the auth session's logout).
+import { RouterProvider } from 'react-router/dom';
 import { vi } from 'vitest';
 import { AuthProvider } from '../features/auth/AuthProvider';
 import type { User } from '../features/auth/types';
 import i18n from '../i18n';
+import { resetAuthClient } from '../lib/auth-client';
 import { writeCookie } from '../lib/cookies';
 import { routes } from '../router';
 
@@ -18,14 +21,23 @@ export const member: User = {
   id: 12,
   username: 'speedy#12',
   email: 'speedy@example.com',
-  is_admin: false,
+  bio: '',
   avatar_url: null,
-  preferred_theme: null,
+  preferred_theme: 'dark',
+  youtube_id: null,
+  twitch_id: null,
+  discord_id: null,
+  has_password: true,
+  is_admin: false,
+  is_banned: false,
+  registration_complete: true,
+  last_login_at: '2026-11-25T20:00:00.000Z',
+  created_at: '2026-11-01T12:00:00.000Z',
 };
 
 export const admin: User = { ...member, id: 1, username: 'marshal#1', is_admin: true };
 
-function json(status: number, body: unknown): Response {
+export function json(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
 }
 
@@ -36,14 +48,24 @@ export interface ServerOptions {
   meShape?: 'wrapped' | 'bare';
   /** POST /api/logout fails with a network error. */
   logoutFails?: boolean;
+  /** Answers other calls first; `undefined` falls through to the session calls and the 404. */
+  handle?: (request: {
+    method: string;
+    url: string;
+    auth: string | null;
+    body: unknown;
+  }) => Response | undefined;
 }
 
 /** Answers the session calls like the server; anything else is a 404 with the server's error body. */
-export function stubServer({ session, meShape = 'wrapped', logoutFails = false }: ServerOptions) {
+export function stubServer({ session, meShape = 'wrapped', logoutFails = false, handle }: ServerOptions) {
   const fetchMock = vi.fn(async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const url = String(input);
     const method = init?.method ?? 'GET';
     const auth = new Headers(init?.headers).get('Authorization');
+    const body = typeof init?.body === 'string' ? JSON.parse(init.body) : undefined;
+    const answer = handle?.({ method, url, auth, body });
+    if (answer) return answer;
     if (method === 'POST' && url === '/api/refresh-token') {
       if (session === 'pending') return new Promise<Response>(() => {});
       if (!session) return json(401, { error: 'No session', errorKey: 'errors.unauthorized' });
@@ -70,7 +92,7 @@ export function renderApp(path: string) {
   const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
   const view = render(
     <QueryClientProvider client={queryClient}>
-      <AuthProvider>
+      <AuthProvider navigate={(to, options) => router.navigate(to, options)}>
         <RouterProvider router={router} />
       </AuthProvider>
     </QueryClientProvider>,
@@ -87,6 +109,7 @@ export function clearCookies() {
 
 /** A clean browser: no storage, no cookies, English, dark theme. */
 export async function resetBrowser() {
+  resetAuthClient();
   await i18n.changeLanguage('en');
   // After the language change, which caches its choice in storage and a cookie.
   window.localStorage.clear();

@@ -58,7 +58,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/signup',
     {
-      config: { rateLimit: { max: 10, timeWindow: HOUR_MS } },
+      config: { rateLimit: { max: app.config.signupRateLimitPerHour, timeWindow: HOUR_MS } },
       schema: { body: SignupRequest, response: { 201: MessageResponse } },
     },
     async (request, reply) => {

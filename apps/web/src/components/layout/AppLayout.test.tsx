@@ -164,7 +164,9 @@ describe('top bar', () => {
     expect(en).toBeEnabled();
     expect(en).toHaveAttribute('aria-pressed', 'false');
     expect(document.documentElement.lang).toBe('fr');
-    expect(screen.getByRole('link', { name: 'Se connecter' })).toBeInTheDocument();
+    expect(
+      within(screen.getByRole('banner')).getByRole('link', { name: 'Se connecter' }),
+    ).toBeInTheDocument();
     expect(screen.getByRole('link', { name: 'Passer au contenu' })).toBeInTheDocument();
   });
 });

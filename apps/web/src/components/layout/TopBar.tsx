@@ -1,9 +1,10 @@
 /** The fixed top bar: menu button (small screens), brand, theme, language and the session's links. */
 import type { RefObject } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link, useNavigate } from 'react-router';
+import { Link } from 'react-router';
 import { useAuth } from '../../features/auth/auth-context';
 import { ThemeToggle } from '../../features/theme/ThemeToggle';
+import { TicketBadge } from '../../features/tickets/TicketBadge';
 import { cx } from '../../lib/cx';
 import { displayName } from '../../lib/username';
 import { buttonClasses, iconButtonClasses } from '../ui/button-styles';
@@ -59,7 +60,6 @@ function LogoutIcon() {
 function SessionLinks() {
   const { t } = useTranslation();
   const { user, logout } = useAuth();
-  const navigate = useNavigate();
 
   if (!user) {
     return (
@@ -77,7 +77,7 @@ function SessionLinks() {
   const name = displayName(user.username);
   return (
     <div className="flex min-w-0 items-center gap-1 sm:gap-2">
-      {/* Slot for the ticket count badge (spec §2: opens the ticket-info modal), added by the tickets feature. */}
+      <TicketBadge />
       <Link
         to="/profile"
         className="flex min-w-0 items-center gap-2 rounded-full py-1 pr-1 pl-1 text-sm font-semibold text-fg no-underline hover:bg-surface-2 sm:pr-3"
@@ -85,14 +85,7 @@ function SessionLinks() {
         <Avatar username={user.username} url={user.avatar_url} />
         <span className="max-w-40 truncate max-sm:sr-only lg:max-w-72">{t('topbar.greeting', { name })}</span>
       </Link>
-      <button
-        type="button"
-        className={buttonClasses('ghost', 'bar')}
-        onClick={async () => {
-          await logout();
-          navigate('/login');
-        }}
-      >
+      <button type="button" className={buttonClasses('ghost', 'bar')} onClick={() => void logout()}>
         <LogoutIcon />
         <span className="max-sm:sr-only">{t('topbar.logout')}</span>
       </button>

@@ -1,10 +1,32 @@
 /** The auth session (spec §3 "Auth session") shared through React context. */
 import { createContext, useContext } from 'react';
-import type { AuthState } from './types';
+import type { AuthState, User } from './types';
 
 export interface AuthContextValue extends AuthState {
-  /** Tells the server, then forgets the session locally even if the server could not be reached. */
-  logout: () => Promise<void>;
+  /** True while a logout or an expiry is on its way to /login (guards wait instead of redirecting). */
+  signingOut?: boolean;
+  /** Posts the credentials, loads the user and goes to `/`. Rejects with an `ApiError` on failure. */
+  login: (email: string, password: string, recaptchaToken: string) => Promise<void>;
+  /**
+   * Starts a session from a token handed over by the server (social login). When the user cannot
+   * be loaded the session ends with "There was an issue fetching your profile.". Resolves with
+   * the user, or null in that case.
+   */
+  loginWithToken: (token: string) => Promise<User | null>;
+  /**
+   * Tells the server, forgets the session locally even if the server could not be reached, then
+   * goes to /login showing `message` (an i18n key or a text) when given.
+   */
+  logout: (message?: string) => Promise<void>;
+  /** Reloads the user from the server. */
+  refreshUser: () => Promise<User>;
+  /** Replaces the user after an action answered with the updated one (profile, theme…). */
+  setUser: (user: User) => void;
+}
+
+/** Navigation state /login reads to show why the session ended. */
+export interface LoginRouteState {
+  message?: string;
 }
 
 export const AuthContext = createContext<AuthContextValue | null>(null);

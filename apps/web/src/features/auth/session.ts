@@ -1,5 +1,7 @@
-/** Talks to the server about the session: restore it from the refresh cookie, end it. */
+/** Talks to the server about the session: restore it, log in, load the user, end it. */
+import { AccessTokenResponse } from '@telerace/protocol';
 import { apiFetch } from '../../lib/api';
+import { authFetch, getAccessToken, refreshAccessToken, setAccessToken } from '../../lib/auth-client';
 import { parseMeResponse, type User } from './types';
 
 export interface Session {
@@ -7,26 +9,52 @@ export interface Session {
   user: User;
 }
 
-export function bearer(accessToken: string): HeadersInit {
-  return { Authorization: `Bearer ${accessToken}` };
+/** Loads the signed-in user with the auth client's current token. */
+export async function fetchMe(): Promise<User> {
+  return parseMeResponse(await authFetch('/me'));
 }
 
-/** Trades the refresh cookie for an access token, then loads the user. Null when either step fails. */
+/**
+ * Trades the refresh cookie for an access token, then loads the user. Null when either step
+ * fails: the visitor is simply signed out.
+ */
 export async function restoreSession(): Promise<Session | null> {
   try {
-    const { accessToken } = await apiFetch<{ accessToken?: unknown }>('/refresh-token', { method: 'POST' });
-    if (typeof accessToken !== 'string' || accessToken === '') return null;
-    const user = parseMeResponse(await apiFetch('/me', { headers: bearer(accessToken) }));
-    return { accessToken, user };
+    const accessToken = await refreshAccessToken();
+    return { accessToken, user: await fetchMe() };
   } catch {
-    // No session (or an unreachable server): the visitor is simply signed out.
+    setAccessToken(null);
     return null;
   }
 }
 
-export async function endSession(accessToken: string | null): Promise<void> {
+/**
+ * Loads the user behind a token handed over by the server (social login). Not through the auth
+ * client: a token that does not work is a failed login, not an expired session to renew.
+ */
+export async function fetchUserWithToken(token: string): Promise<User> {
+  return parseMeResponse(await apiFetch('/me', { headers: { Authorization: `Bearer ${token}` } }));
+}
+
+/** Posts the credentials; on success the auth client holds the new token. Rejects with an `ApiError`. */
+export async function postLogin(email: string, password: string, recaptchaToken: string): Promise<string> {
+  const { accessToken } = await authFetch(
+    '/login',
+    { method: 'POST', json: { email, password, recaptchaToken } },
+    AccessTokenResponse,
+  );
+  setAccessToken(accessToken);
+  return accessToken;
+}
+
+/**
+ * Tells the server the session ends; a failure is only logged (spec §4 "Logout"). Not through the
+ * auth client: an expired token must not start a refresh (or a "session expired") on the way out.
+ */
+export async function endSession(): Promise<void> {
+  const token = getAccessToken();
   try {
-    await apiFetch('/logout', { method: 'POST', headers: accessToken ? bearer(accessToken) : undefined });
+    await apiFetch('/logout', { method: 'POST', headers: token ? { Authorization: `Bearer ${token}` } : {} });
   } catch (error) {
     console.error('Logout request failed', error);
   }

@@ -73,12 +73,13 @@ describe("the user's preferred theme", () => {
     expect(await screen.findByTestId('theme-toggle')).toHaveAccessibleName('Switch to dark theme');
   });
 
-  it('leaves the saved theme alone when the user has none', async () => {
+  it('leaves the saved theme alone for a signed-out visitor', async () => {
     window.localStorage.setItem(THEME_STORAGE_KEY, 'light');
     runThemeInit();
-    stubServer({ session: member });
+    stubServer({ session: null });
     renderApp('/signup');
-    await screen.findByRole('link', { name: 'Hi, speedy' });
+    await screen.findByRole('heading', { level: 1, name: 'Sign up' });
     expect(isDark()).toBe(false);
+    expect(window.localStorage.getItem(THEME_STORAGE_KEY)).toBe('light');
   });
 });

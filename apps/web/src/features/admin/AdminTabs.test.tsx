@@ -1,0 +1,49 @@
+import { screen } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import '../../i18n';
+import Admin from '../../routes/Admin';
+import { adminUser, json, renderSignedIn, stubFetch } from '../profile/testing';
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
+
+describe('admin tabs', () => {
+  it('moves between the four tabs with the arrow keys, Home and End', async () => {
+    stubFetch({
+      'GET /api/admin/users': () => json(200, { users: [], totalCount: 0 }),
+      'GET /api/admin/logins': () =>
+        json(200, {
+          logins: [{ id: 1, created_at: new Date().toISOString(), username: 'speedy#12', ip: '203.0.113.9' }],
+          totalCount: 1,
+        }),
+    });
+    const user = userEvent.setup();
+    renderSignedIn(<Admin />, adminUser);
+    const tabs = screen.getAllByRole('tab');
+    expect(tabs.map((tab) => tab.textContent)).toEqual([
+      'Race Control',
+      'Car Status',
+      'Users',
+      'Login History',
+    ]);
+    expect(tabs[0]).toHaveAttribute('aria-selected', 'true');
+    expect(screen.getByRole('tabpanel', { name: 'Race Control' })).toHaveTextContent('Coming soon');
+
+    await user.click(tabs[0] as HTMLElement);
+    await user.keyboard('{ArrowRight}{ArrowRight}');
+    expect(screen.getByRole('tab', { name: 'Users' })).toHaveFocus();
+    expect(screen.getByRole('tab', { name: 'Users' })).toHaveAttribute('aria-selected', 'true');
+    expect(await screen.findByText('No users yet.')).toBeVisible();
+
+    await user.keyboard('{End}');
+    expect(screen.getByRole('tab', { name: 'Login History' })).toHaveFocus();
+    expect(await screen.findByRole('cell', { name: '203.0.113.9' })).toBeVisible();
+
+    await user.keyboard('{ArrowRight}');
+    expect(screen.getByRole('tab', { name: 'Race Control' })).toHaveFocus();
+    await user.keyboard('{ArrowLeft}{Home}');
+    expect(screen.getByRole('tab', { name: 'Race Control' })).toHaveAttribute('aria-selected', 'true');
+  });
+});

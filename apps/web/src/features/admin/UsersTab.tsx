@@ -1,0 +1,219 @@
+/** The admin Users tab (spec §2, §6): the members, paged and refreshed every 5 s, with their actions. */
+
+import { useQueryClient } from '@tanstack/react-query';
+import type { AdminUser } from '@telerace/protocol';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Alert } from '../../components/ui/Alert';
+import { Button } from '../../components/ui/Button';
+import { Spinner } from '../../components/ui/Spinner';
+import { formatRelativeTime } from '../../lib/relative-time';
+import { displayName, usernameSuffix } from '../../lib/username';
+import { useAuth } from '../auth/auth-context';
+import { TICKETS_QUERY_KEY } from '../tickets/tickets-api';
+import { ADMIN_USERS_KEY, fetchUsers } from './admin-api';
+import { Pagination } from './Pagination';
+import { bodyCell, headCell, tableClasses, tableFrame } from './table-styles';
+import { type UserAction, UserActionDialog, type UserActionKind } from './UserActionDialog';
+import { usePagedQuery } from './use-paged-query';
+import { YesNo } from './YesNo';
+
+/** Compact buttons: four of them share one table cell. */
+const ACTION = 'h-8! px-2! text-xs!';
+
+function RowActions({
+  user,
+  isSelf,
+  onAction,
+}: {
+  user: AdminUser;
+  isSelf: boolean;
+  onAction: (kind: UserActionKind) => void;
+}) {
+  const { t } = useTranslation();
+  const selfHint = isSelf ? t('admin.actions.selfHint') : undefined;
+  return (
+    <fieldset className="grid grid-cols-[auto_auto] gap-1 2xl:flex" aria-label={displayName(user.username)}>
+      <Button
+        variant="secondary"
+        size="sm"
+        className={ACTION}
+        disabled={isSelf}
+        title={selfHint}
+        onClick={() => onAction(user.is_banned ? 'unban' : 'ban')}
+      >
+        {user.is_banned ? t('admin.actions.unban') : t('admin.actions.ban')}
+      </Button>
+      <Button
+        variant="secondary"
+        size="sm"
+        className={ACTION}
+        disabled={isSelf}
+        title={selfHint}
+        onClick={() => onAction(user.is_admin ? 'removeAdmin' : 'makeAdmin')}
+      >
+        {user.is_admin ? t('admin.actions.removeAdmin') : t('admin.actions.makeAdmin')}
+      </Button>
+      <Button variant="secondary" size="sm" className={ACTION} onClick={() => onAction('adjust')}>
+        {t('admin.actions.adjust')}
+      </Button>
+      <Button
+        variant="ghost"
+        size="sm"
+        className={`${ACTION} text-danger!`}
+        disabled={isSelf}
+        title={selfHint}
+        onClick={() => onAction('delete')}
+      >
+        {t('admin.actions.delete')}
+      </Button>
+    </fieldset>
+  );
+}
+
+export function UsersTab() {
+  const { t, i18n } = useTranslation();
+  const { user: me } = useAuth();
+  const queryClient = useQueryClient();
+  const { query, page, pageSize, setPage, setPageSize } = usePagedQuery(ADMIN_USERS_KEY, fetchUsers);
+  const [action, setAction] = useState<UserAction | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const now = new Date();
+  const dateTime = (iso: string) => new Date(iso).toLocaleString(i18n.resolvedLanguage);
+
+  if (query.isPending) {
+    return (
+      <div className="flex justify-center py-10">
+        <Spinner size="lg" className="text-accent" />
+      </div>
+    );
+  }
+  if (query.isError && !query.data) return <Alert tone="error">{t('admin.users.loadFailed')}</Alert>;
+  const { users, totalCount } = query.data;
+
+  return (
+    <div className="space-y-4">
+      {query.isError && <Alert tone="warning">{t('admin.users.loadFailed')}</Alert>}
+      {notice && <Alert tone="success">{notice}</Alert>}
+      {users.length === 0 ? (
+        <p className="rounded-xl border border-dashed border-line px-4 py-10 text-center text-muted">
+          {t('admin.users.empty')}
+        </p>
+      ) : (
+        <section
+          aria-label={t('admin.users.caption')}
+          // biome-ignore lint/a11y/noNoninteractiveTabindex: a table wider than the screen must scroll from the keyboard.
+          tabIndex={0}
+          className={tableFrame}
+        >
+          <table className={tableClasses}>
+            <caption className="sr-only">{t('admin.users.caption')}</caption>
+            <thead>
+              <tr>
+                <th scope="col" className={headCell}>
+                  {t('admin.users.id')}
+                </th>
+                <th scope="col" className={headCell}>
+                  {t('admin.users.username')}
+                </th>
+                <th scope="col" className={headCell}>
+                  {t('admin.users.email')}
+                </th>
+                <th scope="col" className={`${headCell} text-right`}>
+                  {t('admin.users.tickets')}
+                </th>
+                <th scope="col" className={headCell}>
+                  {t('admin.users.admin')}
+                </th>
+                <th scope="col" className={headCell}>
+                  {t('admin.users.banned')}
+                </th>
+                <th scope="col" className={headCell}>
+                  {t('admin.users.lastLogin')}
+                </th>
+                <th scope="col" className={headCell}>
+                  {t('admin.users.actions')}
+                </th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-line">
+              {users.map((user) => {
+                const isSelf = user.id === me?.id;
+                return (
+                  <tr key={user.id} data-testid={`admin-user-${user.id}`} className="hover:bg-surface-2/50">
+                    <td className={`${bodyCell} text-muted tabular-nums`}>{user.id}</td>
+                    <th
+                      scope="row"
+                      className={`${bodyCell} max-w-40 truncate font-semibold`}
+                      title={user.username}
+                    >
+                      {displayName(user.username)}
+                      <span className="ml-1 font-mono text-xs font-normal text-muted">
+                        {usernameSuffix(user.username)}
+                      </span>
+                      {isSelf && (
+                        <span className="ml-1.5 text-xs font-normal text-accent-2">({t('admin.you')})</span>
+                      )}
+                    </th>
+                    <td className={`${bodyCell} max-w-36 truncate`} title={user.email ?? undefined}>
+                      {user.email ?? '—'}
+                    </td>
+                    <td className={`${bodyCell} text-right font-semibold tabular-nums`}>
+                      {user.tickets}
+                      {user.ticket_adjustment !== 0 && (
+                        <span className="block text-xs font-normal text-muted">
+                          ({user.ticket_adjustment > 0 ? '+' : ''}
+                          {user.ticket_adjustment})
+                        </span>
+                      )}
+                    </td>
+                    <td className={bodyCell}>
+                      <YesNo value={user.is_admin} />
+                    </td>
+                    <td className={bodyCell}>
+                      <YesNo value={user.is_banned} alarming />
+                    </td>
+                    <td
+                      className={`${bodyCell} whitespace-nowrap`}
+                      title={user.last_login_at ? dateTime(user.last_login_at) : undefined}
+                    >
+                      {formatRelativeTime(t, user.last_login_at, now)}
+                    </td>
+                    <td className={bodyCell}>
+                      <RowActions
+                        user={user}
+                        isSelf={isSelf}
+                        onAction={(kind) => {
+                          setNotice(null);
+                          setAction({ kind, user });
+                        }}
+                      />
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </section>
+      )}
+      <Pagination
+        name={t('admin.tabs.users')}
+        page={page}
+        pageSize={pageSize}
+        totalCount={totalCount}
+        onPageChange={setPage}
+        onPageSizeChange={setPageSize}
+      />
+      <UserActionDialog
+        action={action}
+        onClose={() => setAction(null)}
+        onDone={(message) => {
+          setAction(null);
+          setNotice(message);
+          void queryClient.invalidateQueries({ queryKey: ADMIN_USERS_KEY });
+          void queryClient.invalidateQueries({ queryKey: TICKETS_QUERY_KEY });
+        }}
+      />
+    </div>
+  );
+}

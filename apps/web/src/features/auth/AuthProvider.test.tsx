@@ -1,0 +1,200 @@
+import { act, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ACCESS_TOKEN, json, member, renderApp, resetBrowser, stubServer } from '../../test/app';
+import { SESSION_RECHECK_MS } from './AuthProvider';
+
+vi.mock('../../routes/Home', () => ({ default: () => <h1>Home page</h1> }));
+
+beforeEach(async () => {
+  await resetBrowser();
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+const unauthorized = () => json(401, { error: 'Unauthorized', errorKey: 'errors.unauthorized' });
+
+async function logIn(email = 'speedy@example.com', password = 'correct horse') {
+  const user = userEvent.setup();
+  await user.type(await screen.findByLabelText('Email'), email);
+  await user.type(screen.getByLabelText('Password'), password);
+  await user.click(screen.getByRole('button', { name: 'Log in' }));
+}
+
+describe('login', () => {
+  it('posts the credentials, loads the user with the new token and goes home', async () => {
+    let signedIn = false;
+    const fetchMock = stubServer({
+      session: null,
+      handle: ({ method, url, auth }) => {
+        if (method === 'POST' && url === '/api/login') {
+          signedIn = true;
+          return json(200, { accessToken: ACCESS_TOKEN });
+        }
+        if (url === '/api/me' && signedIn && auth === `Bearer ${ACCESS_TOKEN}`)
+          return json(200, { user: member });
+        return undefined;
+      },
+    });
+    const { router } = renderApp('/login');
+    await logIn();
+    expect(await screen.findByRole('heading', { level: 1, name: 'Home page' })).toBeInTheDocument();
+    expect(router.state.location.pathname).toBe('/');
+    expect(within(screen.getByRole('banner')).getByRole('link', { name: 'Hi, speedy' })).toBeInTheDocument();
+    const login = fetchMock.mock.calls.find(([url]) => url === '/api/login');
+    expect(JSON.parse(String(login?.[1]?.body))).toEqual({
+      email: 'speedy@example.com',
+      password: 'correct horse',
+      recaptchaToken: '',
+    });
+  });
+
+  it.each([
+    [
+      json(401, { error: 'Invalid credentials', errorKey: 'errors.invalidCredentials' }),
+      'Invalid credentials',
+    ],
+    [json(403, { error: 'This account is banned', errorKey: 'errors.banned' }), 'This account is banned.'],
+    [json(400, { error: 'Some server text' }), 'Some server text'],
+    [new Response('oops', { status: 500 }), 'Login failed'],
+  ])('shows why a login failed (%#)', async (answer, message) => {
+    stubServer({
+      session: null,
+      handle: ({ url }) => (url === '/api/login' ? answer : undefined),
+    });
+    const { router } = renderApp('/login');
+    await logIn();
+    expect(await screen.findByRole('alert')).toHaveTextContent(message);
+    expect(router.state.location.pathname).toBe('/login');
+    expect(screen.getByRole('button', { name: 'Log in' })).toBeEnabled();
+  });
+});
+
+describe('session expiry', () => {
+  it('sends an open page to /login with the expiry message when the session cannot be renewed', async () => {
+    let alive = true;
+    const fetchMock = stubServer({
+      session: member,
+      handle: ({ url }) => {
+        if (!alive && (url === '/api/me' || url === '/api/refresh-token')) return unauthorized();
+        return undefined;
+      },
+    });
+    const { router } = renderApp('/car-selection');
+    await screen.findByRole('heading', { level: 1, name: 'Choose a car' });
+    alive = false;
+    // Coming back to the tab re-checks the session at once.
+    act(() => {
+      document.dispatchEvent(new Event('visibilitychange'));
+    });
+    await waitFor(() => expect(router.state.location.pathname).toBe('/login'));
+    expect(await screen.findByText('Your session has expired. Please log in again.')).toBeInTheDocument();
+    expect(router.state.location.pathname).toBe('/login');
+    expect(within(screen.getByRole('banner')).getByRole('link', { name: 'Log in' })).toBeInTheDocument();
+    expect(fetchMock.mock.calls.filter(([url]) => url === '/api/refresh-token')).toHaveLength(2);
+  });
+
+  it('re-checks the session every 10 seconds while the tab is visible', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const fetchMock = stubServer({ session: member });
+    renderApp('/car-selection');
+    await screen.findByRole('heading', { level: 1, name: 'Choose a car' });
+    const meCalls = () => fetchMock.mock.calls.filter(([url]) => url === '/api/me').length;
+    expect(meCalls()).toBe(1);
+    await act(async () => {
+      vi.advanceTimersByTime(SESSION_RECHECK_MS);
+    });
+    await waitFor(() => expect(meCalls()).toBe(2));
+    await act(async () => {
+      vi.advanceTimersByTime(SESSION_RECHECK_MS);
+    });
+    await waitFor(() => expect(meCalls()).toBe(3));
+  });
+
+  it('keeps the member signed in when the access token expired but the refresh works', async () => {
+    let token = ACCESS_TOKEN;
+    const fetchMock = stubServer({
+      session: member,
+      handle: ({ url, auth }) => {
+        if (url === '/api/refresh-token') return json(200, { accessToken: token });
+        if (url === '/api/me')
+          return auth === `Bearer ${token}` ? json(200, { user: member }) : unauthorized();
+        return undefined;
+      },
+    });
+    const { router } = renderApp('/car-selection');
+    await screen.findByRole('heading', { level: 1, name: 'Choose a car' });
+    token = 'access-token-2';
+    act(() => {
+      document.dispatchEvent(new Event('visibilitychange'));
+    });
+    await waitFor(() =>
+      expect(fetchMock.mock.calls.filter(([url]) => url === '/api/refresh-token')).toHaveLength(2),
+    );
+    await waitFor(() =>
+      expect(
+        fetchMock.mock.calls.some(
+          ([url, init]) =>
+            url === '/api/me' && new Headers(init?.headers).get('Authorization') === 'Bearer access-token-2',
+        ),
+      ).toBe(true),
+    );
+    expect(router.state.location.pathname).toBe('/car-selection');
+    expect(screen.getByRole('link', { name: 'Hi, speedy' })).toBeInTheDocument();
+  });
+});
+
+describe('social login (/auth/callback)', () => {
+  it('stores the token, the final destination and the control token, then opens the destination', async () => {
+    const fetchMock = stubServer({
+      session: null,
+      handle: ({ url, auth }) =>
+        url === '/api/me' && auth === 'Bearer social-token' ? json(200, { user: member }) : undefined,
+    });
+    const { router } = renderApp(
+      '/auth/callback?token=social-token&destination=%2Fcar-selection&final_destination=%2Fcontrol%2F7%2Fcar-7&controlToken=ct-1&carId=7',
+    );
+    expect(await screen.findByRole('heading', { level: 1, name: 'Choose a car' })).toBeInTheDocument();
+    expect(router.state.location.pathname).toBe('/car-selection');
+    expect(router.state.historyAction).toBe('REPLACE');
+    expect(window.sessionStorage.getItem('final_destination')).toBe('/control/7/car-7');
+    expect(window.sessionStorage.getItem('controlToken:7')).toBe('ct-1');
+    expect(screen.getByRole('link', { name: 'Hi, speedy' })).toBeInTheDocument();
+    expect(fetchMock).toHaveBeenCalledWith('/api/me', expect.anything());
+  });
+
+  it('goes home by default and never to another site', async () => {
+    stubServer({
+      session: null,
+      handle: ({ url }) => (url === '/api/me' ? json(200, { user: member }) : undefined),
+    });
+    const { router } = renderApp('/auth/callback?token=t&destination=%2F%2Fevil.example');
+    expect(await screen.findByRole('heading', { level: 1, name: 'Home page' })).toBeInTheDocument();
+    expect(router.state.location.pathname).toBe('/');
+  });
+
+  it('logs out with "There was an issue fetching your profile." when the user cannot be loaded', async () => {
+    const fetchMock = stubServer({
+      session: null,
+      handle: ({ url }) => (url === '/api/me' ? json(500, { error: 'boom' }) : undefined),
+    });
+    const { router } = renderApp('/auth/callback?token=bad');
+    expect(await screen.findByText('There was an issue fetching your profile.')).toBeInTheDocument();
+    expect(router.state.location.pathname).toBe('/login');
+    expect(fetchMock).toHaveBeenCalledWith('/api/logout', expect.objectContaining({ method: 'POST' }));
+  });
+
+  it('does not try a refresh when the handed-over token is refused', async () => {
+    const fetchMock = stubServer({
+      session: null,
+      handle: ({ url }) => (url === '/api/me' ? unauthorized() : undefined),
+    });
+    const { router } = renderApp('/auth/callback?token=refused');
+    expect(await screen.findByText('There was an issue fetching your profile.')).toBeInTheDocument();
+    expect(router.state.location.pathname).toBe('/login');
+    // Only the page-load restore asked for a refresh.
+    expect(fetchMock.mock.calls.filter(([url]) => url === '/api/refresh-token')).toHaveLength(1);
+  });
+});

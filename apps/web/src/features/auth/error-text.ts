@@ -1,0 +1,12 @@
+/** Turns a failed call into the text a screen shows: translated errorKey, else server text, else fallback. */
+import type { i18n as I18n, TFunction } from 'i18next';
+import { ApiError } from '../../lib/api';
+
+export function apiErrorText(t: TFunction, i18n: I18n, error: unknown, fallbackKey: string): string {
+  if (error instanceof ApiError) {
+    if (error.errorKey && i18n.exists(error.errorKey)) return t(error.errorKey);
+    // The status text stands in for a missing body; only a real server message is worth showing.
+    if (error.error && !/^HTTP \d+$/.test(error.error) && error.status !== 500) return error.error;
+  }
+  return t(fallbackKey);
+}

@@ -1,0 +1,200 @@
+/** The building blocks of the auth screens: framed card, labelled fields, password toggle, terms box. */
+import { type InputHTMLAttributes, type ReactNode, type Ref, useId, useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
+import { Panel } from '../../components/ui/Panel';
+import { cx } from '../../lib/cx';
+
+/** The centred card every auth screen sits in. */
+export function AuthFrame({
+  eyebrow,
+  title,
+  intro,
+  children,
+}: {
+  eyebrow?: ReactNode;
+  title: ReactNode;
+  intro?: ReactNode;
+  children?: ReactNode;
+}) {
+  return (
+    <div className="mx-auto w-full max-w-md">
+      <Panel level={1} eyebrow={eyebrow} title={title}>
+        <div className="relative">
+          <div
+            className="checkered pointer-events-none absolute -top-16 right-0 h-20 w-32 opacity-50 [mask-image:linear-gradient(to_left,black,transparent)]"
+            aria-hidden="true"
+          />
+          {intro && <p className="relative mb-5 text-sm leading-relaxed text-muted">{intro}</p>}
+          <div className="relative">{children}</div>
+        </div>
+      </Panel>
+    </div>
+  );
+}
+
+export const inputClasses = cx(
+  'block h-11 w-full rounded-lg border border-line bg-bg px-3 text-base text-fg placeholder:text-muted/70',
+  'transition-colors hover:border-muted focus-visible:border-ring focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-ring',
+  'aria-invalid:border-danger disabled:opacity-60',
+);
+
+export interface TextFieldProps extends Omit<InputHTMLAttributes<HTMLInputElement>, 'className'> {
+  ref?: Ref<HTMLInputElement>;
+  label: ReactNode;
+  hint?: ReactNode;
+  error?: string;
+  /** Shown right of the label (a character counter). */
+  aside?: ReactNode;
+  /** A control inside the input's right edge (the show-password button). */
+  trailing?: ReactNode;
+}
+
+export function TextField({ label, hint, error, aside, trailing, id, ...input }: TextFieldProps) {
+  const autoId = useId();
+  const inputId = id ?? autoId;
+  const hintId = `${inputId}-hint`;
+  const errorId = `${inputId}-error`;
+  const describedBy = [hint ? hintId : null, error ? errorId : null].filter(Boolean).join(' ') || undefined;
+  return (
+    <div>
+      <div className="mb-1.5 flex items-baseline justify-between gap-3">
+        <label htmlFor={inputId} className="text-sm font-semibold text-fg">
+          {label}
+        </label>
+        {aside}
+      </div>
+      <div className="relative">
+        <input
+          id={inputId}
+          className={cx(inputClasses, trailing ? 'pr-12' : undefined)}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={describedBy}
+          {...input}
+        />
+        {trailing && <div className="absolute inset-y-0 right-1 flex items-center">{trailing}</div>}
+      </div>
+      {hint && (
+        <p id={hintId} className="mt-1.5 text-xs text-muted">
+          {hint}
+        </p>
+      )}
+      {error && (
+        <p id={errorId} className="mt-1.5 text-sm font-medium text-danger">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+function EyeIcon({ crossed }: { crossed: boolean }) {
+  return (
+    <svg
+      viewBox="0 0 24 24"
+      className="size-5"
+      fill="none"
+      stroke="currentColor"
+      strokeWidth="2"
+      aria-hidden="true"
+    >
+      <path
+        strokeLinecap="round"
+        strokeLinejoin="round"
+        d="M2 12s3.6-7 10-7 10 7 10 7-3.6 7-10 7S2 12 2 12z"
+      />
+      <circle cx="12" cy="12" r="3" />
+      {crossed && <path strokeLinecap="round" d="M4 4l16 16" />}
+    </svg>
+  );
+}
+
+/** A password input with a show/hide toggle. */
+export function PasswordField(props: Omit<TextFieldProps, 'type' | 'trailing'>) {
+  const { t } = useTranslation();
+  const [visible, setVisible] = useState(false);
+  return (
+    <TextField
+      {...props}
+      type={visible ? 'text' : 'password'}
+      trailing={
+        <button
+          type="button"
+          className="inline-flex size-9 items-center justify-center rounded-md text-muted hover:bg-surface-2 hover:text-fg focus-visible:outline-2 focus-visible:outline-ring"
+          aria-label={visible ? t('auth.hidePassword') : t('auth.showPassword')}
+          aria-pressed={visible}
+          onClick={() => setVisible((shown) => !shown)}
+        >
+          <EyeIcon crossed={visible} />
+        </button>
+      }
+    />
+  );
+}
+
+function NewTabLink({ to, children }: { to: string; children?: ReactNode }) {
+  const { t } = useTranslation();
+  return (
+    <a href={to} target="_blank" rel="noopener noreferrer" className="font-semibold">
+      {children}
+      <span className="sr-only"> {t('auth.opensInNewTab')}</span>
+    </a>
+  );
+}
+
+/**
+ * The required "I agree to the Terms and the Privacy Policy" box; both links open in a new tab.
+ * Its error message is shown by the form's alert; `invalid` marks the box.
+ */
+export function TermsCheckbox({
+  checked,
+  onChange,
+  invalid,
+  disabled,
+}: {
+  checked: boolean;
+  onChange: (checked: boolean) => void;
+  invalid?: boolean;
+  disabled?: boolean;
+}) {
+  const id = useId();
+  return (
+    <div
+      className={cx(
+        'flex items-start gap-3 rounded-lg border p-3 transition-colors',
+        invalid ? 'border-danger/70 bg-danger/5' : 'border-line bg-surface-2/40',
+      )}
+    >
+      <input
+        id={id}
+        name="terms"
+        type="checkbox"
+        className="mt-0.5 size-5 shrink-0 accent-(--tr-accent)"
+        checked={checked}
+        disabled={disabled}
+        required
+        aria-invalid={invalid || undefined}
+        onChange={(event) => onChange(event.target.checked)}
+      />
+      <label htmlFor={id} className="text-sm leading-relaxed text-fg">
+        <Trans
+          i18nKey="signup.terms"
+          components={{
+            terms: <NewTabLink to="/terms-of-service" />,
+            privacy: <NewTabLink to="/privacy-policy" />,
+          }}
+        />
+      </label>
+    </div>
+  );
+}
+
+/** A thin rule with a word in the middle ("or"). */
+export function Divider({ children }: { children: ReactNode }) {
+  return (
+    <div className="my-6 flex items-center gap-3 text-xs font-bold tracking-[0.2em] text-muted uppercase">
+      <span className="h-px flex-1 bg-line" aria-hidden="true" />
+      {children}
+      <span className="h-px flex-1 bg-line" aria-hidden="true" />
+    </div>
+  );
+}

@@ -1,0 +1,96 @@
+/**
+ * Set a password (social-only account) or change it (current, new, confirmation). The two new
+ * passwords must match (spec §5) before anything is sent.
+ */
+import { type ChangePasswordRequest, PASSWORD_MIN_LENGTH, type User } from '@telerace/protocol';
+import { type FormEvent, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Button } from '../../components/ui/Button';
+import { apiErrorText } from '../auth/error-text';
+import { PasswordField } from '../auth/form-fields';
+import { type FormStatus, FormStatusAlert } from './form-status';
+import { changePassword } from './profile-api';
+
+export function PasswordForm({ user, onSaved }: { user: User; onSaved: (user: User) => void }) {
+  const { t, i18n } = useTranslation();
+  const [currentPassword, setCurrentPassword] = useState('');
+  const [newPassword, setNewPassword] = useState('');
+  const [confirmation, setConfirmation] = useState('');
+  const [newError, setNewError] = useState<string | null>(null);
+  const [confirmError, setConfirmError] = useState<string | null>(null);
+  const [status, setStatus] = useState<FormStatus>(null);
+  const [busy, setBusy] = useState(false);
+  const hadPassword = user.has_password;
+
+  const onSubmit = async (event: FormEvent) => {
+    event.preventDefault();
+    setStatus(null);
+    const tooShort = newPassword.length < PASSWORD_MIN_LENGTH;
+    const mismatch = newPassword !== confirmation;
+    setNewError(tooShort ? t('profile.password.tooShort', { min: PASSWORD_MIN_LENGTH }) : null);
+    setConfirmError(mismatch ? t('profile.password.mismatch') : null);
+    if (tooShort || mismatch) return;
+
+    const body: ChangePasswordRequest = hadPassword ? { currentPassword, newPassword } : { newPassword };
+    setBusy(true);
+    try {
+      const { user: saved } = await changePassword(body);
+      onSaved(saved);
+      setCurrentPassword('');
+      setNewPassword('');
+      setConfirmation('');
+      setStatus({
+        tone: 'success',
+        text: hadPassword ? t('profile.password.changed') : t('profile.password.setDone'),
+      });
+    } catch (error) {
+      setStatus({ tone: 'error', text: apiErrorText(t, i18n, error, 'profile.errorFallback') });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form
+      noValidate
+      onSubmit={onSubmit}
+      className="space-y-4"
+      aria-label={hadPassword ? t('profile.password.changeTitle') : t('profile.password.setTitle')}
+    >
+      {!hadPassword && <p className="text-sm text-muted">{t('profile.password.setIntro')}</p>}
+      {hadPassword && (
+        <PasswordField
+          label={t('profile.password.current')}
+          name="currentPassword"
+          autoComplete="current-password"
+          value={currentPassword}
+          onChange={(event) => setCurrentPassword(event.target.value)}
+          required
+        />
+      )}
+      <PasswordField
+        label={t('profile.password.new')}
+        name="newPassword"
+        autoComplete="new-password"
+        value={newPassword}
+        onChange={(event) => setNewPassword(event.target.value)}
+        hint={t('profile.password.newHint', { min: PASSWORD_MIN_LENGTH })}
+        error={newError ?? undefined}
+        required
+      />
+      <PasswordField
+        label={t('profile.password.confirm')}
+        name="confirmPassword"
+        autoComplete="new-password"
+        value={confirmation}
+        onChange={(event) => setConfirmation(event.target.value)}
+        error={confirmError ?? undefined}
+        required
+      />
+      <FormStatusAlert status={status} />
+      <Button type="submit" busy={busy}>
+        {hadPassword ? t('profile.password.change') : t('profile.password.set')}
+      </Button>
+    </form>
+  );
+}

@@ -1,0 +1,186 @@
+import { screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import '../../i18n';
+import { AboutForm } from './AboutForm';
+import { DangerZone } from './DangerZone';
+import { DetailsForm } from './DetailsForm';
+import { LinkedAccounts } from './LinkedAccounts';
+import { PasswordForm } from './PasswordForm';
+import { callsTo, json, member, renderSignedIn, stubFetch } from './testing';
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
+
+describe('DetailsForm', () => {
+  it('sends the base username and no email when the email did not change', async () => {
+    const saved = { ...member, username: 'turbo#12' };
+    const fetchMock = stubFetch({
+      'PATCH /api/me/details': () => json(200, { user: saved, message: 'Details updated' }),
+    });
+    const onSaved = vi.fn();
+    const user = userEvent.setup();
+    renderSignedIn(<DetailsForm user={member} onSaved={onSaved} />);
+
+    const username = screen.getByRole('textbox', { name: 'Username' });
+    expect(username).toHaveValue('speedy');
+    await user.clear(username);
+    await user.type(username, 'turbo');
+    await user.type(screen.getByLabelText('Current password'), 'old-secret');
+    await user.click(screen.getByRole('button', { name: 'Save details' }));
+
+    expect(await screen.findByRole('status')).toHaveTextContent('Your details were updated.');
+    expect(callsTo(fetchMock, 'PATCH', '/api/me/details')).toEqual([
+      { username: 'turbo', currentPassword: 'old-secret' },
+    ]);
+    expect(onSaved).toHaveBeenCalledWith(saved);
+    expect(screen.getByLabelText('Current password')).toHaveValue('');
+  });
+
+  it('sends the email when it changed', async () => {
+    const fetchMock = stubFetch({
+      'PATCH /api/me/details': () => json(200, { user: member, message: 'ok' }),
+    });
+    const user = userEvent.setup();
+    renderSignedIn(<DetailsForm user={member} onSaved={vi.fn()} />);
+    const email = screen.getByRole('textbox', { name: 'Email' });
+    await user.clear(email);
+    await user.type(email, 'new@example.com');
+    await user.type(screen.getByLabelText('Current password'), 'old-secret');
+    await user.click(screen.getByRole('button', { name: 'Save details' }));
+    await screen.findByRole('status');
+    expect(callsTo(fetchMock, 'PATCH', '/api/me/details')).toEqual([
+      { username: 'speedy', email: 'new@example.com', currentPassword: 'old-secret' },
+    ]);
+  });
+
+  it("shows the server's error and sends nothing without the current password", async () => {
+    const fetchMock = stubFetch({
+      'PATCH /api/me/details': () => json(409, { error: 'Email or username already in use' }),
+    });
+    const user = userEvent.setup();
+    renderSignedIn(<DetailsForm user={member} onSaved={vi.fn()} />);
+    await user.click(screen.getByRole('button', { name: 'Save details' }));
+    expect(screen.getByText('Enter your current password.')).toBeVisible();
+    expect(fetchMock).not.toHaveBeenCalled();
+
+    await user.type(screen.getByLabelText('Current password'), 'old-secret');
+    await user.click(screen.getByRole('button', { name: 'Save details' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent('Email or username already in use');
+  });
+});
+
+describe('AboutForm', () => {
+  it('rejects a non-http avatar URL and falls back to "Could not save profile" on a server failure', async () => {
+    const fetchMock = stubFetch({ 'PATCH /api/me': () => json(500, { error: 'Internal' }) });
+    const user = userEvent.setup();
+    renderSignedIn(<AboutForm user={member} onSaved={vi.fn()} />);
+    const url = screen.getByRole('textbox', { name: 'Avatar URL' });
+    await user.type(url, 'javascript:alert(1)');
+    await user.click(screen.getByRole('button', { name: 'Save profile' }));
+    expect(url).toHaveAccessibleDescription(expect.stringContaining('must be a web address'));
+    expect(fetchMock).not.toHaveBeenCalled();
+
+    await user.clear(url);
+    await user.type(url, 'https://img.example.com/me.png');
+    await user.click(screen.getByRole('button', { name: 'Save profile' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent('Could not save profile');
+    expect(callsTo(fetchMock, 'PATCH', '/api/me')).toEqual([
+      { bio: member.bio, avatar_url: 'https://img.example.com/me.png' },
+    ]);
+  });
+
+  it('counts the bio characters', async () => {
+    const user = userEvent.setup();
+    renderSignedIn(<AboutForm user={{ ...member, bio: '' }} onSaved={vi.fn()} />);
+    await user.type(screen.getByRole('textbox', { name: 'Bio' }), 'Hello');
+    expect(screen.getByTestId('bio-counter')).toHaveTextContent('5 / 500 characters');
+  });
+});
+
+describe('PasswordForm', () => {
+  it('says the new passwords do not match and sends nothing', async () => {
+    const fetchMock = stubFetch({});
+    const user = userEvent.setup();
+    renderSignedIn(<PasswordForm user={member} onSaved={vi.fn()} />);
+    await user.type(screen.getByLabelText('Current password'), 'old-secret');
+    await user.type(screen.getByLabelText('New password'), 'brand-new-1');
+    await user.type(screen.getByLabelText('Confirm the new password'), 'brand-new-2');
+    await user.click(screen.getByRole('button', { name: 'Change password' }));
+    expect(screen.getByText('New passwords do not match')).toBeVisible();
+    expect(fetchMock).not.toHaveBeenCalled();
+  });
+
+  it('sets a first password without a current one', async () => {
+    const socialOnly = { ...member, has_password: false };
+    const fetchMock = stubFetch({
+      'POST /api/me/password': () => json(200, { message: 'ok', user: member }),
+    });
+    const user = userEvent.setup();
+    renderSignedIn(<PasswordForm user={socialOnly} onSaved={vi.fn()} />);
+    expect(screen.queryByLabelText('Current password')).not.toBeInTheDocument();
+    await user.type(screen.getByLabelText('New password'), 'brand-new-1');
+    await user.type(screen.getByLabelText('Confirm the new password'), 'brand-new-1');
+    await user.click(screen.getByRole('button', { name: 'Set password' }));
+    expect(await screen.findByRole('status')).toHaveTextContent('Your password was set.');
+    expect(callsTo(fetchMock, 'POST', '/api/me/password')).toEqual([{ newPassword: 'brand-new-1' }]);
+  });
+});
+
+describe('LinkedAccounts', () => {
+  it('disconnects a linked platform only after confirmation, and links the others', async () => {
+    const fetchMock = stubFetch({
+      'POST /api/me/disconnect': () => json(200, { user: { ...member, twitch_id: null } }),
+    });
+    const onSaved = vi.fn();
+    const user = userEvent.setup();
+    renderSignedIn(<LinkedAccounts user={member} onSaved={onSaved} />);
+    expect(screen.getByRole('link', { name: 'Link your YouTube account' })).toHaveAttribute(
+      'href',
+      '/api/connect/youtube',
+    );
+    await user.click(screen.getByRole('button', { name: 'Disconnect Twitch' }));
+    expect(fetchMock).not.toHaveBeenCalled();
+    await user.click(screen.getByRole('button', { name: 'Disconnect' }));
+    await waitFor(() => expect(onSaved).toHaveBeenCalled());
+    expect(callsTo(fetchMock, 'POST', '/api/me/disconnect')).toEqual([{ platform: 'twitch' }]);
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+  });
+
+  it('shows the fallback when the disconnect fails', async () => {
+    stubFetch({ 'POST /api/me/disconnect': () => Promise.reject(new TypeError('Failed to fetch')) });
+    const user = userEvent.setup();
+    renderSignedIn(<LinkedAccounts user={member} onSaved={vi.fn()} />);
+    await user.click(screen.getByRole('button', { name: 'Disconnect Twitch' }));
+    await user.click(screen.getByRole('button', { name: 'Disconnect' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent('Failed to disconnect the platform account');
+  });
+});
+
+describe('DangerZone', () => {
+  it('deletes the account only once the reader confirms it is permanent, then logs out', async () => {
+    const fetchMock = stubFetch({ 'DELETE /api/me': () => json(200, { message: 'Account deleted' }) });
+    const user = userEvent.setup();
+    const { auth } = renderSignedIn(<DangerZone />);
+    await user.click(screen.getByRole('button', { name: 'Delete my account' }));
+    const confirm = screen.getByRole('button', { name: 'Delete forever' });
+    expect(confirm).toBeDisabled();
+    await user.click(screen.getByRole('checkbox', { name: 'I understand this is permanent' }));
+    expect(fetchMock).not.toHaveBeenCalled();
+    await user.click(confirm);
+    await waitFor(() => expect(auth.logout).toHaveBeenCalled());
+    expect(callsTo(fetchMock, 'DELETE', '/api/me')).toHaveLength(1);
+  });
+
+  it('keeps the session and says so when the deletion fails', async () => {
+    stubFetch({ 'DELETE /api/me': () => json(500, { error: 'Internal' }) });
+    const user = userEvent.setup();
+    const { auth } = renderSignedIn(<DangerZone />);
+    await user.click(screen.getByRole('button', { name: 'Delete my account' }));
+    await user.click(screen.getByRole('checkbox', { name: 'I understand this is permanent' }));
+    await user.click(screen.getByRole('button', { name: 'Delete forever' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent('Error deleting account');
+    expect(auth.logout).not.toHaveBeenCalled();
+  });
+});
