@@ -32,5 +32,10 @@ export const ERROR_KEYS = {
   cannotRemoveOwnAdmin: 'errors.cannotRemoveOwnAdmin',
   cannotActOnSelf: 'errors.cannotActOnSelf',
   lastSignInMethod: 'errors.lastSignInMethod',
+  carNotFound: 'errors.carNotFound',
+  controlCodeRequired: 'errors.controlCodeRequired',
+  invalidControlCode: 'errors.invalidControlCode',
+  carInUse: 'errors.carInUse',
+  carOffline: 'errors.carOffline',
 } as const;
 export type ErrorKey = (typeof ERROR_KEYS)[keyof typeof ERROR_KEYS];

@@ -1,0 +1,164 @@
+/**
+ * Cars and driving (spec §3 Car, §7 /cars*, /admin/cars*, /admin/settings, control socket) and
+ * the car protocol between the server and the car agent (ours: ARCHITECTURE.md "Car protocol").
+ */
+import { z } from 'zod';
+import { CAR_CONFIG_LIMITS } from './constants.js';
+
+/** Bumped when the car protocol changes incompatibly; the server refuses other versions. */
+export const CAR_PROTOCOL_VERSION = 1;
+
+/** Safety and transport limits of the control path (ARCHITECTURE.md "The car is the last line of safety"). */
+export const CONTROL_LIMITS = {
+  /** The car goes to neutral when it hears nothing from the server for this long. */
+  carDeadmanMs: 500,
+  /** The server repeats the last drive to the car this often (heartbeat). */
+  driveHeartbeatMs: 100,
+  /** The server pings each controller this often… */
+  controllerPingMs: 500,
+  /** …and treats one silent for this long as gone (neutral to the car). */
+  controllerSilenceMs: 1_500,
+  /** A socket sending more messages than this per second is closed. */
+  maxMessagesPerSecond: 100,
+  /** Largest accepted WebSocket message, in bytes. */
+  maxPayloadBytes: 4_096,
+} as const;
+
+/** Control codes: short, uppercase, without look-alike characters (no 0/O, 1/I/L). */
+export const CONTROL_CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
+export const CONTROL_CODE_LENGTH = 6;
+export const ControlCode = z.string().trim().toUpperCase().min(1, 'A control code is required.').max(16);
+
+const speedPercent = z
+  .number()
+  .int()
+  .min(CAR_CONFIG_LIMITS.speedPercent.min)
+  .max(CAR_CONFIG_LIMITS.speedPercent.max);
+const trim = z.number().int().min(CAR_CONFIG_LIMITS.trim.min).max(CAR_CONFIG_LIMITS.trim.max);
+
+/** The admin's limits for a car, applied on the car itself. */
+export const CarConfig = z.object({
+  forwardSpeedPercent: speedPercent,
+  backwardSpeedPercent: speedPercent,
+  trimValue: trim,
+});
+export type CarConfig = z.infer<typeof CarConfig>;
+
+export const DEFAULT_CAR_CONFIG: CarConfig = {
+  forwardSpeedPercent: CAR_CONFIG_LIMITS.speedPercent.default,
+  backwardSpeedPercent: CAR_CONFIG_LIMITS.speedPercent.default,
+  trimValue: CAR_CONFIG_LIMITS.trim.default,
+};
+
+export const CarStatus = z.enum(['online', 'offline']);
+
+/** A car as members see it (spec §3). */
+export const Car = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  image_url: z.string().nullable(),
+  status: CarStatus,
+  stream_id: z.number().int(),
+  current_user_id: z.number().int().nullable(),
+  /** The current driver's username, or null when the car is available. */
+  username: z.string().nullable(),
+  config_forward_speed: z.number().int(),
+  config_backward_speed: z.number().int(),
+  config_steering_trim: z.number().int(),
+  /** End of the current driving session (ISO), null when available. */
+  session_ends_at: z.string().nullable(),
+});
+export type Car = z.infer<typeof Car>;
+
+export const Telemetry = z.object({
+  battery: z.number().min(0).max(100).optional(),
+  rssi: z.number().min(-150).max(0).optional(),
+  /** Metres per second, signed (negative when reversing). */
+  speed: z.number().min(-100).max(100).optional(),
+  fps: z.number().min(0).max(240).optional(),
+});
+export type Telemetry = z.infer<typeof Telemetry>;
+
+/** What admins see of a car (Car Status tab). */
+export const AdminCar = Car.extend({
+  control_code: z.string().nullable(),
+  last_telemetry: Telemetry.extend({ at: z.string() }).nullable(),
+});
+export type AdminCar = z.infer<typeof AdminCar>;
+
+const ImageUrl = z
+  .string()
+  .trim()
+  .max(2048)
+  .regex(/^(\/(?!\/)|https?:\/\/)/, 'must start with / or http(s)://');
+
+export const CarIdParams = z.object({ id: z.coerce.number().int().positive() });
+export const CreateCarRequest = z.object({
+  name: z.string().trim().min(1).max(60),
+  image_url: ImageUrl.nullable(),
+});
+/** The car secret is shown once; only its hash is stored. */
+export const CreateCarResponse = z.object({ car: AdminCar, secret: z.string() });
+export const RotateSecretResponse = z.object({ secret: z.string() });
+export const GenerateCodeResponse = z.object({ code: z.string() });
+export const ConnectRequest = z.object({ code: ControlCode });
+export const ConnectResponse = z.object({ ok: z.literal(true), car: Car, controlToken: z.string() });
+export const CarCommandRequest = z.object({ command: z.enum(['reboot', 'shutdown']) });
+export const CarConfigRequest = CarConfig;
+export const AdminSettings = z.object({ car_session_duration_minutes: z.number().int().min(1).max(240) });
+export type AdminSettings = z.infer<typeof AdminSettings>;
+
+const unit = z.number().min(-1).max(1);
+
+/** Control socket, browser → server (spec §7). */
+export const ControllerMessage = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('drive'), throttle: unit, steer: unit }),
+  z.object({ type: z.literal('config'), settings: CarConfig }),
+  z.object({ type: z.literal('controller-ping'), timestamp: z.number().optional() }),
+]);
+export type ControllerMessage = z.infer<typeof ControllerMessage>;
+
+/** Control socket, server → browser. */
+export const ControllerServerMessage = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('controller-pong'), timestamp: z.number().optional() }),
+  z.object({ type: z.literal('car-status'), online: z.boolean() }),
+  z.object({ type: z.literal('telemetry'), telemetry: Telemetry }),
+  z.object({ type: z.literal('config-saved'), settings: CarConfig }),
+  z.object({ type: z.literal('error'), error: z.string() }),
+]);
+export type ControllerServerMessage = z.infer<typeof ControllerServerMessage>;
+
+/** Car agent → server. */
+export const CarAgentMessage = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('hello'), protocolVersion: z.number().int(), agentVersion: z.string().max(40) }),
+  z.object({ type: z.literal('telemetry'), ...Telemetry.shape }),
+  z.object({ type: z.literal('pong'), timestamp: z.number().optional() }),
+]);
+export type CarAgentMessage = z.infer<typeof CarAgentMessage>;
+
+/** Server → car agent. */
+export const ServerCarMessage = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('welcome'), config: CarConfig }),
+  z.object({ type: z.literal('incompatible'), reason: z.string() }),
+  z.object({ type: z.literal('drive'), throttle: unit, steer: unit, seq: z.number().int().nonnegative() }),
+  z.object({ type: z.literal('stop') }),
+  z.object({ type: z.literal('config'), settings: CarConfig }),
+  z.object({ type: z.literal('command'), command: z.enum(['reboot', 'shutdown']) }),
+  z.object({ type: z.literal('ping'), timestamp: z.number() }),
+]);
+export type ServerCarMessage = z.infer<typeof ServerCarMessage>;
+
+/** Event socket /api/race-ws (the race messages are added by the race issue). */
+export const EventClientMessage = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('get_current_state') }),
+  z.object({ type: z.literal('ping'), timestamp: z.number() }),
+  z.object({ type: z.literal('ping_update'), latency: z.number().min(0).max(60_000) }),
+]);
+export type EventClientMessage = z.infer<typeof EventClientMessage>;
+
+export const EventServerMessage = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('pong'), timestamp: z.number() }),
+  z.object({ type: z.literal('force_disconnect'), reason: z.string() }),
+  z.object({ type: z.literal('race_state_update'), payload: z.record(z.string(), z.unknown()) }),
+]);
+export type EventServerMessage = z.infer<typeof EventServerMessage>;
