@@ -8,6 +8,7 @@ import { TicketBadge } from '../../features/tickets/TicketBadge';
 import { cx } from '../../lib/cx';
 import { displayName } from '../../lib/username';
 import { buttonClasses, iconButtonClasses } from '../ui/button-styles';
+import { LineIcon } from '../ui/Icon';
 import { Avatar } from './Avatar';
 import { LanguageSwitch } from './LanguageSwitch';
 import { LogoMark } from './LogoMark';
@@ -40,20 +41,13 @@ function MenuIcon({ open }: { open: boolean }) {
 
 function LogoutIcon() {
   return (
-    <svg
-      viewBox="0 0 24 24"
-      className="size-5"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth="2"
-      aria-hidden="true"
-    >
+    <LineIcon>
       <path
         strokeLinecap="round"
         strokeLinejoin="round"
         d="M15 4h3a2 2 0 0 1 2 2v12a2 2 0 0 1-2 2h-3M10 17l-5-5 5-5M5 12h11"
       />
-    </svg>
+    </LineIcon>
   );
 }
 

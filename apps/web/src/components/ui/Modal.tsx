@@ -7,6 +7,7 @@ import { createPortal } from 'react-dom';
 import { useTranslation } from 'react-i18next';
 import { cx } from '../../lib/cx';
 import { iconButtonClasses } from './button-styles';
+import { LineIcon } from './Icon';
 
 const FOCUSABLE =
   'a[href], area[href], button:not([disabled]), input:not([disabled]):not([type="hidden"]), select:not([disabled]), ' +
@@ -136,16 +137,9 @@ function ModalDialog({
             aria-label={t('common.close')}
             onClick={onClose}
           >
-            <svg
-              viewBox="0 0 24 24"
-              className="size-5"
-              fill="none"
-              stroke="currentColor"
-              strokeWidth="2"
-              aria-hidden="true"
-            >
+            <LineIcon>
               <path strokeLinecap="round" d="M6 6l12 12M18 6 6 18" />
-            </svg>
+            </LineIcon>
           </button>
         </div>
         <div className="overflow-y-auto px-5 py-4 sm:px-6">{children}</div>

@@ -1,6 +1,7 @@
 /** The building blocks of the auth screens: framed card, labelled fields, password toggle, terms box. */
 import { type InputHTMLAttributes, type ReactNode, type Ref, useId, useState } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
+import { LineIcon } from '../../components/ui/Icon';
 import { Panel } from '../../components/ui/Panel';
 import { cx } from '../../lib/cx';
 
@@ -89,14 +90,7 @@ export function TextField({ label, hint, error, aside, trailing, id, ...input }:
 
 function EyeIcon({ crossed }: { crossed: boolean }) {
   return (
-    <svg
-      viewBox="0 0 24 24"
-      className="size-5"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth="2"
-      aria-hidden="true"
-    >
+    <LineIcon>
       <path
         strokeLinecap="round"
         strokeLinejoin="round"
@@ -104,7 +98,7 @@ function EyeIcon({ crossed }: { crossed: boolean }) {
       />
       <circle cx="12" cy="12" r="3" />
       {crossed && <path strokeLinecap="round" d="M4 4l16 16" />}
-    </svg>
+    </LineIcon>
   );
 }
 

@@ -1,38 +1,25 @@
 import { useTranslation } from 'react-i18next';
 import { iconButtonClasses } from '../../components/ui/button-styles';
+import { LineIcon } from '../../components/ui/Icon';
 import { setTheme, useTheme } from './theme';
 
 function SunIcon() {
   return (
-    <svg
-      viewBox="0 0 24 24"
-      className="size-5"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth="2"
-      aria-hidden="true"
-    >
+    <LineIcon>
       <circle cx="12" cy="12" r="4" />
       <path
         strokeLinecap="round"
         d="M12 2v2M12 20v2M4.9 4.9l1.4 1.4M17.7 17.7l1.4 1.4M2 12h2M20 12h2M4.9 19.1l1.4-1.4M17.7 6.3l1.4-1.4"
       />
-    </svg>
+    </LineIcon>
   );
 }
 
 function MoonIcon() {
   return (
-    <svg
-      viewBox="0 0 24 24"
-      className="size-5"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth="2"
-      aria-hidden="true"
-    >
+    <LineIcon>
       <path strokeLinejoin="round" d="M20 14.5A8 8 0 1 1 9.5 4a6.5 6.5 0 0 0 10.5 10.5Z" />
-    </svg>
+    </LineIcon>
   );
 }
 
