@@ -1,0 +1,259 @@
+/**
+ * The agent against a local WebSocket server that plays the server's side of the car protocol:
+ * handshake, drive and heartbeat, silence, a killed server, reconnection, refused secret.
+ */
+import type { AddressInfo } from 'node:net';
+import {
+  CAR_PROTOCOL_VERSION,
+  CarAgentMessage,
+  DEFAULT_CAR_CONFIG,
+  type ServerCarMessage,
+} from '@telerace/protocol';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { type WebSocket, WebSocketServer } from 'ws';
+import { CarAgent } from './agent.js';
+import { SimBackend } from './drive/sim.js';
+import { resolveSettings } from './settings.js';
+
+const SECRET = 'car-secret-for-tests';
+
+/** The simulator backend, remembering when it was last put in neutral. */
+class ObservedSim extends SimBackend {
+  lastNeutralAt = 0;
+  override neutral(): void {
+    super.neutral();
+    this.lastNeutralAt = performance.now();
+  }
+  get isNeutral(): boolean {
+    const { throttle, steer } = this.car.state;
+    return throttle === 0 && steer === 0;
+  }
+}
+
+interface FakeServer {
+  wss: WebSocketServer;
+  port: number;
+  received: CarAgentMessage[];
+  sockets: WebSocket[];
+  upgrades: { authorization: string | undefined; url: string | undefined }[];
+  send(message: ServerCarMessage | Record<string, unknown> | string): void;
+  /** Kills the server: every socket terminated, the listener closed. */
+  kill(): Promise<void>;
+}
+
+const welcome: ServerCarMessage = { type: 'welcome', config: DEFAULT_CAR_CONFIG };
+
+async function startServer(port = 0, answer: ServerCarMessage = welcome): Promise<FakeServer> {
+  const received: CarAgentMessage[] = [];
+  const sockets: WebSocket[] = [];
+  const upgrades: FakeServer['upgrades'] = [];
+  const wss = new WebSocketServer({
+    port,
+    verifyClient: (info, done) => {
+      upgrades.push({ authorization: info.req.headers.authorization, url: info.req.url });
+      if (info.req.headers.authorization === `Bearer ${SECRET}`) done(true);
+      else done(false, 401, 'Unauthorized');
+    },
+  });
+  await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
+  wss.on('connection', (socket) => {
+    sockets.push(socket);
+    socket.on('message', (data) => {
+      const message = CarAgentMessage.parse(JSON.parse(data.toString()));
+      received.push(message);
+      if (message.type === 'hello') socket.send(JSON.stringify(answer));
+    });
+  });
+  return {
+    wss,
+    port: (wss.address() as AddressInfo).port,
+    received,
+    sockets,
+    upgrades,
+    send(message) {
+      const text = typeof message === 'string' ? message : JSON.stringify(message);
+      for (const socket of sockets) if (socket.readyState === socket.OPEN) socket.send(text);
+    },
+    async kill() {
+      for (const socket of wss.clients) socket.terminate();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+    },
+  };
+}
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function startAgent(port: number, secret = SECRET) {
+  const backend = new ObservedSim();
+  backend.car.start();
+  const log: string[] = [];
+  const exits: number[] = [];
+  const settings = resolveSettings({ server: `http://127.0.0.1:${port}`, car: '5', secret });
+  const agent = new CarAgent(settings, {
+    backend,
+    log: (line) => log.push(line),
+    exit: (code) => exits.push(code),
+  });
+  agent.start();
+  cleanups.push(() => agent.stop());
+  return { agent, backend, log, exits };
+}
+
+/** Drives like the server does: the command now, then repeated every 100 ms. */
+function heartbeat(server: FakeServer, throttle: number, steer: number) {
+  let seq = 0;
+  const send = () => server.send({ type: 'drive', throttle, steer, seq: seq++ });
+  send();
+  const timer = setInterval(send, 100);
+  const stop = () => clearInterval(timer);
+  cleanups.push(stop);
+  return stop;
+}
+
+const welcomed = (server: FakeServer, count = 1) =>
+  vi.waitFor(() => expect(server.received.filter((m) => m.type === 'hello')).toHaveLength(count), {
+    timeout: 3000,
+  });
+
+describe('car agent ↔ server', () => {
+  it('says hello with the secret, gets welcome, drives the simulator and sends telemetry', async () => {
+    const server = await startServer();
+    cleanups.push(() => server.kill());
+    const { agent, backend } = await startAgent(server.port);
+    expect(backend.isNeutral).toBe(true);
+
+    await welcomed(server);
+    expect(server.upgrades[0]).toEqual({
+      authorization: `Bearer ${SECRET}`,
+      url: '/rcsocket?type=car&car=5',
+    });
+    expect(server.received[0]).toEqual({
+      type: 'hello',
+      protocolVersion: CAR_PROTOCOL_VERSION,
+      agentVersion: '0.1.0',
+    });
+    await vi.waitFor(() => expect(agent.link.isWelcomed).toBe(true));
+
+    heartbeat(server, 1, 0);
+    await vi.waitFor(() => expect(backend.car.state.speed).toBeGreaterThan(1), { timeout: 3000 });
+    await vi.waitFor(() => {
+      const telemetry = server.received.filter((m) => m.type === 'telemetry');
+      expect(telemetry.at(-1)).toMatchObject({ rssi: -45, battery: expect.any(Number) });
+      expect((telemetry.at(-1) as { speed: number }).speed).toBeGreaterThan(0);
+    });
+  });
+
+  it('goes neutral when the server falls silent (deadman)', async () => {
+    const server = await startServer();
+    cleanups.push(() => server.kill());
+    const { backend, log } = await startAgent(server.port);
+    await welcomed(server);
+    const stop = heartbeat(server, 0.8, 0.3);
+    await vi.waitFor(() => expect(backend.car.state.throttle).toBeCloseTo(0.8));
+    stop();
+    const silentSince = performance.now();
+    await vi.waitFor(() => expect(backend.isNeutral).toBe(true), { timeout: 2000 });
+    console.info(
+      `deadman: neutral ${(backend.lastNeutralAt - silentSince).toFixed(1)} ms after the last heartbeat`,
+    );
+    expect(log.some((line) => line.includes('deadman'))).toBe(true);
+  });
+
+  it('goes neutral when the server is killed while driving, then reconnects when it is back', async () => {
+    const server = await startServer();
+    const { backend, log } = await startAgent(server.port);
+    await welcomed(server);
+    const stop = heartbeat(server, 1, -0.5);
+    await vi.waitFor(() => expect(backend.car.state.throttle).toBe(1));
+
+    const killedAt = performance.now();
+    await server.kill();
+    stop();
+    await vi.waitFor(() => expect(backend.isNeutral).toBe(true), { timeout: 2000 });
+    console.info(`kill → neutral: ${(backend.lastNeutralAt - killedAt).toFixed(1)} ms`);
+    expect(log.some((line) => line.includes('neutral (link closed)'))).toBe(true);
+
+    const revived = await startServer(server.port);
+    cleanups.push(() => revived.kill());
+    await welcomed(revived);
+    expect(revived.upgrades[0]?.authorization).toBe(`Bearer ${SECRET}`);
+  });
+
+  it('answers pings, drops invalid messages, applies config and stop', async () => {
+    const server = await startServer();
+    cleanups.push(() => server.kill());
+    const { agent, backend } = await startAgent(server.port);
+    await welcomed(server);
+    await vi.waitFor(() => expect(agent.link.isWelcomed).toBe(true));
+
+    server.send({ type: 'ping', timestamp: 1234 });
+    await vi.waitFor(() => expect(server.received).toContainEqual({ type: 'pong', timestamp: 1234 }));
+
+    server.send('not json');
+    server.send({ type: 'drive', throttle: 5, steer: 0, seq: 1 });
+    server.send({ type: 'launch-missiles' });
+    await vi.waitFor(() => expect(agent.link.dropped).toBe(3));
+    expect(backend.isNeutral).toBe(true);
+
+    server.send({
+      type: 'config',
+      settings: { forwardSpeedPercent: 50, backwardSpeedPercent: 20, trimValue: 10 },
+    });
+    heartbeat(server, 1, 0);
+    await vi.waitFor(() => {
+      expect(backend.car.state.throttle).toBeCloseTo(0.5);
+      expect(backend.car.state.steer).toBeCloseTo(0.1);
+    });
+  });
+
+  it('stop from the server is an immediate neutral', async () => {
+    const server = await startServer();
+    cleanups.push(() => server.kill());
+    const { backend } = await startAgent(server.port);
+    await welcomed(server);
+    server.send({ type: 'drive', throttle: 0.6, steer: 0, seq: 0 });
+    await vi.waitFor(() => expect(backend.car.state.throttle).toBeCloseTo(0.6));
+    server.send({ type: 'stop' });
+    await vi.waitFor(() => expect(backend.isNeutral).toBe(true));
+  });
+
+  it('a simulated car exits with 75 on reboot and 0 on shutdown', async () => {
+    const server = await startServer();
+    cleanups.push(() => server.kill());
+    const first = await startAgent(server.port);
+    await welcomed(server);
+    server.send({ type: 'command', command: 'reboot' });
+    await vi.waitFor(() => expect(first.exits).toEqual([75]));
+    expect(first.backend.isNeutral).toBe(true);
+
+    const second = await startAgent(server.port);
+    await welcomed(server, 2);
+    server.send({ type: 'command', command: 'shutdown' });
+    await vi.waitFor(() => expect(second.exits).toEqual([0]));
+  });
+
+  it('logs a refused secret without printing it, and keeps the car neutral', async () => {
+    const server = await startServer();
+    cleanups.push(() => server.kill());
+    const { backend, log } = await startAgent(server.port, 'wrong-secret');
+    await vi.waitFor(() => expect(log.some((line) => line.includes('car secret refused'))).toBe(true));
+    await vi.waitFor(() => expect(log.some((line) => line.includes('reconnecting in 8000 ms'))).toBe(true));
+    expect(server.received).toEqual([]);
+    expect(backend.isNeutral).toBe(true);
+    expect(log.join('\n')).not.toContain('wrong-secret');
+  });
+
+  it('an incompatible answer is logged with its reason and retried slowly', async () => {
+    const server = await startServer(0, { type: 'incompatible', reason: 'car agent too old: update to 0.2' });
+    cleanups.push(() => server.kill());
+    const { agent, log } = await startAgent(server.port);
+    await vi.waitFor(() =>
+      expect(log.some((line) => line.includes('car agent too old: update to 0.2'))).toBe(true),
+    );
+    await vi.waitFor(() => expect(log.some((line) => line.includes('reconnecting in 8000 ms'))).toBe(true));
+    expect(agent.link.isWelcomed).toBe(false);
+  });
+});

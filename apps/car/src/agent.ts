@@ -1,0 +1,127 @@
+/**
+ * The car agent: wires the link to the driver (shaping, slew, deadman) and the backend, sends
+ * telemetry every 200 ms, and runs the admin's reboot/shutdown commands.
+ */
+import { execFile } from 'node:child_process';
+import { CarAgentMessage, type Telemetry } from '@telerace/protocol';
+import { AGENT_VERSION } from './cli.js';
+import type { DriveBackend } from './drive/backend.js';
+import { Driver } from './drive/driver.js';
+import { CarLink } from './link.js';
+import type { AgentSettings } from './settings.js';
+
+export const TELEMETRY_MS = 200;
+/** Exit code asking the supervisor (systemd, SIM_CARS) to start the agent again. */
+export const EXIT_RESTART = 75;
+
+export interface AgentDeps {
+  backend: DriveBackend;
+  log: (line: string) => void;
+  /** Ends the process (after `stop()`): 0 for shutdown, 75 for a simulated reboot. */
+  exit: (code: number) => void;
+  /** Runs a system command without a shell. */
+  run?: (argv: string[]) => Promise<void>;
+  /** Telemetry the backend does not know (a real car's Wi-Fi signal). */
+  telemetry?: () => Telemetry;
+}
+
+function runCommand(argv: string[]): Promise<void> {
+  const [file, ...args] = argv;
+  return new Promise((resolve, reject) => {
+    if (!file) return reject(new Error('empty command'));
+    execFile(file, args, { timeout: 30_000 }, (error) => (error ? reject(error) : resolve()));
+  });
+}
+
+export class CarAgent {
+  readonly driver: Driver;
+  readonly link: CarLink;
+  private telemetryTimer: NodeJS.Timeout | undefined;
+  private stopping: Promise<void> | undefined;
+
+  constructor(
+    private readonly settings: AgentSettings,
+    private readonly deps: AgentDeps,
+  ) {
+    this.driver = new Driver({
+      backend: deps.backend,
+      slew: settings.slew,
+      trimMax: settings.trimMax,
+      log: deps.log,
+    });
+    this.link = new CarLink({
+      server: settings.server,
+      carId: settings.carId,
+      secret: settings.secret,
+      agentVersion: AGENT_VERSION,
+      log: deps.log,
+    });
+    this.link.on('heard', () => this.driver.heard());
+    this.link.on('welcome', (config) => this.driver.setConfig(config));
+    this.link.on('close', () => this.driver.disconnected());
+    this.link.on('message', (message) => {
+      switch (message.type) {
+        case 'drive':
+          this.driver.drive(message.throttle, message.steer);
+          return;
+        case 'stop':
+          this.driver.neutral('stop from the server');
+          return;
+        case 'config':
+          this.driver.setConfig(message.settings);
+          this.deps.log(
+            `config: forward ${message.settings.forwardSpeedPercent}%, backward ${message.settings.backwardSpeedPercent}%, trim ${message.settings.trimValue}`,
+          );
+          return;
+        case 'command':
+          void this.command(message.command);
+          return;
+      }
+    });
+  }
+
+  start(): void {
+    this.driver.start();
+    this.link.connect();
+    this.telemetryTimer = setInterval(() => this.sendTelemetry(), TELEMETRY_MS);
+  }
+
+  /** Neutral first, then close the socket and the backend. Safe to call more than once. */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      clearInterval(this.telemetryTimer);
+      this.driver.close();
+      await this.link.close();
+      await this.deps.backend.close();
+    })();
+    return this.stopping;
+  }
+
+  private sendTelemetry(): void {
+    if (!this.link.isWelcomed) return;
+    const message = CarAgentMessage.safeParse({
+      type: 'telemetry',
+      ...this.deps.telemetry?.(),
+      ...this.deps.backend.telemetry?.(),
+    });
+    if (message.success) this.link.send(message.data);
+  }
+
+  private async command(command: 'reboot' | 'shutdown'): Promise<void> {
+    this.driver.neutral(`${command} requested`);
+    if (this.settings.drive === 'sim') {
+      const code = command === 'reboot' ? EXIT_RESTART : 0;
+      this.deps.log(`${command} requested: simulated car exits with code ${code}`);
+      await this.stop();
+      this.deps.exit(code);
+      return;
+    }
+    const argv = this.settings.commands[command];
+    this.deps.log(`${command} requested: running ${argv.join(' ')}`);
+    try {
+      await (this.deps.run ?? runCommand)(argv);
+    } catch (error) {
+      this.deps.log(`${command} failed: ${(error as Error).message}`);
+    }
+  }
+}

@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import { parseCli } from './cli.js';
+
+const noFile = () => {
+  throw new Error('ENOENT: no such file');
+};
+const files = (content: string) => () => content;
+const base = ['--server', 'http://localhost:3000', '--car', '3'];
+
+function error(
+  args: string[],
+  env: Record<string, string> = { CAR_SECRET: 's3cret' },
+  read: (path: string) => string = noFile,
+) {
+  const result = parseCli(args, env, read);
+  if (result.kind !== 'error') throw new Error(`expected an error, got ${result.kind}`);
+  return result.message;
+}
+
+describe('parseCli', () => {
+  it('runs with defaults: sim drive, secret from CAR_SECRET', () => {
+    const result = parseCli(base, { CAR_SECRET: 's3cret' }, noFile);
+    expect(result.kind).toBe('run');
+    if (result.kind !== 'run') return;
+    expect(result.settings).toMatchObject({
+      server: 'http://localhost:3000',
+      carId: '3',
+      secret: 's3cret',
+      drive: 'sim',
+    });
+    expect(result.settings.pca9685).toMatchObject({ bus: 1, address: 0x40, frequencyHz: 60 });
+    expect(result.settings.commands.reboot).toEqual(['sudo', 'systemctl', 'reboot']);
+  });
+
+  it('prefers --secret when given', () => {
+    const result = parseCli([...base, '--secret', 'flag'], { CAR_SECRET: 'env' }, noFile);
+    expect(result.kind === 'run' && result.settings.secret).toBe('flag');
+  });
+
+  it('answers --help and --version', () => {
+    expect(parseCli(['--help'], {}, noFile).kind).toBe('help');
+    expect(parseCli(['--version'], {}, noFile).kind).toBe('version');
+  });
+
+  it('reports each missing or wrong argument in one line, without the secret', () => {
+    expect(error(['--car', '3'])).toMatch(/missing --server/);
+    expect(error(['--server', 'http://x'])).toMatch(/missing --car/);
+    expect(error(base, {})).toMatch(/CAR_SECRET/);
+    expect(error([...base.slice(0, 2), '--car', 'abc'])).toMatch(/--car must be a positive whole number/);
+    expect(error(['--server', 'not a url', '--car', '3'])).toMatch(/not a URL/);
+    expect(error(['--server', 'ftp://x', '--car', '3'])).toMatch(/http/);
+    expect(error([...base, '--drive', 'rocket'])).toMatch(/--drive must be one of sim, pca9685, pigpio/);
+    expect(error([...base, '--bogus'])).toMatch(/bogus/);
+    expect(error([...base, 'positional'])).toMatch(/positional/);
+    expect(error([...base, '--server'])).toMatch(/server/);
+    for (const message of [error(base, {}), error([...base, '--drive', 'x'], { CAR_SECRET: 'hunter2' })]) {
+      expect(message).not.toMatch(/\n/);
+      expect(message).not.toContain('hunter2');
+    }
+  });
+
+  it('reads everything from a config file, the command line winning', () => {
+    const file = JSON.stringify({
+      server: 'https://race.example.com',
+      car: 9,
+      drive: 'pca9685',
+      pca9685: {
+        address: 65,
+        frequencyHz: 50,
+        steering: { channel: 3, minUs: 1100, centerUs: 1480, maxUs: 1900 },
+      },
+      pigpio: { steeringPin: 18 },
+      slew: { throttlePerSecond: 2 },
+      trimMax: 0.3,
+      commands: { reboot: ['/usr/bin/true'] },
+    });
+    const result = parseCli(['--config', 'car.json', '--car', '4'], { CAR_SECRET: 's' }, files(file));
+    expect(result.kind).toBe('run');
+    if (result.kind !== 'run') return;
+    const { settings } = result;
+    expect(settings).toMatchObject({
+      server: 'https://race.example.com',
+      carId: '4',
+      drive: 'pca9685',
+      trimMax: 0.3,
+    });
+    expect(settings.pca9685).toEqual({
+      bus: 1,
+      address: 65,
+      frequencyHz: 50,
+      steering: { channel: 3, minUs: 1100, centerUs: 1480, maxUs: 1900 },
+      throttle: { channel: 0, minUs: 1000, centerUs: 1500, maxUs: 2000 },
+    });
+    expect(settings.pigpio.steeringPin).toBe(18);
+    expect(settings.slew).toEqual({ throttlePerSecond: 2, steerPerSecond: 8 });
+    expect(settings.commands).toEqual({
+      reboot: ['/usr/bin/true'],
+      shutdown: ['sudo', 'systemctl', 'poweroff'],
+    });
+  });
+
+  it('rejects a bad config file with the offending key', () => {
+    const withFile = (json: string) =>
+      error([...base, '--config', 'c.json'], { CAR_SECRET: 's' }, files(json));
+    expect(error([...base, '--config', 'missing.json'])).toMatch(/cannot read --config missing.json/);
+    expect(withFile('{oops')).toMatch(/not valid JSON/);
+    expect(withFile('[]')).toMatch(/JSON object/);
+    expect(withFile('{"pca9685": {"frequencyHz": 5}}')).toMatch(
+      /pca9685.frequencyHz" must be a number from 40 to 200/,
+    );
+    expect(withFile('{"pca9685": {"throttle": {"channel": 1}}}')).toMatch(/different channels/);
+    expect(withFile('{"pca9685": {"steering": {"channel": 2.5}}}')).toMatch(/whole number/);
+    expect(withFile('{"pigpio": {"steering": {"centerUs": 2100}}}')).toMatch(/strictly between/);
+    expect(withFile('{"commands": {"shutdown": "sudo poweroff"}}')).toMatch(/array of strings/);
+    expect(withFile('{"slew": 3}')).toMatch(/"slew" must be an object/);
+  });
+});

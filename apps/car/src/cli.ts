@@ -1,0 +1,80 @@
+/** The agent's command line: `--server URL --car ID --drive sim|pca9685|pigpio [--config file.json]`. */
+import { parseArgs } from 'node:util';
+import { type AgentSettings, resolveSettings, SettingsError } from './settings.js';
+
+export const AGENT_VERSION = '0.1.0';
+
+export const USAGE = `telerace car agent ${AGENT_VERSION}
+
+usage: npm run car -- --server URL --car ID [--drive sim|pca9685|pigpio] [--config FILE]
+
+  --server URL     the Telerace server, http(s):// or ws(s):// (the agent dials /rcsocket)
+  --car ID         this car's id (admin page)
+  --secret S       the car secret; prefer the CAR_SECRET environment variable (not visible in ps)
+  --drive KIND     sim (default), pca9685 (PWM board over I2C) or pigpio (GPIO pins)
+  --config FILE    JSON file with any of the above and pca9685, pigpio, slew, trimMax, commands
+  --version        print the version
+  --help           print this help
+
+exit codes: 0 stopped or shutdown, 2 bad arguments, 75 restart requested (sim reboot)`;
+
+export type CliResult =
+  | { kind: 'run'; settings: AgentSettings }
+  | { kind: 'help' }
+  | { kind: 'version' }
+  | { kind: 'error'; message: string };
+
+export function parseCli(
+  args: string[],
+  env: Record<string, string | undefined>,
+  readFile: (path: string) => string,
+): CliResult {
+  try {
+    const { values } = parseArgs({
+      args,
+      options: {
+        server: { type: 'string' },
+        car: { type: 'string' },
+        secret: { type: 'string' },
+        drive: { type: 'string' },
+        config: { type: 'string' },
+        version: { type: 'boolean' },
+        help: { type: 'boolean' },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+    if (values.help) return { kind: 'help' };
+    if (values.version) return { kind: 'version' };
+    let file: unknown;
+    if (values.config !== undefined) {
+      let text: string;
+      try {
+        text = readFile(values.config);
+      } catch (error) {
+        return {
+          kind: 'error',
+          message: `cannot read --config ${values.config}: ${(error as Error).message}`,
+        };
+      }
+      try {
+        file = JSON.parse(text);
+      } catch {
+        return { kind: 'error', message: `--config ${values.config} is not valid JSON` };
+      }
+    }
+    const settings = resolveSettings({
+      server: values.server,
+      car: values.car,
+      secret: values.secret ?? (env.CAR_SECRET || undefined),
+      drive: values.drive,
+      file,
+    });
+    return { kind: 'run', settings };
+  } catch (error) {
+    if (error instanceof SettingsError) return { kind: 'error', message: error.message };
+    // parseArgs' own errors (unknown option, missing value) are one readable line already.
+    if (error instanceof TypeError) return { kind: 'error', message: error.message };
+    throw error;
+  }
+}

@@ -1,0 +1,194 @@
+/**
+ * The car's socket to the server: dials `/rcsocket?type=car&car=ID` with the car secret in the
+ * Authorization header, says hello with the protocol version, validates every message, answers
+ * pings, and reconnects with backoff for as long as the agent runs. It never logs the secret.
+ */
+import { EventEmitter } from 'node:events';
+import {
+  CAR_PROTOCOL_VERSION,
+  type CarAgentMessage,
+  type CarConfig,
+  CONTROL_LIMITS,
+  ServerCarMessage,
+} from '@telerace/protocol';
+import WebSocket from 'ws';
+import { Backoff } from './backoff.js';
+
+export interface LinkOptions {
+  /** Server base URL: http(s):// or ws(s)://, with or without a path prefix. */
+  server: string;
+  carId: string;
+  secret: string;
+  agentVersion: string;
+  log: (line: string) => void;
+  backoff?: Backoff;
+  /** A socket silent for this long (no data, no pong) is considered dead and dropped. */
+  livenessMs?: number;
+}
+
+type Forwarded = Exclude<ServerCarMessage, { type: 'welcome' | 'incompatible' | 'ping' }>;
+
+interface LinkEvents {
+  /** Any valid message (the deadman's heartbeat). */
+  heard: [];
+  welcome: [CarConfig];
+  message: [Forwarded];
+  close: [];
+}
+
+/** The car socket URL for a server base URL (http→ws, https→wss). */
+export function carSocketUrl(server: string, carId: string): URL {
+  const url = new URL(server);
+  if (url.protocol === 'http:') url.protocol = 'ws:';
+  else if (url.protocol === 'https:') url.protocol = 'wss:';
+  else if (url.protocol !== 'ws:' && url.protocol !== 'wss:') {
+    throw new Error(`server URL must be http(s):// or ws(s)://, not ${url.protocol}`);
+  }
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}/rcsocket`;
+  url.search = new URLSearchParams({ type: 'car', car: carId }).toString();
+  url.hash = '';
+  return url;
+}
+
+export class CarLink extends EventEmitter<LinkEvents> {
+  private readonly backoff: Backoff;
+  private readonly url: URL;
+  private socket: WebSocket | undefined;
+  private retry: NodeJS.Timeout | undefined;
+  private liveness: NodeJS.Timeout | undefined;
+  private stopped = false;
+  /** Set when retrying fast cannot help; cleared by the next welcome. */
+  private slowRetry = false;
+  private welcomed = false;
+  private droppedCount = 0;
+
+  constructor(private readonly options: LinkOptions) {
+    super();
+    this.backoff = options.backoff ?? new Backoff();
+    this.url = carSocketUrl(options.server, options.carId);
+  }
+
+  connect(): void {
+    if (this.stopped || this.socket) return;
+    const socket = new WebSocket(this.url, {
+      headers: { Authorization: `Bearer ${this.options.secret}` },
+      perMessageDeflate: false,
+      maxPayload: CONTROL_LIMITS.maxPayloadBytes,
+      handshakeTimeout: 5_000,
+    });
+    this.socket = socket;
+    this.welcomed = false;
+
+    socket.on('open', () => {
+      this.options.log(`connected to ${this.url.origin}`);
+      this.touch();
+      this.send({
+        type: 'hello',
+        protocolVersion: CAR_PROTOCOL_VERSION,
+        agentVersion: this.options.agentVersion,
+      });
+    });
+    socket.on('message', (data, isBinary) => this.receive(isBinary ? null : data.toString()));
+    socket.on('pong', () => this.touch());
+    socket.on('error', (error) => {
+      const status = /Unexpected server response: (\d+)/.exec(error.message)?.[1];
+      if (status === '401' || status === '403') {
+        this.options.log('car secret refused (HTTP 401): check CAR_SECRET; retrying slowly');
+        this.slowRetry = true;
+      } else {
+        this.options.log(`socket error: ${error.message}`);
+      }
+    });
+    socket.on('close', () => this.closed(socket));
+  }
+
+  /** Sends a message if the socket is open; returns whether it was sent. */
+  send(message: CarAgentMessage): boolean {
+    if (this.socket?.readyState !== WebSocket.OPEN) return false;
+    this.socket.send(JSON.stringify(message));
+    return true;
+  }
+
+  get isWelcomed(): boolean {
+    return this.welcomed;
+  }
+
+  /** Messages dropped because they were not valid JSON or not a known server message. */
+  get dropped(): number {
+    return this.droppedCount;
+  }
+
+  async close(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.retry);
+    const socket = this.socket;
+    if (!socket || socket.readyState === WebSocket.CLOSED) return;
+    await new Promise<void>((resolve) => {
+      socket.once('close', () => resolve());
+      socket.close(1000, 'car agent stopping');
+      setTimeout(() => socket.terminate(), 1_000).unref();
+    });
+  }
+
+  private receive(text: string | null): void {
+    let parsed: ServerCarMessage;
+    try {
+      const result = ServerCarMessage.safeParse(text === null ? undefined : JSON.parse(text));
+      if (!result.success) throw new Error('invalid');
+      parsed = result.data;
+    } catch {
+      this.droppedCount += 1;
+      this.options.log(`dropped an invalid message from the server (${this.droppedCount} so far)`);
+      return;
+    }
+    this.touch();
+    this.emit('heard');
+    switch (parsed.type) {
+      case 'welcome':
+        this.welcomed = true;
+        this.slowRetry = false;
+        this.backoff.reset();
+        this.options.log(`welcomed as car ${this.options.carId}`);
+        this.emit('welcome', parsed.config);
+        return;
+      case 'incompatible':
+        this.options.log(`server refused this agent: ${parsed.reason}; retrying slowly`);
+        this.slowRetry = true;
+        this.socket?.close(1000, 'incompatible');
+        return;
+      case 'ping':
+        this.send({ type: 'pong', timestamp: parsed.timestamp });
+        return;
+      default:
+        this.emit('message', parsed);
+    }
+  }
+
+  /**
+   * A half-open TCP connection (Wi-Fi gone) closes nothing: after `livenessMs` without any data
+   * the socket is pinged once, and dropped if the next period is silent as well.
+   */
+  private touch(): void {
+    clearTimeout(this.liveness);
+    const period = this.options.livenessMs ?? 5_000;
+    this.liveness = setTimeout(() => {
+      this.socket?.ping();
+      this.liveness = setTimeout(() => {
+        this.options.log('server silent, dropping the socket');
+        this.socket?.terminate();
+      }, period);
+    }, period);
+  }
+
+  private closed(socket: WebSocket): void {
+    if (this.socket !== socket) return;
+    this.socket = undefined;
+    this.welcomed = false;
+    clearTimeout(this.liveness);
+    this.emit('close');
+    if (this.stopped) return;
+    const delay = this.slowRetry ? this.backoff.max() : this.backoff.next();
+    this.options.log(`disconnected; reconnecting in ${delay} ms`);
+    this.retry = setTimeout(() => this.connect(), delay);
+  }
+}
