@@ -18,6 +18,8 @@ const env = {
   PORT: process.env.PORT ?? '8080',
   // The demo's admin and driver (credentials printed at start); set DEMO_ACCOUNTS=false to skip.
   DEMO_ACCOUNTS: process.env.DEMO_ACCOUNTS ?? 'true',
+  // Two simulated cars whose control codes are printed at start; set SIM_CARS=0 to skip.
+  SIM_CARS: process.env.SIM_CARS ?? '2',
 };
 console.info(`[quickstart] starting Telerace on http://localhost:${env.PORT} (Ctrl+C to stop)`);
 const server = spawn(process.execPath, [join(root, 'apps/server/dist/main.js')], {

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { request } from 'node:http';
-import websocket from '@fastify/websocket';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp } from './test/app.js';
@@ -9,7 +8,7 @@ import { startTestApp } from './test/app.js';
 describe('WebSocket upgrades next to compression', () => {
   let injectWS: FastifyInstance['injectWS'] | undefined;
   const socketRoutes: FastifyPluginAsync = async (api) => {
-    await api.register(websocket);
+    // @fastify/websocket is registered once by the app.
     injectWS = api.injectWS.bind(api);
     api.get('/test/echo', { websocket: true }, (socket) => {
       socket.on('message', (message: Buffer) => socket.send(`echo:${message.toString()}`));

@@ -3,13 +3,15 @@
  * the web app. Owns the start-up sequence of the database: it is opened here and migrated once
  * the app is ready, without holding up `listen`, so /api/ready can report "not ready" meanwhile.
  */
+import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { constants as zlib } from 'node:zlib';
 import compress from '@fastify/compress';
 import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
-import { ERROR_KEYS } from '@telerace/protocol';
+import websocket from '@fastify/websocket';
+import { CONTROL_LIMITS, ERROR_KEYS } from '@telerace/protocol';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Config } from './config.js';
@@ -25,6 +27,19 @@ import { adminUserRoutes } from './modules/admin/admin-users.routes.js';
 import { accessTokenKeys } from './modules/auth/access-token.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { seedAccounts } from './modules/auth/seed.js';
+import { adminCarRoutes } from './modules/cars/admin-cars.routes.js';
+import { carRoutes } from './modules/cars/cars.routes.js';
+import { CarsService } from './modules/cars/cars.service.js';
+import {
+  type AgentCommand,
+  provisionSimCars,
+  type SimCar,
+  SimCarSupervisor,
+  simCarsBanner,
+} from './modules/cars/sim-cars.js';
+import { CarRelay } from './modules/control/car-relay.js';
+import { controlRoutes } from './modules/control/control.routes.js';
+import { EventSockets, eventRoutes } from './modules/events/events.gateway.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { publicConfigRoutes } from './modules/public-config/public-config.routes.js';
 import { MIGRATIONS_DIR, SERVER_VERSION } from './paths.js';
@@ -40,6 +55,8 @@ export interface BuildAppOptions {
   rateLimit?: { max: number; timeWindowMs: number };
   /** More routes under /api, registered after the built-in ones (tests add probes with it). */
   apiPlugins?: FastifyPluginAsync[];
+  /** How simulated car agents are started (default: the real agent of apps/car). */
+  simCarAgent?: AgentCommand;
 }
 
 declare module 'fastify' {
@@ -47,6 +64,19 @@ declare module 'fastify' {
     database: Database;
     events: EventBus;
     config: Config;
+    /** Cars and driving sessions (domain logic). */
+    cars: CarsService;
+    /** The connected cars and controllers (/rcsocket). */
+    carRelay: CarRelay;
+    /** The members' event sockets (/api/race-ws). */
+    eventSockets: EventSockets;
+    /**
+     * SIM_CARS: provisions the simulated cars, prints their codes and starts their agents against
+     * this server's listening address. Call after `listen` and `migrated()`.
+     */
+    startSimCars(print?: (text: string) => void): Promise<SimCar[]>;
+    /** The running agent process of a simulated car (tests). */
+    simCarChild(carId: number): ChildProcess | undefined;
     /** Resolves once the start-up migrations are applied; rejects if they failed. */
     migrated(): Promise<void>;
   }
@@ -73,6 +103,32 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   app.decorate('database', database);
   app.decorate('events', new EventBus());
   app.decorate('config', config);
+  const relay: CarRelay = new CarRelay(app.events, app.log, {
+    carConfig: (carId) => cars.carConfig(carId),
+    saveConfig: async (user, carId, carConfig) => {
+      await cars.saveConfig({ id: user.id, username: user.username }, carId, carConfig);
+    },
+  });
+  const cars: CarsService = new CarsService(database.db, app.events, relay, app.log);
+  app.decorate('cars', cars);
+  app.decorate('carRelay', relay);
+  app.decorate('eventSockets', new EventSockets());
+  const simCars = new SimCarSupervisor(app.log, options.simCarAgent);
+  app.decorate(
+    'startSimCars',
+    async (print: (text: string) => void = (text) => process.stdout.write(text)) => {
+      const address = app.server.address();
+      if (address === null || typeof address === 'string')
+        throw new Error('startSimCars needs a listening server');
+      const host = ['0.0.0.0', '::'].includes(address.address) ? '127.0.0.1' : address.address;
+      const serverUrl = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+      const provisioned = await provisionSimCars(database.db, config.dataDir, config.simCars);
+      print(simCarsBanner(provisioned, config.publicUrl));
+      simCars.start(provisioned, serverUrl);
+      return provisioned;
+    },
+  );
+  app.decorate('simCarChild', (carId: number) => simCars.child(carId));
 
   let migrated = false;
   let migrationRun: Promise<void> | undefined;
@@ -84,6 +140,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
       app.log.info({ db: database.kind, ms: Date.now() - startedAt }, 'database migrations applied');
       // Ready only once the configured admin exists: scripts log in as soon as /api/ready says so.
       await seedAccounts(database.db, config, app.log);
+      await cars.start();
       migrated = true;
     })();
     return migrationRun;
@@ -95,6 +152,12 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   app.addHook('onReady', async () => {
     // Not awaited: `listen` must not wait for the migrations.
     startMigrations().catch((error: unknown) => app.log.error({ err: error }, 'database migrations failed'));
+  });
+  app.addHook('preClose', async () => {
+    // Cars to neutral and sockets closed before the server stops accepting.
+    cars.stop();
+    relay.close();
+    await simCars.stop();
   });
   app.addHook('onClose', async () => {
     // Closing the database under a running migration would leave it half-applied.
@@ -124,6 +187,13 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
 
   await app.register(cookie);
 
+  // Both sockets live outside the /api rate limiter's scope: an upgrade is not a REST call.
+  await app.register(websocket, {
+    options: { maxPayload: CONTROL_LIMITS.maxPayloadBytes, perMessageDeflate: false },
+  });
+  await app.register(controlRoutes);
+  await app.register(eventRoutes);
+
   const limits = options.rateLimit ?? { max: config.apiRateLimitPerMinute, timeWindowMs: 60_000 };
   await app.register(
     async (api) => {
@@ -147,6 +217,8 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
       await api.register(authRoutes);
       await api.register(accountRoutes);
       await api.register(adminUserRoutes, { prefix: '/admin' });
+      await api.register(carRoutes);
+      await api.register(adminCarRoutes, { prefix: '/admin' });
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
       for (const plugin of options.apiPlugins ?? []) await api.register(plugin);
       // Any other /api path, whatever the method: JSON 404 (never the web app's HTML).

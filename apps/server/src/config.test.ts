@@ -46,6 +46,7 @@ describe('loadConfig', () => {
       mailFrom: 'Telerace <no-reply@localhost>',
       admin: null,
       demoAccounts: false,
+      simCars: 0,
     });
   });
 
@@ -79,6 +80,7 @@ describe('loadConfig', () => {
       ADMIN_EMAIL: 'Boss@Example.com',
       ADMIN_PASSWORD: 'a long admin password',
       DEMO_ACCOUNTS: 'yes',
+      SIM_CARS: '2',
     });
     expect(config).toEqual({
       port: 9000,
@@ -102,6 +104,7 @@ describe('loadConfig', () => {
       mailFrom: 'Race <race@example.com>',
       admin: { email: 'boss@example.com', password: 'a long admin password' },
       demoAccounts: true,
+      simCars: 2,
     });
   });
 
@@ -143,6 +146,8 @@ describe('loadConfig', () => {
     ],
     [{ TRUST_PROXY: 'maybe' }, 'Invalid configuration: TRUST_PROXY must be true or false (got "maybe")'],
     [{ DEMO_ACCOUNTS: 'sure' }, 'Invalid configuration: DEMO_ACCOUNTS must be true or false (got "sure")'],
+    [{ SIM_CARS: '21' }, 'Invalid configuration: SIM_CARS must be an integer between 0 and 20 (got "21")'],
+    [{ SIM_CARS: '-1' }, 'Invalid configuration: SIM_CARS must be an integer between 0 and 20 (got "-1")'],
     [
       { SMTP_URL: 'http://user:hunter2@mail.example' },
       'Invalid configuration: SMTP_URL must be an smtp:// or smtps:// URL (got a value of 32 characters)',

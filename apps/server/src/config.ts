@@ -46,6 +46,8 @@ export interface Config {
   admin: { email: string; password: string } | null;
   /** Quick-start demo: ensure a demo admin and a demo driver and print their credentials. */
   demoAccounts: boolean;
+  /** Simulated cars provisioned and driven by child agent processes at start-up (0: none). */
+  simCars: number;
 }
 
 export interface ConfigDoc {
@@ -180,6 +182,12 @@ export const CONFIG_DOCS: readonly ConfigDoc[] = [
     meaning:
       'Set to `true` to create a demo admin and a demo driver whose generated passwords are kept in `DATA_DIR/demo-accounts.json` and printed at every start (the quick start does this). Never on a public server.',
   },
+  {
+    name: 'SIM_CARS',
+    default: '0',
+    meaning:
+      'Number of simulated cars (0–20). At start the server ensures cars "Sim 1"…"Sim N" exist (secrets kept in `DATA_DIR/sim-cars.json`, mode 0600), prints a fresh control code for each, and runs their car agents as child processes on the real car socket. The quick start uses 2.',
+  },
 ];
 
 export class ConfigError extends Error {
@@ -302,6 +310,13 @@ export const EnvSchema = z.object({
       .max(PASSWORD_MAX_LENGTH, `must be ${PASSWORD_MIN_LENGTH}–${PASSWORD_MAX_LENGTH} characters long`),
   ),
   DEMO_ACCOUNTS: booleanVariable(),
+  SIM_CARS: unsetIfEmpty(
+    z
+      .string()
+      .regex(/^\d{1,2}$/, 'must be an integer between 0 and 20')
+      .transform(Number)
+      .refine((n) => n <= 20, 'must be an integer between 0 and 20'),
+  ),
 });
 
 /** Variables whose value must never be echoed, even in an error message. */
@@ -375,6 +390,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         ? { email: vars.ADMIN_EMAIL.toLowerCase(), password: vars.ADMIN_PASSWORD }
         : null,
     demoAccounts: vars.DEMO_ACCOUNTS ?? false,
+    simCars: vars.SIM_CARS ?? 0,
   };
 }
 

@@ -3,6 +3,7 @@
  * them into messages, so domain code never touches a socket.
  */
 import { EventEmitter } from 'node:events';
+import type { CarConfig, CarSessionEndReason } from '@telerace/protocol';
 
 export interface DomainEvents {
   /** Every session of the user must end now (ban, deletion, password change or reset). */
@@ -10,6 +11,18 @@ export interface DomainEvents {
     userId: number;
     reason: 'banned' | 'deleted' | 'password-changed' | 'logout-all';
   };
+  /** A member now holds the car (connect with a code). */
+  'car.session-started': { carId: number; userId: number; sessionId: number; expiresAt: Date };
+  /** A driving session ended: the car must stop at once and the driver be told. */
+  'car.session-ended': { carId: number; userId: number; sessionId: number; reason: CarSessionEndReason };
+  /** The car was deleted (its socket must close) — emitted after its session ended. */
+  'car.deleted': { carId: number };
+  /** The car's secret changed: the socket authenticated with the old one must close. */
+  'car.secret-rotated': { carId: number };
+  /** The admin changed the car's limits: push them to the car. */
+  'car.config-changed': { carId: number; config: CarConfig };
+  /** An admin command for the car (the service checked that it is online). */
+  'car.command': { carId: number; command: 'reboot' | 'shutdown' };
 }
 
 export type DomainEventName = keyof DomainEvents;

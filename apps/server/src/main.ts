@@ -42,6 +42,7 @@ process.once('SIGTERM', (signal) => void stop(signal));
 try {
   await app.listen({ port: config.port, host: config.host });
   await app.migrated();
+  if (config.simCars > 0) await app.startSimCars();
 } catch (error) {
   app.log.fatal({ err: error }, 'start-up failed');
   await app.close().catch(() => undefined);

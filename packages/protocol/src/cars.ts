@@ -162,3 +162,35 @@ export const EventServerMessage = z.discriminatedUnion('type', [
   z.object({ type: z.literal('race_state_update'), payload: z.record(z.string(), z.unknown()) }),
 ]);
 export type EventServerMessage = z.infer<typeof EventServerMessage>;
+
+/** Why a driving session ended (sent to the driver as `force_disconnect {reason}`). */
+export const CAR_SESSION_END_REASONS = [
+  'session_expired',
+  'kicked',
+  'car_deleted',
+  'banned',
+  'account_deleted',
+] as const;
+export type CarSessionEndReason = (typeof CAR_SESSION_END_REASONS)[number];
+
+export const CarsResponse = z.array(Car);
+export const AdminCarsResponse = z.array(AdminCar);
+export const AdminCarResponse = z.object({ car: AdminCar });
+
+/** WebSocket close codes the server uses on /rcsocket and /api/race-ws (4000–4999: ours). */
+export const SOCKET_CLOSE_CODES = {
+  /** Too many messages per second (RFC 6455 policy violation). */
+  policy: 1008,
+  /** A newer connection for the same car (or the same controller) replaced this one. */
+  replaced: 4000,
+  /** The driving session ended (expired, kicked, car deleted, banned). */
+  sessionEnded: 4001,
+  /** The car agent speaks another protocol version. */
+  incompatible: 4002,
+  /** The car's secret was rotated or the car was deleted. */
+  carRevoked: 4003,
+  /** The member's sessions were revoked (ban, deletion, password change). */
+  forceDisconnect: 4004,
+  /** No message (or pong) for too long. */
+  silent: 4008,
+} as const;

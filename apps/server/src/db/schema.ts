@@ -177,3 +177,60 @@ export const auditLog = pgTable(
   },
   (t) => [index('audit_log_created_idx').on(t.createdAt)],
 );
+
+/**
+ * Cars, provisioned by an admin. The car secret is stored hashed (SHA-256; it is 256 random bits).
+ * `stream_id` (the video mountpoint) is derived from the id. A deleted car keeps its row
+ * (`deleted_at`) so past sessions keep their car.
+ */
+export const cars = pgTable(
+  'cars',
+  {
+    id: serial('id').primaryKey(),
+    name: text('name').notNull(),
+    imageUrl: text('image_url'),
+    secretHash: text('secret_hash').notNull(),
+    streamId: integer('stream_id').notNull().generatedAlwaysAs(sql`1000 + id`),
+    configForwardSpeed: integer('config_forward_speed').notNull().default(100),
+    configBackwardSpeed: integer('config_backward_speed').notNull().default(100),
+    configSteeringTrim: integer('config_steering_trim').notNull().default(0),
+    /** The current control code (uppercase); single use, replaced by each generate_code. */
+    controlCode: text('control_code'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    deletedAt: timestamp('deleted_at', { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex('cars_stream_id_key').on(t.streamId),
+    check('cars_forward_speed_check', sql`${t.configForwardSpeed} between 20 and 100`),
+    check('cars_backward_speed_check', sql`${t.configBackwardSpeed} between 20 and 100`),
+    check('cars_steering_trim_check', sql`${t.configSteeringTrim} between -50 and 50`),
+  ],
+);
+
+/**
+ * Driving sessions: a car is held by `user_id` while `ended_at` is null and `expires_at` is in the
+ * future. At most one unended session per car (partial unique index). The control token is stored
+ * hashed and is valid only for its own (user, car, session).
+ */
+export const carSessions = pgTable(
+  'car_sessions',
+  {
+    id: serial('id').primaryKey(),
+    carId: integer('car_id')
+      .notNull()
+      .references(() => cars.id),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    controlTokenHash: text('control_token_hash').notNull(),
+    startedAt: timestamp('started_at', { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    endedAt: timestamp('ended_at', { withTimezone: true }),
+    endReason: text('end_reason'),
+  },
+  (t) => [
+    uniqueIndex('car_sessions_control_token_hash_key').on(t.controlTokenHash),
+    uniqueIndex('car_sessions_one_live_per_car').on(t.carId).where(sql`${t.endedAt} is null`),
+    index('car_sessions_user_idx').on(t.userId),
+  ],
+);

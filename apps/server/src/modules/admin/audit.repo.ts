@@ -13,12 +13,20 @@ export type AuditAction =
   | 'user.grant-admin'
   | 'user.revoke-admin'
   | 'user.adjust-tickets'
-  | 'user.delete';
+  | 'user.delete'
+  | 'car.create'
+  | 'car.rotate-secret'
+  | 'car.delete'
+  | 'car.generate-code'
+  | 'car.kick'
+  | 'car.command'
+  | 'car.config'
+  | 'settings.update';
 
 export interface AuditEntry {
   actor: { id: number; username: string };
   action: AuditAction;
-  targetType: 'user';
+  targetType: 'user' | 'car' | 'settings';
   targetId: string | number;
   /** The changed fields before and after the action. */
   before: Record<string, unknown> | null;

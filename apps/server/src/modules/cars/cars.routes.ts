@@ -1,0 +1,36 @@
+/** Members' car calls: the list, one car's status, and connecting with a control code. */
+import { Car, CarIdParams, CarsResponse, ConnectRequest, ConnectResponse } from '@telerace/protocol';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+
+/** Connect attempts per client IP and 10 minutes. */
+const CONNECT_ATTEMPTS_PER_10_MIN = 30;
+
+export const carRoutes: FastifyPluginAsyncZod = async (app) => {
+  const member = { preHandler: app.authenticate };
+
+  app.get('/cars', { ...member, schema: { response: { 200: CarsResponse } } }, async () => app.cars.list());
+
+  app.get(
+    '/cars/:id/status',
+    { ...member, schema: { params: CarIdParams, response: { 200: Car } } },
+    async (request) => app.cars.status(request.params.id),
+  );
+
+  app.post(
+    '/cars/:id/connect',
+    {
+      ...member,
+      // Codes are short: a per-IP budget of attempts makes guessing one hopeless.
+      config: { rateLimit: { max: CONNECT_ATTEMPTS_PER_10_MIN, timeWindow: 10 * 60_000 } },
+      schema: { params: CarIdParams, body: ConnectRequest, response: { 200: ConnectResponse } },
+    },
+    async (request) => {
+      const { car, controlToken } = await app.cars.connect(
+        request.currentUser,
+        request.params.id,
+        request.body.code,
+      );
+      return { ok: true as const, car, controlToken };
+    },
+  );
+};

@@ -1,0 +1,442 @@
+/**
+ * Cars and driving sessions: listing, connecting with a control code, and the admin actions.
+ * Every admin change writes its audit record in the same transaction; the events that make
+ * sockets act (stop the car, tell the driver, close a car socket) are emitted after the commit.
+ * Sessions end when their time is up through one timer per session (plus a periodic sweep).
+ */
+import { timingSafeEqual } from 'node:crypto';
+import {
+  type AdminCar,
+  type AdminSettings,
+  type Car,
+  type CarConfig,
+  type CarSessionEndReason,
+  ERROR_KEYS,
+  type Telemetry,
+} from '@telerace/protocol';
+import { eq, sql } from 'drizzle-orm';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../../db/client.js';
+import { carSessions, cars } from '../../db/schema.js';
+import type { EventBus } from '../../events.js';
+import { HttpError } from '../../http/errors.js';
+import { recordAudit } from '../admin/audit.repo.js';
+import { hashToken, newOpaqueToken } from '../auth/sessions.repo.js';
+import type { UserRow } from '../users/users.repo.js';
+import {
+  type CarRow,
+  type CarSessionRow,
+  type CarWithHolder,
+  type EndedSession,
+  endExpiredSessions,
+  endSessionsOfCar,
+  endSessionsOfUser,
+  findLiveCar,
+  findLiveSessionByToken,
+  findLiveSessionOfCar,
+  listCarsWithHolders,
+  listLiveSessions,
+  lockLiveCar,
+  sessionMinutes,
+  setSessionMinutes,
+} from './cars.repo.js';
+import { newControlCode } from './control-code.js';
+
+/** What the control relay knows about connected cars (the service never touches a socket). */
+export interface CarPresence {
+  isOnline(carId: number): boolean;
+  lastTelemetry(carId: number): (Telemetry & { at: string }) | null;
+}
+
+export interface Actor {
+  id: number;
+  username: string;
+}
+
+export const carNotFound = (): HttpError => new HttpError(404, 'Car not found', ERROR_KEYS.carNotFound);
+const invalidCode = (): HttpError =>
+  new HttpError(403, 'Invalid control code', ERROR_KEYS.invalidControlCode);
+const carInUse = (): HttpError =>
+  new HttpError(409, 'This car is in use by another driver.', ERROR_KEYS.carInUse);
+const carOffline = (): HttpError => new HttpError(409, 'The car is offline.', ERROR_KEYS.carOffline);
+
+/** A fallback for timers lost to clock differences between Node and the database. */
+const SWEEP_INTERVAL_MS = 10_000;
+
+export function configOf(car: CarRow): CarConfig {
+  return {
+    forwardSpeedPercent: car.configForwardSpeed,
+    backwardSpeedPercent: car.configBackwardSpeed,
+    trimValue: car.configSteeringTrim,
+  };
+}
+
+function sameCode(given: string, expected: string | null): boolean {
+  if (expected === null) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export class CarsService {
+  readonly #timers = new Map<number, NodeJS.Timeout>();
+  #sweeper: NodeJS.Timeout | undefined;
+  #unsubscribe: (() => void)[] = [];
+
+  constructor(
+    readonly db: Db,
+    readonly events: EventBus,
+    readonly presence: CarPresence,
+    readonly log: FastifyBaseLogger,
+  ) {}
+
+  // ── reading ──────────────────────────────────────────────────────────────────────────────
+
+  present({ car, session, username }: CarWithHolder): Car {
+    return {
+      id: car.id,
+      name: car.name,
+      image_url: car.imageUrl,
+      status: this.presence.isOnline(car.id) ? 'online' : 'offline',
+      stream_id: car.streamId,
+      current_user_id: session?.userId ?? null,
+      username: session ? username : null,
+      config_forward_speed: car.configForwardSpeed,
+      config_backward_speed: car.configBackwardSpeed,
+      config_steering_trim: car.configSteeringTrim,
+      session_ends_at: session?.expiresAt.toISOString() ?? null,
+    };
+  }
+
+  presentAdmin(row: CarWithHolder): AdminCar {
+    return {
+      ...this.present(row),
+      control_code: row.car.controlCode,
+      last_telemetry: this.presence.lastTelemetry(row.car.id),
+    };
+  }
+
+  async list(): Promise<Car[]> {
+    return (await listCarsWithHolders(this.db)).map((row) => this.present(row));
+  }
+
+  async listAdmin(): Promise<AdminCar[]> {
+    return (await listCarsWithHolders(this.db)).map((row) => this.presentAdmin(row));
+  }
+
+  async #row(carId: number, db: Db = this.db): Promise<CarWithHolder> {
+    const [row] = await listCarsWithHolders(db, carId);
+    if (!row) throw carNotFound();
+    return row;
+  }
+
+  async status(carId: number): Promise<Car> {
+    return this.present(await this.#row(carId));
+  }
+
+  async adminCar(carId: number): Promise<AdminCar> {
+    return this.presentAdmin(await this.#row(carId));
+  }
+
+  // ── driving ──────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Takes the car with its control code (single use: a successful connect consumes it). A member
+   * who already holds the car gets a fresh control token for the same session, without a code.
+   */
+  async connect(user: UserRow, carId: number, code: string): Promise<{ car: Car; controlToken: string }> {
+    const controlToken = newOpaqueToken();
+    const tokenHash = hashToken(controlToken);
+    const minutes = await sessionMinutes(this.db);
+    this.#emitEnded(await endExpiredSessions(this.db, carId), 'session_expired');
+    const started = await this.db.transaction(async (tx) => {
+      const car = await lockLiveCar(tx, carId);
+      if (!car) throw carNotFound();
+      const live = await findLiveSessionOfCar(tx, carId);
+      if (live) {
+        if (live.userId !== user.id) throw carInUse();
+        await tx.update(carSessions).set({ controlTokenHash: tokenHash }).where(eq(carSessions.id, live.id));
+        return null;
+      }
+      if (!sameCode(code, car.controlCode)) throw invalidCode();
+      await tx.update(cars).set({ controlCode: null }).where(eq(cars.id, carId));
+      const [session] = await tx
+        .insert(carSessions)
+        .values({
+          carId,
+          userId: user.id,
+          controlTokenHash: tokenHash,
+          expiresAt: sql`now() + make_interval(mins => ${minutes})`,
+        })
+        .returning();
+      return session ?? null;
+    });
+    if (started) {
+      this.#schedule(started);
+      this.events.emit('car.session-started', {
+        carId,
+        userId: user.id,
+        sessionId: started.id,
+        expiresAt: started.expiresAt,
+      });
+    }
+    return { car: await this.status(carId), controlToken };
+  }
+
+  /** The live session the control token opens, if it belongs to this member and this car. */
+  async sessionForControlToken(userId: number, carId: number, token: string): Promise<CarSessionRow | null> {
+    const session = await findLiveSessionByToken(this.db, hashToken(token));
+    return session && session.userId === userId && session.carId === carId ? session : null;
+  }
+
+  /** The car the secret opens, or null (unknown car, deleted car or wrong secret). */
+  async carForSecret(carId: number, secret: string): Promise<CarRow | null> {
+    const car = await findLiveCar(this.db, carId);
+    if (!car) return null;
+    const a = Buffer.from(hashToken(secret));
+    const b = Buffer.from(car.secretHash);
+    return a.length === b.length && timingSafeEqual(a, b) ? car : null;
+  }
+
+  async carConfig(carId: number): Promise<CarConfig | null> {
+    const car = await findLiveCar(this.db, carId);
+    return car ? configOf(car) : null;
+  }
+
+  /** Ends every session of the member (ban, account deletion). */
+  async endSessionsOfUser(userId: number, reason: CarSessionEndReason): Promise<void> {
+    const ended = await endSessionsOfUser(this.db, userId, reason);
+    this.#emitEnded(ended, reason);
+  }
+
+  /** Ends the sessions whose time is up; the timers call it, tests may too. */
+  async sweepExpired(): Promise<void> {
+    const ended = await endExpiredSessions(this.db);
+    this.#emitEnded(ended, 'session_expired');
+  }
+
+  #emitEnded(sessions: EndedSession[], reason: CarSessionEndReason): void {
+    for (const session of sessions) {
+      clearTimeout(this.#timers.get(session.id));
+      this.#timers.delete(session.id);
+      this.events.emit('car.session-ended', {
+        carId: session.carId,
+        userId: session.userId,
+        sessionId: session.id,
+        reason,
+      });
+    }
+  }
+
+  #schedule(session: Pick<CarSessionRow, 'id' | 'expiresAt'>): void {
+    clearTimeout(this.#timers.get(session.id));
+    // setTimeout's limit is ~24.8 days; sessions last at most 4 hours.
+    const delay = Math.max(0, session.expiresAt.getTime() - Date.now()) + 20;
+    const timer = setTimeout(() => {
+      this.#timers.delete(session.id);
+      this.sweepExpired().catch((error: unknown) => this.log.error({ err: error }, 'session expiry failed'));
+    }, delay);
+    timer.unref();
+    this.#timers.set(session.id, timer);
+  }
+
+  /** After the migrations: end what expired while the server was down, time the live sessions. */
+  async start(): Promise<void> {
+    this.#unsubscribe.push(
+      this.events.on('user.sessions-revoked', ({ userId, reason }) => {
+        if (reason !== 'banned' && reason !== 'deleted') return;
+        this.endSessionsOfUser(userId, reason === 'banned' ? 'banned' : 'account_deleted').catch(
+          (error: unknown) => this.log.error({ err: error }, 'ending car sessions failed'),
+        );
+      }),
+    );
+    await this.resume();
+    this.#sweeper = setInterval(() => {
+      this.sweepExpired().catch((error: unknown) => this.log.warn({ err: error }, 'session sweep failed'));
+    }, SWEEP_INTERVAL_MS);
+    this.#sweeper.unref();
+  }
+
+  /** Ends the sessions that are over and (re)arms a timer for each live one. */
+  async resume(): Promise<void> {
+    await this.sweepExpired();
+    for (const session of await listLiveSessions(this.db)) this.#schedule(session);
+  }
+
+  stop(): void {
+    for (const off of this.#unsubscribe) off();
+    this.#unsubscribe = [];
+    for (const timer of this.#timers.values()) clearTimeout(timer);
+    this.#timers.clear();
+    clearInterval(this.#sweeper);
+  }
+
+  // ── admin ────────────────────────────────────────────────────────────────────────────────
+
+  async create(actor: Actor, input: { name: string; image_url: string | null }) {
+    const secret = newOpaqueToken();
+    const row = await this.db.transaction(async (tx) => {
+      const [car] = await tx
+        .insert(cars)
+        .values({ name: input.name, imageUrl: input.image_url, secretHash: hashToken(secret) })
+        .returning();
+      if (!car) throw new Error('insert returned no row');
+      await recordAudit(tx, {
+        actor,
+        action: 'car.create',
+        targetType: 'car',
+        targetId: car.id,
+        before: null,
+        after: { name: car.name, image_url: car.imageUrl },
+      });
+      return car;
+    });
+    return { car: this.presentAdmin({ car: row, session: null, username: null }), secret };
+  }
+
+  /** A new secret; the car's current socket is closed and must dial again with it. */
+  async rotateSecret(actor: Actor, carId: number): Promise<string> {
+    const secret = newOpaqueToken();
+    await this.db.transaction(async (tx) => {
+      if (!(await lockLiveCar(tx, carId))) throw carNotFound();
+      await tx
+        .update(cars)
+        .set({ secretHash: hashToken(secret) })
+        .where(eq(cars.id, carId));
+      await recordAudit(tx, {
+        actor,
+        action: 'car.rotate-secret',
+        targetType: 'car',
+        targetId: carId,
+        before: null,
+        after: { rotated: true },
+      });
+    });
+    this.events.emit('car.secret-rotated', { carId });
+    return secret;
+  }
+
+  /** Soft delete: the session ends (`car_deleted`), the car stops and its socket closes. */
+  async delete(actor: Actor, carId: number): Promise<void> {
+    const ended = await this.db.transaction(async (tx) => {
+      const car = await lockLiveCar(tx, carId);
+      if (!car) throw carNotFound();
+      const sessions = await endSessionsOfCar(tx, carId, 'car_deleted');
+      await tx.update(cars).set({ deletedAt: sql`now()`, controlCode: null }).where(eq(cars.id, carId));
+      await recordAudit(tx, {
+        actor,
+        action: 'car.delete',
+        targetType: 'car',
+        targetId: carId,
+        before: { name: car.name },
+        after: { deleted: true },
+      });
+      return sessions;
+    });
+    this.#emitEnded(ended, 'car_deleted');
+    this.events.emit('car.deleted', { carId });
+  }
+
+  /** A new single-use code; it replaces the previous one. */
+  async generateCode(actor: Actor, carId: number): Promise<string> {
+    const code = newControlCode();
+    await this.db.transaction(async (tx) => {
+      if (!(await lockLiveCar(tx, carId))) throw carNotFound();
+      await tx.update(cars).set({ controlCode: code }).where(eq(cars.id, carId));
+      // The code itself is a credential: the append-only log never keeps it.
+      await recordAudit(tx, {
+        actor,
+        action: 'car.generate-code',
+        targetType: 'car',
+        targetId: carId,
+        before: null,
+        after: { code_generated: true },
+      });
+    });
+    return code;
+  }
+
+  /** Ends the current driver's session. Idempotent: with nobody driving it only says so. */
+  async kick(actor: Actor, carId: number): Promise<string> {
+    this.#emitEnded(await endExpiredSessions(this.db, carId), 'session_expired');
+    const kicked = await this.db.transaction(async (tx) => {
+      if (!(await lockLiveCar(tx, carId))) throw carNotFound();
+      const sessions = await endSessionsOfCar(tx, carId, 'kicked');
+      for (const session of sessions) {
+        await recordAudit(tx, {
+          actor,
+          action: 'car.kick',
+          targetType: 'car',
+          targetId: carId,
+          before: { driver_id: session.userId },
+          after: { driver_id: null },
+        });
+      }
+      return sessions;
+    });
+    this.#emitEnded(kicked, 'kicked');
+    return kicked.length > 0 ? 'The driver was disconnected.' : 'Nobody was driving this car.';
+  }
+
+  async command(actor: Actor, carId: number, command: 'reboot' | 'shutdown'): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      if (!(await lockLiveCar(tx, carId))) throw carNotFound();
+      if (!this.presence.isOnline(carId)) throw carOffline();
+      await recordAudit(tx, {
+        actor,
+        action: 'car.command',
+        targetType: 'car',
+        targetId: carId,
+        before: null,
+        after: { command },
+      });
+    });
+    this.events.emit('car.command', { carId, command });
+  }
+
+  async saveConfig(actor: Actor, carId: number, config: CarConfig): Promise<AdminCar> {
+    await this.db.transaction(async (tx) => {
+      const car = await lockLiveCar(tx, carId);
+      if (!car) throw carNotFound();
+      await tx
+        .update(cars)
+        .set({
+          configForwardSpeed: config.forwardSpeedPercent,
+          configBackwardSpeed: config.backwardSpeedPercent,
+          configSteeringTrim: config.trimValue,
+        })
+        .where(eq(cars.id, carId));
+      await recordAudit(tx, {
+        actor,
+        action: 'car.config',
+        targetType: 'car',
+        targetId: carId,
+        before: configOf(car),
+        after: config,
+      });
+    });
+    this.events.emit('car.config-changed', { carId, config });
+    return this.adminCar(carId);
+  }
+
+  async settings(): Promise<AdminSettings> {
+    return { car_session_duration_minutes: await sessionMinutes(this.db) };
+  }
+
+  /** New sessions get the new duration; running ones keep theirs. */
+  async updateSettings(actor: Actor, settings: AdminSettings): Promise<AdminSettings> {
+    await this.db.transaction(async (tx) => {
+      const before = await sessionMinutes(tx);
+      await setSessionMinutes(tx, settings.car_session_duration_minutes);
+      await recordAudit(tx, {
+        actor,
+        action: 'settings.update',
+        targetType: 'settings',
+        targetId: 'car_session_duration_minutes',
+        before: { car_session_duration_minutes: before },
+        after: { car_session_duration_minutes: settings.car_session_duration_minutes },
+      });
+    });
+    return this.settings();
+  }
+}

@@ -1,0 +1,199 @@
+/**
+ * SIM_CARS=N: the quick start's simulated cars. After the migrations, cars "Sim 1"…"Sim N" are
+ * ensured, their secrets kept in DATA_DIR/sim-cars.json (0600; a car missing from the file gets a
+ * new secret), each gets a fresh control code printed on stdout, and each car's agent runs as a
+ * child process dialling the real car socket. A child that exits is restarted with a backoff
+ * (exit code 75 asks for an immediate restart); all of them are stopped when the server closes.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { and, eq, inArray, isNull } from 'drizzle-orm';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../../db/client.js';
+import { cars } from '../../db/schema.js';
+import { SERVER_ROOT } from '../../paths.js';
+import { hashToken, newOpaqueToken } from '../auth/sessions.repo.js';
+import { newControlCode } from './control-code.js';
+
+export const SIM_CARS_FILE = 'sim-cars.json';
+/** The agent's way of asking for a restart (EX_TEMPFAIL). */
+export const RESTART_EXIT_CODE = 75;
+const BACKOFF_INITIAL_MS = 1_000;
+const BACKOFF_MAX_MS = 30_000;
+/** A child that ran this long had a fresh start: its next crash restarts quickly again. */
+const HEALTHY_RUN_MS = 30_000;
+const KILL_GRACE_MS = 2_000;
+
+export interface SimCar {
+  id: number;
+  name: string;
+  code: string;
+  secret: string;
+}
+
+/** How to start one agent: the program and its leading arguments (the car's are appended). */
+export interface AgentCommand {
+  command: string;
+  args: string[];
+}
+
+/**
+ * The real agent: from its bundle when the server runs from its bundle, otherwise (development,
+ * tests) from its TypeScript source through tsx.
+ */
+export function defaultAgentCommand(): AgentCommand {
+  const repoRoot = join(SERVER_ROOT, '..', '..');
+  const bundle = join(repoRoot, 'apps/car/dist/main.js');
+  const runningFromSource = import.meta.url.endsWith('.ts');
+  if (!runningFromSource && existsSync(bundle)) return { command: process.execPath, args: [bundle] };
+  return {
+    command: process.execPath,
+    args: ['--conditions=source', '--import', 'tsx', join(repoRoot, 'apps/car/src/main.ts')],
+  };
+}
+
+export function simCarsBanner(simCars: SimCar[], publicUrl: string): string {
+  const line = '='.repeat(64);
+  return [
+    '',
+    line,
+    ` Simulated cars (SIM_CARS=${simCars.length}): sign in, open ${publicUrl}/car-selection`,
+    ' and connect with a code (each code works once; admins generate new ones):',
+    ...simCars.map((car) => `   ${car.name.padEnd(8)} code: ${car.code}`),
+    line,
+    '',
+    '',
+  ].join('\n');
+}
+
+async function readSecrets(file: string): Promise<Record<string, string>> {
+  try {
+    const parsed = JSON.parse(await readFile(file, 'utf8')) as unknown;
+    return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, string>) : {};
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || error instanceof SyntaxError) return {};
+    throw error;
+  }
+}
+
+/** Ensures the N cars, their secrets and fresh codes. Not audited: no admin acts here. */
+export async function provisionSimCars(db: Db, dataDir: string, count: number): Promise<SimCar[]> {
+  const names = Array.from({ length: count }, (_, i) => `Sim ${i + 1}`);
+  const file = join(dataDir, SIM_CARS_FILE);
+  const secrets = await readSecrets(file);
+  const existing = await db
+    .select()
+    .from(cars)
+    .where(and(inArray(cars.name, names), isNull(cars.deletedAt)));
+  const result: SimCar[] = [];
+  for (const name of names) {
+    let row = existing.find((car) => car.name === name);
+    let secret = row ? secrets[String(row.id)] : undefined;
+    if (!row) {
+      secret = newOpaqueToken();
+      [row] = await db
+        .insert(cars)
+        .values({ name, imageUrl: null, secretHash: hashToken(secret) })
+        .returning();
+      if (!row) throw new Error('insert returned no row');
+    } else if (!secret || hashToken(secret) !== row.secretHash) {
+      secret = newOpaqueToken();
+      await db
+        .update(cars)
+        .set({ secretHash: hashToken(secret) })
+        .where(eq(cars.id, row.id));
+    }
+    const code = newControlCode();
+    await db.update(cars).set({ controlCode: code }).where(eq(cars.id, row.id));
+    result.push({ id: row.id, name, code, secret });
+  }
+  await mkdir(dataDir, { recursive: true });
+  const saved = Object.fromEntries(result.map((car) => [String(car.id), car.secret]));
+  await writeFile(file, `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o600 });
+  await chmod(file, 0o600);
+  return result;
+}
+
+/** Runs one agent process per simulated car and keeps it running. */
+export class SimCarSupervisor {
+  readonly #children = new Map<number, ChildProcess>();
+  readonly #restartTimers = new Set<NodeJS.Timeout>();
+  #stopping = false;
+
+  constructor(
+    readonly log: FastifyBaseLogger,
+    readonly agent: AgentCommand = defaultAgentCommand(),
+  ) {}
+
+  start(simCars: SimCar[], serverUrl: string): void {
+    for (const car of simCars) this.#spawn(car, serverUrl, BACKOFF_INITIAL_MS);
+  }
+
+  /** The running child of a car (tests). */
+  child(carId: number): ChildProcess | undefined {
+    return this.#children.get(carId);
+  }
+
+  #spawn(car: SimCar, serverUrl: string, backoffMs: number): void {
+    if (this.#stopping) return;
+    const startedAt = Date.now();
+    const child = spawn(
+      this.agent.command,
+      [...this.agent.args, '--server', serverUrl, '--car', String(car.id), '--drive', 'sim'],
+      {
+        cwd: join(SERVER_ROOT, '..', '..'),
+        env: { ...process.env, CAR_SECRET: car.secret },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    this.#children.set(car.id, child);
+    const log = this.log.child({ simCar: car.name, carId: car.id });
+    for (const stream of [child.stdout, child.stderr]) {
+      if (stream)
+        createInterface({ input: stream }).on('line', (line) => log.info({ agent: line }, 'sim car agent'));
+    }
+    child.on('error', (error) => log.error({ err: error }, 'sim car agent failed to start'));
+    child.on('exit', (code, signal) => {
+      if (this.#children.get(car.id) === child) this.#children.delete(car.id);
+      if (this.#stopping) return;
+      const healthy = Date.now() - startedAt >= HEALTHY_RUN_MS;
+      const delay = code === RESTART_EXIT_CODE ? 100 : healthy ? BACKOFF_INITIAL_MS : backoffMs;
+      log.warn({ code, signal, restartInMs: delay }, 'sim car agent exited');
+      const next =
+        healthy || code === RESTART_EXIT_CODE ? BACKOFF_INITIAL_MS : Math.min(backoffMs * 2, BACKOFF_MAX_MS);
+      const timer = setTimeout(() => {
+        this.#restartTimers.delete(timer);
+        this.#spawn(car, serverUrl, next);
+      }, delay);
+      this.#restartTimers.add(timer);
+    });
+  }
+
+  /** SIGTERM to every agent, SIGKILL after a grace period. */
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    for (const timer of this.#restartTimers) clearTimeout(timer);
+    this.#restartTimers.clear();
+    await Promise.all(
+      [...this.#children.values()].map(
+        (child) =>
+          new Promise<void>((resolve) => {
+            if (child.exitCode !== null || child.signalCode !== null) {
+              resolve();
+              return;
+            }
+            const kill = setTimeout(() => child.kill('SIGKILL'), KILL_GRACE_MS);
+            child.once('exit', () => {
+              clearTimeout(kill);
+              resolve();
+            });
+            child.kill('SIGTERM');
+          }),
+      ),
+    );
+    this.#children.clear();
+  }
+}

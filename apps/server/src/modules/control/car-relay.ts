@@ -1,0 +1,149 @@
+/**
+ * Who is connected: one CarLink per car and at most one ControllerLink per car. It turns domain
+ * events into socket actions — a session that ends stops its car at once and closes the driver's
+ * control socket; a deleted car or a rotated secret closes the car's socket — and relays drive
+ * from the controller to the car and telemetry back.
+ */
+import { type CarConfig, SOCKET_CLOSE_CODES, type Telemetry } from '@telerace/protocol';
+import type { FastifyBaseLogger } from 'fastify';
+import type { WebSocket } from 'ws';
+import type { EventBus } from '../../events.js';
+import type { CarPresence } from '../cars/cars.service.js';
+import type { UserRow } from '../users/users.repo.js';
+import { CarLink } from './car-link.js';
+import { ControllerLink } from './controller-link.js';
+import { type DropCounters, newDropCounters } from './message-guard.js';
+
+export interface CarRelayOptions {
+  /** Config for a car's `welcome`; null when the car is gone. */
+  carConfig(carId: number): Promise<CarConfig | null>;
+  /** Saves an admin's config from the control socket (audited like the REST call). */
+  saveConfig(user: UserRow, carId: number, config: CarConfig): Promise<void>;
+}
+
+export class CarRelay implements CarPresence {
+  readonly #cars = new Map<number, CarLink>();
+  readonly #controllers = new Map<number, ControllerLink>();
+  readonly #telemetry = new Map<number, Telemetry & { at: string }>();
+  readonly #unsubscribe: (() => void)[] = [];
+  /** Dropped messages of the car sockets and of the controller sockets. */
+  readonly dropped: { car: DropCounters; controller: DropCounters } = {
+    car: newDropCounters(),
+    controller: newDropCounters(),
+  };
+
+  constructor(
+    readonly events: EventBus,
+    readonly log: FastifyBaseLogger,
+    readonly options: CarRelayOptions,
+  ) {
+    this.#unsubscribe.push(
+      events.on('car.session-ended', ({ carId, sessionId, reason }) => {
+        this.#stop(carId);
+        const controller = this.#controllers.get(carId);
+        if (controller && controller.sessionId === sessionId) {
+          this.#controllers.delete(carId);
+          controller.close(SOCKET_CLOSE_CODES.sessionEnded, reason);
+        }
+      }),
+      events.on('car.deleted', ({ carId }) => {
+        this.#stop(carId);
+        this.#cars.get(carId)?.close(SOCKET_CLOSE_CODES.carRevoked, 'car deleted');
+        this.#controllers.get(carId)?.close(SOCKET_CLOSE_CODES.sessionEnded, 'car_deleted');
+      }),
+      events.on('car.secret-rotated', ({ carId }) => {
+        this.#cars.get(carId)?.close(SOCKET_CLOSE_CODES.carRevoked, 'secret rotated');
+      }),
+      events.on('car.config-changed', ({ carId, config }) => {
+        const car = this.#cars.get(carId);
+        if (car?.ready) car.send({ type: 'config', settings: config });
+      }),
+      events.on('car.command', ({ carId, command }) => {
+        const car = this.#cars.get(carId);
+        if (car?.ready) car.send({ type: 'command', command });
+      }),
+    );
+  }
+
+  isOnline(carId: number): boolean {
+    return this.#cars.get(carId)?.ready ?? false;
+  }
+
+  lastTelemetry(carId: number): (Telemetry & { at: string }) | null {
+    return this.#telemetry.get(carId) ?? null;
+  }
+
+  /** A car agent authenticated at the upgrade; a previous connection of the same car is replaced. */
+  attachCar(carId: number, socket: WebSocket): void {
+    const previous = this.#cars.get(carId);
+    const link = new CarLink(
+      carId,
+      socket,
+      {
+        config: () => this.options.carConfig(carId),
+        onReady: () => this.#controllers.get(carId)?.send({ type: 'car-status', online: true }),
+        onTelemetry: (_link, telemetry) => {
+          this.#telemetry.set(carId, { ...telemetry, at: new Date().toISOString() });
+          this.#controllers.get(carId)?.send({ type: 'telemetry', telemetry });
+        },
+        onClose: (closed) => {
+          if (this.#cars.get(carId) !== closed) return;
+          this.#cars.delete(carId);
+          this.#controllers.get(carId)?.send({ type: 'car-status', online: false });
+          this.log.info({ carId }, 'car disconnected');
+        },
+      },
+      this.dropped.car,
+      this.log,
+    );
+    this.#cars.set(carId, link);
+    previous?.close(SOCKET_CLOSE_CODES.replaced, 'replaced by a new connection');
+  }
+
+  /** A driver holding the car; a previous control socket for the car is replaced. */
+  attachController(carId: number, sessionId: number, user: UserRow, socket: WebSocket): void {
+    const previous = this.#controllers.get(carId);
+    const link = new ControllerLink(
+      carId,
+      sessionId,
+      user,
+      socket,
+      {
+        onDrive: (_link, throttle, steer) => {
+          if (this.#controllers.get(carId) === link) this.#cars.get(carId)?.drive(throttle, steer);
+        },
+        onConfig: (_link, settings) => this.options.saveConfig(user, carId, settings),
+        onClose: (closed) => {
+          if (this.#controllers.get(carId) !== closed) return;
+          this.#controllers.delete(carId);
+          // Safety: the driver is gone, the car goes to neutral now.
+          this.#stop(carId);
+        },
+      },
+      this.dropped.controller,
+      this.log,
+    );
+    this.#controllers.set(carId, link);
+    if (previous) {
+      this.#stop(carId);
+      previous.close(SOCKET_CLOSE_CODES.replaced, 'replaced by a new connection');
+    }
+    link.send({ type: 'car-status', online: this.isOnline(carId) });
+  }
+
+  #stop(carId: number): void {
+    const car = this.#cars.get(carId);
+    if (!car) return;
+    car.stop();
+  }
+
+  /** Server shutdown: cars go to neutral, then every socket closes. */
+  close(): void {
+    for (const off of this.#unsubscribe) off();
+    for (const car of this.#cars.values()) {
+      car.stop();
+      car.close(1001, 'server shutting down');
+    }
+    for (const controller of this.#controllers.values()) controller.close(1001, 'server shutting down');
+  }
+}

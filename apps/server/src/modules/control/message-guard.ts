@@ -1,0 +1,80 @@
+/**
+ * Shared handling of incoming socket messages: a per-socket rate limit and the parsing that
+ * drops (and counts) anything that is not a valid message, so no input can crash the server.
+ */
+import { CONTROL_LIMITS } from '@telerace/protocol';
+import type { RawData } from 'ws';
+import type { z } from 'zod';
+
+/** How many messages each gateway dropped, by cause (read by tests and logs). */
+export interface DropCounters {
+  invalidJson: number;
+  unknownType: number;
+  invalidMessage: number;
+  rateLimited: number;
+}
+
+export const newDropCounters = (): DropCounters => ({
+  invalidJson: 0,
+  unknownType: 0,
+  invalidMessage: 0,
+  rateLimited: 0,
+});
+
+/** More than `max` messages within one second (fixed window) → exceeded. */
+export class MessageRateLimit {
+  #windowStart = 0;
+  #count = 0;
+
+  constructor(readonly max: number = CONTROL_LIMITS.maxMessagesPerSecond) {}
+
+  /** Counts one message; false once the limit is exceeded. */
+  allow(now = Date.now()): boolean {
+    if (now - this.#windowStart >= 1_000) {
+      this.#windowStart = now;
+      this.#count = 0;
+    }
+    this.#count += 1;
+    return this.#count <= this.max;
+  }
+}
+
+/**
+ * The message as `schema` describes it, or null (counted in `dropped`). `types` lists the known
+ * `type` values, to tell an unknown type from a malformed known one.
+ */
+export function parseMessage<T>(
+  data: RawData,
+  schema: z.ZodType<T>,
+  types: readonly string[],
+  dropped: DropCounters,
+): T | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(Array.isArray(data) ? Buffer.concat(data).toString('utf8') : data.toString());
+  } catch {
+    dropped.invalidJson += 1;
+    return null;
+  }
+  const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
+  if (typeof type !== 'string' || !types.includes(type)) {
+    dropped.unknownType += 1;
+    return null;
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    dropped.invalidMessage += 1;
+    return null;
+  }
+  return parsed.data;
+}
+
+/** A JSON send that never throws on a socket that is closing. */
+export function sendJson(socket: { readyState: number; send(data: string): void }, message: unknown): void {
+  if (socket.readyState !== 1) return;
+  try {
+    socket.send(JSON.stringify(message));
+  } catch {
+    // The close handler cleans up.
+  }
+}

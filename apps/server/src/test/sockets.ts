@@ -1,0 +1,176 @@
+/**
+ * Test support for the sockets: real `ws` clients against an app listening on a real port, a
+ * message inbox to wait for messages, and helpers that provision a car and a driver over REST.
+ */
+import type { FastifyInstance } from 'fastify';
+import { expect } from 'vitest';
+import WebSocket from 'ws';
+import type { UserRow } from '../modules/users/users.repo.js';
+import { authHeader, buildAdmin, buildUser, tokenFor } from './factories.js';
+
+export async function listen(app: FastifyInstance): Promise<string> {
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.server.address() as { port: number };
+  return `127.0.0.1:${port}`;
+}
+
+type Json = Record<string, unknown> & { type?: string };
+
+/** A connected client that keeps every message it receives, in order. */
+export class TestSocket {
+  readonly messages: Json[] = [];
+  readonly #waiters: { predicate: (m: Json) => boolean; resolve: (m: Json) => void; from: number }[] = [];
+  closed: Promise<{ code: number; reason: string }>;
+  #cursor = 0;
+
+  constructor(readonly ws: WebSocket) {
+    ws.on('message', (data) => {
+      const message = JSON.parse(data.toString()) as Json;
+      this.messages.push(message);
+      const index = this.messages.length - 1;
+      for (const waiter of [...this.#waiters]) {
+        if (index >= waiter.from && waiter.predicate(message)) {
+          this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
+          waiter.resolve(message);
+        }
+      }
+    });
+    this.closed = new Promise((resolve) =>
+      ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+    );
+  }
+
+  send(message: unknown): void {
+    this.ws.send(typeof message === 'string' ? message : JSON.stringify(message));
+  }
+
+  /** The next message (after the last one returned) matching `predicate`. */
+  next(predicate: (m: Json) => boolean = () => true, timeoutMs = 5_000): Promise<Json> {
+    const from = this.#cursor;
+    const found = this.messages.findIndex((m, i) => i >= from && predicate(m));
+    if (found >= 0) {
+      this.#cursor = found + 1;
+      return Promise.resolve(this.messages[found] as Json);
+    }
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`no matching message within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+      this.#waiters.push({
+        predicate,
+        from,
+        resolve: (m) => {
+          clearTimeout(timer);
+          this.#cursor = this.messages.indexOf(m) + 1;
+          resolve(m);
+        },
+      });
+    });
+  }
+
+  nextOfType(type: string, timeoutMs?: number): Promise<Json> {
+    return this.next((m) => m.type === type, timeoutMs);
+  }
+
+  close(): Promise<{ code: number; reason: string }> {
+    this.ws.close();
+    return this.closed;
+  }
+}
+
+/** Opens a socket; rejects with the HTTP status when the upgrade is refused. */
+export function openSocket(url: string, headers: Record<string, string> = {}): Promise<TestSocket> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { headers, perMessageDeflate: false });
+    const socket = new TestSocket(ws);
+    ws.once('open', () => resolve(socket));
+    ws.once('unexpected-response', (_request, response) => {
+      reject(
+        Object.assign(new Error(`upgrade refused: ${response.statusCode}`), { status: response.statusCode }),
+      );
+      ws.terminate();
+    });
+    ws.once('error', reject);
+  });
+}
+
+/** The HTTP status of a refused upgrade (fails the test if the upgrade succeeds). */
+export async function refusedStatus(promise: Promise<TestSocket>): Promise<number> {
+  try {
+    const socket = await promise;
+    socket.ws.terminate();
+  } catch (error) {
+    return (error as { status?: number }).status ?? -1;
+  }
+  throw new Error('the upgrade was accepted');
+}
+
+export interface Driving {
+  admin: UserRow;
+  adminHeaders: { authorization: string };
+  carId: number;
+  secret: string;
+}
+
+/** An admin creates a car over REST; returns its id and secret. */
+export async function createCar(app: FastifyInstance, name = 'Test car'): Promise<Driving> {
+  const admin = await buildAdmin(app.database.db);
+  const adminHeaders = await authHeader(app, admin);
+  const response = await app.inject({
+    method: 'POST',
+    url: '/api/admin/cars',
+    headers: adminHeaders,
+    payload: { name, image_url: null },
+  });
+  expect(response.statusCode, response.body).toBe(201);
+  const body = response.json() as { car: { id: number }; secret: string };
+  return { admin, adminHeaders, carId: body.car.id, secret: body.secret };
+}
+
+/** A car agent speaking the protocol by hand: connect, hello, wait for welcome. */
+export async function connectCar(host: string, carId: number, secret: string): Promise<TestSocket> {
+  const car = await openSocket(`ws://${host}/rcsocket?type=car&car=${carId}`, {
+    authorization: `Bearer ${secret}`,
+  });
+  car.send({ type: 'hello', protocolVersion: 1, agentVersion: 'test' });
+  await car.nextOfType('welcome');
+  return car;
+}
+
+export async function generateCode(app: FastifyInstance, driving: Driving): Promise<string> {
+  const response = await app.inject({
+    method: 'POST',
+    url: `/api/admin/cars/${driving.carId}/generate_code`,
+    headers: driving.adminHeaders,
+  });
+  expect(response.statusCode, response.body).toBe(200);
+  return (response.json() as { code: string }).code;
+}
+
+/** A new member takes the car with a fresh code; returns the member, tokens and headers. */
+export async function takeCar(app: FastifyInstance, driving: Driving, user?: UserRow) {
+  const driver = user ?? (await buildUser(app.database.db));
+  const code = await generateCode(app, driving);
+  const headers = await authHeader(app, driver);
+  const response = await app.inject({
+    method: 'POST',
+    url: `/api/cars/${driving.carId}/connect`,
+    headers,
+    payload: { code },
+  });
+  expect(response.statusCode, response.body).toBe(200);
+  const controlToken = (response.json() as { controlToken: string }).controlToken;
+  return { driver, headers, controlToken, accessToken: await tokenFor(app, driver) };
+}
+
+export function controllerUrl(
+  host: string,
+  carId: number,
+  accessToken: string,
+  controlToken: string,
+): string {
+  return `ws://${host}/rcsocket?type=controller&car=${carId}&control_token=${encodeURIComponent(controlToken)}&token=${encodeURIComponent(accessToken)}`;
+}
+
+export const originOf = (app: FastifyInstance) => ({ origin: new URL(app.config.publicUrl).origin });
