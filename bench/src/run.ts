@@ -1,7 +1,8 @@
 /** `npm run bench [-- name ...]`: runs the named benchmarks (all when none is named). */
 import { apiBench } from './api.bench.js';
+import { relayBench } from './relay.bench.js';
 
-const BENCHES: Record<string, () => Promise<void>> = { api: apiBench };
+const BENCHES: Record<string, () => Promise<void>> = { api: apiBench, relay: relayBench };
 
 const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const unknown = names.filter((n) => !(n in BENCHES));

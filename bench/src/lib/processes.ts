@@ -1,7 +1,7 @@
 /** Starts the built server (or a baseline) as a child process on a free loopback port. */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,6 +31,24 @@ export async function waitFor(url: string, timeoutMs = 30_000): Promise<void> {
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+}
+
+/** Waits until something accepts TCP connections on the port (for servers without an HTTP answer). */
+export async function waitForPort(port: number, timeoutMs = 30_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (open) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`port ${port} did not open within ${timeoutMs} ms`);
 }
 
 export interface Running {
@@ -66,7 +84,14 @@ export async function startTelerace(env: Record<string, string> = {}): Promise<R
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'telerace-bench-'));
   const child = spawn(process.execPath, [main], {
-    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
@@ -74,14 +99,15 @@ export async function startTelerace(env: Record<string, string> = {}): Promise<R
   return track(child, url, () => rmSync(dataDir, { recursive: true, force: true }));
 }
 
-/** A Node program given as source, run as its own process with PORT set. */
-export async function startScript(source: string, readyPath: string): Promise<Running> {
+/** A Node program given as source, run as its own process with PORT set; ready when `readyPath` answers (or the port opens). */
+export async function startScript(source: string, readyPath: string | null): Promise<Running> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--input-type=module', '-e', source], {
     env: { ...process.env, PORT: String(port) },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
-  await waitFor(`${url}${readyPath}`);
+  if (readyPath === null) await waitForPort(port);
+  else await waitFor(`${url}${readyPath}`);
   return track(child, url, () => {});
 }
