@@ -1,17 +1,24 @@
 /** Entry point: translations, styles, then the providers around the router. */
-import './i18n';
+import i18n from './i18n';
 import './styles.css';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { RouterProvider } from 'react-router/dom';
 import { AuthProvider } from './features/auth/AuthProvider';
+import { bindEventSocketToSession } from './features/events/event-session';
 import { createAppRouter } from './router';
 
 const queryClient = new QueryClient({
   defaultOptions: { queries: { retry: 1 } },
 });
 const router = createAppRouter();
+// The race event socket follows the session for the page's whole life.
+bindEventSocketToSession({
+  navigate: (to) => router.navigate(to),
+  notify: (message) => window.alert(message),
+  translate: (key, options) => i18n.t(key, options),
+});
 
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root element');

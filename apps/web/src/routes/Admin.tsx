@@ -2,6 +2,7 @@
 import { useTranslation } from 'react-i18next';
 import { Panel } from '../components/ui/Panel';
 import { AdminTabs } from '../features/admin/AdminTabs';
+import { CarStatusTab } from '../features/admin/CarStatusTab';
 import { LoginsTab } from '../features/admin/LoginsTab';
 import { UsersTab } from '../features/admin/UsersTab';
 
@@ -35,7 +36,7 @@ export default function Admin() {
             {
               id: 'car-status',
               label: t('admin.tabs.carStatus'),
-              render: () => <LaterPanel text={t('admin.comingSoon.carStatus')} />,
+              render: () => <CarStatusTab />,
             },
             { id: 'users', label: t('admin.tabs.users'), render: () => <UsersTab /> },
             { id: 'logins', label: t('admin.tabs.logins'), render: () => <LoginsTab /> },

@@ -1,7 +1,240 @@
+/**
+ * The control page (spec §2 "Control page"): the video area (placeholder until the video update),
+ * twin joysticks, keyboard and gamepad driving, connection state, ping and telemetry, and for
+ * admins the car settings. Without the control token kept for this car in this tab, the driver is
+ * sent back to enter the code.
+ */
+import { useQuery } from '@tanstack/react-query';
+import { CAR_SESSION_END_REASONS, SOCKET_CLOSE_CODES, TIMERS_MS } from '@telerace/protocol';
+import { useEffect, useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { ComingSoon } from '../components/ComingSoon';
+import { useParams } from 'react-router';
+import { Alert } from '../components/ui/Alert';
+import { LinkButton } from '../components/ui/LinkButton';
+import { Panel } from '../components/ui/Panel';
+import { useAuth } from '../features/auth/auth-context';
+import {
+  carStatusQueryKey,
+  clearControlToken,
+  fetchCarStatus,
+  readControlToken,
+} from '../features/cars/cars-api';
+import { StatusBadge } from '../features/cars/StatusBadge';
+import { CarSettingsPanel } from '../features/control/CarSettingsPanel';
+import { DriveMeter } from '../features/control/DriveMeter';
+import { Joystick } from '../features/control/Joystick';
+import {
+  ConnectionIndicator,
+  type ConnectionView,
+  PingReadout,
+  SessionTimer,
+  TelemetryReadout,
+} from '../features/control/readouts';
+import { useControlSocket } from '../features/control/use-control-socket';
+import { useDriveInput } from '../features/control/use-drive-input';
+import { VideoPlaceholder } from '../features/control/VideoPlaceholder';
+
+function BackButton() {
+  const { t } = useTranslation();
+  return (
+    <LinkButton to="/car-selection" variant="secondary" size="sm">
+      <span aria-hidden="true">←</span> {t('control.back')}
+    </LinkButton>
+  );
+}
+
+function MissingToken() {
+  const { t } = useTranslation();
+  return (
+    <div className="mx-auto max-w-xl">
+      <Panel level={1} eyebrow={t('control.eyebrow')} title={t('control.noToken.title')}>
+        <p className="text-muted">{t('control.noToken.text')}</p>
+        <LinkButton to="/car-selection" className="mt-5">
+          {t('control.noToken.link')}
+        </LinkButton>
+      </Panel>
+    </div>
+  );
+}
+
+/** Refused connection attempts in a row after which the driver is told the code may be stale. */
+const TROUBLE_AFTER_ATTEMPTS = 3;
+
+function SessionEnded({ code, reason }: { code: number; reason: string }) {
+  const { t } = useTranslation();
+  const known = (CAR_SESSION_END_REASONS as readonly string[]).includes(reason);
+  const text =
+    code === SOCKET_CLOSE_CODES.replaced
+      ? t('control.ended.replaced')
+      : known
+        ? t(`control.forceDisconnect.${reason}`)
+        : t('control.ended.text');
+  return (
+    <div className="mx-auto max-w-xl">
+      <Panel level={1} eyebrow={t('control.eyebrow')} title={t('control.ended.title')}>
+        <p className="text-muted" role="status">
+          {text}
+        </p>
+        <LinkButton to="/car-selection" className="mt-5">
+          {t('control.noToken.link')}
+        </LinkButton>
+      </Panel>
+    </div>
+  );
+}
 
 export default function Control() {
+  const { carId = '', streamId = '' } = useParams();
+  const controlToken = readControlToken(carId);
+  if (!controlToken) return <MissingToken />;
+  return <Driving key={carId} carId={carId} streamId={streamId} controlToken={controlToken} />;
+}
+
+function Driving({
+  carId,
+  streamId,
+  controlToken,
+}: {
+  carId: string;
+  streamId: string;
+  controlToken: string;
+}) {
   const { t } = useTranslation();
-  return <ComingSoon title={t('screens.control')} />;
+  const { user } = useAuth();
+  const hintId = useId();
+  const carQuery = useQuery({
+    queryKey: carStatusQueryKey(carId),
+    queryFn: () => fetchCarStatus(carId),
+    refetchInterval: TIMERS_MS.carListRefresh,
+  });
+  const { socket, state } = useControlSocket(carId, controlToken);
+  const connection = state?.connection ?? 'connecting';
+  const { merged, joystick, setJoystick, gamepadName } = useDriveInput(socket, connection === 'connected');
+
+  const [wasConnected, setWasConnected] = useState(false);
+  useEffect(() => {
+    if (connection === 'connected') setWasConnected(true);
+  }, [connection]);
+  const view: ConnectionView = connection === 'connecting' && wasConnected ? 'reconnecting' : connection;
+
+  const ended = state?.ended ?? null;
+  useEffect(() => {
+    // The server ended this driving session: its control token is of no further use.
+    if (ended && ended.code !== SOCKET_CLOSE_CODES.replaced) clearControlToken(carId);
+  }, [ended, carId]);
+
+  const car = carQuery.data;
+  const online = state?.carOnline ?? (car ? car.status === 'online' : null);
+  if (ended) return <SessionEnded code={ended.code} reason={ended.reason} />;
+  const trouble = !wasConnected && (state?.failedAttempts ?? 0) >= TROUBLE_AFTER_ATTEMPTS;
+
+  return (
+    <div className="mx-auto max-w-7xl space-y-4" data-testid="control-page">
+      <header className="flex flex-wrap items-center gap-x-3 gap-y-2">
+        <BackButton />
+        <h1 className="min-w-0 truncate font-display text-xl font-black tracking-tight italic sm:text-2xl">
+          {car?.name ?? t('control.carFallback', { id: carId })}
+        </h1>
+        {online !== null && <StatusBadge online={online} />}
+        <div className="ml-auto flex flex-wrap items-center gap-2">
+          {car?.session_ends_at && <SessionTimer endsAt={car.session_ends_at} />}
+          <ConnectionIndicator connection={view} />
+          <PingReadout ms={state?.pingMs ?? null} />
+        </div>
+      </header>
+
+      {trouble && (
+        <Alert tone="warning" title={t('control.trouble.title')}>
+          <p>{t('control.trouble.text')}</p>
+          <LinkButton to="/car-selection" variant="secondary" size="sm" className="mt-2">
+            {t('control.noToken.link')}
+          </LinkButton>
+        </Alert>
+      )}
+
+      {state?.error && (
+        <Alert tone="error" title={t('control.serverError')}>
+          {state.error}
+        </Alert>
+      )}
+
+      <div className="grid gap-4 lg:grid-cols-[minmax(0,1fr)_20rem]">
+        {/* On a wide screen the video stays short enough for the joysticks to fit under it. */}
+        <div className="mx-auto w-full space-y-4 lg:max-w-[max(32rem,calc((100dvh-25rem)*16/9))]">
+          <VideoPlaceholder
+            streamId={streamId}
+            topLeft={<TelemetryReadout telemetry={state?.telemetry ?? null} />}
+            bottom={<DriveMeter input={merged} />}
+          />
+          <section
+            aria-label={t('control.joysticks')}
+            className="flex items-center justify-between gap-3 rounded-2xl border border-line bg-surface px-3 py-4 sm:px-8"
+          >
+            <div className="flex flex-col items-center gap-2">
+              <Joystick
+                axis="vertical"
+                value={joystick.throttle}
+                onChange={(value) => setJoystick('throttle', value)}
+                label={t('control.throttle')}
+                describedBy={hintId}
+                testId="joystick-throttle"
+              />
+              <span className="text-xs font-semibold text-muted uppercase">{t('control.throttle')}</span>
+            </div>
+            <p id={hintId} className="hidden max-w-56 text-center text-xs text-muted sm:block">
+              {t('control.keyboardHint')}
+            </p>
+            <div className="flex flex-col items-center gap-2">
+              <Joystick
+                axis="horizontal"
+                value={joystick.steer}
+                onChange={(value) => setJoystick('steer', value)}
+                label={t('control.steer')}
+                describedBy={hintId}
+                testId="joystick-steer"
+              />
+              <span className="text-xs font-semibold text-muted uppercase">{t('control.steer')}</span>
+            </div>
+          </section>
+        </div>
+
+        <aside className="space-y-4">
+          {user?.is_admin && <CarSettingsPanel carId={carId} car={car} />}
+          <section className="rounded-2xl border border-line bg-surface px-4 py-4 text-sm">
+            <h2 className="font-display text-lg font-black italic">{t('control.help.title')}</h2>
+            <dl className="mt-3 space-y-2">
+              <div>
+                <dt className="font-semibold">{t('control.help.keyboard')}</dt>
+                <dd className="text-muted">
+                  <kbd className="font-mono">W</kbd>/<kbd className="font-mono">S</kbd> ·{' '}
+                  <kbd className="font-mono">↑</kbd>/<kbd className="font-mono">↓</kbd>{' '}
+                  {t('control.help.throttleKeys')}
+                  <br />
+                  <kbd className="font-mono">A</kbd>/<kbd className="font-mono">D</kbd> ·{' '}
+                  <kbd className="font-mono">←</kbd>/<kbd className="font-mono">→</kbd>{' '}
+                  {t('control.help.steerKeys')}
+                </dd>
+              </div>
+              <div>
+                <dt className="font-semibold">{t('control.help.gamepad')}</dt>
+                <dd className="text-muted">{t('control.help.gamepadText')}</dd>
+                <dd className="mt-1 text-xs" data-testid="gamepad-state">
+                  {gamepadName ? (
+                    <span className="font-semibold text-success">{t('control.help.gamepadConnected')}</span>
+                  ) : (
+                    <span className="text-muted">{t('control.help.gamepadNone')}</span>
+                  )}
+                </dd>
+              </div>
+              <div>
+                <dt className="font-semibold">{t('control.help.touch')}</dt>
+                <dd className="text-muted">{t('control.help.touchText')}</dd>
+              </div>
+            </dl>
+            <p className="mt-3 border-t border-line pt-3 text-xs text-muted">{t('control.help.safety')}</p>
+          </section>
+        </aside>
+      </div>
+    </div>
+  );
 }

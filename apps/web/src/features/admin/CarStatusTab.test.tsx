@@ -1,0 +1,221 @@
+import type { AdminCar } from '@telerace/protocol';
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import i18n from '../../i18n';
+import { adminUser, callsTo, json, renderSignedIn, stubFetch } from '../profile/testing';
+import { CarStatusTab } from './CarStatusTab';
+
+const minutesFromNow = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
+
+const base: Omit<AdminCar, 'id' | 'name'> = {
+  image_url: null,
+  status: 'online',
+  stream_id: 7,
+  current_user_id: null,
+  username: null,
+  config_forward_speed: 100,
+  config_backward_speed: 100,
+  config_steering_trim: 0,
+  session_ends_at: null,
+  control_code: null,
+  last_telemetry: null,
+};
+const cars: AdminCar[] = [
+  {
+    ...base,
+    id: 1,
+    name: 'Red Comet',
+    current_user_id: 12,
+    username: 'speedy#12',
+    session_ends_at: minutesFromNow(7.5),
+    control_code: 'K7P2QA',
+    last_telemetry: { speed: 2.5, battery: 64, at: new Date(Date.now() - 12_000).toISOString() },
+  },
+  { ...base, id: 2, name: 'Blue Bolt', status: 'offline', stream_id: 8 },
+];
+
+const routes = (extra: Parameters<typeof stubFetch>[0] = {}) =>
+  stubFetch({
+    'GET /api/admin/cars': () => json(200, cars),
+    'GET /api/admin/settings': () => json(200, { car_session_duration_minutes: 10 }),
+    ...extra,
+  });
+
+function row(name: string) {
+  const header = screen.getByRole('rowheader', { name: new RegExp(name) });
+  const tr = header.closest('tr');
+  if (!tr) throw new Error('no row');
+  return within(tr);
+}
+
+async function confirmIn(title: string, button: string) {
+  const dialog = screen.getByRole('dialog', { name: title });
+  await userEvent.setup().click(within(dialog).getByRole('button', { name: button }));
+  return dialog;
+}
+
+beforeEach(async () => {
+  await i18n.changeLanguage('en');
+});
+afterEach(() => vi.unstubAllGlobals());
+
+describe('admin CarStatusTab', () => {
+  it('lists every car with its state, driver, session end, code and telemetry', async () => {
+    routes();
+    renderSignedIn(<CarStatusTab />, adminUser);
+    expect(await screen.findByRole('table', { name: 'Cars' })).toBeVisible();
+    const red = row('Red Comet');
+    expect(red.getByText('Online')).toBeVisible();
+    expect(red.getByText('speedy')).toBeVisible();
+    expect(red.getByText(/in 8 min/)).toBeVisible();
+    expect(red.getByText('K7P2QA')).toBeVisible();
+    expect(red.getByText('2.50 m/s')).toBeVisible();
+    expect(red.getByText('64%')).toBeVisible();
+    expect(red.getByText('12 sec ago')).toBeVisible();
+    const blue = row('Blue Bolt');
+    expect(blue.getByText('Offline')).toBeVisible();
+    expect(blue.getByText('None yet')).toBeVisible();
+    expect(blue.getByRole('button', { name: 'Kick' })).toBeDisabled();
+    expect(blue.getByRole('button', { name: 'Reboot' })).toBeDisabled();
+  });
+
+  it('generates a code after confirmation and shows it', async () => {
+    const fetchMock = routes({ 'POST /api/admin/cars/2/generate_code': () => json(200, { code: 'ZX9Q4M' }) });
+    const user = userEvent.setup();
+    renderSignedIn(<CarStatusTab />, adminUser);
+    await screen.findByRole('table');
+    await user.click(row('Blue Bolt').getByRole('button', { name: 'Generate code' }));
+    expect(callsTo(fetchMock, 'POST', '/api/admin/cars/2/generate_code')).toEqual([]);
+    await confirmIn('Generate a code for Blue Bolt?', 'Generate code');
+    expect(await screen.findByTestId('control-code')).toHaveTextContent('ZX9Q4M');
+    expect(callsTo(fetchMock, 'POST', '/api/admin/cars/2/generate_code')).toHaveLength(1);
+  });
+
+  it("kicks the driver after confirmation, with 'Failed to kick user.' as the fallback", async () => {
+    let answer = json(500, { error: 'Internal' });
+    const fetchMock = routes({ 'POST /api/admin/cars/1/kick': () => answer });
+    const user = userEvent.setup();
+    renderSignedIn(<CarStatusTab />, adminUser);
+    await screen.findByRole('table');
+    await user.click(row('Red Comet').getByRole('button', { name: 'Kick' }));
+    const dialog = await confirmIn('Kick speedy?', 'Kick');
+    expect(await within(dialog).findByRole('alert')).toHaveTextContent('Failed to kick user.');
+    answer = json(200, { message: 'Kicked' });
+    await user.click(within(dialog).getByRole('button', { name: 'Kick' }));
+    expect(await screen.findByText('speedy was kicked from Red Comet.')).toBeVisible();
+    expect(callsTo(fetchMock, 'POST', '/api/admin/cars/1/kick')).toHaveLength(2);
+  });
+
+  it('sends reboot and shutdown commands, and says why one failed', async () => {
+    let answer = json(200, { message: 'ok' });
+    const fetchMock = routes({ 'POST /api/admin/cars/1/command': () => answer });
+    const user = userEvent.setup();
+    renderSignedIn(<CarStatusTab />, adminUser);
+    await screen.findByRole('table');
+    await user.click(row('Red Comet').getByRole('button', { name: 'Reboot' }));
+    await confirmIn('Reboot Red Comet?', 'Reboot');
+    expect(await screen.findByText('Reboot sent to Red Comet.')).toBeVisible();
+
+    answer = json(409, { error: 'The car is offline', errorKey: 'errors.carOffline' });
+    await user.click(row('Red Comet').getByRole('button', { name: 'Shut down' }));
+    const dialog = await confirmIn('Shut down Red Comet?', 'Shut down');
+    expect(await within(dialog).findByRole('alert')).toHaveTextContent(
+      'Failed to send command: This car is offline right now.',
+    );
+    expect(callsTo(fetchMock, 'POST', '/api/admin/cars/1/command')).toEqual([
+      { command: 'reboot' },
+      { command: 'shutdown' },
+    ]);
+  });
+
+  it('deletes a car after confirmation', async () => {
+    const fetchMock = routes({
+      'DELETE /api/admin/cars/2': () => json(200, { message: 'The car was deleted.' }),
+    });
+    const user = userEvent.setup();
+    renderSignedIn(<CarStatusTab />, adminUser);
+    await screen.findByRole('table');
+    await user.click(row('Blue Bolt').getByRole('button', { name: 'Delete' }));
+    await user.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'Cancel' }));
+    expect(callsTo(fetchMock, 'DELETE', '/api/admin/cars/2')).toEqual([]);
+    await user.click(row('Blue Bolt').getByRole('button', { name: 'Delete' }));
+    await confirmIn('Delete Blue Bolt?', 'Delete');
+    expect(await screen.findByText('Blue Bolt was deleted.')).toBeVisible();
+    expect(callsTo(fetchMock, 'DELETE', '/api/admin/cars/2')).toHaveLength(1);
+  });
+
+  it('rotates the secret and shows it once with a warning and a copy button', async () => {
+    routes({ 'POST /api/admin/cars/1/rotate-secret': () => json(200, { secret: 'sec_abc123' }) });
+    const user = userEvent.setup();
+    renderSignedIn(<CarStatusTab />, adminUser);
+    await screen.findByRole('table');
+    await user.click(row('Red Comet').getByRole('button', { name: 'Rotate secret' }));
+    await confirmIn('Rotate the secret of Red Comet?', 'Rotate secret');
+    expect(await screen.findByTestId('car-secret')).toHaveTextContent('sec_abc123');
+    expect(screen.getByText(/shown only once/)).toBeVisible();
+    await user.click(screen.getByRole('button', { name: 'Copy' }));
+    // user-event stands in for the clipboard.
+    expect(await navigator.clipboard.readText()).toBe('sec_abc123');
+    expect(await screen.findByText('Copied to the clipboard.')).toBeVisible();
+  });
+
+  it('adds a car and shows its secret once', async () => {
+    const fetchMock = routes({
+      'POST /api/admin/cars': () =>
+        json(201, { car: { ...base, id: 9, name: 'Green Flash', status: 'offline' }, secret: 'sec_new' }),
+    });
+    const user = userEvent.setup();
+    renderSignedIn(<CarStatusTab />, adminUser);
+    await screen.findByRole('table');
+    await user.click(screen.getByRole('button', { name: 'Add car' }));
+    const dialog = screen.getByRole('dialog', { name: 'Add a car' });
+    await user.click(within(dialog).getByRole('button', { name: 'Add car' }));
+    expect(within(dialog).getByText('A name is required.')).toBeVisible();
+    await user.type(within(dialog).getByRole('textbox', { name: 'Name' }), 'Green Flash');
+    await user.type(within(dialog).getByRole('textbox', { name: /Image URL/ }), 'ftp://x');
+    await user.click(within(dialog).getByRole('button', { name: 'Add car' }));
+    expect(within(dialog).getByText('The address must start with / or http(s)://.')).toBeVisible();
+    await user.clear(within(dialog).getByRole('textbox', { name: /Image URL/ }));
+    await user.type(within(dialog).getByRole('textbox', { name: /Image URL/ }), '/cars/green.jpg');
+    await user.click(within(dialog).getByRole('button', { name: 'Add car' }));
+    expect(await screen.findByTestId('car-secret')).toHaveTextContent('sec_new');
+    expect(callsTo(fetchMock, 'POST', '/api/admin/cars')).toEqual([
+      { name: 'Green Flash', image_url: '/cars/green.jpg' },
+    ]);
+  });
+
+  it('saves the session duration, within 1 to 240 minutes', async () => {
+    let answer = json(200, { car_session_duration_minutes: 15 });
+    const fetchMock = routes({ 'PATCH /api/admin/settings': () => answer });
+    const user = userEvent.setup();
+    renderSignedIn(<CarStatusTab />, adminUser);
+    const minutes = await screen.findByRole('spinbutton', { name: 'Minutes' });
+    await waitFor(() => expect(minutes).toHaveValue(10));
+    await user.clear(minutes);
+    await user.type(minutes, '241');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    expect(minutes).toHaveAccessibleDescription('Enter a whole number of minutes from 1 to 240.');
+    await user.clear(minutes);
+    await user.type(minutes, '15');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    expect(await screen.findByText('Settings saved.')).toBeVisible();
+    expect(callsTo(fetchMock, 'PATCH', '/api/admin/settings')).toEqual([
+      { car_session_duration_minutes: 15 },
+    ]);
+
+    answer = json(500, { error: 'Internal' });
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    expect(await screen.findByText('Failed to save settings.')).toBeVisible();
+  });
+
+  it('says so when there are no cars, and when they cannot be loaded', async () => {
+    routes({ 'GET /api/admin/cars': () => json(200, []) });
+    const first = renderSignedIn(<CarStatusTab />, adminUser);
+    expect(await screen.findByText('No cars yet. Add the first one.')).toBeVisible();
+    first.unmount();
+    routes({ 'GET /api/admin/cars': () => json(500, { error: 'Internal' }) });
+    renderSignedIn(<CarStatusTab />, adminUser);
+    expect(await screen.findByText('Could not load the cars.')).toBeVisible();
+  });
+});

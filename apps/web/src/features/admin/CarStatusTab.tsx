@@ -1,0 +1,359 @@
+/**
+ * The admin Car Status tab (spec §2, §6): every car, refreshed every 5 s, with its online state,
+ * driver and session end, control code, last telemetry, and the actions on it (after a
+ * confirmation); adding a car; and the driving session duration.
+ */
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { type AdminCar, TIMERS_MS } from '@telerace/protocol';
+import type { TFunction } from 'i18next';
+import { type ReactNode, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Alert } from '../../components/ui/Alert';
+import { Button } from '../../components/ui/Button';
+import { Spinner } from '../../components/ui/Spinner';
+import { formatRelativeTime } from '../../lib/relative-time';
+import { displayName } from '../../lib/username';
+import { ADMIN_CARS_KEY, fetchAdminCars } from '../cars/admin-cars-api';
+import { CarImage } from '../cars/CarImage';
+import { StatusBadge } from '../cars/StatusBadge';
+import { AddCarDialog, type CarAction, CarActionDialog, type CarActionKind } from './CarStatusTabDialogs';
+import { SessionDurationSettings } from './CarStatusTabSettings';
+import { bodyCell, headCell, tableClasses, tableFrame } from './table-styles';
+
+const ACTION = 'h-8! px-2! text-xs!';
+
+/** "22:51 · in 8 min", or "Ended" once past. */
+function sessionEndText(t: TFunction, iso: string, now: number, language: string | undefined) {
+  const end = new Date(iso);
+  if (Number.isNaN(end.getTime())) return { text: '—', title: undefined };
+  const title = end.toLocaleString(language);
+  const left = end.getTime() - now;
+  if (left <= 0) return { text: t('carStatus.sessionEnded'), title };
+  const time = end.toLocaleTimeString(language, { hour: '2-digit', minute: '2-digit' });
+  return { text: t('carStatus.endsIn', { time, count: Math.ceil(left / 60_000) }), title };
+}
+
+function RowActions({ car, onAction }: { car: AdminCar; onAction: (kind: CarActionKind) => void }) {
+  const { t } = useTranslation();
+  const online = car.status === 'online';
+  const offlineHint = online ? undefined : t('carStatus.offlineHint');
+  return (
+    <fieldset
+      className="grid grid-cols-[repeat(2,max-content)] gap-1 xl:grid-cols-[repeat(3,max-content)]"
+      aria-label={car.name}
+    >
+      <Button variant="secondary" size="sm" className={ACTION} onClick={() => onAction('generateCode')}>
+        {t('carStatus.actions.generateCode')}
+      </Button>
+      <Button
+        variant="secondary"
+        size="sm"
+        className={ACTION}
+        disabled={car.current_user_id === null}
+        title={car.current_user_id === null ? t('carStatus.noDriverHint') : undefined}
+        onClick={() => onAction('kick')}
+      >
+        {t('carStatus.actions.kick')}
+      </Button>
+      <Button
+        variant="secondary"
+        size="sm"
+        className={ACTION}
+        disabled={!online}
+        title={offlineHint}
+        onClick={() => onAction('reboot')}
+      >
+        {t('carStatus.actions.reboot')}
+      </Button>
+      <Button
+        variant="secondary"
+        size="sm"
+        className={ACTION}
+        disabled={!online}
+        title={offlineHint}
+        onClick={() => onAction('shutdown')}
+      >
+        {t('carStatus.actions.shutdown')}
+      </Button>
+      <Button variant="secondary" size="sm" className={ACTION} onClick={() => onAction('rotateSecret')}>
+        {t('carStatus.actions.rotateSecret')}
+      </Button>
+      <Button
+        variant="ghost"
+        size="sm"
+        className={`${ACTION} text-danger!`}
+        onClick={() => onAction('delete')}
+      >
+        {t('carStatus.actions.delete')}
+      </Button>
+    </fieldset>
+  );
+}
+
+function TelemetryCell({ car, now }: { car: AdminCar; now: Date }) {
+  const { t, i18n } = useTranslation();
+  const telemetry = car.last_telemetry;
+  if (!telemetry) return <span className="text-muted">{t('carStatus.noTelemetry')}</span>;
+  const format = (value: number, digits: number) =>
+    new Intl.NumberFormat(i18n.resolvedLanguage, {
+      minimumFractionDigits: digits,
+      maximumFractionDigits: digits,
+    }).format(value);
+  return (
+    <div className="space-y-0.5 text-xs tabular-nums">
+      <div>
+        <span className="text-muted">{t('control.telemetry.speed')} </span>
+        {telemetry.speed === undefined
+          ? '—'
+          : t('control.telemetry.speedValue', { value: format(telemetry.speed, 2) })}
+      </div>
+      <div>
+        <span className="text-muted">{t('control.telemetry.battery')} </span>
+        <span
+          className={
+            telemetry.battery !== undefined && telemetry.battery < 20
+              ? 'font-semibold text-danger'
+              : undefined
+          }
+        >
+          {telemetry.battery === undefined
+            ? '—'
+            : t('control.telemetry.batteryValue', { value: format(telemetry.battery, 0) })}
+        </span>
+      </div>
+      <div className="text-muted" title={new Date(telemetry.at).toLocaleString(i18n.resolvedLanguage)}>
+        {formatRelativeTime(t, telemetry.at, now)}
+      </div>
+    </div>
+  );
+}
+
+/** Phones: one card per car instead of a table wider than the screen. */
+function CarCardCompact({
+  car,
+  now,
+  onAction,
+}: {
+  car: AdminCar;
+  now: Date;
+  onAction: (kind: CarActionKind) => void;
+}) {
+  const { t, i18n } = useTranslation();
+  const end = car.session_ends_at
+    ? sessionEndText(t, car.session_ends_at, now.getTime(), i18n.resolvedLanguage)
+    : null;
+  return (
+    <li className="rounded-xl border border-line bg-surface p-3" data-testid={`admin-car-card-${car.id}`}>
+      <div className="flex items-center gap-3">
+        <div className="h-12 w-20 shrink-0 overflow-hidden rounded-md border border-line">
+          <CarImage src={car.image_url} />
+        </div>
+        <div className="min-w-0 flex-1">
+          <p className="truncate font-semibold">{car.name}</p>
+          <p className="font-mono text-xs text-muted">
+            #{car.id} · {t('carStatus.stream', { id: car.stream_id })}
+          </p>
+        </div>
+        <StatusBadge online={car.status === 'online'} />
+      </div>
+      <dl className="mt-3 grid grid-cols-2 gap-x-3 gap-y-2 text-sm">
+        <div>
+          <dt className="text-xs font-semibold text-muted">{t('carStatus.driver')}</dt>
+          <dd>
+            {car.current_user_id === null ? (
+              <span className="text-muted">{t('carStatus.noDriver')}</span>
+            ) : (
+              <>
+                <span className="font-semibold">{displayName(car.username ?? '—')}</span>
+                {end && (
+                  <span className="block text-xs text-muted" title={end.title}>
+                    {end.text}
+                  </span>
+                )}
+              </>
+            )}
+          </dd>
+        </div>
+        <div>
+          <dt className="text-xs font-semibold text-muted">{t('carStatus.code')}</dt>
+          <dd className="font-mono font-bold tracking-widest">{car.control_code ?? '—'}</dd>
+        </div>
+        <div className="col-span-2">
+          <dt className="text-xs font-semibold text-muted">{t('carStatus.telemetry')}</dt>
+          <dd>
+            <TelemetryCell car={car} now={now} />
+          </dd>
+        </div>
+      </dl>
+      <div className="mt-3 border-t border-line pt-3">
+        <RowActions car={car} onAction={onAction} />
+      </div>
+    </li>
+  );
+}
+
+export function CarStatusTab() {
+  const { t, i18n } = useTranslation();
+  const queryClient = useQueryClient();
+  const query = useQuery({
+    queryKey: ADMIN_CARS_KEY,
+    queryFn: fetchAdminCars,
+    refetchInterval: TIMERS_MS.adminRefresh,
+  });
+  const [action, setAction] = useState<CarAction | null>(null);
+  const [adding, setAdding] = useState(false);
+  const [notice, setNotice] = useState<string | null>(null);
+  const now = new Date();
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: ADMIN_CARS_KEY });
+  const openAction = (kind: CarActionKind, car: AdminCar) => {
+    setNotice(null);
+    setAction({ kind, car });
+  };
+
+  let table: ReactNode;
+  if (query.isPending) {
+    table = (
+      <div className="flex justify-center py-10">
+        <Spinner size="lg" className="text-accent" />
+      </div>
+    );
+  } else if (query.isError && !query.data) {
+    table = <Alert tone="error">{t('carStatus.loadFailed')}</Alert>;
+  } else if (query.data.length === 0) {
+    table = (
+      <p className="rounded-xl border border-dashed border-line px-4 py-10 text-center text-muted">
+        {t('carStatus.empty')}
+      </p>
+    );
+  } else {
+    table = (
+      <>
+        {query.isError && <Alert tone="warning">{t('carStatus.loadFailed')}</Alert>}
+        <ul className="space-y-3 md:hidden" aria-label={t('carStatus.caption')}>
+          {query.data.map((car) => (
+            <CarCardCompact key={car.id} car={car} now={now} onAction={(kind) => openAction(kind, car)} />
+          ))}
+        </ul>
+        <section
+          aria-label={t('carStatus.caption')}
+          // biome-ignore lint/a11y/noNoninteractiveTabindex: a table wider than the screen must scroll from the keyboard.
+          tabIndex={0}
+          className={`${tableFrame} hidden md:block`}
+        >
+          <table className={tableClasses}>
+            <caption className="sr-only">{t('carStatus.caption')}</caption>
+            <thead>
+              <tr>
+                <th scope="col" className={headCell}>
+                  {t('carStatus.car')}
+                </th>
+                <th scope="col" className={headCell}>
+                  {t('carStatus.status')}
+                </th>
+                <th scope="col" className={headCell}>
+                  {t('carStatus.driver')}
+                </th>
+                <th scope="col" className={headCell}>
+                  {t('carStatus.code')}
+                </th>
+                <th scope="col" className={headCell}>
+                  {t('carStatus.telemetry')}
+                </th>
+                <th scope="col" className={headCell}>
+                  {t('carStatus.actionsHeader')}
+                </th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-line">
+              {query.data.map((car) => {
+                const end = car.session_ends_at
+                  ? sessionEndText(t, car.session_ends_at, now.getTime(), i18n.resolvedLanguage)
+                  : null;
+                return (
+                  <tr key={car.id} data-testid={`admin-car-${car.id}`} className="hover:bg-surface-2/50">
+                    <th scope="row" className={`${bodyCell} min-w-44 font-semibold`}>
+                      <div className="flex items-center gap-3">
+                        <div className="h-10 w-16 shrink-0 overflow-hidden rounded-md border border-line">
+                          <CarImage src={car.image_url} />
+                        </div>
+                        <div className="min-w-0">
+                          <div className="truncate">{car.name}</div>
+                          <div className="font-mono text-xs font-normal text-muted">
+                            #{car.id} · {t('carStatus.stream', { id: car.stream_id })}
+                          </div>
+                        </div>
+                      </div>
+                    </th>
+                    <td className={bodyCell}>
+                      <StatusBadge online={car.status === 'online'} />
+                    </td>
+                    <td className={`${bodyCell} min-w-32`}>
+                      {car.current_user_id === null ? (
+                        <span className="text-muted">{t('carStatus.noDriver')}</span>
+                      ) : (
+                        <>
+                          <div className="font-semibold">{displayName(car.username ?? '—')}</div>
+                          {end && (
+                            <div className="text-xs text-muted" title={end.title}>
+                              {end.text}
+                            </div>
+                          )}
+                        </>
+                      )}
+                    </td>
+                    <td className={bodyCell}>
+                      {car.control_code ? (
+                        <code className="rounded bg-surface-2 px-1.5 py-0.5 font-mono text-sm font-bold tracking-widest">
+                          {car.control_code}
+                        </code>
+                      ) : (
+                        <span className="text-muted">—</span>
+                      )}
+                    </td>
+                    <td className={`${bodyCell} min-w-28`}>
+                      <TelemetryCell car={car} now={now} />
+                    </td>
+                    <td className={`${bodyCell} min-w-56`}>
+                      <RowActions car={car} onAction={(kind) => openAction(kind, car)} />
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </section>
+      </>
+    );
+  }
+
+  return (
+    <div className="space-y-5">
+      <div className="flex flex-wrap items-center justify-between gap-3">
+        <p className="text-sm text-muted">{t('carStatus.intro')}</p>
+        <Button
+          onClick={() => {
+            setNotice(null);
+            setAdding(true);
+          }}
+        >
+          {t('carStatus.add.open')}
+        </Button>
+      </div>
+      {notice && <Alert tone="success">{notice}</Alert>}
+      {table}
+      <SessionDurationSettings />
+      <CarActionDialog
+        action={action}
+        onClose={() => setAction(null)}
+        onDone={(message) => {
+          refresh();
+          if (message !== null) {
+            setAction(null);
+            setNotice(message);
+          }
+        }}
+      />
+      <AddCarDialog open={adding} onClose={() => setAdding(false)} onDone={refresh} />
+    </div>
+  );
+}

@@ -1,0 +1,305 @@
+/**
+ * The confirmations of the admin car actions (spec §6): generate a code (then shows it), kick the
+ * driver, reboot, shut down, delete, rotate the secret (then shows it once), and adding a car
+ * (then shows its secret once). Errors show the server's text, else the action's fallback (§8).
+ */
+import type { AdminCar } from '@telerace/protocol';
+import { type FormEvent, useId, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Alert } from '../../components/ui/Alert';
+import { Button } from '../../components/ui/Button';
+import { Modal } from '../../components/ui/Modal';
+import { displayName } from '../../lib/username';
+import { apiErrorText } from '../auth/error-text';
+import { TextField } from '../auth/form-fields';
+import {
+  createCar,
+  deleteCar,
+  generateCode,
+  kickDriver,
+  rotateSecret,
+  sendCommand,
+} from '../cars/admin-cars-api';
+
+export type CarActionKind = 'generateCode' | 'kick' | 'reboot' | 'shutdown' | 'rotateSecret' | 'delete';
+export interface CarAction {
+  kind: CarActionKind;
+  car: AdminCar;
+}
+
+const DANGER: Record<CarActionKind, boolean> = {
+  generateCode: false,
+  kick: true,
+  reboot: false,
+  shutdown: true,
+  rotateSecret: true,
+  delete: true,
+};
+
+/** Runs the action; resolves with the value to show afterwards (code, secret) when there is one. */
+async function run({ kind, car }: CarAction): Promise<string | null> {
+  switch (kind) {
+    case 'generateCode':
+      return generateCode(car.id);
+    case 'kick':
+      await kickDriver(car.id);
+      return null;
+    case 'reboot':
+    case 'shutdown':
+      await sendCommand(car.id, kind);
+      return null;
+    case 'rotateSecret':
+      return rotateSecret(car.id);
+    case 'delete':
+      await deleteCar(car.id);
+      return null;
+  }
+}
+
+/** The fallback when the server gave no usable text (spec §8). */
+const FAILED: Record<Exclude<CarActionKind, 'reboot' | 'shutdown'>, string> = {
+  generateCode: 'carStatus.actions.generateCodeFailed',
+  kick: 'carStatus.actions.kickFailed',
+  rotateSecret: 'carStatus.actions.rotateSecretFailed',
+  delete: 'carStatus.actions.deleteFailed',
+};
+
+/** A value shown once (code or secret) with a copy button. */
+export function OneTimeValue({ value, label, testId }: { value: string; label: string; testId: string }) {
+  const { t } = useTranslation();
+  const [copied, setCopied] = useState<'yes' | 'no' | null>(null);
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(value);
+      setCopied('yes');
+    } catch {
+      setCopied('no');
+    }
+  };
+  return (
+    <div>
+      <p className="mb-1.5 text-sm font-semibold">{label}</p>
+      <div className="flex items-stretch gap-2">
+        <code
+          data-testid={testId}
+          className="min-w-0 flex-1 rounded-lg border border-line bg-bg px-3 py-2 font-mono text-base font-bold break-all select-all"
+        >
+          {value}
+        </code>
+        <Button variant="secondary" onClick={() => void copy()}>
+          {t('carStatus.copy')}
+        </Button>
+      </div>
+      <p className="mt-1 min-h-4 text-xs text-muted" aria-live="polite">
+        {copied === 'yes' ? t('carStatus.copied') : copied === 'no' ? t('carStatus.copyFailed') : ''}
+      </p>
+    </div>
+  );
+}
+
+export interface CarActionDialogProps {
+  action: CarAction | null;
+  onClose: () => void;
+  /** Called once the server accepted; with a notice for the page when the dialog closes at once. */
+  onDone: (notice: string | null) => void;
+}
+
+export function CarActionDialog({ action, onClose, onDone }: CarActionDialogProps) {
+  if (!action) return null;
+  return (
+    <ActionDialog key={`${action.kind}-${action.car.id}`} action={action} onClose={onClose} onDone={onDone} />
+  );
+}
+
+function ActionDialog({ action, onClose, onDone }: CarActionDialogProps & { action: CarAction }) {
+  const { t, i18n } = useTranslation();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [shown, setShown] = useState<string | null>(null);
+  const { kind, car } = action;
+  const params = { name: car.name, driver: car.username ? displayName(car.username) : '—' };
+
+  const confirm = async () => {
+    if (busy) return;
+    setBusy(true);
+    setError(null);
+    try {
+      const value = await run(action);
+      if (value !== null) {
+        setShown(value);
+        setBusy(false);
+        onDone(null);
+        return;
+      }
+      onDone(t(`carStatus.actions.${kind}Done`, params));
+    } catch (failure) {
+      setError(
+        kind === 'reboot' || kind === 'shutdown'
+          ? t('carStatus.actions.commandFailed', {
+              detail: apiErrorText(t, i18n, failure, 'errors.unexpected'),
+            })
+          : apiErrorText(t, i18n, failure, FAILED[kind]),
+      );
+      setBusy(false);
+    }
+  };
+
+  if (shown !== null) {
+    const isSecret = kind === 'rotateSecret';
+    return (
+      <Modal
+        open
+        onClose={onClose}
+        size="sm"
+        title={t(isSecret ? 'carStatus.secretTitle' : 'carStatus.codeTitle', params)}
+        footer={<Button onClick={onClose}>{t('carStatus.done')}</Button>}
+      >
+        <div className="space-y-3">
+          <OneTimeValue
+            value={shown}
+            label={t(isSecret ? 'carStatus.secretLabel' : 'carStatus.codeLabel')}
+            testId={isSecret ? 'car-secret' : 'control-code'}
+          />
+          {isSecret ? (
+            <Alert tone="warning">{t('carStatus.secretOnce')}</Alert>
+          ) : (
+            <p className="text-sm text-muted">{t('carStatus.codeHint')}</p>
+          )}
+        </div>
+      </Modal>
+    );
+  }
+
+  return (
+    <Modal
+      open
+      onClose={onClose}
+      size="sm"
+      title={t(`carStatus.actions.${kind}Title`, params)}
+      description={t(`carStatus.actions.${kind}Text`, params)}
+      footer={
+        <>
+          <Button variant="secondary" onClick={onClose}>
+            {t('carStatus.cancel')}
+          </Button>
+          <Button variant={DANGER[kind] ? 'danger' : 'primary'} busy={busy} onClick={() => void confirm()}>
+            {t(`carStatus.actions.${kind}`)}
+          </Button>
+        </>
+      }
+    >
+      {error && <Alert tone="error">{error}</Alert>}
+    </Modal>
+  );
+}
+
+const IMAGE_URL = /^(\/(?!\/)|https?:\/\/)/;
+
+export function AddCarDialog({
+  open,
+  onClose,
+  onDone,
+}: {
+  open: boolean;
+  onClose: () => void;
+  onDone: () => void;
+}) {
+  if (!open) return null;
+  return <AddCar onClose={onClose} onDone={onDone} />;
+}
+
+function AddCar({ onClose, onDone }: { onClose: () => void; onDone: () => void }) {
+  const { t, i18n } = useTranslation();
+  const formId = useId();
+  const [name, setName] = useState('');
+  const [imageUrl, setImageUrl] = useState('');
+  const [nameError, setNameError] = useState<string | null>(null);
+  const [imageError, setImageError] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [created, setCreated] = useState<{ name: string; secret: string; id: number } | null>(null);
+
+  const onSubmit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (busy) return;
+    const trimmedName = name.trim();
+    const trimmedUrl = imageUrl.trim();
+    const badName = trimmedName === '' ? t('carStatus.add.nameRequired') : null;
+    const badUrl = trimmedUrl !== '' && !IMAGE_URL.test(trimmedUrl) ? t('carStatus.add.imageInvalid') : null;
+    setNameError(badName);
+    setImageError(badUrl);
+    if (badName || badUrl) return;
+    setBusy(true);
+    setError(null);
+    try {
+      const result = await createCar(trimmedName, trimmedUrl === '' ? null : trimmedUrl);
+      setCreated({ name: result.car.name, secret: result.secret, id: result.car.id });
+      onDone();
+    } catch (failure) {
+      setError(apiErrorText(t, i18n, failure, 'carStatus.add.failed'));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  if (created) {
+    return (
+      <Modal
+        open
+        onClose={onClose}
+        size="sm"
+        title={t('carStatus.add.createdTitle', { name: created.name })}
+        footer={<Button onClick={onClose}>{t('carStatus.done')}</Button>}
+      >
+        <div className="space-y-3">
+          <p className="text-sm text-muted">{t('carStatus.add.createdText', { id: created.id })}</p>
+          <OneTimeValue value={created.secret} label={t('carStatus.secretLabel')} testId="car-secret" />
+          <Alert tone="warning">{t('carStatus.secretOnce')}</Alert>
+        </div>
+      </Modal>
+    );
+  }
+
+  return (
+    <Modal
+      open
+      onClose={onClose}
+      size="sm"
+      title={t('carStatus.add.title')}
+      footer={
+        <>
+          <Button variant="secondary" onClick={onClose}>
+            {t('carStatus.cancel')}
+          </Button>
+          <Button type="submit" form={formId} busy={busy}>
+            {t('carStatus.add.submit')}
+          </Button>
+        </>
+      }
+    >
+      <form id={formId} noValidate onSubmit={onSubmit} className="space-y-4">
+        <TextField
+          label={t('carStatus.add.name')}
+          name="name"
+          maxLength={60}
+          value={name}
+          onChange={(event) => setName(event.target.value)}
+          error={nameError ?? undefined}
+          autoComplete="off"
+        />
+        <TextField
+          label={t('carStatus.add.image')}
+          name="image_url"
+          type="url"
+          inputMode="url"
+          placeholder="https://…"
+          hint={t('carStatus.add.imageHint')}
+          value={imageUrl}
+          onChange={(event) => setImageUrl(event.target.value)}
+          error={imageError ?? undefined}
+        />
+        {error && <Alert tone="error">{error}</Alert>}
+      </form>
+    </Modal>
+  );
+}

@@ -1,0 +1,175 @@
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import type { Car } from '@telerace/protocol';
+import { render, screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { MemoryRouter, Route, Routes, useParams } from 'react-router';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import i18n from '../../i18n';
+import { resetAuthClient, setAccessToken } from '../../lib/auth-client';
+import CarSelection from '../../routes/CarSelection';
+import { AuthContext, type AuthContextValue } from '../auth/auth-context';
+import { callsTo, json, member, stubFetch } from '../profile/testing';
+
+const base: Omit<Car, 'id' | 'name'> = {
+  image_url: null,
+  status: 'online',
+  stream_id: 7,
+  current_user_id: null,
+  username: null,
+  config_forward_speed: 100,
+  config_backward_speed: 100,
+  config_steering_trim: 0,
+  session_ends_at: null,
+};
+const cars: Car[] = [
+  { ...base, id: 1, name: 'Red Comet' },
+  { ...base, id: 2, name: 'Blue Bolt', status: 'offline', stream_id: 8 },
+  { ...base, id: 3, name: 'Green Flash', current_user_id: 44, username: 'drifter#44', stream_id: 9 },
+  {
+    ...base,
+    id: 4,
+    name: 'Yellow Jacket',
+    current_user_id: member.id,
+    username: member.username,
+    stream_id: 10,
+  },
+];
+
+function ControlMarker() {
+  const { carId, streamId } = useParams();
+  return <p>control page {`${carId}/${streamId}`}</p>;
+}
+
+function renderPage() {
+  setAccessToken('access-token-1');
+  const auth: AuthContextValue = {
+    accessToken: 'access-token-1',
+    user: member,
+    loading: false,
+    login: vi.fn(),
+    loginWithToken: vi.fn(),
+    logout: vi.fn(async () => {}),
+    refreshUser: vi.fn(),
+    setUser: vi.fn(),
+  };
+  const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+  return render(
+    <QueryClientProvider client={queryClient}>
+      <AuthContext.Provider value={auth}>
+        <MemoryRouter initialEntries={['/car-selection']}>
+          <Routes>
+            <Route path="/car-selection" element={<CarSelection />} />
+            <Route path="/control/:carId/:streamId" element={<ControlMarker />} />
+          </Routes>
+        </MemoryRouter>
+      </AuthContext.Provider>
+    </QueryClientProvider>,
+  );
+}
+
+beforeEach(async () => {
+  resetAuthClient();
+  window.sessionStorage.clear();
+  await i18n.changeLanguage('en');
+});
+afterEach(() => vi.unstubAllGlobals());
+
+describe('Car selection', () => {
+  it('shows every car with its state and who drives it', async () => {
+    stubFetch({ 'GET /api/cars': () => json(200, cars) });
+    renderPage();
+    const red = await screen.findByTestId('car-1');
+    expect(red).toHaveTextContent('Red Comet');
+    expect(red).toHaveTextContent('Online');
+    expect(red).toHaveTextContent('Available');
+    expect(screen.getByTestId('car-2')).toHaveTextContent('Offline');
+    expect(screen.getByTestId('car-3')).toHaveTextContent('In use by drifter');
+    expect(screen.getByTestId('car-3')).not.toHaveTextContent('#44');
+    expect(screen.getByTestId('car-4')).toHaveTextContent('You are driving this car');
+    expect(screen.getByText('4 cars · 3 online')).toBeVisible();
+  });
+
+  it('says so when there are no cars, and when they cannot be loaded', async () => {
+    stubFetch({ 'GET /api/cars': () => json(200, []) });
+    const first = renderPage();
+    expect(await screen.findByText('No cars on the track yet')).toBeVisible();
+    first.unmount();
+    stubFetch({ 'GET /api/cars': () => json(500, { error: 'Internal' }) });
+    renderPage();
+    expect(await screen.findByRole('alert')).toHaveTextContent('Could not load available cars');
+  });
+
+  it('upper-cases the code as typed and requires one', async () => {
+    const fetchMock = stubFetch({ 'GET /api/cars': () => json(200, cars) });
+    const user = userEvent.setup();
+    renderPage();
+    await user.click(await screen.findByTestId('car-1'));
+    const dialog = screen.getByRole('dialog', { name: 'Drive Red Comet' });
+    const input = within(dialog).getByRole('textbox', { name: 'Control code' });
+    expect(input).toHaveFocus();
+    expect(input).toHaveAttribute('autocapitalize', 'characters');
+    await user.click(within(dialog).getByRole('button', { name: 'Connect' }));
+    expect(within(dialog).getByRole('alert')).toHaveTextContent('A control code is required.');
+    expect(callsTo(fetchMock, 'POST', '/api/cars/1/connect')).toEqual([]);
+    await user.type(input, 'ab3x');
+    expect(input).toHaveValue('AB3X');
+  });
+
+  it('connects with the code, keeps the control token and opens the control page', async () => {
+    const fetchMock = stubFetch({
+      'GET /api/cars': () => json(200, cars),
+      'POST /api/cars/1/connect': () =>
+        json(200, { ok: true, car: { ...cars[0], current_user_id: member.id }, controlToken: 'ctl-123' }),
+    });
+    const user = userEvent.setup();
+    renderPage();
+    await user.click(await screen.findByTestId('car-1'));
+    await user.type(screen.getByRole('textbox', { name: 'Control code' }), 'k7p2qa{Enter}');
+    expect(await screen.findByText('control page 1/7')).toBeVisible();
+    expect(callsTo(fetchMock, 'POST', '/api/cars/1/connect')).toEqual([{ code: 'K7P2QA' }]);
+    expect(window.sessionStorage.getItem('controlToken:1')).toBe('ctl-123');
+  });
+
+  it("shows the server's refusal, translated by its errorKey, else its text, else 'Failed to connect'", async () => {
+    let answer = json(409, { error: 'Car in use', errorKey: 'errors.carInUse' });
+    stubFetch({ 'GET /api/cars': () => json(200, cars), 'POST /api/cars/3/connect': () => answer });
+    const user = userEvent.setup();
+    renderPage();
+    await user.click(await screen.findByTestId('car-3'));
+    const dialog = screen.getByRole('dialog');
+    await user.type(within(dialog).getByRole('textbox'), 'ABCDEF');
+    await user.click(within(dialog).getByRole('button', { name: 'Connect' }));
+    expect(await within(dialog).findByRole('alert')).toHaveTextContent(
+      'This car is already in use by another driver.',
+    );
+    expect(window.sessionStorage.getItem('controlToken:3')).toBeNull();
+
+    answer = json(409, { error: 'Somebody else is driving' });
+    await user.click(within(dialog).getByRole('button', { name: 'Connect' }));
+    expect(await within(dialog).findByText('Somebody else is driving')).toBeVisible();
+
+    answer = json(500, { error: 'Internal' });
+    await user.click(within(dialog).getByRole('button', { name: 'Connect' }));
+    expect(await within(dialog).findByText('Failed to connect')).toBeVisible();
+  });
+
+  it('goes straight to the control page of a car the user holds with a stored token', async () => {
+    const fetchMock = stubFetch({ 'GET /api/cars': () => json(200, cars) });
+    window.sessionStorage.setItem('controlToken:4', 'ctl-mine');
+    const user = userEvent.setup();
+    renderPage();
+    await user.click(await screen.findByTestId('car-4'));
+    expect(await screen.findByText('control page 4/10')).toBeVisible();
+    expect(fetchMock.mock.calls.some(([url]) => String(url).includes('/connect'))).toBe(false);
+  });
+
+  it('asks for the code for a held car whose token this tab does not have', async () => {
+    stubFetch({ 'GET /api/cars': () => json(200, cars) });
+    const user = userEvent.setup();
+    renderPage();
+    await user.click(await screen.findByTestId('car-4'));
+    expect(screen.getByRole('dialog', { name: 'Drive Yellow Jacket' })).toBeVisible();
+    await user.click(screen.getByRole('button', { name: 'Cancel' }));
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+  });
+});

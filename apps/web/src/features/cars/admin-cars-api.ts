@@ -1,0 +1,59 @@
+/** The admin car calls (spec §7 "Admin calls" on cars and settings; adding a car and rotating its secret are ours). */
+import {
+  AdminCar,
+  AdminSettings,
+  CreateCarResponse,
+  GenerateCodeResponse,
+  RotateSecretResponse,
+} from '@telerace/protocol';
+import { z } from 'zod';
+import { authFetch } from '../../lib/auth-client';
+
+export const ADMIN_CARS_KEY = ['admin', 'cars'] as const;
+export const ADMIN_SETTINGS_KEY = ['admin', 'settings'] as const;
+
+/** An array; `{ cars }` is accepted too. */
+const AdminCarList = z.union([
+  z.array(AdminCar),
+  z.object({ cars: z.array(AdminCar) }).transform((body) => body.cars),
+]);
+
+export type CarCommand = 'reboot' | 'shutdown';
+
+export function fetchAdminCars(): Promise<AdminCar[]> {
+  return authFetch('/admin/cars', {}, AdminCarList);
+}
+
+export async function generateCode(carId: number): Promise<string> {
+  return (await authFetch(`/admin/cars/${carId}/generate_code`, { method: 'POST' }, GenerateCodeResponse))
+    .code;
+}
+
+export async function kickDriver(carId: number): Promise<void> {
+  await authFetch(`/admin/cars/${carId}/kick`, { method: 'POST' });
+}
+
+export async function sendCommand(carId: number, command: CarCommand): Promise<void> {
+  await authFetch(`/admin/cars/${carId}/command`, { method: 'POST', json: { command } });
+}
+
+export async function deleteCar(carId: number): Promise<void> {
+  await authFetch(`/admin/cars/${carId}`, { method: 'DELETE' });
+}
+
+export async function rotateSecret(carId: number): Promise<string> {
+  return (await authFetch(`/admin/cars/${carId}/rotate-secret`, { method: 'POST' }, RotateSecretResponse))
+    .secret;
+}
+
+export function createCar(name: string, imageUrl: string | null): Promise<z.infer<typeof CreateCarResponse>> {
+  return authFetch('/admin/cars', { method: 'POST', json: { name, image_url: imageUrl } }, CreateCarResponse);
+}
+
+export function fetchSettings(): Promise<AdminSettings> {
+  return authFetch('/admin/settings', {}, AdminSettings);
+}
+
+export function saveSettings(settings: AdminSettings): Promise<AdminSettings> {
+  return authFetch('/admin/settings', { method: 'PATCH', json: settings }, AdminSettings);
+}

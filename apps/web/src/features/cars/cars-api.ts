@@ -1,0 +1,53 @@
+/** The members' car calls (spec §7 "Main API": /cars*) and the per-car control token kept for the tab. */
+import { Car, type CarConfig, ConnectResponse } from '@telerace/protocol';
+import { z } from 'zod';
+import { authFetch } from '../../lib/auth-client';
+import { controlTokenKey } from '../auth/paths';
+
+export const CARS_QUERY_KEY = ['cars'] as const;
+export const carStatusQueryKey = (carId: string) => ['cars', carId, 'status'] as const;
+
+/** `GET /api/cars` answers an array; `{ cars }` is accepted too. */
+const CarList = z.union([z.array(Car), z.object({ cars: z.array(Car) }).transform((body) => body.cars)]);
+/** `GET /api/cars/{id}/status` answers the car; `{ car }` is accepted too. */
+const CarStatusBody = z.union([Car, z.object({ car: Car }).transform((body) => body.car)]);
+
+export function fetchCars(): Promise<Car[]> {
+  return authFetch('/cars', {}, CarList);
+}
+
+export function fetchCarStatus(carId: string): Promise<Car> {
+  return authFetch(`/cars/${encodeURIComponent(carId)}/status`, {}, CarStatusBody);
+}
+
+export function connectToCar(carId: number, code: string): Promise<z.infer<typeof ConnectResponse>> {
+  return authFetch(`/cars/${carId}/connect`, { method: 'POST', json: { code } }, ConnectResponse);
+}
+
+export async function saveCarConfig(carId: string, config: CarConfig): Promise<void> {
+  await authFetch(`/admin/cars/${encodeURIComponent(carId)}/config`, { method: 'POST', json: config });
+}
+
+export function readControlToken(carId: string | number): string | null {
+  try {
+    return window.sessionStorage.getItem(controlTokenKey(String(carId)));
+  } catch {
+    return null;
+  }
+}
+
+export function storeControlToken(carId: string | number, token: string): void {
+  try {
+    window.sessionStorage.setItem(controlTokenKey(String(carId)), token);
+  } catch {
+    // Storage can be blocked: the control page then says the code is needed again.
+  }
+}
+
+export function clearControlToken(carId: string | number): void {
+  try {
+    window.sessionStorage.removeItem(controlTokenKey(String(carId)));
+  } catch {
+    // Nothing stored, nothing to clear.
+  }
+}

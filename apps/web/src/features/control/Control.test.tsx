@@ -1,0 +1,312 @@
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import type { Car, User } from '@telerace/protocol';
+import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { MemoryRouter, Route, Routes } from 'react-router';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import i18n from '../../i18n';
+import { resetAuthClient, setAccessToken } from '../../lib/auth-client';
+import Control from '../../routes/Control';
+import { FakeSocket } from '../../test/fake-socket';
+import { AuthContext, type AuthContextValue } from '../auth/auth-context';
+import { adminUser, callsTo, json, member, stubFetch } from '../profile/testing';
+
+const car: Car = {
+  id: 3,
+  name: 'Red Comet',
+  image_url: null,
+  status: 'online',
+  stream_id: 7,
+  current_user_id: member.id,
+  username: member.username,
+  config_forward_speed: 80,
+  config_backward_speed: 40,
+  config_steering_trim: -5,
+  session_ends_at: null,
+};
+
+function renderControl(user: User = member) {
+  setAccessToken('access-token-1');
+  const auth: AuthContextValue = {
+    accessToken: 'access-token-1',
+    user,
+    loading: false,
+    login: vi.fn(),
+    loginWithToken: vi.fn(),
+    logout: vi.fn(async () => {}),
+    refreshUser: vi.fn(),
+    setUser: vi.fn(),
+  };
+  const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+  return render(
+    <QueryClientProvider client={queryClient}>
+      <AuthContext.Provider value={auth}>
+        <MemoryRouter initialEntries={['/control/3/7']}>
+          <Routes>
+            <Route path="/control/:carId/:streamId" element={<Control />} />
+            <Route path="/car-selection" element={<p>car selection page</p>} />
+          </Routes>
+        </MemoryRouter>
+      </AuthContext.Provider>
+    </QueryClientProvider>,
+  );
+}
+
+/** Renders the page and opens its control socket from the server side. */
+async function renderConnected(user: User = member) {
+  const view = renderControl(user);
+  await waitFor(() => expect(FakeSocket.instances).toHaveLength(1));
+  act(() => FakeSocket.last.serverOpen());
+  await screen.findByText('Connected');
+  return view;
+}
+
+const drives = () => FakeSocket.last.messages.filter((m) => m.type === 'drive');
+const lastDrive = () => drives().at(-1);
+
+beforeEach(async () => {
+  FakeSocket.reset();
+  resetAuthClient();
+  window.sessionStorage.clear();
+  window.sessionStorage.setItem('controlToken:3', 'ctl-abc');
+  vi.stubGlobal('WebSocket', FakeSocket);
+  await i18n.changeLanguage('en');
+});
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
+
+describe('Control page', () => {
+  it('connects the control socket with the car, control token and access token', async () => {
+    stubFetch({ 'GET /api/cars/3/status': () => json(200, car) });
+    renderControl();
+    expect(await screen.findByRole('heading', { name: 'Red Comet' })).toBeVisible();
+    await waitFor(() => expect(FakeSocket.instances).toHaveLength(1));
+    const url = new URL(FakeSocket.last.url);
+    expect(url.pathname).toBe('/rcsocket');
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      type: 'controller',
+      car: '3',
+      control_token: 'ctl-abc',
+      token: 'access-token-1',
+    });
+    expect(screen.getByTestId('connection-state')).toHaveTextContent('Connecting…');
+    expect(screen.getByText('Live video arrives with the video update')).toBeVisible();
+  });
+
+  it('drives full throttle while W is held, without scrolling, and stops on release', async () => {
+    stubFetch({ 'GET /api/cars/3/status': () => json(200, car) });
+    await renderConnected();
+    const down = fireEvent.keyDown(document.body, { key: 'w', code: 'KeyW' });
+    expect(down).toBe(false);
+    expect(lastDrive()).toEqual({ type: 'drive', throttle: 1, steer: 0 });
+    fireEvent.keyDown(document.body, { key: 'ArrowLeft', code: 'ArrowLeft' });
+    expect(lastDrive()).toEqual({ type: 'drive', throttle: 1, steer: -1 });
+    const count = drives().length;
+    fireEvent.keyDown(document.body, { key: 'w', code: 'KeyW', repeat: true });
+    expect(drives()).toHaveLength(count);
+    fireEvent.keyUp(document.body, { key: 'w', code: 'KeyW' });
+    fireEvent.keyUp(document.body, { key: 'ArrowLeft', code: 'ArrowLeft' });
+    expect(lastDrive()).toEqual({ type: 'drive', throttle: 0, steer: 0 });
+  });
+
+  it('sends neutral when the window loses focus and when the tab is hidden', async () => {
+    stubFetch({ 'GET /api/cars/3/status': () => json(200, car) });
+    await renderConnected();
+    fireEvent.keyDown(document.body, { key: 'd', code: 'KeyD' });
+    expect(lastDrive()).toEqual({ type: 'drive', throttle: 0, steer: 1 });
+    act(() => {
+      window.dispatchEvent(new Event('blur'));
+    });
+    expect(lastDrive()).toEqual({ type: 'drive', throttle: 0, steer: 0 });
+
+    fireEvent.keyDown(document.body, { key: 's', code: 'KeyS' });
+    expect(lastDrive()).toEqual({ type: 'drive', throttle: -1, steer: 0 });
+    const visibility = vi.spyOn(document, 'visibilityState', 'get').mockReturnValue('hidden');
+    act(() => {
+      document.dispatchEvent(new Event('visibilitychange'));
+    });
+    expect(lastDrive()).toEqual({ type: 'drive', throttle: 0, steer: 0 });
+    visibility.mockRestore();
+  });
+
+  it('sends neutral and closes the socket when the page goes away', async () => {
+    stubFetch({ 'GET /api/cars/3/status': () => json(200, car) });
+    const view = await renderConnected();
+    fireEvent.keyDown(document.body, { key: 'w', code: 'KeyW' });
+    const socket = FakeSocket.last;
+    view.unmount();
+    expect(socket.messages.filter((m) => m.type === 'drive').at(-1)).toEqual({
+      type: 'drive',
+      throttle: 0,
+      steer: 0,
+    });
+    expect(socket.closedWith?.code).toBe(1000);
+  });
+
+  it('drives with the gamepad and sends neutral when it disconnects', async () => {
+    stubFetch({ 'GET /api/cars/3/status': () => json(200, car) });
+    const buttons = Array.from({ length: 17 }, () => ({ value: 0, pressed: false }));
+    buttons[7] = { value: 1, pressed: true };
+    let pads: unknown[] = [{ id: 'Test pad', connected: true, axes: [-1, 0, 0, 0], buttons }];
+    Object.defineProperty(navigator, 'getGamepads', { configurable: true, value: () => pads });
+    try {
+      await renderConnected();
+      await waitFor(() => expect(lastDrive()).toEqual({ type: 'drive', throttle: 1, steer: -1 }));
+      pads = [];
+      act(() => {
+        window.dispatchEvent(new Event('gamepaddisconnected'));
+      });
+      expect(lastDrive()).toEqual({ type: 'drive', throttle: 0, steer: 0 });
+    } finally {
+      Reflect.deleteProperty(navigator, 'getGamepads');
+    }
+  });
+
+  it('drives with both on-screen joysticks at once (two pointers) and centres each on release', async () => {
+    stubFetch({ 'GET /api/cars/3/status': () => json(200, car) });
+    await renderConnected();
+    const throttle = screen.getByTestId('joystick-throttle');
+    const steer = screen.getByTestId('joystick-steer');
+    const rect = { left: 0, top: 0, width: 100, height: 100, right: 100, bottom: 100, x: 0, y: 0 };
+    for (const pad of [throttle, steer]) {
+      pad.getBoundingClientRect = () => ({ ...rect, toJSON: () => rect }) as DOMRect;
+    }
+    fireEvent.pointerDown(throttle, { pointerId: 1, clientX: 50, clientY: 0 });
+    expect(lastDrive()).toEqual({ type: 'drive', throttle: 1, steer: 0 });
+    fireEvent.pointerDown(steer, { pointerId: 2, clientX: 30, clientY: 50 });
+    expect(lastDrive()).toEqual({ type: 'drive', throttle: 1, steer: -0.5 });
+    fireEvent.pointerMove(throttle, { pointerId: 1, clientX: 50, clientY: 70 });
+    expect(lastDrive()).toEqual({ type: 'drive', throttle: -0.5, steer: -0.5 });
+    // A pointer that did not start on a stick does not move it.
+    fireEvent.pointerMove(steer, { pointerId: 1, clientX: 100, clientY: 50 });
+    expect(lastDrive()).toEqual({ type: 'drive', throttle: -0.5, steer: -0.5 });
+    expect(throttle).toHaveAttribute('aria-valuenow', '-50');
+    fireEvent.pointerUp(throttle, { pointerId: 1 });
+    expect(lastDrive()).toEqual({ type: 'drive', throttle: 0, steer: -0.5 });
+    fireEvent.pointerCancel(steer, { pointerId: 2 });
+    expect(lastDrive()).toEqual({ type: 'drive', throttle: 0, steer: 0 });
+    expect(steer).toHaveAttribute('aria-valuenow', '0');
+  });
+
+  it('shows the ping in colour and words, and the telemetry', async () => {
+    stubFetch({ 'GET /api/cars/3/status': () => json(200, car) });
+    await renderConnected();
+    const ping = FakeSocket.last.messages.find((m) => m.type === 'controller-ping');
+    expect(ping).toBeDefined();
+    act(() => FakeSocket.last.serverSend({ type: 'controller-pong', timestamp: Date.now() - 180 }));
+    await waitFor(() => expect(screen.getByTestId('ping')).toHaveAttribute('data-tone', 'fair'));
+    expect(screen.getByTestId('ping')).toHaveTextContent(/Ping 1\d\d ms/);
+    act(() => FakeSocket.last.serverSend({ type: 'telemetry', telemetry: { speed: 1.234, battery: 76 } }));
+    expect(screen.getByTestId('telemetry-speed')).toHaveTextContent('1.23 m/s');
+    expect(screen.getByTestId('telemetry-battery')).toHaveTextContent('76%');
+  });
+
+  it('says Reconnecting… after losing a connection', async () => {
+    stubFetch({ 'GET /api/cars/3/status': () => json(200, car) });
+    await renderConnected();
+    act(() => FakeSocket.last.serverClose());
+    expect(screen.getByTestId('connection-state')).toHaveTextContent('Reconnecting…');
+  });
+
+  it('shows the session end when the server ends it, and forgets the control token', async () => {
+    stubFetch({ 'GET /api/cars/3/status': () => json(200, car) });
+    await renderConnected();
+    act(() => FakeSocket.last.serverClose(4001, 'kicked'));
+    expect(await screen.findByText('An admin ended your driving session.')).toBeVisible();
+    expect(window.sessionStorage.getItem('controlToken:3')).toBeNull();
+  });
+
+  it('shows the time left in the driving session', async () => {
+    const endsAt = new Date(Date.now() + 7 * 60_000 + 30_000).toISOString();
+    stubFetch({ 'GET /api/cars/3/status': () => json(200, { ...car, session_ends_at: endsAt }) });
+    await renderConnected();
+    expect(await screen.findByTestId('session-timer')).toHaveTextContent(/^7:(29|30) left$/);
+  });
+
+  it('says the code may have expired when the connection keeps being refused', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    try {
+      stubFetch({ 'GET /api/cars/3/status': () => json(200, car) });
+      renderControl();
+      await waitFor(() => expect(FakeSocket.instances).toHaveLength(1));
+      for (const delay of [100, 200, 400]) {
+        act(() => FakeSocket.last.serverClose());
+        await act(async () => {
+          await vi.advanceTimersByTimeAsync(delay);
+        });
+      }
+      expect(screen.getByText("Can't reach the car")).toBeVisible();
+      expect(screen.getByTestId('connection-state')).toHaveTextContent('Connecting…');
+      act(() => FakeSocket.last.serverOpen());
+      expect(screen.queryByText("Can't reach the car")).not.toBeInTheDocument();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('asks for the code again when this tab has no control token', async () => {
+    window.sessionStorage.clear();
+    stubFetch({ 'GET /api/cars/3/status': () => json(200, car) });
+    const user = userEvent.setup();
+    renderControl();
+    expect(screen.getByRole('heading', { name: 'Control code needed' })).toBeVisible();
+    expect(FakeSocket.instances).toHaveLength(0);
+    await user.click(screen.getByRole('link', { name: 'Back to car selection' }));
+    expect(screen.getByText('car selection page')).toBeVisible();
+  });
+
+  it('has a back button to car selection', async () => {
+    stubFetch({ 'GET /api/cars/3/status': () => json(200, car) });
+    const user = userEvent.setup();
+    await renderConnected();
+    await user.click(screen.getByRole('link', { name: /Cars/ }));
+    expect(screen.getByText('car selection page')).toBeVisible();
+  });
+
+  it('does not show the car settings to a member', async () => {
+    stubFetch({ 'GET /api/cars/3/status': () => json(200, car) });
+    await renderConnected(member);
+    expect(screen.queryByRole('button', { name: /Car settings/ })).not.toBeInTheDocument();
+  });
+
+  it("lets an admin change the car's settings, starting from the saved ones", async () => {
+    let answer = json(200, { car: { ...car, control_code: null, last_telemetry: null } });
+    const fetchMock = stubFetch({
+      'GET /api/cars/3/status': () => json(200, car),
+      'POST /api/admin/cars/3/config': () => answer,
+    });
+    const user = userEvent.setup();
+    await renderConnected(adminUser);
+    const toggle = screen.getByRole('button', { name: /Car settings/ });
+    expect(toggle).toHaveAttribute('aria-expanded', 'false');
+    await user.click(toggle);
+    const forward = screen.getByRole('slider', { name: 'Forward speed' });
+    const backward = screen.getByRole('slider', { name: 'Backward speed' });
+    const trim = screen.getByRole('slider', { name: 'Steering trim' });
+    await waitFor(() => expect(forward).toHaveValue('80'));
+    expect(backward).toHaveValue('40');
+    expect(trim).toHaveValue('-5');
+    expect(forward).toHaveAttribute('min', '20');
+    expect(forward).toHaveAttribute('max', '100');
+    expect(trim).toHaveAttribute('min', '-50');
+    expect(trim).toHaveAttribute('max', '50');
+
+    // Arrow keys on a slider adjust it and do not drive the car.
+    const before = drives().length;
+    fireEvent.keyDown(trim, { key: 'ArrowRight', code: 'ArrowRight' });
+    expect(drives()).toHaveLength(before);
+    fireEvent.change(forward, { target: { value: '65' } });
+    fireEvent.change(trim, { target: { value: '12' } });
+    const panel = forward.closest('section') as HTMLElement;
+    await user.click(within(panel).getByRole('button', { name: 'Save' }));
+    expect(await screen.findByText('Car settings saved')).toBeVisible();
+    expect(callsTo(fetchMock, 'POST', '/api/admin/cars/3/config')).toEqual([
+      { forwardSpeedPercent: 65, backwardSpeedPercent: 40, trimValue: 12 },
+    ]);
+
+    answer = json(500, { error: 'Internal' });
+    await user.click(within(panel).getByRole('button', { name: 'Save' }));
+    expect(await screen.findByText('Error saving settings')).toBeVisible();
+  });
+});

@@ -1,0 +1,134 @@
+/** The driver's readouts: connection state, ping and the car's telemetry (text, not colour only). */
+import { PING_THRESHOLDS_MS, type Telemetry } from '@telerace/protocol';
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { ControlConnection } from '../../lib/control-socket';
+import { cx } from '../../lib/cx';
+
+export type PingTone = 'good' | 'fair' | 'poor';
+
+/** Under 100 ms green, up to 250 ms yellow, above red (spec §9). */
+export function pingTone(ms: number): PingTone {
+  if (ms < PING_THRESHOLDS_MS.green) return 'good';
+  if (ms <= PING_THRESHOLDS_MS.yellow) return 'fair';
+  return 'poor';
+}
+
+const pill =
+  'inline-flex items-center gap-1.5 rounded-full border px-2.5 py-1 text-xs font-bold whitespace-nowrap';
+
+export type ConnectionView = ControlConnection | 'reconnecting';
+
+const CONNECTION_STYLES: Record<ConnectionView, string> = {
+  connected: 'border-success/40 bg-success/15 text-success',
+  connecting: 'border-warning/40 bg-warning/15 text-warning',
+  reconnecting: 'border-warning/40 bg-warning/15 text-warning',
+  disconnected: 'border-danger/40 bg-danger/15 text-danger',
+};
+
+export function ConnectionIndicator({ connection }: { connection: ConnectionView }) {
+  const { t } = useTranslation();
+  return (
+    <span className={cx(pill, CONNECTION_STYLES[connection])} data-testid="connection-state" role="status">
+      <span
+        className={cx(
+          'size-2 rounded-full bg-current',
+          connection !== 'connected' && connection !== 'disconnected' && 'animate-pulse',
+        )}
+        aria-hidden="true"
+      />
+      {t(`control.connection.${connection}`)}
+    </span>
+  );
+}
+
+const PING_STYLES: Record<PingTone, string> = {
+  good: 'border-success/40 bg-success/15 text-success',
+  fair: 'border-warning/40 bg-warning/15 text-warning',
+  poor: 'border-danger/40 bg-danger/15 text-danger',
+};
+
+export function PingReadout({ ms }: { ms: number | null }) {
+  const { t } = useTranslation();
+  if (ms === null) {
+    return (
+      <span className={cx(pill, 'border-line bg-surface-2 text-muted')} data-testid="ping">
+        {t('control.ping.unknown')}
+      </span>
+    );
+  }
+  const tone = pingTone(ms);
+  return (
+    <span
+      className={cx(pill, PING_STYLES[tone])}
+      data-testid="ping"
+      data-tone={tone}
+      title={t(`control.ping.${tone}`)}
+    >
+      {t('control.ping.value', { ms })}
+      <span className="sr-only"> ({t(`control.ping.${tone}`)})</span>
+    </span>
+  );
+}
+
+export function TelemetryReadout({ telemetry }: { telemetry: Telemetry | null }) {
+  const { t, i18n } = useTranslation();
+  const number = (value: number, digits: number) =>
+    new Intl.NumberFormat(i18n.resolvedLanguage, {
+      minimumFractionDigits: digits,
+      maximumFractionDigits: digits,
+    }).format(value);
+  const speed = telemetry?.speed;
+  const battery = telemetry?.battery;
+  return (
+    <dl className="flex flex-wrap gap-2 text-xs">
+      <div className={cx(pill, 'border-line bg-surface/85 text-fg backdrop-blur')}>
+        <dt className="font-semibold text-muted">{t('control.telemetry.speed')}</dt>
+        <dd data-testid="telemetry-speed" className="tabular-nums">
+          {speed === undefined ? '—' : t('control.telemetry.speedValue', { value: number(speed, 2) })}
+        </dd>
+      </div>
+      <div className={cx(pill, 'border-line bg-surface/85 text-fg backdrop-blur')}>
+        <dt className="font-semibold text-muted">{t('control.telemetry.battery')}</dt>
+        <dd
+          data-testid="telemetry-battery"
+          className={cx('tabular-nums', battery !== undefined && battery < 20 && 'text-danger')}
+        >
+          {battery === undefined ? '—' : t('control.telemetry.batteryValue', { value: number(battery, 0) })}
+        </dd>
+      </div>
+    </dl>
+  );
+}
+
+/** m:ss of a remaining time, rounded up to the second and never negative. */
+export function formatRemaining(ms: number): string {
+  const seconds = Math.max(0, Math.ceil(ms / 1000));
+  return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
+}
+
+/** Time left in the driving session, ticking every second. */
+export function SessionTimer({ endsAt }: { endsAt: string }) {
+  const { t } = useTranslation();
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, []);
+  const end = Date.parse(endsAt);
+  if (Number.isNaN(end)) return null;
+  const left = end - now;
+  return (
+    <span
+      className={cx(
+        pill,
+        'font-mono tabular-nums',
+        left <= 60_000 ? 'border-danger/40 bg-danger/15 text-danger' : 'border-line bg-surface-2 text-fg',
+      )}
+      data-testid="session-timer"
+      title={new Date(end).toLocaleString()}
+    >
+      {t('control.session.left', { time: formatRemaining(left) })}
+    </span>
+  );
+}

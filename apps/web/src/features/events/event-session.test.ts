@@ -1,0 +1,66 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import i18n from '../../i18n';
+import { resetAuthClient, setAccessToken } from '../../lib/auth-client';
+import { EventSocketManager } from '../../lib/event-socket';
+import { FakeSocket, fakeSocketFactory } from '../../test/fake-socket';
+import { bindEventSocketToSession } from './event-session';
+
+const location = { protocol: 'http:', host: 'race.test' };
+
+beforeEach(async () => {
+  FakeSocket.reset();
+  resetAuthClient();
+  await i18n.changeLanguage('en');
+});
+afterEach(() => resetAuthClient());
+
+function bind() {
+  const socket = new EventSocketManager({ createSocket: fakeSocketFactory, location });
+  const navigate = vi.fn();
+  const notify = vi.fn();
+  const unbind = bindEventSocketToSession({ navigate, notify, translate: i18n.t, socket });
+  return { socket, navigate, notify, unbind };
+}
+
+describe('event socket and the session', () => {
+  it('connects when a token exists, follows token changes and disconnects when it is gone', () => {
+    setAccessToken('a1');
+    const { socket } = bind();
+    expect(FakeSocket.last.url).toContain('token=a1');
+    setAccessToken('a2');
+    expect(FakeSocket.instances).toHaveLength(2);
+    expect(socket.currentToken).toBe('a2');
+    setAccessToken(null);
+    expect(socket.currentToken).toBeNull();
+    expect(FakeSocket.last.closedWith).not.toBeNull();
+  });
+
+  it('does not connect without a session', () => {
+    bind();
+    expect(FakeSocket.instances).toHaveLength(0);
+  });
+
+  it('alerts the translated reason of a force_disconnect and goes home', async () => {
+    setAccessToken('a1');
+    const { navigate, notify } = bind();
+    FakeSocket.last.serverOpen();
+    FakeSocket.last.serverSend({ type: 'force_disconnect', reason: 'kicked' });
+    expect(notify).toHaveBeenCalledWith('An admin ended your driving session.');
+    expect(navigate).toHaveBeenCalledWith('/');
+
+    await i18n.changeLanguage('fr');
+    FakeSocket.last.serverSend({ type: 'force_disconnect', reason: 'car_deleted' });
+    expect(notify).toHaveBeenLastCalledWith('La voiture que vous pilotiez a été supprimée.');
+    FakeSocket.last.serverSend({ type: 'force_disconnect', reason: 'maintenance' });
+    expect(notify).toHaveBeenLastCalledWith('Vous avez été déconnecté : maintenance');
+  });
+
+  it('stops following on unbind', () => {
+    setAccessToken('a1');
+    const { unbind, socket } = bind();
+    unbind();
+    expect(socket.currentToken).toBeNull();
+    setAccessToken('a2');
+    expect(FakeSocket.instances).toHaveLength(1);
+  });
+});

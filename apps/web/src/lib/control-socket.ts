@@ -1,0 +1,249 @@
+/**
+ * The driver's control connection (spec §7 "Control socket"):
+ * `/rcsocket?type=controller&car={id}&control_token={t}&token={access}`. It reconnects on its own
+ * with the reconnect backoff, sends `controller-ping` every 15 s (and once on open) to measure the
+ * round trip shown as the ping readout, sends `drive` only when the values change, and keeps the
+ * car's last telemetry. The access token is read at each (re)connection, so a renewed token is used.
+ */
+import {
+  type CarConfig,
+  type ControllerMessage,
+  ControllerServerMessage,
+  SOCKET_CLOSE_CODES,
+  type Telemetry,
+  TIMERS_MS,
+} from '@telerace/protocol';
+import { type Backoff, createBackoff } from './backoff';
+import { clampUnit } from './input-merge';
+import { browserSocket, SOCKET_OPEN, type SocketFactory, type SocketLike, socketUrl } from './socket-url';
+
+export const CONTROL_SOCKET_PATH = '/rcsocket';
+
+export type ControlConnection = 'connecting' | 'connected' | 'disconnected';
+
+/** Closes after which trying again cannot help: the session ended or another page took the car. */
+const FINAL_CLOSE_CODES: ReadonlySet<number> = new Set([
+  SOCKET_CLOSE_CODES.replaced,
+  SOCKET_CLOSE_CODES.sessionEnded,
+  SOCKET_CLOSE_CODES.carRevoked,
+  SOCKET_CLOSE_CODES.forceDisconnect,
+]);
+
+export interface ControlEnd {
+  code: number;
+  /** The server's close reason (`kicked`, `session_expired`…), may be empty. */
+  reason: string;
+}
+
+export interface ControlState {
+  connection: ControlConnection;
+  /** Last measured round trip in ms, null before the first answer. */
+  pingMs: number | null;
+  telemetry: Telemetry | null;
+  /** When the telemetry arrived (ms since epoch). */
+  telemetryAt: number | null;
+  /** Whether the car itself is connected to the server, null until the server says. */
+  carOnline: boolean | null;
+  /** The server's last error text (refused connection, rate limit…). */
+  error: string | null;
+  /** Connection attempts in a row that closed without ever opening (refused: bad or expired code…). */
+  failedAttempts: number;
+  /** Set when the server ended the connection for good; no reconnect follows. */
+  ended: ControlEnd | null;
+}
+
+export interface ControlSocketOptions {
+  carId: string | number;
+  controlToken: string;
+  /** Read at each connection attempt. */
+  getAccessToken: () => string | null;
+  createSocket?: SocketFactory;
+  location?: Pick<Location, 'protocol' | 'host'>;
+  now?: () => number;
+  backoff?: Backoff;
+}
+
+const INITIAL_STATE: ControlState = {
+  connection: 'disconnected',
+  pingMs: null,
+  telemetry: null,
+  telemetryAt: null,
+  carOnline: null,
+  error: null,
+  failedAttempts: 0,
+  ended: null,
+};
+
+export class ControlSocket {
+  private socket: SocketLike | null = null;
+  private stopped = true;
+  private pingTimer: ReturnType<typeof setInterval> | undefined;
+  private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
+  private lastDrive: { throttle: number; steer: number } | null = null;
+  private readonly listeners = new Set<(state: ControlState) => void>();
+  private readonly createSocket: SocketFactory;
+  private readonly now: () => number;
+  private readonly backoff: Backoff;
+  private state: ControlState = INITIAL_STATE;
+
+  constructor(private readonly options: ControlSocketOptions) {
+    this.createSocket = options.createSocket ?? browserSocket;
+    this.now = options.now ?? (() => Date.now());
+    this.backoff = options.backoff ?? createBackoff();
+  }
+
+  getState(): ControlState {
+    return this.state;
+  }
+
+  subscribe(listener: (state: ControlState) => void): () => void {
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.open();
+  }
+
+  /** Closes for good: no reconnect. */
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = undefined;
+    const socket = this.socket;
+    this.dropSocket();
+    if (socket) {
+      socket.onopen = null;
+      socket.onmessage = null;
+      socket.onclose = null;
+      socket.onerror = null;
+      socket.close(1000, 'controller left');
+    }
+    this.update({ connection: 'disconnected' });
+  }
+
+  /** Sends `drive` when the (clamped) values differ from the last ones sent. Returns whether it sent. */
+  sendDrive(throttle: number, steer: number): boolean {
+    const next = { throttle: clampUnit(throttle), steer: clampUnit(steer) };
+    if (this.lastDrive && this.lastDrive.throttle === next.throttle && this.lastDrive.steer === next.steer) {
+      return false;
+    }
+    if (!this.send({ type: 'drive', ...next })) return false;
+    this.lastDrive = next;
+    return true;
+  }
+
+  sendConfig(settings: CarConfig): boolean {
+    return this.send({ type: 'config', settings });
+  }
+
+  private send(message: ControllerMessage): boolean {
+    if (!this.socket || this.socket.readyState !== SOCKET_OPEN) return false;
+    this.socket.send(JSON.stringify(message));
+    return true;
+  }
+
+  private ping(): void {
+    this.send({ type: 'controller-ping', timestamp: this.now() });
+  }
+
+  private open(): void {
+    const { carId, controlToken, getAccessToken, location } = this.options;
+    const url = socketUrl(
+      CONTROL_SOCKET_PATH,
+      {
+        type: 'controller',
+        car: String(carId),
+        control_token: controlToken,
+        token: getAccessToken() ?? '',
+      },
+      location ?? window.location,
+    );
+    const socket = this.createSocket(url);
+    this.socket = socket;
+    this.update({ connection: 'connecting' });
+    let opened = false;
+    socket.onopen = () => {
+      if (this.socket !== socket) return;
+      opened = true;
+      this.backoff.reset();
+      // A new connection: the server knows nothing of what was sent on the last one.
+      this.lastDrive = null;
+      this.update({ connection: 'connected', error: null, failedAttempts: 0 });
+      this.ping();
+      this.pingTimer = setInterval(() => this.ping(), TIMERS_MS.controlPing);
+    };
+    socket.onmessage = (event) => {
+      if (this.socket === socket) this.receive(event.data);
+    };
+    socket.onclose = (event) => {
+      if (this.socket !== socket) return;
+      this.dropSocket();
+      if (this.stopped) return;
+      if (FINAL_CLOSE_CODES.has(event.code)) {
+        this.stopped = true;
+        this.update({
+          connection: 'disconnected',
+          pingMs: null,
+          ended: { code: event.code, reason: event.reason },
+        });
+        return;
+      }
+      const failedAttempts = opened ? 0 : this.state.failedAttempts + 1;
+      this.update({ connection: 'connecting', pingMs: null, failedAttempts });
+      this.reconnectTimer = setTimeout(() => {
+        this.reconnectTimer = undefined;
+        if (!this.stopped) this.open();
+      }, this.backoff.next());
+    };
+    socket.onerror = () => {
+      // The close event that follows schedules the reconnect.
+    };
+  }
+
+  private receive(data: unknown): void {
+    let parsed: ReturnType<typeof ControllerServerMessage.safeParse>;
+    try {
+      parsed = ControllerServerMessage.safeParse(JSON.parse(String(data)));
+    } catch (error) {
+      console.error('Control socket: unreadable message', error);
+      return;
+    }
+    if (!parsed.success) return;
+    const message = parsed.data;
+    switch (message.type) {
+      case 'controller-pong':
+        if (message.timestamp !== undefined) {
+          this.update({ pingMs: Math.max(0, Math.round(this.now() - message.timestamp)) });
+        }
+        break;
+      case 'telemetry':
+        this.update({ telemetry: message.telemetry, telemetryAt: this.now() });
+        break;
+      case 'car-status':
+        this.update({ carOnline: message.online });
+        break;
+      case 'error':
+        this.update({ error: message.error });
+        break;
+      case 'config-saved':
+        break;
+    }
+  }
+
+  private dropSocket(): void {
+    clearInterval(this.pingTimer);
+    this.pingTimer = undefined;
+    this.socket = null;
+    this.lastDrive = null;
+  }
+
+  private update(patch: Partial<ControlState>): void {
+    this.state = { ...this.state, ...patch };
+    for (const listener of [...this.listeners]) listener(this.state);
+  }
+}
