@@ -60,6 +60,8 @@ export default defineConfig({
       // Every browser of the suite comes from 127.0.0.1: the per-IP limits are for real crowds.
       API_RATE_LIMIT_PER_MINUTE: '100000',
       SIGNUP_RATE_LIMIT_PER_HOUR: '1000',
+      // Two simulated cars driven by real car-agent processes over the real car socket.
+      SIM_CARS: '2',
     },
   },
 });

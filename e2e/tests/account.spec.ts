@@ -5,42 +5,18 @@
  */
 import { type APIRequestContext, type BrowserContext, expect, type Page, test } from '@playwright/test';
 import { E2E_ADMIN } from '../playwright.config.js';
-import { screenshot, translations } from './support.js';
+import {
+  acceptCookies,
+  fill,
+  logIn,
+  type Member,
+  newMember,
+  screenshot,
+  signUp,
+  translations,
+} from './support.js';
 
 const { en } = translations();
-const fill = (text: string, values: Record<string, string | number>) =>
-  text.replace(/{{\s*(\w+)\s*}}/g, (_, name: string) => String(values[name] ?? ''));
-
-interface Member {
-  username: string;
-  email: string;
-  password: string;
-}
-
-function newMember(tag: string): Member {
-  const id = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
-  return { username: `${tag}${id}`, email: `${tag}-${id}@e2e.telerace.test`, password: 'Start-Passw0rd!' };
-}
-
-async function signUp(request: APIRequestContext, member: Member) {
-  const response = await request.post('/api/signup', {
-    data: { email: member.email, username: member.username, password: member.password, recaptchaToken: '' },
-  });
-  expect(response.status(), await response.text()).toBe(201);
-}
-
-async function acceptCookies(context: BrowserContext) {
-  const { baseURL } = test.info().project.use;
-  await context.addCookies([{ name: 'telerace_cookie_consent', value: '1', url: baseURL ?? '' }]);
-}
-
-async function logIn(page: Page, email: string, password: string) {
-  await page.goto('/login');
-  await page.getByLabel(en.auth.email, { exact: true }).fill(email);
-  await page.getByLabel(en.auth.password, { exact: true }).fill(password);
-  await page.getByRole('button', { name: en.login.submit, exact: true }).click();
-  await expect(page).toHaveURL(/\/$/);
-}
 
 test.describe('account', () => {
   test('a member sees the tickets, edits the profile and changes the password', async ({

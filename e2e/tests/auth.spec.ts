@@ -5,27 +5,9 @@
  */
 import { type BrowserContext, expect, type Page, test } from '@playwright/test';
 import { E2E_ACCESS_TOKEN_TTL_SECONDS } from '../playwright.config.js';
-import { screenshot, translations } from './support.js';
+import { acceptCookies, fill, type Member, newMember, screenshot, translations } from './support.js';
 
 const { en } = translations();
-const fill = (text: string, values: Record<string, string | number>) =>
-  text.replace(/{{\s*(\w+)\s*}}/g, (_, name: string) => String(values[name] ?? ''));
-
-interface Member {
-  username: string;
-  email: string;
-  password: string;
-}
-
-function newMember(tag: string): Member {
-  const id = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
-  return { username: `${tag}${id}`, email: `${tag}-${id}@e2e.telerace.test`, password: 'Start-Passw0rd!' };
-}
-
-async function acceptCookies(context: BrowserContext) {
-  const { baseURL } = test.info().project.use;
-  await context.addCookies([{ name: 'telerace_cookie_consent', value: '1', url: baseURL ?? '' }]);
-}
 
 async function fillSignup(page: Page, member: Member) {
   await page.goto('/signup');

@@ -2,7 +2,14 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Page, TestInfo } from '@playwright/test';
+import {
+  type APIRequestContext,
+  type BrowserContext,
+  expect,
+  type Page,
+  type TestInfo,
+  test,
+} from '@playwright/test';
 
 const I18N = join(dirname(fileURLToPath(import.meta.url)), '../../apps/web/src/i18n');
 
@@ -25,4 +32,44 @@ export async function screenshot(page: Page, testInfo: TestInfo, name: string): 
   const path = testInfo.outputPath(`${name}.png`);
   await page.screenshot({ path, fullPage: true });
   await testInfo.attach(name, { path, contentType: 'image/png' });
+}
+
+/** `{{name}}` placeholders of a translated text filled in, as i18next does. */
+export const fill = (text: string, values: Record<string, string | number>) =>
+  text.replace(/{{\s*(\w+)\s*}}/g, (_, name: string) => String(values[name] ?? ''));
+
+export interface Member {
+  username: string;
+  email: string;
+  password: string;
+}
+
+/** A member nobody has used yet in this server's life. */
+export function newMember(tag: string): Member {
+  const id = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+  return { username: `${tag}${id}`, email: `${tag}-${id}@e2e.telerace.test`, password: 'Start-Passw0rd!' };
+}
+
+/** Signs a member up through the API (the sign-up screen has its own test). */
+export async function signUp(request: APIRequestContext, member: Member): Promise<void> {
+  const response = await request.post('/api/signup', {
+    data: { email: member.email, username: member.username, password: member.password, recaptchaToken: '' },
+  });
+  expect(response.status(), await response.text()).toBe(201);
+}
+
+/** The consent cookie, so the banner does not cover the buttons under test. */
+export async function acceptCookies(context: BrowserContext): Promise<void> {
+  const { baseURL } = test.info().project.use;
+  await context.addCookies([{ name: 'telerace_cookie_consent', value: '1', url: baseURL ?? '' }]);
+}
+
+/** Logs in through the login screen and waits for the home page. */
+export async function logIn(page: Page, email: string, password: string): Promise<void> {
+  await page.goto('/login');
+  const { en } = translations();
+  await page.getByLabel(en.auth.email, { exact: true }).fill(email);
+  await page.getByLabel(en.auth.password, { exact: true }).fill(password);
+  await page.getByRole('button', { name: en.login.submit, exact: true }).click();
+  await expect(page).toHaveURL(/\/$/);
 }

@@ -141,6 +141,15 @@ describe('car sockets', () => {
 });
 
 describe('controller sockets', () => {
+  it('accept a page served from the address the server was reached at, not only PUBLIC_URL', async () => {
+    const { app } = testApp;
+    const driving = await createCar(app);
+    const taken = await takeCar(app, driving);
+    const url = controllerUrl(host, driving.carId, taken.accessToken, taken.controlToken);
+    const socket = await openSocket(url, { origin: `http://${host}` });
+    socket.ws.close();
+  });
+
   it('are refused without a valid access token, control token, or Origin', async () => {
     const { app } = testApp;
     const driving = await createCar(app);
@@ -151,6 +160,7 @@ describe('controller sockets', () => {
     const strangerToken = await tokenFor(app, stranger);
 
     expect(await refusedStatus(openSocket(good, { origin: 'https://evil.example' }))).toBe(403);
+    expect(await refusedStatus(openSocket(good, { origin: `https://${host}` }))).toBe(403);
     expect(await refusedStatus(openSocket(good))).toBe(403);
     expect(
       await refusedStatus(
