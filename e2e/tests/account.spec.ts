@@ -3,18 +3,9 @@
  * change, and the admin's Users and Login History tabs — including a ban that ends the banned
  * member's open session.
  */
-import { type APIRequestContext, type BrowserContext, expect, type Page, test } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { E2E_ADMIN } from '../playwright.config.js';
-import {
-  acceptCookies,
-  fill,
-  logIn,
-  type Member,
-  newMember,
-  screenshot,
-  signUp,
-  translations,
-} from './support.js';
+import { acceptCookies, fill, logIn, newMember, screenshot, signUp, translations } from './support.js';
 
 const { en } = translations();
 

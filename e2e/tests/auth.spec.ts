@@ -3,7 +3,7 @@
  * tokens live 15 s in these runs (ACCESS_TOKEN_TTL_SECONDS), so a session that outlives one must
  * keep working without the member noticing.
  */
-import { type BrowserContext, expect, type Page, test } from '@playwright/test';
+import { expect, type Page, test } from '@playwright/test';
 import { E2E_ACCESS_TOKEN_TTL_SECONDS } from '../playwright.config.js';
 import { acceptCookies, fill, type Member, newMember, screenshot, translations } from './support.js';
 
