@@ -60,7 +60,8 @@ describe('sidebar', () => {
   it('is not there on the control page, nor is its menu button', async () => {
     stubServer({ session: member });
     renderApp('/control/3/car-3');
-    expect(await screen.findByRole('heading', { level: 1, name: 'Driving' })).toBeInTheDocument();
+    // No control token in this tab: the page asks for a code instead of driving.
+    expect(await screen.findByRole('heading', { level: 1, name: 'Control code needed' })).toBeInTheDocument();
     expect(screen.queryByRole('navigation', { name: 'Main navigation' })).not.toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Open menu' })).not.toBeInTheDocument();
   });
