@@ -153,17 +153,20 @@ async function drive(pairs: Pair[]): Promise<Measure> {
   const interval = 1000 / RATE;
   const ticks = RATE * SECONDS;
   const start = performance.now();
-  for (let tick = 0; tick < ticks; tick++) {
-    const due = start + tick * interval;
-    const wait = due - performance.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    const throttle = ((tick % VALUES) + 1) / (VALUES + 1);
-    pairs.forEach((pair, i) => {
-      sentAt[i]?.set(throttle, performance.now());
-      pair.controller.send(JSON.stringify({ type: 'drive', throttle, steer: 0 }));
-      measure.sent++;
-    });
-  }
+  // Each controller keeps its own phase within the tick, as real drivers do: no artificial bursts.
+  await Promise.all(
+    pairs.map(async (pair, i) => {
+      const phase = (i / pairs.length) * interval;
+      for (let tick = 0; tick < ticks; tick++) {
+        const wait = start + phase + tick * interval - performance.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        const throttle = ((tick % VALUES) + 1) / (VALUES + 1);
+        sentAt[i]?.set(throttle, performance.now());
+        pair.controller.send(JSON.stringify({ type: 'drive', throttle, steer: 0 }));
+        measure.sent++;
+      }
+    }),
+  );
   await new Promise((r) => setTimeout(r, 500));
   for (const pair of pairs) {
     pair.controller.close();
