@@ -6,7 +6,7 @@ import { Link } from 'react-router';
 import { Alert } from '../components/ui/Alert';
 import { Button } from '../components/ui/Button';
 import { apiErrorText } from '../features/auth/error-text';
-import { AuthFrame, TextField } from '../features/auth/form-fields';
+import { AuthFrame, EmailField } from '../features/auth/form-fields';
 import { apiFetch } from '../lib/api';
 
 export default function ForgotPassword() {
@@ -63,14 +63,10 @@ export default function ForgotPassword() {
     <AuthFrame title={t('screens.forgotPassword')} intro={t('forgot.intro')}>
       <form noValidate onSubmit={onSubmit} className="space-y-5">
         {formError && <Alert tone="error">{formError}</Alert>}
-        <TextField
+        <EmailField
           ref={inputRef}
           label={t('auth.email')}
           name="email"
-          type="email"
-          autoComplete="email"
-          inputMode="email"
-          spellCheck={false}
           required
           value={email}
           error={fieldError}

@@ -11,7 +11,7 @@ import { Button } from '../components/ui/Button';
 import { type LoginRouteState, useAuth } from '../features/auth/auth-context';
 import { BotCheck, botCheckError, useBotCheck } from '../features/auth/BotCheck';
 import { apiErrorText } from '../features/auth/error-text';
-import { AuthFrame, Divider, PasswordField, TextField } from '../features/auth/form-fields';
+import { AuthFrame, Divider, EmailField, PasswordField, TextField } from '../features/auth/form-fields';
 import { SocialButtons } from '../features/auth/SocialButtons';
 
 const PERMISSION_REASONS = ['youtube_permission', 'twitch_permission', 'discord_permission'];
@@ -85,13 +85,9 @@ export default function Login() {
         {notice && !formError && <Alert tone="warning">{t(notice)}</Alert>}
         {redirectError && !formError && <Alert tone="error">{t(redirectError)}</Alert>}
         {formError && <Alert tone="error">{formError}</Alert>}
-        <TextField
+        <EmailField
           label={t('auth.email')}
           name="email"
-          type="email"
-          autoComplete="email"
-          inputMode="email"
-          spellCheck={false}
           required
           value={email}
           error={fieldErrors.email}

@@ -7,7 +7,14 @@ import { Alert } from '../components/ui/Alert';
 import { Button } from '../components/ui/Button';
 import { BotCheck, botCheckError, useBotCheck } from '../features/auth/BotCheck';
 import { apiErrorText } from '../features/auth/error-text';
-import { AuthFrame, Divider, PasswordField, TermsCheckbox, TextField } from '../features/auth/form-fields';
+import {
+  AuthFrame,
+  Divider,
+  EmailField,
+  PasswordField,
+  TermsCheckbox,
+  TextField,
+} from '../features/auth/form-fields';
 import { SocialButtons } from '../features/auth/SocialButtons';
 import { authFetch } from '../lib/auth-client';
 
@@ -89,13 +96,9 @@ export default function Signup() {
     <AuthFrame eyebrow={t('signup.eyebrow')} title={t('screens.signup')} intro={t('signup.intro')}>
       <form ref={formRef} noValidate onSubmit={onSubmit} className="space-y-5">
         {formError && <Alert tone="error">{formError}</Alert>}
-        <TextField
+        <EmailField
           label={t('auth.email')}
           name="email"
-          type="email"
-          autoComplete="email"
-          inputMode="email"
-          spellCheck={false}
           required
           value={email}
           error={fieldErrors.email}

@@ -102,6 +102,13 @@ function EyeIcon({ crossed }: { crossed: boolean }) {
   );
 }
 
+/** An e-mail input with the attributes browsers and phone keyboards need. */
+export function EmailField(
+  props: Omit<TextFieldProps, 'type' | 'autoComplete' | 'inputMode' | 'spellCheck'>,
+) {
+  return <TextField type="email" autoComplete="email" inputMode="email" spellCheck={false} {...props} />;
+}
+
 /** A password input with a show/hide toggle. */
 export function PasswordField(props: Omit<TextFieldProps, 'type' | 'trailing'>) {
   const { t } = useTranslation();

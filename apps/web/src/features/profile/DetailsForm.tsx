@@ -9,7 +9,7 @@ import { Alert } from '../../components/ui/Alert';
 import { Button } from '../../components/ui/Button';
 import { displayName, usernameSuffix } from '../../lib/username';
 import { apiErrorText } from '../auth/error-text';
-import { PasswordField, TextField } from '../auth/form-fields';
+import { EmailField, PasswordField, TextField } from '../auth/form-fields';
 import { type FormStatus, FormStatusAlert } from './form-status';
 import { updateDetails } from './profile-api';
 
@@ -77,11 +77,9 @@ export function DetailsForm({ user, onSaved }: { user: User; onSaved: (user: Use
         error={usernameError ?? undefined}
         required
       />
-      <TextField
+      <EmailField
         label={t('profile.details.email')}
         name="email"
-        type="email"
-        autoComplete="email"
         value={email}
         onChange={(event) => setEmail(event.target.value)}
       />
