@@ -11,7 +11,7 @@ import { Button } from '../components/ui/Button';
 import { type LoginRouteState, useAuth } from '../features/auth/auth-context';
 import { BotCheck, botCheckError, useBotCheck } from '../features/auth/BotCheck';
 import { apiErrorText } from '../features/auth/error-text';
-import { AuthFrame, Divider, EmailField, PasswordField, TextField } from '../features/auth/form-fields';
+import { AuthFrame, Divider, EmailField, PasswordField } from '../features/auth/form-fields';
 import { SocialButtons } from '../features/auth/SocialButtons';
 
 const PERMISSION_REASONS = ['youtube_permission', 'twitch_permission', 'discord_permission'];

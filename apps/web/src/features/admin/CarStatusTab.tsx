@@ -37,55 +37,33 @@ function RowActions({ car, onAction }: { car: AdminCar; onAction: (kind: CarActi
   const { t } = useTranslation();
   const online = car.status === 'online';
   const offlineHint = online ? undefined : t('carStatus.offlineHint');
+  const noDriver = car.current_user_id === null;
+  const actions: { kind: CarActionKind; disabled?: boolean; title?: string; danger?: boolean }[] = [
+    { kind: 'generateCode' },
+    { kind: 'kick', disabled: noDriver, title: noDriver ? t('carStatus.noDriverHint') : undefined },
+    { kind: 'reboot', disabled: !online, title: offlineHint },
+    { kind: 'shutdown', disabled: !online, title: offlineHint },
+    { kind: 'rotateSecret' },
+    { kind: 'delete', danger: true },
+  ];
   return (
     <fieldset
       className="grid grid-cols-[repeat(2,max-content)] gap-1 xl:grid-cols-[repeat(3,max-content)]"
       aria-label={car.name}
     >
-      <Button variant="secondary" size="sm" className={ACTION} onClick={() => onAction('generateCode')}>
-        {t('carStatus.actions.generateCode')}
-      </Button>
-      <Button
-        variant="secondary"
-        size="sm"
-        className={ACTION}
-        disabled={car.current_user_id === null}
-        title={car.current_user_id === null ? t('carStatus.noDriverHint') : undefined}
-        onClick={() => onAction('kick')}
-      >
-        {t('carStatus.actions.kick')}
-      </Button>
-      <Button
-        variant="secondary"
-        size="sm"
-        className={ACTION}
-        disabled={!online}
-        title={offlineHint}
-        onClick={() => onAction('reboot')}
-      >
-        {t('carStatus.actions.reboot')}
-      </Button>
-      <Button
-        variant="secondary"
-        size="sm"
-        className={ACTION}
-        disabled={!online}
-        title={offlineHint}
-        onClick={() => onAction('shutdown')}
-      >
-        {t('carStatus.actions.shutdown')}
-      </Button>
-      <Button variant="secondary" size="sm" className={ACTION} onClick={() => onAction('rotateSecret')}>
-        {t('carStatus.actions.rotateSecret')}
-      </Button>
-      <Button
-        variant="ghost"
-        size="sm"
-        className={`${ACTION} text-danger!`}
-        onClick={() => onAction('delete')}
-      >
-        {t('carStatus.actions.delete')}
-      </Button>
+      {actions.map(({ kind, disabled, title, danger }) => (
+        <Button
+          key={kind}
+          variant={danger ? 'ghost' : 'secondary'}
+          size="sm"
+          className={danger ? `${ACTION} text-danger!` : ACTION}
+          disabled={disabled}
+          title={title}
+          onClick={() => onAction(kind)}
+        >
+          {t(`carStatus.actions.${kind}`)}
+        </Button>
+      ))}
     </fieldset>
   );
 }
