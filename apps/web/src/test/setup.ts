@@ -1,6 +1,10 @@
 import '@testing-library/jest-dom/vitest';
-import { cleanup } from '@testing-library/react';
+import { cleanup, configure } from '@testing-library/react';
 import { afterEach, vi } from 'vitest';
+
+// `findBy…`/`waitFor` wait for behaviour, not for speed: on a loaded 2-core CI machine a render can
+// take longer than Testing Library's 1 s default, so allow more before calling it a failure.
+configure({ asyncUtilTimeout: 5_000 });
 
 // jsdom has no layout: scrolling (ScrollRestoration) is a no-op here.
 window.scrollTo = vi.fn() as unknown as typeof window.scrollTo;

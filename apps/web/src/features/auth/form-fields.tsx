@@ -50,30 +50,38 @@ export interface TextFieldProps extends Omit<InputHTMLAttributes<HTMLInputElemen
   trailing?: ReactNode;
 }
 
-export function TextField({ label, hint, error, aside, trailing, id, ...input }: TextFieldProps) {
+/** What a field's control needs to be tied to its label, hint and error. */
+export interface FieldControlProps {
+  id: string;
+  'aria-describedby'?: string;
+  'aria-invalid'?: true;
+}
+
+export interface FieldFrameProps {
+  id?: string;
+  label: ReactNode;
+  hint?: ReactNode;
+  error?: string | null;
+  aside?: ReactNode;
+  children: (control: FieldControlProps) => ReactNode;
+}
+
+/** Label (with an optional aside), the control, a hint and an error, tied together by ids. */
+export function FieldFrame({ id, label, hint, error, aside, children }: FieldFrameProps) {
   const autoId = useId();
-  const inputId = id ?? autoId;
-  const hintId = `${inputId}-hint`;
-  const errorId = `${inputId}-error`;
+  const controlId = id ?? autoId;
+  const hintId = `${controlId}-hint`;
+  const errorId = `${controlId}-error`;
   const describedBy = [hint ? hintId : null, error ? errorId : null].filter(Boolean).join(' ') || undefined;
   return (
     <div>
       <div className="mb-1.5 flex items-baseline justify-between gap-3">
-        <label htmlFor={inputId} className="text-sm font-semibold text-fg">
+        <label htmlFor={controlId} className="text-sm font-semibold text-fg">
           {label}
         </label>
         {aside}
       </div>
-      <div className="relative">
-        <input
-          id={inputId}
-          className={cx(inputClasses, trailing ? 'pr-12' : undefined)}
-          aria-invalid={error ? true : undefined}
-          aria-describedby={describedBy}
-          {...input}
-        />
-        {trailing && <div className="absolute inset-y-0 right-1 flex items-center">{trailing}</div>}
-      </div>
+      {children({ id: controlId, 'aria-describedby': describedBy, 'aria-invalid': error ? true : undefined })}
       {hint && (
         <p id={hintId} className="mt-1.5 text-xs text-muted">
           {hint}
@@ -85,6 +93,19 @@ export function TextField({ label, hint, error, aside, trailing, id, ...input }:
         </p>
       )}
     </div>
+  );
+}
+
+export function TextField({ label, hint, error, aside, trailing, id, ...input }: TextFieldProps) {
+  return (
+    <FieldFrame id={id} label={label} hint={hint} error={error} aside={aside}>
+      {(control) => (
+        <div className="relative">
+          <input className={cx(inputClasses, trailing ? 'pr-12' : undefined)} {...control} {...input} />
+          {trailing && <div className="absolute inset-y-0 right-1 flex items-center">{trailing}</div>}
+        </div>
+      )}
+    </FieldFrame>
   );
 }
 

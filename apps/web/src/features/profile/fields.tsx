@@ -3,8 +3,9 @@
  * area, and the compact class list of the admin tables' selects. Text inputs reuse the auth
  * screens' `TextField` and `PasswordField` so every form in the app looks the same.
  */
-import { type ReactNode, type TextareaHTMLAttributes, useId } from 'react';
+import type { ReactNode, TextareaHTMLAttributes } from 'react';
 import { cx } from '../../lib/cx';
+import { FieldFrame } from '../auth/form-fields';
 
 const controlBase =
   'block w-full rounded-lg border border-line bg-bg px-3 text-fg placeholder:text-muted/70 transition-colors hover:border-muted ' +
@@ -24,35 +25,15 @@ export interface TextAreaFieldProps
 }
 
 export function TextAreaField({ label, hint, error, aside, ...textarea }: TextAreaFieldProps) {
-  const id = useId();
-  const hintId = `${id}-hint`;
-  const errorId = `${id}-error`;
-  const describedBy = [hint ? hintId : null, error ? errorId : null].filter(Boolean).join(' ') || undefined;
   return (
-    <div>
-      <div className="mb-1.5 flex items-baseline justify-between gap-3">
-        <label htmlFor={id} className="text-sm font-semibold text-fg">
-          {label}
-        </label>
-        {aside}
-      </div>
-      <textarea
-        id={id}
-        aria-describedby={describedBy}
-        aria-invalid={error ? true : undefined}
-        className={cx(controlBase, 'min-h-28 resize-y py-2 text-base')}
-        {...textarea}
-      />
-      {hint && (
-        <p id={hintId} className="mt-1.5 text-xs text-muted">
-          {hint}
-        </p>
+    <FieldFrame label={label} hint={hint} error={error} aside={aside}>
+      {(control) => (
+        <textarea
+          className={cx(controlBase, 'min-h-28 resize-y py-2 text-base')}
+          {...control}
+          {...textarea}
+        />
       )}
-      {error && (
-        <p id={errorId} className="mt-1.5 text-sm font-medium text-danger">
-          {error}
-        </p>
-      )}
-    </div>
+    </FieldFrame>
   );
 }
