@@ -20,6 +20,8 @@ const env = {
   DEMO_ACCOUNTS: process.env.DEMO_ACCOUNTS ?? 'true',
   // Two simulated cars whose control codes are printed at start; set SIM_CARS=0 to skip.
   SIM_CARS: process.env.SIM_CARS ?? '2',
+  // Warnings and errors only, so the banners above stay readable; LOG_LEVEL=info shows requests.
+  LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
 };
 console.info(`[quickstart] starting Telerace on http://localhost:${env.PORT} (Ctrl+C to stop)`);
 const server = spawn(process.execPath, [join(root, 'apps/server/dist/main.js')], {
