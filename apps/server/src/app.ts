@@ -42,6 +42,7 @@ import { controlRoutes } from './modules/control/control.routes.js';
 import { EventSockets, eventRoutes } from './modules/events/events.gateway.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { publicConfigRoutes } from './modules/public-config/public-config.routes.js';
+import { videoRoutes } from './modules/video/video.routes.js';
 import { MIGRATIONS_DIR, SERVER_VERSION } from './paths.js';
 
 export interface BuildAppOptions {
@@ -219,6 +220,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
       await api.register(adminUserRoutes, { prefix: '/admin' });
       await api.register(carRoutes);
       await api.register(adminCarRoutes, { prefix: '/admin' });
+      await api.register(videoRoutes);
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
       for (const plugin of options.apiPlugins ?? []) await api.register(plugin);
       // Any other /api path, whatever the method: JSON 404 (never the web app's HTML).

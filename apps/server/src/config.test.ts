@@ -47,6 +47,11 @@ describe('loadConfig', () => {
       admin: null,
       demoAccounts: false,
       simCars: 0,
+      janusUrl: null,
+      janusAdminKey: null,
+      stunUrls: ['stun:stun.l.google.com:19302'],
+      turnUrls: [],
+      turnSecret: null,
     });
   });
 
@@ -81,6 +86,11 @@ describe('loadConfig', () => {
       ADMIN_PASSWORD: 'a long admin password',
       DEMO_ACCOUNTS: 'yes',
       SIM_CARS: '2',
+      JANUS_URL: 'wss://janus.example/janus',
+      JANUS_ADMIN_KEY: 'janus-admin-key',
+      STUN_URLS: 'stun:stun.example:3478, stuns:stun.example:5349',
+      TURN_URLS: 'turn:turn.example:3478?transport=udp,turns:turn.example:5349',
+      TURN_SECRET: 'turn-secret',
     });
     expect(config).toEqual({
       port: 9000,
@@ -105,6 +115,11 @@ describe('loadConfig', () => {
       admin: { email: 'boss@example.com', password: 'a long admin password' },
       demoAccounts: true,
       simCars: 2,
+      janusUrl: 'wss://janus.example/janus',
+      janusAdminKey: 'janus-admin-key',
+      stunUrls: ['stun:stun.example:3478', 'stuns:stun.example:5349'],
+      turnUrls: ['turn:turn.example:3478?transport=udp', 'turns:turn.example:5349'],
+      turnSecret: 'turn-secret',
     });
   });
 
@@ -148,6 +163,30 @@ describe('loadConfig', () => {
     [{ DEMO_ACCOUNTS: 'sure' }, 'Invalid configuration: DEMO_ACCOUNTS must be true or false (got "sure")'],
     [{ SIM_CARS: '21' }, 'Invalid configuration: SIM_CARS must be an integer between 0 and 20 (got "21")'],
     [{ SIM_CARS: '-1' }, 'Invalid configuration: SIM_CARS must be an integer between 0 and 20 (got "-1")'],
+    [
+      { JANUS_URL: 'http://janus.example' },
+      'Invalid configuration: JANUS_URL must be a ws:// or wss:// URL (got "http://janus.example")',
+    ],
+    [
+      { STUN_URLS: 'turn:x.example' },
+      'Invalid configuration: STUN_URLS must be comma-separated stun: or stuns: URLs (got "turn:x.example")',
+    ],
+    [
+      { TURN_URLS: 'turn:a.example,stun:b.example', TURN_SECRET: 'secret-value' },
+      'Invalid configuration: TURN_URLS must be comma-separated turn: or turns: URLs (got "turn:a.example,stun:b.example")',
+    ],
+    [
+      { TURN_URLS: 'turn:a.example' },
+      'Invalid configuration: TURN_URLS and TURN_SECRET must be set together',
+    ],
+    [
+      { TURN_SECRET: 'secret-value' },
+      'Invalid configuration: TURN_URLS and TURN_SECRET must be set together',
+    ],
+    [
+      { JANUS_ADMIN_KEY: 'secret-value' },
+      'Invalid configuration: JANUS_ADMIN_KEY needs JANUS_URL (the Janus the server runs has its own key)',
+    ],
     [
       { SMTP_URL: 'http://user:hunter2@mail.example' },
       'Invalid configuration: SMTP_URL must be an smtp:// or smtps:// URL (got a value of 32 characters)',
@@ -196,6 +235,23 @@ describe('loadConfig', () => {
     const error = errorOf(env);
     expect(error).toBe(message);
     expect(error).not.toContain('\n');
+  });
+
+  it('an empty STUN_URLS means no STUN server; blanks between commas are ignored', () => {
+    expect(loadConfig({ JWT_SECRET: SECRET, STUN_URLS: '' }).stunUrls).toEqual([]);
+    expect(loadConfig({ JWT_SECRET: SECRET, STUN_URLS: ' , stun:a.example:3478,' }).stunUrls).toEqual([
+      'stun:a.example:3478',
+    ]);
+  });
+
+  it('never echoes the TURN secret or the Janus admin key', () => {
+    const message = errorOf({
+      TURN_SECRET: 'turn-secret-value',
+      JANUS_ADMIN_KEY: 'janus-key-value',
+      PORT: 'x',
+    });
+    expect(message).not.toContain('turn-secret-value');
+    expect(message).not.toContain('janus-key-value');
   });
 
   it('names every wrong variable on the same line', () => {

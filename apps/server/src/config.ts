@@ -48,7 +48,18 @@ export interface Config {
   demoAccounts: boolean;
   /** Simulated cars provisioned and driven by child agent processes at start-up (0: none). */
   simCars: number;
+  /** External Janus WebSocket transport; null: the server runs its own Janus (if installed). */
+  janusUrl: string | null;
+  /** Streaming-plugin admin key of the external Janus; null with the server's own Janus. */
+  janusAdminKey: string | null;
+  /** ICE servers given to browsers (empty: none). */
+  stunUrls: string[];
+  turnUrls: string[];
+  /** coturn `static-auth-secret`; set exactly when turnUrls is not empty. */
+  turnSecret: string | null;
 }
+
+const DEFAULT_STUN_URL = 'stun:stun.l.google.com:19302';
 
 export interface ConfigDoc {
   name: string;
@@ -188,6 +199,35 @@ export const CONFIG_DOCS: readonly ConfigDoc[] = [
     meaning:
       'Number of simulated cars (0–20). At start the server ensures cars "Sim 1"…"Sim N" exist (secrets kept in `DATA_DIR/sim-cars.json`, mode 0600), prints a fresh control code for each, and runs their car agents as child processes on the real car socket. The quick start uses 2.',
   },
+  {
+    name: 'JANUS_URL',
+    default: '(unset)',
+    meaning:
+      'WebSocket transport of an external Janus (`ws://` or `wss://`). Unset: when the `janus` binary is installed the server runs its own, configured under `DATA_DIR/janus/`.',
+  },
+  {
+    name: 'JANUS_ADMIN_KEY',
+    default: '(unset)',
+    meaning:
+      "Streaming plugin `admin_key` of the external Janus (needs `JANUS_URL`), used to create the cars' mountpoints.",
+  },
+  {
+    name: 'STUN_URLS',
+    default: DEFAULT_STUN_URL,
+    meaning: 'Comma-separated `stun:`/`stuns:` URLs given to browsers. Empty: no STUN server.',
+  },
+  {
+    name: 'TURN_URLS',
+    default: '(unset)',
+    meaning:
+      'Comma-separated `turn:`/`turns:` URLs given to browsers with credentials valid for one hour (needs `TURN_SECRET`).',
+  },
+  {
+    name: 'TURN_SECRET',
+    default: '(unset)',
+    meaning:
+      "coturn's `static-auth-secret` (`use-auth-secret`): the server derives short-lived TURN credentials from it. Set with `TURN_URLS`.",
+  },
 ];
 
 export class ConfigError extends Error {
@@ -220,6 +260,21 @@ const booleanVariable = () =>
 
 const DEFAULT_RECAPTCHA_VERIFY_URL = 'https://www.google.com/recaptcha/api/siteverify';
 const DEFAULT_MAIL_FROM = 'Telerace <no-reply@localhost>';
+
+/** Comma-separated ICE server URLs of the given schemes; blanks between commas are ignored. */
+const iceUrlList = (schemes: readonly string[]) =>
+  z
+    .string()
+    .transform((value) =>
+      value
+        .split(',')
+        .map((url) => url.trim())
+        .filter((url) => url !== ''),
+    )
+    .refine(
+      (urls) => urls.every((url) => new RegExp(`^(${schemes.join('|')}):[^\\s,]+$`).test(url)),
+      `must be comma-separated ${schemes.map((scheme) => `${scheme}:`).join(' or ')} URLs`,
+    );
 
 const PORT_MESSAGE = 'must be an integer between 1 and 65535';
 const TRUE_VALUES = ['true', '1', 'yes'];
@@ -317,6 +372,19 @@ export const EnvSchema = z.object({
       .transform(Number)
       .refine((n) => n <= 20, 'must be an integer between 0 and 20'),
   ),
+  JANUS_URL: unsetIfEmpty(
+    z
+      .string()
+      .refine(
+        (url) => URL.canParse(url) && ['ws:', 'wss:'].includes(new URL(url).protocol),
+        'must be a ws:// or wss:// URL',
+      ),
+  ),
+  JANUS_ADMIN_KEY: unsetIfEmpty(z.string()),
+  // Empty means "no STUN server", so no unsetIfEmpty here.
+  STUN_URLS: iceUrlList(['stun', 'stuns']).optional(),
+  TURN_URLS: unsetIfEmpty(iceUrlList(['turn', 'turns'])),
+  TURN_SECRET: unsetIfEmpty(z.string()),
 });
 
 /** Variables whose value must never be echoed, even in an error message. */
@@ -326,6 +394,8 @@ const SECRET_VARIABLES = new Set([
   'RECAPTCHA_SECRET',
   'SMTP_URL',
   'ADMIN_PASSWORD',
+  'JANUS_ADMIN_KEY',
+  'TURN_SECRET',
 ]);
 
 function describeValue(name: string, value: unknown): string {
@@ -359,6 +429,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if ((vars.ADMIN_EMAIL === undefined) !== (vars.ADMIN_PASSWORD === undefined)) {
     throw new ConfigError('Invalid configuration: ADMIN_EMAIL and ADMIN_PASSWORD must be set together');
   }
+  const turnUrls = vars.TURN_URLS ?? [];
+  if (turnUrls.length > 0 !== (vars.TURN_SECRET !== undefined)) {
+    throw new ConfigError('Invalid configuration: TURN_URLS and TURN_SECRET must be set together');
+  }
+  if (vars.JANUS_ADMIN_KEY !== undefined && vars.JANUS_URL === undefined) {
+    throw new ConfigError(
+      'Invalid configuration: JANUS_ADMIN_KEY needs JANUS_URL (the Janus the server runs has its own key)',
+    );
+  }
   const port = vars.PORT ?? 8080;
   const dataDir = resolve(vars.DATA_DIR ?? './data');
   return {
@@ -391,6 +470,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         : null,
     demoAccounts: vars.DEMO_ACCOUNTS ?? false,
     simCars: vars.SIM_CARS ?? 0,
+    janusUrl: vars.JANUS_URL ?? null,
+    janusAdminKey: vars.JANUS_ADMIN_KEY ?? null,
+    stunUrls: vars.STUN_URLS ?? [DEFAULT_STUN_URL],
+    turnUrls,
+    turnSecret: vars.TURN_SECRET ?? null,
   };
 }
 

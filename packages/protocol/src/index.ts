@@ -5,3 +5,4 @@ export * from './cars.js';
 export * from './constants.js';
 export * from './errors.js';
 export * from './tickets.js';
+export * from './video.js';
