@@ -1,0 +1,147 @@
+/**
+ * GStreamer command lines for the car's camera feed (VIDEO.md "Car camera feed"): a source, then
+ * H.264 (constrained baseline) in RTP payload type 96 to the Janus mountpoint's UDP port.
+ *
+ * The result is an argv array for `spawn(command, args)` without a shell: every element name,
+ * property and `!` is its own argument, and every substituted value is validated first so nothing
+ * can smuggle extra elements or properties into the pipeline.
+ */
+
+export type VideoSource =
+  /** Raw RGBA frames from the simulator's renderer on the process's stdin. */
+  | 'sim'
+  /** The Raspberry Pi camera through libcamera. */
+  | 'libcamera'
+  /** A V4L2 device (USB camera or the Pi camera's legacy driver). */
+  | 'v4l2'
+  /** GStreamer's live test pattern. */
+  | 'test';
+
+/** `x264` is software; `v4l2h264` is the Raspberry Pi's hardware encoder. */
+export type VideoEncoder = 'x264' | 'v4l2h264';
+
+export interface PipelineOptions {
+  source: VideoSource;
+  /** Where Janus listens for this car's RTP (its mountpoint's port). */
+  host: string;
+  port: number;
+  width?: number;
+  height?: number;
+  framerate?: number;
+  /** kbit/s. */
+  bitrate?: number;
+  /** For `v4l2`. */
+  device?: string;
+  /** Default: `x264` for the simulator and the test pattern, else `v4l2h264`. */
+  encoder?: VideoEncoder;
+}
+
+export interface GstCommand {
+  command: string;
+  args: string[];
+}
+
+export const GST_LAUNCH = 'gst-launch-1.0';
+
+const HOST =
+  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$|^\[?[0-9A-Fa-f:.]+\]?$/;
+const DEVICE = /^\/dev\/[A-Za-z0-9_./-]+$/;
+
+function int(name: string, value: number, min: number, max: number): number {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new RangeError(`video pipeline: ${name} must be an integer ${min}…${max}, got ${value}`);
+  }
+  return value;
+}
+
+/** Picks the hardware encoder when GStreamer has it (e.g. `hasElement` from `gst-inspect-1.0 NAME`). */
+export function chooseEncoder(hasElement: (name: string) => boolean): VideoEncoder {
+  return hasElement('v4l2h264enc') ? 'v4l2h264' : 'x264';
+}
+
+export function buildVideoPipeline(options: PipelineOptions): GstCommand {
+  const width = int('width', options.width ?? 640, 16, 4096);
+  const height = int('height', options.height ?? 480, 16, 4096);
+  const fps = int('framerate', options.framerate ?? 30, 1, 120);
+  const bitrate = int('bitrate', options.bitrate ?? 800, 50, 50_000);
+  const port = int('port', options.port, 1, 65_535);
+  if (!HOST.test(options.host) || options.host.includes('..')) {
+    throw new Error(`video pipeline: invalid host ${JSON.stringify(options.host)}`);
+  }
+  const host = options.host.replace(/^\[|\]$/g, '');
+  const rawCaps = `video/x-raw,width=${width},height=${height},framerate=${fps}/1`;
+
+  let source: string[];
+  switch (options.source) {
+    case 'sim':
+      source = [
+        'fdsrc',
+        'fd=0',
+        '!',
+        'rawvideoparse',
+        `width=${width}`,
+        `height=${height}`,
+        'format=rgba',
+        `framerate=${fps}/1`,
+      ];
+      break;
+    case 'test':
+      source = ['videotestsrc', 'is-live=true', '!', rawCaps];
+      break;
+    case 'libcamera':
+      source = ['libcamerasrc', '!', rawCaps];
+      break;
+    case 'v4l2': {
+      const device = options.device ?? '/dev/video0';
+      if (!DEVICE.test(device) || device.includes('..')) {
+        throw new Error(`video pipeline: invalid device ${JSON.stringify(device)}`);
+      }
+      source = ['v4l2src', `device=${device}`, '!', rawCaps];
+      break;
+    }
+    default:
+      throw new Error(`video pipeline: unknown source ${String(options.source)}`);
+  }
+
+  const encoder =
+    options.encoder ?? (options.source === 'sim' || options.source === 'test' ? 'x264' : 'v4l2h264');
+  const encode =
+    encoder === 'x264'
+      ? [
+          'x264enc',
+          'tune=zerolatency',
+          'speed-preset=ultrafast',
+          `bitrate=${bitrate}`,
+          `key-int-max=${fps}`,
+          '!',
+          'video/x-h264,profile=constrained-baseline',
+        ]
+      : [
+          'v4l2h264enc',
+          `extra-controls=controls,video_bitrate=${bitrate * 1000},h264_i_frame_period=${fps},repeat_sequence_header=1`,
+          '!',
+          'video/x-h264,level=(string)4,profile=constrained-baseline',
+        ];
+
+  return {
+    command: GST_LAUNCH,
+    args: [
+      ...source,
+      '!',
+      'videoconvert',
+      '!',
+      ...encode,
+      '!',
+      'rtph264pay',
+      'pt=96',
+      'config-interval=-1',
+      'aggregate-mode=zero-latency',
+      '!',
+      'udpsink',
+      `host=${host}`,
+      `port=${port}`,
+      'sync=false',
+      'async=false',
+    ],
+  };
+}

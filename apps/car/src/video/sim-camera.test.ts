@@ -1,0 +1,141 @@
+import type { ChildProcess } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import { Writable } from 'node:stream';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createTrack } from '../sim/track.js';
+import { SimCamera, type SpawnFn } from './sim-camera.js';
+import { decodeTimestamp } from './timestamp-strip.js';
+
+const track = createTrack();
+
+/** A fake GStreamer whose stdin completes writes only when `flush()` is called. */
+function fakeGst() {
+  const pending: Array<() => void> = [];
+  const written: Buffer[] = [];
+  const stdin = new Writable({
+    highWaterMark: 1,
+    write(chunk: Buffer, _enc, done) {
+      written.push(Buffer.from(chunk));
+      pending.push(done);
+    },
+  });
+  const child = Object.assign(new EventEmitter(), { stdin, stderr: null, kill: vi.fn() });
+  const calls: Array<{ command: string; args: string[] }> = [];
+  const spawn: SpawnFn = (command, args) => {
+    calls.push({ command, args });
+    return child as unknown as ChildProcess;
+  };
+  const flush = async () => {
+    while (pending.length) pending.shift()?.();
+    await new Promise((r) => setImmediate(r));
+  };
+  return { child, spawn, calls, written, flush };
+}
+
+afterEach(() => vi.useRealTimers());
+
+describe('SimCamera', () => {
+  it('spawns the sim pipeline and writes stamped frames of the right size', async () => {
+    const gst = fakeGst();
+    const cam = new SimCamera({
+      getState: () => ({ ...track.start, speed: 1 }),
+      track,
+      host: '127.0.0.1',
+      port: 5004,
+      width: 320,
+      height: 240,
+      spawn: gst.spawn,
+      now: () => 1_764_113_280_123,
+    });
+    cam.start();
+    expect(gst.calls[0]?.command).toBe('gst-launch-1.0');
+    expect(gst.calls[0]?.args.slice(0, 6)).toEqual([
+      'fdsrc',
+      'fd=0',
+      '!',
+      'rawvideoparse',
+      'width=320',
+      'height=240',
+    ]);
+    expect(cam.captureFrame()).toBe(true);
+    await gst.flush();
+    expect(gst.written[0]?.length).toBe(320 * 240 * 4);
+    expect(decodeTimestamp(gst.written[0] as Buffer, 320, 240)).toBe(1_764_113_280_123);
+    cam.stop();
+    expect(gst.child.kill).toHaveBeenCalledWith('SIGTERM');
+    expect(cam.running).toBe(false);
+  });
+
+  it('drops frames instead of queueing when GStreamer falls behind', async () => {
+    const gst = fakeGst();
+    const cam = new SimCamera({
+      getState: () => ({ ...track.start, speed: 0 }),
+      track,
+      host: '127.0.0.1',
+      port: 5004,
+      width: 160,
+      height: 120,
+      poolSize: 2,
+      spawn: gst.spawn,
+    });
+    cam.start();
+    expect(cam.captureFrame()).toBe(true);
+    expect(cam.captureFrame()).toBe(true);
+    expect(cam.captureFrame()).toBe(false);
+    expect(cam.stats).toEqual({ frames: 2, dropped: 1 });
+    await gst.flush();
+    await gst.flush();
+    expect(cam.captureFrame()).toBe(true);
+    cam.stop();
+  });
+
+  it('sends frames on its own at the frame rate, and stops when GStreamer exits', async () => {
+    vi.useFakeTimers();
+    const gst = fakeGst();
+    const exits: Array<number | null> = [];
+    const cam = new SimCamera({
+      getState: () => ({ ...track.start, speed: 0 }),
+      track,
+      host: '127.0.0.1',
+      port: 5004,
+      width: 160,
+      height: 120,
+      framerate: 10,
+      poolSize: 100,
+      spawn: gst.spawn,
+    });
+    cam.on('exit', (code) => exits.push(code));
+    cam.start();
+    vi.advanceTimersByTime(1000);
+    expect(cam.stats.frames).toBe(10);
+    gst.child.emit('exit', 1);
+    expect(exits).toEqual([1]);
+    expect(cam.running).toBe(false);
+    vi.advanceTimersByTime(1000);
+    expect(cam.stats.frames).toBe(10);
+  });
+
+  it('starts again with a full pool after GStreamer died with frames in its pipe', () => {
+    const first = fakeGst();
+    const second = fakeGst();
+    let n = 0;
+    const cam = new SimCamera({
+      getState: () => ({ ...track.start, speed: 0 }),
+      track,
+      host: '127.0.0.1',
+      port: 5004,
+      width: 160,
+      height: 120,
+      poolSize: 1,
+      spawn: (c, a, o) => (n++ === 0 ? first.spawn : second.spawn)(c, a, o),
+    });
+    cam.start();
+    expect(cam.captureFrame()).toBe(true);
+    expect(cam.captureFrame()).toBe(false);
+    first.child.emit('exit', null);
+    expect(cam.captureFrame()).toBe(false);
+    cam.start();
+    expect(cam.captureFrame()).toBe(true);
+    cam.stop();
+  });
+});
