@@ -5,7 +5,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 /** What each use needs. Later features add their packages here (one list, used by every script). */
 export const SYSTEM_PACKAGES = {
   run: [],
-  test: ['chromium', 'fonts-dejavu-core'],
+  test: ['chromium', 'fonts-dejavu-core', 'janus'],
 };
 
 function isInstalled(pkg) {

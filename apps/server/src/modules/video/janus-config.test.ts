@@ -50,6 +50,10 @@ describe('janusConfigFiles', () => {
     ]);
   });
 
+  it('janus.jcfg: the JSON logger plugin is disabled (it has no config file and logs errors)', () => {
+    expect(files['janus.jcfg']).toContain('loggers: {\n\tdisable = "libjanus_jsonlog.so"\n}');
+  });
+
   it('transports listen on 127.0.0.1 only', () => {
     expect(lines('janus.transport.websockets.jcfg')).toEqual(
       expect.arrayContaining(['ws = true', 'ws_port = 8188', 'ws_ip = "127.0.0.1"', 'wss = false']),

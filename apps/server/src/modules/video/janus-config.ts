@@ -99,6 +99,9 @@ plugins: {
 transports: {
 \tdisable = ${str(OTHER_TRANSPORTS.join(','))}
 }
+loggers: {
+\tdisable = "libjanus_jsonlog.so"
+}
 events: {
 \tbroadcast = false
 }
