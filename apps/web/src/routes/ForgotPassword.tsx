@@ -2,11 +2,10 @@
 import { Email } from '@telerace/protocol';
 import { type FormEvent, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link } from 'react-router';
 import { Alert } from '../components/ui/Alert';
 import { Button } from '../components/ui/Button';
 import { apiErrorText } from '../features/auth/error-text';
-import { AuthFrame, EmailField } from '../features/auth/form-fields';
+import { AuthFrame, BackToLogin, EmailField } from '../features/auth/form-fields';
 import { apiFetch } from '../lib/api';
 
 export default function ForgotPassword() {
@@ -50,11 +49,7 @@ export default function ForgotPassword() {
         <Alert tone="success" title={t('forgot.sentTitle')}>
           {t('forgot.sent', { email: sentTo })}
         </Alert>
-        <p className="mt-6 text-center text-sm">
-          <Link to="/login" className="font-semibold">
-            {t('auth.backToLogin')}
-          </Link>
-        </p>
+        <BackToLogin />
       </AuthFrame>
     );
   }
@@ -77,11 +72,7 @@ export default function ForgotPassword() {
           {busy ? t('forgot.submitting') : t('forgot.submit')}
         </Button>
       </form>
-      <p className="mt-6 text-center text-sm">
-        <Link to="/login" className="font-semibold">
-          {t('auth.backToLogin')}
-        </Link>
-      </p>
+      <BackToLogin />
     </AuthFrame>
   );
 }

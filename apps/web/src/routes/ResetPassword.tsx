@@ -7,7 +7,7 @@ import { Alert } from '../components/ui/Alert';
 import { Button } from '../components/ui/Button';
 import { LinkButton } from '../components/ui/LinkButton';
 import { apiErrorText } from '../features/auth/error-text';
-import { AuthFrame, PasswordField } from '../features/auth/form-fields';
+import { AuthFrame, BackToLogin, NewPasswordField, PasswordField } from '../features/auth/form-fields';
 import { ApiError, apiFetch } from '../lib/api';
 
 interface FieldErrors {
@@ -90,18 +90,14 @@ export default function ResetPassword() {
             )}
           </Alert>
         )}
-        <PasswordField
+        <NewPasswordField
           ref={passwordRef}
           label={t('reset.newPassword')}
           name="newPassword"
-          autoComplete="new-password"
           required
-          minLength={PASSWORD_MIN_LENGTH}
-          maxLength={PASSWORD_MAX_LENGTH}
           value={password}
           error={fieldErrors.password}
           disabled={busy}
-          hint={t('signup.passwordHint', { min: PASSWORD_MIN_LENGTH, max: PASSWORD_MAX_LENGTH })}
           onChange={(event) => setPassword(event.target.value)}
         />
         <PasswordField
@@ -120,11 +116,7 @@ export default function ResetPassword() {
           {busy ? t('reset.submitting') : t('reset.submit')}
         </Button>
       </form>
-      <p className="mt-6 text-center text-sm">
-        <Link to="/login" className="font-semibold">
-          {t('auth.backToLogin')}
-        </Link>
-      </p>
+      <BackToLogin />
     </AuthFrame>
   );
 }

@@ -11,7 +11,7 @@ import {
   AuthFrame,
   Divider,
   EmailField,
-  PasswordField,
+  NewPasswordField,
   TermsCheckbox,
   TextField,
 } from '../features/auth/form-fields';
@@ -129,17 +129,13 @@ export default function Signup() {
           }
           onChange={(event) => setUsername(event.target.value)}
         />
-        <PasswordField
+        <NewPasswordField
           label={t('auth.password')}
           name="password"
-          autoComplete="new-password"
           required
-          minLength={PASSWORD_MIN_LENGTH}
-          maxLength={PASSWORD_MAX_LENGTH}
           value={password}
           error={fieldErrors.password}
           disabled={busy}
-          hint={t('signup.passwordHint', { min: PASSWORD_MIN_LENGTH, max: PASSWORD_MAX_LENGTH })}
           onChange={(event) => setPassword(event.target.value)}
         />
         <TermsCheckbox

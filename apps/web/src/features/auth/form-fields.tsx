@@ -1,6 +1,9 @@
 /** The building blocks of the auth screens: framed card, labelled fields, password toggle, terms box. */
+
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '@telerace/protocol';
 import { type InputHTMLAttributes, type ReactNode, type Ref, useId, useState } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
 import { LineIcon } from '../../components/ui/Icon';
 import { Panel } from '../../components/ui/Panel';
 import { cx } from '../../lib/cx';
@@ -128,6 +131,32 @@ export function EmailField(
   props: Omit<TextFieldProps, 'type' | 'autoComplete' | 'inputMode' | 'spellCheck'>,
 ) {
   return <TextField type="email" autoComplete="email" inputMode="email" spellCheck={false} {...props} />;
+}
+
+/** A password being chosen: the browser may suggest one, and the limits are shown as a hint. */
+export function NewPasswordField(props: Omit<TextFieldProps, 'type' | 'trailing' | 'autoComplete' | 'hint'>) {
+  const { t } = useTranslation();
+  return (
+    <PasswordField
+      autoComplete="new-password"
+      minLength={PASSWORD_MIN_LENGTH}
+      maxLength={PASSWORD_MAX_LENGTH}
+      hint={t('signup.passwordHint', { min: PASSWORD_MIN_LENGTH, max: PASSWORD_MAX_LENGTH })}
+      {...props}
+    />
+  );
+}
+
+/** The way back to the login screen under the account-recovery forms. */
+export function BackToLogin() {
+  const { t } = useTranslation();
+  return (
+    <p className="mt-6 text-center text-sm">
+      <Link to="/login" className="font-semibold">
+        {t('auth.backToLogin')}
+      </Link>
+    </p>
+  );
 }
 
 /** A password input with a show/hide toggle. */
