@@ -3,9 +3,20 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 
 /** What each use needs. Later features add their packages here (one list, used by every script). */
+const VIDEO_PACKAGES = [
+  'janus',
+  'libjs-janus-gateway',
+  'libjs-webrtc-adapter',
+  'gstreamer1.0-tools',
+  'gstreamer1.0-plugins-base',
+  'gstreamer1.0-plugins-good',
+  'gstreamer1.0-plugins-ugly',
+];
+
 export const SYSTEM_PACKAGES = {
-  run: [],
-  test: ['chromium', 'fonts-dejavu-core', 'janus'],
+  // The quick start brings up live video: Janus, the simulated cameras' GStreamer, janus.js.
+  run: VIDEO_PACKAGES,
+  test: ['chromium', 'fonts-dejavu-core', ...VIDEO_PACKAGES],
 };
 
 function isInstalled(pkg) {

@@ -11,7 +11,7 @@ import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import websocket from '@fastify/websocket';
-import { CONTROL_LIMITS, ERROR_KEYS } from '@telerace/protocol';
+import { ERROR_KEYS } from '@telerace/protocol';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Config } from './config.js';
@@ -28,6 +28,7 @@ import { accessTokenKeys } from './modules/auth/access-token.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { seedAccounts } from './modules/auth/seed.js';
 import { adminCarRoutes } from './modules/cars/admin-cars.routes.js';
+import { findLiveCar } from './modules/cars/cars.repo.js';
 import { carRoutes } from './modules/cars/cars.routes.js';
 import { CarsService } from './modules/cars/cars.service.js';
 import {
@@ -42,7 +43,9 @@ import { controlRoutes } from './modules/control/control.routes.js';
 import { EventSockets, eventRoutes } from './modules/events/events.gateway.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { publicConfigRoutes } from './modules/public-config/public-config.routes.js';
+import { JANUS_MAX_MESSAGE_BYTES, janusProxyRoutes } from './modules/video/janus-proxy.js';
 import { videoRoutes } from './modules/video/video.routes.js';
+import { VideoService } from './modules/video/video.service.js';
 import { MIGRATIONS_DIR, SERVER_VERSION } from './paths.js';
 
 export interface BuildAppOptions {
@@ -71,6 +74,10 @@ declare module 'fastify' {
     carRelay: CarRelay;
     /** The members' event sockets (/api/race-ws). */
     eventSockets: EventSockets;
+    /** Live video: Janus and the cars' mountpoints. */
+    video: VideoService;
+    /** Resolves once the video service found (or started) its Janus, or gave up. */
+    videoStarted(): Promise<void>;
     /**
      * SIM_CARS: provisions the simulated cars, prints their codes and starts their agents against
      * this server's listening address. Call after `listen` and `migrated()`.
@@ -110,8 +117,23 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
       await cars.saveConfig({ id: user.id, username: user.username }, carId, carConfig);
     },
   });
-  const cars: CarsService = new CarsService(database.db, app.events, relay, app.log);
+  const video = new VideoService({
+    config,
+    log: app.log,
+    cars: relay,
+    streamIdOf: async (carId) => (await findLiveCar(database.db, carId))?.streamId ?? null,
+  });
+  const cars: CarsService = new CarsService(database.db, app.events, relay, app.log, video);
   app.decorate('cars', cars);
+  app.decorate('video', video);
+  video.track(app.events.on('car.online', ({ carId }) => void video.carOnline(carId)));
+  video.track(app.events.on('car.deleted', ({ carId }) => void video.carDeleted(carId)));
+  video.track(app.events.on('car.session-ended', ({ carId }) => void video.rotatePin(carId)));
+  let videoStart: Promise<void> | undefined;
+  app.decorate('videoStarted', async () => {
+    await app.ready();
+    return videoStart;
+  });
   app.decorate('carRelay', relay);
   app.decorate('eventSockets', new EventSockets());
   const simCars = new SimCarSupervisor(app.log, options.simCarAgent);
@@ -151,6 +173,9 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     return startMigrations();
   });
   app.addHook('onReady', async () => {
+    // Not awaited: the site serves while Janus starts; cars that connect meanwhile get their
+    // video target once it answers.
+    videoStart = video.start();
     // Not awaited: `listen` must not wait for the migrations.
     startMigrations().catch((error: unknown) => app.log.error({ err: error }, 'database migrations failed'));
   });
@@ -159,6 +184,8 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     cars.stop();
     relay.close();
     await simCars.stop();
+    await videoStart;
+    await video.stop();
   });
   app.addHook('onClose', async () => {
     // Closing the database under a running migration would leave it half-applied.
@@ -190,9 +217,12 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
 
   // Both sockets live outside the /api rate limiter's scope: an upgrade is not a REST call.
   await app.register(websocket, {
-    options: { maxPayload: CONTROL_LIMITS.maxPayloadBytes, perMessageDeflate: false },
+    // The video signalling carries SDP; the control and event sockets hold their messages to
+    // CONTROL_LIMITS.maxPayloadBytes themselves.
+    options: { maxPayload: JANUS_MAX_MESSAGE_BYTES, perMessageDeflate: false },
   });
   await app.register(controlRoutes);
+  await app.register(janusProxyRoutes, { video });
   await app.register(eventRoutes);
 
   const limits = options.rateLimit ?? { max: config.apiRateLimitPerMinute, timeWindowMs: 60_000 };

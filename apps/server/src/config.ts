@@ -52,6 +52,12 @@ export interface Config {
   janusUrl: string | null;
   /** Streaming-plugin admin key of the external Janus; null with the server's own Janus. */
   janusAdminKey: string | null;
+  /** REST base of the external Janus (mountpoints); null with the server's own Janus. */
+  janusApiUrl: string | null;
+  /** `off`: no live video at all; `auto`: external Janus, else the server's own if installed. */
+  video: 'auto' | 'off';
+  /** Address the cars send their RTP to (the Janus host as the cars reach it). */
+  janusRtpHost: string;
   /** ICE servers given to browsers (empty: none). */
   stunUrls: string[];
   turnUrls: string[];
@@ -210,6 +216,24 @@ export const CONFIG_DOCS: readonly ConfigDoc[] = [
     default: '(unset)',
     meaning:
       "Streaming plugin `admin_key` of the external Janus (needs `JANUS_URL`), used to create the cars' mountpoints.",
+  },
+  {
+    name: 'JANUS_API_URL',
+    default: '(from JANUS_URL)',
+    meaning:
+      "REST API of the external Janus (`http(s)://…/janus`), used to manage the cars' mountpoints. Default: `JANUS_URL`'s host on port 8088.",
+  },
+  {
+    name: 'JANUS_RTP_HOST',
+    default: '127.0.0.1',
+    meaning:
+      'Address the cars send their camera RTP to (the Janus host as cars reach it). Loopback: mountpoints listen on loopback only; anything else: on every interface.',
+  },
+  {
+    name: 'VIDEO',
+    default: 'auto',
+    meaning:
+      '`auto`: live video through `JANUS_URL`, else through a Janus the server runs itself when installed (else the control page says video is unavailable). `off`: no video.',
   },
   {
     name: 'STUN_URLS',
@@ -381,6 +405,18 @@ export const EnvSchema = z.object({
       ),
   ),
   JANUS_ADMIN_KEY: unsetIfEmpty(z.string()),
+  JANUS_API_URL: unsetIfEmpty(
+    z
+      .string()
+      .refine(
+        (url) => URL.canParse(url) && ['http:', 'https:'].includes(new URL(url).protocol),
+        'must be an http:// or https:// URL',
+      ),
+  ),
+  JANUS_RTP_HOST: unsetIfEmpty(
+    z.string().regex(/^[A-Za-z0-9.:-]{1,255}$/, 'must be a host name or IP address'),
+  ),
+  VIDEO: unsetIfEmpty(z.enum(['auto', 'off'], 'must be auto or off')),
   // Empty means "no STUN server", so no unsetIfEmpty here.
   STUN_URLS: iceUrlList(['stun', 'stuns']).optional(),
   TURN_URLS: unsetIfEmpty(iceUrlList(['turn', 'turns'])),
@@ -402,6 +438,12 @@ function describeValue(name: string, value: unknown): string {
   if (typeof value !== 'string') return 'not a string';
   if (SECRET_VARIABLES.has(name)) return `a value of ${value.length} characters`;
   return JSON.stringify(value);
+}
+
+/** Janus's REST transport listens on 8088 at `/janus` by default, on the WebSocket's host. */
+function defaultJanusApiUrl(janusUrl: string): string {
+  const url = new URL(janusUrl);
+  return `${url.protocol === 'wss:' ? 'https' : 'http'}://${url.hostname}:8088/janus`;
 }
 
 function link(value: string | undefined, fallback: string): string | null {
@@ -438,6 +480,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       'Invalid configuration: JANUS_ADMIN_KEY needs JANUS_URL (the Janus the server runs has its own key)',
     );
   }
+  if (vars.JANUS_API_URL !== undefined && vars.JANUS_URL === undefined) {
+    throw new ConfigError('Invalid configuration: JANUS_API_URL needs JANUS_URL');
+  }
   const port = vars.PORT ?? 8080;
   const dataDir = resolve(vars.DATA_DIR ?? './data');
   return {
@@ -472,6 +517,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     simCars: vars.SIM_CARS ?? 0,
     janusUrl: vars.JANUS_URL ?? null,
     janusAdminKey: vars.JANUS_ADMIN_KEY ?? null,
+    janusApiUrl:
+      vars.JANUS_URL === undefined ? null : (vars.JANUS_API_URL ?? defaultJanusApiUrl(vars.JANUS_URL)),
+    video: vars.VIDEO ?? 'auto',
+    janusRtpHost: vars.JANUS_RTP_HOST ?? '127.0.0.1',
     stunUrls: vars.STUN_URLS ?? [DEFAULT_STUN_URL],
     turnUrls,
     turnSecret: vars.TURN_SECRET ?? null,

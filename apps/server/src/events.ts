@@ -13,6 +13,10 @@ export interface DomainEvents {
   };
   /** A member now holds the car (connect with a code). */
   'car.session-started': { carId: number; userId: number; sessionId: number; expiresAt: Date };
+  /** A car agent finished its handshake (it can receive messages now). */
+  'car.online': { carId: number };
+  /** A car agent's socket closed. */
+  'car.offline': { carId: number };
   /** A driving session ended: the car must stop at once and the driver be told. */
   'car.session-ended': { carId: number; userId: number; sessionId: number; reason: CarSessionEndReason };
   /** The car was deleted (its socket must close) — emitted after its session ended. */

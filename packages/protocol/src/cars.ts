@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { CAR_CONFIG_LIMITS } from './constants.js';
+import { CarVideo, VideoCodec } from './video.js';
 
 /** Bumped when the car protocol changes incompatibly; the server refuses other versions. */
 export const CAR_PROTOCOL_VERSION = 1;
@@ -67,6 +68,8 @@ export const Car = z.object({
   config_steering_trim: z.number().int(),
   /** End of the current driving session (ISO), null when available. */
   session_ends_at: z.string().nullable(),
+  /** The car's live video (one car's status, connect, admin views; not in the list). */
+  video: CarVideo.optional(),
 });
 export type Car = z.infer<typeof Car>;
 
@@ -145,6 +148,13 @@ export const ServerCarMessage = z.discriminatedUnion('type', [
   z.object({ type: z.literal('config'), settings: CarConfig }),
   z.object({ type: z.literal('command'), command: z.enum(['reboot', 'shutdown']) }),
   z.object({ type: z.literal('ping'), timestamp: z.number() }),
+  /** Where to send the camera's RTP (the car's Janus mountpoint); sent again when it changes. */
+  z.object({
+    type: z.literal('video'),
+    host: z.string().min(1).max(255),
+    port: z.number().int().min(1).max(65_535),
+    codec: VideoCodec,
+  }),
 ]);
 export type ServerCarMessage = z.infer<typeof ServerCarMessage>;
 

@@ -52,6 +52,8 @@ export async function createTestEnvironment(extraEnv: Record<string, string> = {
     LOG_LEVEL: 'info',
     // No web build unless a test provides one: apps/web/dist comes and goes with other builds.
     WEB_DIST_DIR: join(dataDir, 'no-web-build'),
+    // No Janus per test app: the video tests turn it on (VIDEO=auto).
+    VIDEO: 'off',
   };
   let dropDatabase = async () => {};
   if (TEST_DB_KIND === 'postgres') {

@@ -13,7 +13,11 @@ export const carRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/cars/:id/status',
     { ...member, schema: { params: CarIdParams, response: { 200: Car } } },
-    async (request) => app.cars.status(request.params.id),
+    async (request) =>
+      app.cars.status(request.params.id, {
+        id: request.currentUser.id,
+        isAdmin: request.currentUser.isAdmin,
+      }),
   );
 
   app.post(

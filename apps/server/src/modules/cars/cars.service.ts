@@ -11,6 +11,7 @@ import {
   type Car,
   type CarConfig,
   type CarSessionEndReason,
+  type CarVideo,
   ERROR_KEYS,
   type Telemetry,
 } from '@telerace/protocol';
@@ -46,6 +47,19 @@ import { newControlCode } from './control-code.js';
 export interface CarPresence {
   isOnline(carId: number): boolean;
   lastTelemetry(carId: number): (Telemetry & { at: string }) | null;
+}
+
+/** The live video's part of a car (the PIN only for those who may watch). */
+export interface CarVideoAccess {
+  videoFor(carId: number, mayWatch: boolean): CarVideo;
+}
+
+const NO_VIDEO: CarVideoAccess = { videoFor: () => ({ available: false, pin: null }) };
+
+/** Who asks about a car: its driver and admins may watch its video. */
+export interface Viewer {
+  id: number;
+  isAdmin: boolean;
 }
 
 export interface Actor {
@@ -88,6 +102,7 @@ export class CarsService {
     readonly events: EventBus,
     readonly presence: CarPresence,
     readonly log: FastifyBaseLogger,
+    readonly video: CarVideoAccess = NO_VIDEO,
   ) {}
 
   // ── reading ──────────────────────────────────────────────────────────────────────────────
@@ -108,9 +123,15 @@ export class CarsService {
     };
   }
 
+  /** One car for one member: with its video, and the PIN when they may watch it. */
+  presentFor(row: CarWithHolder, viewer: Viewer): Car {
+    const mayWatch = viewer.isAdmin || row.session?.userId === viewer.id;
+    return { ...this.present(row), video: this.video.videoFor(row.car.id, mayWatch) };
+  }
+
   presentAdmin(row: CarWithHolder): AdminCar {
     return {
-      ...this.present(row),
+      ...this.presentFor(row, { id: 0, isAdmin: true }),
       control_code: row.car.controlCode,
       last_telemetry: this.presence.lastTelemetry(row.car.id),
     };
@@ -130,8 +151,8 @@ export class CarsService {
     return row;
   }
 
-  async status(carId: number): Promise<Car> {
-    return this.present(await this.#row(carId));
+  async status(carId: number, viewer: Viewer): Promise<Car> {
+    return this.presentFor(await this.#row(carId), viewer);
   }
 
   async adminCar(carId: number): Promise<AdminCar> {
@@ -180,7 +201,7 @@ export class CarsService {
         expiresAt: started.expiresAt,
       });
     }
-    return { car: await this.status(carId), controlToken };
+    return { car: await this.status(carId, { id: user.id, isAdmin: user.isAdmin }), controlToken };
   }
 
   /** The live session the control token opens, if it belongs to this member and this car. */

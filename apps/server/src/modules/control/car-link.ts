@@ -15,7 +15,13 @@ import {
 } from '@telerace/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import type { WebSocket } from 'ws';
-import { type DropCounters, MessageRateLimit, parseMessage, sendJson } from './message-guard.js';
+import {
+  closeIfTooBig,
+  type DropCounters,
+  MessageRateLimit,
+  parseMessage,
+  sendJson,
+} from './message-guard.js';
 
 const CAR_MESSAGE_TYPES = ['hello', 'telemetry', 'pong'] as const;
 /** A car that has not said hello by then is dropped. */
@@ -108,6 +114,7 @@ export class CarLink {
 
   #onMessage(data: Parameters<typeof parseMessage>[0]): void {
     this.#lastHeard = Date.now();
+    if (closeIfTooBig(this.socket, data)) return;
     if (!this.#rate.allow()) {
       this.dropped.rateLimited += 1;
       this.close(SOCKET_CLOSE_CODES.policy, 'too many messages');

@@ -4,7 +4,12 @@
  * control socket; a deleted car or a rotated secret closes the car's socket — and relays drive
  * from the controller to the car and telemetry back.
  */
-import { type CarConfig, SOCKET_CLOSE_CODES, type Telemetry } from '@telerace/protocol';
+import {
+  type CarConfig,
+  type ServerCarMessage,
+  SOCKET_CLOSE_CODES,
+  type Telemetry,
+} from '@telerace/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { EventBus } from '../../events.js';
@@ -69,6 +74,19 @@ export class CarRelay implements CarPresence {
     return this.#cars.get(carId)?.ready ?? false;
   }
 
+  /** The cars whose agent is connected and past its handshake. */
+  onlineCarIds(): number[] {
+    return [...this.#cars.values()].filter((link) => link.ready).map((link) => link.carId);
+  }
+
+  /** A message to the car's agent, if it is connected (video targets, …). */
+  sendToCar(carId: number, message: ServerCarMessage): boolean {
+    const car = this.#cars.get(carId);
+    if (!car?.ready) return false;
+    car.send(message);
+    return true;
+  }
+
   lastTelemetry(carId: number): (Telemetry & { at: string }) | null {
     return this.#telemetry.get(carId) ?? null;
   }
@@ -81,7 +99,10 @@ export class CarRelay implements CarPresence {
       socket,
       {
         config: () => this.options.carConfig(carId),
-        onReady: () => this.#controllers.get(carId)?.send({ type: 'car-status', online: true }),
+        onReady: () => {
+          this.#controllers.get(carId)?.send({ type: 'car-status', online: true });
+          this.events.emit('car.online', { carId });
+        },
         onTelemetry: (_link, telemetry) => {
           this.#telemetry.set(carId, { ...telemetry, at: new Date().toISOString() });
           this.#controllers.get(carId)?.send({ type: 'telemetry', telemetry });
@@ -91,6 +112,7 @@ export class CarRelay implements CarPresence {
           this.#cars.delete(carId);
           this.#controllers.get(carId)?.send({ type: 'car-status', online: false });
           this.log.info({ carId }, 'car disconnected');
+          this.events.emit('car.offline', { carId });
         },
       },
       this.dropped.car,

@@ -13,7 +13,13 @@ import {
 import type { FastifyBaseLogger } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { UserRow } from '../users/users.repo.js';
-import { type DropCounters, MessageRateLimit, parseMessage, sendJson } from './message-guard.js';
+import {
+  closeIfTooBig,
+  type DropCounters,
+  MessageRateLimit,
+  parseMessage,
+  sendJson,
+} from './message-guard.js';
 
 const CONTROLLER_MESSAGE_TYPES = ['drive', 'config', 'controller-ping'] as const;
 
@@ -70,6 +76,7 @@ export class ControllerLink {
 
   #onMessage(data: Parameters<typeof parseMessage>[0]): void {
     this.#lastHeard = Date.now();
+    if (closeIfTooBig(this.socket, data)) return;
     if (!this.#rate.allow()) {
       this.dropped.rateLimited += 1;
       this.log.warn({ carId: this.carId, userId: this.user.id }, 'controller flooding, closing');

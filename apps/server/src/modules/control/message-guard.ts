@@ -69,6 +69,23 @@ export function parseMessage<T>(
   return parsed.data;
 }
 
+/** Bytes of a received message (ws hands over a Buffer, an ArrayBuffer or fragments). */
+function byteLength(data: RawData): number {
+  if (Array.isArray(data)) return data.reduce((sum, part) => sum + part.length, 0);
+  return data instanceof ArrayBuffer ? data.byteLength : data.length;
+}
+
+/**
+ * The control and event sockets take small messages only; the WebSocket server's own limit is
+ * higher for the video signalling (SDP). A larger message closes the socket with 1009, as the
+ * WebSocket server itself would.
+ */
+export function closeIfTooBig(socket: { close(code: number, reason: string): void }, data: RawData): boolean {
+  if (byteLength(data) <= CONTROL_LIMITS.maxPayloadBytes) return false;
+  socket.close(1009, 'message too big');
+  return true;
+}
+
 /** A JSON send that never throws on a socket that is closing. */
 export function sendJson(socket: { readyState: number; send(data: string): void }, message: unknown): void {
   if (socket.readyState !== 1) return;

@@ -14,7 +14,13 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { userFromAccessToken } from '../../http/authenticate.js';
 import { accessTokenKeys } from '../auth/access-token.js';
-import { MessageRateLimit, newDropCounters, parseMessage, sendJson } from '../control/message-guard.js';
+import {
+  closeIfTooBig,
+  MessageRateLimit,
+  newDropCounters,
+  parseMessage,
+  sendJson,
+} from '../control/message-guard.js';
 import { assertOwnOrigin, queryOf } from '../control/socket-auth.js';
 
 const EVENT_MESSAGE_TYPES = ['get_current_state', 'ping', 'ping_update'] as const;
@@ -134,6 +140,7 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
       });
       socket.on('message', (data) => {
         alive = true;
+        if (closeIfTooBig(socket, data)) return;
         if (!rate.allow()) {
           sockets.dropped.rateLimited += 1;
           socket.close(SOCKET_CLOSE_CODES.policy, 'too many messages');

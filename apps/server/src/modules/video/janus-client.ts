@@ -6,6 +6,7 @@
  * 455 no such mountpoint; 457 unauthorized, e.g. a wrong secret or pin).
  */
 import { randomBytes } from 'node:crypto';
+import type { VideoCodec } from '@telerace/protocol';
 
 export const STREAMING_PLUGIN = 'janus.plugin.streaming';
 const REQUEST_TIMEOUT_MS = 10_000;
@@ -25,7 +26,9 @@ export interface CreateMountpointOptions {
   id: number;
   pin: string;
   secret: string;
-  codec: 'h264';
+  codec: VideoCodec;
+  /** Address the RTP port listens on; undefined: every interface. */
+  iface?: string;
 }
 
 export interface MountpointSummary {
@@ -134,7 +137,7 @@ export class JanusClient {
             type: 'video',
             mid: 'v',
             port: 0,
-            iface: '127.0.0.1',
+            ...(options.iface === undefined ? {} : { iface: options.iface }),
             pt: 96,
             codec: options.codec,
             fmtp: 'profile-level-id=42e01f;packetization-mode=1',
@@ -142,6 +145,8 @@ export class JanusClient {
         ],
         secret: options.secret,
         pin: options.pin,
+        // Not in the plugin's public `list`: nobody needs to discover the cars' streams.
+        is_private: true,
         permanent: false,
       }),
     );
@@ -149,6 +154,11 @@ export class JanusClient {
     const port = created?.ports?.[0]?.port;
     if (typeof port !== 'number') throw new JanusError(0, `no port in ${JSON.stringify(data).slice(0, 200)}`);
     return { id: options.id, port };
+  }
+
+  /** A new PIN: whoever starts watching from now on needs it (running viewers keep watching). */
+  async changePin(id: number, secret: string, pin: string): Promise<void> {
+    await this.request({ request: 'edit', id, secret, new_pin: pin, permanent: false });
   }
 
   async destroyMountpoint(id: number, secret: string): Promise<void> {

@@ -1,0 +1,319 @@
+/**
+ * Live video against the real Janus the server runs itself (VIDEO=auto): one mountpoint per
+ * connected car with its target sent to the car, re-created after Janus is killed, destroyed with
+ * the car, watchable only with the PIN its driver and admins get; and the `/janus` proxy, which
+ * only members reach and which forwards only what watching needs.
+ */
+import type { Car } from '@telerace/protocol';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { startTestApp } from '../../test/app.js';
+import { authHeader, buildUser, tokenFor } from '../../test/factories.js';
+import {
+  connectCar,
+  createCar,
+  type Driving,
+  listen,
+  originOf,
+  refusedStatus,
+  type TestSocket,
+  takeCar,
+} from '../../test/sockets.js';
+import { JanusClient } from './janus-client.js';
+
+type TestApp = Awaited<ReturnType<typeof startTestApp>>;
+
+/** Watches a mountpoint over REST: the plugin's error code, or 0 when Janus offers the stream. */
+async function watchResult(client: JanusClient, id: number, pin: string | null): Promise<number> {
+  const { session, handle, close } = await client.openHandle();
+  try {
+    await client.message(session, handle, { request: 'watch', id, ...(pin === null ? {} : { pin }) });
+    for (;;) {
+      const event = await client.nextEvent(session);
+      if (event.janus !== 'event') continue;
+      const data = event.plugindata?.data ?? {};
+      if (typeof data.error_code === 'number') return data.error_code;
+      if ((event as { jsep?: unknown }).jsep) return 0;
+    }
+  } finally {
+    await close();
+  }
+}
+
+async function carStatus(testApp: TestApp, carId: number, headers: Record<string, string>): Promise<Car> {
+  const response = await testApp.app.inject({ method: 'GET', url: `/api/cars/${carId}/status`, headers });
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json() as Car;
+}
+
+describe('live video with the server’s own Janus', () => {
+  let testApp: TestApp;
+  let host: string;
+  let admin: JanusClient;
+
+  beforeAll(async () => {
+    testApp = await startTestApp({ VIDEO: 'auto' });
+    await testApp.app.videoStarted();
+    host = await listen(testApp.app);
+    const supervisor = testApp.app.video.supervisor;
+    if (!supervisor) throw new Error('the server did not start its Janus');
+    admin = new JanusClient(supervisor.httpUrl, supervisor.adminKey);
+  }, 60_000);
+  afterAll(() => testApp.close());
+
+  async function onlineCar(name: string): Promise<{ driving: Driving; car: TestSocket; streamId: number }> {
+    const driving = await createCar(testApp.app, name);
+    const car = await connectCar(host, driving.carId, driving.secret);
+    const status = await carStatus(testApp, driving.carId, driving.adminHeaders);
+    return { driving, car, streamId: status.stream_id };
+  }
+
+  it('creates the mountpoint when the car connects and tells the car where to send its video', async () => {
+    const { driving, car, streamId } = await onlineCar('Video 1');
+    const target = await car.nextOfType('video', 10_000);
+    expect(target).toMatchObject({ type: 'video', host: '127.0.0.1', codec: 'h264' });
+    expect(target.port).toBe(testApp.app.video.mountpointOf(driving.carId)?.port);
+    const listed = await admin.listMountpoints();
+    expect(listed.map((m) => m.id)).toContain(streamId);
+    await car.close();
+  });
+
+  it('gives the PIN to the driver and admins only, and Janus refuses to play without it', async () => {
+    const { driving, car, streamId } = await onlineCar('Video 2');
+    await car.nextOfType('video', 10_000);
+    const { headers } = await takeCar(testApp.app, driving);
+    const stranger = await buildUser(testApp.app.database.db);
+
+    const forDriver = await carStatus(testApp, driving.carId, headers);
+    const forAdmin = await carStatus(testApp, driving.carId, driving.adminHeaders);
+    const forStranger = await carStatus(testApp, driving.carId, await authHeader(testApp.app, stranger));
+    expect(forDriver.video?.available).toBe(true);
+    expect(forDriver.video?.pin).toEqual(expect.any(String));
+    expect(forAdmin.video?.pin).toBe(forDriver.video?.pin);
+    expect(forStranger.video).toEqual({ available: true, pin: null });
+    // The car list never carries video details.
+    const list = await testApp.app.inject({ method: 'GET', url: '/api/cars', headers });
+    expect((list.json() as Car[]).every((c) => c.video === undefined)).toBe(true);
+
+    expect(await watchResult(admin, streamId, null)).toBe(453); // missing element: the pin
+    expect(await watchResult(admin, streamId, 'not-the-pin')).toBe(457);
+    expect(await watchResult(admin, streamId, forDriver.video?.pin ?? '')).toBe(0);
+
+    // When the session ends the PIN changes: the former driver's no longer opens the stream.
+    const kicked = await testApp.app.inject({
+      method: 'POST',
+      url: `/api/admin/cars/${driving.carId}/kick`,
+      headers: driving.adminHeaders,
+    });
+    expect(kicked.statusCode).toBe(200);
+    await expect
+      .poll(async () => watchResult(admin, streamId, forDriver.video?.pin ?? ''), { timeout: 10_000 })
+      .toBe(457);
+    const newPin = (await carStatus(testApp, driving.carId, driving.adminHeaders)).video?.pin;
+    expect(newPin).not.toBe(forDriver.video?.pin);
+    expect(await watchResult(admin, streamId, newPin ?? '')).toBe(0);
+    await car.close();
+  });
+
+  it('re-creates the mountpoint after Janus is killed and sends the car its new target', async () => {
+    const { car, streamId } = await onlineCar('Video 3');
+    await car.nextOfType('video', 10_000);
+    const supervisor = testApp.app.video.supervisor;
+    const pid = supervisor?.pid;
+    if (!supervisor || pid === undefined) throw new Error('no janus');
+    process.kill(pid, 'SIGKILL');
+    const again = await car.nextOfType('video', 30_000);
+    expect(again).toMatchObject({ type: 'video', host: '127.0.0.1', codec: 'h264' });
+    expect(supervisor.pid).not.toBe(pid);
+    const fresh = new JanusClient(supervisor.httpUrl, supervisor.adminKey);
+    expect((await fresh.listMountpoints()).map((m) => m.id)).toContain(streamId);
+    admin = fresh;
+    await car.close();
+  }, 60_000);
+
+  it('destroys the mountpoint when the car is deleted', async () => {
+    const { driving, car, streamId } = await onlineCar('Video 4');
+    await car.nextOfType('video', 10_000);
+    const deleted = await testApp.app.inject({
+      method: 'DELETE',
+      url: `/api/admin/cars/${driving.carId}`,
+      headers: driving.adminHeaders,
+    });
+    expect(deleted.statusCode, deleted.body).toBeLessThan(300);
+    await expect
+      .poll(async () => (await admin.listMountpoints()).map((m) => m.id), { timeout: 10_000 })
+      .not.toContain(streamId);
+  });
+
+  describe('/janus', () => {
+    function janusUrl(token: string): string {
+      return `ws://${host}/janus?token=${encodeURIComponent(token)}`;
+    }
+
+    function openJanus(token: string, origin = originOf(testApp.app).origin) {
+      return new Promise<{ ws: WebSocket; next: (transaction: string) => Promise<Record<string, unknown>> }>(
+        (resolve, reject) => {
+          const ws = new WebSocket(janusUrl(token), 'janus-protocol', { headers: { origin } });
+          const messages: Record<string, unknown>[] = [];
+          const waiters: { transaction: string; resolve: (m: Record<string, unknown>) => void }[] = [];
+          ws.on('message', (data) => {
+            const message = JSON.parse(data.toString()) as Record<string, unknown>;
+            // Asynchronous plugin events carry the transaction of the request that caused them.
+            if (message.janus === 'ack') return;
+            messages.push(message);
+            for (const waiter of [...waiters]) {
+              if (message.transaction === waiter.transaction) {
+                waiters.splice(waiters.indexOf(waiter), 1);
+                waiter.resolve(message);
+              }
+            }
+          });
+          const next = (transaction: string) =>
+            new Promise<Record<string, unknown>>((res, rej) => {
+              const found = messages.find((m) => m.transaction === transaction);
+              if (found) {
+                messages.splice(messages.indexOf(found), 1);
+                res(found);
+                return;
+              }
+              const timer = setTimeout(() => rej(new Error(`no answer to ${transaction}`)), 10_000);
+              waiters.push({
+                transaction,
+                resolve: (m) => {
+                  clearTimeout(timer);
+                  messages.splice(messages.indexOf(m), 1);
+                  res(m);
+                },
+              });
+            });
+          ws.once('open', () => resolve({ ws, next }));
+          ws.once('unexpected-response', (_request, response) => {
+            reject(Object.assign(new Error('refused'), { status: response.statusCode }));
+            ws.terminate();
+          });
+          ws.once('error', reject);
+        },
+      );
+    }
+
+    it('refuses anonymous callers and other sites', async () => {
+      const member = await buildUser(testApp.app.database.db);
+      const token = await tokenFor(testApp.app, member);
+      const anonymous = openJanus('not-a-token').then((j) => ({ ws: j.ws }) as unknown as TestSocket);
+      expect(await refusedStatus(anonymous)).toBe(401);
+      const foreign = openJanus(token, 'https://evil.example').then(
+        (j) => ({ ws: j.ws }) as unknown as TestSocket,
+      );
+      expect(await refusedStatus(foreign)).toBe(403);
+    });
+
+    it('speaks janus-protocol, lets a member watch with the PIN and refuses everything else', async () => {
+      const { driving, car, streamId } = await onlineCar('Video 5');
+      await car.nextOfType('video', 10_000);
+      const { driver } = await takeCar(testApp.app, driving);
+      const pin = (await carStatus(testApp, driving.carId, driving.adminHeaders)).video?.pin;
+      const janus = await openJanus(await tokenFor(testApp.app, driver));
+      expect(janus.ws.protocol).toBe('janus-protocol');
+
+      janus.ws.send(JSON.stringify({ janus: 'create', transaction: 'c1' }));
+      const created = await janus.next('c1');
+      expect(created.janus).toBe('success');
+      const session = (created.data as { id: number }).id;
+
+      janus.ws.send(
+        JSON.stringify({
+          janus: 'attach',
+          plugin: 'janus.plugin.echotest',
+          session_id: session,
+          transaction: 'a0',
+        }),
+      );
+      expect(await janus.next('a0')).toMatchObject({ janus: 'error', error: { code: 403 } });
+
+      janus.ws.send(
+        JSON.stringify({
+          janus: 'attach',
+          plugin: 'janus.plugin.streaming',
+          session_id: session,
+          transaction: 'a1',
+        }),
+      );
+      const attached = await janus.next('a1');
+      expect(attached.janus).toBe('success');
+      const handle = (attached.data as { id: number }).id;
+
+      // Admin requests never reach Janus from a browser.
+      for (const request of ['create', 'destroy', 'edit', 'list', 'info', 'switch']) {
+        janus.ws.send(
+          JSON.stringify({
+            janus: 'message',
+            session_id: session,
+            handle_id: handle,
+            transaction: `m-${request}`,
+            body: { request, id: streamId },
+          }),
+        );
+        expect(await janus.next(`m-${request}`)).toMatchObject({ janus: 'error', error: { code: 403 } });
+      }
+      // Nor does anything on a session this socket did not create.
+      janus.ws.send(JSON.stringify({ janus: 'keepalive', session_id: session + 1, transaction: 'k1' }));
+      expect(await janus.next('k1')).toMatchObject({ janus: 'error', error: { code: 403 } });
+
+      janus.ws.send(
+        JSON.stringify({
+          janus: 'message',
+          session_id: session,
+          handle_id: handle,
+          transaction: 'w1',
+          body: { request: 'watch', id: streamId, pin },
+        }),
+      );
+      const offer = await janus.next('w1');
+      expect(offer).toMatchObject({ janus: 'event', jsep: { type: 'offer' } });
+      expect(String((offer.jsep as { sdp: string }).sdp)).toContain('H264');
+      janus.ws.close();
+      await car.close();
+    });
+  });
+});
+
+describe('live video off', () => {
+  let testApp: TestApp;
+  beforeAll(async () => {
+    testApp = await startTestApp({ VIDEO: 'off' });
+  });
+  afterAll(() => testApp.close());
+
+  it('says video is unavailable and sends the car no target', async () => {
+    const host = await listen(testApp.app);
+    const driving = await createCar(testApp.app, 'No video');
+    const car = await connectCar(host, driving.carId, driving.secret);
+    const { headers } = await takeCar(testApp.app, driving);
+    const status = await carStatus(testApp, driving.carId, headers);
+    expect(status.video).toEqual({ available: false, pin: null });
+    await expect(car.nextOfType('video', 1_000)).rejects.toThrow(/no matching message/);
+    await car.close();
+  });
+});
+
+describe('live video without Janus installed', () => {
+  it('runs without video and logs the install command once', async () => {
+    const path = process.env.PATH;
+    process.env.PATH = '/nonexistent';
+    let testApp: TestApp | undefined;
+    try {
+      testApp = await startTestApp({ VIDEO: 'auto' });
+      await testApp.app.videoStarted();
+    } finally {
+      process.env.PATH = path;
+    }
+    try {
+      expect(testApp.app.video.available).toBe(false);
+      const warnings = testApp.logLines().filter((line) => String(line.msg).includes('apt-get install'));
+      expect(warnings).toHaveLength(1);
+      expect(String(warnings[0]?.msg)).toContain('janus');
+    } finally {
+      await testApp.close();
+    }
+  });
+});

@@ -1,0 +1,281 @@
+/**
+ * Live video for the cars (VIDEO.md): finds a Janus (external with JANUS_URL, else one the server
+ * runs itself when installed, else none — the site runs without video and says so), keeps one
+ * streaming mountpoint per connected car (id = the car's stream_id, with a PIN only its driver
+ * and admins get), and tells each car where to send its RTP (`video {host, port, codec}`).
+ *
+ * Mountpoints made at run time vanish when Janus restarts: they are re-created when the
+ * supervised Janus says `restarted`, and a periodic check re-creates any that went missing
+ * (an external Janus restarting), each time sending the car its new port.
+ */
+import { createHmac, randomBytes } from 'node:crypto';
+import type { CarVideo, ServerCarMessage, VideoCodec } from '@telerace/protocol';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../../config.js';
+import { JanusClient, JanusError } from './janus-client.js';
+import { findJanusBinary, findJanusLibDir, JanusSupervisor } from './janus-process.js';
+
+/** The Debian packages that bring live video (the quick start installs them as root). */
+export const VIDEO_INSTALL_COMMAND =
+  'apt-get install -y --no-install-recommends janus gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly';
+
+/** How often the mountpoints of connected cars are checked (an external Janus may restart). */
+const RECONCILE_INTERVAL_MS = 10_000;
+const CODEC: VideoCodec = 'h264';
+/** Janus streaming plugin: "no such mountpoint" and "can't create" (e.g. the id exists). */
+const NO_SUCH_MOUNTPOINT = 455;
+const CANT_CREATE = 456;
+
+/** What the video service needs from the control relay. */
+export interface CarMessenger {
+  onlineCarIds(): number[];
+  sendToCar(carId: number, message: ServerCarMessage): boolean;
+}
+
+interface Mountpoint {
+  streamId: number;
+  port: number;
+}
+
+export interface VideoServiceOptions {
+  config: Pick<
+    Config,
+    'video' | 'janusUrl' | 'janusApiUrl' | 'janusAdminKey' | 'janusRtpHost' | 'dataDir' | 'jwtSecret'
+  >;
+  log: FastifyBaseLogger;
+  cars: CarMessenger;
+  /** The car's stream_id, or null when the car no longer exists. */
+  streamIdOf(carId: number): Promise<number | null>;
+}
+
+const isLoopback = (host: string): boolean =>
+  host === 'localhost' || host === '::1' || host === '[::1]' || host.startsWith('127.');
+
+export class VideoService {
+  readonly #options: VideoServiceOptions;
+  readonly #log: FastifyBaseLogger;
+  #client: JanusClient | null = null;
+  #wsUrl: string | null = null;
+  #supervisor: JanusSupervisor | null = null;
+  #reconciler: NodeJS.Timeout | undefined;
+  /** Mountpoints known to exist, by car id. */
+  readonly #mountpoints = new Map<number, Mountpoint>();
+  /** PINs by car id: stable across re-creations, so viewers' retries keep working. */
+  readonly #pins = new Map<number, string>();
+  /** One mountpoint operation at a time per car. */
+  readonly #queues = new Map<number, Promise<unknown>>();
+  #unsubscribe: (() => void)[] = [];
+  #stopped = false;
+
+  constructor(options: VideoServiceOptions) {
+    this.#options = options;
+    this.#log = options.log.child({ component: 'video' });
+  }
+
+  /** True once a Janus answers: the control page can play video. */
+  get available(): boolean {
+    return this.#client !== null;
+  }
+
+  /** Janus's WebSocket transport, for the same-origin `/janus` proxy. */
+  get janusWsUrl(): string | null {
+    return this.#wsUrl;
+  }
+
+  /** The supervised Janus (tests kill it), if the server runs its own. */
+  get supervisor(): JanusSupervisor | null {
+    return this.#supervisor;
+  }
+
+  /** What `viewer` may know of the car's video: the PIN only for its driver and admins. */
+  videoFor(carId: number, mayWatch: boolean): CarVideo {
+    return { available: this.available, pin: this.available && mayWatch ? this.#pinOf(carId) : null };
+  }
+
+  /** The mountpoint's port while it exists (tests, diagnostics). */
+  mountpointOf(carId: number): Mountpoint | null {
+    return this.#mountpoints.get(carId) ?? null;
+  }
+
+  /** Finds or starts Janus. Never throws: without Janus the site runs without video. */
+  async start(): Promise<void> {
+    const { config } = this.#options;
+    if (config.video === 'off') {
+      this.#log.info('live video is off (VIDEO=off)');
+      return;
+    }
+    if (config.janusUrl !== null && config.janusApiUrl !== null) {
+      this.#client = new JanusClient(config.janusApiUrl, config.janusAdminKey);
+      this.#wsUrl = config.janusUrl;
+      this.#log.info({ janusUrl: config.janusUrl }, 'live video through an external Janus');
+    } else if (findJanusBinary() !== null && findJanusLibDir() !== null) {
+      const supervisor = new JanusSupervisor({ dataDir: config.dataDir, log: this.#log });
+      try {
+        await supervisor.start();
+      } catch (error) {
+        this.#log.error({ err: error }, 'Janus did not start: live video is unavailable');
+        return;
+      }
+      this.#supervisor = supervisor;
+      this.#client = new JanusClient(supervisor.httpUrl, supervisor.adminKey);
+      this.#wsUrl = supervisor.wsUrl;
+      supervisor.on('restarted', () => {
+        this.#mountpoints.clear();
+        this.#reconcile();
+      });
+    } else {
+      // Once, with the exact command: an operator should not have to guess what is missing.
+      this.#log.warn(
+        { install: VIDEO_INSTALL_COMMAND },
+        `live video is unavailable: Janus is not installed. Install it as root with: ${VIDEO_INSTALL_COMMAND}`,
+      );
+      return;
+    }
+    this.#reconciler = setInterval(() => this.#reconcile(true), RECONCILE_INTERVAL_MS);
+    this.#reconciler.unref();
+    // Cars that connected while Janus was starting.
+    this.#reconcile();
+  }
+
+  /** Subscriptions to the car events, made by the app (kept here so tests can drive them). */
+  track(off: () => void): void {
+    this.#unsubscribe.push(off);
+  }
+
+  /** A car agent finished its handshake: make sure its mountpoint exists and send the target. */
+  carOnline(carId: number): Promise<void> {
+    return this.#serially(carId, () => this.#ensureAndSend(carId, false));
+  }
+
+  /** The car is gone for good: its mountpoint goes too. */
+  carDeleted(carId: number): Promise<void> {
+    return this.#serially(carId, async () => {
+      const mountpoint = this.#mountpoints.get(carId);
+      this.#pins.delete(carId);
+      if (!mountpoint || !this.#client) return;
+      this.#mountpoints.delete(carId);
+      try {
+        await this.#client.destroyMountpoint(mountpoint.streamId, this.#secretOf(mountpoint.streamId));
+        this.#log.info({ carId, streamId: mountpoint.streamId }, 'mountpoint destroyed');
+      } catch (error) {
+        if (!(error instanceof JanusError && error.code === NO_SUCH_MOUNTPOINT))
+          this.#log.warn({ err: error, carId }, 'destroying the mountpoint failed');
+      }
+    });
+  }
+
+  /** A driving session ended: the next driver gets a new PIN; the last one's no longer opens it. */
+  rotatePin(carId: number): Promise<void> {
+    return this.#serially(carId, async () => {
+      const pin = newPin();
+      this.#pins.set(carId, pin);
+      const mountpoint = this.#mountpoints.get(carId);
+      if (!mountpoint || !this.#client) return;
+      try {
+        await this.#client.changePin(mountpoint.streamId, this.#secretOf(mountpoint.streamId), pin);
+      } catch (error) {
+        // Gone meanwhile: it is re-created with the new PIN.
+        this.#mountpoints.delete(carId);
+        this.#log.warn({ err: error, carId }, 'changing the mountpoint PIN failed');
+      }
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    for (const off of this.#unsubscribe) off();
+    this.#unsubscribe = [];
+    clearInterval(this.#reconciler);
+    await Promise.allSettled([...this.#queues.values()]);
+    await this.#supervisor?.stop();
+  }
+
+  #pinOf(carId: number): string {
+    let pin = this.#pins.get(carId);
+    if (pin === undefined) {
+      pin = newPin();
+      this.#pins.set(carId, pin);
+    }
+    return pin;
+  }
+
+  /**
+   * The mountpoint's secret, derived from the server's secret: after a server restart it still
+   * opens the mountpoints an external Janus kept, so they can be destroyed and re-created.
+   */
+  #secretOf(streamId: number): string {
+    return createHmac('sha256', this.#options.config.jwtSecret)
+      .update(`janus-mountpoint:${streamId}`)
+      .digest('base64url');
+  }
+
+  #serially(carId: number, work: () => Promise<void>): Promise<void> {
+    const previous = this.#queues.get(carId) ?? Promise.resolve();
+    const next = previous.then(work, work).catch((error: unknown) => {
+      this.#log.warn({ err: error, carId }, 'video mountpoint operation failed');
+    });
+    this.#queues.set(carId, next);
+    void next.finally(() => {
+      if (this.#queues.get(carId) === next) this.#queues.delete(carId);
+    });
+    return next;
+  }
+
+  /** Every connected car gets (or keeps) its mountpoint; `verify` also asks Janus it still exists. */
+  #reconcile(verify = false): void {
+    if (this.#stopped) return;
+    for (const carId of this.#options.cars.onlineCarIds()) {
+      void this.#serially(carId, () => this.#ensureAndSend(carId, verify));
+    }
+  }
+
+  async #ensureAndSend(carId: number, verify: boolean): Promise<void> {
+    const client = this.#client;
+    if (!client || this.#stopped) return;
+    const known = this.#mountpoints.get(carId);
+    if (known && verify) {
+      try {
+        await client.info(known.streamId, this.#secretOf(known.streamId));
+        return;
+      } catch (error) {
+        if (!(error instanceof JanusError && error.code === NO_SUCH_MOUNTPOINT)) throw error;
+        this.#mountpoints.delete(carId);
+        this.#log.warn({ carId }, 'mountpoint missing (Janus restarted?): re-creating it');
+      }
+    }
+    const mountpoint = this.#mountpoints.get(carId) ?? (await this.#create(client, carId));
+    if (!mountpoint) return;
+    const host = this.#options.config.janusRtpHost;
+    this.#options.cars.sendToCar(carId, { type: 'video', host, port: mountpoint.port, codec: CODEC });
+  }
+
+  async #create(client: JanusClient, carId: number): Promise<Mountpoint | null> {
+    const streamId = await this.#options.streamIdOf(carId);
+    if (streamId === null) return null;
+    const host = this.#options.config.janusRtpHost;
+    const options = {
+      id: streamId,
+      pin: this.#pinOf(carId),
+      secret: this.#secretOf(streamId),
+      codec: CODEC,
+      iface: isLoopback(host) ? '127.0.0.1' : undefined,
+    };
+    let created: { port: number };
+    try {
+      created = await client.createMountpoint(options);
+    } catch (error) {
+      if (!(error instanceof JanusError && error.code === CANT_CREATE)) throw error;
+      // Left over from an earlier run of this server (external Janus): replace it.
+      await client.destroyMountpoint(streamId, options.secret);
+      created = await client.createMountpoint(options);
+    }
+    const mountpoint = { streamId, port: created.port };
+    this.#mountpoints.set(carId, mountpoint);
+    this.#log.info({ carId, streamId, port: created.port }, 'mountpoint created');
+    return mountpoint;
+  }
+}
+
+function newPin(): string {
+  return randomBytes(9).toString('base64url');
+}
