@@ -14,6 +14,8 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import { CarAgent } from './agent.js';
 import { SimBackend } from './drive/sim.js';
 import { resolveSettings } from './settings.js';
+import { VideoStreamer } from './video/streamer.js';
+import { alive, udpSink } from './video/testing.js';
 
 const SECRET = 'car-secret-for-tests';
 
@@ -86,20 +88,32 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function startAgent(port: number, secret = SECRET) {
+async function startAgent(port: number, secret = SECRET, options: { camera?: boolean } = {}) {
   const backend = new ObservedSim();
   backend.car.start();
   const log: string[] = [];
   const exits: number[] = [];
   const settings = resolveSettings({ server: `http://127.0.0.1:${port}`, car: '5', secret });
+  // The simulated car's camera, small to keep the tests light.
+  const video = options.camera
+    ? new VideoStreamer({
+        source: 'sim',
+        getState: () => backend.car.state,
+        track: backend.car.track,
+        width: 320,
+        height: 240,
+        log: (line) => log.push(line),
+      })
+    : undefined;
   const agent = new CarAgent(settings, {
     backend,
     log: (line) => log.push(line),
     exit: (code) => exits.push(code),
+    ...(video ? { video } : {}),
   });
   agent.start();
   cleanups.push(() => agent.stop());
-  return { agent, backend, log, exits };
+  return { agent, backend, log, exits, video };
 }
 
 /** Drives like the server does: the command now, then repeated every 100 ms. */
@@ -255,5 +269,73 @@ describe('car agent ↔ server', () => {
     );
     await vi.waitFor(() => expect(log.some((line) => line.includes('reconnecting in 8000 ms'))).toBe(true));
     expect(agent.link.isWelcomed).toBe(false);
+  });
+});
+
+describe('car agent video', () => {
+  it('streams the simulated camera to the `video` target, follows a new target, stops when the link closes', async () => {
+    const server = await startServer();
+    cleanups.push(() => server.kill());
+    const first = await udpSink();
+    const second = await udpSink();
+    cleanups.push(first.close, second.close);
+    const { video, log } = await startAgent(server.port, SECRET, { camera: true });
+    if (!video) throw new Error('no camera');
+    await welcomed(server);
+
+    server.send({ type: 'video', host: '127.0.0.1', port: first.port, codec: 'h264' });
+    await vi.waitFor(() => expect(first.rtp().length).toBeGreaterThan(10), { timeout: 10_000, interval: 50 });
+    const firstPid = video.pid as number;
+    // The camera's frame rate goes out in the telemetry.
+    await vi.waitFor(
+      () => {
+        const telemetry = server.received.filter((m) => m.type === 'telemetry').at(-1);
+        expect((telemetry as { fps?: number } | undefined)?.fps).toBeGreaterThan(0);
+      },
+      { timeout: 5_000 },
+    );
+
+    // The mountpoint was re-created (Janus restarted): the packets move to the new port.
+    server.send({ type: 'video', host: '127.0.0.1', port: second.port, codec: 'h264' });
+    await vi.waitFor(() => expect(second.rtp().length).toBeGreaterThan(10), {
+      timeout: 10_000,
+      interval: 50,
+    });
+    expect(alive(firstPid)).toBe(false);
+    const onFirst = first.packets.length;
+    await new Promise((r) => setTimeout(r, 500));
+    expect(first.packets.length).toBe(onFirst);
+
+    const secondPid = video.pid as number;
+    await server.kill();
+    await vi.waitFor(() => expect(alive(secondPid)).toBe(false), { timeout: 5_000 });
+    expect(video.target).toBeUndefined();
+    expect(log.filter((line) => line.includes('restarting'))).toEqual([]);
+  });
+
+  it('ends the camera when the agent stops', async () => {
+    const server = await startServer();
+    cleanups.push(() => server.kill());
+    const sink = await udpSink();
+    cleanups.push(sink.close);
+    const { agent, video } = await startAgent(server.port, SECRET, { camera: true });
+    await welcomed(server);
+    server.send({ type: 'video', host: '127.0.0.1', port: sink.port, codec: 'h264' });
+    await vi.waitFor(() => expect(sink.rtp().length).toBeGreaterThan(0), { timeout: 10_000, interval: 50 });
+    const pid = video?.pid as number;
+    await agent.stop();
+    expect(alive(pid)).toBe(false);
+  });
+
+  it('without a camera a `video` message is logged, and driving goes on', async () => {
+    const server = await startServer();
+    cleanups.push(() => server.kill());
+    const { agent, backend, log } = await startAgent(server.port);
+    await welcomed(server);
+    server.send({ type: 'video', host: '127.0.0.1', port: 5004, codec: 'h264' });
+    await vi.waitFor(() => expect(log).toContain('video: camera disabled, not streaming to 127.0.0.1:5004'));
+    expect(agent.link.dropped).toBe(0);
+    heartbeat(server, 0.5, 0);
+    await vi.waitFor(() => expect(backend.car.state.throttle).toBeCloseTo(0.5));
   });
 });

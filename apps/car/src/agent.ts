@@ -1,6 +1,7 @@
 /**
  * The car agent: wires the link to the driver (shaping, slew, deadman) and the backend, sends
- * telemetry every 200 ms, and runs the admin's reboot/shutdown commands.
+ * telemetry every 200 ms, runs the admin's reboot/shutdown commands, and streams the camera to
+ * where the server's `video` message says (stopped when the link closes).
  */
 import { execFile } from 'node:child_process';
 import { CarAgentMessage, type Telemetry } from '@telerace/protocol';
@@ -9,6 +10,7 @@ import type { DriveBackend } from './drive/backend.js';
 import { Driver } from './drive/driver.js';
 import { CarLink } from './link.js';
 import type { AgentSettings } from './settings.js';
+import type { VideoOutput } from './video/streamer.js';
 
 export const TELEMETRY_MS = 200;
 /** Exit code asking the supervisor (systemd, SIM_CARS) to start the agent again. */
@@ -23,6 +25,8 @@ export interface AgentDeps {
   run?: (argv: string[]) => Promise<void>;
   /** Telemetry the backend does not know (a real car's Wi-Fi signal). */
   telemetry?: () => Telemetry;
+  /** The camera stream (none with `--camera none`): started by the server's `video` message. */
+  video?: VideoOutput;
 }
 
 function runCommand(argv: string[]): Promise<void> {
@@ -58,7 +62,11 @@ export class CarAgent {
     });
     this.link.on('heard', () => this.driver.heard());
     this.link.on('welcome', (config) => this.driver.setConfig(config));
-    this.link.on('close', () => this.driver.disconnected());
+    this.link.on('close', () => {
+      this.driver.disconnected();
+      // The mountpoint may be gone with the server: the next connection gets a fresh `video`.
+      void this.deps.video?.stop();
+    });
     this.link.on('message', (message) => {
       switch (message.type) {
         case 'drive':
@@ -76,6 +84,14 @@ export class CarAgent {
         case 'command':
           void this.command(message.command);
           return;
+        case 'video':
+          if (this.stopping) return;
+          if (this.deps.video) {
+            this.deps.video.start({ host: message.host, port: message.port, codec: message.codec });
+          } else {
+            this.deps.log(`video: camera disabled, not streaming to ${message.host}:${message.port}`);
+          }
+          return;
       }
     });
   }
@@ -91,7 +107,9 @@ export class CarAgent {
     this.stopping ??= (async () => {
       clearInterval(this.telemetryTimer);
       this.driver.close();
+      const video = this.deps.video?.stop();
       await this.link.close();
+      await video;
       await this.deps.backend.close();
     })();
     return this.stopping;
@@ -99,10 +117,12 @@ export class CarAgent {
 
   private sendTelemetry(): void {
     if (!this.link.isWelcomed) return;
+    const fps = this.deps.video?.fps();
     const message = CarAgentMessage.safeParse({
       type: 'telemetry',
       ...this.deps.telemetry?.(),
       ...this.deps.backend.telemetry?.(),
+      ...(fps === undefined ? {} : { fps: Math.min(240, fps) }),
     });
     if (message.success) this.link.send(message.data);
   }

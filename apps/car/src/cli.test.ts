@@ -114,4 +114,50 @@ describe('parseCli', () => {
     expect(withFile('{"commands": {"shutdown": "sudo poweroff"}}')).toMatch(/array of strings/);
     expect(withFile('{"slew": 3}')).toMatch(/"slew" must be an object/);
   });
+
+  it('picks the camera: sim with the simulated drive, libcamera otherwise, --camera, CAMERA or the file', () => {
+    const settings = (args: string[], env: Record<string, string> = {}, file?: string) => {
+      const result = parseCli(
+        [...base, ...args, ...(file ? ['--config', 'c.json'] : [])],
+        { CAR_SECRET: 's', ...env },
+        file ? files(file) : noFile,
+      );
+      if (result.kind !== 'run') throw new Error(result.kind === 'error' ? result.message : result.kind);
+      return result.settings;
+    };
+    expect(settings([]).video).toEqual({
+      camera: 'sim',
+      device: '/dev/video0',
+      width: 640,
+      height: 480,
+      framerate: 30,
+      bitrate: 800,
+    });
+    expect(settings(['--drive', 'pca9685']).video.camera).toBe('libcamera');
+    expect(settings(['--camera', 'none']).video.camera).toBe('none');
+    expect(settings([], { CAMERA: 'test' }).video.camera).toBe('test');
+    expect(settings(['--camera', 'v4l2'], { CAMERA: 'test' }).video.camera).toBe('v4l2');
+    const file = '{"camera": "v4l2", "video": {"device": "/dev/video2", "width": 480, "height": 360}}';
+    expect(settings(['--drive', 'pigpio'], {}, file).video).toMatchObject({
+      camera: 'v4l2',
+      device: '/dev/video2',
+      width: 480,
+      height: 360,
+    });
+    expect(settings(['--camera', 'none'], {}, file).video.camera).toBe('none');
+  });
+
+  it('rejects a wrong camera in one line', () => {
+    const withFile = (json: string) =>
+      error([...base, '--config', 'c.json'], { CAR_SECRET: 's' }, files(json));
+    expect(error([...base, '--camera', 'webcam'])).toMatch(
+      /--camera must be one of sim, libcamera, v4l2, test, none/,
+    );
+    expect(error([...base, '--drive', 'pca9685', '--camera', 'sim'])).toMatch(
+      /--camera sim needs --drive sim/,
+    );
+    expect(withFile('{"video": {"device": "/dev/video0 ! fakesink"}}')).toMatch(/video.device/);
+    expect(withFile('{"video": {"framerate": 0}}')).toMatch(/video.framerate/);
+    expect(withFile('{"video": {"width": 640.5}}')).toMatch(/whole number/);
+  });
 });

@@ -1,4 +1,4 @@
-/** The agent's command line: `--server URL --car ID --drive sim|pca9685|pigpio [--config file.json]`. */
+/** The agent's command line: `--server URL --car ID --drive sim|pca9685|pigpio [--camera KIND] [--config file.json]`. */
 import { parseArgs } from 'node:util';
 import { type AgentSettings, resolveSettings, SettingsError } from './settings.js';
 
@@ -6,13 +6,16 @@ export const AGENT_VERSION = '0.1.0';
 
 export const USAGE = `telerace car agent ${AGENT_VERSION}
 
-usage: npm run car -- --server URL --car ID [--drive sim|pca9685|pigpio] [--config FILE]
+usage: npm run car -- --server URL --car ID [--drive sim|pca9685|pigpio] [--camera KIND] [--config FILE]
 
   --server URL     the Telerace server, http(s):// or ws(s):// (the agent dials /rcsocket)
   --car ID         this car's id (admin page)
   --secret S       the car secret; prefer the CAR_SECRET environment variable (not visible in ps)
   --drive KIND     sim (default), pca9685 (PWM board over I2C) or pigpio (GPIO pins)
-  --config FILE    JSON file with any of the above and pca9685, pigpio, slew, trimMax, commands
+  --camera KIND    sim (default with --drive sim), libcamera (default otherwise), v4l2, test
+                   or none (no video); or the CAMERA environment variable
+  --config FILE    JSON file with any of the above and pca9685, pigpio, slew, trimMax, commands,
+                   video
   --version        print the version
   --help           print this help
 
@@ -37,6 +40,7 @@ export function parseCli(
         car: { type: 'string' },
         secret: { type: 'string' },
         drive: { type: 'string' },
+        camera: { type: 'string' },
         config: { type: 'string' },
         version: { type: 'boolean' },
         help: { type: 'boolean' },
@@ -68,6 +72,7 @@ export function parseCli(
       car: values.car,
       secret: values.secret ?? (env.CAR_SECRET || undefined),
       drive: values.drive,
+      camera: values.camera ?? (env.CAMERA || undefined),
       file,
     });
     return { kind: 'run', settings };

@@ -11,6 +11,7 @@ import { openPca9685 } from './drive/pca9685.js';
 import { openPigpio } from './drive/pigpio.js';
 import { SimBackend } from './drive/sim.js';
 import type { AgentSettings } from './settings.js';
+import { createVideoStreamer } from './video/streamer.js';
 import { wifiTelemetry } from './wifi.js';
 
 function log(line: string): void {
@@ -48,17 +49,26 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   log(
-    `telerace car agent ${AGENT_VERSION}: car ${settings.carId}, drive ${settings.drive}, server ${settings.server}`,
+    `telerace car agent ${AGENT_VERSION}: car ${settings.carId}, drive ${settings.drive}, camera ${settings.video.camera}, server ${settings.server}`,
   );
+  const video = createVideoStreamer(settings.video, {
+    log,
+    car: backend instanceof SimBackend ? backend.car : undefined,
+  });
   const agent = new CarAgent(settings, {
     backend,
     log,
     exit: (code) => process.exit(code),
     ...(settings.drive === 'sim' ? {} : { telemetry: () => wifiTelemetry() }),
+    ...(video ? { video } : {}),
   });
   // A PCA9685 keeps its last pulses when the process dies: whatever ends the process, the last
-  // synchronous act is neutral. (Only SIGKILL skips this; see docs/car.md.)
-  process.on('exit', () => backend.neutral());
+  // synchronous act is neutral. (Only SIGKILL skips this; see docs/car.md.) The camera's
+  // GStreamer gets its SIGTERM in the same breath (a real camera's would otherwise outlive us).
+  process.on('exit', () => {
+    backend.neutral();
+    void video?.stop();
+  });
   process.on('uncaughtException', (error) => {
     backend.neutral();
     console.error(`car agent: crashed: ${error.stack ?? error.message}`);

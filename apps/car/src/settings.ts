@@ -6,6 +6,25 @@ import { DRIVE_KINDS, type DriveKind, type PulseRange } from './drive/backend.js
 import { DEFAULT_SLEW_RATES, DEFAULT_TRIM_MAX, type SlewRates } from './drive/output.js';
 import { DEFAULT_PCA9685_CONFIG, type Pca9685Config } from './drive/pca9685.js';
 import { DEFAULT_PIGPIO_CONFIG, type PigpioConfig } from './drive/pigpio.js';
+import type { VideoSource } from './video/pipeline.js';
+
+/** Where the picture comes from; `none` streams nothing even when the server asks for video. */
+export type CameraKind = VideoSource | 'none';
+export const CAMERA_KINDS: readonly CameraKind[] = ['sim', 'libcamera', 'v4l2', 'test', 'none'];
+
+export interface VideoSettings {
+  /** Default: `sim` with the simulated drive, `libcamera` otherwise. */
+  camera: CameraKind;
+  /** The V4L2 device (`camera: v4l2`). */
+  device: string;
+  width: number;
+  height: number;
+  framerate: number;
+  /** kbit/s. */
+  bitrate: number;
+}
+
+export const DEFAULT_VIDEO = { device: '/dev/video0', width: 640, height: 480, framerate: 30, bitrate: 800 };
 
 export interface AgentSettings {
   server: string;
@@ -19,6 +38,7 @@ export interface AgentSettings {
   trimMax: number;
   /** Argument vectors run without a shell on `reboot` / `shutdown` (hardware drives only). */
   commands: { reboot: string[]; shutdown: string[] };
+  video: VideoSettings;
 }
 
 export const DEFAULT_COMMANDS = {
@@ -97,6 +117,8 @@ export interface SettingsInput {
   car?: string | undefined;
   secret?: string | undefined;
   drive?: string | undefined;
+  /** `--camera`, else the `CAMERA` environment variable. */
+  camera?: string | undefined;
   /** The parsed configuration file, if any. */
   file?: unknown;
 }
@@ -131,6 +153,19 @@ export function resolveSettings(input: SettingsInput): AgentSettings {
   const drive = input.drive ?? stringAt(file, 'drive') ?? 'sim';
   if (!(DRIVE_KINDS as readonly string[]).includes(drive)) {
     throw new SettingsError(`--drive must be one of ${DRIVE_KINDS.join(', ')}`);
+  }
+
+  const camera = input.camera ?? stringAt(file, 'camera') ?? (drive === 'sim' ? 'sim' : 'libcamera');
+  if (!(CAMERA_KINDS as readonly string[]).includes(camera)) {
+    throw new SettingsError(`--camera must be one of ${CAMERA_KINDS.join(', ')}`);
+  }
+  if (camera === 'sim' && drive !== 'sim') {
+    throw new SettingsError('--camera sim needs --drive sim (it films the simulated car)');
+  }
+  const video = section(file, 'video');
+  const device = stringAt(video, 'device') ?? DEFAULT_VIDEO.device;
+  if (!/^\/dev\/[A-Za-z0-9_./-]+$/.test(device) || device.includes('..')) {
+    throw new SettingsError('config: "video.device" must be a device path such as /dev/video0');
   }
 
   const pca = section(file, 'pca9685');
@@ -172,6 +207,14 @@ export function resolveSettings(input: SettingsInput): AgentSettings {
     commands: {
       reboot: argv(commands, 'reboot', DEFAULT_COMMANDS.reboot),
       shutdown: argv(commands, 'shutdown', DEFAULT_COMMANDS.shutdown),
+    },
+    video: {
+      camera: camera as CameraKind,
+      device,
+      width: intAt(video, 'video.', 'width', DEFAULT_VIDEO.width, 16, 1920),
+      height: intAt(video, 'video.', 'height', DEFAULT_VIDEO.height, 16, 1080),
+      framerate: intAt(video, 'video.', 'framerate', DEFAULT_VIDEO.framerate, 1, 60),
+      bitrate: intAt(video, 'video.', 'bitrate', DEFAULT_VIDEO.bitrate, 50, 20_000),
     },
   };
   if (settings.pca9685.steering.channel === settings.pca9685.throttle.channel) {

@@ -1,0 +1,362 @@
+import { type ChildProcess, spawn as nodeSpawn } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import { PassThrough, Writable } from 'node:stream';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createTrack } from '../sim/track.js';
+import type { SpawnFn } from './sim-camera.js';
+import { VideoStreamer, type VideoStreamerOptions, type VideoTarget } from './streamer.js';
+import { alive, udpSink } from './testing.js';
+
+const track = createTrack();
+const A: VideoTarget = { host: '127.0.0.1', port: 5004, codec: 'h264' };
+const B: VideoTarget = { host: '127.0.0.1', port: 5006, codec: 'h264' };
+
+interface FakeChild extends EventEmitter {
+  pid: number;
+  stdin: Writable;
+  stderr: PassThrough;
+  kill: ReturnType<typeof vi.fn>;
+  written: Buffer[];
+  /** Ends like a process: 'exit' then 'close'. */
+  die(code: number | null, signal?: NodeJS.Signals | null): void;
+}
+
+/** A spawn that hands out fake GStreamer processes; `obeys` decides whether SIGTERM ends them. */
+function fakeSpawn(obeys: (signal: string) => boolean = () => true) {
+  const children: FakeChild[] = [];
+  const calls: Array<{ command: string; args: string[] }> = [];
+  let pid = 1000;
+  const spawn: SpawnFn = (command, args) => {
+    calls.push({ command, args });
+    const written: Buffer[] = [];
+    const child = Object.assign(new EventEmitter(), {
+      pid: pid++,
+      written,
+      stdin: new Writable({
+        write(chunk: Buffer, _enc, done) {
+          written.push(Buffer.from(chunk));
+          done();
+        },
+      }),
+      stderr: new PassThrough(),
+    }) as FakeChild;
+    let dead = false;
+    child.die = (code, signal = null) => {
+      if (dead) return;
+      dead = true;
+      child.emit('exit', code, signal);
+      child.emit('close', code, signal);
+    };
+    child.kill = vi.fn((signal: NodeJS.Signals = 'SIGTERM') => {
+      if (obeys(signal)) queueMicrotask(() => child.die(null, signal));
+      return true;
+    });
+    children.push(child);
+    return child as unknown as ChildProcess;
+  };
+  return { spawn, children, calls };
+}
+
+function streamer(options: Partial<VideoStreamerOptions> & { spawn: SpawnFn }) {
+  const log: string[] = [];
+  const s = new VideoStreamer({
+    source: 'test',
+    log: (line) => log.push(line),
+    now: () => Date.now(),
+    ...options,
+  });
+  return { s, log };
+}
+
+const portOf = (args: string[] | undefined) => args?.find((a) => a.startsWith('port='));
+
+afterEach(() => vi.useRealTimers());
+
+describe('VideoStreamer (fake GStreamer)', () => {
+  it('is idempotent for the same target and moves to a new one after the old process ended', async () => {
+    vi.useFakeTimers();
+    const gst = fakeSpawn();
+    const { s } = streamer({ spawn: gst.spawn });
+    s.start(A);
+    s.start({ ...A });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(gst.calls).toHaveLength(1);
+    expect(gst.calls[0]?.command).toBe('gst-launch-1.0');
+    expect(portOf(gst.calls[0]?.args)).toBe('port=5004');
+    expect(s.pid).toBe(1000);
+    expect(s.target).toEqual(A);
+
+    s.start(B);
+    expect(gst.children[0]?.kill).toHaveBeenCalledWith('SIGTERM');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(gst.calls).toHaveLength(2);
+    expect(portOf(gst.calls[1]?.args)).toBe('port=5006');
+    expect(s.pid).toBe(1001);
+    await s.stop();
+  });
+
+  it('waits for the old process to exit before opening the camera again', async () => {
+    vi.useFakeTimers();
+    const gst = fakeSpawn((signal) => signal === 'SIGKILL');
+    const { s } = streamer({ spawn: gst.spawn, source: 'v4l2', hasElement: () => false });
+    s.start(A);
+    await vi.advanceTimersByTimeAsync(0);
+    s.start(B);
+    await vi.advanceTimersByTimeAsync(1_999);
+    expect(gst.calls).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(gst.children[0]?.kill).toHaveBeenLastCalledWith('SIGKILL');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(gst.calls).toHaveLength(2);
+    const stopped = s.stop();
+    await vi.advanceTimersByTimeAsync(2_000);
+    await stopped;
+  });
+
+  it('restarts an unexpected exit after 1 s doubling to 30 s, one line each, reset after a healthy run', async () => {
+    vi.useFakeTimers();
+    const gst = fakeSpawn();
+    const { s, log } = streamer({ spawn: gst.spawn });
+    s.start(A);
+    await vi.advanceTimersByTimeAsync(0);
+    log.length = 0;
+
+    const delays: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const child = gst.children.at(-1) as FakeChild;
+      child.stderr.write('Setting pipeline to PLAYING ...\nERROR: from element /udpsink0: Could not send\n');
+      child.stderr.write('Additional debug info:\n');
+      await vi.advanceTimersByTimeAsync(0);
+      child.die(1);
+      const before = gst.calls.length;
+      const line = log.at(-1) as string;
+      const delay = Number(/restarting in (\d+) ms/.exec(line)?.[1]);
+      delays.push(delay);
+      await vi.advanceTimersByTimeAsync(delay - 1);
+      expect(gst.calls.length).toBe(before);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(gst.calls.length).toBe(before + 1);
+    }
+    expect(delays).toEqual([1000, 2000, 4000, 8000, 16000, 30000, 30000]);
+    expect(log).toHaveLength(7);
+    expect(log[0]).toMatch(
+      /^video: gst-launch-1\.0 ended \(code 1\) after 0\.0 s: ERROR: .*Could not send; restarting in 1000 ms$/,
+    );
+    expect(log.join('\n')).not.toMatch(/\n\s+at /);
+
+    // A healthy run (10 s or more) starts the delays again from 1 s.
+    await vi.advanceTimersByTimeAsync(10_000);
+    (gst.children.at(-1) as FakeChild).die(null, 'SIGSEGV');
+    expect(log.at(-1)).toMatch(/\(signal SIGSEGV\) after 10\.0 s; restarting in 1000 ms$/);
+    await s.stop();
+  });
+
+  it('stop() ends the process (SIGTERM, then SIGKILL after the grace period), twice is fine, no restart', async () => {
+    vi.useFakeTimers();
+    const gst = fakeSpawn((signal) => signal === 'SIGKILL');
+    const { s, log } = streamer({ spawn: gst.spawn, killGraceMs: 500 });
+    s.start(A);
+    await vi.advanceTimersByTimeAsync(0);
+    const child = gst.children[0] as FakeChild;
+    let stopped = false;
+    const first = s.stop().then(() => {
+      stopped = true;
+    });
+    const second = s.stop();
+    expect(child.kill).toHaveBeenCalledWith('SIGTERM');
+    expect(s.pid).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(499);
+    expect(stopped).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(child.kill).toHaveBeenLastCalledWith('SIGKILL');
+    await first;
+    await second;
+    await s.stop();
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(gst.calls).toHaveLength(1);
+    expect(log.filter((l) => l.includes('restarting'))).toEqual([]);
+  });
+
+  it('stop() while waiting to restart cancels the restart; start() again streams again', async () => {
+    vi.useFakeTimers();
+    const gst = fakeSpawn();
+    const { s } = streamer({ spawn: gst.spawn });
+    s.start(A);
+    await vi.advanceTimersByTimeAsync(0);
+    (gst.children[0] as FakeChild).die(1);
+    expect(s.target).toEqual(A);
+    await s.stop();
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(gst.calls).toHaveLength(1);
+    s.start(A);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(gst.calls).toHaveLength(2);
+    await s.stop();
+  });
+
+  it('films a real camera with the hardware encoder when GStreamer has it, else x264', async () => {
+    const hw = fakeSpawn();
+    const found: string[] = [];
+    const { s: pi, log } = streamer({
+      spawn: hw.spawn,
+      source: 'libcamera',
+      hasElement: (name) => {
+        found.push(name);
+        return true;
+      },
+    });
+    pi.start(A);
+    await vi.waitFor(() => expect(hw.calls).toHaveLength(1));
+    expect(found).toEqual(['v4l2h264enc']);
+    expect(hw.calls[0]?.args[0]).toBe('libcamerasrc');
+    expect(hw.calls[0]?.args).toContain('v4l2h264enc');
+    expect(log).toContain('video: encoder v4l2h264enc (hardware)');
+    await pi.stop();
+
+    const sw = fakeSpawn();
+    const { s: usb } = streamer({
+      spawn: sw.spawn,
+      source: 'v4l2',
+      device: '/dev/video2',
+      hasElement: async () => false,
+    });
+    usb.start(A);
+    await vi.waitFor(() => expect(sw.calls).toHaveLength(1));
+    expect(sw.calls[0]?.args.slice(0, 2)).toEqual(['v4l2src', 'device=/dev/video2']);
+    expect(sw.calls[0]?.args).toContain('x264enc');
+    await usb.stop();
+  });
+
+  it('logs a target it cannot use instead of throwing', async () => {
+    const gst = fakeSpawn();
+    const { s, log } = streamer({ spawn: gst.spawn });
+    s.start({ host: 'x ! fakesink', port: 5004, codec: 'h264' });
+    await vi.waitFor(() => expect(log.at(-1)).toMatch(/cannot start the camera: .*invalid host/));
+    expect(gst.calls).toEqual([]);
+    await s.stop();
+  });
+
+  it('sim camera: renders the simulated car into GStreamer, the picture follows the car, fps is reported', async () => {
+    const gst = fakeSpawn();
+    const pose = { ...track.start, speed: 0 };
+    const { s } = streamer({
+      spawn: gst.spawn,
+      source: 'sim',
+      getState: () => pose,
+      track,
+      width: 160,
+      height: 120,
+      framerate: 30,
+      now: () => performance.now(),
+    });
+    s.start(A);
+    await vi.waitFor(() => expect(gst.children[0]?.written.length).toBeGreaterThan(2));
+    const child = gst.children[0] as FakeChild;
+    expect(gst.calls[0]?.args.slice(0, 2)).toEqual(['fdsrc', 'fd=0']);
+    expect(child.written[0]?.length).toBe(160 * 120 * 4);
+    // The strip at the top carries the capture time: compare the picture below it.
+    const picture = (frame: Buffer) => frame.subarray(160 * 4 * 40);
+    const still = picture(child.written.at(-1) as Buffer);
+    pose.x += 2;
+    pose.heading += 0.5;
+    pose.speed = 3;
+    const seen = child.written.length;
+    await vi.waitFor(() => expect(child.written.length).toBeGreaterThan(seen + 1));
+    expect(picture(child.written.at(-1) as Buffer).equals(still)).toBe(false);
+
+    expect(s.fps()).toBeUndefined();
+    await new Promise((r) => setTimeout(r, 1_100));
+    expect(s.fps()).toBeGreaterThan(5);
+    await s.stop();
+    expect(child.kill).toHaveBeenCalledWith('SIGTERM');
+    expect(s.fps()).toBeUndefined();
+  });
+
+  it('a GStreamer that cannot be spawned is one line and a retry', async () => {
+    const log: string[] = [];
+    const s = new VideoStreamer({
+      source: 'test',
+      log: (line) => log.push(line),
+      spawn: (_command, args, options) => nodeSpawn('/nonexistent/gst-launch-1.0', args, options),
+    });
+    s.start(A);
+    await vi.waitFor(() => expect(log.at(-1)).toMatch(/failed to start.*ENOENT; restarting in 1000 ms$/));
+    await s.stop();
+  });
+});
+
+// ---------------------------------------------------------------- real GStreamer, real UDP
+
+describe('VideoStreamer (real gst-launch-1.0)', () => {
+  const cleanups: Array<() => Promise<void> | void> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  it('sends RTP H.264 (pt 96) to the target, moves to a new port, and leaves no process after stop()', async () => {
+    const first = await udpSink();
+    const second = await udpSink();
+    cleanups.push(first.close, second.close);
+    const log: string[] = [];
+    const s = new VideoStreamer({
+      source: 'test',
+      width: 320,
+      height: 240,
+      log: (line) => log.push(line),
+    });
+    cleanups.push(() => s.stop());
+
+    s.start({ host: '127.0.0.1', port: first.port, codec: 'h264' });
+    await vi.waitFor(() => expect(first.rtp().length).toBeGreaterThan(10), { timeout: 10_000, interval: 50 });
+    const firstPid = s.pid as number;
+    expect(alive(firstPid)).toBe(true);
+
+    s.start({ host: '127.0.0.1', port: second.port, codec: 'h264' });
+    await vi.waitFor(() => expect(second.rtp().length).toBeGreaterThan(10), {
+      timeout: 10_000,
+      interval: 50,
+    });
+    expect(alive(firstPid)).toBe(false);
+    const onFirst = first.packets.length;
+    await new Promise((r) => setTimeout(r, 500));
+    expect(first.packets.length).toBe(onFirst);
+
+    const secondPid = s.pid as number;
+    expect(secondPid).not.toBe(firstPid);
+    await s.stop();
+    expect(alive(secondPid)).toBe(false);
+    expect(s.pid).toBeUndefined();
+    expect(log.filter((line) => line.includes('restarting'))).toEqual([]);
+  });
+
+  it('restarts GStreamer killed from outside, and the packets come back', async () => {
+    const sink = await udpSink();
+    cleanups.push(sink.close);
+    const log: string[] = [];
+    const s = new VideoStreamer({
+      source: 'test',
+      width: 160,
+      height: 120,
+      restartInitialMs: 100,
+      log: (line) => log.push(line),
+    });
+    cleanups.push(() => s.stop());
+    s.start({ host: '127.0.0.1', port: sink.port, codec: 'h264' });
+    await vi.waitFor(() => expect(sink.rtp().length).toBeGreaterThan(5), { timeout: 10_000, interval: 50 });
+    const pid = s.pid as number;
+    process.kill(pid, 'SIGKILL');
+    await vi.waitFor(() => expect(log.some((l) => l.includes('(signal SIGKILL)'))).toBe(true), {
+      timeout: 5_000,
+    });
+    await vi.waitFor(() => expect(s.pid).toBeDefined(), { timeout: 5_000 });
+    expect(s.pid).not.toBe(pid);
+    const before = sink.rtp().length;
+    await vi.waitFor(() => expect(sink.rtp().length).toBeGreaterThan(before + 5), {
+      timeout: 10_000,
+      interval: 50,
+    });
+    const last = s.pid as number;
+    await s.stop();
+    expect(alive(last)).toBe(false);
+  });
+});
