@@ -18,10 +18,17 @@ export default defineConfig({
     assetsDir: 'assets',
     emptyOutDir: true,
     rolldownOptions: {
+      onLog(level, log, handler) {
+        // janus.js's UMD wrapper probes `module`, absent in the browser, where it takes its window branch.
+        if (log.code === 'COMMONJS_VARIABLE_IN_ESM' && log.id?.includes('janus-gateway')) return;
+        handler(level, log);
+      },
       output: {
         // Libraries change less often than the app: separate chunks stay cached across releases.
         codeSplitting: {
           groups: [
+            // janus.js is fetched only by the control page's video player (dynamic import).
+            { name: 'janus', test: /node_modules[\\/](janus-gateway|webrtc-adapter|sdp)[\\/]/, priority: 3 },
             {
               name: 'react',
               test: /node_modules[\\/](react|react-dom|react-router|scheduler)[\\/]/,

@@ -1,8 +1,9 @@
 /** `npm run bench [-- name ...]`: runs the named benchmarks (all when none is named). */
 import { apiBench } from './api.bench.js';
 import { relayBench } from './relay.bench.js';
+import { videoBench } from './video.bench.js';
 
-const BENCHES: Record<string, () => Promise<void>> = { api: apiBench, relay: relayBench };
+const BENCHES: Record<string, () => Promise<void>> = { api: apiBench, relay: relayBench, video: videoBench };
 
 const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const unknown = names.filter((n) => !(n in BENCHES));

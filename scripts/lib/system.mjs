@@ -45,6 +45,13 @@ export function ensureSystemPackages(use) {
   if (missing.length === 0) return;
   const command = `apt-get update && apt-get install -y --no-install-recommends ${missing.join(' ')}`;
   if (process.getuid?.() !== 0) {
+    if (use === 'run') {
+      // The site runs without them (no live video); say exactly what brings video.
+      console.warn(
+        `[setup] missing system packages (live video stays off without them): ${missing.join(' ')}\n[setup] run as root:  ${command}`,
+      );
+      return;
+    }
     console.error(`[setup] missing system packages: ${missing.join(' ')}\n[setup] run as root:  ${command}`);
     process.exit(1);
   }

@@ -125,15 +125,21 @@ describe('parseCli', () => {
       if (result.kind !== 'run') throw new Error(result.kind === 'error' ? result.message : result.kind);
       return result.settings;
     };
+    // The simulated camera is smaller by default (CPU on small machines); a real one is 640×480.
     expect(settings([]).video).toEqual({
       camera: 'sim',
       device: '/dev/video0',
+      width: 480,
+      height: 360,
+      framerate: 30,
+      bitrate: 600,
+    });
+    expect(settings(['--drive', 'pca9685']).video).toMatchObject({
+      camera: 'libcamera',
       width: 640,
       height: 480,
-      framerate: 30,
       bitrate: 800,
     });
-    expect(settings(['--drive', 'pca9685']).video.camera).toBe('libcamera');
     expect(settings(['--camera', 'none']).video.camera).toBe('none');
     expect(settings([], { CAMERA: 'test' }).video.camera).toBe('test');
     expect(settings(['--camera', 'v4l2'], { CAMERA: 'test' }).video.camera).toBe('v4l2');

@@ -25,6 +25,11 @@ export interface VideoSettings {
 }
 
 export const DEFAULT_VIDEO = { device: '/dev/video0', width: 640, height: 480, framerate: 30, bitrate: 800 };
+/**
+ * The simulated camera's defaults: smaller, so several simulated cars, Janus and a browser fit on
+ * a 2-core machine (the latency bench reads its timestamp strip at this size too).
+ */
+export const DEFAULT_SIM_VIDEO = { ...DEFAULT_VIDEO, width: 480, height: 360, bitrate: 600 };
 
 export interface AgentSettings {
   server: string;
@@ -163,6 +168,7 @@ export function resolveSettings(input: SettingsInput): AgentSettings {
     throw new SettingsError('--camera sim needs --drive sim (it films the simulated car)');
   }
   const video = section(file, 'video');
+  const videoDefaults = camera === 'sim' ? DEFAULT_SIM_VIDEO : DEFAULT_VIDEO;
   const device = stringAt(video, 'device') ?? DEFAULT_VIDEO.device;
   if (!/^\/dev\/[A-Za-z0-9_./-]+$/.test(device) || device.includes('..')) {
     throw new SettingsError('config: "video.device" must be a device path such as /dev/video0');
@@ -211,10 +217,10 @@ export function resolveSettings(input: SettingsInput): AgentSettings {
     video: {
       camera: camera as CameraKind,
       device,
-      width: intAt(video, 'video.', 'width', DEFAULT_VIDEO.width, 16, 1920),
-      height: intAt(video, 'video.', 'height', DEFAULT_VIDEO.height, 16, 1080),
-      framerate: intAt(video, 'video.', 'framerate', DEFAULT_VIDEO.framerate, 1, 60),
-      bitrate: intAt(video, 'video.', 'bitrate', DEFAULT_VIDEO.bitrate, 50, 20_000),
+      width: intAt(video, 'video.', 'width', videoDefaults.width, 16, 1920),
+      height: intAt(video, 'video.', 'height', videoDefaults.height, 16, 1080),
+      framerate: intAt(video, 'video.', 'framerate', videoDefaults.framerate, 1, 60),
+      bitrate: intAt(video, 'video.', 'bitrate', videoDefaults.bitrate, 50, 20_000),
     },
   };
   if (settings.pca9685.steering.channel === settings.pca9685.throttle.channel) {

@@ -1,11 +1,12 @@
 /**
- * The control page (spec §2 "Control page"): the video area (placeholder until the video update),
- * twin joysticks, keyboard and gamepad driving, connection state, ping and telemetry, and for
- * admins the car settings. Without the control token kept for this car in this tab, the driver is
- * sent back to enter the code.
+ * The control page (spec §2 "Control page"): the car's live video (its status brings the video's
+ * availability and pin; the player re-reads the status when Janus refuses the pin), twin
+ * joysticks, keyboard and gamepad driving, connection state, ping and telemetry, and for admins
+ * the car settings. Without the control token kept for this car in this tab, the driver is sent
+ * back to enter the code.
  */
 import { useQuery } from '@tanstack/react-query';
-import { CAR_SESSION_END_REASONS, SOCKET_CLOSE_CODES, TIMERS_MS } from '@telerace/protocol';
+import { CAR_SESSION_END_REASONS, type CarVideo, SOCKET_CLOSE_CODES, TIMERS_MS } from '@telerace/protocol';
 import { useEffect, useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useParams } from 'react-router';
@@ -32,7 +33,7 @@ import {
 } from '../features/control/readouts';
 import { useControlSocket } from '../features/control/use-control-socket';
 import { useDriveInput } from '../features/control/use-drive-input';
-import { VideoPlaceholder } from '../features/control/VideoPlaceholder';
+import { VideoPlayer } from '../features/control/VideoPlayer';
 
 function BackButton() {
   const { t } = useTranslation();
@@ -56,6 +57,9 @@ function MissingToken() {
     </div>
   );
 }
+
+/** A status without `video` comes from a server that has no video to offer. */
+const NO_VIDEO: CarVideo = { available: false, pin: null };
 
 /** Refused connection attempts in a row after which the driver is told the code may be stale. */
 const TROUBLE_AFTER_ATTEMPTS = 3;
@@ -161,8 +165,10 @@ function Driving({
       <div className="grid gap-4 lg:grid-cols-[minmax(0,1fr)_20rem]">
         {/* On a wide screen the video stays short enough for the joysticks to fit under it. */}
         <div className="mx-auto w-full space-y-4 lg:max-w-[max(32rem,calc((100dvh-25rem)*16/9))]">
-          <VideoPlaceholder
-            streamId={streamId}
+          <VideoPlayer
+            video={car ? (car.video ?? NO_VIDEO) : undefined}
+            streamId={car?.stream_id ?? Number(streamId)}
+            onPinRejected={carQuery.refetch}
             topLeft={<TelemetryReadout telemetry={state?.telemetry ?? null} />}
             bottom={<DriveMeter input={merged} />}
           />

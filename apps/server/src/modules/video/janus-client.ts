@@ -141,6 +141,9 @@ export class JanusClient {
             pt: 96,
             codec: options.codec,
             fmtp: 'profile-level-id=42e01f;packetization-mode=1',
+            // Janus keeps the latest keyframe and sends it to a new viewer at once, instead of
+            // leaving the picture black until the camera's next one (up to a second).
+            bufferkf: true,
           },
         ],
         secret: options.secret,

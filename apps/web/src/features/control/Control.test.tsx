@@ -7,9 +7,13 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import i18n from '../../i18n';
 import { resetAuthClient, setAccessToken } from '../../lib/auth-client';
 import Control from '../../routes/Control';
+import { FakeJanus } from '../../test/fake-janus';
 import { FakeSocket } from '../../test/fake-socket';
 import { AuthContext, type AuthContextValue } from '../auth/auth-context';
 import { adminUser, callsTo, json, member, stubFetch } from '../profile/testing';
+
+vi.mock('janus-gateway', async () => ({ default: (await import('../../test/fake-janus')).FakeJanus }));
+vi.mock('webrtc-adapter', () => ({ default: { browserDetails: { browser: 'chrome', version: 140 } } }));
 
 const car: Car = {
   id: 3,
@@ -66,6 +70,7 @@ const lastDrive = () => drives().at(-1);
 
 beforeEach(async () => {
   FakeSocket.reset();
+  FakeJanus.reset();
   resetAuthClient();
   window.sessionStorage.clear();
   window.sessionStorage.setItem('controlToken:3', 'ctl-abc');
@@ -91,7 +96,35 @@ describe('Control page', () => {
       token: 'access-token-1',
     });
     expect(screen.getByTestId('connection-state')).toHaveTextContent('Connecting…');
-    expect(screen.getByText('Live video arrives with the video update')).toBeVisible();
+  });
+
+  it("shows the video as connecting while the car's status loads, then watches the car's stream with its pin", async () => {
+    let answerStatus: (response: Response) => void = () => {};
+    const fetchMock = stubFetch({
+      'GET /api/cars/3/status': () => new Promise<Response>((resolve) => (answerStatus = resolve)),
+      'GET /api/video/ice-servers': () => json(200, { iceServers: [] }),
+    });
+    renderControl();
+    expect(screen.getByTestId('video')).toHaveAttribute('data-state', 'connecting');
+    expect(screen.getByText('Connecting to the video…')).toBeVisible();
+    answerStatus(json(200, { ...car, stream_id: 9, video: { available: true, pin: '4321' } }));
+    await waitFor(() => expect(FakeJanus.instances).toHaveLength(1));
+    act(() => FakeJanus.last.serverReady());
+    expect(FakeJanus.last.handle.sent).toEqual([{ message: { request: 'watch', id: 9, pin: '4321' } }]);
+
+    // A refused pin (the session ended and the pin rotated…) makes the page re-read the status.
+    const statusCalls = () => callsTo(fetchMock, 'GET', '/api/cars/3/status').length;
+    const before = statusCalls();
+    act(() => FakeJanus.last.handle.serverMessage({ error_code: 457, error: 'Unauthorized (wrong pin)' }));
+    await waitFor(() => expect(statusCalls()).toBe(before + 1));
+    expect(screen.getByTestId('video')).toHaveAttribute('data-state', 'retrying');
+  });
+
+  it('says when the server has no video to offer', async () => {
+    stubFetch({ 'GET /api/cars/3/status': () => json(200, car) });
+    renderControl();
+    expect(await screen.findByText('Video is unavailable on this server')).toBeVisible();
+    expect(FakeJanus.instances).toHaveLength(0);
   });
 
   it('drives full throttle while W is held, without scrolling, and stops on release', async () => {

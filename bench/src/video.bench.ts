@@ -1,0 +1,283 @@
+/**
+ * `npm run bench -- video`: glass-to-glass latency on loopback. The built server runs its own
+ * Janus and one simulated car (SIM_CARS=1) whose camera stamps each frame with its capture time
+ * (a strip of blocks, apps/car/src/video/timestamp-strip.ts). Debian's Chromium opens the control
+ * page as the car's driver; for each presented video frame the page draws the frame to a canvas,
+ * reads the stamp back and compares it with the time the frame is shown: p50/p95 over 300 frames.
+ * Time to first frame: from the control page's navigation start to its first presented frame
+ * (median of five loads, after one cold load — browser, page and Janus just started — reported
+ * apart).
+ *
+ * Baseline, in the same browser and run: the same stamp drawn on a canvas in the page and played
+ * through a <video> element (canvas.captureStream) — the browser's own display path without the
+ * camera, the encoder, RTP, Janus or WebRTC. The difference is what the video path adds.
+ * Options (environment): VIDEO_FRAMES (300).
+ */
+import { chromium, type Page } from 'playwright-core';
+import { decodeTimestamp } from '../../apps/car/src/video/timestamp-strip.js';
+import { startTelerace } from './lib/processes.js';
+import { printTable, round, writeResult } from './lib/report.js';
+import { summarize } from './lib/stats.js';
+
+const FRAMES = Number(process.env.VIDEO_FRAMES ?? 300);
+/** Control-page loads measured after one cold load (browser and Janus just started), reported apart. */
+const LOADS = 5;
+const ADMIN = { email: 'bench-admin@telerace.test', password: 'bench-admin-Passw0rd!' };
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--autoplay-policy=no-user-gesture-required',
+];
+
+async function api<T>(base: string, path: string, init: { method?: string; body?: unknown; token?: string }) {
+  const res = await fetch(`${base}/api${path}`, {
+    method: init.method ?? 'GET',
+    headers: {
+      ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(init.token ? { authorization: `Bearer ${init.token}` } : {}),
+    },
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
+  if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${path}: HTTP ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+/** The simulated car once its agent is connected and streaming. */
+async function simCar(base: string, token: string): Promise<{ id: number; streamId: number }> {
+  const until = Date.now() + 60_000;
+  while (Date.now() < until) {
+    const cars = await api<{ id: number; name: string; status: string; stream_id: number }[]>(
+      base,
+      '/admin/cars',
+      { token },
+    );
+    const car = cars.find((c) => c.name === 'Sim 1' && c.status === 'online');
+    if (car) return { id: car.id, streamId: car.stream_id };
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error('the simulated car did not come online');
+}
+
+/**
+ * In the page: for `count` presented frames of the first <video>, the display time minus the
+ * stamped capture time (ms). `decode` is decodeTimestamp's source.
+ */
+function collectLatencies(page: Page, count: number, selector: string): Promise<number[]> {
+  return page.evaluate(
+    ({ count, selector, decodeSource }) =>
+      new Promise<number[]>((resolve, reject) => {
+        const decode = new Function(`return (${decodeSource})`)() as (
+          rgba: ArrayLike<number>,
+          width: number,
+          height: number,
+        ) => number | null;
+        const video = document.querySelector(selector) as HTMLVideoElement | null;
+        if (!video) return reject(new Error(`no ${selector}`));
+        const canvas = document.createElement('canvas');
+        const context = canvas.getContext('2d', { willReadFrequently: true });
+        if (!context) return reject(new Error('no 2d context'));
+        const latencies: number[] = [];
+        let misses = 0;
+        const timeout = setTimeout(
+          () => reject(new Error(`only ${latencies.length} frames decoded`)),
+          120_000,
+        );
+        const onFrame = (_now: number, meta: VideoFrameCallbackMetadata) => {
+          const shownAt = performance.timeOrigin + meta.expectedDisplayTime;
+          const width = meta.width;
+          const rows = Math.min(12, Math.floor(width / 56));
+          canvas.width = width;
+          canvas.height = rows;
+          context.drawImage(video, 0, 0, width, meta.height, 0, 0, width, meta.height);
+          const captured = decode(context.getImageData(0, 0, width, rows).data, width, rows);
+          if (captured === null) misses += 1;
+          else latencies.push(shownAt - captured);
+          if (latencies.length >= count) {
+            clearTimeout(timeout);
+            resolve(latencies);
+          } else if (misses > count * 3) {
+            clearTimeout(timeout);
+            reject(new Error('the timestamp strip could not be read from the video'));
+          } else video.requestVideoFrameCallback(onFrame);
+        };
+        video.requestVideoFrameCallback(onFrame);
+      }),
+    { count, selector, decodeSource: decodeTimestamp.toString() },
+  );
+}
+
+/** Milliseconds from navigation start to the first presented frame of the control page's video. */
+function firstFrameMs(page: Page): Promise<number> {
+  return page.evaluate(
+    () =>
+      new Promise<number>((resolve, reject) => {
+        const timeout = setTimeout(() => reject(new Error('no video frame within 30 s')), 30_000);
+        const watch = () => {
+          const video = document.querySelector('[data-testid="video"]') as HTMLVideoElement | null;
+          if (!video) {
+            setTimeout(watch, 5);
+            return;
+          }
+          video.requestVideoFrameCallback((_now, meta) => {
+            clearTimeout(timeout);
+            resolve(meta.presentationTime);
+          });
+        };
+        watch();
+      }),
+  );
+}
+
+/** The baseline page: a canvas stamped with the clock, played through a <video> element. */
+async function baselineLatencies(page: Page, count: number): Promise<number[]> {
+  await page.goto('about:blank');
+  await page.evaluate(
+    ({ encodeSource }) => {
+      const encode = new Function(`return (${encodeSource})`)() as (
+        rgba: Uint8ClampedArray,
+        width: number,
+        time: number,
+      ) => void;
+      const canvas = document.createElement('canvas');
+      canvas.width = 640;
+      canvas.height = 480;
+      const context = canvas.getContext('2d');
+      if (!context) throw new Error('no 2d context');
+      const image = context.createImageData(640, 12);
+      const draw = () => {
+        encode(image.data, 640, Math.floor(Date.now()));
+        context.putImageData(image, 0, 0);
+        setTimeout(draw, 1000 / 30);
+      };
+      draw();
+      const video = document.createElement('video');
+      video.setAttribute('data-testid', 'baseline');
+      video.muted = true;
+      video.autoplay = true;
+      video.srcObject = canvas.captureStream(30);
+      document.body.append(video);
+      void video.play();
+    },
+    { encodeSource: encodeForPage },
+  );
+  return collectLatencies(page, count, '[data-testid="baseline"]');
+}
+
+/** encodeTimestamp without imports, for the baseline page (same layout as the car's). */
+const encodeForPage = `function (rgba, width, timeMs) {
+  const size = Math.min(12, Math.floor(width / 56));
+  const data = [];
+  let rest = timeMs;
+  for (let i = 0; i < 48; i++) { data.unshift(rest % 2); rest = Math.floor(rest / 2); }
+  let check = 0;
+  for (let i = 0; i < 48; i += 4) check ^= (data[i] << 3) | (data[i + 1] << 2) | (data[i + 2] << 1) | data[i + 3];
+  const bits = [1, 0, ...data, (check >> 3) & 1, (check >> 2) & 1, (check >> 1) & 1, check & 1, 0, 1];
+  for (let y = 0; y < size; y++) for (let b = 0; b < 56; b++) for (let x = 0; x < size; x++) {
+    const i = (y * width + b * size + x) * 4; const v = bits[b] ? 255 : 0;
+    rgba[i] = v; rgba[i + 1] = v; rgba[i + 2] = v; rgba[i + 3] = 255;
+  }
+}`;
+
+export async function videoBench(): Promise<void> {
+  const server = await startTelerace({
+    SIM_CARS: '1',
+    VIDEO: 'auto',
+    ADMIN_EMAIL: ADMIN.email,
+    ADMIN_PASSWORD: ADMIN.password,
+  });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: CHROMIUM_ARGS,
+  });
+  try {
+    const base = server.url;
+    const { accessToken } = await api<{ accessToken: string }>(base, '/login', {
+      method: 'POST',
+      body: { ...ADMIN, recaptchaToken: '' },
+    });
+    const car = await simCar(base, accessToken);
+    const { code } = await api<{ code: string }>(base, `/admin/cars/${car.id}/generate_code`, {
+      method: 'POST',
+      token: accessToken,
+    });
+
+    const context = await browser.newContext({ baseURL: base });
+    // tsx (esbuild keepNames) wraps named functions in `__name(…)`; the page functions need it too.
+    await context.addInitScript({ content: 'globalThis.__name = (target) => target;' });
+    await context.addCookies([{ name: 'telerace_cookie_consent', value: '1', url: base }]);
+    // Logged in as the browser would be: the refresh cookie lands in the context's jar.
+    const login = await context.request.post('/api/login', { data: { ...ADMIN, recaptchaToken: '' } });
+    if (!login.ok()) throw new Error(`login: HTTP ${login.status()}`);
+    const { accessToken: browserToken } = (await login.json()) as { accessToken: string };
+    const connect = await context.request.post(`/api/cars/${car.id}/connect`, {
+      data: { code },
+      headers: { authorization: `Bearer ${browserToken}` },
+    });
+    if (!connect.ok()) throw new Error(`connect: HTTP ${connect.status()} ${await connect.text()}`);
+    const { controlToken } = (await connect.json()) as { controlToken: string };
+    await context.addInitScript(({ key, token }) => sessionStorage.setItem(key, token), {
+      key: `controlToken:${car.id}`,
+      token: controlToken,
+    });
+    const page = await context.newPage();
+
+    await page.goto(`/control/${car.id}/${car.streamId}`);
+    const coldLoad = await firstFrameMs(page);
+    const loads: number[] = [];
+    for (let i = 0; i < LOADS; i++) {
+      await page.goto(`/control/${car.id}/${car.streamId}`);
+      loads.push(await firstFrameMs(page));
+    }
+    const g2g = summarize(await collectLatencies(page, FRAMES, '[data-testid="video"]'));
+    const baselinePage = await context.newPage();
+    const baseline = summarize(await baselineLatencies(baselinePage, FRAMES));
+    const firstFrame = [...loads].sort((a, b) => a - b)[Math.floor(LOADS / 2)] ?? Number.NaN;
+
+    printTable(`Glass-to-glass video latency on loopback (${FRAMES} frames, ms)`, [
+      {
+        path: 'sim camera → x264 → RTP → Janus → WebRTC → <video>',
+        p50: round(g2g.p50),
+        p95: round(g2g.p95),
+        max: round(g2g.max),
+      },
+      {
+        path: 'baseline: canvas → captureStream → <video>',
+        p50: round(baseline.p50),
+        p95: round(baseline.p95),
+        max: round(baseline.max),
+      },
+    ]);
+    printTable('Time to first frame (control page load → first presented frame)', [
+      {
+        cold_ms: Math.round(coldLoad),
+        warm_loads_ms: loads.map((ms) => Math.round(ms)).join(', '),
+        median_ms: Math.round(firstFrame),
+      },
+    ]);
+    const file = writeResult('video', {
+      frames: FRAMES,
+      g2g_p50_ms: round(g2g.p50),
+      g2g_p95_ms: round(g2g.p95),
+      g2g_max_ms: round(g2g.max),
+      first_frame_ms: Math.round(firstFrame),
+      first_frame_loads_ms: loads.map((ms) => Math.round(ms)),
+      first_frame_cold_ms: Math.round(coldLoad),
+      baseline: {
+        what: 'canvas → captureStream → <video> in the same browser',
+        g2g_p50_ms: round(baseline.p50),
+        g2g_p95_ms: round(baseline.p95),
+      },
+      targets: { g2g_p95_ms: 120, first_frame_ms: 1_000 },
+    });
+    console.info(`\nwritten ${file}`);
+  } finally {
+    await browser.close();
+    await server.stop();
+  }
+}
