@@ -29,6 +29,10 @@ export default defineConfig({
   workers: 2,
   forbidOnly: true,
   retries: 0,
+  // A 2-core CI machine runs the server, two simulated cameras, Janus and two browsers at once:
+  // generous limits, since no test here measures speed (npm run bench does).
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
   reporter: [['list'], ['html', { open: 'never', outputFolder: 'playwright-report' }]],
   use: {
     baseURL,

@@ -121,7 +121,8 @@ describe('public routes', () => {
     const { router } = renderApp('/no/such/page');
     expect(await screen.findByRole('heading', { level: 1, name: 'Home page' })).toBeInTheDocument();
     expect(router.state.location.pathname).toBe('/no/such/page');
-    expect(document.title).toBe('Telerace');
+    // The title follows the screen in an effect: wait for it rather than race the previous test's.
+    await waitFor(() => expect(document.title).toBe('Telerace'));
   });
 
   it('names the tab after the screen', async () => {
