@@ -112,22 +112,32 @@ function collectLatencies(page: Page, count: number, selector: string): Promise<
   );
 }
 
-/** Milliseconds from navigation start to the first presented frame of the control page's video. */
-function firstFrameMs(page: Page): Promise<number> {
+/**
+ * Milliseconds from the control page's navigation start to its first presented video frame, and
+ * to its 30th (the e2e test's "30 frames", whose 5 s bar is measured here rather than asserted).
+ */
+function loadTimes(page: Page): Promise<{ first: number; thirty: number }> {
   return page.evaluate(
     () =>
-      new Promise<number>((resolve, reject) => {
-        const timeout = setTimeout(() => reject(new Error('no video frame within 30 s')), 30_000);
+      new Promise<{ first: number; thirty: number }>((resolve, reject) => {
+        const timeout = setTimeout(() => reject(new Error('no 30 video frames within 30 s')), 30_000);
+        let first = 0;
+        let count = 0;
+        const onFrame = (video: HTMLVideoElement) => (_now: number, meta: VideoFrameCallbackMetadata) => {
+          count += meta.presentedFrames > count ? meta.presentedFrames - count : 1;
+          if (first === 0) first = meta.presentationTime;
+          if (count >= 30) {
+            clearTimeout(timeout);
+            resolve({ first, thirty: meta.presentationTime });
+          } else video.requestVideoFrameCallback(onFrame(video));
+        };
         const watch = () => {
           const video = document.querySelector('[data-testid="video"]') as HTMLVideoElement | null;
           if (!video) {
             setTimeout(watch, 5);
             return;
           }
-          video.requestVideoFrameCallback((_now, meta) => {
-            clearTimeout(timeout);
-            resolve(meta.presentationTime);
-          });
+          video.requestVideoFrameCallback(onFrame(video));
         };
         watch();
       }),
@@ -220,24 +230,37 @@ export async function videoBench(): Promise<void> {
       headers: { authorization: `Bearer ${browserToken}` },
     });
     if (!connect.ok()) throw new Error(`connect: HTTP ${connect.status()} ${await connect.text()}`);
-    const { controlToken } = (await connect.json()) as { controlToken: string };
-    await context.addInitScript(({ key, token }) => sessionStorage.setItem(key, token), {
-      key: `controlToken:${car.id}`,
-      token: controlToken,
-    });
+    const connected = (await connect.json()) as {
+      controlToken: string;
+      car: { video?: { pin: string | null } };
+    };
+    // What the connect dialog keeps for the control page: the control token and the video PIN.
+    await context.addInitScript(
+      ({ id, token, pin }) => {
+        sessionStorage.setItem(`controlToken:${id}`, token);
+        if (pin) sessionStorage.setItem(`videoPin:${id}`, pin);
+      },
+      { id: car.id, token: connected.controlToken, pin: connected.car.video?.pin ?? null },
+    );
     const page = await context.newPage();
 
     await page.goto(`/control/${car.id}/${car.streamId}`);
-    const coldLoad = await firstFrameMs(page);
+    const coldLoad = await loadTimes(page);
     const loads: number[] = [];
+    const thirties: number[] = [];
     for (let i = 0; i < LOADS; i++) {
       await page.goto(`/control/${car.id}/${car.streamId}`);
-      loads.push(await firstFrameMs(page));
+      const times = await loadTimes(page);
+      loads.push(times.first);
+      thirties.push(times.thirty);
     }
     const g2g = summarize(await collectLatencies(page, FRAMES, '[data-testid="video"]'));
     const baselinePage = await context.newPage();
     const baseline = summarize(await baselineLatencies(baselinePage, FRAMES));
-    const firstFrame = [...loads].sort((a, b) => a - b)[Math.floor(LOADS / 2)] ?? Number.NaN;
+    const median = (values: number[]) =>
+      [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+    const firstFrame = median(loads);
+    const thirtyFrames = median(thirties);
 
     printTable(`Glass-to-glass video latency on loopback (${FRAMES} frames, ms)`, [
       {
@@ -253,11 +276,12 @@ export async function videoBench(): Promise<void> {
         max: round(baseline.max),
       },
     ]);
-    printTable('Time to first frame (control page load → first presented frame)', [
+    printTable('Time to first frame (control page load → first / 30th presented frame)', [
       {
-        cold_ms: Math.round(coldLoad),
+        cold_ms: Math.round(coldLoad.first),
         warm_loads_ms: loads.map((ms) => Math.round(ms)).join(', '),
         median_ms: Math.round(firstFrame),
+        '30_frames_median_ms': Math.round(thirtyFrames),
       },
     ]);
     const file = writeResult('video', {
@@ -267,13 +291,15 @@ export async function videoBench(): Promise<void> {
       g2g_max_ms: round(g2g.max),
       first_frame_ms: Math.round(firstFrame),
       first_frame_loads_ms: loads.map((ms) => Math.round(ms)),
-      first_frame_cold_ms: Math.round(coldLoad),
+      first_frame_cold_ms: Math.round(coldLoad.first),
+      frames_30_ms: Math.round(thirtyFrames),
+      frames_30_cold_ms: Math.round(coldLoad.thirty),
       baseline: {
         what: 'canvas → captureStream → <video> in the same browser',
         g2g_p50_ms: round(baseline.p50),
         g2g_p95_ms: round(baseline.p95),
       },
-      targets: { g2g_p95_ms: 120, first_frame_ms: 1_000 },
+      targets: { g2g_p95_ms: 120, first_frame_ms: 1_000, frames_30_ms: 5_000 },
     });
     console.info(`\nwritten ${file}`);
   } finally {

@@ -241,6 +241,8 @@ interface Attempt {
   live: boolean;
   session: JanusSession | null;
   handle: JanusHandle | null;
+  /** Settles once the ICE servers are in the array the session was given. */
+  iceArrived?: Promise<void>;
 }
 
 const INITIAL_STATE: VideoStreamState = {
@@ -255,6 +257,7 @@ export class JanusStream {
   private state: VideoStreamState = INITIAL_STATE;
   private readonly listeners = new Set<(state: VideoStreamState) => void>();
   private stopped = true;
+  private attempts = 0;
   private current: Attempt | null = null;
   private pinRefresh: Promise<unknown> | null = null;
   private connectTimer: ReturnType<typeof setTimeout> | undefined;
@@ -308,15 +311,23 @@ export class JanusStream {
     this.current = attempt;
     this.update({ status: 'connecting', framesDecoded: 0, retryInSeconds: null });
     this.connectTimer = setTimeout(() => this.fail(attempt, 'connection timed out'), CONNECT_TIMEOUT_MS);
+    const first = this.attempts === 0;
+    this.attempts += 1;
+    // janus.js reads this very array when it creates the peer connection (at the answer), so the
+    // first attempt opens its session while the ICE servers are still on their way.
+    const iceServers: RTCIceServer[] = [];
+    const iceArrived = (this.options.fetchIceServers ?? fetchIceServers)().then((servers) => {
+      iceServers.push(...servers);
+    });
+    iceArrived.catch(() => undefined);
+    attempt.iceArrived = iceArrived;
     let Janus: JanusLibrary;
-    let iceServers: RTCIceServer[];
     try {
       await this.pinRefresh;
       this.pinRefresh = null;
-      [Janus, iceServers] = await Promise.all([
-        loadJanus(),
-        (this.options.fetchIceServers ?? fetchIceServers)(),
-      ]);
+      // Later attempts wait for the ICE-servers call: it renews an expired access token, which the
+      // socket below needs (the page's first attempt has a fresh one).
+      [Janus] = await Promise.all([loadJanus(), first ? undefined : iceArrived]);
     } catch (error) {
       this.fail(attempt, describe(error));
       return;
@@ -328,7 +339,6 @@ export class JanusStream {
       this.update({ status: 'unsupported', lastError: 'WebRTC is not supported' });
       return;
     }
-    // Read after the ICE-servers call, which may have renewed it.
     const server = socketUrl(
       JANUS_PATH,
       { token: this.options.getAccessToken() ?? '' },
@@ -395,6 +405,15 @@ export class JanusStream {
     }
     const handle = attempt.handle;
     if (!jsep || !handle) return;
+    (attempt.iceArrived ?? Promise.resolve()).then(
+      () => {
+        if (attempt.live) this.answer(attempt, handle, jsep);
+      },
+      (error: unknown) => this.fail(attempt, `ICE servers: ${describe(error)}`),
+    );
+  }
+
+  private answer(attempt: Attempt, handle: JanusHandle, jsep: Jsep): void {
     handle.createAnswer({
       jsep,
       // Receive-only: a data entry instead of nothing, or janus.js would capture camera and mic.

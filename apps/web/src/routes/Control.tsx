@@ -19,6 +19,7 @@ import {
   clearControlToken,
   fetchCarStatus,
   readControlToken,
+  readVideoPin,
 } from '../features/cars/cars-api';
 import { StatusBadge } from '../features/cars/StatusBadge';
 import { CarSettingsPanel } from '../features/control/CarSettingsPanel';
@@ -106,6 +107,11 @@ function Driving({
   const { t } = useTranslation();
   const { user } = useAuth();
   const hintId = useId();
+  // The PIN kept at connect time starts the video while the status loads.
+  const [storedVideo] = useState<CarVideo | undefined>(() => {
+    const pin = readVideoPin(carId);
+    return pin ? { available: true, pin } : undefined;
+  });
   const carQuery = useQuery({
     queryKey: carStatusQueryKey(carId),
     queryFn: () => fetchCarStatus(carId),
@@ -166,7 +172,7 @@ function Driving({
         {/* On a wide screen the video stays short enough for the joysticks to fit under it. */}
         <div className="mx-auto w-full space-y-4 lg:max-w-[max(32rem,calc((100dvh-25rem)*16/9))]">
           <VideoPlayer
-            video={car ? (car.video ?? NO_VIDEO) : undefined}
+            video={car ? (car.video ?? NO_VIDEO) : storedVideo}
             streamId={car?.stream_id ?? Number(streamId)}
             onPinRejected={carQuery.refetch}
             topLeft={<TelemetryReadout telemetry={state?.telemetry ?? null} />}

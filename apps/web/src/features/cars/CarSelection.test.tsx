@@ -119,7 +119,11 @@ describe('Car selection', () => {
     const fetchMock = stubFetch({
       'GET /api/cars': () => json(200, cars),
       'POST /api/cars/1/connect': () =>
-        json(200, { ok: true, car: { ...cars[0], current_user_id: member.id }, controlToken: 'ctl-123' }),
+        json(200, {
+          ok: true,
+          car: { ...cars[0], current_user_id: member.id, video: { available: true, pin: 'pin-123' } },
+          controlToken: 'ctl-123',
+        }),
     });
     const user = userEvent.setup();
     renderPage();
@@ -128,6 +132,7 @@ describe('Car selection', () => {
     expect(await screen.findByText('control page 1/7')).toBeVisible();
     expect(callsTo(fetchMock, 'POST', '/api/cars/1/connect')).toEqual([{ code: 'K7P2QA' }]);
     expect(window.sessionStorage.getItem('controlToken:1')).toBe('ctl-123');
+    expect(window.sessionStorage.getItem('videoPin:1')).toBe('pin-123');
   });
 
   it("shows the server's refusal, translated by its errorKey, else its text, else 'Failed to connect'", async () => {

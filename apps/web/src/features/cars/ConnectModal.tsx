@@ -13,7 +13,7 @@ import { Modal } from '../../components/ui/Modal';
 import { cx } from '../../lib/cx';
 import { apiErrorText } from '../auth/error-text';
 import { inputClasses } from '../auth/form-fields';
-import { connectToCar, storeControlToken } from './cars-api';
+import { connectToCar, storeControlToken, storeVideoPin } from './cars-api';
 
 export function ConnectModal({ car, onClose }: { car: Car | null; onClose: () => void }) {
   if (!car) return null;
@@ -45,6 +45,7 @@ function ConnectDialog({ car, onClose }: { car: Car; onClose: () => void }) {
     try {
       const { car: connected, controlToken } = await connectToCar(car.id, trimmed);
       storeControlToken(car.id, controlToken);
+      storeVideoPin(car.id, connected.video?.pin);
       navigate(`/control/${car.id}/${connected.stream_id}`);
     } catch (failure) {
       setError(apiErrorText(t, i18n, failure, 'cars.connectFailed'));

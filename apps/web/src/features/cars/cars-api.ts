@@ -47,7 +47,31 @@ export function storeControlToken(carId: string | number, token: string): void {
 export function clearControlToken(carId: string | number): void {
   try {
     window.sessionStorage.removeItem(controlTokenKey(String(carId)));
+    window.sessionStorage.removeItem(videoPinKey(String(carId)));
   } catch {
     // Nothing stored, nothing to clear.
+  }
+}
+
+const videoPinKey = (carId: string) => `videoPin:${carId}`;
+
+/**
+ * The car's video PIN from the connect response, kept with the control token: a reloaded control
+ * page starts the video without waiting for the car's status (which brings the current PIN if
+ * this one went stale).
+ */
+export function storeVideoPin(carId: string | number, pin: string | null | undefined): void {
+  try {
+    if (pin) window.sessionStorage.setItem(videoPinKey(String(carId)), pin);
+  } catch {
+    // Storage blocked: the status brings the PIN a moment later.
+  }
+}
+
+export function readVideoPin(carId: string | number): string | null {
+  try {
+    return window.sessionStorage.getItem(videoPinKey(String(carId)));
+  } catch {
+    return null;
   }
 }

@@ -120,6 +120,18 @@ describe('Control page', () => {
     expect(screen.getByTestId('video')).toHaveAttribute('data-state', 'retrying');
   });
 
+  it('starts the video with the PIN kept at connect time, without waiting for the status', async () => {
+    window.sessionStorage.setItem('videoPin:3', 'kept-pin');
+    stubFetch({
+      'GET /api/cars/3/status': () => new Promise<Response>(() => {}),
+      'GET /api/video/ice-servers': () => json(200, { iceServers: [] }),
+    });
+    renderControl();
+    await waitFor(() => expect(FakeJanus.instances).toHaveLength(1));
+    act(() => FakeJanus.last.serverReady());
+    expect(FakeJanus.last.handle.sent).toEqual([{ message: { request: 'watch', id: 7, pin: 'kept-pin' } }]);
+  });
+
   it('says when the server has no video to offer', async () => {
     stubFetch({ 'GET /api/cars/3/status': () => json(200, car) });
     renderControl();
