@@ -130,6 +130,14 @@ describe('Janus supervisor and streaming client (real Janus)', () => {
     expect(await janusCode(client.info(4101, 'sec-1'))).toBe(455); // no such mountpoint
   });
 
+  it('refuses a second mountpoint with the same id (456), which the server then replaces', async () => {
+    await client.createMountpoint({ id: 4105, pin: 'p5', secret: 's5', codec: 'h264' });
+    expect(await janusCode(client.createMountpoint({ id: 4105, pin: 'p', secret: 's', codec: 'h264' }))).toBe(
+      456,
+    );
+    await client.destroyMountpoint(4105, 's5');
+  });
+
   it('refuses to create a mountpoint without the admin key (453) or with a wrong one (457)', async () => {
     const options = { id: 4102, pin: 'p', secret: 's', codec: 'h264' } as const;
     expect(await janusCode(new JanusClient(supervisor.httpUrl, null).createMountpoint(options))).toBe(453);
