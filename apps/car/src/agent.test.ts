@@ -306,6 +306,14 @@ describe('car agent video', () => {
     await new Promise((r) => setTimeout(r, 500));
     expect(first.packets.length).toBe(onFirst);
 
+    // Nobody drives the car any more: the camera stops, and starts again with the next driver.
+    const stoppedPid = video.pid as number;
+    server.send({ type: 'video-stop' });
+    await vi.waitFor(() => expect(alive(stoppedPid)).toBe(false), { timeout: 5_000 });
+    expect(video.target).toBeUndefined();
+    server.send({ type: 'video', host: '127.0.0.1', port: second.port, codec: 'h264' });
+    await vi.waitFor(() => expect(video.pid).toBeDefined(), { timeout: 5_000 });
+
     const secondPid = video.pid as number;
     await server.kill();
     await vi.waitFor(() => expect(alive(secondPid)).toBe(false), { timeout: 5_000 });

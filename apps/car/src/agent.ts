@@ -92,6 +92,9 @@ export class CarAgent {
             this.deps.log(`video: camera disabled, not streaming to ${message.host}:${message.port}`);
           }
           return;
+        case 'video-stop':
+          void this.deps.video?.stop();
+          return;
       }
     });
   }

@@ -28,7 +28,7 @@ import { accessTokenKeys } from './modules/auth/access-token.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { seedAccounts } from './modules/auth/seed.js';
 import { adminCarRoutes } from './modules/cars/admin-cars.routes.js';
-import { findLiveCar } from './modules/cars/cars.repo.js';
+import { findLiveCar, findLiveSessionOfCar } from './modules/cars/cars.repo.js';
 import { carRoutes } from './modules/cars/cars.routes.js';
 import { CarsService } from './modules/cars/cars.service.js';
 import {
@@ -122,13 +122,16 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     log: app.log,
     cars: relay,
     streamIdOf: async (carId) => (await findLiveCar(database.db, carId))?.streamId ?? null,
+    isDriven: async (carId) => (await findLiveSessionOfCar(database.db, carId)) !== undefined,
   });
   const cars: CarsService = new CarsService(database.db, app.events, relay, app.log, video);
   app.decorate('cars', cars);
   app.decorate('video', video);
   video.track(app.events.on('car.online', ({ carId }) => void video.carOnline(carId)));
   video.track(app.events.on('car.deleted', ({ carId }) => void video.carDeleted(carId)));
-  video.track(app.events.on('car.session-ended', ({ carId }) => void video.rotatePin(carId)));
+  video.track(app.events.on('car.offline', ({ carId }) => video.carOffline(carId)));
+  video.track(app.events.on('car.session-started', ({ carId }) => void video.sessionStarted(carId)));
+  video.track(app.events.on('car.session-ended', ({ carId }) => void video.sessionEnded(carId)));
   let videoStart: Promise<void> | undefined;
   app.decorate('videoStarted', async () => {
     await app.ready();

@@ -148,13 +148,18 @@ export const ServerCarMessage = z.discriminatedUnion('type', [
   z.object({ type: z.literal('config'), settings: CarConfig }),
   z.object({ type: z.literal('command'), command: z.enum(['reboot', 'shutdown']) }),
   z.object({ type: z.literal('ping'), timestamp: z.number() }),
-  /** Where to send the camera's RTP (the car's Janus mountpoint); sent again when it changes. */
+  /**
+   * Where to send the camera's RTP (the car's Janus mountpoint): sent when a driving session
+   * starts (or the car connects during one), and again when the mountpoint's port changes.
+   */
   z.object({
     type: z.literal('video'),
     host: z.string().min(1).max(255),
     port: z.number().int().min(1).max(65_535),
     codec: VideoCodec,
   }),
+  /** Nobody drives the car any more: stop streaming (saves the car's CPU and data). */
+  z.object({ type: z.literal('video-stop') }),
 ]);
 export type ServerCarMessage = z.infer<typeof ServerCarMessage>;
 

@@ -68,20 +68,46 @@ describe('live video with the server’s own Janus', () => {
     return { driving, car, streamId: status.stream_id };
   }
 
-  it('creates the mountpoint when the car connects and tells the car where to send its video', async () => {
+  it('creates the mountpoint when the car connects, and has the car stream only while it is driven', async () => {
     const { driving, car, streamId } = await onlineCar('Video 1');
+    await expect
+      .poll(() => testApp.app.video.mountpointOf(driving.carId), { timeout: 10_000 })
+      .not.toBeNull();
+    expect((await admin.listMountpoints()).map((m) => m.id)).toContain(streamId);
+    // Nobody drives it: nobody can watch (the control page needs a session), so no stream yet.
+    expect(car.messages.filter((m) => m.type === 'video')).toEqual([]);
+
+    await takeCar(testApp.app, driving);
     const target = await car.nextOfType('video', 10_000);
     expect(target).toMatchObject({ type: 'video', host: '127.0.0.1', codec: 'h264' });
     expect(target.port).toBe(testApp.app.video.mountpointOf(driving.carId)?.port);
-    const listed = await admin.listMountpoints();
-    expect(listed.map((m) => m.id)).toContain(streamId);
+
+    const kicked = await testApp.app.inject({
+      method: 'POST',
+      url: `/api/admin/cars/${driving.carId}/kick`,
+      headers: driving.adminHeaders,
+    });
+    expect(kicked.statusCode).toBe(200);
+    await car.nextOfType('video-stop', 10_000);
+    // The mountpoint stays for the next driver.
+    expect((await admin.listMountpoints()).map((m) => m.id)).toContain(streamId);
     await car.close();
+  });
+
+  it('has a car that connects during a driving session stream at once', async () => {
+    const { driving, car } = await onlineCar('Video 1b');
+    await takeCar(testApp.app, driving);
+    await car.nextOfType('video', 10_000);
+    await car.close();
+    const again = await connectCar(host, driving.carId, driving.secret);
+    expect(await again.nextOfType('video', 10_000)).toMatchObject({ type: 'video', codec: 'h264' });
+    await again.close();
   });
 
   it('gives the PIN to the driver and admins only, and Janus refuses to play without it', async () => {
     const { driving, car, streamId } = await onlineCar('Video 2');
-    await car.nextOfType('video', 10_000);
     const { headers } = await takeCar(testApp.app, driving);
+    await car.nextOfType('video', 10_000);
     const stranger = await buildUser(testApp.app.database.db);
 
     const forDriver = await carStatus(testApp, driving.carId, headers);
@@ -116,13 +142,18 @@ describe('live video with the server’s own Janus', () => {
   });
 
   it('re-creates the mountpoint after Janus is killed and sends the car its new target', async () => {
-    const { car, streamId } = await onlineCar('Video 3');
+    const { driving, car, streamId } = await onlineCar('Video 3');
+    await takeCar(testApp.app, driving);
     await car.nextOfType('video', 10_000);
     const supervisor = testApp.app.video.supervisor;
     const pid = supervisor?.pid;
     if (!supervisor || pid === undefined) throw new Error('no janus');
+    const before = car.messages.length;
     process.kill(pid, 'SIGKILL');
-    const again = await car.nextOfType('video', 30_000);
+    await expect
+      .poll(() => car.messages.slice(before).some((m) => m.type === 'video'), { timeout: 30_000 })
+      .toBe(true);
+    const again = car.messages.slice(before).find((m) => m.type === 'video');
     expect(again).toMatchObject({ type: 'video', host: '127.0.0.1', codec: 'h264' });
     expect(supervisor.pid).not.toBe(pid);
     const fresh = new JanusClient(supervisor.httpUrl, supervisor.adminKey);
@@ -132,8 +163,10 @@ describe('live video with the server’s own Janus', () => {
   }, 60_000);
 
   it('destroys the mountpoint when the car is deleted', async () => {
-    const { driving, car, streamId } = await onlineCar('Video 4');
-    await car.nextOfType('video', 10_000);
+    const { driving, streamId } = await onlineCar('Video 4');
+    await expect
+      .poll(() => testApp.app.video.mountpointOf(driving.carId), { timeout: 10_000 })
+      .not.toBeNull();
     const deleted = await testApp.app.inject({
       method: 'DELETE',
       url: `/api/admin/cars/${driving.carId}`,
@@ -209,8 +242,8 @@ describe('live video with the server’s own Janus', () => {
 
     it('speaks janus-protocol, lets a member watch with the PIN and refuses everything else', async () => {
       const { driving, car, streamId } = await onlineCar('Video 5');
-      await car.nextOfType('video', 10_000);
       const { driver } = await takeCar(testApp.app, driving);
+      await car.nextOfType('video', 10_000);
       const pin = (await carStatus(testApp, driving.carId, driving.adminHeaders)).video?.pin;
       const janus = await openJanus(await tokenFor(testApp.app, driver));
       expect(janus.ws.protocol).toBe('janus-protocol');

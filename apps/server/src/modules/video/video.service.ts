@@ -2,7 +2,9 @@
  * Live video for the cars (VIDEO.md): finds a Janus (external with JANUS_URL, else one the server
  * runs itself when installed, else none — the site runs without video and says so), keeps one
  * streaming mountpoint per connected car (id = the car's stream_id, with a PIN only its driver
- * and admins get), and tells each car where to send its RTP (`video {host, port, codec}`).
+ * and admins get), and tells each car where to send its RTP (`video {host, port, codec}`) while
+ * someone drives it — the only time anyone watches (the control page needs a driving session) —
+ * and to stop (`video-stop`) when the session ends, sparing the car's CPU and data.
  *
  * Mountpoints made at run time vanish when Janus restarts: they are re-created when the
  * supervised Janus says `restarted`, and a periodic check re-creates any that went missing
@@ -46,6 +48,8 @@ export interface VideoServiceOptions {
   cars: CarMessenger;
   /** The car's stream_id, or null when the car no longer exists. */
   streamIdOf(carId: number): Promise<number | null>;
+  /** Whether the car has a live driving session. */
+  isDriven(carId: number): Promise<boolean>;
 }
 
 const isLoopback = (host: string): boolean =>
@@ -62,6 +66,10 @@ export class VideoService {
   readonly #mountpoints = new Map<number, Mountpoint>();
   /** PINs by car id: stable across re-creations, so viewers' retries keep working. */
   readonly #pins = new Map<number, string>();
+  /** Cars with a live driving session, whose camera should stream. */
+  readonly #driven = new Set<number>();
+  /** The RTP port each connected car was last told to stream to (no repeats of the same). */
+  readonly #told = new Map<number, number>();
   /** One mountpoint operation at a time per car. */
   readonly #queues = new Map<number, Promise<unknown>>();
   #unsubscribe: (() => void)[] = [];
@@ -142,9 +150,34 @@ export class VideoService {
     this.#unsubscribe.push(off);
   }
 
-  /** A car agent finished its handshake: make sure its mountpoint exists and send the target. */
+  /** A car agent finished its handshake: its mountpoint is made, and it streams if driven. */
   carOnline(carId: number): Promise<void> {
+    return this.#serially(carId, async () => {
+      if (await this.#options.isDriven(carId)) this.#driven.add(carId);
+      await this.#ensureAndSend(carId, false);
+    });
+  }
+
+  /** The car's socket closed: its next connection is told its target again. */
+  carOffline(carId: number): void {
+    this.#told.delete(carId);
+  }
+
+  /** A driving session started: the car's camera starts streaming. */
+  sessionStarted(carId: number): Promise<void> {
+    this.#driven.add(carId);
     return this.#serially(carId, () => this.#ensureAndSend(carId, false));
+  }
+
+  /**
+   * A driving session ended: the camera stops, and the next driver gets a new PIN (the last
+   * one's no longer opens the stream).
+   */
+  sessionEnded(carId: number): Promise<void> {
+    this.#driven.delete(carId);
+    this.#told.delete(carId);
+    this.#options.cars.sendToCar(carId, { type: 'video-stop' });
+    return this.#rotatePin(carId);
   }
 
   /** The car is gone for good: its mountpoint goes too. */
@@ -152,6 +185,7 @@ export class VideoService {
     return this.#serially(carId, async () => {
       const mountpoint = this.#mountpoints.get(carId);
       this.#pins.delete(carId);
+      this.#driven.delete(carId);
       if (!mountpoint || !this.#client) return;
       this.#mountpoints.delete(carId);
       try {
@@ -164,8 +198,7 @@ export class VideoService {
     });
   }
 
-  /** A driving session ended: the next driver gets a new PIN; the last one's no longer opens it. */
-  rotatePin(carId: number): Promise<void> {
+  #rotatePin(carId: number): Promise<void> {
     return this.#serially(carId, async () => {
       const pin = newPin();
       this.#pins.set(carId, pin);
@@ -244,9 +277,10 @@ export class VideoService {
       }
     }
     const mountpoint = this.#mountpoints.get(carId) ?? (await this.#create(client, carId));
-    if (!mountpoint) return;
+    if (!mountpoint || !this.#driven.has(carId) || this.#told.get(carId) === mountpoint.port) return;
     const host = this.#options.config.janusRtpHost;
-    this.#options.cars.sendToCar(carId, { type: 'video', host, port: mountpoint.port, codec: CODEC });
+    if (this.#options.cars.sendToCar(carId, { type: 'video', host, port: mountpoint.port, codec: CODEC }))
+      this.#told.set(carId, mountpoint.port);
   }
 
   async #create(client: JanusClient, carId: number): Promise<Mountpoint | null> {
