@@ -79,10 +79,14 @@ export class TestSocket {
   }
 }
 
-/** Opens a socket; rejects with the HTTP status when the upgrade is refused. */
-export function openSocket(url: string, headers: Record<string, string> = {}): Promise<TestSocket> {
+/** Opens a socket (with a subprotocol if given); rejects with the HTTP status when the upgrade is refused. */
+export function openSocket(
+  url: string,
+  headers: Record<string, string> = {},
+  protocol?: string,
+): Promise<TestSocket> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, { headers, perMessageDeflate: false });
+    const ws = new WebSocket(url, protocol ?? [], { headers, perMessageDeflate: false });
     const socket = new TestSocket(ws);
     ws.once('open', () => resolve(socket));
     ws.once('unexpected-response', (_request, response) => {

@@ -6,7 +6,6 @@
  */
 import type { Car } from '@telerace/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { startTestApp } from '../../test/app.js';
 import { authHeader, buildUser, tokenFor } from '../../test/factories.js';
 import {
@@ -14,6 +13,7 @@ import {
   createCar,
   type Driving,
   listen,
+  openSocket,
   originOf,
   refusedStatus,
   type TestSocket,
@@ -183,61 +183,20 @@ describe('live video with the server’s own Janus', () => {
       return `ws://${host}/janus?token=${encodeURIComponent(token)}`;
     }
 
-    function openJanus(token: string, origin = originOf(testApp.app).origin) {
-      return new Promise<{ ws: WebSocket; next: (transaction: string) => Promise<Record<string, unknown>> }>(
-        (resolve, reject) => {
-          const ws = new WebSocket(janusUrl(token), 'janus-protocol', { headers: { origin } });
-          const messages: Record<string, unknown>[] = [];
-          const waiters: { transaction: string; resolve: (m: Record<string, unknown>) => void }[] = [];
-          ws.on('message', (data) => {
-            const message = JSON.parse(data.toString()) as Record<string, unknown>;
-            // Asynchronous plugin events carry the transaction of the request that caused them.
-            if (message.janus === 'ack') return;
-            messages.push(message);
-            for (const waiter of [...waiters]) {
-              if (message.transaction === waiter.transaction) {
-                waiters.splice(waiters.indexOf(waiter), 1);
-                waiter.resolve(message);
-              }
-            }
-          });
-          const next = (transaction: string) =>
-            new Promise<Record<string, unknown>>((res, rej) => {
-              const found = messages.find((m) => m.transaction === transaction);
-              if (found) {
-                messages.splice(messages.indexOf(found), 1);
-                res(found);
-                return;
-              }
-              const timer = setTimeout(() => rej(new Error(`no answer to ${transaction}`)), 10_000);
-              waiters.push({
-                transaction,
-                resolve: (m) => {
-                  clearTimeout(timer);
-                  messages.splice(messages.indexOf(m), 1);
-                  res(m);
-                },
-              });
-            });
-          ws.once('open', () => resolve({ ws, next }));
-          ws.once('unexpected-response', (_request, response) => {
-            reject(Object.assign(new Error('refused'), { status: response.statusCode }));
-            ws.terminate();
-          });
-          ws.once('error', reject);
-        },
-      );
+    function openJanus(token: string, origin = originOf(testApp.app).origin): Promise<TestSocket> {
+      return openSocket(janusUrl(token), { origin }, 'janus-protocol');
+    }
+
+    /** Janus's answer to the request with this transaction (its acks skipped). */
+    function answer(janus: TestSocket, transaction: string) {
+      return janus.next((m) => m.transaction === transaction && m.janus !== 'ack', 10_000);
     }
 
     it('refuses anonymous callers and other sites', async () => {
       const member = await buildUser(testApp.app.database.db);
       const token = await tokenFor(testApp.app, member);
-      const anonymous = openJanus('not-a-token').then((j) => ({ ws: j.ws }) as unknown as TestSocket);
-      expect(await refusedStatus(anonymous)).toBe(401);
-      const foreign = openJanus(token, 'https://evil.example').then(
-        (j) => ({ ws: j.ws }) as unknown as TestSocket,
-      );
-      expect(await refusedStatus(foreign)).toBe(403);
+      expect(await refusedStatus(openJanus('not-a-token'))).toBe(401);
+      expect(await refusedStatus(openJanus(token, 'https://evil.example'))).toBe(403);
     });
 
     it('speaks janus-protocol, lets a member watch with the PIN and refuses everything else', async () => {
@@ -248,63 +207,55 @@ describe('live video with the server’s own Janus', () => {
       const janus = await openJanus(await tokenFor(testApp.app, driver));
       expect(janus.ws.protocol).toBe('janus-protocol');
 
-      janus.ws.send(JSON.stringify({ janus: 'create', transaction: 'c1' }));
-      const created = await janus.next('c1');
+      janus.send({ janus: 'create', transaction: 'c1' });
+      const created = await answer(janus, 'c1');
       expect(created.janus).toBe('success');
       const session = (created.data as { id: number }).id;
 
-      janus.ws.send(
-        JSON.stringify({
-          janus: 'attach',
-          plugin: 'janus.plugin.echotest',
-          session_id: session,
-          transaction: 'a0',
-        }),
-      );
-      expect(await janus.next('a0')).toMatchObject({ janus: 'error', error: { code: 403 } });
+      janus.send({
+        janus: 'attach',
+        plugin: 'janus.plugin.echotest',
+        session_id: session,
+        transaction: 'a0',
+      });
+      expect(await answer(janus, 'a0')).toMatchObject({ janus: 'error', error: { code: 403 } });
 
-      janus.ws.send(
-        JSON.stringify({
-          janus: 'attach',
-          plugin: 'janus.plugin.streaming',
-          session_id: session,
-          transaction: 'a1',
-        }),
-      );
-      const attached = await janus.next('a1');
+      janus.send({
+        janus: 'attach',
+        plugin: 'janus.plugin.streaming',
+        session_id: session,
+        transaction: 'a1',
+      });
+      const attached = await answer(janus, 'a1');
       expect(attached.janus).toBe('success');
       const handle = (attached.data as { id: number }).id;
 
       // Admin requests never reach Janus from a browser.
       for (const request of ['create', 'destroy', 'edit', 'list', 'info', 'switch']) {
-        janus.ws.send(
-          JSON.stringify({
-            janus: 'message',
-            session_id: session,
-            handle_id: handle,
-            transaction: `m-${request}`,
-            body: { request, id: streamId },
-          }),
-        );
-        expect(await janus.next(`m-${request}`)).toMatchObject({ janus: 'error', error: { code: 403 } });
-      }
-      // Nor does anything on a session this socket did not create.
-      janus.ws.send(JSON.stringify({ janus: 'keepalive', session_id: session + 1, transaction: 'k1' }));
-      expect(await janus.next('k1')).toMatchObject({ janus: 'error', error: { code: 403 } });
-
-      janus.ws.send(
-        JSON.stringify({
+        janus.send({
           janus: 'message',
           session_id: session,
           handle_id: handle,
-          transaction: 'w1',
-          body: { request: 'watch', id: streamId, pin },
-        }),
-      );
-      const offer = await janus.next('w1');
+          transaction: `m-${request}`,
+          body: { request, id: streamId },
+        });
+        expect(await answer(janus, `m-${request}`)).toMatchObject({ janus: 'error', error: { code: 403 } });
+      }
+      // Nor does anything on a session this socket did not create.
+      janus.send({ janus: 'keepalive', session_id: session + 1, transaction: 'k1' });
+      expect(await answer(janus, 'k1')).toMatchObject({ janus: 'error', error: { code: 403 } });
+
+      janus.send({
+        janus: 'message',
+        session_id: session,
+        handle_id: handle,
+        transaction: 'w1',
+        body: { request: 'watch', id: streamId, pin },
+      });
+      const offer = await answer(janus, 'w1');
       expect(offer).toMatchObject({ janus: 'event', jsep: { type: 'offer' } });
       expect(String((offer.jsep as { sdp: string }).sdp)).toContain('H264');
-      janus.ws.close();
+      await janus.close();
       await car.close();
     });
   });
