@@ -16,7 +16,7 @@
 import { chromium, type Page } from 'playwright-core';
 import { decodeTimestamp } from '../../apps/car/src/video/timestamp-strip.js';
 import { startTelerace } from './lib/processes.js';
-import { printTable, round, writeResult } from './lib/report.js';
+import { printTable, type Row, round, writeResult } from './lib/report.js';
 import { summarize } from './lib/stats.js';
 
 const FRAMES = Number(process.env.VIDEO_FRAMES ?? 300);
@@ -112,23 +112,61 @@ function collectLatencies(page: Page, count: number, selector: string): Promise<
   );
 }
 
+/** The page's steps to its first frame, in order: navigation timing, then the player's `video:` marks. */
+const STEPS = [
+  'html',
+  'scripts',
+  'start',
+  'janus-loaded',
+  'session',
+  'attached',
+  'offer',
+  'answer',
+  'connected',
+  'first-frame',
+] as const;
+type Step = (typeof STEPS)[number];
+
+interface LoadTimes {
+  first: number;
+  thirty: number;
+  /** Ms from navigation start at which each step was reached (absent when not reached). */
+  steps: Partial<Record<Step, number>>;
+}
+
 /**
  * Milliseconds from the control page's navigation start to its first presented video frame, and
- * to its 30th (the e2e test's "30 frames", whose 5 s bar is measured here rather than asserted).
+ * to its 30th (the e2e test's "30 frames", whose 5 s bar is measured here rather than asserted),
+ * with the steps on the way: the HTML's arrival, the scripts run (DOMContentLoaded), then the
+ * player's marks (lib/janus-stream.ts `VideoStep`).
  */
-function loadTimes(page: Page): Promise<{ first: number; thirty: number }> {
+function loadTimes(page: Page): Promise<LoadTimes> {
   return page.evaluate(
     () =>
-      new Promise<{ first: number; thirty: number }>((resolve, reject) => {
+      new Promise<LoadTimes>((resolve, reject) => {
         const timeout = setTimeout(() => reject(new Error('no 30 video frames within 30 s')), 30_000);
         let first = 0;
         let count = 0;
+        const steps = (): Partial<Record<Step, number>> => {
+          const [navigation] = performance.getEntriesByType('navigation') as PerformanceNavigationTiming[];
+          const found: Record<string, number> = {};
+          if (navigation) {
+            found.html = navigation.responseEnd;
+            found.scripts = navigation.domContentLoadedEventEnd;
+          }
+          for (const mark of performance.getEntriesByType('mark')) {
+            if (mark.name.startsWith('video:') && !(mark.name.slice(6) in found)) {
+              found[mark.name.slice(6)] = mark.startTime;
+            }
+          }
+          return found;
+        };
         const onFrame = (video: HTMLVideoElement) => (_now: number, meta: VideoFrameCallbackMetadata) => {
           count += meta.presentedFrames > count ? meta.presentedFrames - count : 1;
           if (first === 0) first = meta.presentationTime;
           if (count >= 30) {
             clearTimeout(timeout);
-            resolve({ first, thirty: meta.presentationTime });
+            resolve({ first, thirty: meta.presentationTime, steps: steps() });
           } else video.requestVideoFrameCallback(onFrame(video));
         };
         const watch = () => {
@@ -143,6 +181,29 @@ function loadTimes(page: Page): Promise<{ first: number; thirty: number }> {
       }),
   );
 }
+
+/** Per step: when it was reached (median over the loads) and how long it took after the previous one. */
+function stepRows(loads: LoadTimes[]): Row[] {
+  const rows: Row[] = [];
+  let previous = 0;
+  for (const step of STEPS) {
+    const times = loads.map((load) => load.steps[step]).filter((t): t is number => t !== undefined);
+    if (times.length === 0) continue;
+    const at = median(times);
+    rows.push({ step, at_ms: Math.round(at), after_previous_ms: Math.round(at - previous) });
+    previous = at;
+  }
+  const presented = median(loads.map((load) => load.first));
+  rows.push({
+    step: 'presented',
+    at_ms: Math.round(presented),
+    after_previous_ms: Math.round(presented - previous),
+  });
+  return rows;
+}
+
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 
 /** The baseline page: a canvas stamped with the clock, played through a <video> element. */
 async function baselineLatencies(page: Page, count: number): Promise<number[]> {
@@ -246,19 +307,16 @@ export async function videoBench(): Promise<void> {
 
     await page.goto(`/control/${car.id}/${car.streamId}`);
     const coldLoad = await loadTimes(page);
-    const loads: number[] = [];
-    const thirties: number[] = [];
+    const warm: LoadTimes[] = [];
     for (let i = 0; i < LOADS; i++) {
       await page.goto(`/control/${car.id}/${car.streamId}`);
-      const times = await loadTimes(page);
-      loads.push(times.first);
-      thirties.push(times.thirty);
+      warm.push(await loadTimes(page));
     }
+    const loads = warm.map((load) => load.first);
+    const thirties = warm.map((load) => load.thirty);
     const g2g = summarize(await collectLatencies(page, FRAMES, '[data-testid="video"]'));
     const baselinePage = await context.newPage();
     const baseline = summarize(await baselineLatencies(baselinePage, FRAMES));
-    const median = (values: number[]) =>
-      [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
     const firstFrame = median(loads);
     const thirtyFrames = median(thirties);
 
@@ -284,6 +342,11 @@ export async function videoBench(): Promise<void> {
         '30_frames_median_ms': Math.round(thirtyFrames),
       },
     ]);
+    printTable(
+      "Where the first frame's time goes, warm loads (median ms from navigation start)",
+      stepRows(warm),
+    );
+    printTable('The same, cold load', stepRows([coldLoad]));
     const file = writeResult('video', {
       frames: FRAMES,
       g2g_p50_ms: round(g2g.p50),
@@ -294,6 +357,8 @@ export async function videoBench(): Promise<void> {
       first_frame_cold_ms: Math.round(coldLoad.first),
       frames_30_ms: Math.round(thirtyFrames),
       frames_30_cold_ms: Math.round(coldLoad.thirty),
+      first_frame_steps_ms: Object.fromEntries(stepRows(warm).map((row) => [row.step, row.at_ms])),
+      first_frame_cold_steps_ms: Object.fromEntries(stepRows([coldLoad]).map((row) => [row.step, row.at_ms])),
       baseline: {
         what: 'canvas → captureStream → <video> in the same browser',
         g2g_p50_ms: round(baseline.p50),

@@ -7,7 +7,11 @@ import { createRoot } from 'react-dom/client';
 import { RouterProvider } from 'react-router/dom';
 import { AuthProvider } from './features/auth/AuthProvider';
 import { bindEventSocketToSession } from './features/events/event-session';
+import { loadJanus } from './lib/janus-stream';
 import { createAppRouter } from './router';
+
+// A control page needs janus.js for its first frame: fetch it now, not once the route renders.
+if (window.location.pathname.startsWith('/control/')) loadJanus().catch(() => undefined);
 
 const queryClient = new QueryClient({
   defaultOptions: { queries: { retry: 1 } },

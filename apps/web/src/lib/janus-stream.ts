@@ -213,6 +213,20 @@ function playOutAtOnce(pc: RTCPeerConnection | null | undefined): void {
   }
 }
 
+/**
+ * The steps from the player's mount to the first frame, as `video:<step>` performance marks (the
+ * video bench prints where the time goes). Only the page's first attempt is marked.
+ */
+export type VideoStep =
+  | 'start'
+  | 'janus-loaded'
+  | 'session'
+  | 'attached'
+  | 'offer'
+  | 'answer'
+  | 'connected'
+  | 'first-frame';
+
 function describe(error: unknown): string {
   if (error instanceof Error) return error.message;
   return typeof error === 'string' ? error : JSON.stringify(error);
@@ -239,6 +253,8 @@ export interface JanusStreamOptions {
 /** One Janus session and its streaming handle; dropped whole when the video drops. */
 interface Attempt {
   live: boolean;
+  /** The page's first attempt: the one whose steps are marked. */
+  first: boolean;
   session: JanusSession | null;
   handle: JanusHandle | null;
   /** Settles once the ICE servers are in the array the session was given. */
@@ -307,12 +323,13 @@ export class JanusStream {
   }
 
   private async attempt(): Promise<void> {
-    const attempt: Attempt = { live: true, session: null, handle: null };
-    this.current = attempt;
-    this.update({ status: 'connecting', framesDecoded: 0, retryInSeconds: null });
-    this.connectTimer = setTimeout(() => this.fail(attempt, 'connection timed out'), CONNECT_TIMEOUT_MS);
     const first = this.attempts === 0;
     this.attempts += 1;
+    const attempt: Attempt = { live: true, first, session: null, handle: null };
+    this.current = attempt;
+    this.mark(attempt, 'start');
+    this.update({ status: 'connecting', framesDecoded: 0, retryInSeconds: null });
+    this.connectTimer = setTimeout(() => this.fail(attempt, 'connection timed out'), CONNECT_TIMEOUT_MS);
     // janus.js reads this very array when it creates the peer connection (at the answer), so the
     // first attempt opens its session while the ICE servers are still on their way.
     const iceServers: RTCIceServer[] = [];
@@ -333,6 +350,7 @@ export class JanusStream {
       return;
     }
     if (!attempt.live) return;
+    this.mark(attempt, 'janus-loaded');
     if (!Janus.isWebrtcSupported()) {
       this.endAttempt();
       this.stopped = true;
@@ -348,6 +366,7 @@ export class JanusStream {
       server,
       iceServers,
       success: () => {
+        this.mark(attempt, 'session');
         if (attempt.live) this.attach(attempt, session);
         // Stopped while the socket was opening: the session exists only now, end it too.
         else session.destroy({ notifyDestroyed: false });
@@ -362,6 +381,7 @@ export class JanusStream {
       plugin: STREAMING_PLUGIN,
       success: (handle) => {
         if (!attempt.live) return;
+        this.mark(attempt, 'attached');
         attempt.handle = handle;
         const pin = this.options.getPin();
         handle.send({
@@ -379,6 +399,7 @@ export class JanusStream {
           this.fail(attempt, 'hung up');
           return;
         }
+        this.mark(attempt, 'connected');
         clearTimeout(this.connectTimer);
         if (this.state.status === 'connecting') this.update({ status: 'waiting' });
       },
@@ -405,6 +426,7 @@ export class JanusStream {
     }
     const handle = attempt.handle;
     if (!jsep || !handle) return;
+    this.mark(attempt, 'offer');
     (attempt.iceArrived ?? Promise.resolve()).then(
       () => {
         if (attempt.live) this.answer(attempt, handle, jsep);
@@ -419,7 +441,9 @@ export class JanusStream {
       // Receive-only: a data entry instead of nothing, or janus.js would capture camera and mic.
       tracks: [{ type: 'data' }],
       success: (answer) => {
-        if (attempt.live) handle.send({ message: { request: 'start' }, jsep: answer });
+        if (!attempt.live) return;
+        this.mark(attempt, 'answer');
+        handle.send({ message: { request: 'start' }, jsep: answer });
       },
       error: (error) => this.fail(attempt, `answer: ${describe(error)}`),
     });
@@ -433,7 +457,7 @@ export class JanusStream {
       // Marks the first frame to the millisecond (the poll alone is up to FRAME_POLL_MS late).
       video.requestVideoFrameCallback(() => {
         if (!attempt.live) return;
-        this.markFirstFrame();
+        this.markFirstFrame(attempt);
         void this.sample(attempt);
       });
     }
@@ -442,8 +466,9 @@ export class JanusStream {
     }
   }
 
-  private markFirstFrame(): void {
+  private markFirstFrame(attempt: Attempt): void {
     if (this.state.firstFrameMs !== null) return;
+    this.mark(attempt, 'first-frame');
     this.update({ firstFrameMs: Math.max(0, Math.round(this.now() - this.options.startedAt)) });
   }
 
@@ -460,7 +485,7 @@ export class JanusStream {
     const now = this.now();
     if (frames > this.state.framesDecoded) {
       this.lastFrameAt = now;
-      this.markFirstFrame();
+      this.markFirstFrame(attempt);
       if (this.state.status !== 'playing') {
         clearTimeout(this.connectTimer);
         this.backoff.reset();
@@ -521,6 +546,10 @@ export class JanusStream {
     } catch (error) {
       console.warn('Video: cleaning up the Janus session failed', error);
     }
+  }
+
+  private mark(attempt: Attempt, step: VideoStep): void {
+    if (attempt.first && typeof performance.mark === 'function') performance.mark(`video:${step}`);
   }
 
   private update(patch: Partial<VideoStreamState>): void {

@@ -139,6 +139,38 @@ describe('VideoPlayer', () => {
     expect(window.__teleraceVideo?.firstFrameMs).toEqual(expect.any(Number));
   });
 
+  it("marks the steps of the page's first attempt for the latency bench, and only that attempt's", async () => {
+    performance.clearMarks();
+    const steps = () =>
+      performance
+        .getEntriesByType('mark')
+        .filter((mark) => mark.name.startsWith('video:'))
+        .map((mark) => mark.name);
+    renderPlayer();
+    const handle = connect(await sessionNumber(1));
+    handle.pc.framesDecoded = 5;
+    await waitFor(() => expect(video()).toHaveAttribute('data-state', 'playing'));
+    // Every step once (the fake connects before the answer, so their order here is the fake's).
+    expect(steps().sort()).toEqual(
+      [
+        'video:start',
+        'video:janus-loaded',
+        'video:session',
+        'video:attached',
+        'video:offer',
+        'video:answer',
+        'video:connected',
+        'video:first-frame',
+      ].sort(),
+    );
+
+    act(() => handle.webrtcState(false));
+    fireEvent.click(screen.getByRole('button', { name: 'Retry now' }));
+    connect(await sessionNumber(2)).pc.framesDecoded = 5;
+    await waitFor(() => expect(video()).toHaveAttribute('data-state', 'playing'));
+    expect(steps()).toHaveLength(8);
+  });
+
   it('says the video was lost and watches again after a growing delay, with a fresh token', async () => {
     vi.useFakeTimers();
     renderPlayer();
