@@ -110,6 +110,8 @@ test('a member connects with a code, watches the live video and drives with the 
   await expect.poll(() => framesDecoded(page), { timeout: 30_000 }).toBeGreaterThanOrEqual(30);
   await expect(page.getByTestId('video')).toHaveAttribute('data-state', 'playing');
   await expect(page.getByTestId('connection-state')).toHaveText(en.control.connection.connected);
+  // The car reports the frames its camera really sends.
+  await expect(page.getByTestId('telemetry-fps')).toHaveText(/^[1-9]\d* fps$/);
   const still = await picture(page);
   await page.waitForTimeout(500);
   const stillLater = await picture(page);

@@ -3,7 +3,7 @@ import { buildVideoPipeline, chooseEncoder } from './pipeline.js';
 
 const TAIL =
   'videoconvert ! x264enc tune=zerolatency speed-preset=ultrafast bitrate=800 key-int-max=30 ! ' +
-  'video/x-h264,profile=constrained-baseline ! rtph264pay pt=96 config-interval=-1 aggregate-mode=zero-latency ! ' +
+  'video/x-h264,profile=constrained-baseline ! identity name=sent silent=false ! rtph264pay pt=96 config-interval=-1 aggregate-mode=zero-latency ! ' +
   'udpsink host=127.0.0.1 port=5004 sync=false async=false';
 
 describe('video pipeline', () => {
@@ -11,7 +11,7 @@ describe('video pipeline', () => {
     const { command, args } = buildVideoPipeline({ source: 'sim', host: '127.0.0.1', port: 5004 });
     expect(command).toBe('gst-launch-1.0');
     expect(args.join(' ')).toBe(
-      `fdsrc fd=0 ! rawvideoparse width=640 height=480 format=rgba framerate=30/1 ! ${TAIL}`,
+      `-v fdsrc fd=0 ! rawvideoparse width=640 height=480 format=rgba framerate=30/1 ! ${TAIL}`,
     );
   });
 
@@ -33,7 +33,7 @@ describe('video pipeline', () => {
   it('builds the test-pattern pipeline with the same tail', () => {
     const { args } = buildVideoPipeline({ source: 'test', host: '127.0.0.1', port: 5004 });
     expect(args.join(' ')).toBe(
-      `videotestsrc is-live=true ! video/x-raw,width=640,height=480,framerate=30/1 ! ${TAIL}`,
+      `-v videotestsrc is-live=true ! video/x-raw,width=640,height=480,framerate=30/1 ! ${TAIL}`,
     );
   });
 
@@ -45,7 +45,8 @@ describe('video pipeline', () => {
       width: 1280,
       height: 720,
     });
-    expect(hw.args.slice(0, 5)).toEqual([
+    expect(hw.args.slice(0, 6)).toEqual([
+      '-v',
       'libcamerasrc',
       '!',
       'video/x-raw,width=1280,height=720,framerate=30/1',
@@ -58,8 +59,8 @@ describe('video pipeline', () => {
     );
     expect(hw.args).toContain('video/x-h264,level=(string)4,profile=constrained-baseline');
     expect(hw.args).not.toContain('x264enc');
-    expect(hw.args.slice(-10).join(' ')).toBe(
-      'rtph264pay pt=96 config-interval=-1 aggregate-mode=zero-latency ! udpsink host=10.0.0.2 port=6000 sync=false async=false',
+    expect(hw.args.slice(-14).join(' ')).toBe(
+      'identity name=sent silent=false ! rtph264pay pt=96 config-interval=-1 aggregate-mode=zero-latency ! udpsink host=10.0.0.2 port=6000 sync=false async=false',
     );
     const sw = buildVideoPipeline({ source: 'libcamera', host: '10.0.0.2', port: 6000, encoder: 'x264' });
     expect(sw.args).toContain('x264enc');
@@ -73,8 +74,8 @@ describe('video pipeline', () => {
       port: 5004,
       device: '/dev/video2',
     });
-    expect(args.slice(0, 3)).toEqual(['v4l2src', 'device=/dev/video2', '!']);
-    expect(buildVideoPipeline({ source: 'v4l2', host: '127.0.0.1', port: 5004 }).args[1]).toBe(
+    expect(args.slice(0, 4)).toEqual(['-v', 'v4l2src', 'device=/dev/video2', '!']);
+    expect(buildVideoPipeline({ source: 'v4l2', host: '127.0.0.1', port: 5004 }).args[2]).toBe(
       'device=/dev/video0',
     );
   });

@@ -1,11 +1,15 @@
 /**
  * GStreamer command lines for the car's camera feed (VIDEO.md "Car camera feed"): a source, then
- * H.264 (constrained baseline) in RTP payload type 96 to the Janus mountpoint's UDP port.
+ * H.264 (constrained baseline) in RTP payload type 96 to the Janus mountpoint's UDP port. Every
+ * encoded frame passes a silent-less `identity` and the pipeline runs verbose, so the frames sent
+ * can be counted on stdout (frame-meter.ts).
  *
  * The result is an argv array for `spawn(command, args)` without a shell: every element name,
  * property and `!` is its own argument, and every substituted value is validated first so nothing
  * can smuggle extra elements or properties into the pipeline.
  */
+
+import { SENT_FRAMES_ELEMENT } from './frame-meter.js';
 
 export type VideoSource =
   /** Raw RGBA frames from the simulator's renderer on the process's stdin. */
@@ -126,11 +130,16 @@ export function buildVideoPipeline(options: PipelineOptions): GstCommand {
   return {
     command: GST_LAUNCH,
     args: [
+      '-v',
       ...source,
       '!',
       'videoconvert',
       '!',
       ...encode,
+      '!',
+      'identity',
+      `name=${SENT_FRAMES_ELEMENT}`,
+      'silent=false',
       '!',
       'rtph264pay',
       'pt=96',

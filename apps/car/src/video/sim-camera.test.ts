@@ -49,7 +49,8 @@ describe('SimCamera', () => {
     });
     cam.start();
     expect(gst.calls[0]?.command).toBe('gst-launch-1.0');
-    expect(gst.calls[0]?.args.slice(0, 6)).toEqual([
+    expect(gst.calls[0]?.args.slice(0, 7)).toEqual([
+      '-v',
       'fdsrc',
       'fd=0',
       '!',

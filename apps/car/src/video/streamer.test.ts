@@ -14,6 +14,7 @@ const B: VideoTarget = { host: '127.0.0.1', port: 5006, codec: 'h264' };
 interface FakeChild extends EventEmitter {
   pid: number;
   stdin: Writable;
+  stdout: PassThrough;
   stderr: PassThrough;
   kill: ReturnType<typeof vi.fn>;
   written: Buffer[];
@@ -38,6 +39,7 @@ function fakeSpawn(obeys: (signal: string) => boolean = () => true) {
           done();
         },
       }),
+      stdout: new PassThrough(),
       stderr: new PassThrough(),
     }) as FakeChild;
     let dead = false;
@@ -208,7 +210,7 @@ describe('VideoStreamer (fake GStreamer)', () => {
     pi.start(A);
     await vi.waitFor(() => expect(hw.calls).toHaveLength(1));
     expect(found).toEqual(['v4l2h264enc']);
-    expect(hw.calls[0]?.args[0]).toBe('libcamerasrc');
+    expect(hw.calls[0]?.args.slice(0, 2)).toEqual(['-v', 'libcamerasrc']);
     expect(hw.calls[0]?.args).toContain('v4l2h264enc');
     expect(log).toContain('video: encoder v4l2h264enc (hardware)');
     await pi.stop();
@@ -222,7 +224,7 @@ describe('VideoStreamer (fake GStreamer)', () => {
     });
     usb.start(A);
     await vi.waitFor(() => expect(sw.calls).toHaveLength(1));
-    expect(sw.calls[0]?.args.slice(0, 2)).toEqual(['v4l2src', 'device=/dev/video2']);
+    expect(sw.calls[0]?.args.slice(0, 3)).toEqual(['-v', 'v4l2src', 'device=/dev/video2']);
     expect(sw.calls[0]?.args).toContain('x264enc');
     await usb.stop();
   });
@@ -239,6 +241,7 @@ describe('VideoStreamer (fake GStreamer)', () => {
   it('sim camera: renders the simulated car into GStreamer, the picture follows the car, fps is reported', async () => {
     const gst = fakeSpawn();
     const pose = { ...track.start, speed: 0 };
+    let clock = 0;
     const { s } = streamer({
       spawn: gst.spawn,
       source: 'sim',
@@ -247,12 +250,12 @@ describe('VideoStreamer (fake GStreamer)', () => {
       width: 160,
       height: 120,
       framerate: 30,
-      now: () => performance.now(),
+      now: () => clock,
     });
     s.start(A);
     await vi.waitFor(() => expect(gst.children[0]?.written.length).toBeGreaterThan(2));
     const child = gst.children[0] as FakeChild;
-    expect(gst.calls[0]?.args.slice(0, 2)).toEqual(['fdsrc', 'fd=0']);
+    expect(gst.calls[0]?.args.slice(0, 3)).toEqual(['-v', 'fdsrc', 'fd=0']);
     expect(child.written[0]?.length).toBe(160 * 120 * 4);
     // The strip at the top carries the capture time: compare the picture below it.
     const picture = (frame: Buffer) => frame.subarray(160 * 4 * 40);
@@ -264,9 +267,15 @@ describe('VideoStreamer (fake GStreamer)', () => {
     await vi.waitFor(() => expect(child.written.length).toBeGreaterThan(seen + 1));
     expect(picture(child.written.at(-1) as Buffer).equals(still)).toBe(false);
 
+    // What GStreamer prints (it runs verbose) for each frame it sends: 24 frames in 1.2 s.
     expect(s.fps()).toBeUndefined();
-    await new Promise((r) => setTimeout(r, 1_100));
-    expect(s.fps()).toBeGreaterThan(5);
+    for (let i = 0; i < 24; i++) {
+      child.stdout.write(
+        `/GstPipeline:pipeline0/GstIdentity:sent: last-message = chain   ******* (sent:sink) (1500 bytes)\n`,
+      );
+    }
+    clock += 1_200;
+    await vi.waitFor(() => expect(s.fps()).toBe(20));
     await s.stop();
     expect(child.kill).toHaveBeenCalledWith('SIGTERM');
     expect(s.fps()).toBeUndefined();
@@ -293,7 +302,7 @@ describe('VideoStreamer (real gst-launch-1.0)', () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
 
-  it('sends RTP H.264 (pt 96) to the target, moves to a new port, and leaves no process after stop()', async () => {
+  it('sends RTP H.264 (pt 96) to the target and counts the frames it sends, moves to a new port, and leaves no process after stop()', async () => {
     const first = await udpSink();
     const second = await udpSink();
     cleanups.push(first.close, second.close);
@@ -308,6 +317,8 @@ describe('VideoStreamer (real gst-launch-1.0)', () => {
 
     s.start({ host: '127.0.0.1', port: first.port, codec: 'h264' });
     await vi.waitFor(() => expect(first.rtp().length).toBeGreaterThan(10), { timeout: 10_000, interval: 50 });
+    expect(s.fps()).toBeUndefined();
+    await vi.waitFor(() => expect(s.fps()).toBeGreaterThan(0), { timeout: 5_000, interval: 200 });
     const firstPid = s.pid as number;
     expect(alive(firstPid)).toBe(true);
 

@@ -20,6 +20,7 @@ import { Backoff } from '../backoff.js';
 import type { VideoSettings } from '../settings.js';
 import type { SimCar } from '../sim/sim-car.js';
 import type { Track } from '../sim/track.js';
+import { FrameMeter } from './frame-meter.js';
 import {
   buildVideoPipeline,
   chooseEncoder,
@@ -74,6 +75,8 @@ export interface VideoStreamerOptions {
 interface Run {
   child: ChildProcess;
   camera: SimCamera | undefined;
+  /** Counts the frames GStreamer sends (its verbose stdout). */
+  meter: FrameMeter;
   startedAt: number;
   ended: boolean;
   /** We asked it to end: its exit is not a failure. */
@@ -114,7 +117,6 @@ export class VideoStreamer implements VideoOutput {
   private retry: NodeJS.Timeout | undefined;
   private readonly backoff: Backoff;
   private encoderChoice: Promise<VideoEncoder> | undefined;
-  private sample: { camera: SimCamera; at: number; frames: number; fps: number | undefined } | undefined;
 
   constructor(private readonly options: VideoStreamerOptions) {
     if (options.source === 'sim' && !options.getState) {
@@ -160,21 +162,9 @@ export class VideoStreamer implements VideoOutput {
     return this.end();
   }
 
+  /** Frames per second GStreamer sent lately (every camera); undefined while not streaming. */
   fps(): number | undefined {
-    const camera = this.run?.camera;
-    if (!camera?.running) {
-      this.sample = undefined;
-      return undefined;
-    }
-    const now = this.now();
-    const frames = camera.stats.frames;
-    if (this.sample?.camera !== camera) {
-      this.sample = { camera, at: now, frames, fps: undefined };
-    } else if (now - this.sample.at >= 1_000) {
-      const fps = ((frames - this.sample.frames) * 1_000) / (now - this.sample.at);
-      this.sample = { camera, at: now, frames, fps: Math.round(fps * 10) / 10 };
-    }
-    return this.sample.fps;
+    return this.run?.meter.fps();
   }
 
   private async launch(epoch: number): Promise<void> {
@@ -198,8 +188,9 @@ export class VideoStreamer implements VideoOutput {
           host: target.host,
           port: target.port,
           ...size,
+          // Its stdout too: the frames sent are counted there.
           spawn: (command, args, options) => {
-            child = spawn(command, args, options);
+            child = spawn(command, args, { ...options, stdio: ['pipe', 'pipe', 'pipe'] });
             return child;
           },
         });
@@ -216,7 +207,7 @@ export class VideoStreamer implements VideoOutput {
           ...(this.options.device === undefined ? {} : { device: this.options.device }),
           ...(encoder ? { encoder } : {}),
         });
-        child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+        child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
       }
     } catch (error) {
       // An invalid host or size: retrying cannot help, the next target may.
@@ -235,6 +226,7 @@ export class VideoStreamer implements VideoOutput {
     const run: Run = {
       child,
       camera,
+      meter: new FrameMeter(() => this.now()),
       startedAt: this.now(),
       ended: false,
       stopping: false,
@@ -243,6 +235,9 @@ export class VideoStreamer implements VideoOutput {
       markExited,
     };
     this.run = run;
+    // Always read: a full pipe would stall GStreamer, and with it the picture.
+    child.stdout?.setEncoding('utf8');
+    child.stdout?.on('data', (chunk: string) => run.meter.feed(chunk));
     let stderr = '';
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (chunk: string) => {
@@ -283,7 +278,6 @@ export class VideoStreamer implements VideoOutput {
   private end(): Promise<void> {
     const run = this.run;
     this.run = undefined;
-    this.sample = undefined;
     if (run && !run.ended) {
       run.stopping = true;
       this.dying.add(run);

@@ -245,6 +245,13 @@ describe('Control page', () => {
     act(() => FakeSocket.last.serverSend({ type: 'telemetry', telemetry: { speed: 1.234, battery: 76 } }));
     expect(screen.getByTestId('telemetry-speed')).toHaveTextContent('1.23 m/s');
     expect(screen.getByTestId('telemetry-battery')).toHaveTextContent('76%');
+    // No camera rate until the car streams; a low one is a warning.
+    expect(screen.queryByTestId('telemetry-fps')).not.toBeInTheDocument();
+    act(() => FakeSocket.last.serverSend({ type: 'telemetry', telemetry: { speed: 1, fps: 29.8 } }));
+    expect(screen.getByTestId('telemetry-fps')).toHaveTextContent('30 fps');
+    expect(screen.getByTestId('telemetry-fps')).not.toHaveClass('text-warning');
+    act(() => FakeSocket.last.serverSend({ type: 'telemetry', telemetry: { speed: 1, fps: 8 } }));
+    expect(screen.getByTestId('telemetry-fps')).toHaveClass('text-warning');
   });
 
   it('says Reconnecting… after losing a connection', async () => {

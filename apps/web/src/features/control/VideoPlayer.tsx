@@ -256,7 +256,12 @@ export function VideoPlayer({ video, streamId, onPinRejected, topLeft, bottom }:
           onRetry={retryNow}
         />
       )}
-      {topLeft && <div className="absolute top-2 left-2 sm:top-3 sm:left-3">{topLeft}</div>}
+      {topLeft && (
+        // Wraps before the volume and full-screen controls at the top right.
+        <div className="absolute top-2 left-2 max-w-[calc(100%-11rem)] sm:top-3 sm:left-3 sm:max-w-[calc(100%-14rem)]">
+          {topLeft}
+        </div>
+      )}
       {bottom && <div className="absolute inset-x-2 bottom-2 sm:inset-x-3 sm:bottom-3">{bottom}</div>}
       <div className="absolute top-2 right-2 flex items-center gap-1 rounded-full bg-black/60 py-1 pr-1 pl-3 ring-1 ring-white/15 backdrop-blur sm:top-3 sm:right-3">
         <label className="flex items-center gap-2">

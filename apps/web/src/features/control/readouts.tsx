@@ -71,6 +71,9 @@ export function PingReadout({ ms }: { ms: number | null }) {
   );
 }
 
+/** Below this many frames per second the camera's rate is shown as a warning. */
+export const LOW_CAMERA_FPS = 15;
+
 export function TelemetryReadout({ telemetry }: { telemetry: Telemetry | null }) {
   const { t, i18n } = useTranslation();
   const number = (value: number, digits: number) =>
@@ -80,6 +83,8 @@ export function TelemetryReadout({ telemetry }: { telemetry: Telemetry | null })
     }).format(value);
   const speed = telemetry?.speed;
   const battery = telemetry?.battery;
+  // Only a car with a camera streaming reports it; a low rate explains a jerky picture.
+  const fps = telemetry?.fps;
   return (
     <dl className="flex flex-wrap gap-2 text-xs">
       <div className={cx(pill, 'border-line bg-surface/85 text-fg backdrop-blur')}>
@@ -97,6 +102,17 @@ export function TelemetryReadout({ telemetry }: { telemetry: Telemetry | null })
           {battery === undefined ? '—' : t('control.telemetry.batteryValue', { value: number(battery, 0) })}
         </dd>
       </div>
+      {fps !== undefined && (
+        <div className={cx(pill, 'border-line bg-surface/85 text-fg backdrop-blur')}>
+          <dt className="font-semibold text-muted">{t('control.telemetry.camera')}</dt>
+          <dd
+            data-testid="telemetry-fps"
+            className={cx('tabular-nums', fps < LOW_CAMERA_FPS && 'text-warning')}
+          >
+            {t('control.telemetry.cameraValue', { value: number(fps, 0) })}
+          </dd>
+        </div>
+      )}
     </dl>
   );
 }

@@ -1,0 +1,50 @@
+/**
+ * Frames per second the car really sends, whatever its camera: the pipeline passes every encoded
+ * frame through `identity name=sent silent=false` and runs with `gst-launch-1.0 -v`, which prints
+ * one `last-message = chain … (sent:sink) (N bytes, …)` line per frame on stdout. The meter counts
+ * those lines (events on the same element print `(sent:sink) E (…` and are not frames).
+ */
+
+/** The name of the pipeline's counting element (pipeline.ts puts it after the encoder). */
+export const SENT_FRAMES_ELEMENT = 'sent';
+
+const FRAME_MARK = `(${SENT_FRAMES_ELEMENT}:sink) (`;
+/** A frame's line is about 250 characters; a longer unfinished line is kept only this far. */
+const MAX_PARTIAL_LINE = 4_096;
+/** The rate is recomputed at most this often, over at least this long. */
+const WINDOW_MS = 1_000;
+
+export class FrameMeter {
+  private partial = '';
+  private counted = 0;
+  private window: { at: number; frames: number; fps: number | undefined } | undefined;
+
+  constructor(private readonly now: () => number) {}
+
+  /** Frames counted so far. */
+  get frames(): number {
+    return this.counted;
+  }
+
+  /** A chunk of GStreamer's stdout (lines may be split across chunks). */
+  feed(chunk: string): void {
+    const lines = (this.partial + chunk).split('\n');
+    this.partial = (lines.pop() ?? '').slice(0, MAX_PARTIAL_LINE);
+    for (const line of lines) if (line.includes(FRAME_MARK)) this.counted++;
+  }
+
+  /**
+   * Frames per second over the last window of at least a second, rounded to 0.1; undefined until
+   * a first window has passed since the first call.
+   */
+  fps(): number | undefined {
+    const now = this.now();
+    if (!this.window) {
+      this.window = { at: now, frames: this.counted, fps: undefined };
+    } else if (now - this.window.at >= WINDOW_MS) {
+      const fps = ((this.counted - this.window.frames) * 1_000) / (now - this.window.at);
+      this.window = { at: now, frames: this.counted, fps: Math.round(fps * 10) / 10 };
+    }
+    return this.window.fps;
+  }
+}
