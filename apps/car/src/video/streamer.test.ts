@@ -4,7 +4,7 @@ import { PassThrough, Writable } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createTrack } from '../sim/track.js';
 import type { SpawnFn } from './sim-camera.js';
-import { VideoStreamer, type VideoStreamerOptions, type VideoTarget } from './streamer.js';
+import { lastErrorLine, VideoStreamer, type VideoStreamerOptions, type VideoTarget } from './streamer.js';
 import { alive, udpSink } from './testing.js';
 
 const track = createTrack();
@@ -294,6 +294,33 @@ describe('VideoStreamer (fake GStreamer)', () => {
   });
 });
 
+describe('lastErrorLine (what the log says when GStreamer ends)', () => {
+  it("prefers the element's own error to the generic ones after it", () => {
+    const stderr = [
+      "ERROR: from element /GstPipeline:pipeline0/GstV4l2Src:v4l2src0: Cannot identify device '/dev/video77'.",
+      'Additional debug info:',
+      'system error: No such file or directory',
+      "ERROR: pipeline doesn't want to preroll.",
+      'Failed to set pipeline to PAUSED.',
+    ].join('\n');
+    expect(lastErrorLine(stderr)).toBe(
+      "ERROR: from element /GstPipeline:pipeline0/GstV4l2Src:v4l2src0: Cannot identify device '/dev/video77'.",
+    );
+  });
+
+  it('falls back to the last ERROR or erroneous-pipeline line, then to the last line, and stays short', () => {
+    expect(lastErrorLine('WARNING: erroneous pipeline: no element "libcamerasrc"\n')).toBe(
+      'WARNING: erroneous pipeline: no element "libcamerasrc"',
+    );
+    expect(lastErrorLine("ERROR: pipeline doesn't want to preroll.\nFreeing pipeline ...\n")).toBe(
+      "ERROR: pipeline doesn't want to preroll.",
+    );
+    expect(lastErrorLine('Setting pipeline to PAUSED ...\nInterrupt\n\n')).toBe('Interrupt');
+    expect(lastErrorLine('')).toBe('');
+    expect(lastErrorLine(`ERROR: ${'x'.repeat(500)}`)).toHaveLength(201);
+  });
+});
+
 // ---------------------------------------------------------------- real GStreamer, real UDP
 
 describe('VideoStreamer (real gst-launch-1.0)', () => {
@@ -369,5 +396,25 @@ describe('VideoStreamer (real gst-launch-1.0)', () => {
     const last = s.pid as number;
     await s.stop();
     expect(alive(last)).toBe(false);
+  });
+
+  it('builds a USB-camera pipeline GStreamer accepts: without the camera it fails on the device, and says so', async () => {
+    const log: string[] = [];
+    const s = new VideoStreamer({
+      source: 'v4l2',
+      device: '/dev/video-telerace-absent',
+      hasElement: () => false,
+      restartInitialMs: 60_000,
+      log: (line) => log.push(line),
+    });
+    cleanups.push(() => s.stop());
+    s.start({ host: '127.0.0.1', port: 5004, codec: 'h264' });
+    await vi.waitFor(() => expect(log.some((l) => l.includes('restarting in'))).toBe(true), {
+      timeout: 10_000,
+    });
+    const ended = log.find((l) => l.includes('restarting in')) as string;
+    // Parsed and linked (no "erroneous pipeline"); the log names the missing device.
+    expect(ended).not.toMatch(/erroneous pipeline|no element|could not link/i);
+    expect(ended).toContain("Cannot identify device '/dev/video-telerace-absent'");
   });
 });

@@ -97,13 +97,21 @@ export function gstHasElement(name: string): Promise<boolean> {
   });
 }
 
-/** The interesting part of GStreamer's stderr: its last ERROR line, else its last line. */
-function lastErrorLine(text: string): string {
+/**
+ * The interesting part of GStreamer's stderr: the element's error (`ERROR: from element …: Cannot
+ * identify device …`) rather than the generic ones that follow it, else its last ERROR line, else
+ * its last line.
+ */
+export function lastErrorLine(text: string): string {
   const lines = text
     .split('\n')
     .map((line) => line.trim())
     .filter(Boolean);
-  const line = lines.findLast((l) => /^(ERROR|WARNING: erroneous)/.test(l)) ?? lines.at(-1) ?? '';
+  const line =
+    lines.findLast((l) => l.startsWith('ERROR: from element')) ??
+    lines.findLast((l) => /^(ERROR|WARNING: erroneous)/.test(l)) ??
+    lines.at(-1) ??
+    '';
   return line.length > 200 ? `${line.slice(0, 200)}…` : line;
 }
 
