@@ -1,10 +1,9 @@
 /**
  * `/janus`: Janus's WebSocket transport on the site's own origin (wss when the site is https), so
  * browsers need no other host or port. Only members get through (access token in the query, own
- * origin), and only what watching a car's stream needs is forwarded: sessions and handles of the
- * streaming plugin, `watch`/`start`/`pause`/`stop`, trickle, keepalive, hang-up and clean-up — on
- * sessions this very socket created. Admin requests (create, edit, destroy mountpoints…) never
- * reach Janus from a browser.
+ * origin), and only what watching a car's stream needs is forwarded, on the sessions and handles
+ * this very socket created, a few at a time (janus-guard.ts). Admin requests (create, edit, destroy
+ * mountpoints…) never reach Janus from a browser.
  */
 import { ERROR_KEYS, JANUS_PATH, JANUS_SUBPROTOCOL } from '@telerace/protocol';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
@@ -14,7 +13,7 @@ import { HttpError } from '../../http/errors.js';
 import { accessTokenKeys } from '../auth/access-token.js';
 import { MessageRateLimit } from '../control/message-guard.js';
 import { assertOwnOrigin, queryOf } from '../control/socket-auth.js';
-import { STREAMING_PLUGIN } from './janus-client.js';
+import { type JanusAnswer, type JanusRequest, JanusSocketGuard } from './janus-guard.js';
 import type { VideoService } from './video.service.js';
 
 /** Largest signalling message from a browser (an SDP answer with its candidates fits easily). */
@@ -23,37 +22,6 @@ export const JANUS_MAX_MESSAGE_BYTES = 32 * 1024;
 const JANUS_MESSAGES_PER_SECOND = 50;
 /** Video sockets one member may hold at once (a few tabs). */
 const SOCKETS_PER_MEMBER = 4;
-const STREAMING_REQUESTS = new Set(['watch', 'start', 'pause', 'stop']);
-
-type JanusRequest = {
-  janus?: unknown;
-  transaction?: unknown;
-  session_id?: unknown;
-  plugin?: unknown;
-  body?: { request?: unknown };
-};
-
-/** Why a browser's Janus message is refused, or null when it may go through. */
-export function refusal(message: JanusRequest, sessions: ReadonlySet<number>): string | null {
-  const kind = message.janus;
-  if (typeof kind !== 'string' || typeof message.transaction !== 'string') return 'malformed request';
-  if (kind === 'create') return null;
-  if (typeof message.session_id !== 'number' || !sessions.has(message.session_id)) return 'unknown session';
-  switch (kind) {
-    case 'keepalive':
-    case 'destroy':
-    case 'detach':
-    case 'hangup':
-    case 'trickle':
-      return null;
-    case 'attach':
-      return message.plugin === STREAMING_PLUGIN ? null : 'plugin not allowed';
-    case 'message':
-      return STREAMING_REQUESTS.has(String(message.body?.request)) ? null : 'request not allowed';
-    default:
-      return 'request not allowed';
-  }
-}
 
 export interface JanusProxyOptions {
   video: VideoService;
@@ -89,8 +57,7 @@ export const janusProxyRoutes: FastifyPluginAsync<JanusProxyOptions> = async (ap
       open.set(userId, (open.get(userId) ?? 0) + 1);
       const janus = new WebSocket(upstreamUrl, JANUS_SUBPROTOCOL, { maxPayload: 1024 * 1024 });
       const rate = new MessageRateLimit(JANUS_MESSAGES_PER_SECOND);
-      const sessions = new Set<number>();
-      const creating = new Set<string>();
+      const guard = new JanusSocketGuard();
       const pending: string[] = [];
 
       const reply = (transaction: unknown, reason: string) => {
@@ -121,12 +88,11 @@ export const janusProxyRoutes: FastifyPluginAsync<JanusProxyOptions> = async (ap
           reply(undefined, 'malformed request');
           return;
         }
-        const refused = refusal(message, sessions);
+        const refused = guard.check(message);
         if (refused) {
           reply(message.transaction, refused);
           return;
         }
-        if (message.janus === 'create') creating.add(String(message.transaction));
         if (janus.readyState === WebSocket.OPEN) janus.send(text);
         else pending.push(text);
       });
@@ -137,11 +103,8 @@ export const janusProxyRoutes: FastifyPluginAsync<JanusProxyOptions> = async (ap
       janus.on('message', (data) => {
         const text = data.toString();
         try {
-          const answer = JSON.parse(text) as { janus?: string; transaction?: string; data?: { id?: number } };
-          if (answer.transaction !== undefined && creating.delete(answer.transaction)) {
-            if (answer.janus === 'success' && typeof answer.data?.id === 'number')
-              sessions.add(answer.data.id);
-          }
+          const answer = JSON.parse(text) as JanusAnswer | null;
+          if (typeof answer === 'object' && answer !== null) guard.observe(answer);
         } catch {
           // Janus only sends JSON; forward whatever it is.
         }

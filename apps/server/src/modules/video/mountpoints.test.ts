@@ -258,6 +258,29 @@ describe('live video with the server’s own Janus', () => {
       await janus.close();
       await car.close();
     });
+
+    it('lets one socket hold two sessions at most, and a destroyed one frees its place', async () => {
+      const member = await buildUser(testApp.app.database.db);
+      const janus = await openJanus(await tokenFor(testApp.app, member));
+      const sessions: number[] = [];
+      for (const transaction of ['s1', 's2']) {
+        janus.send({ janus: 'create', transaction });
+        const created = await answer(janus, transaction);
+        expect(created.janus).toBe('success');
+        sessions.push((created.data as { id: number }).id);
+      }
+      janus.send({ janus: 'create', transaction: 's3' });
+      expect(await answer(janus, 's3')).toMatchObject({
+        janus: 'error',
+        error: { code: 403, reason: 'Refused: too many sessions' },
+      });
+
+      janus.send({ janus: 'destroy', session_id: sessions[0], transaction: 'd1' });
+      expect(await answer(janus, 'd1')).toMatchObject({ janus: 'success' });
+      janus.send({ janus: 'create', transaction: 's4' });
+      expect(await answer(janus, 's4')).toMatchObject({ janus: 'success' });
+      await janus.close();
+    });
   });
 });
 
