@@ -44,11 +44,12 @@ export default defineConfig({
     launchOptions: { executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: chromiumArgs },
   },
   projects: [
-    { name: 'desktop', use: { ...devices['Desktop Chrome'] } },
+    // @mobile tests run on both; @phone tests (a car each) on the phone only.
+    { name: 'desktop', use: { ...devices['Desktop Chrome'] }, grepInvert: /@phone/ },
     {
       name: 'mobile',
       use: { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true },
-      grep: /@mobile/,
+      grep: /@mobile|@phone/,
     },
   ],
   webServer: {
@@ -67,8 +68,9 @@ export default defineConfig({
       // Every browser of the suite comes from 127.0.0.1: the per-IP limits are for real crowds.
       API_RATE_LIMIT_PER_MINUTE: '100000',
       SIGNUP_RATE_LIMIT_PER_HOUR: '1000',
-      // Two simulated cars driven by real car-agent processes over the real car socket.
-      SIM_CARS: '2',
+      // Simulated cars driven by real car-agent processes over the real car socket: one for each
+      // driving test (a car stays taken for its session).
+      SIM_CARS: '3',
     },
   },
 });

@@ -1,8 +1,9 @@
 /**
- * Driving a simulated car for real: the server runs two car-agent processes (SIM_CARS=2) whose
+ * Driving a simulated car for real: the server runs three car-agent processes (SIM_CARS=3) whose
  * simulated speed comes back as telemetry and whose simulated camera streams through the server's
  * own Janus. A member connects with a code, watches the live video and drives with the keyboard;
- * an admin lowers a car's forward speed and the car itself applies the limit.
+ * an admin lowers a car's forward speed and the car itself applies the limit; on a phone, a thumb
+ * on the throttle stick drives.
  */
 import { type APIRequestContext, expect, type Page, test } from '@playwright/test';
 import { E2E_ADMIN } from '../playwright.config.js';
@@ -156,4 +157,55 @@ test('an admin lowers the forward speed and the car applies it', async ({ page, 
   }
   await page.keyboard.up('w');
   expect(Math.max(...samples)).toBeLessThan(0.8);
+});
+
+/**
+ * A phone (touch, 390×844) in the light theme: the page fits the screen, the video plays, and the
+ * throttle stick, held up by a real touch, drives the car. The desktop project skips it (@phone).
+ */
+test('on a phone, a member drives with a thumb on the throttle stick @phone', async ({
+  page,
+  request,
+}, testInfo) => {
+  const member = newMember('thumb');
+  await signUp(request, member);
+  // The member prefers the light theme: the page takes it when the session starts.
+  const login = await request.post('/api/login', {
+    data: { email: member.email, password: member.password, recaptchaToken: '' },
+  });
+  const { accessToken } = (await login.json()) as { accessToken: string };
+  const theme = await request.patch('/api/me/theme', {
+    data: { preferred_theme: 'light' },
+    headers: { authorization: `Bearer ${accessToken}` },
+  });
+  expect(theme.status()).toBe(200);
+  const car = await carWithCode(request, 'Sim 3');
+  await logIn(page, member.email, member.password);
+  await connect(page, car);
+
+  await expect.poll(() => framesDecoded(page), { timeout: 30_000 }).toBeGreaterThanOrEqual(30);
+  await expect(page.locator('html')).not.toHaveClass(/dark/);
+  const fits = await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+  expect(fits).toBe(true);
+
+  const stick = page.getByTestId('joystick-throttle');
+  await stick.scrollIntoViewIfNeeded();
+  const box = await stick.boundingBox();
+  if (!box) throw new Error('the throttle stick is not on screen');
+  const x = box.x + box.width / 2;
+  const centre = box.y + box.height / 2;
+  // Real touch events, as a thumb makes them: down on the knob, slide to the top of the pad, hold.
+  const touch = await page.context().newCDPSession(page);
+  await touch.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [{ x, y: centre }] });
+  await touch.send('Input.dispatchTouchEvent', {
+    type: 'touchMove',
+    touchPoints: [{ x, y: box.y + box.height * 0.1 }],
+  });
+  await expect(stick).toHaveAttribute('aria-valuenow', '100');
+  await expect.poll(() => speed(page), { timeout: 10_000 }).toBeGreaterThan(1);
+  await screenshot(page, testInfo, 'phone-driving');
+
+  await touch.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+  await expect(stick).toHaveAttribute('aria-valuenow', '0');
+  await expect.poll(() => speed(page), { timeout: 10_000 }).toBeLessThan(0.1);
 });

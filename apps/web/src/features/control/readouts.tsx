@@ -103,7 +103,8 @@ export function TelemetryReadout({ telemetry }: { telemetry: Telemetry | null })
         </dd>
       </div>
       {fps !== undefined && (
-        <div className={cx(pill, 'border-line bg-surface/85 text-fg backdrop-blur')}>
+        // Not on a phone's small picture, where the stacked readouts would cover the track.
+        <div className={cx(pill, 'border-line bg-surface/85 text-fg backdrop-blur max-sm:hidden')}>
           <dt className="font-semibold text-muted">{t('control.telemetry.camera')}</dt>
           <dd
             data-testid="telemetry-fps"
