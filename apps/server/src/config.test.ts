@@ -52,6 +52,7 @@ describe('loadConfig', () => {
       janusApiUrl: null,
       video: 'auto',
       janusRtpHost: '127.0.0.1',
+      janusCheckSeconds: 10,
       stunUrls: ['stun:stun.l.google.com:19302'],
       turnUrls: [],
       turnSecret: null,
@@ -91,6 +92,7 @@ describe('loadConfig', () => {
       SIM_CARS: '2',
       JANUS_URL: 'wss://janus.example/janus',
       JANUS_ADMIN_KEY: 'janus-admin-key',
+      JANUS_CHECK_SECONDS: '30',
       VIDEO: 'auto',
       STUN_URLS: 'stun:stun.example:3478, stuns:stun.example:5349',
       TURN_URLS: 'turn:turn.example:3478?transport=udp,turns:turn.example:5349',
@@ -124,6 +126,7 @@ describe('loadConfig', () => {
       janusApiUrl: 'https://janus.example:8088/janus',
       video: 'auto',
       janusRtpHost: '127.0.0.1',
+      janusCheckSeconds: 30,
       stunUrls: ['stun:stun.example:3478', 'stuns:stun.example:5349'],
       turnUrls: ['turn:turn.example:3478?transport=udp', 'turns:turn.example:5349'],
       turnSecret: 'turn-secret',
@@ -165,6 +168,14 @@ describe('loadConfig', () => {
     [
       { ACCESS_TOKEN_TTL_SECONDS: '3600' },
       'Invalid configuration: ACCESS_TOKEN_TTL_SECONDS must be an integer between 10 and 900 (got "3600")',
+    ],
+    [
+      { JANUS_CHECK_SECONDS: '0' },
+      'Invalid configuration: JANUS_CHECK_SECONDS must be an integer between 1 and 300 (got "0")',
+    ],
+    [
+      { JANUS_CHECK_SECONDS: '1.5' },
+      'Invalid configuration: JANUS_CHECK_SECONDS must be an integer between 1 and 300 (got "1.5")',
     ],
     [{ TRUST_PROXY: 'maybe' }, 'Invalid configuration: TRUST_PROXY must be true or false (got "maybe")'],
     [{ DEMO_ACCOUNTS: 'sure' }, 'Invalid configuration: DEMO_ACCOUNTS must be true or false (got "sure")'],

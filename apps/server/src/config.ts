@@ -58,6 +58,8 @@ export interface Config {
   video: 'auto' | 'off';
   /** Address the cars send their RTP to (the Janus host as the cars reach it). */
   janusRtpHost: string;
+  /** How often the server checks that Janus still has the cars' mountpoints (seconds). */
+  janusCheckSeconds: number;
   /** ICE servers given to browsers (empty: none). */
   stunUrls: string[];
   turnUrls: string[];
@@ -228,6 +230,12 @@ export const CONFIG_DOCS: readonly ConfigDoc[] = [
     default: '127.0.0.1',
     meaning:
       'Address the cars send their camera RTP to (the Janus host as cars reach it). Loopback: mountpoints listen on loopback only; anything else: on every interface.',
+  },
+  {
+    name: 'JANUS_CHECK_SECONDS',
+    default: '10',
+    meaning:
+      "How often (1–300 s) the server checks that Janus still has the cars' mountpoints, and re-creates those it lost (an external Janus restarted).",
   },
   {
     name: 'VIDEO',
@@ -416,6 +424,13 @@ export const EnvSchema = z.object({
   JANUS_RTP_HOST: unsetIfEmpty(
     z.string().regex(/^[A-Za-z0-9.:-]{1,255}$/, 'must be a host name or IP address'),
   ),
+  JANUS_CHECK_SECONDS: unsetIfEmpty(
+    z
+      .string()
+      .regex(/^\d{1,3}$/, 'must be an integer between 1 and 300')
+      .transform(Number)
+      .refine((n) => n >= 1 && n <= 300, 'must be an integer between 1 and 300'),
+  ),
   VIDEO: unsetIfEmpty(z.enum(['auto', 'off'], 'must be auto or off')),
   // Empty means "no STUN server", so no unsetIfEmpty here.
   STUN_URLS: iceUrlList(['stun', 'stuns']).optional(),
@@ -521,6 +536,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       vars.JANUS_URL === undefined ? null : (vars.JANUS_API_URL ?? defaultJanusApiUrl(vars.JANUS_URL)),
     video: vars.VIDEO ?? 'auto',
     janusRtpHost: vars.JANUS_RTP_HOST ?? '127.0.0.1',
+    janusCheckSeconds: vars.JANUS_CHECK_SECONDS ?? 10,
     stunUrls: vars.STUN_URLS ?? [DEFAULT_STUN_URL],
     turnUrls,
     turnSecret: vars.TURN_SECRET ?? null,

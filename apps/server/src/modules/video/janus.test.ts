@@ -1,37 +1,21 @@
 /**
  * The real Janus (Debian `janus`): the supervisor starts it on fresh ports under a fresh temp
  * DATA_DIR, the client creates/lists/destroys mountpoints, a killed Janus is restarted, and stop()
- * leaves no process behind. Skipped where janus is not installed.
+ * leaves no process behind. Janus is a test dependency: missing, the file fails.
  */
 import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FastifyBaseLogger } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { quietLogger } from '../../test/quiet-logger.js';
 import { JanusClient, JanusError } from './janus-client.js';
 import { findJanusBinary, findJanusLibDir, JanusSupervisor } from './janus-process.js';
 
 // Janus is a test dependency (scripts/lib/system.mjs installs it): missing is a failure, not a skip.
 if (findJanusBinary() === null || findJanusLibDir() === null) {
   throw new Error('Janus is not installed: apt-get install -y --no-install-recommends janus');
-}
-
-function quietLogger(): FastifyBaseLogger {
-  const noop = () => {};
-  const logger = {
-    level: 'silent',
-    fatal: noop,
-    error: noop,
-    warn: noop,
-    info: noop,
-    debug: noop,
-    trace: noop,
-    silent: noop,
-    child: () => logger,
-  };
-  return logger as unknown as FastifyBaseLogger;
 }
 
 function alive(pid: number): boolean {

@@ -4,10 +4,14 @@
  * the car, watchable only with the PIN its driver and admins get; and the `/janus` proxy, which
  * only members reach and which forwards only what watching needs.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Car } from '@telerace/protocol';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestApp } from '../../test/app.js';
 import { authHeader, buildUser, tokenFor } from '../../test/factories.js';
+import { quietLogger } from '../../test/quiet-logger.js';
 import {
   connectCar,
   createCar,
@@ -20,6 +24,8 @@ import {
   takeCar,
 } from '../../test/sockets.js';
 import { JanusClient } from './janus-client.js';
+import { JanusSupervisor } from './janus-process.js';
+import { mountpointSecret } from './video.service.js';
 
 type TestApp = Awaited<ReturnType<typeof startTestApp>>;
 
@@ -281,6 +287,61 @@ describe('live video with the server’s own Janus', () => {
       expect(await answer(janus, 's4')).toMatchObject({ janus: 'success' });
       await janus.close();
     });
+  });
+});
+
+describe('live video through an external Janus', () => {
+  let janusDir: string;
+  let janus: JanusSupervisor;
+  let admin: JanusClient;
+  let testApp: TestApp;
+  let host: string;
+
+  beforeAll(async () => {
+    // Another Janus than the server's own: started here, reached through JANUS_URL and its key.
+    janusDir = await mkdtemp(join(tmpdir(), 'telerace-external-janus-'));
+    janus = new JanusSupervisor({ dataDir: janusDir, log: quietLogger() });
+    await janus.start();
+    admin = new JanusClient(janus.httpUrl, janus.adminKey);
+    testApp = await startTestApp({
+      VIDEO: 'auto',
+      JANUS_URL: janus.wsUrl,
+      JANUS_API_URL: janus.httpUrl,
+      JANUS_ADMIN_KEY: janus.adminKey,
+      JANUS_CHECK_SECONDS: '1',
+    });
+    await testApp.app.videoStarted();
+    host = await listen(testApp.app);
+  }, 60_000);
+  afterAll(async () => {
+    await testApp.close();
+    await janus.stop();
+    await rm(janusDir, { recursive: true, force: true });
+  });
+
+  it('re-creates a mountpoint the external Janus lost, and tells the driven car where to stream', async () => {
+    const driving = await createCar(testApp.app, 'External 1');
+    const car = await connectCar(host, driving.carId, driving.secret);
+    await takeCar(testApp.app, driving);
+    const first = await car.nextOfType('video', 10_000);
+    const { stream_id: streamId } = await carStatus(testApp, driving.carId, driving.adminHeaders);
+    const listed = async () => (await admin.listMountpoints()).map((mountpoint) => mountpoint.id);
+    expect(await listed()).toContain(streamId);
+
+    // Janus loses it, as when it restarts on its own.
+    await admin.destroyMountpoint(streamId, mountpointSecret(testApp.app.config.jwtSecret, streamId));
+    expect(await listed()).not.toContain(streamId);
+    await vi.waitFor(async () => expect(await listed()).toContain(streamId), {
+      timeout: 10_000,
+      interval: 200,
+    });
+    expect(testApp.logText()).toContain('mountpoint missing');
+    const again = testApp.app.video.mountpointOf(driving.carId);
+    // Janus picks the port: when it is a new one, the car hears of it.
+    if (again && again.port !== first.port) {
+      expect(await car.nextOfType('video', 10_000)).toMatchObject({ port: again.port });
+    }
+    await car.close();
   });
 });
 

@@ -21,8 +21,6 @@ import { findJanusBinary, findJanusLibDir, JanusSupervisor } from './janus-proce
 export const VIDEO_INSTALL_COMMAND =
   'apt-get install -y --no-install-recommends janus gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly';
 
-/** How often the mountpoints of connected cars are checked (an external Janus may restart). */
-const RECONCILE_INTERVAL_MS = 10_000;
 const CODEC: VideoCodec = 'h264';
 /** Janus streaming plugin: "no such mountpoint" and "can't create" (e.g. the id exists). */
 const NO_SUCH_MOUNTPOINT = 455;
@@ -42,7 +40,14 @@ interface Mountpoint {
 export interface VideoServiceOptions {
   config: Pick<
     Config,
-    'video' | 'janusUrl' | 'janusApiUrl' | 'janusAdminKey' | 'janusRtpHost' | 'dataDir' | 'jwtSecret'
+    | 'video'
+    | 'janusUrl'
+    | 'janusApiUrl'
+    | 'janusAdminKey'
+    | 'janusRtpHost'
+    | 'janusCheckSeconds'
+    | 'dataDir'
+    | 'jwtSecret'
   >;
   log: FastifyBaseLogger;
   cars: CarMessenger;
@@ -62,6 +67,8 @@ export class VideoService {
   #wsUrl: string | null = null;
   #supervisor: JanusSupervisor | null = null;
   #reconciler: NodeJS.Timeout | undefined;
+  /** The timer's check with Janus is running. */
+  #verifying = false;
   /** Mountpoints known to exist, by car id. */
   readonly #mountpoints = new Map<number, Mountpoint>();
   /** PINs by car id: stable across re-creations, so viewers' retries keep working. */
@@ -129,7 +136,7 @@ export class VideoService {
       this.#wsUrl = supervisor.wsUrl;
       supervisor.on('restarted', () => {
         this.#mountpoints.clear();
-        this.#reconcile();
+        void this.#reconcile();
       });
     } else {
       // Once, with the exact command: an operator should not have to guess what is missing.
@@ -139,10 +146,10 @@ export class VideoService {
       );
       return;
     }
-    this.#reconciler = setInterval(() => this.#reconcile(true), RECONCILE_INTERVAL_MS);
+    this.#reconciler = setInterval(() => void this.#reconcile(true), config.janusCheckSeconds * 1000);
     this.#reconciler.unref();
     // Cars that connected while Janus was starting.
-    this.#reconcile();
+    void this.#reconcile();
   }
 
   /** Subscriptions to the car events, made by the app (kept here so tests can drive them). */
@@ -154,7 +161,7 @@ export class VideoService {
   carOnline(carId: number): Promise<void> {
     return this.#serially(carId, async () => {
       if (await this.#options.isDriven(carId)) this.#driven.add(carId);
-      await this.#ensureAndSend(carId, false);
+      await this.#ensureAndSend(carId);
     });
   }
 
@@ -166,7 +173,7 @@ export class VideoService {
   /** A driving session started: the car's camera starts streaming. */
   sessionStarted(carId: number): Promise<void> {
     this.#driven.add(carId);
-    return this.#serially(carId, () => this.#ensureAndSend(carId, false));
+    return this.#serially(carId, () => this.#ensureAndSend(carId));
   }
 
   /**
@@ -232,14 +239,8 @@ export class VideoService {
     return pin;
   }
 
-  /**
-   * The mountpoint's secret, derived from the server's secret: after a server restart it still
-   * opens the mountpoints an external Janus kept, so they can be destroyed and re-created.
-   */
   #secretOf(streamId: number): string {
-    return createHmac('sha256', this.#options.config.jwtSecret)
-      .update(`janus-mountpoint:${streamId}`)
-      .digest('base64url');
+    return mountpointSecret(this.#options.config.jwtSecret, streamId);
   }
 
   #serially(carId: number, work: () => Promise<void>): Promise<void> {
@@ -254,28 +255,67 @@ export class VideoService {
     return next;
   }
 
-  /** Every connected car gets (or keeps) its mountpoint; `verify` also asks Janus it still exists. */
-  #reconcile(verify = false): void {
+  /**
+   * Every connected car gets (or keeps) its mountpoint; `verify` first drops those Janus no longer
+   * has (an external Janus restarted on its own), so they are re-created.
+   */
+  async #reconcile(verify = false): Promise<void> {
     if (this.#stopped) return;
+    if (verify) {
+      // A check still running (Janus slow to answer): this one is skipped rather than piled on.
+      if (this.#verifying) return;
+      this.#verifying = true;
+      try {
+        await this.#forgetMissing(this.#options.cars.onlineCarIds());
+      } finally {
+        this.#verifying = false;
+      }
+    }
     for (const carId of this.#options.cars.onlineCarIds()) {
-      void this.#serially(carId, () => this.#ensureAndSend(carId, verify));
+      void this.#serially(carId, () => this.#ensureAndSend(carId));
     }
   }
 
-  async #ensureAndSend(carId: number, verify: boolean): Promise<void> {
+  /**
+   * Asks Janus which of the cars' mountpoints it still has: one `list` with the admin key (private
+   * mountpoints are listed only with it), else one `info` per car, one after the other. Never a
+   * burst of requests: they share the event loop with the cars' control traffic.
+   */
+  async #forgetMissing(carIds: number[]): Promise<void> {
+    const client = this.#client;
+    const known = carIds.flatMap((carId) => {
+      const mountpoint = this.#mountpoints.get(carId);
+      return mountpoint ? [{ carId, mountpoint }] : [];
+    });
+    if (!client || known.length === 0) return;
+    const forget = ({ carId, mountpoint }: { carId: number; mountpoint: Mountpoint }) => {
+      if (this.#mountpoints.get(carId) !== mountpoint) return;
+      this.#mountpoints.delete(carId);
+      this.#log.warn({ carId }, 'mountpoint missing (Janus restarted?): re-creating it');
+    };
+    try {
+      if (client.adminKey !== null) {
+        const listed = new Set((await client.listMountpoints()).map((summary) => summary.id));
+        for (const entry of known) if (!listed.has(entry.mountpoint.streamId)) forget(entry);
+        return;
+      }
+      for (const entry of known) {
+        const { streamId } = entry.mountpoint;
+        try {
+          await client.info(streamId, this.#secretOf(streamId));
+        } catch (error) {
+          if (!(error instanceof JanusError && error.code === NO_SUCH_MOUNTPOINT)) throw error;
+          forget(entry);
+        }
+      }
+    } catch (error) {
+      this.#log.warn({ err: error }, 'checking the mountpoints with Janus failed');
+    }
+  }
+
+  async #ensureAndSend(carId: number): Promise<void> {
     const client = this.#client;
     if (!client || this.#stopped) return;
-    const known = this.#mountpoints.get(carId);
-    if (known && verify) {
-      try {
-        await client.info(known.streamId, this.#secretOf(known.streamId));
-        return;
-      } catch (error) {
-        if (!(error instanceof JanusError && error.code === NO_SUCH_MOUNTPOINT)) throw error;
-        this.#mountpoints.delete(carId);
-        this.#log.warn({ carId }, 'mountpoint missing (Janus restarted?): re-creating it');
-      }
-    }
     const mountpoint = this.#mountpoints.get(carId) ?? (await this.#create(client, carId));
     if (!mountpoint || !this.#driven.has(carId) || this.#told.get(carId) === mountpoint.port) return;
     const host = this.#options.config.janusRtpHost;
@@ -308,6 +348,14 @@ export class VideoService {
     this.#log.info({ carId, streamId, port: created.port }, 'mountpoint created');
     return mountpoint;
   }
+}
+
+/**
+ * A mountpoint's secret, derived from the server's secret: after a server restart it still opens
+ * the mountpoints an external Janus kept, so they can be destroyed and re-created.
+ */
+export function mountpointSecret(jwtSecret: string, streamId: number): string {
+  return createHmac('sha256', jwtSecret).update(`janus-mountpoint:${streamId}`).digest('base64url');
 }
 
 function newPin(): string {
