@@ -2,6 +2,7 @@
  * The agent against a local WebSocket server that plays the server's side of the car protocol:
  * handshake, drive and heartbeat, silence, a killed server, reconnection, refused secret.
  */
+import { spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import {
   CAR_PROTOCOL_VERSION,
@@ -15,7 +16,7 @@ import { CarAgent } from './agent.js';
 import { SimBackend } from './drive/sim.js';
 import { resolveSettings } from './settings.js';
 import { VideoStreamer } from './video/streamer.js';
-import { alive, udpSink } from './video/testing.js';
+import { alive, childrenOf, udpSink } from './video/testing.js';
 
 const SECRET = 'car-secret-for-tests';
 
@@ -334,6 +335,54 @@ describe('car agent video', () => {
     await agent.stop();
     expect(alive(pid)).toBe(false);
   });
+
+  it('a killed agent leaves no camera streaming: GStreamer dies with it', async () => {
+    const server = await startServer();
+    cleanups.push(() => server.kill());
+    const sink = await udpSink();
+    cleanups.push(sink.close);
+    // The real agent as its own process, with GStreamer's test camera (fed by no pipe from the
+    // agent, like the Pi's camera): what a crash or an out-of-memory kill leaves behind.
+    const agent = spawn(
+      process.execPath,
+      [
+        '--conditions=source',
+        '--import',
+        'tsx',
+        'src/main.ts',
+        '--server',
+        `http://127.0.0.1:${server.port}`,
+        '--car',
+        '5',
+        '--drive',
+        'sim',
+        '--camera',
+        'test',
+      ],
+      {
+        cwd: new URL('..', import.meta.url),
+        env: { PATH: process.env.PATH ?? '', CAR_SECRET: SECRET },
+        stdio: 'ignore',
+      },
+    );
+    cleanups.push(() => {
+      agent.kill('SIGKILL');
+    });
+    await vi.waitFor(() => expect(server.received.some((m) => m.type === 'hello')).toBe(true), {
+      timeout: 20_000,
+      interval: 100,
+    });
+    server.send({ type: 'video', host: '127.0.0.1', port: sink.port, codec: 'h264' });
+    await vi.waitFor(() => expect(sink.rtp().length).toBeGreaterThan(10), { timeout: 15_000, interval: 50 });
+    const [gst] = childrenOf(agent.pid as number, 'gst-launch-1.0');
+    if (gst === undefined) throw new Error('no GStreamer under the agent');
+
+    agent.kill('SIGKILL');
+    await vi.waitFor(() => expect(alive(gst)).toBe(false), { timeout: 5_000, interval: 50 });
+    const received = sink.packets.length;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(sink.packets.length).toBe(received);
+  }, 40_000);
 
   it('without a camera a `video` message is logged, and driving goes on', async () => {
     const server = await startServer();

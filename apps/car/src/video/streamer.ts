@@ -14,7 +14,7 @@
  * car moves; `libcamera` and `v4l2` film the real camera with the hardware encoder when GStreamer
  * has it (`v4l2h264enc`), else x264; `test` is GStreamer's test pattern.
  */
-import { type ChildProcess, execFile, spawn as nodeSpawn } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
 import type { VideoCodec } from '@telerace/protocol';
 import { Backoff } from '../backoff.js';
 import type { VideoSettings } from '../settings.js';
@@ -29,6 +29,7 @@ import {
   type VideoSource,
 } from './pipeline.js';
 import { type CameraPose, SimCamera, type SpawnFn } from './sim-camera.js';
+import { spawnTiedToAgent } from './tied-spawn.js';
 
 /** Where the server wants the camera's RTP (H.264, payload type 96). */
 export interface VideoTarget {
@@ -182,7 +183,7 @@ export class VideoStreamer implements VideoOutput {
     if (epoch !== this.epoch || !target || this.run) return;
     let child: ChildProcess | undefined;
     let camera: SimCamera | undefined;
-    const spawn = this.options.spawn ?? nodeSpawn;
+    const spawn = this.options.spawn ?? spawnTiedToAgent;
     const size = {
       ...(this.options.width === undefined ? {} : { width: this.options.width }),
       ...(this.options.height === undefined ? {} : { height: this.options.height }),

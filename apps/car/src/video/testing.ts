@@ -1,5 +1,6 @@
-/** Test helpers for the video tests: a UDP port that collects RTP, and whether a process exists. */
+/** Test helpers for the video tests: a UDP port that collects RTP, and processes that exist. */
 import { createSocket } from 'node:dgram';
+import { readdirSync, readFileSync } from 'node:fs';
 
 export interface UdpSink {
   port: number;
@@ -33,4 +34,22 @@ export function alive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** The ids of a process's children running `command` (from /proc: the parent id is field 4 of `stat`). */
+export function childrenOf(pid: number, command: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // `pid (comm) state ppid …`: the name may hold spaces, so read after its closing parenthesis.
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (parent === pid && command.startsWith(name)) found.push(Number(entry));
+    } catch {
+      // Gone while we looked.
+    }
+  }
+  return found;
 }
