@@ -1,9 +1,9 @@
 /** The real process: `node src/main.ts` as `npm run dev` starts it (tsx, `source` condition). */
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createTestEnvironment, type TestEnvironment } from './test/app.js';
-import { freePort, startServer, waitForStatus } from './test/process.js';
+import { alive, freePort, startServer, waitForStatus } from './test/process.js';
 
 describe('server process', () => {
   let environment: TestEnvironment | undefined;
@@ -39,5 +39,24 @@ describe('server process', () => {
     const [code] = await once(child, 'exit');
     expect(code).toBe(0);
     expect((child as ReturnType<typeof startServer>).output().stderr).toBe('');
+  });
+
+  it('takes its Janus with it when it is killed outright', async () => {
+    const port = await freePort();
+    environment = await createTestEnvironment({ PORT: String(port), LOG_LEVEL: 'info', VIDEO: 'auto' });
+    child = startServer(environment.env);
+    await waitForStatus(`http://127.0.0.1:${port}/api/ready`, 200, 30_000);
+    const output = () => (child as ReturnType<typeof startServer>).output().stdout;
+    await vi.waitFor(() => expect(output()).toContain('janus started'), { timeout: 30_000, interval: 100 });
+    const started = output()
+      .split('\n')
+      .find((line) => line.includes('janus started'));
+    const janusPid = (JSON.parse(started ?? '{}') as { pid?: number }).pid;
+    if (janusPid === undefined) throw new Error(`no Janus pid in ${started}`);
+    expect(alive(janusPid)).toBe(true);
+
+    child.kill('SIGKILL');
+    await once(child, 'exit');
+    await vi.waitFor(() => expect(alive(janusPid)).toBe(false), { timeout: 10_000, interval: 50 });
   });
 });

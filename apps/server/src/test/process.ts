@@ -50,3 +50,13 @@ export async function waitForStatus(url: string, status: number, timeoutMs: numb
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+/** Whether a process exists (one that exited and was reaped no longer does). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

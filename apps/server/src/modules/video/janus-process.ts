@@ -67,6 +67,21 @@ export async function freeLoopbackPort(): Promise<number> {
   return port;
 }
 
+const SETPRIV = '/usr/bin/setpriv';
+
+/**
+ * Janus must end with the server, however the server ends: a SIGKILLed server would otherwise
+ * leave its Janus running (holding its ports and mountpoints) beside the next one's. util-linux's
+ * `setpriv --pdeathsig TERM` has the kernel send it SIGTERM when the server dies, then becomes
+ * Janus (same pid). Without `setpriv` (not Debian), Janus is spawned as is.
+ */
+function spawnTiedToServer(binary: string, args: string[]): ChildProcess {
+  const stdio: ['ignore', 'pipe', 'pipe'] = ['ignore', 'pipe', 'pipe'];
+  return existsSync(SETPRIV)
+    ? spawn(SETPRIV, ['--pdeathsig', 'TERM', '--', binary, ...args], { stdio })
+    : spawn(binary, args, { stdio });
+}
+
 export interface JanusSupervisorOptions {
   /** Absolute; the configuration goes to `dataDir/janus/`. */
   dataDir: string;
@@ -197,7 +212,7 @@ export class JanusSupervisor extends EventEmitter<{ restarted: []; exit: [number
     const command = this.#command;
     if (!command) throw new Error('JanusSupervisor not started');
     const startedAt = Date.now();
-    const child = spawn(command.binary, command.args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnTiedToServer(command.binary, command.args);
     this.#child = child;
     for (const stream of [child.stdout, child.stderr]) {
       if (stream)

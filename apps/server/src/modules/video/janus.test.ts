@@ -9,6 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { alive } from '../../test/process.js';
 import { quietLogger } from '../../test/quiet-logger.js';
 import { JanusClient, JanusError } from './janus-client.js';
 import { findJanusBinary, findJanusLibDir, JanusSupervisor } from './janus-process.js';
@@ -16,15 +17,6 @@ import { findJanusBinary, findJanusLibDir, JanusSupervisor } from './janus-proce
 // Janus is a test dependency (scripts/lib/system.mjs installs it): missing is a failure, not a skip.
 if (findJanusBinary() === null || findJanusLibDir() === null) {
   throw new Error('Janus is not installed: apt-get install -y --no-install-recommends janus');
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Pids of the processes whose command line mentions `text` (Linux /proc). */
