@@ -24,7 +24,9 @@ export async function ledgerSums(
   const isLiveDonation = and(
     eq(ticketLedger.kind, 'donation'),
     gt(ticketLedger.createdAt, donationsSince),
-    lte(ticketLedger.createdAt, now),
+    // `now` has the app's millisecond precision, `created_at` PostgreSQL's microseconds: a donation
+    // recorded in the same millisecond as `now` would otherwise seem to come after it.
+    lte(sql`date_trunc('milliseconds', ${ticketLedger.createdAt})`, now),
   );
   return db
     .select({

@@ -1,4 +1,5 @@
 import { TICKETS } from '@telerace/protocol';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../db/client.js';
 import { subscriptions, ticketLedger } from '../../db/schema.js';
@@ -152,6 +153,18 @@ describe('tickets', () => {
     expect(await addLedgerEntry(db, entry)).toBe(true);
     expect(await addLedgerEntry(db, entry)).toBe(false);
     expect((await ticketsForUser(db, user.id))?.tickets).toBe(105);
+  });
+
+  it('counts a donation recorded in the same millisecond as the moment asked about', async () => {
+    const user = await buildUser(db, { password: null });
+    await addLedgerEntry(db, { userId: user.id, kind: 'donation', amount: 7, sourceId: nextSource() });
+    // The database keeps microseconds; the app's clock (and this Date) has milliseconds.
+    const [row] = await db
+      .select({ createdAt: ticketLedger.createdAt })
+      .from(ticketLedger)
+      .where(eq(ticketLedger.userId, user.id));
+    if (!row) throw new Error('no ledger row');
+    expect((await ticketsForUser(db, user.id, row.createdAt))?.tickets).toBe(107);
   });
 });
 
