@@ -3,7 +3,7 @@ import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createTestEnvironment, type TestEnvironment } from './test/app.js';
-import { alive, freePort, startServer, waitForStatus } from './test/process.js';
+import { alive, freePort, processesMentioning, startServer, waitForStatus } from './test/process.js';
 
 describe('server process', () => {
   let environment: TestEnvironment | undefined;
@@ -41,9 +41,14 @@ describe('server process', () => {
     expect((child as ReturnType<typeof startServer>).output().stderr).toBe('');
   });
 
-  it('takes its Janus with it when it is killed outright', async () => {
+  it('takes its Janus and its simulated cars with it when it is killed outright', async () => {
     const port = await freePort();
-    environment = await createTestEnvironment({ PORT: String(port), LOG_LEVEL: 'info', VIDEO: 'auto' });
+    environment = await createTestEnvironment({
+      PORT: String(port),
+      LOG_LEVEL: 'info',
+      VIDEO: 'auto',
+      SIM_CARS: '1',
+    });
     child = startServer(environment.env);
     await waitForStatus(`http://127.0.0.1:${port}/api/ready`, 200, 30_000);
     const output = () => (child as ReturnType<typeof startServer>).output().stdout;
@@ -53,10 +58,14 @@ describe('server process', () => {
       .find((line) => line.includes('janus started'));
     const janusPid = (JSON.parse(started ?? '{}') as { pid?: number }).pid;
     if (janusPid === undefined) throw new Error(`no Janus pid in ${started}`);
+    // The simulated car's agent is given this server's address (arguments are NUL-separated).
+    const agents = () => processesMentioning(`--server\0http://127.0.0.1:${port}`);
+    await vi.waitFor(() => expect(agents()).not.toEqual([]), { timeout: 30_000, interval: 100 });
     expect(alive(janusPid)).toBe(true);
 
     child.kill('SIGKILL');
     await once(child, 'exit');
     await vi.waitFor(() => expect(alive(janusPid)).toBe(false), { timeout: 10_000, interval: 50 });
-  });
+    await vi.waitFor(() => expect(agents()).toEqual([]), { timeout: 10_000, interval: 50 });
+  }, 60_000);
 });

@@ -5,13 +5,14 @@
  * child process dialling the real car socket. A child that exits is restarted with a backoff
  * (exit code 75 asks for an immediate restart); all of them are stopped when the server closes.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { and, eq, inArray, isNull } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
+import { spawnTiedToServer } from '../../child-process.js';
 import type { Db } from '../../db/client.js';
 import { cars } from '../../db/schema.js';
 import { SERVER_ROOT } from '../../paths.js';
@@ -140,7 +141,7 @@ export class SimCarSupervisor {
   #spawn(car: SimCar, serverUrl: string, backoffMs: number): void {
     if (this.#stopping) return;
     const startedAt = Date.now();
-    const child = spawn(
+    const child = spawnTiedToServer(
       this.agent.command,
       [...this.agent.args, '--server', serverUrl, '--car', String(car.id), '--drive', 'sim'],
       {

@@ -6,7 +6,7 @@
  * that exits is restarted with a backoff on the same ports, and `restarted` is emitted once it
  * answers again: mountpoints made at run time are gone then and must be re-created.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { EventEmitter, once } from 'node:events';
 import { accessSync, constants, existsSync } from 'node:fs';
@@ -15,6 +15,7 @@ import { createServer } from 'node:net';
 import { delimiter, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { FastifyBaseLogger } from 'fastify';
+import { spawnTiedToServer } from '../../child-process.js';
 import { JANUS_CONFIG_FOLDER, janusConfigFiles, newJanusSecrets } from './janus-config.js';
 
 const BACKOFF_INITIAL_MS = 1_000;
@@ -65,21 +66,6 @@ export async function freeLoopbackPort(): Promise<number> {
   server.close();
   await once(server, 'close');
   return port;
-}
-
-const SETPRIV = '/usr/bin/setpriv';
-
-/**
- * Janus must end with the server, however the server ends: a SIGKILLed server would otherwise
- * leave its Janus running (holding its ports and mountpoints) beside the next one's. util-linux's
- * `setpriv --pdeathsig TERM` has the kernel send it SIGTERM when the server dies, then becomes
- * Janus (same pid). Without `setpriv` (not Debian), Janus is spawned as is.
- */
-function spawnTiedToServer(binary: string, args: string[]): ChildProcess {
-  const stdio: ['ignore', 'pipe', 'pipe'] = ['ignore', 'pipe', 'pipe'];
-  return existsSync(SETPRIV)
-    ? spawn(SETPRIV, ['--pdeathsig', 'TERM', '--', binary, ...args], { stdio })
-    : spawn(binary, args, { stdio });
 }
 
 export interface JanusSupervisorOptions {
@@ -212,7 +198,7 @@ export class JanusSupervisor extends EventEmitter<{ restarted: []; exit: [number
     const command = this.#command;
     if (!command) throw new Error('JanusSupervisor not started');
     const startedAt = Date.now();
-    const child = spawnTiedToServer(command.binary, command.args);
+    const child = spawnTiedToServer(command.binary, command.args, { stdio: ['ignore', 'pipe', 'pipe'] });
     this.#child = child;
     for (const stream of [child.stdout, child.stderr]) {
       if (stream)

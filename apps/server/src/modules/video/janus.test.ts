@@ -4,12 +4,12 @@
  * leaves no process behind. Janus is a test dependency: missing, the file fails.
  */
 import { once } from 'node:events';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { alive } from '../../test/process.js';
+import { alive, processesMentioning } from '../../test/process.js';
 import { quietLogger } from '../../test/quiet-logger.js';
 import { JanusClient, JanusError } from './janus-client.js';
 import { findJanusBinary, findJanusLibDir, JanusSupervisor } from './janus-process.js';
@@ -17,20 +17,6 @@ import { findJanusBinary, findJanusLibDir, JanusSupervisor } from './janus-proce
 // Janus is a test dependency (scripts/lib/system.mjs installs it): missing is a failure, not a skip.
 if (findJanusBinary() === null || findJanusLibDir() === null) {
   throw new Error('Janus is not installed: apt-get install -y --no-install-recommends janus');
-}
-
-/** Pids of the processes whose command line mentions `text` (Linux /proc). */
-function processesMentioning(text: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(text)) pids.push(Number(entry));
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return pids;
 }
 
 async function waitFor(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
