@@ -1,4 +1,5 @@
 import { defineConfig, devices } from '@playwright/test';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium.js';
 
 /** The built server runs on its own port with a throw-away data folder for every run. */
 export const E2E_PORT = Number(process.env.E2E_PORT ?? 8181);
@@ -8,19 +9,6 @@ const baseURL = `http://127.0.0.1:${E2E_PORT}`;
 export const E2E_ADMIN = { email: 'admin@e2e.telerace.test', password: 'e2e-admin-Passw0rd!' } as const;
 /** Short-lived access tokens, so the browser tests also prove the silent refresh. */
 export const E2E_ACCESS_TOKEN_TTL_SECONDS = 15;
-
-// Debian's Chromium, never a downloaded browser; the flags keep it off the closed network.
-const chromiumArgs = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--autoplay-policy=no-user-gesture-required',
-];
 
 export default defineConfig({
   testDir: './tests',
@@ -41,7 +29,7 @@ export default defineConfig({
     baseURL,
     trace: 'retain-on-failure',
     screenshot: 'only-on-failure',
-    launchOptions: { executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: chromiumArgs },
+    launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS },
   },
   projects: [
     // @mobile tests run on both; @phone tests (a car each) on the phone only.

@@ -15,6 +15,7 @@
  */
 import { chromium, type Page } from 'playwright-core';
 import { decodeTimestamp } from '../../apps/car/src/video/timestamp-strip.js';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../e2e/chromium.js';
 import { startTelerace } from './lib/processes.js';
 import { printTable, type Row, round, writeResult } from './lib/report.js';
 import { summarize } from './lib/stats.js';
@@ -23,17 +24,6 @@ const FRAMES = Number(process.env.VIDEO_FRAMES ?? 300);
 /** Control-page loads measured after one cold load (browser and Janus just started), reported apart. */
 const LOADS = 5;
 const ADMIN = { email: 'bench-admin@telerace.test', password: 'bench-admin-Passw0rd!' };
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--autoplay-policy=no-user-gesture-required',
-];
 
 async function api<T>(base: string, path: string, init: { method?: string; body?: unknown; token?: string }) {
   const res = await fetch(`${base}/api${path}`, {
@@ -263,7 +253,7 @@ export async function videoBench(): Promise<void> {
     ADMIN_PASSWORD: ADMIN.password,
   });
   const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    executablePath: CHROMIUM_PATH,
     args: CHROMIUM_ARGS,
   });
   try {

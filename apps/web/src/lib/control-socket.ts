@@ -16,6 +16,7 @@ import {
 import { type Backoff, createBackoff } from './backoff';
 import { clampUnit } from './input-merge';
 import { browserSocket, SOCKET_OPEN, type SocketFactory, type SocketLike, socketUrl } from './socket-url';
+import { StateStore } from './state-store';
 
 export const CONTROL_SOCKET_PATH = '/rcsocket';
 
@@ -74,33 +75,21 @@ const INITIAL_STATE: ControlState = {
   ended: null,
 };
 
-export class ControlSocket {
+export class ControlSocket extends StateStore<ControlState> {
   private socket: SocketLike | null = null;
   private stopped = true;
   private pingTimer: ReturnType<typeof setInterval> | undefined;
   private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
   private lastDrive: { throttle: number; steer: number } | null = null;
-  private readonly listeners = new Set<(state: ControlState) => void>();
   private readonly createSocket: SocketFactory;
   private readonly now: () => number;
   private readonly backoff: Backoff;
-  private state: ControlState = INITIAL_STATE;
 
   constructor(private readonly options: ControlSocketOptions) {
+    super(INITIAL_STATE);
     this.createSocket = options.createSocket ?? browserSocket;
     this.now = options.now ?? (() => Date.now());
     this.backoff = options.backoff ?? createBackoff();
-  }
-
-  getState(): ControlState {
-    return this.state;
-  }
-
-  subscribe(listener: (state: ControlState) => void): () => void {
-    this.listeners.add(listener);
-    return () => {
-      this.listeners.delete(listener);
-    };
   }
 
   start(): void {
@@ -240,10 +229,5 @@ export class ControlSocket {
     this.pingTimer = undefined;
     this.socket = null;
     this.lastDrive = null;
-  }
-
-  private update(patch: Partial<ControlState>): void {
-    this.state = { ...this.state, ...patch };
-    for (const listener of [...this.listeners]) listener(this.state);
   }
 }

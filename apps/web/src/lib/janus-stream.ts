@@ -12,6 +12,7 @@ import { IceServersResponse, JANUS_PATH, VIDEO_PLAYER } from '@telerace/protocol
 import { authFetch } from './auth-client';
 import { type Backoff, createBackoff } from './backoff';
 import { socketUrl } from './socket-url';
+import { StateStore } from './state-store';
 
 /**
  * `connecting` until the peer connection is up, `waiting` while it is up without a frame (the
@@ -269,9 +270,7 @@ const INITIAL_STATE: VideoStreamState = {
   lastError: null,
 };
 
-export class JanusStream {
-  private state: VideoStreamState = INITIAL_STATE;
-  private readonly listeners = new Set<(state: VideoStreamState) => void>();
+export class JanusStream extends StateStore<VideoStreamState> {
   private stopped = true;
   private attempts = 0;
   private current: Attempt | null = null;
@@ -287,19 +286,9 @@ export class JanusStream {
   private readonly backoff: Backoff;
 
   constructor(private readonly options: JanusStreamOptions) {
+    super(INITIAL_STATE);
     this.now = options.now ?? (() => performance.now());
     this.backoff = options.backoff ?? createBackoff(VIDEO_PLAYER.retryInitialMs, VIDEO_PLAYER.retryMaxMs);
-  }
-
-  getState(): VideoStreamState {
-    return this.state;
-  }
-
-  subscribe(listener: (state: VideoStreamState) => void): () => void {
-    this.listeners.add(listener);
-    return () => {
-      this.listeners.delete(listener);
-    };
   }
 
   start(): void {
@@ -550,10 +539,5 @@ export class JanusStream {
 
   private mark(attempt: Attempt, step: VideoStep): void {
     if (attempt.first && typeof performance.mark === 'function') performance.mark(`video:${step}`);
-  }
-
-  private update(patch: Partial<VideoStreamState>): void {
-    this.state = { ...this.state, ...patch };
-    for (const listener of [...this.listeners]) listener(this.state);
   }
 }
