@@ -90,12 +90,26 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * Fastify's trustProxy for TRUST_PROXY: a hop count becomes "trust the nearest n hops" (what
+ * Fastify does with a number at run time, though its types only take a function for it).
+ */
+function trustProxySetting(
+  trust: Config['trustProxy'],
+): boolean | string[] | ((address: string, hop: number) => boolean) {
+  return typeof trust === 'number' ? (_address, hop) => hop < trust : trust;
+}
+
 export async function buildApp(config: Config, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: loggerOptions(config.logLevel, options.logStream),
-    trustProxy: config.trustProxy,
+    trustProxy: trustProxySetting(config.trustProxy),
     frameworkErrors: handleError,
   });
+
+  // Beyond this the server refuses new connections instead of running out of file descriptors
+  // (then /api/health would stop answering for everyone).
+  app.server.maxConnections = config.maxConnections;
 
   const database =
     options.database ??

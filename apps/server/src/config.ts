@@ -26,7 +26,17 @@ export interface Config {
   /** Lifetime of an access token (JWT), at most 15 minutes. */
   accessTokenTtlSeconds: number;
   logLevel: LogLevel;
-  trustProxy: boolean;
+  /**
+   * Which peers may set X-Forwarded-For: false (none), a number of proxy hops in front of the
+   * server, or the proxies' addresses/CIDRs. Never "every hop" (the client would choose its IP).
+   */
+  trustProxy: false | number | string[];
+  /** Open TCP connections the server accepts at once (node's server.maxConnections). */
+  maxConnections: number;
+  /** Event and control sockets one client IP may hold at once. */
+  socketsPerIp: number;
+  /** Minutes a generated control code stays valid. */
+  controlCodeTtlMinutes: number;
   /** Requests per client IP and minute on /api. */
   apiRateLimitPerMinute: number;
   /** Sign-ups per client IP and hour. */
@@ -129,7 +139,25 @@ export const CONFIG_DOCS: readonly ConfigDoc[] = [
     name: 'TRUST_PROXY',
     default: 'false',
     meaning:
-      'Set to `true` behind a reverse proxy so client IPs (rate limits, login history) come from `X-Forwarded-For`.',
+      "Behind a reverse proxy: the number of proxy hops in front of the server (`1` for one nginx), or a comma-separated list of the proxies' addresses or CIDRs, so client IPs (rate limits, login history) come from `X-Forwarded-For`. `true` is refused: it would let clients choose their own address. See docs/security.md.",
+  },
+  {
+    name: 'MAX_CONNECTIONS',
+    default: '10000',
+    meaning:
+      "Open connections (HTTP and sockets) the server accepts at once (100–1000000); keep it under the process's file-descriptor limit (`ulimit -n`).",
+  },
+  {
+    name: 'SOCKETS_PER_IP',
+    default: '50',
+    meaning:
+      'Event and control sockets one client IP may hold at once (1–100000); more are refused with 429. Raise it for an event where many people share one address.',
+  },
+  {
+    name: 'CONTROL_CODE_TTL_MINUTES',
+    default: '15',
+    meaning:
+      'Minutes a generated control code stays valid (1–1440); an admin generates a new one after that. A code also dies after 10 wrong tries on its car.',
   },
   {
     name: 'WEB_DIST_DIR',
@@ -308,6 +336,48 @@ const iceUrlList = (schemes: readonly string[]) =>
       `must be comma-separated ${schemes.map((scheme) => `${scheme}:`).join(' or ')} URLs`,
     );
 
+const integerBetween = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d{1,9}$/, `must be an integer between ${min} and ${max}`)
+    .transform(Number)
+    .refine((n) => n >= min && n <= max, `must be an integer between ${min} and ${max}`);
+
+/** A single IPv4/IPv6 address or CIDR (what Fastify's trustProxy takes in a list). */
+const PROXY_ADDRESS = /^(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9a-fA-F:]*:[0-9a-fA-F:.]*)(?:\/\d{1,3})?$/;
+
+/**
+ * TRUST_PROXY: `false`/`0`, a hop count, or proxy addresses. `true` is refused on purpose: trusting
+ * every hop makes the leftmost X-Forwarded-For (written by the client) the client's address.
+ */
+const trustProxyVariable = () =>
+  z.string().transform((raw, context): false | number | string[] => {
+    const value = raw.trim().toLowerCase();
+    // Digits first: `1` is one hop here, not "true".
+    if (/^\d{1,2}$/.test(value)) return Number(value) === 0 ? false : Number(value);
+    if (FALSE_VALUES.includes(value)) return false;
+    if (TRUE_VALUES.includes(value)) {
+      context.addIssue({
+        code: 'custom',
+        message:
+          "must be the number of proxy hops (e.g. 1) or the proxies' addresses, not true (any client could then choose its own IP)",
+      });
+      return z.NEVER;
+    }
+    const addresses = value
+      .split(',')
+      .map((part) => part.trim())
+      .filter((part) => part !== '');
+    if (addresses.length === 0 || !addresses.every((address) => PROXY_ADDRESS.test(address))) {
+      context.addIssue({
+        code: 'custom',
+        message: 'must be false, a number of proxy hops, or comma-separated proxy addresses/CIDRs',
+      });
+      return z.NEVER;
+    }
+    return addresses;
+  });
+
 const PORT_MESSAGE = 'must be an integer between 1 and 65535';
 const TRUE_VALUES = ['true', '1', 'yes'];
 const FALSE_VALUES = ['false', '0', 'no'];
@@ -350,7 +420,10 @@ export const EnvSchema = z.object({
       .refine((n) => n >= 10 && n <= 900, 'must be an integer between 10 and 900'),
   ),
   LOG_LEVEL: unsetIfEmpty(z.enum(LOG_LEVELS, `must be one of ${LOG_LEVELS.join(', ')}`)),
-  TRUST_PROXY: booleanVariable(),
+  TRUST_PROXY: unsetIfEmpty(trustProxyVariable()),
+  MAX_CONNECTIONS: unsetIfEmpty(integerBetween(100, 1_000_000)),
+  SOCKETS_PER_IP: unsetIfEmpty(integerBetween(1, 100_000)),
+  CONTROL_CODE_TTL_MINUTES: unsetIfEmpty(integerBetween(1, 1440)),
   API_RATE_LIMIT_PER_MINUTE: unsetIfEmpty(
     z
       .string()
@@ -510,6 +583,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     accessTokenTtlSeconds: vars.ACCESS_TOKEN_TTL_SECONDS ?? 900,
     logLevel: vars.LOG_LEVEL ?? 'info',
     trustProxy: vars.TRUST_PROXY ?? false,
+    maxConnections: vars.MAX_CONNECTIONS ?? 10_000,
+    socketsPerIp: vars.SOCKETS_PER_IP ?? 50,
+    controlCodeTtlMinutes: vars.CONTROL_CODE_TTL_MINUTES ?? 15,
     apiRateLimitPerMinute: vars.API_RATE_LIMIT_PER_MINUTE ?? 300,
     signupRateLimitPerHour: vars.SIGNUP_RATE_LIMIT_PER_HOUR ?? 10,
     webDistDir: vars.WEB_DIST_DIR === undefined ? DEFAULT_WEB_DIST_DIR : resolve(vars.WEB_DIST_DIR),

@@ -11,6 +11,13 @@ export interface DomainEvents {
     userId: number;
     reason: 'banned' | 'deleted' | 'password-changed' | 'logout-all';
   };
+  /**
+   * One session (refresh-token family) ended: log-out, or the refresh token was replayed. The
+   * sockets opened with that session's access tokens must close.
+   */
+  'session.revoked': { userId: number; sessionId: string };
+  /** An admin granted or removed the admin role: open sockets must act on the new role. */
+  'user.role-changed': { userId: number; isAdmin: boolean };
   /** A member now holds the car (connect with a code). */
   'car.session-started': { carId: number; userId: number; sessionId: number; expiresAt: Date };
   /** A car agent finished its handshake (it can receive messages now). */

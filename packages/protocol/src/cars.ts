@@ -118,6 +118,8 @@ export const ControllerMessage = z.discriminatedUnion('type', [
   z.object({ type: z.literal('drive'), throttle: unit, steer: unit }),
   z.object({ type: z.literal('config'), settings: CarConfig }),
   z.object({ type: z.literal('controller-ping'), timestamp: z.number().optional() }),
+  /** A refreshed access token, so the socket outlives the token that opened it. */
+  z.object({ type: z.literal('auth'), token: z.string().min(1).max(4096) }),
 ]);
 export type ControllerMessage = z.infer<typeof ControllerMessage>;
 
@@ -128,6 +130,8 @@ export const ControllerServerMessage = z.discriminatedUnion('type', [
   z.object({ type: z.literal('telemetry'), telemetry: Telemetry }),
   z.object({ type: z.literal('config-saved'), settings: CarConfig }),
   z.object({ type: z.literal('error'), error: z.string() }),
+  /** The `auth` message was accepted: the socket now lives until `expiresAt` (ISO time). */
+  z.object({ type: z.literal('auth-ok'), expiresAt: z.string() }),
 ]);
 export type ControllerServerMessage = z.infer<typeof ControllerServerMessage>;
 
@@ -168,6 +172,8 @@ export const EventClientMessage = z.discriminatedUnion('type', [
   z.object({ type: z.literal('get_current_state') }),
   z.object({ type: z.literal('ping'), timestamp: z.number() }),
   z.object({ type: z.literal('ping_update'), latency: z.number().min(0).max(60_000) }),
+  /** A refreshed access token, so the socket outlives the token that opened it. */
+  z.object({ type: z.literal('auth'), token: z.string().min(1).max(4096) }),
 ]);
 export type EventClientMessage = z.infer<typeof EventClientMessage>;
 
@@ -175,6 +181,8 @@ export const EventServerMessage = z.discriminatedUnion('type', [
   z.object({ type: z.literal('pong'), timestamp: z.number() }),
   z.object({ type: z.literal('force_disconnect'), reason: z.string() }),
   z.object({ type: z.literal('race_state_update'), payload: z.record(z.string(), z.unknown()) }),
+  /** The `auth` message was accepted: the socket now lives until `expiresAt` (ISO time). */
+  z.object({ type: z.literal('auth_ok'), expiresAt: z.string() }),
 ]);
 export type EventServerMessage = z.infer<typeof EventServerMessage>;
 
@@ -206,6 +214,14 @@ export const SOCKET_CLOSE_CODES = {
   carRevoked: 4003,
   /** The member's sessions were revoked (ban, deletion, password change). */
   forceDisconnect: 4004,
+  /** The access token that opened (or last re-authenticated) the socket expired. */
+  tokenExpired: 4005,
+  /** The member's role changed (an admin demoted): reconnect to get the new rights. */
+  roleChanged: 4006,
+  /** The member's session ended (log-out): this socket belonged to it. */
+  sessionRevoked: 4007,
   /** No message (or pong) for too long. */
   silent: 4008,
+  /** The client reads too slowly: its unsent messages passed the bound. */
+  slowReader: 4009,
 } as const;

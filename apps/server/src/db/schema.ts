@@ -46,12 +46,24 @@ export const users = pgTable(
     /** Set when the member agreed to the terms (sign-up form, or complete-registration after social sign-up). */
     termsAcceptedAt: timestamp('terms_accepted_at', { withTimezone: true }),
     lastLoginAt: timestamp('last_login_at', { withTimezone: true }),
+    /**
+     * Access tokens issued before this instant are refused (set by a password change or reset), so
+     * a stolen token dies with the old password instead of living out its 15 minutes.
+     */
+    tokensValidAfter: timestamp('tokens_valid_after', { withTimezone: true }),
+    /**
+     * The username folded for look-alike comparison (NFKC, case-folded, confusables mapped to one
+     * skeleton): unique, so `Admin`, `Аdmin` (Cyrillic А) and `Ａdmin` cannot all exist.
+     * Null only for rows written before it existed (filled at start-up).
+     */
+    usernameSkeleton: text('username_skeleton'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     deletedAt: timestamp('deleted_at', { withTimezone: true }),
   },
   (t) => [
     uniqueIndex('users_username_lower_key').on(sql`lower(${t.username})`),
     uniqueIndex('users_email_lower_key').on(sql`lower(${t.email})`),
+    uniqueIndex('users_username_skeleton_key').on(t.usernameSkeleton),
     uniqueIndex('users_youtube_id_key').on(t.youtubeId),
     uniqueIndex('users_twitch_id_key').on(t.twitchId),
     uniqueIndex('users_discord_id_key').on(t.discordId),
@@ -196,6 +208,10 @@ export const cars = pgTable(
     configSteeringTrim: integer('config_steering_trim').notNull().default(0),
     /** The current control code (uppercase); single use, replaced by each generate_code. */
     controlCode: text('control_code'),
+    /** After this the code no longer opens the car (CONTROL_CODE_TTL_MINUTES); null: no code. */
+    controlCodeExpiresAt: timestamp('control_code_expires_at', { withTimezone: true }),
+    /** Wrong codes tried on this car since its code was generated; the code dies at 10. */
+    controlCodeFailures: integer('control_code_failures').notNull().default(0),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     deletedAt: timestamp('deleted_at', { withTimezone: true }),
   },
@@ -232,5 +248,29 @@ export const carSessions = pgTable(
     uniqueIndex('car_sessions_control_token_hash_key').on(t.controlTokenHash),
     uniqueIndex('car_sessions_one_live_per_car').on(t.carId).where(sql`${t.endedAt} is null`),
     index('car_sessions_user_idx').on(t.userId),
+  ],
+);
+
+/**
+ * One-time sign-in codes: what /auth/callback receives instead of an access token. A code is
+ * bound to the browser that started the flow (the SHA-256 of a nonce kept in that browser's
+ * httpOnly cookie), lives a minute and is exchanged once for a session (login CSRF defence).
+ */
+export const loginCodes = pgTable(
+  'login_codes',
+  {
+    id: serial('id').primaryKey(),
+    codeHash: text('code_hash').notNull(),
+    bindingHash: text('binding_hash').notNull(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex('login_codes_code_hash_key').on(t.codeHash),
+    index('login_codes_user_idx').on(t.userId),
   ],
 );

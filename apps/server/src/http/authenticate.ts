@@ -7,7 +7,11 @@ import { ERROR_KEYS } from '@telerace/protocol';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Db } from '../db/client.js';
-import { type AccessTokenKeys, verifyAccessToken } from '../modules/auth/access-token.js';
+import {
+  type AccessTokenClaims,
+  type AccessTokenKeys,
+  verifyAccessTokenClaims,
+} from '../modules/auth/access-token.js';
 import { findUserById, type UserRow } from '../modules/users/users.repo.js';
 import { HttpError } from './errors.js';
 
@@ -33,18 +37,31 @@ function bearerToken(request: FastifyRequest): string | null {
   return match?.[1] ?? null;
 }
 
+/** The member behind an access token and the token's claims, or an HttpError (401) saying why not. */
+export async function memberFromAccessToken(
+  db: Db,
+  keys: AccessTokenKeys,
+  token: string | null,
+): Promise<{ user: UserRow; claims: AccessTokenClaims }> {
+  const claims = token ? await verifyAccessTokenClaims(keys, token) : null;
+  if (claims === null) throw unauthorized();
+  const user = await findUserById(db, claims.userId);
+  if (!user) throw unauthorized();
+  if (user.isBanned) throw bannedError();
+  // A password change or reset ends every token issued before it. `iat` has second precision, so
+  // the new session's token, issued in the same second as the change, must still pass.
+  if (user.tokensValidAfter !== null && claims.issuedAt < Math.floor(user.tokensValidAfter.getTime() / 1000))
+    throw unauthorized();
+  return { user, claims };
+}
+
 /** The member behind an access token, or an HttpError (401) saying why not. */
 export async function userFromAccessToken(
   db: Db,
   keys: AccessTokenKeys,
   token: string | null,
 ): Promise<UserRow> {
-  const userId = token ? await verifyAccessToken(keys, token) : null;
-  if (userId === null) throw unauthorized();
-  const user = await findUserById(db, userId);
-  if (!user) throw unauthorized();
-  if (user.isBanned) throw bannedError();
-  return user;
+  return (await memberFromAccessToken(db, keys, token)).user;
 }
 
 export const authenticatePlugin = fp<{ db: Db; keys: AccessTokenKeys }>(

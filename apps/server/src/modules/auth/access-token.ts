@@ -1,25 +1,40 @@
 /**
- * Access tokens: short-lived JWTs (HS256 pinned, audience and issuer checked) carrying only the
- * user id. Everything else about the user is read from the database on each request, so a ban or
- * a deletion takes effect at once.
+ * Access tokens: short-lived JWTs (HS256 pinned, audience and issuer checked) carrying the user id
+ * and the session (refresh-token family) they were issued for. Everything else about the user is
+ * read from the database on each request, so a ban or a deletion takes effect at once; `sid` lets
+ * a log-out close the sockets that session opened, and `iat` lets a password change refuse
+ * every token issued before it.
  */
 import { jwtVerify, SignJWT } from 'jose';
 
 const ALGORITHM = 'HS256';
 export const TOKEN_AUDIENCE = 'telerace';
 export const TOKEN_ISSUER = 'telerace-server';
+/** Clock skew tolerated on `iat` (a token "from the future" by more than this is refused). */
+const CLOCK_TOLERANCE_SECONDS = 5;
 
 export interface AccessTokenKeys {
   secret: Uint8Array;
   ttlSeconds: number;
 }
 
+/** What a valid access token says. */
+export interface AccessTokenClaims {
+  userId: number;
+  /** The refresh-token family (session) it was issued for; null for tokens minted without one. */
+  sessionId: string | null;
+  /** Seconds since the epoch. */
+  issuedAt: number;
+  /** Seconds since the epoch. */
+  expiresAt: number;
+}
+
 export function accessTokenKeys(jwtSecret: string, ttlSeconds: number): AccessTokenKeys {
   return { secret: new TextEncoder().encode(jwtSecret), ttlSeconds };
 }
 
-export function signAccessToken(keys: AccessTokenKeys, userId: number): Promise<string> {
-  return new SignJWT({})
+export function signAccessToken(keys: AccessTokenKeys, userId: number, sessionId?: string): Promise<string> {
+  return new SignJWT(sessionId === undefined ? {} : { sid: sessionId })
     .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
     .setSubject(String(userId))
     .setIssuedAt()
@@ -29,18 +44,39 @@ export function signAccessToken(keys: AccessTokenKeys, userId: number): Promise<
     .sign(keys.secret);
 }
 
-/** The user id of a valid token, or null for anything else (expired, forged, wrong algorithm…). */
-export async function verifyAccessToken(keys: AccessTokenKeys, token: string): Promise<number | null> {
+/**
+ * The claims of a valid token, or null for anything else: expired, forged, wrong algorithm, a
+ * `sub` that is not plain digits, an `iat` older than the lifetime allows or in the future.
+ */
+export async function verifyAccessTokenClaims(
+  keys: AccessTokenKeys,
+  token: string,
+  now: number = Date.now(),
+): Promise<AccessTokenClaims | null> {
   try {
     const { payload } = await jwtVerify(token, keys.secret, {
       algorithms: [ALGORITHM],
       audience: TOKEN_AUDIENCE,
       issuer: TOKEN_ISSUER,
       requiredClaims: ['sub', 'iat', 'exp'],
+      currentDate: new Date(now),
     });
+    if (typeof payload.sub !== 'string' || !/^[1-9]\d{0,15}$/.test(payload.sub)) return null;
     const id = Number(payload.sub);
-    return Number.isSafeInteger(id) && id > 0 ? id : null;
+    if (!Number.isSafeInteger(id)) return null;
+    const iat = payload.iat as number;
+    const exp = payload.exp as number;
+    const nowSeconds = now / 1000;
+    if (iat > nowSeconds + CLOCK_TOLERANCE_SECONDS) return null;
+    if (iat < nowSeconds - keys.ttlSeconds - CLOCK_TOLERANCE_SECONDS) return null;
+    const sid = payload.sid;
+    return { userId: id, sessionId: typeof sid === 'string' ? sid : null, issuedAt: iat, expiresAt: exp };
   } catch {
     return null;
   }
+}
+
+/** The user id of a valid token, or null (see verifyAccessTokenClaims). */
+export async function verifyAccessToken(keys: AccessTokenKeys, token: string): Promise<number | null> {
+  return (await verifyAccessTokenClaims(keys, token))?.userId ?? null;
 }
