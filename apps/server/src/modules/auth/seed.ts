@@ -1,7 +1,10 @@
 /**
- * Accounts ensured at start-up, after the migrations:
- * - ADMIN_EMAIL + ADMIN_PASSWORD: that account is created as an admin, or promoted if it exists
- *   (an existing password is left alone: the variable only bootstraps the first admin).
+ * Accounts ensured at start-up, after the migrations. Every account seeded here is remembered by
+ * its id (in `app_settings`), never found again by its address: e-mail changes are not verified,
+ * so anyone may hold an address later, and an address must never be a way to become admin.
+ * - ADMIN_EMAIL + ADMIN_PASSWORD bootstrap the FIRST admin, only while no admin exists: the account
+ *   is created, or, if one already has that address, promoted only when ADMIN_PASSWORD is its
+ *   password. Once an admin exists the variables change nothing (the log says what was done).
  * - DEMO_ACCOUNTS=true (the quick start): a demo admin and a demo driver with passwords generated
  *   once into DATA_DIR/demo-accounts.json (0600). Their credentials are printed on every start,
  *   straight to stdout and never through the logger (logs must not carry passwords): giving them
@@ -10,18 +13,23 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { eq } from 'drizzle-orm';
+import { and, eq, isNull, ne, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/client.js';
-import { users } from '../../db/schema.js';
+import { appSettings, users } from '../../db/schema.js';
 import { assignUsername, baseUsername } from '../users/usernames.js';
-import { findUserByEmail } from '../users/users.repo.js';
+import { findUserByEmail, findUserById, type UserRow } from '../users/users.repo.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 
 export const DEMO_ACCOUNTS_FILE = 'demo-accounts.json';
 export const DEMO_ADMIN_EMAIL = 'admin@demo.telerace.local';
 export const DEMO_DRIVER_EMAIL = 'driver@demo.telerace.local';
+
+/** `app_settings` keys holding the ids of the seeded accounts. */
+export const SEEDED_ADMIN_ID_KEY = 'seeded_admin_id';
+export const DEMO_ADMIN_ID_KEY = 'demo_admin_id';
+export const DEMO_DRIVER_ID_KEY = 'demo_driver_id';
 
 interface Credentials {
   email: string;
@@ -33,33 +41,125 @@ export interface DemoAccounts {
   driver: Credentials;
 }
 
-/** Creates the account (admin or not) or, if it exists, makes sure of the admin flag. */
-async function ensureAccount(
+/** What seeding did with one account (logged as `result`). */
+export type SeedResult = 'created' | 'promoted' | 'adopted' | 'exists' | 'restored' | `skipped: ${string}`;
+
+/** The live account whose id is kept under `key`, if any. */
+async function rememberedAccount(db: Db, key: string): Promise<UserRow | undefined> {
+  const [row] = await db.select().from(appSettings).where(eq(appSettings.key, key));
+  return typeof row?.value === 'number' ? findUserById(db, row.value) : undefined;
+}
+
+async function remember(db: Db, key: string, userId: number): Promise<void> {
+  await db
+    .insert(appSettings)
+    .values({ key, value: userId })
+    .onConflictDoUpdate({ target: appSettings.key, set: { value: userId, updatedAt: sql`now()` } });
+}
+
+async function passwordIs(account: UserRow, password: string): Promise<boolean> {
+  return account.passwordHash !== null && verifyPassword(account.passwordHash, password);
+}
+
+async function createAccount(
   db: Db,
-  account: Credentials & { username: string; isAdmin: boolean; resetPassword: boolean },
-): Promise<'created' | 'promoted' | 'unchanged'> {
-  const existing = await findUserByEmail(db, account.email);
-  if (!existing) {
-    await db.insert(users).values({
+  account: Credentials & { username: string; isAdmin: boolean },
+): Promise<UserRow> {
+  const [row] = await db
+    .insert(users)
+    .values({
       email: account.email,
       username: await assignUsername(db, baseUsername(account.username)),
       passwordHash: await hashPassword(account.password),
       isAdmin: account.isAdmin,
       termsAcceptedAt: new Date(),
-    });
-    return 'created';
+    })
+    .returning();
+  if (!row) throw new Error('insert returned no row');
+  return row;
+}
+
+/** Whether a live admin exists other than `exceptId` (the demo admin, whose password is public). */
+async function anotherAdminExists(db: Db, exceptId: number | undefined): Promise<boolean> {
+  const rows = await db
+    .select({ id: users.id })
+    .from(users)
+    .where(
+      and(
+        eq(users.isAdmin, true),
+        isNull(users.deletedAt),
+        exceptId === undefined ? undefined : ne(users.id, exceptId),
+      ),
+    )
+    .limit(1);
+  return rows.length > 0;
+}
+
+/**
+ * The first admin from ADMIN_EMAIL/ADMIN_PASSWORD. An account already holding the address is
+ * promoted only when ADMIN_PASSWORD verifies against it: whoever knows the operator's password is
+ * the operator, whoever merely took the address is not. Nothing is ever changed on a live admin.
+ */
+async function seedFirstAdmin(db: Db, admin: Credentials): Promise<{ result: SeedResult; userId?: number }> {
+  const seeded = await rememberedAccount(db, SEEDED_ADMIN_ID_KEY);
+  if (seeded?.isAdmin) return { result: 'exists', userId: seeded.id };
+  const demoAdmin = await rememberedAccount(db, DEMO_ADMIN_ID_KEY);
+  if (await anotherAdminExists(db, demoAdmin?.id)) return { result: 'skipped: an admin already exists' };
+  const holder = await findUserByEmail(db, admin.email);
+  if (holder) {
+    if (!(await passwordIs(holder, admin.password))) {
+      return { result: 'skipped: the address belongs to an account whose password is not ADMIN_PASSWORD' };
+    }
+    await db.update(users).set({ isAdmin: true }).where(eq(users.id, holder.id));
+    await remember(db, SEEDED_ADMIN_ID_KEY, holder.id);
+    return { result: 'promoted', userId: holder.id };
+  }
+  const created = await createAccount(db, {
+    ...admin,
+    username: admin.email.split('@')[0] ?? 'admin',
+    isAdmin: true,
+  });
+  await remember(db, SEEDED_ADMIN_ID_KEY, created.id);
+  return { result: 'created', userId: created.id };
+}
+
+/**
+ * A demo account, found by its remembered id and set back to the demo file's password and role.
+ * Without a remembered id, an account holding the demo address is taken over only when its
+ * password is the demo file's (a demo account created before ids were remembered); any other
+ * holder is left alone and the demo account is not created.
+ */
+async function seedDemoAccount(
+  db: Db,
+  key: string,
+  account: Credentials & { username: string; isAdmin: boolean },
+): Promise<{ result: SeedResult; userId?: number }> {
+  const remembered = await rememberedAccount(db, key);
+  let result: SeedResult = 'exists';
+  let existing = remembered;
+  if (!existing) {
+    const holder = await findUserByEmail(db, account.email);
+    if (!holder) {
+      const created = await createAccount(db, account);
+      await remember(db, key, created.id);
+      return { result: 'created', userId: created.id };
+    }
+    if (!(await passwordIs(holder, account.password))) {
+      return { result: 'skipped: the demo address belongs to another account' };
+    }
+    await remember(db, key, holder.id);
+    existing = holder;
+    result = 'adopted';
   }
   const changes: Partial<typeof users.$inferInsert> = {};
-  if (account.isAdmin && !existing.isAdmin) changes.isAdmin = true;
-  if (
-    account.resetPassword &&
-    (existing.passwordHash === null || !(await verifyPassword(existing.passwordHash, account.password)))
-  ) {
+  if (existing.isAdmin !== account.isAdmin) changes.isAdmin = account.isAdmin;
+  if (!(await passwordIs(existing, account.password)))
     changes.passwordHash = await hashPassword(account.password);
+  if (Object.keys(changes).length > 0) {
+    await db.update(users).set(changes).where(eq(users.id, existing.id));
+    if (result === 'exists') result = 'restored';
   }
-  if (Object.keys(changes).length === 0) return 'unchanged';
-  await db.update(users).set(changes).where(eq(users.id, existing.id));
-  return changes.isAdmin ? 'promoted' : 'unchanged';
+  return { result, userId: existing.id };
 }
 
 /** The demo credentials: read from DATA_DIR, or generated and written there (0600) the first time. */
@@ -102,28 +202,19 @@ export async function seedAccounts(
   print: (text: string) => void = (text) => process.stdout.write(text),
 ): Promise<void> {
   if (config.admin) {
-    const result = await ensureAccount(db, {
-      ...config.admin,
-      username: config.admin.email.split('@')[0] ?? 'admin',
-      isAdmin: true,
-      resetPassword: false,
-    });
-    log.info({ email: config.admin.email, result }, 'ADMIN_EMAIL account ensured');
+    const { result, userId } = await seedFirstAdmin(db, config.admin);
+    const level = result.startsWith('skipped: the address') ? 'warn' : 'info';
+    log[level]({ email: config.admin.email, result, userId }, 'ADMIN_EMAIL: first admin');
   }
   if (config.demoAccounts) {
     const accounts = await loadOrCreateDemoAccounts(config.dataDir);
-    await ensureAccount(db, {
-      ...accounts.admin,
-      username: 'demo-admin',
-      isAdmin: true,
-      resetPassword: true,
-    });
-    await ensureAccount(db, {
-      ...accounts.driver,
-      username: 'demo-driver',
-      isAdmin: false,
-      resetPassword: true,
-    });
+    for (const [key, credentials, username, isAdmin, msg] of [
+      [DEMO_ADMIN_ID_KEY, accounts.admin, 'demo-admin', true, 'DEMO_ACCOUNTS: demo admin'],
+      [DEMO_DRIVER_ID_KEY, accounts.driver, 'demo-driver', false, 'DEMO_ACCOUNTS: demo driver'],
+    ] as const) {
+      const { result, userId } = await seedDemoAccount(db, key, { ...credentials, username, isAdmin });
+      log[result.startsWith('skipped') ? 'warn' : 'info']({ email: credentials.email, result, userId }, msg);
+    }
     log.warn('DEMO_ACCOUNTS is on: demo admin and driver accounts exist (credentials printed on stdout)');
     print(demoAccountsBanner(accounts));
   }
