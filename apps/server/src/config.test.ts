@@ -30,6 +30,9 @@ describe('loadConfig', () => {
       accessTokenTtlSeconds: 900,
       logLevel: 'info',
       trustProxy: false,
+      maxConnections: 10_000,
+      socketsPerIp: 50,
+      controlCodeTtlMinutes: 15,
       apiRateLimitPerMinute: 300,
       signupRateLimitPerHour: 10,
       webDistDir: DEFAULT_WEB_DIST_DIR,
@@ -73,7 +76,10 @@ describe('loadConfig', () => {
       JWT_SECRET: SECRET,
       ACCESS_TOKEN_TTL_SECONDS: '60',
       LOG_LEVEL: 'debug',
-      TRUST_PROXY: 'TRUE',
+      TRUST_PROXY: '1',
+      MAX_CONNECTIONS: '2000',
+      SOCKETS_PER_IP: '5',
+      CONTROL_CODE_TTL_MINUTES: '30',
       API_RATE_LIMIT_PER_MINUTE: '1000',
       SIGNUP_RATE_LIMIT_PER_HOUR: '50',
       WEB_DIST_DIR: 'web',
@@ -107,7 +113,10 @@ describe('loadConfig', () => {
       jwtSecret: SECRET,
       accessTokenTtlSeconds: 60,
       logLevel: 'debug',
-      trustProxy: true,
+      trustProxy: 1,
+      maxConnections: 2000,
+      socketsPerIp: 5,
+      controlCodeTtlMinutes: 30,
       apiRateLimitPerMinute: 1000,
       signupRateLimitPerHour: 50,
       webDistDir: resolve('web'),
@@ -177,7 +186,30 @@ describe('loadConfig', () => {
       { JANUS_CHECK_SECONDS: '1.5' },
       'Invalid configuration: JANUS_CHECK_SECONDS must be an integer between 1 and 300 (got "1.5")',
     ],
-    [{ TRUST_PROXY: 'maybe' }, 'Invalid configuration: TRUST_PROXY must be true or false (got "maybe")'],
+    [
+      { TRUST_PROXY: 'maybe' },
+      'Invalid configuration: TRUST_PROXY must be false, a number of proxy hops, or comma-separated proxy addresses/CIDRs (got "maybe")',
+    ],
+    [
+      { TRUST_PROXY: 'true' },
+      `Invalid configuration: TRUST_PROXY must be the number of proxy hops (e.g. 1) or the proxies' addresses, not true (any client could then choose its own IP) (got "true")`,
+    ],
+    [
+      { TRUST_PROXY: 'YES' },
+      `Invalid configuration: TRUST_PROXY must be the number of proxy hops (e.g. 1) or the proxies' addresses, not true (any client could then choose its own IP) (got "YES")`,
+    ],
+    [
+      { TRUST_PROXY: '10.0.0.1, nginx.local' },
+      'Invalid configuration: TRUST_PROXY must be false, a number of proxy hops, or comma-separated proxy addresses/CIDRs (got "10.0.0.1, nginx.local")',
+    ],
+    [
+      { TRUST_PROXY: ',' },
+      'Invalid configuration: TRUST_PROXY must be false, a number of proxy hops, or comma-separated proxy addresses/CIDRs (got ",")',
+    ],
+    [
+      { TRUST_PROXY: '1.5' },
+      'Invalid configuration: TRUST_PROXY must be false, a number of proxy hops, or comma-separated proxy addresses/CIDRs (got "1.5")',
+    ],
     [{ DEMO_ACCOUNTS: 'sure' }, 'Invalid configuration: DEMO_ACCOUNTS must be true or false (got "sure")'],
     [{ SIM_CARS: '21' }, 'Invalid configuration: SIM_CARS must be an integer between 0 and 20 (got "21")'],
     [{ SIM_CARS: '-1' }, 'Invalid configuration: SIM_CARS must be an integer between 0 and 20 (got "-1")'],
@@ -265,6 +297,19 @@ describe('loadConfig', () => {
     expect(error).not.toContain('\n');
   });
 
+  it.each([
+    ['1', 1],
+    ['2', 2],
+    ['0', false],
+    ['false', false],
+    ['no', false],
+    ['', false],
+    ['127.0.0.1', ['127.0.0.1']],
+    [' 10.0.0.0/8 , 192.168.1.10,::1, fd00::/8 ', ['10.0.0.0/8', '192.168.1.10', '::1', 'fd00::/8']],
+  ])('TRUST_PROXY=%j trusts %j (hops, or the listed proxies only)', (value, expected) => {
+    expect(loadConfig({ JWT_SECRET: SECRET, TRUST_PROXY: value }).trustProxy).toEqual(expected);
+  });
+
   it('an empty STUN_URLS means no STUN server; blanks between commas are ignored', () => {
     expect(loadConfig({ JWT_SECRET: SECRET, STUN_URLS: '' }).stunUrls).toEqual([]);
     expect(loadConfig({ JWT_SECRET: SECRET, STUN_URLS: ' , stun:a.example:3478,' }).stunUrls).toEqual([
@@ -284,7 +329,7 @@ describe('loadConfig', () => {
 
   it('names every wrong variable on the same line', () => {
     expect(errorOf({ PORT: 'abc', TRUST_PROXY: 'maybe' })).toBe(
-      'Invalid configuration: PORT must be an integer between 1 and 65535 (got "abc"); TRUST_PROXY must be true or false (got "maybe")',
+      'Invalid configuration: PORT must be an integer between 1 and 65535 (got "abc"); TRUST_PROXY must be false, a number of proxy hops, or comma-separated proxy addresses/CIDRs (got "maybe")',
     );
   });
 

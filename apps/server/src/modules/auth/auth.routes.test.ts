@@ -403,7 +403,7 @@ describe('complete-registration', () => {
 describe('behind a proxy and on https', () => {
   let proxied: TestApp;
   beforeAll(async () => {
-    proxied = await startTestApp({ TRUST_PROXY: 'true', PUBLIC_URL: 'https://telerace.example' });
+    proxied = await startTestApp({ TRUST_PROXY: '1', PUBLIC_URL: 'https://telerace.example' });
   });
   afterAll(() => proxied.close());
 
