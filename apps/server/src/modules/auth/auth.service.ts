@@ -123,8 +123,10 @@ export class AuthService {
       limiter.recordFailure(input.email, ip);
       throw invalidCredentials();
     }
-    limiter.clearAccount(input.email);
+    // A banned account learns it is banned only with the right password, and that success does
+    // not clear its failures (the ban is no reason to let guessing go on faster).
     if (user.isBanned) throw banned();
+    limiter.recordSuccess(input.email, ip);
 
     const session = await this.#startSession(user.id);
     await db.transaction(async (tx) => {
@@ -244,13 +246,20 @@ export class AuthService {
   }
 }
 
+/** "N seconds" under a minute (the first delays are 1 s, 2 s, 4 s…), else "N minutes". */
+function waitText(waitMs: number): string {
+  const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+  if (seconds < 60) return `${seconds} second${seconds === 1 ? '' : 's'}`;
+  const minutes = Math.ceil(seconds / 60);
+  return `${minutes} minute${minutes === 1 ? '' : 's'}`;
+}
+
 export function tooManyLoginAttempts(waitMs: number): HttpError & { retryAfterSeconds: number } {
-  const minutes = Math.max(1, Math.ceil(waitMs / 60_000));
   const error = new HttpError(
     429,
-    `Too many login attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+    `Too many login attempts. Try again in ${waitText(waitMs)}.`,
     ERROR_KEYS.tooManyLoginAttempts,
   ) as HttpError & { retryAfterSeconds: number };
-  error.retryAfterSeconds = Math.ceil(waitMs / 1000);
+  error.retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000));
   return error;
 }

@@ -1,70 +1,167 @@
 /**
- * Failed-login limiter: a sliding window of FAILED attempts per account (lower-cased e-mail) and
- * per client IP, in memory. A success clears the account's counter. Old attempts simply age out,
- * so the real owner is never locked out for longer than the window.
+ * Failed-login limiter, in memory. Only FAILED attempts count, under three rules:
+ * - per (account, IP): the first few failures are free, then every next attempt from that IP on
+ *   that account waits a delay that doubles (1 s, 2 s, 4 s … up to 15 min). The count is kept while
+ *   failures go on and forgotten after an hour without one, or by a success from that IP.
+ * - per IP: 30 failures in a sliding 15 minutes, across accounts, block the IP until the oldest
+ *   ages out (one address spraying many accounts).
+ * - per account: from 100 failures in 15 minutes (a crowd of addresses on one account), an IP that
+ *   has itself failed on the account gets the longest delay after each failure.
+ * No rule ever slows an IP that has not failed on the account: someone else's wrong passwords
+ * cannot lock the owner (or the admin) out.
  */
 
 export interface LoginLimits {
-  perAccount: number;
-  perIp: number;
+  /** Sliding window of the per-IP and per-account counts. */
   windowMs: number;
+  /** A (account, IP) count is forgotten after this long without a failure. */
+  pairMemoryMs: number;
+  /** Failures per (account, IP) before delays begin. */
+  freeFailuresPerPair: number;
+  firstDelayMs: number;
+  maxDelayMs: number;
+  /** Failures per IP (any accounts) within the window before the IP is blocked. */
+  perIp: number;
+  /** Failures on one account (any IPs) within the window from which the account is "under attack". */
+  accountUnderAttack: number;
 }
 
-export const DEFAULT_LOGIN_LIMITS: LoginLimits = { perAccount: 10, perIp: 30, windowMs: 15 * 60_000 };
+const MINUTE = 60_000;
+
+export const DEFAULT_LOGIN_LIMITS: LoginLimits = {
+  windowMs: 15 * MINUTE,
+  pairMemoryMs: 60 * MINUTE,
+  freeFailuresPerPair: 5,
+  firstDelayMs: 1000,
+  maxDelayMs: 15 * MINUTE,
+  perIp: 30,
+  accountUnderAttack: 100,
+};
 
 /** Above this many tracked keys, expired ones are swept (bounds memory under a spray of e-mails). */
 const SWEEP_THRESHOLD = 10_000;
 
+interface PairFailures {
+  count: number;
+  lastAt: number;
+}
+
+interface AccountFailures {
+  /** The most recent failures on the account from any IP (at most `accountUnderAttack` kept). */
+  recent: number[];
+  byIp: Map<string, PairFailures>;
+}
+
 export class LoginLimiter {
-  readonly #failures = new Map<string, number[]>();
+  readonly #accounts = new Map<string, AccountFailures>();
+  readonly #ips = new Map<string, number[]>();
+  #sweepAtSize = SWEEP_THRESHOLD;
+  #lastSweepAt: number;
 
   constructor(
     readonly limits: LoginLimits = DEFAULT_LOGIN_LIMITS,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.#lastSweepAt = now();
+  }
 
-  /** Milliseconds until the next attempt is allowed, or 0 when it is allowed now. */
+  /** Milliseconds until the next attempt for this account from this IP is allowed, or 0 now. */
   retryAfterMs(email: string, ip: string): number {
-    return Math.max(
-      this.#wait(`a:${email.toLowerCase()}`, this.limits.perAccount),
-      this.#wait(`i:${ip}`, this.limits.perIp),
-    );
+    const now = this.now();
+    const { limits } = this;
+    const account = this.#accounts.get(accountKey(email));
+    const pair = this.#livePair(account, ip, now);
+    let wait = 0;
+    if (pair) {
+      const beyondFree = pair.count - limits.freeFailuresPerPair;
+      if (beyondFree >= 0) {
+        // 2^beyondFree overflows to Infinity long after the cap: Math.min still holds.
+        const delay = Math.min(limits.firstDelayMs * 2 ** beyondFree, limits.maxDelayMs);
+        wait = Math.max(wait, pair.lastAt + delay - now);
+      }
+      if (account && this.#inWindow(account.recent, now).length >= limits.accountUnderAttack) {
+        wait = Math.max(wait, pair.lastAt + limits.maxDelayMs - now);
+      }
+    }
+    const ipFailures = this.#inWindow(this.#ips.get(ip), now);
+    if (ipFailures.length >= limits.perIp) {
+      // The failure that must age out for the count to drop under the limit.
+      const oldestBlocking = ipFailures[ipFailures.length - limits.perIp] as number;
+      wait = Math.max(wait, oldestBlocking + limits.windowMs - now);
+    }
+    return Math.max(0, wait);
   }
 
   recordFailure(email: string, ip: string): void {
-    const at = this.now();
-    for (const key of [`a:${email.toLowerCase()}`, `i:${ip}`]) {
-      const list = this.#recent(key);
-      list.push(at);
-      this.#failures.set(key, list);
-    }
-    if (this.#failures.size > SWEEP_THRESHOLD) this.#sweep();
+    const now = this.now();
+    const key = accountKey(email);
+    const account = this.#accounts.get(key) ?? { recent: [], byIp: new Map<string, PairFailures>() };
+    this.#accounts.set(key, account);
+    const pair = this.#livePair(account, ip, now);
+    account.byIp.set(ip, { count: (pair?.count ?? 0) + 1, lastAt: now });
+    account.recent = keepLast([...this.#inWindow(account.recent, now), now], this.limits.accountUnderAttack);
+    this.#ips.set(ip, keepLast([...this.#inWindow(this.#ips.get(ip), now), now], this.limits.perIp));
+    this.#maybeSweep(now);
   }
 
-  /** After a successful login (or a password reset): the account starts afresh. */
+  /** The right password from this IP: its (account, IP) count starts afresh; the other counts stay. */
+  recordSuccess(email: string, ip: string): void {
+    this.#accounts.get(accountKey(email))?.byIp.delete(ip);
+  }
+
+  /** After a password reset: the old password's guessers have nothing left to guess. */
   clearAccount(email: string): void {
-    this.#failures.delete(`a:${email.toLowerCase()}`);
+    this.#accounts.delete(accountKey(email));
   }
 
-  #recent(key: string): number[] {
-    const since = this.now() - this.limits.windowMs;
-    return (this.#failures.get(key) ?? []).filter((at) => at > since);
+  /** Number of accounts and IPs tracked (tests: memory stays bounded). */
+  trackedKeys(): number {
+    return this.#accounts.size + this.#ips.size;
   }
 
-  #wait(key: string, max: number): number {
-    const list = this.#recent(key);
-    if (list.length === 0) this.#failures.delete(key);
-    if (list.length < max) return 0;
-    // The attempt that must age out for the count to drop under the limit.
-    const oldestBlocking = list[list.length - max] as number;
-    return Math.max(1, oldestBlocking + this.limits.windowMs - this.now());
+  /** Number of stored failure records (tests: lists stay bounded). */
+  trackedFailures(): number {
+    let total = 0;
+    for (const account of this.#accounts.values()) total += account.recent.length + account.byIp.size;
+    for (const list of this.#ips.values()) total += list.length;
+    return total;
   }
 
-  #sweep(): void {
-    for (const key of [...this.#failures.keys()]) {
-      const list = this.#recent(key);
-      if (list.length === 0) this.#failures.delete(key);
-      else this.#failures.set(key, list);
+  #livePair(account: AccountFailures | undefined, ip: string, now: number): PairFailures | undefined {
+    const pair = account?.byIp.get(ip);
+    return pair && now - pair.lastAt < this.limits.pairMemoryMs ? pair : undefined;
+  }
+
+  #inWindow(list: number[] | undefined, now: number): number[] {
+    const since = now - this.limits.windowMs;
+    return (list ?? []).filter((at) => at > since);
+  }
+
+  #maybeSweep(now: number): void {
+    const size = this.trackedKeys();
+    if (size <= this.#sweepAtSize && now - this.#lastSweepAt < this.limits.windowMs) return;
+    for (const [key, account] of this.#accounts) {
+      for (const [ip, pair] of account.byIp) {
+        if (now - pair.lastAt >= this.limits.pairMemoryMs) account.byIp.delete(ip);
+      }
+      account.recent = this.#inWindow(account.recent, now);
+      if (account.recent.length === 0 && account.byIp.size === 0) this.#accounts.delete(key);
     }
+    for (const [ip, list] of this.#ips) {
+      const recent = this.#inWindow(list, now);
+      if (recent.length === 0) this.#ips.delete(ip);
+      else this.#ips.set(ip, recent);
+    }
+    this.#lastSweepAt = now;
+    // Sweeping again at every failure of a spray that is still live would be quadratic.
+    this.#sweepAtSize = Math.max(SWEEP_THRESHOLD, 2 * this.trackedKeys());
   }
+}
+
+function accountKey(email: string): string {
+  return email.toLowerCase();
+}
+
+function keepLast(list: number[], max: number): number[] {
+  return list.length > max ? list.slice(list.length - max) : list;
 }
