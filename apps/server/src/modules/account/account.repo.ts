@@ -17,6 +17,7 @@ export type UserChanges = Partial<
     | 'youtubeId'
     | 'twitchId'
     | 'discordId'
+    | 'tokensValidAfter'
   >
 >;
 

@@ -74,7 +74,13 @@ export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     '/me/password',
     { ...auth, schema: { body: ChangePasswordRequest, response: { 200: UserMessageResponse } } },
     async (request) => {
-      const user = await changePassword(db, request.currentUser, request.body, await ownFamily(request));
+      const user = await changePassword(
+        db,
+        app.events,
+        request.currentUser,
+        request.body,
+        await ownFamily(request),
+      );
       return { user: presentUser(user), message: 'Your password was changed.' };
     },
   );

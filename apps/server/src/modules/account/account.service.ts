@@ -7,7 +7,9 @@ import {
   type UpdateProfileRequest,
 } from '@telerace/protocol';
 import type { Db } from '../../db/client.js';
+import type { EventBus } from '../../events.js';
 import { HttpError } from '../../http/errors.js';
+import { invalidateResetTokens } from '../auth/password-resets.repo.js';
 import { assertAcceptablePassword, hashPassword, verifyPassword } from '../auth/passwords.js';
 import { revokeUserSessions } from '../auth/sessions.repo.js';
 import type { UserRow } from '../users/users.repo.js';
@@ -72,7 +74,10 @@ export async function updateDetails(db: Db, user: UserRow, request: UpdateDetail
     changes.email = email;
   }
   if (Object.keys(changes).length === 0) return user;
-  return saveUnique(db, user.id, changes);
+  const saved = await saveUnique(db, user.id, changes);
+  // A reset link mailed to the old address must not outlive the address.
+  if (changes.email !== undefined) await invalidateResetTokens(db, user.id);
+  return saved;
 }
 
 export function updateProfile(db: Db, userId: number, request: UpdateProfileRequest): Promise<UserRow> {
@@ -85,10 +90,13 @@ export function updateTheme(db: Db, userId: number, theme: Theme): Promise<UserR
 
 /**
  * Sets (social-only account) or changes the password, then ends every other session: every
- * refresh family but `keepFamilyId` (the caller's, when known) is revoked.
+ * refresh family but `keepFamilyId` (the caller's, when known) is revoked, every access token
+ * issued so far is refused (`tokens_valid_after`; the caller's page refreshes with its kept cookie
+ * and goes on), outstanding reset links die, and the sockets are told to close.
  */
 export async function changePassword(
   db: Db,
+  events: EventBus,
   user: UserRow,
   request: { currentPassword?: string | undefined; newPassword: string },
   keepFamilyId: string | undefined,
@@ -96,11 +104,15 @@ export async function changePassword(
   if (user.passwordHash !== null) await assertCurrentPassword(user, request.currentPassword);
   assertAcceptablePassword(request.newPassword);
   const passwordHash = await hashPassword(request.newPassword);
-  return db.transaction(async (tx) => {
-    const row = await updateUser(tx, user.id, { passwordHash });
+  const row = await db.transaction(async (tx) => {
+    // The server's clock, as the tokens' `iat` is.
+    const updated = await updateUser(tx, user.id, { passwordHash, tokensValidAfter: new Date() });
+    await invalidateResetTokens(tx, user.id);
     await revokeUserSessions(tx, user.id, keepFamilyId);
-    return row;
+    return updated;
   });
+  events.emit('user.sessions-revoked', { userId: user.id, reason: 'password-changed' });
+  return row;
 }
 
 const PLATFORM_COLUMN = { youtube: 'youtubeId', twitch: 'twitchId', discord: 'discordId' } as const;

@@ -1,4 +1,5 @@
 import { eq } from 'drizzle-orm';
+import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../db/client.js';
 import {
@@ -18,6 +19,7 @@ import {
   TEST_PASSWORD,
   type UserOverrides,
 } from '../../test/factories.js';
+import { TOKEN_AUDIENCE, TOKEN_ISSUER } from '../auth/access-token.js';
 import { verifyPassword } from '../auth/passwords.js';
 
 const unique = () => Math.random().toString(36).slice(2, 10);
@@ -30,6 +32,19 @@ describe('account (/api/me…)', () => {
     db = testApp.app.database.db;
   });
   afterAll(() => testApp.close());
+
+  /** An access token as the server signs them, but issued `secondsAgo` seconds ago. */
+  function tokenIssuedAgo(userId: number, secondsAgo: number, sessionId?: string): Promise<string> {
+    const iat = Math.floor(Date.now() / 1000) - secondsAgo;
+    return new SignJWT(sessionId ? { sid: sessionId } : {})
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(String(userId))
+      .setIssuedAt(iat)
+      .setExpirationTime(iat + 600)
+      .setAudience(TOKEN_AUDIENCE)
+      .setIssuer(TOKEN_ISSUER)
+      .sign(new TextEncoder().encode(testApp.app.config.jwtSecret));
+  }
 
   /** A new member and a function calling the API as them. */
   async function member(overrides: UserOverrides = {}) {
@@ -250,6 +265,41 @@ describe('account (/api/me…)', () => {
       expect(await revokedOf(stranger.familyId)).toEqual([false]);
       const row = await rowOf(user.id);
       expect(await verifyPassword(row?.passwordHash ?? '', 'a much better passphrase')).toBe(true);
+    });
+
+    it('refuses access tokens issued before the change; the caller’s session refreshes and goes on', async () => {
+      const { user } = await member();
+      const own = await buildSession(db, user);
+      const oldToken = await tokenIssuedAgo(user.id, 5, own.familyId);
+      const oldHeaders = { authorization: `Bearer ${oldToken}` };
+      expect((await testApp.app.inject({ url: '/api/me', headers: oldHeaders })).statusCode).toBe(200);
+      const revoked: DomainEvents['user.sessions-revoked'][] = [];
+      const off = testApp.app.events.on('user.sessions-revoked', (event) => revoked.push(event));
+      const response = await testApp.app.inject({
+        method: 'POST',
+        url: '/api/me/password',
+        headers: oldHeaders,
+        cookies: { telerace_refresh: own.token },
+        payload: { currentPassword: TEST_PASSWORD, newPassword: 'a much better passphrase' },
+      });
+      off();
+      expect(response.statusCode).toBe(200);
+      expect(revoked).toEqual([{ userId: user.id, reason: 'password-changed' }]);
+      const stale = await testApp.app.inject({ url: '/api/me', headers: oldHeaders });
+      expect(stale.statusCode).toBe(401);
+      expect(stale.json().errorKey).toBe('errors.unauthorized');
+      // What the web app does on that 401: refresh with its cookie (its session was kept) and retry.
+      const refreshed = await testApp.app.inject({
+        method: 'POST',
+        url: '/api/refresh-token',
+        cookies: { telerace_refresh: own.token },
+      });
+      expect(refreshed.statusCode).toBe(200);
+      const retried = await testApp.app.inject({
+        url: '/api/me',
+        headers: { authorization: `Bearer ${refreshed.json().accessToken}` },
+      });
+      expect(retried.statusCode).toBe(200);
     });
 
     it('ends every session when the caller’s own cannot be identified', async () => {

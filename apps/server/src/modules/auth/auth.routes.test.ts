@@ -5,6 +5,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { decodeJwt, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loginHistory, refreshTokens, users } from '../../db/schema.js';
+import type { DomainEvents } from '../../events.js';
 import { startTestApp } from '../../test/app.js';
 import { login, newAccount, refresh, refreshCookieOf, signup } from '../../test/auth.js';
 import { TOKEN_AUDIENCE, TOKEN_ISSUER } from './access-token.js';
@@ -350,6 +351,88 @@ describe('refresh-token', () => {
       .set({ expiresAt: new Date(Date.now() - 1000) })
       .where(eq(refreshTokens.userId, user.id));
     expect((await refresh(t.app, refreshToken)).statusCode).toBe(401);
+  });
+});
+
+describe('access tokens', () => {
+  /** A token signed with the server's key, with claims chosen by the test. */
+  const forge = (claims: { sub: string; iat?: number; exp?: number; sid?: string }) => {
+    const now = Math.floor(Date.now() / 1000);
+    return new SignJWT(claims.sid ? { sid: claims.sid } : {})
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(claims.sub)
+      .setIssuedAt(claims.iat ?? now)
+      .setExpirationTime(claims.exp ?? now + 60)
+      .setAudience(TOKEN_AUDIENCE)
+      .setIssuer(TOKEN_ISSUER)
+      .sign(new TextEncoder().encode(t.config.jwtSecret));
+  };
+
+  it('carry the session (refresh-token family) they belong to, through refreshes too', async () => {
+    const account = await signup(t.app);
+    const session = await login(t.app, account);
+    const [row] = await t.app.database.db
+      .select()
+      .from(refreshTokens)
+      .where(eq(refreshTokens.tokenHash, createHash('sha256').update(session.refreshToken).digest('hex')));
+    expect(decodeJwt(session.accessToken).sid).toBe(row?.familyId);
+    const refreshed = await refresh(t.app, session.refreshToken);
+    expect(decodeJwt(refreshed.json().accessToken).sid).toBe(row?.familyId);
+  });
+
+  it('are refused when `sub` is not plain digits', async () => {
+    const user = await userByEmail(t, (await signup(t.app)).email);
+    expect((await whoami(t, await forge({ sub: String(user.id) }))).statusCode).toBe(200);
+    for (const sub of [`${user.id}.0`, ` ${user.id}`, `${user.id} `, '1e3', '0x1', `0${user.id}`, '-1', '']) {
+      const response = await whoami(t, await forge({ sub }));
+      expect(response.statusCode, `sub ${JSON.stringify(sub)}`).toBe(401);
+    }
+  });
+
+  it('are refused when `iat` is older than the token lifetime, even with a later `exp`', async () => {
+    const user = await userByEmail(t, (await signup(t.app)).email);
+    const now = Math.floor(Date.now() / 1000);
+    const ttl = t.config.accessTokenTtlSeconds;
+    expect((await whoami(t, await forge({ sub: String(user.id), iat: now - ttl + 30 }))).statusCode).toBe(
+      200,
+    );
+    const old = await forge({ sub: String(user.id), iat: now - ttl - 60, exp: now + 600 });
+    expect((await whoami(t, old)).statusCode).toBe(401);
+    const future = await forge({ sub: String(user.id), iat: now + 120, exp: now + 600 });
+    expect((await whoami(t, future)).statusCode).toBe(401);
+  });
+});
+
+describe('session revocation events', () => {
+  it('logout emits session.revoked with the session id', async () => {
+    const account = await signup(t.app);
+    const session = await login(t.app, account);
+    const user = await userByEmail(t, account.email);
+    const events: DomainEvents['session.revoked'][] = [];
+    const off = t.app.events.on('session.revoked', (event) => events.push(event));
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/logout',
+      cookies: { [REFRESH_COOKIE]: session.refreshToken },
+    });
+    off();
+    expect(events).toEqual([{ userId: user.id, sessionId: decodeJwt(session.accessToken).sid }]);
+  });
+
+  it('a refresh-token replay after the grace window emits session.revoked for that family', async () => {
+    const account = await signup(t.app);
+    const session = await login(t.app, account);
+    const user = await userByEmail(t, account.email);
+    expect((await refresh(t.app, session.refreshToken)).statusCode).toBe(200);
+    await t.app.database.db
+      .update(refreshTokens)
+      .set({ usedAt: sql`now() - interval '11 seconds'` })
+      .where(eq(refreshTokens.tokenHash, createHash('sha256').update(session.refreshToken).digest('hex')));
+    const events: DomainEvents['session.revoked'][] = [];
+    const off = t.app.events.on('session.revoked', (event) => events.push(event));
+    expect((await refresh(t.app, session.refreshToken)).statusCode).toBe(401);
+    off();
+    expect(events).toEqual([{ userId: user.id, sessionId: decodeJwt(session.accessToken).sid }]);
   });
 });
 

@@ -16,7 +16,12 @@ import { presentUser } from '../users/user.presenter.js';
 import { findUserByEmail, findUserById, type UserRow } from '../users/users.repo.js';
 import { type AccessTokenKeys, signAccessToken } from './access-token.js';
 import type { LoginLimiter } from './login-limiter.js';
-import { consumeResetToken, countRecentResets, replaceResetToken } from './password-resets.repo.js';
+import {
+  consumeResetToken,
+  countRecentResets,
+  invalidateResetTokens,
+  replaceResetToken,
+} from './password-resets.repo.js';
 import { assertAcceptablePassword, DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from './passwords.js';
 import {
   findRefreshToken,
@@ -158,17 +163,20 @@ export class AuthService {
           { userId: row.userId, familyId: row.familyId },
           'refresh token reuse detected: session revoked',
         );
+        this.deps.events.emit('session.revoked', { userId: row.userId, sessionId: row.familyId });
         throw sessionExpired();
       }
     }
     return this.#issue(user.id, row.familyId, row.expiresAt);
   }
 
-  /** Ends the session the refresh token belongs to, if any. */
+  /** Ends the session the refresh token belongs to, if any, and the sockets it opened. */
   async logout(refreshToken: string | undefined): Promise<void> {
     if (!refreshToken) return;
     const row = await findRefreshToken(this.deps.db, hashToken(refreshToken));
-    if (row) await revokeFamily(this.deps.db, row.familyId);
+    if (!row) return;
+    await revokeFamily(this.deps.db, row.familyId);
+    this.deps.events.emit('session.revoked', { userId: row.userId, sessionId: row.familyId });
   }
 
   /** Always completes the same way; sends a link only for a live account under the hourly cap. */
@@ -205,12 +213,15 @@ export class AuthService {
     const userId = await db.transaction(async (tx) => {
       const id = await consumeResetToken(tx, hashToken(token));
       if (id === null) return null;
+      // tokens_valid_after: access tokens issued before the reset die with the old password (the
+      // server's clock, as the tokens' `iat` is).
       const updated = await tx
         .update(users)
-        .set({ passwordHash })
+        .set({ passwordHash, tokensValidAfter: new Date() })
         .where(and(eq(users.id, id), isNull(users.deletedAt)))
         .returning({ email: users.email });
       if (updated.length === 0) return null;
+      await invalidateResetTokens(tx, id);
       await revokeUserSessions(tx, id);
       if (updated[0]?.email) limiter.clearAccount(updated[0].email);
       return id;
@@ -241,7 +252,7 @@ export class AuthService {
       tokenHash: hashToken(refreshToken),
       expiresAt,
     });
-    const accessToken = await signAccessToken(this.deps.keys, userId);
+    const accessToken = await signAccessToken(this.deps.keys, userId, familyId);
     return { accessToken, refreshToken, expiresAt };
   }
 }

@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
 import { ERROR_KEYS } from '@telerace/protocol';
 import { eq } from 'drizzle-orm';
+import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { passwordResets, users } from '../../db/schema.js';
 import { startTestApp } from '../../test/app.js';
 import { login, refresh, signup } from '../../test/auth.js';
+import { TOKEN_AUDIENCE, TOKEN_ISSUER } from './access-token.js';
 
 type TestApp = Awaited<ReturnType<typeof startTestApp>>;
 
@@ -94,6 +96,80 @@ describe('password reset', () => {
       error: 'This reset link is invalid or has expired.',
       errorKey: ERROR_KEYS.resetTokenInvalid,
     });
+  });
+
+  it('refuses access tokens issued before the reset', async () => {
+    const account = await signup(t.app);
+    const id = await userId(account.email);
+    const iat = Math.floor(Date.now() / 1000) - 5;
+    const oldToken = await new SignJWT({})
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(String(id))
+      .setIssuedAt(iat)
+      .setExpirationTime(iat + 600)
+      .setAudience(TOKEN_AUDIENCE)
+      .setIssuer(TOKEN_ISSUER)
+      .sign(new TextEncoder().encode(t.config.jwtSecret));
+    const me = () => t.app.inject({ url: '/api/me', headers: { authorization: `Bearer ${oldToken}` } });
+    expect((await me()).statusCode).toBe(200);
+    await forgot(account.email);
+    const [token] = linksFor(account.email);
+    expect((await resetPassword(token ?? '', 'a brand new passphrase')).statusCode).toBe(200);
+    expect((await me()).statusCode).toBe(401);
+  });
+
+  it('a password change from the profile invalidates an outstanding reset link', async () => {
+    const account = await signup(t.app);
+    const session = await login(t.app, account);
+    await forgot(account.email);
+    const [token] = linksFor(account.email);
+    const changed = await t.app.inject({
+      method: 'POST',
+      url: '/api/me/password',
+      headers: { authorization: `Bearer ${session.accessToken}` },
+      payload: { currentPassword: account.password, newPassword: 'a changed passphrase' },
+    });
+    expect(changed.statusCode).toBe(200);
+    const reset = await resetPassword(token ?? '', 'the attacker passphrase');
+    expect(reset.statusCode).toBe(400);
+    expect(reset.json().errorKey).toBe(ERROR_KEYS.resetTokenInvalid);
+    await login(t.app, { email: account.email, password: 'a changed passphrase' });
+  });
+
+  it('an e-mail change invalidates an outstanding reset link (it went to the old address)', async () => {
+    const account = await signup(t.app);
+    const session = await login(t.app, account);
+    await forgot(account.email);
+    const [token] = linksFor(account.email);
+    const changed = await t.app.inject({
+      method: 'PATCH',
+      url: '/api/me/details',
+      headers: { authorization: `Bearer ${session.accessToken}` },
+      payload: {
+        username: account.username,
+        email: `moved-${account.email}`,
+        currentPassword: account.password,
+      },
+    });
+    expect(changed.statusCode, changed.body).toBe(200);
+    const reset = await resetPassword(token ?? '', 'the attacker passphrase');
+    expect(reset.statusCode).toBe(400);
+    expect(reset.json().errorKey).toBe(ERROR_KEYS.resetTokenInvalid);
+  });
+
+  it('a username-only change keeps the reset link', async () => {
+    const account = await signup(t.app);
+    const session = await login(t.app, account);
+    await forgot(account.email);
+    const [token] = linksFor(account.email);
+    const changed = await t.app.inject({
+      method: 'PATCH',
+      url: '/api/me/details',
+      headers: { authorization: `Bearer ${session.accessToken}` },
+      payload: { username: `${account.username.slice(0, 20)}-new`, currentPassword: account.password },
+    });
+    expect(changed.statusCode, changed.body).toBe(200);
+    expect((await resetPassword(token ?? '', 'a brand new passphrase')).statusCode).toBe(200);
   });
 
   it('a newer token invalidates the older one', async () => {

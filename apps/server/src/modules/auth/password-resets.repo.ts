@@ -23,12 +23,20 @@ export async function replaceResetToken(
   values: { userId: number; tokenHash: string; expiresAt: Date },
 ): Promise<void> {
   await db.transaction(async (tx) => {
-    await tx
-      .update(passwordResets)
-      .set({ consumedAt: sql`now()` })
-      .where(and(eq(passwordResets.userId, values.userId), isNull(passwordResets.consumedAt)));
+    await invalidateResetTokens(tx, values.userId);
     await tx.insert(passwordResets).values(values);
   });
+}
+
+/**
+ * Invalidates every outstanding token of the user: after a reset, a password change or an e-mail
+ * change, a link already mailed (perhaps to an address the member no longer holds) must not work.
+ */
+export async function invalidateResetTokens(db: Db, userId: number): Promise<void> {
+  await db
+    .update(passwordResets)
+    .set({ consumedAt: sql`now()` })
+    .where(and(eq(passwordResets.userId, userId), isNull(passwordResets.consumedAt)));
 }
 
 /** Consumes a valid (unconsumed, unexpired) token; its user id, or null. One statement: a token works once. */
