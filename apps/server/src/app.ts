@@ -138,7 +138,14 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     streamIdOf: async (carId) => (await findLiveCar(database.db, carId))?.streamId ?? null,
     isDriven: async (carId) => (await findLiveSessionOfCar(database.db, carId)) !== undefined,
   });
-  const cars: CarsService = new CarsService(database.db, app.events, relay, app.log, video);
+  const cars: CarsService = new CarsService(
+    database.db,
+    app.events,
+    relay,
+    app.log,
+    video,
+    config.controlCodeTtlMinutes,
+  );
   app.decorate('cars', cars);
   app.decorate('video', video);
   video.track(app.events.on('car.online', ({ carId }) => void video.carOnline(carId)));
@@ -162,8 +169,13 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
         throw new Error('startSimCars needs a listening server');
       const host = ['0.0.0.0', '::'].includes(address.address) ? '127.0.0.1' : address.address;
       const serverUrl = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
-      const provisioned = await provisionSimCars(database.db, config.dataDir, config.simCars);
-      print(simCarsBanner(provisioned, config.publicUrl));
+      const provisioned = await provisionSimCars(
+        database.db,
+        config.dataDir,
+        config.simCars,
+        config.controlCodeTtlMinutes,
+      );
+      print(simCarsBanner(provisioned, config.publicUrl, config.controlCodeTtlMinutes));
       simCars.start(provisioned, serverUrl);
       return provisioned;
     },

@@ -85,6 +85,8 @@ export type Telemetry = z.infer<typeof Telemetry>;
 /** What admins see of a car (Car Status tab). */
 export const AdminCar = Car.extend({
   control_code: z.string().nullable(),
+  /** When the current code stops opening the car (ISO); null without a code. */
+  control_code_expires_at: z.string().nullable(),
   last_telemetry: Telemetry.extend({ at: z.string() }).nullable(),
 });
 export type AdminCar = z.infer<typeof AdminCar>;

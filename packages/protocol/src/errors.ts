@@ -35,6 +35,7 @@ export const ERROR_KEYS = {
   carNotFound: 'errors.carNotFound',
   controlCodeRequired: 'errors.controlCodeRequired',
   invalidControlCode: 'errors.invalidControlCode',
+  tooManyControlCodeAttempts: 'errors.tooManyControlCodeAttempts',
   carInUse: 'errors.carInUse',
   carOffline: 'errors.carOffline',
 } as const;

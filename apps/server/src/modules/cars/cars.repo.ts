@@ -1,6 +1,6 @@
 /** Queries on cars, driving sessions and the session-duration setting. */
 import { CAR_SESSION_DEFAULT_MINUTES } from '@telerace/protocol';
-import { and, asc, eq, gt, isNull, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, isNotNull, isNull, lte, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { appSettings, carSessions, cars, users } from '../../db/schema.js';
 
@@ -44,6 +44,48 @@ export async function lockLiveCar(tx: Db, carId: number): Promise<CarRow | undef
     .where(and(eq(cars.id, carId), isNull(cars.deletedAt)))
     .for('update');
   return row;
+}
+
+/**
+ * A new control code living `ttlMinutes`, with its count of wrong tries back at zero. The expiry
+ * is the database's clock, like every other time compared in SQL.
+ */
+export async function setControlCode(tx: Db, carId: number, code: string, ttlMinutes: number): Promise<void> {
+  await tx
+    .update(cars)
+    .set({
+      controlCode: code,
+      controlCodeExpiresAt: sql`now() + make_interval(mins => ${ttlMinutes})`,
+      controlCodeFailures: 0,
+    })
+    .where(eq(cars.id, carId));
+}
+
+/** The code opened the car: it is gone. */
+export async function clearControlCode(tx: Db, carId: number): Promise<void> {
+  await tx
+    .update(cars)
+    .set({ controlCode: null, controlCodeExpiresAt: null, controlCodeFailures: 0 })
+    .where(eq(cars.id, carId));
+}
+
+/**
+ * Counts one wrong try on the car's current code, in one statement (no lost update when guesses
+ * arrive together), and kills the code at the `maxFailures`th. Returns true when this try killed
+ * it. A car without a code has nothing to count.
+ */
+export async function recordWrongCode(tx: Db, carId: number, maxFailures: number): Promise<boolean> {
+  const dies = sql`${cars.controlCodeFailures} + 1 >= ${maxFailures}`;
+  const [row] = await tx
+    .update(cars)
+    .set({
+      controlCodeFailures: sql`${cars.controlCodeFailures} + 1`,
+      controlCode: sql`case when ${dies} then null else ${cars.controlCode} end`,
+      controlCodeExpiresAt: sql`case when ${dies} then null else ${cars.controlCodeExpiresAt} end`,
+    })
+    .where(and(eq(cars.id, carId), isNotNull(cars.controlCode)))
+    .returning({ controlCode: cars.controlCode });
+  return row !== undefined && row.controlCode === null;
 }
 
 export async function findLiveSessionOfCar(db: Db, carId: number): Promise<CarSessionRow | undefined> {

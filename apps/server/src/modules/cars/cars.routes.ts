@@ -24,17 +24,25 @@ export const carRoutes: FastifyPluginAsyncZod = async (app) => {
     '/cars/:id/connect',
     {
       ...member,
-      // Codes are short: a per-IP budget of attempts makes guessing one hopeless.
+      // Codes are short: a per-IP budget of attempts (with the per-member budget and the per-car
+      // count in the service) makes guessing one hopeless.
       config: { rateLimit: { max: CONNECT_ATTEMPTS_PER_10_MIN, timeWindow: 10 * 60_000 } },
       schema: { params: CarIdParams, body: ConnectRequest, response: { 200: ConnectResponse } },
     },
-    async (request) => {
-      const { car, controlToken } = await app.cars.connect(
-        request.currentUser,
-        request.params.id,
-        request.body.code,
-      );
-      return { ok: true as const, car, controlToken };
+    async (request, reply) => {
+      try {
+        const { car, controlToken } = await app.cars.connect(
+          request.currentUser,
+          request.params.id,
+          request.body.code,
+        );
+        return { ok: true as const, car, controlToken };
+      } catch (error) {
+        // The member's budget of wrong codes is spent: say when it comes back.
+        const retryAfter = (error as { retryAfterSeconds?: number }).retryAfterSeconds;
+        if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
+        throw error;
+      }
     },
   );
 };

@@ -28,6 +28,7 @@ import {
   type CarRow,
   type CarSessionRow,
   type CarWithHolder,
+  clearControlCode,
   type EndedSession,
   endExpiredSessions,
   endSessionsOfCar,
@@ -38,9 +39,12 @@ import {
   listCarsWithHolders,
   listLiveSessions,
   lockLiveCar,
+  recordWrongCode,
   sessionMinutes,
+  setControlCode,
   setSessionMinutes,
 } from './cars.repo.js';
+import { CodeAttemptBudget } from './code-attempts.js';
 import { newControlCode } from './control-code.js';
 
 /** What the control relay knows about connected cars (the service never touches a socket). */
@@ -74,6 +78,24 @@ const carInUse = (): HttpError =>
   new HttpError(409, 'This car is in use by another driver.', ERROR_KEYS.carInUse);
 const carOffline = (): HttpError => new HttpError(409, 'The car is offline.', ERROR_KEYS.carOffline);
 
+/** Wrong tries on one car after which its code is dead (an admin generates a new one). */
+export const CODE_FAILURES_PER_CAR = 10;
+/** Wrong codes one member may type per rolling hour, across cars and addresses. */
+export const WRONG_CODES_PER_MEMBER_PER_HOUR = 20;
+const HOUR_MS = 60 * 60_000;
+export const DEFAULT_CONTROL_CODE_TTL_MINUTES = 15;
+
+function tooManyWrongCodes(waitMs: number): HttpError & { retryAfterSeconds: number } {
+  const minutes = Math.max(1, Math.ceil(waitMs / 60_000));
+  const error = new HttpError(
+    429,
+    `Too many wrong control codes. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+    ERROR_KEYS.tooManyControlCodeAttempts,
+  ) as HttpError & { retryAfterSeconds: number };
+  error.retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000));
+  return error;
+}
+
 /** A fallback for timers lost to clock differences between Node and the database. */
 const SWEEP_INTERVAL_MS = 10_000;
 
@@ -85,8 +107,11 @@ export function configOf(car: CarRow): CarConfig {
   };
 }
 
-function sameCode(given: string, expected: string | null): boolean {
-  if (expected === null) return false;
+/** Whether `given` opens the car now: its current code, not expired (compared in constant time). */
+function opensCar(given: string, car: CarRow): boolean {
+  const expected = car.controlCode;
+  if (expected === null || car.controlCodeExpiresAt === null) return false;
+  if (car.controlCodeExpiresAt.getTime() <= Date.now()) return false;
   const a = Buffer.from(given);
   const b = Buffer.from(expected);
   return a.length === b.length && timingSafeEqual(a, b);
@@ -94,6 +119,7 @@ function sameCode(given: string, expected: string | null): boolean {
 
 export class CarsService {
   readonly #timers = new Map<number, NodeJS.Timeout>();
+  readonly #codeBudget = new CodeAttemptBudget(WRONG_CODES_PER_MEMBER_PER_HOUR, HOUR_MS);
   #sweeper: NodeJS.Timeout | undefined;
   #unsubscribe: (() => void)[] = [];
 
@@ -103,6 +129,8 @@ export class CarsService {
     readonly presence: CarPresence,
     readonly log: FastifyBaseLogger,
     readonly video: CarVideoAccess = NO_VIDEO,
+    /** CONTROL_CODE_TTL_MINUTES: how long a generated code opens its car. */
+    readonly controlCodeTtlMinutes: number = DEFAULT_CONTROL_CODE_TTL_MINUTES,
   ) {}
 
   // ── reading ──────────────────────────────────────────────────────────────────────────────
@@ -133,6 +161,9 @@ export class CarsService {
     return {
       ...this.presentFor(row, { id: 0, isAdmin: true }),
       control_code: row.car.controlCode,
+      control_code_expires_at: row.car.controlCode
+        ? (row.car.controlCodeExpiresAt?.toISOString() ?? null)
+        : null,
       last_telemetry: this.presence.lastTelemetry(row.car.id),
     };
   }
@@ -164,6 +195,8 @@ export class CarsService {
   /**
    * Takes the car with its control code (single use: a successful connect consumes it). A member
    * who already holds the car gets a fresh control token for the same session, without a code.
+   * A wrong, expired or dead code gets the same answer, so guessing teaches nothing; each wrong
+   * one counts on the car (its code dies at CODE_FAILURES_PER_CAR) and on the member's budget.
    */
   async connect(user: UserRow, carId: number, code: string): Promise<{ car: Car; controlToken: string }> {
     const controlToken = newOpaqueToken();
@@ -179,8 +212,13 @@ export class CarsService {
         await tx.update(carSessions).set({ controlTokenHash: tokenHash }).where(eq(carSessions.id, live.id));
         return null;
       }
-      if (!sameCode(code, car.controlCode)) throw invalidCode();
-      await tx.update(cars).set({ controlCode: null }).where(eq(cars.id, carId));
+      const waitMs = this.#codeBudget.retryAfterMs(user.id);
+      if (waitMs > 0) throw tooManyWrongCodes(waitMs);
+      if (!opensCar(code, car)) {
+        // Counted in this transaction, which must commit: the error is thrown after it.
+        return { wrong: true, killed: await recordWrongCode(tx, carId, CODE_FAILURES_PER_CAR) } as const;
+      }
+      await clearControlCode(tx, carId);
       const [session] = await tx
         .insert(carSessions)
         .values({
@@ -192,6 +230,13 @@ export class CarsService {
         .returning();
       return session ?? null;
     });
+    if (started && 'wrong' in started) {
+      this.#codeBudget.recordFailure(user.id);
+      if (started.killed) {
+        this.log.warn({ carId }, 'control code invalidated after too many wrong tries');
+      }
+      throw invalidCode();
+    }
     if (started) {
       this.#schedule(started);
       this.events.emit('car.session-started', {
@@ -343,7 +388,10 @@ export class CarsService {
       const car = await lockLiveCar(tx, carId);
       if (!car) throw carNotFound();
       const sessions = await endSessionsOfCar(tx, carId, 'car_deleted');
-      await tx.update(cars).set({ deletedAt: sql`now()`, controlCode: null }).where(eq(cars.id, carId));
+      await tx
+        .update(cars)
+        .set({ deletedAt: sql`now()`, controlCode: null, controlCodeExpiresAt: null })
+        .where(eq(cars.id, carId));
       await recordAudit(tx, {
         actor,
         action: 'car.delete',
@@ -358,12 +406,15 @@ export class CarsService {
     this.events.emit('car.deleted', { carId });
   }
 
-  /** A new single-use code; it replaces the previous one. */
+  /**
+   * A new single-use code living CONTROL_CODE_TTL_MINUTES; it replaces the previous one and starts
+   * the count of wrong tries again.
+   */
   async generateCode(actor: Actor, carId: number): Promise<string> {
     const code = newControlCode();
     await this.db.transaction(async (tx) => {
       if (!(await lockLiveCar(tx, carId))) throw carNotFound();
-      await tx.update(cars).set({ controlCode: code }).where(eq(cars.id, carId));
+      await setControlCode(tx, carId, code, this.controlCodeTtlMinutes);
       // The code itself is a credential: the append-only log never keeps it.
       await recordAudit(tx, {
         actor,

@@ -1,7 +1,8 @@
 /**
  * SIM_CARS=N: the quick start's simulated cars. After the migrations, cars "Sim 1"…"Sim N" are
  * ensured, their secrets kept in DATA_DIR/sim-cars.json (0600; a car missing from the file gets a
- * new secret), each gets a fresh control code printed on stdout, and each car's agent runs as a
+ * new secret), each gets a fresh control code printed on stdout (living CONTROL_CODE_TTL_MINUTES,
+ * like an admin's), and each car's agent runs as a
  * child process dialling the real car socket. A child that exits is restarted with a backoff
  * (exit code 75 asks for an immediate restart); all of them are stopped when the server closes.
  */
@@ -17,6 +18,7 @@ import type { Db } from '../../db/client.js';
 import { cars } from '../../db/schema.js';
 import { SERVER_ROOT } from '../../paths.js';
 import { hashToken, newOpaqueToken } from '../auth/sessions.repo.js';
+import { setControlCode } from './cars.repo.js';
 import { newControlCode } from './control-code.js';
 
 export const SIM_CARS_FILE = 'sim-cars.json';
@@ -56,13 +58,13 @@ export function defaultAgentCommand(): AgentCommand {
   };
 }
 
-export function simCarsBanner(simCars: SimCar[], publicUrl: string): string {
+export function simCarsBanner(simCars: SimCar[], publicUrl: string, codeTtlMinutes: number): string {
   const line = '='.repeat(64);
   return [
     '',
     line,
     ` Simulated cars (SIM_CARS=${simCars.length}): sign in, open ${publicUrl}/car-selection`,
-    ' and connect with a code (each code works once; admins generate new ones):',
+    ` and connect with a code (each works once, for ${codeTtlMinutes} minutes; admins generate new ones):`,
     ...simCars.map((car) => `   ${car.name.padEnd(8)} code: ${car.code}`),
     line,
     '',
@@ -81,7 +83,12 @@ async function readSecrets(file: string): Promise<Record<string, string>> {
 }
 
 /** Ensures the N cars, their secrets and fresh codes. Not audited: no admin acts here. */
-export async function provisionSimCars(db: Db, dataDir: string, count: number): Promise<SimCar[]> {
+export async function provisionSimCars(
+  db: Db,
+  dataDir: string,
+  count: number,
+  codeTtlMinutes: number,
+): Promise<SimCar[]> {
   const names = Array.from({ length: count }, (_, i) => `Sim ${i + 1}`);
   const file = join(dataDir, SIM_CARS_FILE);
   const secrets = await readSecrets(file);
@@ -108,7 +115,7 @@ export async function provisionSimCars(db: Db, dataDir: string, count: number): 
         .where(eq(cars.id, row.id));
     }
     const code = newControlCode();
-    await db.update(cars).set({ controlCode: code }).where(eq(cars.id, row.id));
+    await setControlCode(db, row.id, code, codeTtlMinutes);
     result.push({ id: row.id, name, code, secret });
   }
   await mkdir(dataDir, { recursive: true });

@@ -19,6 +19,7 @@ const base: Omit<AdminCar, 'id' | 'name'> = {
   config_steering_trim: 0,
   session_ends_at: null,
   control_code: null,
+  control_code_expires_at: null,
   last_telemetry: null,
 };
 const cars: AdminCar[] = [
@@ -30,9 +31,18 @@ const cars: AdminCar[] = [
     username: 'speedy#12',
     session_ends_at: minutesFromNow(7.5),
     control_code: 'K7P2QA',
+    control_code_expires_at: minutesFromNow(11.5),
     last_telemetry: { speed: 2.5, battery: 64, at: new Date(Date.now() - 12_000).toISOString() },
   },
   { ...base, id: 2, name: 'Blue Bolt', status: 'offline', stream_id: 8 },
+  {
+    ...base,
+    id: 3,
+    name: 'Old Gold',
+    stream_id: 9,
+    control_code: 'H4RDQ2',
+    control_code_expires_at: minutesFromNow(-1),
+  },
 ];
 
 const routes = (extra: Parameters<typeof stubFetch>[0] = {}) =>
@@ -70,6 +80,7 @@ describe('admin CarStatusTab', () => {
     expect(red.getByText('speedy')).toBeVisible();
     expect(red.getByText(/in 8 min/)).toBeVisible();
     expect(red.getByText('K7P2QA')).toBeVisible();
+    expect(red.getByText('expires in 12 min')).toBeVisible();
     expect(red.getByText('2.50 m/s')).toBeVisible();
     expect(red.getByText('64%')).toBeVisible();
     expect(red.getByText('12 sec ago')).toBeVisible();
@@ -78,6 +89,18 @@ describe('admin CarStatusTab', () => {
     expect(blue.getByText('None yet')).toBeVisible();
     expect(blue.getByRole('button', { name: 'Kick' })).toBeDisabled();
     expect(blue.getByRole('button', { name: 'Reboot' })).toBeDisabled();
+    const old = row('Old Gold');
+    expect(old.getByText('H4RDQ2')).toBeVisible();
+    expect(old.getByText('Expired')).toBeVisible();
+  });
+
+  it('says when a code expires in French too', async () => {
+    await i18n.changeLanguage('fr');
+    routes();
+    renderSignedIn(<CarStatusTab />, adminUser);
+    await screen.findByRole('table');
+    expect(row('Red Comet').getByText('expire dans 12 min')).toBeVisible();
+    expect(row('Old Gold').getByText('Expiré')).toBeVisible();
   });
 
   it('generates a code after confirmation and shows it', async () => {

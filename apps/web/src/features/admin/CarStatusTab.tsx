@@ -33,6 +33,40 @@ function sessionEndText(t: TFunction, iso: string, now: number, language: string
   return { text: t('carStatus.endsIn', { time, count: Math.ceil(left / 60_000) }), title };
 }
 
+/**
+ * The control code and how long it still opens the car ("expires in 12 min", "Expired"). A code
+ * also dies after 10 wrong tries; the server then lists no code at all.
+ */
+function CodeCell({ car, now, large }: { car: AdminCar; now: Date; large?: boolean }) {
+  const { t } = useTranslation();
+  if (!car.control_code) return <span className="text-muted">—</span>;
+  const expiresAt = car.control_code_expires_at
+    ? new Date(car.control_code_expires_at).getTime()
+    : Number.NaN;
+  const left = expiresAt - now.getTime();
+  const expired = !Number.isNaN(left) && left <= 0;
+  return (
+    <>
+      <code
+        className={
+          large
+            ? 'font-mono font-bold tracking-widest'
+            : 'rounded bg-surface-2 px-1.5 py-0.5 font-mono text-sm font-bold tracking-widest'
+        }
+      >
+        {expired ? <s>{car.control_code}</s> : car.control_code}
+      </code>
+      {!Number.isNaN(left) && (
+        <span className={`block text-xs ${expired ? 'font-semibold text-danger' : 'text-muted'}`}>
+          {expired
+            ? t('carStatus.codeExpired')
+            : t('carStatus.codeExpiresIn', { count: Math.ceil(left / 60_000) })}
+        </span>
+      )}
+    </>
+  );
+}
+
 function RowActions({ car, onAction }: { car: AdminCar; onAction: (kind: CarActionKind) => void }) {
   const { t } = useTranslation();
   const online = car.status === 'online';
@@ -154,7 +188,9 @@ function CarCardCompact({
         </div>
         <div>
           <dt className="text-xs font-semibold text-muted">{t('carStatus.code')}</dt>
-          <dd className="font-mono font-bold tracking-widest">{car.control_code ?? '—'}</dd>
+          <dd>
+            <CodeCell car={car} now={now} large />
+          </dd>
         </div>
         <div className="col-span-2">
           <dt className="text-xs font-semibold text-muted">{t('carStatus.telemetry')}</dt>
@@ -280,13 +316,7 @@ export function CarStatusTab() {
                       )}
                     </td>
                     <td className={bodyCell}>
-                      {car.control_code ? (
-                        <code className="rounded bg-surface-2 px-1.5 py-0.5 font-mono text-sm font-bold tracking-widest">
-                          {car.control_code}
-                        </code>
-                      ) : (
-                        <span className="text-muted">—</span>
-                      )}
+                      <CodeCell car={car} now={now} />
                     </td>
                     <td className={`${bodyCell} min-w-28`}>
                       <TelemetryCell car={car} now={now} />
