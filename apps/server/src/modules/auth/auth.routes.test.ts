@@ -324,14 +324,43 @@ describe('refresh-token', () => {
     expect((await refresh(t.app, refreshCookieOf(b)?.value)).statusCode).toBe(401);
   });
 
-  it('10 concurrent refreshes with the same cookie all succeed and the session lives on', async () => {
+  it('10 concurrent refreshes with the same cookie all succeed with the same successor and the session lives on', async () => {
     const { refreshToken } = await login(t.app, await signup(t.app));
     const responses = await Promise.all(Array.from({ length: 10 }, () => refresh(t.app, refreshToken)));
     expect(responses.map((r) => r.statusCode)).toEqual(Array(10).fill(200));
     const tokens = responses.map((r) => refreshCookieOf(r)?.value ?? '');
-    expect(new Set(tokens).size).toBe(10);
-    // Whichever cookie the browser kept, it works.
-    for (const token of tokens) expect((await refresh(t.app, token)).statusCode).toBe(200);
+    expect(new Set(tokens).size).toBe(1);
+    expect((await refresh(t.app, tokens[0])).statusCode).toBe(200);
+  });
+
+  it('a replay within the grace window gets the successor already issued: the family never forks', async () => {
+    const { refreshToken } = await login(t.app, await signup(t.app));
+    const first = await refresh(t.app, refreshToken);
+    const replay = await refresh(t.app, refreshToken);
+    expect(first.statusCode).toBe(200);
+    expect(replay.statusCode).toBe(200);
+    const successor = refreshCookieOf(first)?.value;
+    expect(successor).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(refreshCookieOf(replay)?.value).toBe(successor);
+    // Each answer still carries a working access token.
+    expect((await whoami(t, first.json().accessToken)).statusCode).toBe(200);
+    expect((await whoami(t, replay.json().accessToken)).statusCode).toBe(200);
+    const [row] = await t.app.database.db
+      .select()
+      .from(refreshTokens)
+      .where(eq(refreshTokens.tokenHash, createHash('sha256').update(refreshToken).digest('hex')));
+    const family = await t.app.database.db
+      .select()
+      .from(refreshTokens)
+      .where(eq(refreshTokens.familyId, row?.familyId ?? ''));
+    const live = family.filter((r) => r.usedAt === null && r.revokedAt === null);
+    expect(family).toHaveLength(2);
+    expect(live).toHaveLength(1);
+    expect(live[0]?.tokenHash).toBe(
+      createHash('sha256')
+        .update(successor ?? '')
+        .digest('hex'),
+    );
   });
 
   it('refuses no cookie, an unknown token and an expired session, clearing the cookie', async () => {

@@ -3,7 +3,7 @@
  * concurrent tabs and reuse detection), log-out, password reset, completing a registration.
  * Routes stay thin; everything here throws HttpError for the client-facing failures.
  */
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { ERROR_KEYS, type User } from '@telerace/protocol';
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
@@ -155,8 +155,9 @@ export class AuthService {
     }
 
     if (!(await markRefreshTokenUsed(db, row.id))) {
-      // Already used. Moments ago: another tab of the same browser refreshed at the same time.
-      // Longer ago: the token was copied — end the whole session, thief and owner alike.
+      // Already used. Moments ago: another tab of the same browser refreshed at the same time; it
+      // gets the same successor below. Longer ago: the token was copied — end the whole session,
+      // thief and owner alike.
       if (!(await usedWithin(db, row.id, REFRESH_GRACE_SECONDS))) {
         await revokeFamily(db, row.familyId);
         log.warn(
@@ -167,7 +168,18 @@ export class AuthService {
         throw sessionExpired();
       }
     }
-    return this.#issue(user.id, row.familyId, row.expiresAt);
+    return this.#issue(user.id, row.familyId, row.expiresAt, this.#successorOf(refreshToken));
+  }
+
+  /**
+   * The one token that follows `refreshToken`, derived from it (HMAC under the server's secret):
+   * every refresh with the same token, first use or replay inside the grace window, hands out
+   * the same successor, so a family never has two live branches.
+   */
+  #successorOf(refreshToken: string): string {
+    return createHmac('sha256', this.deps.keys.secret)
+      .update(`refresh-successor:${refreshToken}`)
+      .digest('base64url');
   }
 
   /** Ends the session the refresh token belongs to, if any, and the sockets it opened. */
@@ -244,8 +256,13 @@ export class AuthService {
     return this.#issue(userId, randomUUID(), new Date(Date.now() + SESSION_LIFETIME_MS));
   }
 
-  async #issue(userId: number, familyId: string, expiresAt: Date): Promise<IssuedSession> {
-    const refreshToken = newOpaqueToken();
+  async #issue(
+    userId: number,
+    familyId: string,
+    expiresAt: Date,
+    refreshToken: string = newOpaqueToken(),
+  ): Promise<IssuedSession> {
+    // A successor already stored (a concurrent refresh or a replay) is kept as it is.
     await insertRefreshToken(this.deps.db, {
       userId,
       familyId,

@@ -20,11 +20,12 @@ export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
+/** Stores a token; one already stored under the same hash (a derived successor) is left as it is. */
 export async function insertRefreshToken(
   db: Db,
   values: { userId: number; familyId: string; tokenHash: string; expiresAt: Date },
 ): Promise<void> {
-  await db.insert(refreshTokens).values(values);
+  await db.insert(refreshTokens).values(values).onConflictDoNothing({ target: refreshTokens.tokenHash });
 }
 
 export async function findRefreshToken(db: Db, tokenHash: string): Promise<RefreshTokenRow | undefined> {
