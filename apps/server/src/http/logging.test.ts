@@ -23,6 +23,24 @@ describe('redactUrl', () => {
     ['/api/auth/twitch/callback?code=abc&state=s', `/api/auth/twitch/callback?code=${REDACTED}&state=s`],
     ['/api/health', '/api/health'],
     ['/api/cars?mytoken=keep', '/api/cars?mytoken=keep'],
+    // Names are compared decoded (the query parser decodes them too), in any case.
+    ['/api/race-ws?%74oken=abc', `/api/race-ws?%74oken=${REDACTED}`],
+    ['/api/race-ws?%2574oken=abc', `/api/race-ws?%2574oken=${REDACTED}`],
+    ['/x?Control%5FToken=abc&car=1', `/x?Control%5FToken=${REDACTED}&car=1`],
+    ['/x?jwt=abc', `/x?jwt=${REDACTED}`],
+    ['/x?id_token=abc&access%20token=keep', `/x?id_token=${REDACTED}&access%20token=keep`],
+    // Any value that looks like a JWT, whatever its name.
+    [`/x?q=${'eyJhbGciOiJIUzI1NiJ9'}.${'eyJzdWIiOiIxIn0'}.${'c2lnbmF0dXJl'}&a=1`, `/x?q=${REDACTED}&a=1`],
+    ['/x?q=eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0.', `/x?q=${REDACTED}`],
+    ['/x?version=1.2.3', '/x?version=1.2.3'],
+    // Repeated and valueless parameters.
+    ['/x?token=a&token=b&flag', `/x?token=${REDACTED}&token=${REDACTED}&flag`],
+    // The reset link's token lives in the path of the web page.
+    ['/reset-password/AbC_123-xyz', `/reset-password/${REDACTED}`],
+    ['/reset-password/AbC_123?x=1', `/reset-password/${REDACTED}?x=1`],
+    ['/api/reset-password', '/api/reset-password'],
+    // A malformed escape does not throw.
+    ['/x?%E0%A4%A=1&token=2', `/x?%E0%A4%A=1&token=${REDACTED}`],
   ])('%s', (url, expected) => {
     expect(redactUrl(url)).toBe(expected);
   });
@@ -47,8 +65,15 @@ describe('request logs', () => {
       payload: { email: 'a@example.com', password: 'PASSWORD-SECRET-8', controlToken: 'CONTROL-SECRET-9' },
     });
 
+    const jwt = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiI0MiJ9.SECRET-10-signature';
+    await testApp.app.inject({ url: `/api/race-ws?%74oken=${jwt}` });
+    await testApp.app.inject({ url: '/api/race-ws?jwt=SECRET-11' });
+    await testApp.app.inject({ url: `/api/health?anything=${jwt.replace('10', '12')}` });
+    await testApp.app.inject({ url: '/reset-password/SECRET-13-reset-token' });
+
     const log = testApp.logText();
     expect(log).not.toMatch(/SECRET-\d/);
+    expect(log).not.toContain('eyJzdWIiOiI0MiJ9');
     // The lines are there, only the values are hidden.
     const lines = testApp.logLines();
     const urls = lines.map((line) => (line.req as { url?: string } | undefined)?.url).filter(Boolean);

@@ -13,14 +13,18 @@ export interface LogStream {
   write(line: string): void;
 }
 
-/** Query parameters that carry a credential. Matched case-insensitively. */
+/** Query parameters that carry a credential. Matched case-insensitively, on the decoded name. */
 export const SENSITIVE_QUERY_PARAMS = [
   'token',
   'control_token',
   'controlToken',
   'access_token',
   'refresh_token',
+  'id_token',
+  'jwt',
   'code',
+  'password',
+  'secret',
 ] as const;
 
 const SENSITIVE_FIELDS = [
@@ -50,11 +54,62 @@ const REDACT_PATHS = [
   ...SENSITIVE_FIELDS.flatMap((field) => [field, `*.${field}`]),
 ];
 
-const SENSITIVE_QUERY_PATTERN = new RegExp(`([?&](?:${SENSITIVE_QUERY_PARAMS.join('|')})=)[^&#]*`, 'gi');
+const SENSITIVE_NAMES = new Set<string>(SENSITIVE_QUERY_PARAMS.map((name) => name.toLowerCase()));
 
-/** The URL with the value of every credential-carrying query parameter replaced. */
+/** A JWT (header `{"…` base64url-encoded, payload, signature possibly empty), whatever carries it. */
+const JWT_PATTERN = /^eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+
+/** The reset link's page carries its token in the path. */
+const RESET_PAGE_PATTERN = /^(\/reset-password\/)[^/?#]+/;
+
+/**
+ * Percent-decodes until stable (a few rounds at most), so `%74oken` and `%2574oken` both read as
+ * `token`; a malformed escape leaves the text as it is.
+ */
+function decoded(text: string): string {
+  let current = text.replace(/\+/g, ' ');
+  for (let round = 0; round < 3 && current.includes('%'); round++) {
+    try {
+      const next = decodeURIComponent(current);
+      if (next === current) break;
+      current = next;
+    } catch {
+      break;
+    }
+  }
+  return current;
+}
+
+function isSensitiveParam(rawName: string, rawValue: string): boolean {
+  return SENSITIVE_NAMES.has(decoded(rawName).toLowerCase()) || JWT_PATTERN.test(decoded(rawValue));
+}
+
+/**
+ * The URL with the value of every credential-carrying query parameter replaced: names compared
+ * after decoding (the query parser decodes them too), and any value that is a JWT; the reset
+ * page's token in the path too.
+ */
 export function redactUrl(url: string): string {
-  return url.includes('?') ? url.replace(SENSITIVE_QUERY_PATTERN, `$1${REDACTED}`) : url;
+  const hashAt = url.indexOf('#');
+  const beforeHash = hashAt === -1 ? url : url.slice(0, hashAt);
+  const fragment = hashAt === -1 ? '' : url.slice(hashAt);
+  const queryAt = beforeHash.indexOf('?');
+  const path = (queryAt === -1 ? beforeHash : beforeHash.slice(0, queryAt)).replace(
+    RESET_PAGE_PATTERN,
+    `$1${REDACTED}`,
+  );
+  if (queryAt === -1) return path + fragment;
+  const query = beforeHash
+    .slice(queryAt + 1)
+    .split('&')
+    .map((pair) => {
+      const equalsAt = pair.indexOf('=');
+      if (equalsAt === -1) return pair;
+      const name = pair.slice(0, equalsAt);
+      return isSensitiveParam(name, pair.slice(equalsAt + 1)) ? `${name}=${REDACTED}` : pair;
+    })
+    .join('&');
+  return `${path}?${query}${fragment}`;
 }
 
 export function loggerOptions(
