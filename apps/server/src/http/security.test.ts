@@ -1,5 +1,7 @@
+import type { FastifyPluginAsync } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp } from '../test/app.js';
+import { authHeader, buildAdmin, buildSession, buildUser, TEST_PASSWORD } from '../test/factories.js';
 import { contentSecurityPolicy } from './security.js';
 
 function directives(header: string | undefined): Map<string, string[]> {
@@ -83,5 +85,68 @@ describe('contentSecurityPolicy', () => {
   it('keeps a non-default port in the socket origin', () => {
     const csp = contentSecurityPolicy({ publicUrl: 'http://192.168.1.20:3000', promoVideoUrl: null });
     expect(csp['connect-src']).toEqual(["'self'", 'ws://192.168.1.20:3000']);
+  });
+});
+
+/** A route that chooses its own cache policy. */
+const cacheableRoutes: FastifyPluginAsync = async (app) => {
+  app.get('/test/cacheable', async (_request, reply) => {
+    reply.header('cache-control', 'public, max-age=60');
+    return { ok: true };
+  });
+};
+
+describe('Cache-Control on /api', () => {
+  let testApp: Awaited<ReturnType<typeof startTestApp>>;
+  beforeAll(async () => {
+    testApp = await startTestApp({}, { apiPlugins: [cacheableRoutes] });
+  });
+  afterAll(() => testApp.close());
+
+  it('is no-store on every /api answer: sessions, personal data, admin lists, errors', async () => {
+    const db = testApp.app.database.db;
+    const admin = await buildAdmin(db);
+    const member = await buildUser(db);
+    const adminAuth = await authHeader(testApp.app, admin);
+    const session = await buildSession(db, member);
+    const login = await testApp.app.inject({
+      method: 'POST',
+      url: '/api/login',
+      payload: { email: member.email, password: TEST_PASSWORD },
+    });
+    expect(login.statusCode).toBe(200);
+    const responses = [
+      login,
+      await testApp.app.inject({
+        method: 'POST',
+        url: '/api/login',
+        payload: { email: member.email, password: 'wrong password' },
+      }),
+      await testApp.app.inject({
+        method: 'POST',
+        url: '/api/refresh-token',
+        cookies: { telerace_refresh: session.token },
+      }),
+      await testApp.app.inject({ url: '/api/me', headers: await authHeader(testApp.app, member) }),
+      await testApp.app.inject({ url: '/api/me/tickets', headers: await authHeader(testApp.app, member) }),
+      await testApp.app.inject('/api/me'),
+      await testApp.app.inject({ url: '/api/admin/users', headers: adminAuth }),
+      await testApp.app.inject({ url: '/api/admin/cars', headers: adminAuth }),
+      await testApp.app.inject('/api/health'),
+      await testApp.app.inject('/api/public-config'),
+      await testApp.app.inject('/api/nope'),
+    ];
+    for (const response of responses) {
+      expect(response.statusCode).toBeLessThan(500);
+      expect(response.headers['cache-control'], response.raw.req.url).toBe('no-store');
+    }
+    expect(responses.map((r) => r.statusCode)).toEqual([
+      200, 401, 200, 200, 200, 401, 200, 200, 200, 200, 404,
+    ]);
+  });
+
+  it('keeps a policy a route sets itself', async () => {
+    const response = await testApp.app.inject('/api/test/cacheable');
+    expect(response.headers['cache-control']).toBe('public, max-age=60');
   });
 });

@@ -1,7 +1,7 @@
 /**
- * Security headers (helmet) and the Content-Security-Policy. The policy lists exactly what the web
- * app loads: its own files, reCAPTCHA, the promo video's host when it lives elsewhere, and
- * WebSockets back to our own origin.
+ * Security headers (helmet), `Cache-Control: no-store` on the API, and the Content-Security-Policy.
+ * The policy lists exactly what the web app loads: its own files, reCAPTCHA, the promo video's
+ * host when it lives elsewhere, and WebSockets back to our own origin.
  */
 import helmet from '@fastify/helmet';
 import type { FastifyInstance } from 'fastify';
@@ -46,6 +46,11 @@ export function contentSecurityPolicy(
   };
 }
 
+function isApiUrl(url: string): boolean {
+  const path = url.split('?', 1)[0] ?? '';
+  return path === '/api' || path.startsWith('/api/');
+}
+
 export async function registerSecurityHeaders(
   app: FastifyInstance,
   config: Pick<Config, 'publicUrl' | 'promoVideoUrl'>,
@@ -59,5 +64,10 @@ export async function registerSecurityHeaders(
     referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
     // HSTS over plain http would be ignored by browsers at best and lock out a dev setup at worst.
     strictTransportSecurity: isHttps(config) ? { maxAge: 31_536_000, includeSubDomains: true } : false,
+  });
+  // API answers carry sessions, personal data, control codes: no browser or proxy may keep them.
+  // Every /api answer, errors included, unless its route chose a policy of its own.
+  app.addHook('onSend', async (request, reply) => {
+    if (isApiUrl(request.url) && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
   });
 }
