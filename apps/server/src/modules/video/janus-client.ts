@@ -159,9 +159,23 @@ export class JanusClient {
     return { id: options.id, port };
   }
 
-  /** A new PIN: whoever starts watching from now on needs it (running viewers keep watching). */
-  async changePin(id: number, secret: string, pin: string): Promise<void> {
-    await this.request({ request: 'edit', id, secret, new_pin: pin, permanent: false });
+  /**
+   * A new PIN, then every current viewer evicted. A new PIN alone only stops whoever starts
+   * watching from now on; `kick_all` (streaming plugin; Janus 1.1.2 here) tells each viewer's handle
+   * `kicked_all` and closes its PeerConnection. In that order, on one short-lived handle: an
+   * evicted viewer cannot start again with the old PIN, and the mountpoint and its port stay, so
+   * the car streams on unchanged.
+   */
+  async changePinAndEvict(id: number, secret: string, pin: string): Promise<void> {
+    const { session, handle, close } = await this.openHandle();
+    try {
+      pluginData(
+        await this.message(session, handle, { request: 'edit', id, secret, new_pin: pin, permanent: false }),
+      );
+      pluginData(await this.message(session, handle, { request: 'kick_all', id, secret }));
+    } finally {
+      await close();
+    }
   }
 
   async destroyMountpoint(id: number, secret: string): Promise<void> {

@@ -3,17 +3,19 @@
  * browsers need no other host or port. Only members get through (access token in the query, own
  * origin), and only what watching a car's stream needs is forwarded, on the sessions and handles
  * this very socket created, a few at a time (janus-guard.ts). Admin requests (create, edit, destroy
- * mountpoints…) never reach Janus from a browser.
+ * mountpoints…) never reach Janus from a browser. A member's video sockets close when their
+ * sessions are revoked (janus-sockets.ts).
  */
-import { ERROR_KEYS, JANUS_PATH, JANUS_SUBPROTOCOL } from '@telerace/protocol';
+import { ERROR_KEYS, JANUS_PATH, JANUS_SUBPROTOCOL, SOCKET_CLOSE_CODES } from '@telerace/protocol';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import WebSocket from 'ws';
-import { userFromAccessToken } from '../../http/authenticate.js';
+import { memberFromAccessToken } from '../../http/authenticate.js';
 import { HttpError } from '../../http/errors.js';
 import { accessTokenKeys } from '../auth/access-token.js';
 import { MessageRateLimit } from '../control/message-guard.js';
 import { assertOwnOrigin, queryOf } from '../control/socket-auth.js';
 import { type JanusAnswer, type JanusRequest, JanusSocketGuard } from './janus-guard.js';
+import { JanusSockets } from './janus-sockets.js';
 import type { VideoService } from './video.service.js';
 
 /** Largest signalling message from a browser (an SDP answer with its candidates fits easily). */
@@ -29,8 +31,18 @@ export interface JanusProxyOptions {
 
 export const janusProxyRoutes: FastifyPluginAsync<JanusProxyOptions> = async (app, { video }) => {
   const keys = accessTokenKeys(app.config.jwtSecret, app.config.accessTokenTtlSeconds);
-  const members = new WeakMap<FastifyRequest, number>();
-  const open = new Map<number, number>();
+  const admitted = new WeakMap<FastifyRequest, { userId: number; sessionId: string | null; at: number }>();
+  const sockets = new JanusSockets();
+  const offRevoked = app.events.on('user.sessions-revoked', ({ userId }) =>
+    sockets.closeMember(userId, SOCKET_CLOSE_CODES.forceDisconnect, 'sessions revoked'),
+  );
+  const offSessionRevoked = app.events.on('session.revoked', ({ userId, sessionId }) =>
+    sockets.closeSession(userId, sessionId, SOCKET_CLOSE_CODES.sessionRevoked, 'session ended'),
+  );
+  app.addHook('preClose', async () => {
+    offRevoked();
+    offSessionRevoked();
+  });
 
   app.get(
     JANUS_PATH,
@@ -39,23 +51,35 @@ export const janusProxyRoutes: FastifyPluginAsync<JanusProxyOptions> = async (ap
       schema: { hide: true },
       preValidation: async (request) => {
         assertOwnOrigin(request, app.config.publicUrl);
-        const user = await userFromAccessToken(app.database.db, keys, queryOf(request).token ?? null);
+        // Before the token is checked: a revocation from now on still reaches this socket.
+        const at = Date.now();
+        // Refuses banned and deleted members and tokens issued before a password change.
+        const { user, claims } = await memberFromAccessToken(
+          app.database.db,
+          keys,
+          queryOf(request).token ?? null,
+        );
         if (video.janusWsUrl === null)
           throw new HttpError(503, 'Live video is unavailable on this server', ERROR_KEYS.notReady);
-        if ((open.get(user.id) ?? 0) >= SOCKETS_PER_MEMBER)
+        if (sockets.count(user.id) >= SOCKETS_PER_MEMBER)
           throw new HttpError(429, 'Too many video connections', ERROR_KEYS.tooManyRequests);
-        members.set(request, user.id);
+        admitted.set(request, { userId: user.id, sessionId: claims.sessionId, at });
       },
     },
     (browser, request) => {
-      const userId = members.get(request);
+      const member = admitted.get(request);
       const upstreamUrl = video.janusWsUrl;
-      if (userId === undefined || upstreamUrl === null) {
+      if (member === undefined || upstreamUrl === null) {
         browser.close(1011, 'not admitted');
         return;
       }
-      open.set(userId, (open.get(userId) ?? 0) + 1);
       const janus = new WebSocket(upstreamUrl, JANUS_SUBPROTOCOL, { maxPayload: 1024 * 1024 });
+      const unregister = sockets.add(member.userId, member.sessionId, member.at, (code, reason) => {
+        if (browser.readyState === WebSocket.OPEN) browser.close(code, reason);
+        // Janus's side goes at once (it destroys that transport's sessions, and their
+        // PeerConnections), without waiting for the browser to answer the close.
+        janus.terminate();
+      });
       const rate = new MessageRateLimit(JANUS_MESSAGES_PER_SECOND);
       const guard = new JanusSocketGuard();
       const pending: string[] = [];
@@ -124,9 +148,7 @@ export const janusProxyRoutes: FastifyPluginAsync<JanusProxyOptions> = async (ap
       browser.on('error', () => closeBoth());
       browser.on('close', () => {
         // Janus destroys the sessions of a transport that goes away.
-        const count = (open.get(userId) ?? 1) - 1;
-        if (count <= 0) open.delete(userId);
-        else open.set(userId, count);
+        unregister();
         if (janus.readyState === WebSocket.OPEN || janus.readyState === WebSocket.CONNECTING) janus.close();
       });
     },

@@ -177,14 +177,15 @@ export class VideoService {
   }
 
   /**
-   * A driving session ended: the camera stops, and the next driver gets a new PIN (the last
-   * one's no longer opens the stream).
+   * A driving session ended (expiry, kick, ban, account or car deletion): the camera stops, the
+   * next driver gets a new PIN, and everyone watching is evicted — a new PIN alone leaves Janus's
+   * existing viewers in place, so the former driver would keep receiving the next one's video.
    */
   sessionEnded(carId: number): Promise<void> {
     this.#driven.delete(carId);
     this.#told.delete(carId);
     this.#options.cars.sendToCar(carId, { type: 'video-stop' });
-    return this.#rotatePin(carId);
+    return this.#serially(carId, () => this.#endViewing(carId));
   }
 
   /** The car is gone for good: its mountpoint goes too. */
@@ -205,20 +206,29 @@ export class VideoService {
     });
   }
 
-  #rotatePin(carId: number): Promise<void> {
-    return this.#serially(carId, async () => {
-      const pin = newPin();
-      this.#pins.set(carId, pin);
-      const mountpoint = this.#mountpoints.get(carId);
-      if (!mountpoint || !this.#client) return;
-      try {
-        await this.#client.changePin(mountpoint.streamId, this.#secretOf(mountpoint.streamId), pin);
-      } catch (error) {
-        // Gone meanwhile: it is re-created with the new PIN.
-        this.#mountpoints.delete(carId);
-        this.#log.warn({ err: error, carId }, 'changing the mountpoint PIN failed');
-      }
-    });
+  /** New PIN first, then the viewers out: an evicted viewer cannot come back with the old PIN. */
+  async #endViewing(carId: number): Promise<void> {
+    const pin = newPin();
+    this.#pins.set(carId, pin);
+    const mountpoint = this.#mountpoints.get(carId);
+    const client = this.#client;
+    if (!mountpoint || !client) return;
+    const secret = this.#secretOf(mountpoint.streamId);
+    try {
+      await client.changePinAndEvict(mountpoint.streamId, secret, pin);
+      this.#log.info({ carId, streamId: mountpoint.streamId }, 'session ended: new PIN, viewers evicted');
+    } catch (error) {
+      // Gone meanwhile (Janus restarted): re-created, without viewers, with the new PIN.
+      this.#mountpoints.delete(carId);
+      if (error instanceof JanusError && error.code === NO_SUCH_MOUNTPOINT) return;
+      // Any other failure (Janus slow, or an external Janus too old for `kick_all`) may have left
+      // the old PIN or a viewer in place: destroying the mountpoint drops both; it is re-created
+      // (and the car told its port) when next needed.
+      this.#log.warn({ err: error, carId }, 'evicting the viewers failed: destroying the mountpoint');
+      await client.destroyMountpoint(mountpoint.streamId, secret).catch((destroyError: unknown) => {
+        this.#log.warn({ err: destroyError, carId }, 'destroying the mountpoint failed');
+      });
+    }
   }
 
   async stop(): Promise<void> {

@@ -1,0 +1,316 @@
+/**
+ * A driver whose session ends stops watching, against the real Janus the server runs itself
+ * (VIDEO=auto). Rotating the PIN alone left Janus's existing viewer in place, so a kicked driver's
+ * player kept receiving the next driver's video. Here a fake camera streams RTP to the car's
+ * mountpoint and real WebRTC peers (werift) watch it through `/janus` as the control page does:
+ * the former driver's peer stops receiving within a second of the admin's kick, Janus drops the
+ * viewer, the old PIN opens nothing, and the next driver receives with the new one. A member's
+ * `/janus` sockets close when their sessions are revoked (ban, password change, deletion) or when
+ * the very session that opened them ends (log-out).
+ */
+import { randomUUID } from 'node:crypto';
+import { SOCKET_CLOSE_CODES } from '@telerace/protocol';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { users } from '../../db/schema.js';
+import { startTestApp } from '../../test/app.js';
+import { buildUser, tokenFor } from '../../test/factories.js';
+import {
+  connectCar,
+  createCar,
+  type Driving,
+  listen,
+  openSocket,
+  originOf,
+  refusedStatus,
+  type TestSocket,
+  takeCar,
+} from '../../test/sockets.js';
+import { fakeCamera, WebRtcViewer } from '../../test/webrtc.js';
+import { accessTokenKeys, signAccessToken } from '../auth/access-token.js';
+import { JanusClient } from './janus-client.js';
+import { mountpointSecret } from './video.service.js';
+
+type TestApp = Awaited<ReturnType<typeof startTestApp>>;
+
+/** What the issue asks: the old viewer stops receiving within a second. */
+const EVICTION_MS = 1_000;
+
+interface Viewer {
+  janus: TestSocket;
+  session: number;
+  handle: number;
+  offer: { type: string; sdp: string };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+
+/** Resolves with the promise's value, or null after EVICTION_MS. */
+const within = <T>(promise: Promise<T>) =>
+  Promise.race([promise, new Promise<null>((resolve) => setTimeout(() => resolve(null), EVICTION_MS))]);
+
+describe('a driver whose session ends stops watching (real Janus, real WebRTC)', () => {
+  let testApp: TestApp;
+  let host: string;
+  let admin: JanusClient;
+  const cameras: (() => void)[] = [];
+  const peers: WebRtcViewer[] = [];
+
+  beforeAll(async () => {
+    testApp = await startTestApp({ VIDEO: 'auto' });
+    await testApp.app.videoStarted();
+    host = await listen(testApp.app);
+    const supervisor = testApp.app.video.supervisor;
+    if (!supervisor) throw new Error('the server did not start its Janus');
+    admin = new JanusClient(supervisor.httpUrl, supervisor.adminKey);
+  }, 60_000);
+  afterAll(async () => {
+    for (const stop of cameras) stop();
+    await Promise.all(peers.map((peer) => peer.close()));
+    await testApp.close();
+  });
+
+  const secretOf = (streamId: number) => mountpointSecret(testApp.app.config.jwtSecret, streamId);
+  /** Janus's own count of the mountpoint's viewers (the plugin's `info`, with the secret). */
+  const viewersOf = async (streamId: number) =>
+    Number((await admin.info(streamId, secretOf(streamId))).viewers);
+
+  function openJanus(token: string): Promise<TestSocket> {
+    return openSocket(
+      `ws://${host}/janus?token=${encodeURIComponent(token)}`,
+      originOf(testApp.app),
+      'janus-protocol',
+    );
+  }
+
+  /** Janus's answer to the request with this transaction (its acks skipped). */
+  function answer(janus: TestSocket, transaction: string) {
+    return janus.next((m) => m.transaction === transaction && m.janus !== 'ack', 10_000);
+  }
+
+  /** Attaches a streaming handle on the socket (creating its session the first time). */
+  async function attach(janus: TestSocket, session?: number): Promise<{ session: number; handle: number }> {
+    let id = session;
+    if (id === undefined) {
+      const transaction = randomUUID();
+      janus.send({ janus: 'create', transaction });
+      const created = await answer(janus, transaction);
+      expect(created.janus).toBe('success');
+      id = (created.data as { id: number }).id;
+    }
+    const transaction = randomUUID();
+    janus.send({ janus: 'attach', plugin: 'janus.plugin.streaming', session_id: id, transaction });
+    const attached = await answer(janus, transaction);
+    expect(attached.janus).toBe('success');
+    return { session: id, handle: (attached.data as { id: number }).id };
+  }
+
+  /** Asks to watch, as janus.js does: Janus's offer, or the plugin's error code. */
+  async function watch(janus: TestSocket, session: number, handle: number, streamId: number, pin: string) {
+    const transaction = randomUUID();
+    janus.send({
+      janus: 'message',
+      session_id: session,
+      handle_id: handle,
+      transaction,
+      body: { request: 'watch', id: streamId, pin },
+    });
+    const reply = await answer(janus, transaction);
+    const data = (reply.plugindata as { data?: { error_code?: number } } | undefined)?.data;
+    if (typeof data?.error_code === 'number') return data.error_code;
+    expect(reply).toMatchObject({ janus: 'event', jsep: { type: 'offer' } });
+    return reply.jsep as { type: string; sdp: string };
+  }
+
+  /** A member's browser asking to watch the car, the way the control page's player does. */
+  async function watcher(token: string, streamId: number, pin: string): Promise<Viewer> {
+    const janus = await openJanus(token);
+    const { session, handle } = await attach(janus);
+    const offer = await watch(janus, session, handle, streamId, pin);
+    if (typeof offer === 'number') throw new Error(`Janus refused the watch: ${offer}`);
+    return { janus, session, handle, offer };
+  }
+
+  /** A real WebRTC peer answers the viewer's offer and starts; resolves once RTP flows to it. */
+  async function receive(viewer: Viewer): Promise<WebRtcViewer> {
+    const peer = new WebRtcViewer();
+    peers.push(peer);
+    const transaction = randomUUID();
+    viewer.janus.send({
+      janus: 'message',
+      session_id: viewer.session,
+      handle_id: viewer.handle,
+      transaction,
+      body: { request: 'start' },
+      jsep: await peer.answer(viewer.offer),
+    });
+    expect(await answer(viewer.janus, transaction)).toMatchObject({ janus: 'event' });
+    await expect.poll(() => peer.packets, { timeout: 10_000 }).toBeGreaterThan(10);
+    return peer;
+  }
+
+  /** The peer received nothing later than EVICTION_MS after `since`, nor in the last 0.5 s. */
+  async function expectStopped(peer: WebRtcViewer, since: number): Promise<void> {
+    await sleep(EVICTION_MS + 300 - (Date.now() - since));
+    const count = peer.packets;
+    await sleep(500);
+    expect(peer.packets).toBe(count);
+    expect(peer.lastPacketAt - since).toBeLessThanOrEqual(EVICTION_MS);
+  }
+
+  /** Whether the viewer's handle heard from Janus that its stream stopped or was hung up. */
+  const stopped = (viewer: Viewer) => (m: Record<string, unknown>) =>
+    m.sender === viewer.handle &&
+    (m.janus === 'hangup' ||
+      (m.janus === 'event' &&
+        ['stopped', 'kicked', 'kicked_all'].includes(
+          String((m.plugindata as { data?: { result?: { status?: unknown } } })?.data?.result?.status),
+        )));
+
+  async function carVideo(driving: Driving, headers: Record<string, string>) {
+    const response = await testApp.app.inject({
+      method: 'GET',
+      url: `/api/cars/${driving.carId}/status`,
+      headers,
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    const car = response.json() as { stream_id: number; video?: { pin: string | null } };
+    return { streamId: car.stream_id, pin: car.video?.pin ?? null };
+  }
+
+  /** A car being driven, its (fake) camera streaming to its mountpoint as the car was told. */
+  async function drivenCar(name: string) {
+    const driving = await createCar(testApp.app, name);
+    const car = await connectCar(host, driving.carId, driving.secret);
+    const taken = await takeCar(testApp.app, driving);
+    const target = await car.nextOfType('video', 10_000);
+    // The camera goes on sending after `video-stop`: the worst case, a car that streams on.
+    cameras.push(fakeCamera(String(target.host), Number(target.port)));
+    const status = await carVideo(driving, taken.headers);
+    if (status.pin === null) throw new Error('the driver got no PIN');
+    return { driving, car, ...taken, streamId: status.streamId, pin: status.pin };
+  }
+
+  it('evicts the kicked driver’s viewer within a second; the old PIN is refused, the next driver watches', async () => {
+    const { driving, car, accessToken, streamId, pin } = await drivenCar('Evict 1');
+    const former = await watcher(accessToken, streamId, pin);
+    const formerPeer = await receive(former);
+    expect(await viewersOf(streamId)).toBe(1);
+
+    const kickedAt = Date.now();
+    const kicked = await testApp.app.inject({
+      method: 'POST',
+      url: `/api/admin/cars/${driving.carId}/kick`,
+      headers: driving.adminHeaders,
+    });
+    expect(kicked.statusCode, kicked.body).toBe(200);
+    // Janus tells the former driver's handle its stream stopped, and no longer counts the viewer.
+    await former.janus.next(stopped(former), EVICTION_MS);
+    await expect.poll(() => viewersOf(streamId), { timeout: EVICTION_MS, interval: 50 }).toBe(0);
+    expect(Date.now() - kickedAt).toBeLessThanOrEqual(EVICTION_MS + 200);
+    await expectStopped(formerPeer, kickedAt);
+
+    // The former driver cannot come back with the PIN they had, on a new handle of the same socket.
+    const again = await attach(former.janus, former.session);
+    expect(await watch(former.janus, again.session, again.handle, streamId, pin)).toBe(457);
+
+    // The next driver gets a new PIN and receives with it; the old one still opens nothing.
+    const next = await takeCar(testApp.app, driving);
+    const fresh = await carVideo(driving, next.headers);
+    expect(fresh.pin).not.toBeNull();
+    expect(fresh.pin).not.toBe(pin);
+    const nextPeer = await receive(await watcher(next.accessToken, streamId, fresh.pin ?? ''));
+    expect(await viewersOf(streamId)).toBe(1);
+    expect(await watch(former.janus, again.session, again.handle, streamId, pin)).toBe(457);
+    expect(await viewersOf(streamId)).toBe(1);
+    // The next driver's video flows; none of it reaches the former driver.
+    const received = nextPeer.packets;
+    await sleep(500);
+    expect(nextPeer.packets).toBeGreaterThan(received);
+    expect(formerPeer.lastPacketAt - kickedAt).toBeLessThanOrEqual(EVICTION_MS);
+    await car.close();
+  });
+
+  it('evicts a banned driver’s viewer and closes their /janus socket within a second', async () => {
+    const { driving, car, driver, accessToken, streamId, pin } = await drivenCar('Evict 2');
+    const viewer = await watcher(accessToken, streamId, pin);
+    const peer = await receive(viewer);
+    expect(await viewersOf(streamId)).toBe(1);
+
+    const bannedAt = Date.now();
+    const banned = await testApp.app.inject({
+      method: 'POST',
+      url: `/api/admin/users/${driver.id}/ban`,
+      headers: driving.adminHeaders,
+      payload: { ban: true },
+    });
+    expect(banned.statusCode, banned.body).toBe(200);
+    expect((await within(viewer.janus.closed))?.code).toBe(SOCKET_CLOSE_CODES.forceDisconnect);
+    await expect.poll(() => viewersOf(streamId), { timeout: EVICTION_MS, interval: 50 }).toBe(0);
+    expect(Date.now() - bannedAt).toBeLessThanOrEqual(EVICTION_MS + 200);
+    await expectStopped(peer, bannedAt);
+    // And the banned member cannot open another.
+    expect(await refusedStatus(openJanus(accessToken))).toBe(401);
+    await car.close();
+  });
+
+  it('evicts the viewers when the car is deleted', async () => {
+    const { driving, car, accessToken, streamId, pin } = await drivenCar('Evict 3');
+    const viewer = await watcher(accessToken, streamId, pin);
+    const peer = await receive(viewer);
+    const deletedAt = Date.now();
+    const deleted = await testApp.app.inject({
+      method: 'DELETE',
+      url: `/api/admin/cars/${driving.carId}`,
+      headers: driving.adminHeaders,
+    });
+    expect(deleted.statusCode, deleted.body).toBeLessThan(300);
+    await viewer.janus.next(stopped(viewer), EVICTION_MS);
+    await expectStopped(peer, deletedAt);
+    await viewer.janus.close();
+    await car.close();
+  });
+
+  describe('/janus sockets follow the member’s sessions', () => {
+    const keys = () =>
+      accessTokenKeys(testApp.app.config.jwtSecret, testApp.app.config.accessTokenTtlSeconds);
+
+    // The ban above goes through the real route; password changes and resets, deletions and
+    // "log out everywhere" all end in this same event.
+    it('closes every /janus socket of a member whose sessions are revoked, and only theirs', async () => {
+      const member = await buildUser(testApp.app.database.db);
+      const first = await openJanus(await tokenFor(testApp.app, member));
+      const second = await openJanus(await signAccessToken(keys(), member.id, randomUUID()));
+      const bystander = await openJanus(
+        await tokenFor(testApp.app, await buildUser(testApp.app.database.db)),
+      );
+      testApp.app.events.emit('user.sessions-revoked', { userId: member.id, reason: 'password-changed' });
+      expect((await within(first.closed))?.code).toBe(SOCKET_CLOSE_CODES.forceDisconnect);
+      expect((await within(second.closed))?.code).toBe(SOCKET_CLOSE_CODES.forceDisconnect);
+      expect(bystander.ws.readyState).toBe(bystander.ws.OPEN);
+      await bystander.close();
+    });
+
+    it('closes only the sockets opened with the revoked session’s tokens (log-out)', async () => {
+      const member = await buildUser(testApp.app.database.db);
+      const [ended, kept] = [randomUUID(), randomUUID()];
+      const endedSocket = await openJanus(await signAccessToken(keys(), member.id, ended));
+      const keptSocket = await openJanus(await signAccessToken(keys(), member.id, kept));
+      testApp.app.events.emit('session.revoked', { userId: member.id, sessionId: ended });
+      expect((await within(endedSocket.closed))?.code).toBe(SOCKET_CLOSE_CODES.sessionRevoked);
+      expect(keptSocket.ws.readyState).toBe(keptSocket.ws.OPEN);
+      await keptSocket.close();
+    });
+
+    it('refuses an access token issued before the member’s tokens_valid_after', async () => {
+      const member = await buildUser(testApp.app.database.db);
+      const token = await tokenFor(testApp.app, member);
+      expect((await openJanus(token).then((socket) => socket.close())).code).toBe(1005);
+      await testApp.app.database.db
+        .update(users)
+        .set({ tokensValidAfter: new Date(Date.now() + 2_000) })
+        .where(eq(users.id, member.id));
+      expect(await refusedStatus(openJanus(token))).toBe(401);
+    });
+  });
+});
