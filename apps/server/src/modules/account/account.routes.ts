@@ -1,7 +1,10 @@
 /** The signed-in member's own account: /me, profile, theme, password, tickets, deletion. */
+
+import { setTimeout as sleepFor } from 'node:timers/promises';
 import {
   ChangePasswordRequest,
   DisconnectPlatformRequest,
+  ERROR_KEYS,
   MessageResponse,
   TicketsResponse,
   UpdateDetailsRequest,
@@ -13,6 +16,7 @@ import {
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { unauthorized } from '../../http/authenticate.js';
+import { HttpError } from '../../http/errors.js';
 import { REFRESH_COOKIE } from '../auth/auth.routes.js';
 import { ticketsForUser } from '../tickets/tickets.service.js';
 import { presentUser } from '../users/user.presenter.js';
@@ -24,7 +28,21 @@ import {
   updateProfile,
   updateTheme,
 } from './account.service.js';
+import { ADDRESS_CHANGE_MIN_MS, AddressChangeLimiter } from './address-changes.js';
 import { deleteAccount } from './delete-account.js';
+
+function sleep(ms: number): Promise<void> {
+  return ms > 0 ? sleepFor(ms) : Promise.resolve();
+}
+
+function tooManyAddressChanges(waitMs: number): HttpError {
+  const minutes = Math.max(1, Math.ceil(waitMs / 60_000));
+  return new HttpError(
+    429,
+    `Too many address changes. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+    ERROR_KEYS.tooManyRequests,
+  );
+}
 
 export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
   const db = app.database.db;
@@ -47,12 +65,38 @@ export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     user: presentUser(request.currentUser),
   }));
 
+  const addressChanges = new AddressChangeLimiter();
+
   app.patch(
     '/me/details',
     { ...auth, schema: { body: UpdateDetailsRequest, response: { 200: UserMessageResponse } } },
-    async (request) => {
-      const user = await updateDetails(db, request.currentUser, request.body);
-      return { user: presentUser(user), message: 'Your details were updated.' };
+    async (request, reply) => {
+      const member = request.currentUser;
+      const { email } = request.body;
+      const changesAddress = email !== null && email !== undefined && email !== member.email?.toLowerCase();
+      if (!changesAddress) {
+        const user = await updateDetails(db, member, request.body);
+        return { user: presentUser(user), message: 'Your details were updated.' };
+      }
+      const waitMs = addressChanges.take(member.id, request.ip);
+      if (waitMs > 0) {
+        reply.header('retry-after', String(Math.ceil(waitMs / 1000)));
+        throw tooManyAddressChanges(waitMs);
+      }
+      const started = performance.now();
+      try {
+        const user = await updateDetails(db, member, request.body);
+        return { user: presentUser(user), message: 'Your details were updated.' };
+      } catch (error) {
+        // A wrong current password told nothing about the address: it does not use the budget.
+        if (error instanceof HttpError && error.errorKey === ERROR_KEYS.wrongCurrentPassword) {
+          addressChanges.refund(member.id, request.ip);
+        }
+        throw error;
+      } finally {
+        // Taken (409) or free (200): both answers leave at the same moment.
+        await sleep(ADDRESS_CHANGE_MIN_MS - (performance.now() - started));
+      }
     },
   );
 

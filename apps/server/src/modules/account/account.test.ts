@@ -21,6 +21,8 @@ import {
 } from '../../test/factories.js';
 import { TOKEN_AUDIENCE, TOKEN_ISSUER } from '../auth/access-token.js';
 import { verifyPassword } from '../auth/passwords.js';
+import type { UserRow } from '../users/users.repo.js';
+import { ADDRESS_CHANGE_MIN_MS } from './address-changes.js';
 
 const unique = () => Math.random().toString(36).slice(2, 10);
 
@@ -194,6 +196,97 @@ describe('account (/api/me…)', () => {
         expect(response.statusCode).toBe(400);
         expect(response.json().error).toContain('body.username');
       }
+    });
+  });
+
+  describe('PATCH /me/details: probing addresses is slow', () => {
+    const details = (
+      user: UserRow,
+      headers: Record<string, string>,
+      email: string | null,
+      remoteAddress: string,
+      password = TEST_PASSWORD,
+    ) =>
+      testApp.app.inject({
+        method: 'PATCH',
+        url: '/api/me/details',
+        headers,
+        remoteAddress,
+        payload: { username: user.username, email, currentPassword: password },
+      });
+
+    it('allows 5 address changes per account per hour, then 429 with Retry-After; a wrong password and username changes do not count', async () => {
+      const { user, headers } = await member();
+      const ip = '10.7.0.1';
+      expect(
+        (await details(user, headers, `x-${unique()}@example.test`, ip, 'wrong password')).statusCode,
+      ).toBe(400);
+      for (let i = 0; i < 5; i++) {
+        expect((await details(user, headers, `step${i}-${unique()}@example.test`, ip)).statusCode).toBe(200);
+      }
+      const blocked = await details(user, headers, `six-${unique()}@example.test`, '10.7.0.2');
+      expect(blocked.statusCode).toBe(429);
+      expect(blocked.json().errorKey).toBe('errors.tooManyRequests');
+      expect(blocked.json().error).toMatch(/^Too many address changes\. Try again in \d+ minutes?\.$/);
+      expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(3500);
+      // Unchanged address: no address change, no limit.
+      const current = (await rowOf(user.id))?.email ?? null;
+      expect((await details(user, headers, current, ip)).statusCode).toBe(200);
+      const rename = await testApp.app.inject({
+        method: 'PATCH',
+        url: '/api/me/details',
+        headers,
+        remoteAddress: ip,
+        payload: { username: `Renamed${unique()}`, currentPassword: TEST_PASSWORD },
+      });
+      expect(rename.statusCode).toBe(200);
+    });
+
+    it('allows 20 address changes per IP per hour across accounts', async () => {
+      const ip = '10.7.1.1';
+      const members = await Promise.all(Array.from({ length: 5 }, () => member()));
+      // Four members take 5 each, taken or free addresses alike.
+      const taken = members[4]?.user.email ?? '';
+      await Promise.all(
+        members.slice(0, 4).map(async ({ user, headers }, m) => {
+          for (let i = 0; i < 5; i++) {
+            const email = i % 2 === 0 ? taken : `ip-${m}-${i}-${unique()}@example.test`;
+            expect([200, 409]).toContain((await details(user, headers, email, ip)).statusCode);
+          }
+        }),
+      );
+      const fifth = members[4];
+      if (!fifth) throw new Error('no fifth member');
+      const blocked = await details(fifth.user, fifth.headers, `fifth-${unique()}@example.test`, ip);
+      expect(blocked.statusCode).toBe(429);
+      expect(
+        (await details(fifth.user, fifth.headers, `fifth-${unique()}@example.test`, '10.7.1.2')).statusCode,
+      ).toBe(200);
+    });
+
+    it('answers a taken and a free address in the same time (at least the floor, medians within 25 ms)', async () => {
+      const taken = await buildUser(db);
+      const timings: Record<'taken' | 'free', number[]> = { taken: [], free: [] };
+      for (let round = 0; round < 5; round++) {
+        for (const kind of ['taken', 'free'] as const) {
+          const { user, headers } = await member();
+          const email = kind === 'taken' ? (taken.email ?? '') : `free-${unique()}@example.test`;
+          const started = performance.now();
+          const response = await details(
+            user,
+            headers,
+            email,
+            `10.7.2.${round * 2 + (kind === 'taken' ? 1 : 2)}`,
+          );
+          timings[kind].push(performance.now() - started);
+          expect(response.statusCode).toBe(kind === 'taken' ? 409 : 200);
+        }
+      }
+      const median = (values: number[]) =>
+        [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+      for (const ms of [...timings.taken, ...timings.free])
+        expect(ms).toBeGreaterThanOrEqual(ADDRESS_CHANGE_MIN_MS - 1);
+      expect(Math.abs(median(timings.taken) - median(timings.free))).toBeLessThan(25);
     });
   });
 
