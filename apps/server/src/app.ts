@@ -45,6 +45,7 @@ import { healthRoutes } from './modules/health/health.routes.js';
 import { publicConfigRoutes } from './modules/public-config/public-config.routes.js';
 import { JANUS_MAX_MESSAGE_BYTES, janusProxyRoutes } from './modules/video/janus-proxy.js';
 import { videoRoutes } from './modules/video/video.routes.js';
+import { fillUsernameSkeletons } from './modules/users/usernames.js';
 import { VideoService } from './modules/video/video.service.js';
 import { MIGRATIONS_DIR, SERVER_VERSION } from './paths.js';
 
@@ -191,6 +192,8 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
       await database.migrate(MIGRATIONS_DIR);
       app.log.info({ db: database.kind, ms: Date.now() - startedAt }, 'database migrations applied');
       // Ready only once the configured admin exists: scripts log in as soon as /api/ready says so.
+      // Before seeding: the seeded names are checked against the old rows' look-alike forms.
+      await fillUsernameSkeletons(database.db, app.log);
       await seedAccounts(database.db, config, app.log);
       await cars.start();
       migrated = true;

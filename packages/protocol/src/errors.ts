@@ -20,6 +20,8 @@ export const ERROR_KEYS = {
   notReady: 'errors.notReady',
   invalidCredentials: 'errors.invalidCredentials',
   emailOrUsernameInUse: 'errors.emailOrUsernameInUse',
+  usernameInvalidCharacters: 'errors.usernameInvalidCharacters',
+  usernameReserved: 'errors.usernameReserved',
   passwordTooCommon: 'errors.passwordTooCommon',
   wrongCurrentPassword: 'errors.wrongCurrentPassword',
   sessionExpired: 'errors.sessionExpired',

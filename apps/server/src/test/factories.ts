@@ -10,6 +10,7 @@ import { refreshTokens, users } from '../db/schema.js';
 import { accessTokenKeys, signAccessToken } from '../modules/auth/access-token.js';
 import { hashPassword } from '../modules/auth/passwords.js';
 import { hashToken, newOpaqueToken } from '../modules/auth/sessions.repo.js';
+import { usernameSkeleton } from '../modules/users/usernames.js';
 import type { UserRow } from '../modules/users/users.repo.js';
 
 /** The password of every factory member created with `password: TEST_PASSWORD` (the default). */
@@ -40,6 +41,8 @@ export async function buildUser(db: Db, overrides: UserOverrides = {}): Promise<
       email: `${name}@example.test`,
       passwordHash: password === null ? null : await hashOf(password),
       termsAcceptedAt: new Date(),
+      // As sign-up stores it, so look-alike checks see factory members too.
+      usernameSkeleton: usernameSkeleton(fields.username ?? name),
       ...fields,
     })
     .returning();

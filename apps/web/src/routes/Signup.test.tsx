@@ -124,6 +124,14 @@ describe('sign-up form', () => {
       json(409, { error: 'Email or username already in use', errorKey: 'errors.emailOrUsernameInUse' }),
       'Email or username already in use',
     ],
+    [
+      json(400, { error: 'This username is reserved.', errorKey: 'errors.usernameReserved' }),
+      'This username is reserved. Please choose another one.',
+    ],
+    [
+      json(400, { error: 'Invisible characters', errorKey: 'errors.usernameInvalidCharacters' }),
+      'Usernames cannot contain invisible, control or formatting characters.',
+    ],
     [json(400, { error: 'A server text', errorKey: 'errors.noSuchKey' }), 'A server text'],
     [new Response(null, { status: 500 }), 'Signup failed'],
   ])('shows why the sign-up failed (%#)', async (answer, message) => {

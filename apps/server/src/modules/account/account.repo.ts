@@ -9,6 +9,7 @@ export type UserChanges = Partial<
   Pick<
     typeof users.$inferInsert,
     | 'username'
+    | 'usernameSkeleton'
     | 'email'
     | 'passwordHash'
     | 'bio'
@@ -25,16 +26,6 @@ export async function updateUser(db: Db, userId: number, changes: UserChanges): 
   const [row] = await db.update(users).set(changes).where(eq(users.id, userId)).returning();
   if (!row) throw new Error(`user ${userId} vanished during an update`);
   return row;
-}
-
-/** Whether another row (deleted ones included: they keep their name) has this username, any case. */
-export async function usernameTaken(db: Db, username: string, exceptId: number): Promise<boolean> {
-  const rows = await db
-    .select({ id: users.id })
-    .from(users)
-    .where(and(sql`lower(${users.username}) = lower(${username})`, ne(users.id, exceptId)))
-    .limit(1);
-  return rows.length > 0;
 }
 
 export async function emailTaken(db: Db, email: string, exceptId: number): Promise<boolean> {

@@ -12,6 +12,7 @@ import { HttpError } from '../../http/errors.js';
 import { invalidateResetTokens } from '../auth/password-resets.repo.js';
 import { assertAcceptablePassword, hashPassword, verifyPassword } from '../auth/passwords.js';
 import { revokeUserSessions } from '../auth/sessions.repo.js';
+import { acceptableUsername, isUsernameTaken } from '../users/usernames.js';
 import type { UserRow } from '../users/users.repo.js';
 import {
   deleteSubscription,
@@ -19,7 +20,6 @@ import {
   isUniqueViolation,
   type UserChanges,
   updateUser,
-  usernameTaken,
 } from './account.repo.js';
 
 const inUseError = (): HttpError =>
@@ -65,8 +65,13 @@ export async function updateDetails(db: Db, user: UserRow, request: UpdateDetail
   await assertCurrentPassword(user, request.currentPassword);
   const changes: UserChanges = {};
   if (request.username !== usernameBase(user.username)) {
-    if (await usernameTaken(db, request.username, user.id)) throw inUseError();
-    changes.username = request.username;
+    // Admins may carry a reserved name ("Support"); nobody an invisible character or a look-alike.
+    const chosen = acceptableUsername(request.username, { allowReserved: user.isAdmin });
+    if (chosen.username !== usernameBase(user.username)) {
+      if (await isUsernameTaken(db, chosen.username, user.id)) throw inUseError();
+      changes.username = chosen.username;
+      changes.usernameSkeleton = chosen.usernameSkeleton;
+    }
   }
   const email = request.email ?? null;
   if (email !== null && email !== user.email?.toLowerCase()) {

@@ -15,6 +15,7 @@ import {
   users,
 } from '../../db/schema.js';
 import type { EventBus } from '../../events.js';
+import { usernameSkeleton } from '../users/usernames.js';
 import type { UserRow } from '../users/users.repo.js';
 
 /** The name a deleted member keeps (the web app shows the part before `#`: "Deleted driver"). */
@@ -43,6 +44,8 @@ export async function deleteAccount(
       .update(users)
       .set({
         username: deletedUsername(userId),
+        // The old name (and its look-alikes) becomes free again.
+        usernameSkeleton: usernameSkeleton(deletedUsername(userId)),
         email: null,
         passwordHash: null,
         bio: '',

@@ -13,6 +13,7 @@ import type { EventBus } from '../../events.js';
 import { HttpError } from '../../http/errors.js';
 import { type Mailer, passwordResetMail } from '../mail/mailer.js';
 import { presentUser } from '../users/user.presenter.js';
+import { acceptableUsername } from '../users/usernames.js';
 import { findUserByEmail, findUserById, type UserRow } from '../users/users.repo.js';
 import { type AccessTokenKeys, signAccessToken } from './access-token.js';
 import type { LoginLimiter } from './login-limiter.js';
@@ -89,11 +90,13 @@ export class AuthService {
   async signup(input: { email: string; username: string; password: string }): Promise<void> {
     const { db } = this.deps;
     assertAcceptablePassword(input.password);
+    // Normalised, with no invisible characters and no reserved name; unique on its look-alike form.
+    const { username, usernameSkeleton } = acceptableUsername(input.username);
     const clash = await db
       .select({ id: users.id })
       .from(users)
       .where(
-        sql`lower(${users.email}) = lower(${input.email}) or lower(${users.username}) = lower(${input.username})`,
+        sql`lower(${users.email}) = lower(${input.email}) or lower(${users.username}) = lower(${username}) or ${users.usernameSkeleton} = ${usernameSkeleton}`,
       )
       .limit(1);
     if (clash.length > 0) throw emailOrUsernameInUse();
@@ -101,7 +104,8 @@ export class AuthService {
     try {
       await db.insert(users).values({
         email: input.email,
-        username: input.username,
+        username,
+        usernameSkeleton,
         passwordHash,
         termsAcceptedAt: new Date(),
       });

@@ -18,7 +18,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/client.js';
 import { appSettings, users } from '../../db/schema.js';
-import { assignUsername, baseUsername } from '../users/usernames.js';
+import { assignUsername } from '../users/usernames.js';
 import { findUserByEmail, findUserById, type UserRow } from '../users/users.repo.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 
@@ -69,7 +69,8 @@ async function createAccount(
     .insert(users)
     .values({
       email: account.email,
-      username: await assignUsername(db, baseUsername(account.username)),
+      // An operator's admin may be called `admin`; a demo driver may not carry a staff name.
+      ...(await assignUsername(db, account.username, { allowReserved: account.isAdmin })),
       passwordHash: await hashPassword(account.password),
       isAdmin: account.isAdmin,
       termsAcceptedAt: new Date(),

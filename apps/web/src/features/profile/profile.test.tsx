@@ -1,7 +1,7 @@
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import '../../i18n';
+import i18n from '../../i18n';
 import { AboutForm } from './AboutForm';
 import { DangerZone } from './DangerZone';
 import { DetailsForm } from './DetailsForm';
@@ -68,6 +68,25 @@ describe('DetailsForm', () => {
     await user.type(screen.getByLabelText('Current password'), 'old-secret');
     await user.click(screen.getByRole('button', { name: 'Save details' }));
     expect(await screen.findByRole('alert')).toHaveTextContent('Email or username already in use');
+  });
+
+  it('explains a reserved name in the language of the page', async () => {
+    await i18n.changeLanguage('fr');
+    try {
+      stubFetch({
+        'PATCH /api/me/details': () =>
+          json(400, { error: 'This username is reserved.', errorKey: 'errors.usernameReserved' }),
+      });
+      const user = userEvent.setup();
+      renderSignedIn(<DetailsForm user={member} onSaved={vi.fn()} />);
+      await user.type(screen.getByLabelText('Mot de passe actuel'), 'old-secret');
+      await user.click(screen.getByRole('button', { name: 'Enregistrer les informations' }));
+      expect(await screen.findByRole('alert')).toHaveTextContent(
+        "Ce nom d'utilisateur est réservé. Choisissez-en un autre.",
+      );
+    } finally {
+      await i18n.changeLanguage('en');
+    }
   });
 });
 
