@@ -40,6 +40,7 @@ import {
 } from './modules/cars/sim-cars.js';
 import { CarRelay } from './modules/control/car-relay.js';
 import { controlRoutes } from './modules/control/control.routes.js';
+import { SocketAdmission } from './modules/control/socket-admission.js';
 import { EventSockets, eventRoutes } from './modules/events/events.gateway.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { publicConfigRoutes } from './modules/public-config/public-config.routes.js';
@@ -161,6 +162,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   });
   app.decorate('carRelay', relay);
   app.decorate('eventSockets', new EventSockets());
+  app.decorate('socketAdmission', new SocketAdmission(config.socketsPerIp));
   const simCars = new SimCarSupervisor(app.log, options.simCarAgent);
   app.decorate(
     'startSimCars',

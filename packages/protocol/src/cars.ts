@@ -23,6 +23,15 @@ export const CONTROL_LIMITS = {
   maxMessagesPerSecond: 100,
   /** Largest accepted WebSocket message, in bytes. */
   maxPayloadBytes: 4_096,
+  /** Event sockets (/api/race-ws) one member may hold at once (a few tabs); more get HTTP 429. */
+  eventSocketsPerMember: 5,
+  /** Controller sockets (/rcsocket) one member may hold at once, like /janus's 4. */
+  controllerSocketsPerMember: 4,
+  /**
+   * Bytes the server may hold unsent for one event or control socket; a client that reads slower
+   * than that is dropped (close code slowReader) instead of growing the server's memory.
+   */
+  maxBufferedBytes: 1_048_576,
 } as const;
 
 /** Control codes: short, uppercase, without look-alike characters (no 0/O, 1/I/L). */

@@ -58,7 +58,7 @@ export const adminUserRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: { params: UserIdParams, body: ToggleAdminRequest, response: { 200: AdminUserResponse } },
     },
     async (request) => ({
-      user: await setAdmin(db, actorOf(request), request.params.id, request.body.makeAdmin),
+      user: await setAdmin(db, app.events, actorOf(request), request.params.id, request.body.makeAdmin),
     }),
   );
 

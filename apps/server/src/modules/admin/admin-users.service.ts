@@ -101,9 +101,13 @@ export async function setBanned(
   return adminUser(db, row);
 }
 
-/** Grants or revokes the admin role; nobody removes their own. */
+/**
+ * Grants or revokes the admin role; nobody removes their own. Open sockets hear of it after the
+ * commit (`user.role-changed`): a demoted admin's control socket loses its config rights.
+ */
 export async function setAdmin(
   db: Db,
+  events: EventBus,
   actor: Actor,
   targetId: number,
   makeAdmin: boolean,
@@ -125,6 +129,7 @@ export async function setAdmin(
     });
     return updated;
   });
+  events.emit('user.role-changed', { userId: row.id, isAdmin: row.isAdmin });
   return adminUser(db, row);
 }
 

@@ -74,7 +74,7 @@ export class CarLink {
   }
 
   send(message: ServerCarMessage): void {
-    sendJson(this.socket, message);
+    sendJson(this.socket, message, this.dropped);
   }
 
   /** Forwarded at once, then repeated by the heartbeat. */

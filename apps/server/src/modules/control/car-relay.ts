@@ -1,8 +1,9 @@
 /**
  * Who is connected: one CarLink per car and at most one ControllerLink per car. It turns domain
  * events into socket actions — a session that ends stops its car at once and closes the driver's
- * control socket; a deleted car or a rotated secret closes the car's socket — and relays drive
- * from the controller to the car and telemetry back.
+ * control socket; a deleted car or a rotated secret closes the car's socket; revoked sessions
+ * close the driver's control socket; a role change reaches it — and relays drive from the
+ * controller to the car and telemetry back.
  */
 import {
   type CarConfig,
@@ -16,7 +17,7 @@ import type { EventBus } from '../../events.js';
 import type { CarPresence } from '../cars/cars.service.js';
 import type { UserRow } from '../users/users.repo.js';
 import { CarLink } from './car-link.js';
-import { ControllerLink } from './controller-link.js';
+import { type ControllerAccess, ControllerLink } from './controller-link.js';
 import { type DropCounters, newDropCounters } from './message-guard.js';
 
 export interface CarRelayOptions {
@@ -55,6 +56,27 @@ export class CarRelay implements CarPresence {
         this.#stop(carId);
         this.#cars.get(carId)?.close(SOCKET_CLOSE_CODES.carRevoked, 'car deleted');
         this.#controllers.get(carId)?.close(SOCKET_CLOSE_CODES.sessionEnded, 'car_deleted');
+      }),
+      // Every session of the member ended (ban, deletion, password change, log-out everywhere): the
+      // car stops and the control socket closes now, before the car session itself is ended.
+      events.on('user.sessions-revoked', ({ userId, reason }) => {
+        for (const link of this.#controllersOf(userId))
+          this.#detach(
+            link,
+            SOCKET_CLOSE_CODES.forceDisconnect,
+            reason === 'deleted' ? 'account_deleted' : reason,
+          );
+      }),
+      // One login session ended (log-out, refresh-token reuse): its sockets close.
+      events.on('session.revoked', ({ userId, sessionId }) => {
+        for (const link of this.#controllersOf(userId))
+          if (link.loginSessionId === sessionId)
+            this.#detach(link, SOCKET_CLOSE_CODES.sessionRevoked, 'session_revoked');
+      }),
+      // A demoted admin keeps driving, but the socket's later `config` messages are refused (they
+      // are also checked against the database, for a change made by another server).
+      events.on('user.role-changed', ({ userId, isAdmin }) => {
+        for (const link of this.#controllersOf(userId)) link.setAdmin(isAdmin);
       }),
       events.on('car.secret-rotated', ({ carId }) => {
         this.#cars.get(carId)?.close(SOCKET_CLOSE_CODES.carRevoked, 'secret rotated');
@@ -123,18 +145,18 @@ export class CarRelay implements CarPresence {
   }
 
   /** A driver holding the car; a previous control socket for the car is replaced. */
-  attachController(carId: number, sessionId: number, user: UserRow, socket: WebSocket): void {
+  attachController(carId: number, sessionId: number, socket: WebSocket, access: ControllerAccess): void {
     const previous = this.#controllers.get(carId);
     const link = new ControllerLink(
       carId,
       sessionId,
-      user,
+      access,
       socket,
       {
         onDrive: (_link, throttle, steer) => {
           if (this.#controllers.get(carId) === link) this.#cars.get(carId)?.drive(throttle, steer);
         },
-        onConfig: (_link, settings) => this.options.saveConfig(user, carId, settings),
+        onConfig: (_link, admin, settings) => this.options.saveConfig(admin, carId, settings),
         onClose: (closed) => {
           if (this.#controllers.get(carId) !== closed) return;
           this.#controllers.delete(carId);
@@ -151,6 +173,19 @@ export class CarRelay implements CarPresence {
       previous.close(SOCKET_CLOSE_CODES.replaced, 'replaced by a new connection');
     }
     link.send({ type: 'car-status', online: this.isOnline(carId) });
+  }
+
+  #controllersOf(userId: number): ControllerLink[] {
+    return [...this.#controllers.values()].filter((link) => link.user.id === userId);
+  }
+
+  /** The controller leaves now: the car goes to neutral, then its socket closes. */
+  #detach(link: ControllerLink, code: number, reason: string): void {
+    if (this.#controllers.get(link.carId) === link) {
+      this.#controllers.delete(link.carId);
+      this.#stop(link.carId);
+    }
+    link.close(code, reason);
   }
 
   #stop(carId: number): void {

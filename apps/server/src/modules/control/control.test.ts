@@ -1,9 +1,17 @@
 import { CONTROL_LIMITS, SOCKET_CLOSE_CODES } from '@telerace/protocol';
 import { eq, sql } from 'drizzle-orm';
+import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { carSessions } from '../../db/schema.js';
+import { carSessions, users } from '../../db/schema.js';
 import { startTestApp } from '../../test/app.js';
-import { buildAdmin, buildUser, tokenFor } from '../../test/factories.js';
+import {
+  authHeader,
+  buildAdmin,
+  buildSession,
+  buildUser,
+  TEST_PASSWORD,
+  tokenFor,
+} from '../../test/factories.js';
 import {
   connectCar,
   controllerUrl,
@@ -16,6 +24,8 @@ import {
   type TestSocket,
   takeCar,
 } from '../../test/sockets.js';
+import { accessTokenKeys, signAccessToken } from '../auth/access-token.js';
+import { REFRESH_COOKIE } from '../auth/auth.routes.js';
 
 let testApp: Awaited<ReturnType<typeof startTestApp>>;
 let host: string;
@@ -47,6 +57,40 @@ async function drivingSetup(): Promise<{
     originOf(app),
   );
   return { driving, car, controller, taken, events };
+}
+
+/** An access token of the member, for a session, that expires in `seconds` (the server's TTL by default). */
+function accessToken(
+  app: FastifyInstance,
+  userId: number,
+  options: { seconds?: number; session?: string } = {},
+) {
+  const keys = accessTokenKeys(app.config.jwtSecret, options.seconds ?? app.config.accessTokenTtlSeconds);
+  return signAccessToken(keys, userId, options.session);
+}
+
+/** A car online and a driver (or the given member) holding it, with a control socket opened with `token`. */
+async function driveWith(
+  token: (userId: number) => Promise<string>,
+  user?: Awaited<ReturnType<typeof buildUser>>,
+): Promise<{
+  driving: Driving;
+  car: TestSocket;
+  controller: TestSocket;
+  taken: Awaited<ReturnType<typeof takeCar>>;
+}> {
+  const { app } = testApp;
+  const driving = await createCar(app);
+  const car = await connectCar(host, driving.carId, driving.secret);
+  const taken = await takeCar(app, driving, user);
+  const controller = await openSocket(
+    controllerUrl(host, driving.carId, await token(taken.driver.id), taken.controlToken),
+    originOf(app),
+  );
+  await controller.nextOfType('car-status');
+  controller.send({ type: 'drive', throttle: 0.6, steer: 0 });
+  await car.next((m) => m.type === 'drive' && m.throttle === 0.6);
+  return { driving, car, controller, taken };
 }
 
 const isNeutral = (m: Record<string, unknown>) =>
@@ -141,13 +185,17 @@ describe('car sockets', () => {
 });
 
 describe('controller sockets', () => {
-  it('accept a page served from the address the server was reached at, not only PUBLIC_URL', async () => {
+  it("accept PUBLIC_URL's origin only: not the address the request was made to, nor a rebound domain", async () => {
     const { app } = testApp;
     const driving = await createCar(app);
     const taken = await takeCar(app, driving);
     const url = controllerUrl(host, driving.carId, taken.accessToken, taken.controlToken);
-    const socket = await openSocket(url, { origin: `http://${host}` });
-    socket.ws.close();
+    expect(await refusedStatus(openSocket(url, { origin: `http://${host}` }))).toBe(403);
+    expect(
+      await refusedStatus(openSocket(url, { origin: 'http://rebound.example', host: 'rebound.example' })),
+    ).toBe(403);
+    const socket = await openSocket(url, originOf(app));
+    await socket.close();
   });
 
   it('are refused without a valid access token, control token, or Origin', async () => {
@@ -436,6 +484,116 @@ describe('ending a session', () => {
       reason: 'banned',
     });
     await expect.poll(() => carIsFree(driving.carId, driving.adminHeaders)).toBe(true);
+    await car.close();
+  });
+});
+
+describe('the access token of a control socket', () => {
+  it('expiring closes the socket (tokenExpired) and the car goes to neutral', async () => {
+    const { app } = testApp;
+    const { car, controller } = await driveWith((id) => accessToken(app, id, { seconds: 2 }));
+    expect((await controller.closed).code).toBe(SOCKET_CLOSE_CODES.tokenExpired);
+    await car.next(isNeutral);
+    await car.close();
+  });
+
+  it('renewed with auth keeps the socket open and driving past the first expiry', async () => {
+    const { app } = testApp;
+    const { car, controller, taken } = await driveWith((id) => accessToken(app, id, { seconds: 2 }));
+    controller.send({ type: 'auth', token: await accessToken(app, taken.driver.id, { seconds: 60 }) });
+    const ok = await controller.nextOfType('auth-ok');
+    expect(Date.parse(String(ok.expiresAt))).toBeGreaterThan(Date.now() + 50_000);
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    controller.send({ type: 'drive', throttle: -0.4, steer: 0 });
+    await car.next((m) => m.type === 'drive' && m.throttle === -0.4);
+    await controller.close();
+    await car.close();
+  });
+
+  it("auth with another member's token closes the socket (tokenExpired)", async () => {
+    const { app } = testApp;
+    const { car, controller } = await driveWith((id) => accessToken(app, id));
+    const stranger = await buildUser(app.database.db);
+    controller.send({ type: 'auth', token: await accessToken(app, stranger.id, { seconds: 2_000 }) });
+    expect((await controller.closed).code).toBe(SOCKET_CLOSE_CODES.tokenExpired);
+    await car.next(isNeutral);
+    await car.close();
+  });
+
+  it('log-out of its session (POST /api/logout) closes it (sessionRevoked) and stops the car', async () => {
+    const { app } = testApp;
+    const driver = await buildUser(app.database.db);
+    const session = await buildSession(app.database.db, driver);
+    const { car, controller } = await driveWith(
+      (id) => accessToken(app, id, { session: session.familyId }),
+      driver,
+    );
+    const response = await app.inject({
+      method: 'POST',
+      url: '/api/logout',
+      cookies: { [REFRESH_COOKIE]: session.token },
+    });
+    expect(response.statusCode).toBe(200);
+    expect((await controller.closed).code).toBe(SOCKET_CLOSE_CODES.sessionRevoked);
+    await car.next(isNeutral);
+    await car.close();
+  });
+
+  it('a password change closes it (forceDisconnect) and stops the car', async () => {
+    const { app } = testApp;
+    const { car, controller, taken } = await driveWith((id) => accessToken(app, id));
+    const response = await app.inject({
+      method: 'POST',
+      url: '/api/me/password',
+      headers: taken.headers,
+      payload: { currentPassword: TEST_PASSWORD, newPassword: 'another horse battery staple' },
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    const closed = await controller.closed;
+    expect(closed.code).toBe(SOCKET_CLOSE_CODES.forceDisconnect);
+    await car.next(isNeutral);
+    await car.close();
+  });
+});
+
+describe('a demoted admin', () => {
+  const settings = { forwardSpeedPercent: 55, backwardSpeedPercent: 45, trimValue: 2 };
+
+  it('demoted through the admin route: config on the open control socket is refused', async () => {
+    const { app } = testApp;
+    const admin = await buildAdmin(app.database.db);
+    const { car, controller } = await driveWith((id) => accessToken(app, id), admin);
+    const other = await buildAdmin(app.database.db);
+    const changes: unknown[] = [];
+    const off = app.events.on('user.role-changed', (change) => changes.push(change));
+    const response = await app.inject({
+      method: 'POST',
+      url: `/api/admin/users/${admin.id}/toggle-admin`,
+      headers: await authHeader(app, other),
+      payload: { makeAdmin: false },
+    });
+    off();
+    expect(response.statusCode, response.body).toBe(200);
+    expect(changes).toEqual([{ userId: admin.id, isAdmin: false }]);
+    controller.send({ type: 'config', settings });
+    expect((await controller.nextOfType('error')).error).toMatch(/admin/i);
+    expect(car.messages.some((m) => m.type === 'config')).toBe(false);
+    // Still a driver: driving goes on.
+    controller.send({ type: 'drive', throttle: 0.2, steer: 0 });
+    await car.next((m) => m.type === 'drive' && m.throttle === 0.2);
+    await controller.close();
+    await car.close();
+  });
+
+  it('demoted without an event reaching this server: config is checked against the database', async () => {
+    const { app } = testApp;
+    const admin = await buildAdmin(app.database.db);
+    const { car, controller } = await driveWith((id) => accessToken(app, id), admin);
+    await app.database.db.update(users).set({ isAdmin: false }).where(eq(users.id, admin.id));
+    controller.send({ type: 'config', settings });
+    expect((await controller.nextOfType('error')).error).toMatch(/admin/i);
+    expect(car.messages.some((m) => m.type === 'config')).toBe(false);
+    await controller.close();
     await car.close();
   });
 });

@@ -12,6 +12,8 @@ export interface DropCounters {
   unknownType: number;
   invalidMessage: number;
   rateLimited: number;
+  /** Sockets dropped because their unsent messages passed CONTROL_LIMITS.maxBufferedBytes. */
+  slowReaders: number;
 }
 
 export const newDropCounters = (): DropCounters => ({
@@ -19,6 +21,7 @@ export const newDropCounters = (): DropCounters => ({
   unknownType: 0,
   invalidMessage: 0,
   rateLimited: 0,
+  slowReaders: 0,
 });
 
 /** More than `max` messages within one second (fixed window) → exceeded. */
@@ -86,12 +89,35 @@ export function closeIfTooBig(socket: { close(code: number, reason: string): voi
   return true;
 }
 
-/** A JSON send that never throws on a socket that is closing. */
-export function sendJson(socket: { readyState: number; send(data: string): void }, message: unknown): void {
-  if (socket.readyState !== 1) return;
+/** What sendJson needs of a socket (a `ws` WebSocket). */
+export interface JsonSocket {
+  readonly readyState: number;
+  /** Bytes queued but not yet written to the network. */
+  readonly bufferedAmount: number;
+  send(data: string): void;
+  terminate(): void;
+}
+
+/**
+ * A JSON send that never throws on a socket that is closing, and drops a client that does not
+ * read: once its unsent messages would pass CONTROL_LIMITS.maxBufferedBytes the socket is
+ * terminated (counted in `dropped.slowReaders`) instead of growing the server's memory. No close
+ * code could reach such a client anyway: the close frame would wait behind the unread backlog.
+ * Returns whether the message was queued.
+ */
+export function sendJson(socket: JsonSocket, message: unknown, dropped?: DropCounters): boolean {
+  if (socket.readyState !== 1) return false;
+  const data = JSON.stringify(message);
+  if (socket.bufferedAmount + Buffer.byteLength(data) > CONTROL_LIMITS.maxBufferedBytes) {
+    if (dropped) dropped.slowReaders += 1;
+    socket.terminate();
+    return false;
+  }
   try {
-    socket.send(JSON.stringify(message));
+    socket.send(data);
+    return true;
   } catch {
     // The close handler cleans up.
+    return false;
   }
 }

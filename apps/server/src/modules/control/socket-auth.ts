@@ -5,13 +5,13 @@ import { HttpError } from '../../http/errors.js';
 
 /**
  * Browser sockets must come from our own pages (no cross-site WebSocket hijacking): the Origin
- * header is PUBLIC_URL's origin, or the very address the request was made to (someone who opened
- * http://127.0.0.1:8080 instead of http://localhost:8080 — still the same site).
+ * header is PUBLIC_URL's origin and nothing else. Not "the address the request was made to": a
+ * page on a rebound domain (DNS rebinding: evil.example resolving to this server) sends Host and
+ * Origin both evil.example, which would pass. Set PUBLIC_URL to the address the browsers use
+ * (`npm run dev` sets the Vite dev server's).
  */
 export function assertOwnOrigin(request: FastifyRequest, publicUrl: string): void {
-  const origin = request.headers.origin;
-  const sameSite = origin !== undefined && origin === `${request.protocol}://${request.host}`;
-  if (origin !== new URL(publicUrl).origin && !sameSite) {
+  if (request.headers.origin !== new URL(publicUrl).origin) {
     throw new HttpError(403, 'Origin not allowed', ERROR_KEYS.forbidden);
   }
 }

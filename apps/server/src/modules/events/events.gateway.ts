@@ -2,7 +2,9 @@
  * The event socket /api/race-ws (registered outside the /api rate limiter): one set of sockets
  * per member. It answers `get_current_state` and `ping`, tells a driver why their car session
  * ended (`force_disconnect`), and closes all of a member's sockets when their sessions are
- * revoked (ban, deletion, password change). The race issue adds the race messages.
+ * revoked (ban, deletion, password change) or the sockets of one session at its log-out. A socket
+ * lives as long as its access token, renewed with `auth {token}` (socket-token.ts); a member and a
+ * client address hold a few at most (socket-admission.ts). The race issue adds the race messages.
  */
 import {
   CONTROL_LIMITS,
@@ -12,8 +14,8 @@ import {
 } from '@telerace/protocol';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
-import { userFromAccessToken } from '../../http/authenticate.js';
-import { accessTokenKeys } from '../auth/access-token.js';
+import { memberFromAccessToken } from '../../http/authenticate.js';
+import { type AccessTokenClaims, accessTokenKeys } from '../auth/access-token.js';
 import {
   closeIfTooBig,
   MessageRateLimit,
@@ -22,22 +24,23 @@ import {
   sendJson,
 } from '../control/message-guard.js';
 import { assertOwnOrigin, queryOf } from '../control/socket-auth.js';
+import { SocketToken, type TokenCheck } from '../control/socket-token.js';
 
-const EVENT_MESSAGE_TYPES = ['get_current_state', 'ping', 'ping_update'] as const;
+const EVENT_MESSAGE_TYPES = ['get_current_state', 'ping', 'ping_update', 'auth'] as const;
 /** Protocol pings keep proxies from closing idle sockets and find dead peers. */
 const EVENT_PING_MS = 15_000;
 
 export class EventSockets {
-  readonly #byUser = new Map<number, Set<WebSocket>>();
+  readonly #byUser = new Map<number, Map<WebSocket, SocketToken>>();
   readonly dropped = newDropCounters();
 
-  add(userId: number, socket: WebSocket): void {
+  add(userId: number, socket: WebSocket, token: SocketToken): void {
     let sockets = this.#byUser.get(userId);
     if (!sockets) {
-      sockets = new Set();
+      sockets = new Map();
       this.#byUser.set(userId, sockets);
     }
-    sockets.add(socket);
+    sockets.set(socket, token);
   }
 
   remove(userId: number, socket: WebSocket): void {
@@ -46,18 +49,30 @@ export class EventSockets {
     if (sockets?.size === 0) this.#byUser.delete(userId);
   }
 
+  /** Sends to every socket of the member (a slow reader among them is dropped). */
   sendToUser(userId: number, message: EventServerMessage): void {
-    for (const socket of this.#byUser.get(userId) ?? []) sendJson(socket, message);
+    for (const socket of this.#byUser.get(userId)?.keys() ?? []) sendJson(socket, message, this.dropped);
   }
 
   /** `force_disconnect` then close, for every socket of the member. */
   disconnectUser(userId: number, reason: string): void {
-    const sockets = this.#byUser.get(userId) ?? new Set();
+    const sockets = this.#byUser.get(userId) ?? new Map<WebSocket, SocketToken>();
     this.#byUser.delete(userId);
-    for (const socket of sockets) {
-      sendJson(socket, { type: 'force_disconnect', reason } satisfies EventServerMessage);
+    for (const socket of sockets.keys()) {
+      sendJson(socket, { type: 'force_disconnect', reason } satisfies EventServerMessage, this.dropped);
       socket.close(SOCKET_CLOSE_CODES.forceDisconnect, reason);
     }
+  }
+
+  /** Closes the member's sockets whose token belongs to the session that ended (log-out, reuse). */
+  closeSession(userId: number, sessionId: string): void {
+    const sockets = this.#byUser.get(userId);
+    for (const [socket, token] of sockets ?? []) {
+      if (token.sessionId !== sessionId) continue;
+      sockets?.delete(socket);
+      socket.close(SOCKET_CLOSE_CODES.sessionRevoked, 'session revoked');
+    }
+    if (sockets?.size === 0) this.#byUser.delete(userId);
   }
 
   count(userId: number): number {
@@ -65,7 +80,7 @@ export class EventSockets {
   }
 
   closeAll(): void {
-    for (const sockets of this.#byUser.values()) for (const socket of sockets) socket.close(1001);
+    for (const sockets of this.#byUser.values()) for (const socket of sockets.keys()) socket.close(1001);
   }
 }
 
@@ -87,17 +102,22 @@ function currentState(): EventServerMessage {
 
 export const eventRoutes: FastifyPluginAsync = async (app) => {
   const keys = accessTokenKeys(app.config.jwtSecret, app.config.accessTokenTtlSeconds);
+  const check: TokenCheck = (token) => memberFromAccessToken(app.database.db, keys, token);
   const sockets = app.eventSockets;
-  const userIds = new WeakMap<FastifyRequest, number>();
+  const admitted = new WeakMap<FastifyRequest, AccessTokenClaims>();
 
   const offRevoked = app.events.on('user.sessions-revoked', ({ userId, reason }) =>
     sockets.disconnectUser(userId, reason),
+  );
+  const offSession = app.events.on('session.revoked', ({ userId, sessionId }) =>
+    sockets.closeSession(userId, sessionId),
   );
   const offEnded = app.events.on('car.session-ended', ({ userId, reason }) =>
     sockets.sendToUser(userId, { type: 'force_disconnect', reason }),
   );
   app.addHook('preClose', async () => {
     offRevoked();
+    offSession();
     offEnded();
     sockets.closeAll();
   });
@@ -109,17 +129,24 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
       schema: { hide: true },
       preValidation: async (request) => {
         assertOwnOrigin(request, app.config.publicUrl);
-        const user = await userFromAccessToken(app.database.db, keys, queryOf(request).token ?? null);
-        userIds.set(request, user.id);
+        app.socketAdmission.admitAddress(request);
+        const { user, claims } = await check(queryOf(request).token ?? '');
+        app.socketAdmission.admitMember(request, 'event', user.id, CONTROL_LIMITS.eventSocketsPerMember);
+        admitted.set(request, claims);
       },
     },
     (socket, request) => {
-      const userId = userIds.get(request);
-      if (userId === undefined) {
+      const claims = admitted.get(request);
+      if (claims === undefined) {
         socket.close(1011, 'not admitted');
         return;
       }
-      sockets.add(userId, socket);
+      const userId = claims.userId;
+      const token = new SocketToken(claims, () =>
+        socket.close(SOCKET_CLOSE_CODES.tokenExpired, 'access token expired'),
+      );
+      sockets.add(userId, socket, token);
+      const send = (message: EventServerMessage) => sendJson(socket, message, sockets.dropped);
       const rate = new MessageRateLimit(CONTROL_LIMITS.maxMessagesPerSecond);
       let alive = true;
       const pinger = setInterval(() => {
@@ -136,10 +163,13 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
       socket.on('error', (error) => request.log.warn({ err: error }, 'event socket error'));
       socket.on('close', () => {
         clearInterval(pinger);
+        token.stop();
         sockets.remove(userId, socket);
       });
       socket.on('message', (data) => {
         alive = true;
+        // A socket being closed (expired, revoked…) acts on nothing it still receives.
+        if (socket.readyState !== 1) return;
         if (closeIfTooBig(socket, data)) return;
         if (!rate.allow()) {
           sockets.dropped.rateLimited += 1;
@@ -150,13 +180,19 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
         if (!message) return;
         switch (message.type) {
           case 'get_current_state':
-            sendJson(socket, currentState());
+            send(currentState());
             return;
           case 'ping':
-            sendJson(socket, { type: 'pong', timestamp: message.timestamp } satisfies EventServerMessage);
+            send({ type: 'pong', timestamp: message.timestamp });
             return;
           case 'ping_update':
             // Used by the race issue (participants' ping).
+            return;
+          case 'auth':
+            void token.renew(message.token, check).then((user) => {
+              if (user) send({ type: 'auth_ok', expiresAt: token.expiresAt.toISOString() });
+              else socket.close(SOCKET_CLOSE_CODES.tokenExpired, 'access token refused');
+            });
             return;
         }
       });

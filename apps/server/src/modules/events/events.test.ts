@@ -1,8 +1,12 @@
-import { SOCKET_CLOSE_CODES } from '@telerace/protocol';
+import { randomUUID } from 'node:crypto';
+import { CONTROL_LIMITS, type EventServerMessage, SOCKET_CLOSE_CODES } from '@telerace/protocol';
+import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp } from '../../test/app.js';
-import { authHeader, buildAdmin, buildUser, tokenFor } from '../../test/factories.js';
+import { authHeader, buildAdmin, buildSession, buildUser, tokenFor } from '../../test/factories.js';
 import { listen, openSocket, originOf, refusedStatus } from '../../test/sockets.js';
+import { accessTokenKeys, signAccessToken } from '../auth/access-token.js';
+import { REFRESH_COOKIE } from '../auth/auth.routes.js';
 
 let testApp: Awaited<ReturnType<typeof startTestApp>>;
 let host: string;
@@ -14,6 +18,18 @@ afterAll(() => testApp.close());
 
 const url = (token: string) => `ws://${host}/api/race-ws?token=${encodeURIComponent(token)}`;
 
+/** An access token of the member, for a session, that expires in `seconds` (the server's TTL by default). */
+function accessToken(
+  app: FastifyInstance,
+  userId: number,
+  options: { seconds?: number; session?: string } = {},
+) {
+  const keys = accessTokenKeys(app.config.jwtSecret, options.seconds ?? app.config.accessTokenTtlSeconds);
+  return signAccessToken(keys, userId, options.session);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 describe('event socket /api/race-ws', () => {
   it('refuses a bad token (401), a banned member (401) and a foreign or missing Origin (403)', async () => {
     const { app } = testApp;
@@ -23,6 +39,14 @@ describe('event socket /api/race-ws', () => {
     expect(await refusedStatus(openSocket(`ws://${host}/api/race-ws`, originOf(app)))).toBe(401);
     expect(await refusedStatus(openSocket(url(token), { origin: 'https://evil.example' }))).toBe(403);
     expect(await refusedStatus(openSocket(url(token)))).toBe(403);
+    // Only PUBLIC_URL's origin: not the address the request was made to, nor a rebound domain
+    // that sends a matching Host.
+    expect(await refusedStatus(openSocket(url(token), { origin: `http://${host}` }))).toBe(403);
+    expect(
+      await refusedStatus(
+        openSocket(url(token), { origin: 'http://rebound.example', host: 'rebound.example' }),
+      ),
+    ).toBe(403);
     const banned = await buildUser(app.database.db, { isBanned: true });
     expect(await refusedStatus(openSocket(url(await tokenFor(app, banned)), originOf(app)))).toBe(401);
   });
@@ -93,5 +117,145 @@ describe('event socket /api/race-ws', () => {
     } finally {
       await limited.close();
     }
+  });
+
+  it('closes with tokenExpired when the access token that opened it expires', async () => {
+    const { app } = testApp;
+    const member = await buildUser(app.database.db);
+    const socket = await openSocket(url(await accessToken(app, member.id, { seconds: 2 })), originOf(app));
+    const openedAt = performance.now();
+    const closed = await socket.closed;
+    const after = performance.now() - openedAt;
+    console.info(`[measure] 2 s token → socket closed after ${after.toFixed(0)} ms`);
+    expect(closed.code).toBe(SOCKET_CLOSE_CODES.tokenExpired);
+    expect(after).toBeLessThan(3_000);
+    await expect.poll(() => app.eventSockets.count(member.id)).toBe(0);
+  });
+
+  it('auth with a newer token of the same member keeps it open past the first expiry', async () => {
+    const { app } = testApp;
+    const member = await buildUser(app.database.db);
+    const socket = await openSocket(url(await accessToken(app, member.id, { seconds: 2 })), originOf(app));
+    const fresh = await accessToken(app, member.id, { seconds: 60 });
+    socket.send({ type: 'auth', token: fresh });
+    const ok = await socket.nextOfType('auth_ok');
+    const expiresAt = Date.parse(String(ok.expiresAt));
+    expect(expiresAt).toBeGreaterThan(Date.now() + 50_000);
+    expect(expiresAt).toBeLessThanOrEqual(Date.now() + 60_000);
+    await sleep(2_500);
+    socket.send({ type: 'ping', timestamp: 7 });
+    expect(await socket.nextOfType('pong')).toEqual({ type: 'pong', timestamp: 7 });
+    await socket.close();
+  });
+
+  it.each([
+    ['another member', 'other'],
+    ['an invalid', 'invalid'],
+    ['an older', 'older'],
+    ['an expired', 'expired'],
+  ] as const)('auth with %s token closes the socket (tokenExpired)', async (_label, kind) => {
+    const { app } = testApp;
+    const member = await buildUser(app.database.db);
+    const socket = await openSocket(url(await accessToken(app, member.id, { seconds: 60 })), originOf(app));
+    const token =
+      kind === 'other'
+        ? await accessToken(app, (await buildUser(app.database.db)).id, { seconds: 120 })
+        : kind === 'invalid'
+          ? 'not-a-token'
+          : kind === 'older'
+            ? await accessToken(app, member.id, { seconds: 10 })
+            : await accessToken(app, member.id, { seconds: -5 });
+    socket.send({ type: 'auth', token });
+    expect((await socket.closed).code).toBe(SOCKET_CLOSE_CODES.tokenExpired);
+    expect(socket.messages.some((m) => m.type === 'auth_ok')).toBe(false);
+  });
+
+  it('drops a client that stops reading instead of buffering for it', async () => {
+    const { app } = testApp;
+    const member = await buildUser(app.database.db);
+    const reader = await openSocket(url(await tokenFor(app, member)), originOf(app));
+    const bystander = await openSocket(url(await tokenFor(app, member)), originOf(app));
+    await expect.poll(() => app.eventSockets.count(member.id)).toBe(2);
+    const before = app.eventSockets.dropped.slowReaders;
+    // The client stops reading: its kernel buffers fill, then the server's queue grows.
+    (reader.ws as unknown as { _socket: { pause(): void } })._socket.pause();
+    const big = { type: 'race_state_update', payload: { padding: 'x'.repeat(64 * 1024) } };
+    let pushed = 0;
+    while (app.eventSockets.dropped.slowReaders === before && pushed < 2_000) {
+      // Only to the paused socket's member; the bystander reads everything.
+      app.eventSockets.sendToUser(member.id, big as EventServerMessage);
+      pushed += 1;
+      if (pushed % 20 === 0) await sleep(10);
+    }
+    console.info(`[measure] slow reader dropped after ${pushed} messages of 64 KiB`);
+    expect(app.eventSockets.dropped.slowReaders).toBe(before + 1);
+    await expect.poll(() => app.eventSockets.count(member.id)).toBe(1);
+    bystander.send({ type: 'ping', timestamp: 3 });
+    expect(await bystander.nextOfType('pong')).toEqual({ type: 'pong', timestamp: 3 });
+    reader.ws.terminate();
+    await bystander.close();
+    expect(CONTROL_LIMITS.maxBufferedBytes).toBe(1_048_576);
+  });
+
+  it("a session's revocation closes the sockets of that session only (sessionRevoked)", async () => {
+    const { app } = testApp;
+    const member = await buildUser(app.database.db);
+    const [ended, kept] = [randomUUID(), randomUUID()];
+    const endedSocket = await openSocket(
+      url(await accessToken(app, member.id, { session: ended })),
+      originOf(app),
+    );
+    const keptSocket = await openSocket(
+      url(await accessToken(app, member.id, { session: kept })),
+      originOf(app),
+    );
+    await expect.poll(() => app.eventSockets.count(member.id)).toBe(2);
+    app.events.emit('session.revoked', { userId: member.id, sessionId: ended });
+    expect((await endedSocket.closed).code).toBe(SOCKET_CLOSE_CODES.sessionRevoked);
+    keptSocket.send({ type: 'ping', timestamp: 5 });
+    expect(await keptSocket.nextOfType('pong')).toEqual({ type: 'pong', timestamp: 5 });
+    await keptSocket.close();
+  });
+
+  it('after auth, the socket belongs to the session of the new token', async () => {
+    const { app } = testApp;
+    const member = await buildUser(app.database.db);
+    const [first, second] = [randomUUID(), randomUUID()];
+    const socket = await openSocket(
+      url(await accessToken(app, member.id, { session: first, seconds: 30 })),
+      originOf(app),
+    );
+    socket.send({ type: 'auth', token: await accessToken(app, member.id, { session: second, seconds: 60 }) });
+    await socket.nextOfType('auth_ok');
+    app.events.emit('session.revoked', { userId: member.id, sessionId: first });
+    socket.send({ type: 'ping', timestamp: 9 });
+    expect(await socket.nextOfType('pong')).toEqual({ type: 'pong', timestamp: 9 });
+    app.events.emit('session.revoked', { userId: member.id, sessionId: second });
+    expect((await socket.closed).code).toBe(SOCKET_CLOSE_CODES.sessionRevoked);
+  });
+
+  it('log-out (POST /api/logout) closes the sockets opened with that session', async () => {
+    const { app } = testApp;
+    const member = await buildUser(app.database.db);
+    const session = await buildSession(app.database.db, member);
+    const other = await buildSession(app.database.db, member);
+    const socket = await openSocket(
+      url(await accessToken(app, member.id, { session: session.familyId })),
+      originOf(app),
+    );
+    const otherSocket = await openSocket(
+      url(await accessToken(app, member.id, { session: other.familyId })),
+      originOf(app),
+    );
+    const response = await app.inject({
+      method: 'POST',
+      url: '/api/logout',
+      cookies: { [REFRESH_COOKIE]: session.token },
+    });
+    expect(response.statusCode).toBe(200);
+    expect((await socket.closed).code).toBe(SOCKET_CLOSE_CODES.sessionRevoked);
+    otherSocket.send({ type: 'ping', timestamp: 11 });
+    expect(await otherSocket.nextOfType('pong')).toEqual({ type: 'pong', timestamp: 11 });
+    await otherSocket.close();
   });
 });

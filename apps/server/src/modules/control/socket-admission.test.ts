@@ -1,0 +1,271 @@
+/**
+ * How many sockets one member and one client address may hold (issue 10, high item 1): caps on
+ * /api/race-ws and on /rcsocket controllers, refused with HTTP 429 before the upgrade, counted
+ * from the upgrade request to the end of its TCP connection — so concurrent upgrades cannot slip
+ * past the cap, and an upgrade that never completes gives its place back.
+ */
+import { request as httpRequest } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { CONTROL_LIMITS, ERROR_KEYS } from '@telerace/protocol';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp } from '../../test/app.js';
+import { buildUser, tokenFor } from '../../test/factories.js';
+import {
+  connectCar,
+  controllerUrl,
+  createCar,
+  listen,
+  openSocket,
+  originOf,
+  refusedStatus,
+  type TestSocket,
+  takeCar,
+} from '../../test/sockets.js';
+
+type App = Awaited<ReturnType<typeof startTestApp>>;
+
+const eventUrl = (host: string, token: string) =>
+  `ws://${host}/api/race-ws?token=${encodeURIComponent(token)}`;
+
+/** The status and JSON body of a refused upgrade. */
+function refusal(url: string, origin: string): Promise<{ status: number; body: unknown }> {
+  const target = new URL(url.replace(/^ws/, 'http'));
+  return new Promise((resolve, reject) => {
+    const request = httpRequest({
+      host: target.hostname,
+      port: target.port,
+      path: `${target.pathname}${target.search}`,
+      agent: false,
+      headers: {
+        origin,
+        connection: 'Upgrade',
+        upgrade: 'websocket',
+        'sec-websocket-version': '13',
+        'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+      },
+    });
+    request.on('upgrade', (_response, socket) => {
+      socket.destroy();
+      reject(new Error('the upgrade was accepted'));
+    });
+    request.on('response', (response) => {
+      let text = '';
+      response.on('data', (chunk: Buffer) => {
+        text += chunk.toString();
+      });
+      response.on('end', () => resolve({ status: response.statusCode ?? -1, body: JSON.parse(text) }));
+    });
+    request.on('error', reject);
+    request.end();
+  });
+}
+
+async function closeAll(sockets: TestSocket[]): Promise<void> {
+  await Promise.all(sockets.map((socket) => socket.close()));
+}
+
+describe('per-member caps', () => {
+  let testApp: App;
+  let host: string;
+  beforeAll(async () => {
+    testApp = await startTestApp();
+    host = await listen(testApp.app);
+  });
+  afterAll(() => testApp.close());
+
+  it(`a member's ${CONTROL_LIMITS.eventSocketsPerMember + 1}th event socket is refused with 429; a closed one frees its place`, async () => {
+    const { app } = testApp;
+    const member = await buildUser(app.database.db);
+    const token = await tokenFor(app, member);
+    const sockets: TestSocket[] = [];
+    for (let i = 0; i < CONTROL_LIMITS.eventSocketsPerMember; i += 1)
+      sockets.push(await openSocket(eventUrl(host, token), originOf(app)));
+    const refused = await refusal(eventUrl(host, token), originOf(app).origin);
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ errorKey: ERROR_KEYS.tooManyRequests });
+    // Another member is not affected.
+    const other = await openSocket(
+      eventUrl(host, await tokenFor(app, await buildUser(app.database.db))),
+      originOf(app),
+    );
+    await sockets.pop()?.close();
+    sockets.push(await openSocket(eventUrl(host, token), originOf(app)));
+    await closeAll([...sockets, other]);
+  });
+
+  it('many upgrades of one member at the same moment: exactly the cap gets in', async () => {
+    const { app } = testApp;
+    const member = await buildUser(app.database.db);
+    const token = await tokenFor(app, member);
+    const attempts = await Promise.allSettled(
+      Array.from({ length: 20 }, () => openSocket(eventUrl(host, token), originOf(app))),
+    );
+    const opened = attempts.flatMap((a) => (a.status === 'fulfilled' ? [a.value] : []));
+    const statuses = attempts.flatMap((a) =>
+      a.status === 'rejected' ? [(a.reason as { status?: number }).status] : [],
+    );
+    expect(opened).toHaveLength(CONTROL_LIMITS.eventSocketsPerMember);
+    expect(statuses).toEqual(Array(20 - CONTROL_LIMITS.eventSocketsPerMember).fill(429));
+    await closeAll(opened);
+  });
+
+  it('an upgrade whose client leaves before it completes gives its place back', async () => {
+    const { app } = testApp;
+    const member = await buildUser(app.database.db);
+    const token = await tokenFor(app, member);
+    const { port } = app.server.address() as { port: number };
+    // Raw upgrade requests whose connection ends at once: the server admits them in preValidation
+    // and then finds nobody to upgrade.
+    const abandoned = Array.from({ length: CONTROL_LIMITS.eventSocketsPerMember }, () => {
+      const socket: Socket = connect(port, '127.0.0.1');
+      socket.on('error', () => {});
+      socket.write(
+        [
+          `GET /api/race-ws?token=${encodeURIComponent(token)} HTTP/1.1`,
+          `Host: ${host}`,
+          `Origin: ${originOf(app).origin}`,
+          'Connection: Upgrade',
+          'Upgrade: websocket',
+          'Sec-WebSocket-Version: 13',
+          'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==',
+          '',
+          '',
+        ].join('\r\n'),
+        () => socket.destroy(),
+      );
+      return socket;
+    });
+    await Promise.all(abandoned.map((socket) => new Promise((resolve) => socket.once('close', resolve))));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const sockets: TestSocket[] = [];
+    for (let i = 0; i < CONTROL_LIMITS.eventSocketsPerMember; i += 1)
+      sockets.push(await openSocket(eventUrl(host, token), originOf(app)));
+    await closeAll(sockets);
+  });
+
+  it(`a member's ${CONTROL_LIMITS.controllerSocketsPerMember + 1}th controller socket is refused with 429; cars are not counted`, async () => {
+    const { app } = testApp;
+    const driver = await buildUser(app.database.db);
+    const controllers: TestSocket[] = [];
+    const cars: TestSocket[] = [];
+    let last: { url: string } | undefined;
+    // One car each (a car has one controller at a time): the member drives cap + 1 cars.
+    for (let i = 0; i <= CONTROL_LIMITS.controllerSocketsPerMember; i += 1) {
+      const driving = await createCar(app, `Cap car ${i}`);
+      cars.push(await connectCar(host, driving.carId, driving.secret));
+      const taken = await takeCar(app, driving, driver);
+      const url = controllerUrl(host, driving.carId, taken.accessToken, taken.controlToken);
+      if (i < CONTROL_LIMITS.controllerSocketsPerMember) {
+        const controller = await openSocket(url, originOf(app));
+        await controller.nextOfType('car-status');
+        controllers.push(controller);
+      } else last = { url };
+    }
+    const refused = await refusal(last?.url ?? '', originOf(app).origin);
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ errorKey: ERROR_KEYS.tooManyRequests });
+    await controllers.pop()?.close();
+    const admitted = await openSocket(last?.url ?? '', originOf(app));
+    await closeAll([...controllers, admitted, ...cars]);
+  });
+});
+
+describe('per-address cap (SOCKETS_PER_IP)', () => {
+  let testApp: App;
+  let host: string;
+  beforeAll(async () => {
+    testApp = await startTestApp({ SOCKETS_PER_IP: '3' });
+    host = await listen(testApp.app);
+  });
+  afterAll(() => testApp.close());
+
+  it('counts event and controller sockets of every member together, and not car sockets', async () => {
+    const { app } = testApp;
+    const driving = await createCar(app);
+    const car = await connectCar(host, driving.carId, driving.secret);
+    const taken = await takeCar(app, driving);
+    const controller = await openSocket(
+      controllerUrl(host, driving.carId, taken.accessToken, taken.controlToken),
+      originOf(app),
+    );
+    const first = await openSocket(eventUrl(host, taken.accessToken), originOf(app));
+    const second = await openSocket(
+      eventUrl(host, await tokenFor(app, await buildUser(app.database.db))),
+      originOf(app),
+    );
+    const third = eventUrl(host, await tokenFor(app, await buildUser(app.database.db)));
+    const refused = await refusal(third, originOf(app).origin);
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ errorKey: ERROR_KEYS.tooManyRequests });
+    // A car agent behind the same address still connects.
+    const otherCar = await createCar(app, 'Second car');
+    const secondCar = await connectCar(host, otherCar.carId, otherCar.secret);
+    await controller.close();
+    const admitted = await openSocket(third, originOf(app));
+    await closeAll([first, second, admitted, car, secondCar]);
+  });
+
+  it('refused and failed upgrades are not counted', async () => {
+    const { app } = testApp;
+    for (let i = 0; i < 5; i += 1) {
+      expect(await refusedStatus(openSocket(eventUrl(host, 'not-a-token'), originOf(app)))).toBe(401);
+    }
+    const member = await buildUser(app.database.db);
+    const sockets: TestSocket[] = [];
+    for (let i = 0; i < 3; i += 1)
+      sockets.push(await openSocket(eventUrl(host, await tokenFor(app, member)), originOf(app)));
+    await closeAll(sockets);
+  });
+});
+
+describe('MAX_CONNECTIONS', () => {
+  it('is applied: past it new connections are dropped, below it /api/health answers', async () => {
+    const testApp = await startTestApp({ MAX_CONNECTIONS: '100' });
+    const held: Socket[] = [];
+    try {
+      expect(testApp.app.server.maxConnections).toBe(100);
+      await listen(testApp.app);
+      const { port } = testApp.app.server.address() as { port: number };
+      const health = () =>
+        new Promise<number>((resolve) => {
+          const request = httpRequest(
+            { host: '127.0.0.1', port, path: '/api/health', agent: false },
+            (response) => {
+              response.resume();
+              resolve(response.statusCode ?? -1);
+            },
+          );
+          request.on('error', () => resolve(-1));
+          request.end();
+        });
+      for (let i = 0; i < 99; i += 1) {
+        const socket = connect(port, '127.0.0.1');
+        socket.on('error', () => {});
+        held.push(socket);
+      }
+      await expect
+        .poll(
+          () => new Promise<number>((resolve) => testApp.app.server.getConnections((_e, n) => resolve(n))),
+        )
+        .toBe(99);
+      // The 100th connection is still served…
+      expect(await health()).toBe(200);
+      const last = connect(port, '127.0.0.1');
+      last.on('error', () => {});
+      held.push(last);
+      await expect
+        .poll(
+          () => new Promise<number>((resolve) => testApp.app.server.getConnections((_e, n) => resolve(n))),
+        )
+        .toBe(100);
+      // …the 101st is dropped…
+      expect(await health()).toBe(-1);
+      // …and a freed place serves again.
+      held.pop()?.destroy();
+      await expect.poll(health).toBe(200);
+    } finally {
+      for (const socket of held) socket.destroy();
+      await testApp.close();
+    }
+  });
+});
