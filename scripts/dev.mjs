@@ -4,9 +4,17 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+/** Where Vite serves the app (its default port; --strictPort: fail rather than move elsewhere). */
+const VITE_ORIGIN = 'http://localhost:5173';
 const children = [
-  spawn('npm', ['run', 'dev', '-w', 'apps/server'], { cwd: root, stdio: 'inherit' }),
-  spawn('npm', ['run', 'dev', '-w', 'apps/web'], { cwd: root, stdio: 'inherit' }),
+  // The browser's pages come from Vite, which proxies the sockets: their Origin is Vite's, and
+  // the server accepts PUBLIC_URL's origin only (reset links in mails point there too).
+  spawn('npm', ['run', 'dev', '-w', 'apps/server'], {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, PUBLIC_URL: process.env.PUBLIC_URL ?? VITE_ORIGIN },
+  }),
+  spawn('npm', ['run', 'dev', '-w', 'apps/web', '--', '--strictPort'], { cwd: root, stdio: 'inherit' }),
 ];
 const stop = () => {
   for (const child of children) child.kill('SIGTERM');

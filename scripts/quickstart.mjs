@@ -16,6 +16,9 @@ run(root, 'build');
 const env = {
   ...process.env,
   PORT: process.env.PORT ?? '8080',
+  // The address printed below: sockets are accepted from PUBLIC_URL's origin only, so open the
+  // site at exactly this address (or set PUBLIC_URL to the one you use).
+  PUBLIC_URL: process.env.PUBLIC_URL ?? `http://localhost:${process.env.PORT ?? '8080'}`,
   // The demo's admin and driver (credentials printed at start); set DEMO_ACCOUNTS=false to skip.
   DEMO_ACCOUNTS: process.env.DEMO_ACCOUNTS ?? 'true',
   // Two simulated cars whose control codes are printed at start; set SIM_CARS=0 to skip.
@@ -23,7 +26,7 @@ const env = {
   // Warnings and errors only, so the banners above stay readable; LOG_LEVEL=info shows requests.
   LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
 };
-console.info(`[quickstart] starting Telerace on http://localhost:${env.PORT} (Ctrl+C to stop)`);
+console.info(`[quickstart] starting Telerace on ${env.PUBLIC_URL} (Ctrl+C to stop)`);
 const server = spawn(process.execPath, [join(root, 'apps/server/dist/main.js')], {
   cwd: root,
   env,

@@ -13,7 +13,13 @@ if (!existsSync(main)) {
 }
 const dataDir = mkdtempSync(join(tmpdir(), 'telerace-e2e-'));
 const server = spawn(process.execPath, [main], {
-  env: { ...process.env, DATA_DIR: dataDir },
+  env: {
+    ...process.env,
+    DATA_DIR: dataDir,
+    // The address the browsers use (playwright.config.ts's baseURL): the sockets accept
+    // PUBLIC_URL's origin only.
+    PUBLIC_URL: `http://127.0.0.1:${process.env.PORT}`,
+  },
   stdio: 'inherit',
 });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => server.kill(signal));
