@@ -1,7 +1,8 @@
 /**
  * Builds the Fastify application: plugins, the one error handler, the API modules under /api and
- * the web app. Owns the start-up sequence of the database: it is opened here and migrated once
- * the app is ready, without holding up `listen`, so /api/ready can report "not ready" meanwhile.
+ * the web app. Owns the start-up sequence of the database: it is opened on its first query and
+ * migrated once the server listens (or `migrated()` is called), so a server whose port is taken
+ * writes nothing, and /api/ready can report "not ready" meanwhile.
  */
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
@@ -26,6 +27,7 @@ import { accountRoutes } from './modules/account/account.routes.js';
 import { adminUserRoutes } from './modules/admin/admin-users.routes.js';
 import { accessTokenKeys } from './modules/auth/access-token.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
+import { LoginCodes } from './modules/auth/login-codes.js';
 import { seedAccounts } from './modules/auth/seed.js';
 import { adminCarRoutes } from './modules/cars/admin-cars.routes.js';
 import { findLiveCar, findLiveSessionOfCar } from './modules/cars/cars.repo.js';
@@ -44,9 +46,9 @@ import { SocketAdmission } from './modules/control/socket-admission.js';
 import { EventSockets, eventRoutes } from './modules/events/events.gateway.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { publicConfigRoutes } from './modules/public-config/public-config.routes.js';
+import { fillUsernameSkeletons } from './modules/users/usernames.js';
 import { JANUS_MAX_MESSAGE_BYTES, janusProxyRoutes } from './modules/video/janus-proxy.js';
 import { videoRoutes } from './modules/video/video.routes.js';
-import { fillUsernameSkeletons } from './modules/users/usernames.js';
 import { VideoService } from './modules/video/video.service.js';
 import { MIGRATIONS_DIR, SERVER_VERSION } from './paths.js';
 
@@ -74,6 +76,8 @@ declare module 'fastify' {
     cars: CarsService;
     /** The connected cars and controllers (/rcsocket). */
     carRelay: CarRelay;
+    /** One-time sign-in codes bound to the browser that started the flow (social sign-in). */
+    loginCodes: LoginCodes;
     /** The members' event sockets (/api/race-ws). */
     eventSockets: EventSockets;
     /** Live video: Janus and the cars' mountpoints. */
@@ -87,7 +91,10 @@ declare module 'fastify' {
     startSimCars(print?: (text: string) => void): Promise<SimCar[]>;
     /** The running agent process of a simulated car (tests). */
     simCarChild(carId: number): ChildProcess | undefined;
-    /** Resolves once the start-up migrations are applied; rejects if they failed. */
+    /**
+     * Starts the start-up migrations and seeding if `listen` has not already, and resolves once
+     * they are done; rejects if they failed.
+     */
     migrated(): Promise<void>;
   }
 }
@@ -149,6 +156,10 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     config.controlCodeTtlMinutes,
   );
   app.decorate('cars', cars);
+  app.decorate(
+    'loginCodes',
+    new LoginCodes(database.db, { secure: config.publicUrl.startsWith('https://') }),
+  );
   app.decorate('video', video);
   video.track(app.events.on('car.online', ({ carId }) => void video.carOnline(carId)));
   video.track(app.events.on('car.deleted', ({ carId }) => void video.carDeleted(carId)));
@@ -199,7 +210,10 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
       await seedAccounts(database.db, config, app.log);
       await cars.start();
       migrated = true;
-    })();
+    })().catch((error: unknown) => {
+      app.log.error({ err: error }, 'database migrations failed');
+      throw error;
+    });
     return migrationRun;
   };
   app.decorate('migrated', async () => {
@@ -210,8 +224,11 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     // Not awaited: the site serves while Janus starts; cars that connect meanwhile get their
     // video target once it answers.
     videoStart = video.start();
-    // Not awaited: `listen` must not wait for the migrations.
-    startMigrations().catch((error: unknown) => app.log.error({ err: error }, 'database migrations failed'));
+  });
+  app.addHook('onListen', async () => {
+    // Only once the port is ours (onReady runs before `listen` binds it): a server that cannot
+    // listen must leave the database untouched. Not awaited: /api/ready says "not ready" meanwhile.
+    startMigrations().catch(() => undefined); // logged by startMigrations
   });
   app.addHook('preClose', async () => {
     // Cars to neutral and sockets closed before the server stops accepting.

@@ -2,15 +2,19 @@
  * The database connection: real PostgreSQL (pg Pool) when DATABASE_URL is set, otherwise the
  * embedded PGlite. Both speak the same PostgreSQL SQL, so the rest of the server sees one drizzle
  * `Db` type and never asks which one it got (except health, which reports it).
+ *
+ * Both open on the first query, not when the app is built: a server that fails to start (port
+ * taken) must not have created, recovered or written the database folder.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
 import { drizzle as drizzleNodePostgres } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
+import { restrictModes } from './data-dir-modes.js';
 import { migratePglite, migratePostgres } from './migrate.js';
 import * as schema from './schema.js';
 
@@ -33,7 +37,7 @@ export type DatabaseOptions =
   | { kind: 'postgres'; url: string; onPoolError?: (error: Error) => void }
   | { kind: 'pglite'; dataDir: string };
 
-/** Opens lazily: nothing is awaited here, the first query waits for the connection. */
+/** Opens lazily: nothing happens here, the first query opens the database and waits for it. */
 export function openDatabase(options: DatabaseOptions): Database {
   return options.kind === 'postgres'
     ? openPostgres(options.url, options.onPoolError)
@@ -41,14 +45,46 @@ export function openDatabase(options: DatabaseOptions): Database {
 }
 
 function openPglite(dataDir: string): Database {
-  // PGlite creates its own folder but not the parents.
-  mkdirSync(dirname(dataDir), { recursive: true });
-  return pgliteDatabase(new PGlite(dataDir));
+  return pgliteDatabase(() => openPgliteFolder(dataDir));
 }
 
-/** Wraps a PGlite instance made elsewhere (tests start theirs from a snapshot, skipping initdb). */
-export function pgliteDatabase(client: PGlite): Database {
-  const db = drizzlePglite({ client, schema });
+/**
+ * Opens (creating it if needed) a PGlite folder and waits until it answers. The caller holds the
+ * DATA_DIR lock (data-dir-lock.ts).
+ */
+export async function openPgliteFolder(
+  dataDir: string,
+  options: { loadDataDir?: Blob } = {},
+): Promise<PGlite> {
+  // PGlite creates its own folder but not the parents.
+  mkdirSync(dirname(dataDir), { recursive: true });
+  const client = new PGlite(dataDir, options);
+  await client.waitReady;
+  // A new or restored cluster is unpacked with the modes stored in PGlite's archive (0666).
+  restrictModes(dataDir);
+  return client;
+}
+
+/**
+ * The drizzle database over a PGlite instance, or over one opened on the first query. Tests pass
+ * an instance made elsewhere (started from a snapshot, skipping initdb).
+ */
+export function pgliteDatabase(client: PGlite | (() => Promise<PGlite>)): Database {
+  const open = typeof client === 'function' ? client : () => client.waitReady.then(() => client);
+  let opened: Promise<PGlite> | undefined;
+  let closed = false;
+  const connection = (): Promise<PGlite> => {
+    if (closed) return Promise.reject(new Error('the database is closed'));
+    opened ??= open();
+    return opened;
+  };
+  // drizzle's PGlite session calls only these two methods of its client.
+  const lazyClient = {
+    query: (...args: Parameters<PGlite['query']>) => connection().then((pglite) => pglite.query(...args)),
+    transaction: <T>(callback: (tx: Transaction) => Promise<T>) =>
+      connection().then((pglite) => pglite.transaction(callback)),
+  } as unknown as PGlite;
+  const db = drizzlePglite({ client: lazyClient, schema });
   let closing: Promise<void> | undefined;
   return {
     db,
@@ -58,8 +94,11 @@ export function pgliteDatabase(client: PGlite): Database {
     },
     migrate: (migrationsFolder) => migratePglite(db, migrationsFolder),
     close() {
-      closing ??= client.waitReady.then(
-        () => client.close(),
+      closed = true;
+      // An instance given to us is closed even if it was never queried; one we open, only if opened.
+      const instance = typeof client === 'function' ? opened : (opened ?? open());
+      closing ??= (instance ?? Promise.resolve(undefined)).then(
+        (pglite) => pglite?.close(),
         () => undefined,
       );
       return closing;
