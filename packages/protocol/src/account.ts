@@ -103,6 +103,13 @@ export const ChangePasswordRequest = z.object({
 });
 export type ChangePasswordRequest = z.infer<typeof ChangePasswordRequest>;
 
+/**
+ * Deleting one's own account: the current password, required when the account has one (an account
+ * without a password must have signed in within the last few minutes instead).
+ */
+export const DeleteAccountRequest = z.object({ currentPassword: GivenPassword.optional() });
+export type DeleteAccountRequest = z.infer<typeof DeleteAccountRequest>;
+
 export const DisconnectPlatformRequest = z.object({ platform: z.enum(PLATFORMS) });
 
 export const ForgotPasswordRequest = z.object({ email: z.string().trim().toLowerCase().max(254) });

@@ -34,6 +34,7 @@ export const ERROR_KEYS = {
   cannotRemoveOwnAdmin: 'errors.cannotRemoveOwnAdmin',
   cannotActOnSelf: 'errors.cannotActOnSelf',
   lastSignInMethod: 'errors.lastSignInMethod',
+  recentSignInRequired: 'errors.recentSignInRequired',
   carNotFound: 'errors.carNotFound',
   controlCodeRequired: 'errors.controlCodeRequired',
   invalidControlCode: 'errors.invalidControlCode',

@@ -24,6 +24,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set by `authenticate`; only read it in routes that use it. */
     currentUser: UserRow;
+    /** The claims of the caller's access token (its session, when it was issued); set by `authenticate`. */
+    accessClaims: AccessTokenClaims;
   }
 }
 
@@ -68,8 +70,11 @@ export const authenticatePlugin = fp<{ db: Db; keys: AccessTokenKeys }>(
   async (app: FastifyInstance, { db, keys }) => {
     app.decorate('accessTokens', keys);
     app.decorateRequest('currentUser', null as unknown as UserRow);
+    app.decorateRequest('accessClaims', null as unknown as AccessTokenClaims);
     app.decorate('authenticate', async (request: FastifyRequest) => {
-      request.currentUser = await userFromAccessToken(db, keys, bearerToken(request));
+      const { user, claims } = await memberFromAccessToken(db, keys, bearerToken(request));
+      request.currentUser = user;
+      request.accessClaims = claims;
     });
     app.decorate('requireAdmin', async (request: FastifyRequest) => {
       request.currentUser = await userFromAccessToken(db, keys, bearerToken(request));

@@ -3,6 +3,7 @@
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import {
   ChangePasswordRequest,
+  DeleteAccountRequest,
   DisconnectPlatformRequest,
   ERROR_KEYS,
   MessageResponse,
@@ -30,6 +31,7 @@ import {
 } from './account.service.js';
 import { ADDRESS_CHANGE_MIN_MS, AddressChangeLimiter } from './address-changes.js';
 import { deleteAccount } from './delete-account.js';
+import { assertDeletionConsent } from './deletion-consent.js';
 
 function sleep(ms: number): Promise<void> {
   return ms > 0 ? sleepFor(ms) : Promise.resolve();
@@ -137,12 +139,22 @@ export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     }),
   );
 
-  app.delete('/me', { ...auth, schema: { response: { 200: MessageResponse } } }, async (request, reply) => {
-    // Lost a race with another deletion (or a ban-and-delete by an admin): the account is gone.
-    if (!(await deleteAccount(db, app.events, request.currentUser.id))) throw unauthorized();
-    reply.clearCookie(REFRESH_COOKIE, refreshCookie);
-    return { message: 'Your account was deleted.' };
-  });
+  app.delete(
+    '/me',
+    { ...auth, schema: { body: DeleteAccountRequest, response: { 200: MessageResponse } } },
+    async (request, reply) => {
+      await assertDeletionConsent(
+        db,
+        request.currentUser,
+        request.accessClaims,
+        request.body.currentPassword,
+      );
+      // Lost a race with another deletion (or a ban-and-delete by an admin): the account is gone.
+      if (!(await deleteAccount(db, app.events, request.currentUser.id))) throw unauthorized();
+      reply.clearCookie(REFRESH_COOKIE, refreshCookie);
+      return { message: 'Your account was deleted.' };
+    },
+  );
 
   app.get('/me/tickets', { ...auth, schema: { response: { 200: TicketsResponse } } }, async (request) => {
     const tickets = await ticketsForUser(db, request.currentUser.id);

@@ -510,7 +510,12 @@ describe('account (/api/me…)', () => {
       const events: DomainEvents['user.sessions-revoked'][] = [];
       const off = testApp.app.events.on('user.sessions-revoked', (event) => events.push(event));
 
-      const response = await call('DELETE', '/api/me', undefined, { telerace_refresh: session.token });
+      const response = await call(
+        'DELETE',
+        '/api/me',
+        { currentPassword: TEST_PASSWORD },
+        { telerace_refresh: session.token },
+      );
       off();
       expect(response.statusCode).toBe(200);
       expect(response.json()).toEqual({ message: 'Your account was deleted.' });
@@ -537,7 +542,60 @@ describe('account (/api/me…)', () => {
       }
       const after = await testApp.app.inject({ url: '/api/me', headers });
       expect(after.statusCode).toBe(401);
-      expect((await testApp.app.inject({ method: 'DELETE', url: '/api/me', headers })).statusCode).toBe(401);
+      expect(
+        (
+          await testApp.app.inject({
+            method: 'DELETE',
+            url: '/api/me',
+            headers,
+            payload: { currentPassword: TEST_PASSWORD },
+          })
+        ).statusCode,
+      ).toBe(401);
+    });
+
+    it('asks for the current password: missing or wrong → 400, nothing deleted', async () => {
+      const { user, call } = await member();
+      for (const [payload, error] of [
+        [{}, 'Current password is required'],
+        [{ currentPassword: 'not my password' }, 'Current password is incorrect'],
+      ] as const) {
+        const response = await call('DELETE', '/api/me', payload);
+        expect(response.statusCode).toBe(400);
+        expect(response.json()).toEqual({ error, errorKey: 'errors.wrongCurrentPassword' });
+      }
+      // No body at all is refused too.
+      expect((await call('DELETE', '/api/me')).statusCode).toBe(400);
+      expect((await rowOf(user.id))?.deletedAt).toBeNull();
+    });
+
+    it('a password-less (social) account deletes only within 5 minutes of signing in', async () => {
+      const { user } = await member({ password: null, twitchId: `tw-${unique()}` });
+      const signedInAt = async (minutesAgo: number) => {
+        const session = await buildSession(db, user);
+        await db
+          .update(refreshTokens)
+          .set({ createdAt: new Date(Date.now() - minutesAgo * 60_000) })
+          .where(eq(refreshTokens.familyId, session.familyId));
+        // The access token is fresh (refreshed a moment ago); the session is what counts.
+        const token = await tokenIssuedAgo(user.id, 1, session.familyId);
+        return { authorization: `Bearer ${token}` };
+      };
+      const remove = async (headers: Record<string, string>) =>
+        testApp.app.inject({ method: 'DELETE', url: '/api/me', headers, payload: {} });
+      const stale = await remove(await signedInAt(6));
+      expect(stale.statusCode).toBe(403);
+      expect(stale.json()).toEqual({
+        error: 'Please sign in again, then delete your account within 5 minutes.',
+        errorKey: 'errors.recentSignInRequired',
+      });
+      // A token without a session (or of a session that is not the member's) proves nothing.
+      const sessionless = await remove({ authorization: `Bearer ${await tokenIssuedAgo(user.id, 1)}` });
+      expect(sessionless.statusCode).toBe(403);
+      expect((await rowOf(user.id))?.deletedAt).toBeNull();
+      const fresh = await remove(await signedInAt(4));
+      expect(fresh.statusCode).toBe(200);
+      expect((await rowOf(user.id))?.deletedAt).toBeInstanceOf(Date);
     });
   });
 });

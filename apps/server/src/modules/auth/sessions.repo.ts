@@ -4,7 +4,7 @@
  * deletions, password changes).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { and, eq, gt, isNull, ne, sql } from 'drizzle-orm';
+import { and, eq, gt, isNull, min, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { refreshTokens } from '../../db/schema.js';
 
@@ -56,6 +56,15 @@ export async function usedWithin(db: Db, id: number, seconds: number): Promise<b
       ),
     );
   return rows.length === 1;
+}
+
+/** When the member's session (refresh-token family) began, i.e. when they signed in; undefined if unknown. */
+export async function sessionStartedAt(db: Db, userId: number, familyId: string): Promise<Date | undefined> {
+  const [row] = await db
+    .select({ startedAt: min(refreshTokens.createdAt) })
+    .from(refreshTokens)
+    .where(and(eq(refreshTokens.familyId, familyId), eq(refreshTokens.userId, userId)));
+  return row?.startedAt ?? undefined;
 }
 
 /** Ends one session (all tokens of the family). */

@@ -1,38 +1,65 @@
 /**
  * Account deletion (spec §2: permanent). The confirmation dialog only enables the delete button
- * once the reader ticks "I understand this is permanent"; then the session ends at /login.
+ * once the reader ticks "I understand this is permanent" and, when the account has a password,
+ * types it again (the server checks it; an account without one must have signed in recently).
+ * Then the session ends at /login.
  */
-import { useId, useState } from 'react';
+import { ERROR_KEYS } from '@telerace/protocol';
+import { type FormEvent, useId, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Alert } from '../../components/ui/Alert';
 import { Button } from '../../components/ui/Button';
 import { Modal } from '../../components/ui/Modal';
+import { ApiError } from '../../lib/api';
 import { useAuth } from '../auth/auth-context';
 import { apiErrorText } from '../auth/error-text';
+import { PasswordField } from '../auth/form-fields';
 import { deleteAccount } from './profile-api';
 
 export function DangerZone() {
   const { t, i18n } = useTranslation();
-  const { logout } = useAuth();
+  const { logout, user } = useAuth();
+  const hasPassword = user?.has_password ?? true;
   const checkboxId = useId();
+  const formId = useId();
+  const passwordRef = useRef<HTMLInputElement>(null);
   const [open, setOpen] = useState(false);
   const [understood, setUnderstood] = useState(false);
+  const [password, setPassword] = useState('');
+  const [passwordError, setPasswordError] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const ready = understood && (!hasPassword || password !== '');
 
   const close = () => {
     setOpen(false);
     setUnderstood(false);
+    setPassword('');
+    setPasswordError(null);
     setError(null);
   };
 
-  const onConfirm = async () => {
+  const onConfirm = async (event: FormEvent) => {
+    event.preventDefault();
+    if (!ready || busy) return;
     setBusy(true);
     setError(null);
+    setPasswordError(null);
     try {
-      await deleteAccount();
+      await deleteAccount(hasPassword ? { currentPassword: password } : {});
     } catch (failure) {
-      setError(apiErrorText(t, i18n, failure, 'profile.danger.failed'));
+      const text = apiErrorText(t, i18n, failure, 'profile.danger.failed');
+      if (
+        hasPassword &&
+        failure instanceof ApiError &&
+        failure.errorKey === ERROR_KEYS.wrongCurrentPassword
+      ) {
+        setPasswordError(text);
+        // After the re-render that marks the field invalid: the reader types it again at once.
+        setTimeout(() => passwordRef.current?.focus());
+      } else {
+        setError(text);
+      }
       setBusy(false);
       return;
     }
@@ -56,13 +83,13 @@ export function DangerZone() {
             <Button variant="secondary" onClick={close}>
               {t('profile.cancel')}
             </Button>
-            <Button variant="danger" busy={busy} disabled={!understood} onClick={onConfirm}>
+            <Button type="submit" form={formId} variant="danger" busy={busy} disabled={!ready}>
               {t('profile.danger.confirm')}
             </Button>
           </>
         }
       >
-        <div className="space-y-3">
+        <form id={formId} noValidate onSubmit={onConfirm} className="space-y-3">
           <div className="flex items-start gap-3">
             <input
               id={checkboxId}
@@ -75,8 +102,25 @@ export function DangerZone() {
               {t('profile.danger.understand')}
             </label>
           </div>
+          {hasPassword ? (
+            <PasswordField
+              ref={passwordRef}
+              label={t('profile.danger.password')}
+              name="currentPassword"
+              autoComplete="current-password"
+              value={password}
+              onChange={(event) => {
+                setPassword(event.target.value);
+                setPasswordError(null);
+              }}
+              error={passwordError ?? undefined}
+              required
+            />
+          ) : (
+            <p className="text-sm text-muted">{t('profile.danger.noPassword')}</p>
+          )}
           {error && <Alert tone="error">{error}</Alert>}
-        </div>
+        </form>
       </Modal>
     </div>
   );

@@ -1,6 +1,7 @@
 /** The calls of the profile screen (spec §7 `/me*`), made as the signed-in user. */
 import {
   type ChangePasswordRequest,
+  type DeleteAccountRequest,
   MessageResponse,
   type Platform,
   type UpdateDetailsRequest,
@@ -29,6 +30,7 @@ export async function disconnectPlatform(platform: Platform): Promise<User> {
   return user;
 }
 
-export async function deleteAccount(): Promise<void> {
-  await authFetch('/me', { method: 'DELETE' }, MessageResponse.optional());
+/** Deletes the account for good; the server checks the current password (or a recent sign-in). */
+export async function deleteAccount(body: DeleteAccountRequest): Promise<void> {
+  await authFetch('/me', { method: 'DELETE', json: body }, MessageResponse.optional());
 }

@@ -1,4 +1,4 @@
-import { screen, waitFor } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import i18n from '../../i18n';
@@ -178,18 +178,78 @@ describe('LinkedAccounts', () => {
 });
 
 describe('DangerZone', () => {
-  it('deletes the account only once the reader confirms it is permanent, then logs out', async () => {
+  it('deletes the account only once the reader confirms it is permanent and types the password, then logs out', async () => {
     const fetchMock = stubFetch({ 'DELETE /api/me': () => json(200, { message: 'Account deleted' }) });
     const user = userEvent.setup();
     const { auth } = renderSignedIn(<DangerZone />);
     await user.click(screen.getByRole('button', { name: 'Delete my account' }));
-    const confirm = screen.getByRole('button', { name: 'Delete forever' });
+    const dialog = screen.getByRole('dialog', { name: 'Delete your account?' });
+    const confirm = within(dialog).getByRole('button', { name: 'Delete forever' });
     expect(confirm).toBeDisabled();
-    await user.click(screen.getByRole('checkbox', { name: 'I understand this is permanent' }));
+    await user.click(within(dialog).getByRole('checkbox', { name: 'I understand this is permanent' }));
+    expect(confirm).toBeDisabled();
+    await user.type(within(dialog).getByLabelText('Your current password'), 'old-secret');
     expect(fetchMock).not.toHaveBeenCalled();
     await user.click(confirm);
     await waitFor(() => expect(auth.logout).toHaveBeenCalled());
-    expect(callsTo(fetchMock, 'DELETE', '/api/me')).toHaveLength(1);
+    expect(callsTo(fetchMock, 'DELETE', '/api/me')).toEqual([{ currentPassword: 'old-secret' }]);
+  });
+
+  it('works from the keyboard: Enter in the password field deletes once confirmed', async () => {
+    const fetchMock = stubFetch({ 'DELETE /api/me': () => json(200, { message: 'Account deleted' }) });
+    const user = userEvent.setup();
+    const { auth } = renderSignedIn(<DangerZone />);
+    await user.click(screen.getByRole('button', { name: 'Delete my account' }));
+    const dialog = screen.getByRole('dialog', { name: 'Delete your account?' });
+    within(dialog).getByRole('checkbox', { name: 'I understand this is permanent' }).focus();
+    await user.keyboard(' ');
+    await user.tab();
+    expect(within(dialog).getByLabelText('Your current password')).toHaveFocus();
+    await user.keyboard('old-secret{Enter}');
+    await waitFor(() => expect(auth.logout).toHaveBeenCalled());
+    expect(callsTo(fetchMock, 'DELETE', '/api/me')).toEqual([{ currentPassword: 'old-secret' }]);
+  });
+
+  it('shows a wrong password on the field, keeps the dialog and the session', async () => {
+    stubFetch({
+      'DELETE /api/me': () =>
+        json(400, { error: 'Current password is incorrect', errorKey: 'errors.wrongCurrentPassword' }),
+    });
+    const user = userEvent.setup();
+    const { auth } = renderSignedIn(<DangerZone />);
+    await user.click(screen.getByRole('button', { name: 'Delete my account' }));
+    await user.click(screen.getByRole('checkbox', { name: 'I understand this is permanent' }));
+    const password = screen.getByLabelText('Your current password');
+    await user.type(password, 'not-it');
+    await user.click(screen.getByRole('button', { name: 'Delete forever' }));
+    await waitFor(() => expect(password).toHaveAttribute('aria-invalid', 'true'));
+    expect(password).toHaveAccessibleDescription('The current password is wrong.');
+    expect(password).toHaveFocus();
+    expect(screen.getByRole('dialog')).toBeInTheDocument();
+    expect(auth.logout).not.toHaveBeenCalled();
+  });
+
+  it('a password-less account is told it needs a recent sign-in, and sends no password', async () => {
+    const fetchMock = stubFetch({
+      'DELETE /api/me': () =>
+        json(403, {
+          error: 'Please sign in again, then delete your account within 5 minutes.',
+          errorKey: 'errors.recentSignInRequired',
+        }),
+    });
+    const user = userEvent.setup();
+    const { auth } = renderSignedIn(<DangerZone />, { ...member, has_password: false });
+    await user.click(screen.getByRole('button', { name: 'Delete my account' }));
+    const dialog = screen.getByRole('dialog');
+    expect(within(dialog).queryByLabelText('Your current password')).not.toBeInTheDocument();
+    expect(dialog).toHaveTextContent('Your account has no password');
+    await user.click(within(dialog).getByRole('checkbox', { name: 'I understand this is permanent' }));
+    await user.click(within(dialog).getByRole('button', { name: 'Delete forever' }));
+    expect(await within(dialog).findByRole('alert')).toHaveTextContent(
+      'For your safety, log out and log in again, then delete your account within 5 minutes.',
+    );
+    expect(callsTo(fetchMock, 'DELETE', '/api/me')).toEqual([{}]);
+    expect(auth.logout).not.toHaveBeenCalled();
   });
 
   it('keeps the session and says so when the deletion fails', async () => {
@@ -198,8 +258,22 @@ describe('DangerZone', () => {
     const { auth } = renderSignedIn(<DangerZone />);
     await user.click(screen.getByRole('button', { name: 'Delete my account' }));
     await user.click(screen.getByRole('checkbox', { name: 'I understand this is permanent' }));
+    await user.type(screen.getByLabelText('Your current password'), 'old-secret');
     await user.click(screen.getByRole('button', { name: 'Delete forever' }));
     expect(await screen.findByRole('alert')).toHaveTextContent('Error deleting account');
     expect(auth.logout).not.toHaveBeenCalled();
+  });
+
+  it('has the same texts in French', async () => {
+    stubFetch({});
+    await i18n.changeLanguage('fr');
+    try {
+      const user = userEvent.setup();
+      renderSignedIn(<DangerZone />);
+      await user.click(screen.getByRole('button', { name: 'Supprimer mon compte' }));
+      expect(screen.getByLabelText('Votre mot de passe actuel')).toBeInTheDocument();
+    } finally {
+      await i18n.changeLanguage('en');
+    }
   });
 });
