@@ -342,6 +342,11 @@ describe('refresh-token', () => {
     const successor = refreshCookieOf(first)?.value;
     expect(successor).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(refreshCookieOf(replay)?.value).toBe(successor);
+    for (const response of [first, replay]) {
+      const header = String(response.headers['set-cookie']);
+      for (const attribute of ['HttpOnly', 'SameSite=Strict', 'Path=/api'])
+        expect(header).toContain(attribute);
+    }
     // Each answer still carries a working access token.
     expect((await whoami(t, first.json().accessToken)).statusCode).toBe(200);
     expect((await whoami(t, replay.json().accessToken)).statusCode).toBe(200);
@@ -407,6 +412,29 @@ describe('access tokens', () => {
     expect(decodeJwt(session.accessToken).sid).toBe(row?.familyId);
     const refreshed = await refresh(t.app, session.refreshToken);
     expect(decodeJwt(refreshed.json().accessToken).sid).toBe(row?.familyId);
+  });
+
+  it('are refused with another audience, another issuer, another key, or once expired', async () => {
+    const user = await userByEmail(t, (await signup(t.app)).email);
+    const now = Math.floor(Date.now() / 1000);
+    const sign = (aud: string, iss: string, secret = t.config.jwtSecret, exp = now + 60) =>
+      new SignJWT({})
+        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+        .setSubject(String(user.id))
+        .setIssuedAt(now - 1)
+        .setExpirationTime(exp)
+        .setAudience(aud)
+        .setIssuer(iss)
+        .sign(new TextEncoder().encode(secret));
+    expect((await whoami(t, await sign(TOKEN_AUDIENCE, TOKEN_ISSUER))).statusCode).toBe(200);
+    for (const token of [
+      await sign('someone-else', TOKEN_ISSUER),
+      await sign(TOKEN_AUDIENCE, 'someone-else'),
+      await sign(TOKEN_AUDIENCE, TOKEN_ISSUER, 'not the server secret at all, but long enough'),
+      await sign(TOKEN_AUDIENCE, TOKEN_ISSUER, t.config.jwtSecret, now - 1),
+    ]) {
+      expect((await whoami(t, token)).statusCode).toBe(401);
+    }
   });
 
   it('are refused when `sub` is not plain digits', async () => {
