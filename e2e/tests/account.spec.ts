@@ -57,6 +57,12 @@ test.describe('account', () => {
     await passwordForm.getByRole('button', { name: en.profile.password.change }).click();
     await expect(page.getByText(en.profile.password.changed)).toBeVisible();
 
+    // The change refused every access token issued before it, this page's too: the next save
+    // refreshes with the page's kept session and goes through.
+    await page.getByRole('textbox', { name: en.profile.about.bio }).fill(`${bio} Still here.`);
+    await page.getByRole('button', { name: en.profile.about.save }).click();
+    await expect(page.getByText(en.profile.about.saved)).toBeVisible();
+
     await page
       .getByRole('region', { name: en.profile.session.title })
       .getByRole('button', { name: en.profile.session.logout })
@@ -64,6 +70,31 @@ test.describe('account', () => {
     await expect(page).toHaveURL(/\/login$/);
     await logIn(page, member.email, newPassword);
     await expect(page.getByRole('button', { name: fill(en.tickets.badge, { total: 100 }) })).toBeVisible();
+  });
+
+  test('a member deletes their account after typing the current password', async ({ page, context }) => {
+    const member = newMember('leaver');
+    await acceptCookies(context);
+    await signUp(page.request, member);
+    await logIn(page, member.email, member.password);
+    await page.goto('/profile');
+
+    await page.getByRole('button', { name: en.profile.danger.delete }).click();
+    const dialog = page.getByRole('dialog', { name: en.profile.danger.confirmTitle });
+    await dialog.getByRole('checkbox', { name: en.profile.danger.understand }).check();
+    const password = dialog.getByLabel(en.profile.danger.password, { exact: true });
+    await password.fill('not-the-password');
+    await password.press('Enter');
+    await expect(dialog.getByText(en.errors.wrongCurrentPassword)).toBeVisible();
+    await expect(page).toHaveURL(/\/profile$/);
+
+    await password.fill(member.password);
+    await password.press('Enter');
+    await expect(page).toHaveURL(/\/login$/);
+    const refused = await page.request.post('/api/login', {
+      data: { email: member.email, password: member.password, recaptchaToken: '' },
+    });
+    expect(refused.status()).toBe(401);
   });
 
   test('an admin bans a member, whose open page is sent to the login screen', async ({
