@@ -216,12 +216,13 @@ export const CONFIG_DOCS: readonly ConfigDoc[] = [
     name: 'ADMIN_EMAIL',
     default: '(unset)',
     meaning:
-      'With `ADMIN_PASSWORD`: at start-up this account is created as an admin, or promoted to admin if it exists (its password is then left unchanged).',
+      'With `ADMIN_PASSWORD`: creates the first admin at start-up, only while no admin exists (an account already holding the address is promoted only if `ADMIN_PASSWORD` is its password). Once an admin exists it changes nothing. See docs/accounts.md.',
   },
   {
     name: 'ADMIN_PASSWORD',
     default: '(unset)',
-    meaning: 'Password of the `ADMIN_EMAIL` account when it is created (8–128 characters).',
+    meaning:
+      'Password of the first admin when it is created, or the proof that the account holding `ADMIN_EMAIL` is the operator\'s (8–128 characters). Never logged, never changed on an existing account.',
   },
   {
     name: 'DEMO_ACCOUNTS',
