@@ -222,7 +222,7 @@ export const CONFIG_DOCS: readonly ConfigDoc[] = [
     name: 'ADMIN_PASSWORD',
     default: '(unset)',
     meaning:
-      'Password of the first admin when it is created, or the proof that the account holding `ADMIN_EMAIL` is the operator\'s (8–128 characters). Never logged, never changed on an existing account.',
+      'Password of the first admin when it is created, or the proof that the account holding `ADMIN_EMAIL` is the operator (8–128 characters). Never logged, never changed on an existing account.',
   },
   {
     name: 'DEMO_ACCOUNTS',
