@@ -540,6 +540,12 @@ function link(value: string | undefined, fallback: string): string | null {
   return value === '' ? null : value;
 }
 
+/** DATA_DIR as the server resolves it (`npm run backup`/`restore` read only this and DATABASE_URL). */
+export function dataDirFrom(env: Record<string, string | undefined>): string {
+  // Empty means unset, as for every variable.
+  return resolve(env.DATA_DIR || './data');
+}
+
 /**
  * Parses the environment. Pure except for the JWT secret: when none is given it is read from, or
  * generated into, `DATA_DIR/jwt-secret`.
@@ -573,7 +579,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError('Invalid configuration: JANUS_API_URL needs JANUS_URL');
   }
   const port = vars.PORT ?? 8080;
-  const dataDir = resolve(vars.DATA_DIR ?? './data');
+  const dataDir = dataDirFrom(env);
   return {
     port,
     host: vars.HOST ?? '127.0.0.1',

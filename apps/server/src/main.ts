@@ -4,7 +4,6 @@
  * and only then the database (migrations and seeding; /api/ready answers 503 until they are done).
  * Shuts down cleanly on SIGINT/SIGTERM and releases the lock when the process exits.
  */
-import { buildApp } from './app.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { DataDirInUseError, type DataDirLock, lockDataDir } from './db/data-dir-lock.js';
 import { describeRepair, restrictModes } from './db/data-dir-modes.js';
@@ -54,6 +53,8 @@ const lock = lockEmbeddedDatabase(config);
 // leaves the file behind; the next start sees its process is gone and takes it over.
 process.on('exit', () => lock?.release());
 const modeRepair = restrictModes(config.dataDir);
+// Loaded only now: the refusals above come before the whole server (fastify, PGlite) is loaded.
+const { buildApp } = await import('./app.js');
 const app = await buildApp(config);
 
 if (lock?.takenOver) {
