@@ -1,5 +1,7 @@
+import { SOCKET_CLOSE_CODES } from '@telerace/protocol';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FakeSocket, fakeSocketFactory } from '../test/fake-socket';
+import { tokenFor } from '../test/fake-token';
 import { ControlSocket, type ControlState } from './control-socket';
 
 const location = { protocol: 'https:', host: 'race.test' };
@@ -189,5 +191,147 @@ describe('ControlSocket when the server ends the session', () => {
     vi.advanceTimersByTime(200);
     FakeSocket.last.serverOpen();
     expect(socket.getState().failedAttempts).toBe(0);
+  });
+});
+
+describe('ControlSocket and the access token (the server closes a socket whose token expired)', () => {
+  beforeEach(() => {
+    FakeSocket.reset();
+    vi.useFakeTimers();
+    vi.setSystemTime(new Date('2026-01-01T10:00:00Z'));
+  });
+  afterEach(() => vi.useRealTimers());
+
+  /** A control socket on the mocked clock, with the auth client's token, its changes and refresh faked. */
+  function withAuth(initial: string) {
+    let token: string | null = initial;
+    const listeners = new Set<(token: string | null) => void>();
+    const renewToken = vi.fn<() => Promise<string>>();
+    const socket = new ControlSocket({
+      carId: 3,
+      controlToken: 'ctl',
+      getAccessToken: () => token,
+      onTokenChange: (listener) => {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
+      renewToken,
+      createSocket: fakeSocketFactory,
+      location,
+    });
+    const setToken = (next: string | null) => {
+      token = next;
+      for (const listener of listeners) listener(next);
+    };
+    return { socket, renewToken, setToken, listeners };
+  }
+  const auths = (socket: FakeSocket) => socket.messages.filter((m) => m.type === 'auth');
+
+  it('hands a refreshed token to the open socket with auth, without reconnecting', () => {
+    const { socket, setToken } = withAuth(tokenFor(7));
+    socket.start();
+    FakeSocket.last.serverOpen();
+    vi.advanceTimersByTime(30_000);
+    const fresh = tokenFor(7);
+    setToken(fresh);
+    expect(auths(FakeSocket.last)).toEqual([{ type: 'auth', token: fresh }]);
+    expect(FakeSocket.instances).toHaveLength(1);
+    FakeSocket.last.serverSend({ type: 'auth-ok', expiresAt: new Date().toISOString() });
+    expect(socket.getState().error).toBeNull();
+  });
+
+  it('sends a token refreshed while connecting once the socket opens', () => {
+    const { socket, setToken } = withAuth(tokenFor(7));
+    socket.start();
+    vi.advanceTimersByTime(1_000);
+    const fresh = tokenFor(7);
+    setToken(fresh);
+    FakeSocket.last.serverOpen();
+    expect(auths(FakeSocket.last)).toEqual([{ type: 'auth', token: fresh }]);
+  });
+
+  it('asks for a fresh token before its token expires and sends it with auth', async () => {
+    const { socket, renewToken, setToken } = withAuth(tokenFor(7, 900));
+    socket.start();
+    FakeSocket.last.serverOpen();
+    const fresh = tokenFor(7, 900, Date.now() + 840_000);
+    // The auth client's refresh announces the new token to every listener.
+    renewToken.mockImplementation(async () => {
+      setToken(fresh);
+      return fresh;
+    });
+    vi.advanceTimersByTime(839_000);
+    expect(renewToken).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(renewToken).toHaveBeenCalledTimes(1);
+    expect(auths(FakeSocket.last)).toEqual([{ type: 'auth', token: fresh }]);
+  });
+
+  it('after a tokenExpired close, reconnects at once with a fresh token, not as a failed attempt', async () => {
+    const { socket, renewToken, setToken } = withAuth(tokenFor(7, 10));
+    socket.start();
+    FakeSocket.last.serverOpen();
+    vi.setSystemTime(Date.now() + 11_000);
+    const fresh = tokenFor(7);
+    renewToken.mockImplementation(async () => {
+      setToken(fresh);
+      return fresh;
+    });
+    FakeSocket.last.serverClose(SOCKET_CLOSE_CODES.tokenExpired, 'access token expired');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(FakeSocket.instances).toHaveLength(2);
+    expect(FakeSocket.last.url).toContain(`token=${fresh}`);
+    expect(socket.getState()).toMatchObject({ connection: 'connecting', failedAttempts: 0, ended: null });
+  });
+
+  it('after a lost connection, renews an expired token before reconnecting', async () => {
+    const { socket, renewToken, setToken } = withAuth(tokenFor(7, 10));
+    socket.start();
+    FakeSocket.last.serverOpen();
+    FakeSocket.last.serverClose(1006);
+    vi.setSystemTime(Date.now() + 11_000);
+    const fresh = tokenFor(7);
+    renewToken.mockImplementation(async () => {
+      setToken(fresh);
+      return fresh;
+    });
+    await vi.advanceTimersByTimeAsync(100);
+    expect(renewToken).toHaveBeenCalledTimes(1);
+    expect(FakeSocket.instances).toHaveLength(2);
+    expect(FakeSocket.last.url).toContain(`token=${fresh}`);
+  });
+
+  it('ends for good after a sessionRevoked close (the user logged out)', () => {
+    const { socket, renewToken } = withAuth(tokenFor(7));
+    socket.start();
+    FakeSocket.last.serverOpen();
+    FakeSocket.last.serverClose(SOCKET_CLOSE_CODES.sessionRevoked, 'session_revoked');
+    vi.advanceTimersByTime(60_000);
+    expect(FakeSocket.instances).toHaveLength(1);
+    expect(renewToken).not.toHaveBeenCalled();
+    expect(socket.getState().ended).toEqual({
+      code: SOCKET_CLOSE_CODES.sessionRevoked,
+      reason: 'session_revoked',
+    });
+  });
+
+  it('comes back after a roleChanged close', () => {
+    const { socket } = withAuth(tokenFor(7));
+    socket.start();
+    FakeSocket.last.serverOpen();
+    FakeSocket.last.serverClose(SOCKET_CLOSE_CODES.roleChanged, 'role changed');
+    vi.advanceTimersByTime(100);
+    expect(FakeSocket.instances).toHaveLength(2);
+    expect(socket.getState().ended).toBeNull();
+  });
+
+  it('stops following token changes and renewing once stopped', async () => {
+    const { socket, renewToken, listeners } = withAuth(tokenFor(7, 900));
+    socket.start();
+    FakeSocket.last.serverOpen();
+    socket.stop();
+    expect(listeners.size).toBe(0);
+    await vi.advanceTimersByTimeAsync(900_000);
+    expect(renewToken).not.toHaveBeenCalled();
   });
 });

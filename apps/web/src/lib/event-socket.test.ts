@@ -1,5 +1,7 @@
+import { SOCKET_CLOSE_CODES } from '@telerace/protocol';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FakeSocket, fakeSocketFactory } from '../test/fake-socket';
+import { tokenFor } from '../test/fake-token';
 import { EventSocketManager } from './event-socket';
 
 const location = { protocol: 'http:', host: 'race.test' };
@@ -138,5 +140,144 @@ describe('EventSocketManager after a force_disconnect close', () => {
     FakeSocket.last.serverClose(4004, 'banned');
     vi.advanceTimersByTime(60_000);
     expect(FakeSocket.instances).toHaveLength(1);
+  });
+});
+
+describe('EventSocketManager and the access token (the server closes a socket whose token expired)', () => {
+  beforeEach(() => {
+    FakeSocket.reset();
+    vi.useFakeTimers();
+    vi.setSystemTime(new Date('2026-01-01T10:00:00Z'));
+  });
+  afterEach(() => vi.useRealTimers());
+
+  /** A manager on the mocked clock, with the auth client's token and refresh faked. */
+  function withAuth(current: { token: string | null } = { token: null }) {
+    const renewToken = vi.fn<() => Promise<string>>();
+    const events = new EventSocketManager({
+      createSocket: fakeSocketFactory,
+      location,
+      getAccessToken: () => current.token,
+      renewToken,
+    });
+    return { events, renewToken, current };
+  }
+  const auths = (socket: FakeSocket) => socket.messages.filter((m) => m.type === 'auth');
+
+  it('hands a refreshed token of the same member to the open socket with auth, without reconnecting', () => {
+    const { events } = withAuth();
+    const first = tokenFor(7);
+    events.connect(first);
+    FakeSocket.last.serverOpen();
+    vi.advanceTimersByTime(60_000);
+    const second = tokenFor(7);
+    events.connect(second);
+    expect(FakeSocket.instances).toHaveLength(1);
+    expect(auths(FakeSocket.last)).toEqual([{ type: 'auth', token: second }]);
+    expect(events.currentToken).toBe(second);
+  });
+
+  it('sends a token refreshed while connecting once the socket opens', () => {
+    const { events } = withAuth();
+    events.connect(tokenFor(7));
+    vi.advanceTimersByTime(1_000);
+    const second = tokenFor(7);
+    events.connect(second);
+    expect(FakeSocket.instances).toHaveLength(1);
+    FakeSocket.last.serverOpen();
+    expect(auths(FakeSocket.last)).toEqual([{ type: 'auth', token: second }]);
+  });
+
+  it("reconnects with another member's token", () => {
+    const { events } = withAuth();
+    events.connect(tokenFor(7));
+    FakeSocket.last.serverOpen();
+    const other = tokenFor(8);
+    events.connect(other);
+    expect(FakeSocket.instances).toHaveLength(2);
+    expect(FakeSocket.last.url).toContain(`token=${other}`);
+  });
+
+  it('asks for a fresh token 60 s before a 15-minute token expires and sends it with auth', async () => {
+    const { events, renewToken } = withAuth();
+    events.connect(tokenFor(7, 900));
+    FakeSocket.last.serverOpen();
+    const fresh = tokenFor(7, 900, Date.now() + 840_000);
+    renewToken.mockResolvedValue(fresh);
+    vi.advanceTimersByTime(839_000);
+    expect(renewToken).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(renewToken).toHaveBeenCalledTimes(1);
+    expect(auths(FakeSocket.last)).toEqual([{ type: 'auth', token: fresh }]);
+    expect(FakeSocket.instances).toHaveLength(1);
+  });
+
+  it('renews a short token a quarter of its lifetime before it expires, with the newer token the auth client already has', async () => {
+    const { events, renewToken, current } = withAuth();
+    events.connect(tokenFor(7, 20));
+    FakeSocket.last.serverOpen();
+    vi.advanceTimersByTime(14_000);
+    // Another request refreshed the token in the meantime without this socket hearing of it.
+    current.token = tokenFor(7, 20);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(renewToken).not.toHaveBeenCalled();
+    expect(auths(FakeSocket.last)).toEqual([{ type: 'auth', token: current.token }]);
+  });
+
+  it('after a tokenExpired close, reconnects at once with a fresh token', async () => {
+    const { events, renewToken } = withAuth();
+    const expired = tokenFor(7, 10);
+    events.connect(expired);
+    FakeSocket.last.serverOpen();
+    vi.setSystemTime(Date.now() + 11_000);
+    const fresh = tokenFor(7);
+    renewToken.mockResolvedValue(fresh);
+    FakeSocket.last.serverClose(SOCKET_CLOSE_CODES.tokenExpired, 'access token expired');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(renewToken).toHaveBeenCalledTimes(1);
+    expect(FakeSocket.instances).toHaveLength(2);
+    expect(FakeSocket.last.url).toContain(`token=${fresh}`);
+  });
+
+  it('after a lost connection, renews an expired token before reconnecting', async () => {
+    const { events, renewToken } = withAuth();
+    events.connect(tokenFor(7, 10));
+    FakeSocket.last.serverOpen();
+    FakeSocket.last.serverClose(1006);
+    vi.setSystemTime(Date.now() + 11_000);
+    const fresh = tokenFor(7);
+    renewToken.mockResolvedValue(fresh);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(renewToken).toHaveBeenCalledTimes(1);
+    expect(FakeSocket.instances).toHaveLength(2);
+    expect(FakeSocket.last.url).toContain(`token=${fresh}`);
+  });
+
+  it('does not come back after a sessionRevoked close (the user logged out)', () => {
+    const { events, renewToken } = withAuth();
+    events.connect(tokenFor(7));
+    FakeSocket.last.serverOpen();
+    FakeSocket.last.serverClose(SOCKET_CLOSE_CODES.sessionRevoked, 'session revoked');
+    vi.advanceTimersByTime(60_000);
+    expect(FakeSocket.instances).toHaveLength(1);
+    expect(renewToken).not.toHaveBeenCalled();
+  });
+
+  it('comes back after a roleChanged close, with the backoff', () => {
+    const { events } = withAuth();
+    events.connect(tokenFor(7));
+    FakeSocket.last.serverOpen();
+    FakeSocket.last.serverClose(SOCKET_CLOSE_CODES.roleChanged, 'role changed');
+    vi.advanceTimersByTime(100);
+    expect(FakeSocket.instances).toHaveLength(2);
+  });
+
+  it('stops renewing once disconnected', async () => {
+    const { events, renewToken } = withAuth();
+    events.connect(tokenFor(7, 900));
+    FakeSocket.last.serverOpen();
+    events.disconnect();
+    await vi.advanceTimersByTimeAsync(900_000);
+    expect(renewToken).not.toHaveBeenCalled();
   });
 });
