@@ -27,6 +27,7 @@ import { accountRoutes } from './modules/account/account.routes.js';
 import { adminUserRoutes } from './modules/admin/admin-users.routes.js';
 import { accessTokenKeys } from './modules/auth/access-token.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
+import { LoginCodes } from './modules/auth/login-codes.js';
 import { seedAccounts } from './modules/auth/seed.js';
 import { adminCarRoutes } from './modules/cars/admin-cars.routes.js';
 import { findLiveCar, findLiveSessionOfCar } from './modules/cars/cars.repo.js';
@@ -75,6 +76,8 @@ declare module 'fastify' {
     cars: CarsService;
     /** The connected cars and controllers (/rcsocket). */
     carRelay: CarRelay;
+    /** One-time sign-in codes bound to the browser that started the flow (social sign-in). */
+    loginCodes: LoginCodes;
     /** The members' event sockets (/api/race-ws). */
     eventSockets: EventSockets;
     /** Live video: Janus and the cars' mountpoints. */
@@ -153,6 +156,10 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     config.controlCodeTtlMinutes,
   );
   app.decorate('cars', cars);
+  app.decorate(
+    'loginCodes',
+    new LoginCodes(database.db, { secure: config.publicUrl.startsWith('https://') }),
+  );
   app.decorate('video', video);
   video.track(app.events.on('car.online', ({ carId }) => void video.carOnline(carId)));
   video.track(app.events.on('car.deleted', ({ carId }) => void video.carDeleted(carId)));

@@ -107,7 +107,7 @@ describe('public routes', () => {
     expect(router.state.location.pathname).toBe(path);
   });
 
-  it('sends /auth/callback without a token to /login?error=auth_failed', async () => {
+  it('sends /auth/callback without a code to /login?error=auth_failed', async () => {
     stubServer({ session: null });
     const { router } = renderApp('/auth/callback');
     expect(await screen.findByRole('heading', { level: 1, name: 'Log in' })).toBeInTheDocument();

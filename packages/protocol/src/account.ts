@@ -80,6 +80,13 @@ export type LoginRequest = z.infer<typeof LoginRequest>;
 
 export const AccessTokenResponse = z.object({ accessToken: z.string() });
 
+/**
+ * `POST /api/auth/exchange`: the one-time code `/auth/callback` received, traded for a session by
+ * the browser that started the sign-in flow (answer: AccessTokenResponse + the refresh cookie).
+ */
+export const ExchangeLoginCodeRequest = z.object({ code: z.string().min(1).max(128) });
+export type ExchangeLoginCodeRequest = z.infer<typeof ExchangeLoginCodeRequest>;
+
 export const UpdateDetailsRequest = z.object({
   username: Username,
   /** Sent only when it changed (spec §5). */

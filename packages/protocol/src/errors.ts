@@ -28,6 +28,7 @@ export const ERROR_KEYS = {
   banned: 'errors.banned',
   botCheckFailed: 'errors.botCheckFailed',
   resetTokenInvalid: 'errors.resetTokenInvalid',
+  loginCodeInvalid: 'errors.loginCodeInvalid',
   tooManyResetRequests: 'errors.tooManyResetRequests',
   tooManyLoginAttempts: 'errors.tooManyLoginAttempts',
   userNotFound: 'errors.userNotFound',

@@ -1,6 +1,9 @@
 /**
- * Finalizing a social login (spec §2 "Auth callback"): the server comes back here with `token`
- * and where to go next. The token is taken out of the address bar at once (replace navigation).
+ * Finalizing a social login (spec §2 "Auth callback"): the server comes back here with a one-time
+ * `code` and where to go next. The code is exchanged for a session by this browser only (the one
+ * that started the sign-in holds the matching cookie), so a link carrying someone else's code
+ * signs nobody in; a `token` in the address is ignored (login CSRF). The page leaves with a
+ * replace navigation, so the code does not stay in the history.
  */
 import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -20,31 +23,33 @@ function remember(key: string, value: string) {
 
 export default function AuthCallback() {
   const { t } = useTranslation();
-  const { loginWithToken } = useAuth();
+  const { loginWithCode } = useAuth();
   const navigate = useNavigate();
   const [params] = useSearchParams();
-  // A token is used once (StrictMode runs effects twice).
+  // A code is used once (StrictMode runs effects twice).
   const started = useRef(false);
 
   useEffect(() => {
     if (started.current) return;
     started.current = true;
-    const token = params.get('token');
-    if (!token) {
+    const code = params.get('code');
+    if (!code) {
       navigate('/login?error=auth_failed', { replace: true });
       return;
     }
     const finalDestination = params.get('final_destination');
-    if (finalDestination) remember(FINAL_DESTINATION_KEY, safeInternalPath(finalDestination));
     const carId = params.get('carId');
     const controlToken = params.get('controlToken');
-    if (carId && controlToken) remember(controlTokenKey(carId), controlToken);
     const destination = safeInternalPath(params.get('destination'));
-    void loginWithToken(token).then((user) => {
-      // Without a user, loginWithToken has already logged out to /login with the reason.
-      if (user) navigate(destination, { replace: true });
+    void loginWithCode(code).then((user) => {
+      // Without a user, loginWithCode has already gone to /login with the reason.
+      if (!user) return;
+      // Kept only for a session this browser really started: never from a foreign link.
+      if (finalDestination) remember(FINAL_DESTINATION_KEY, safeInternalPath(finalDestination));
+      if (carId && controlToken) remember(controlTokenKey(carId), controlToken);
+      navigate(destination, { replace: true });
     });
-  }, [params, loginWithToken, navigate]);
+  }, [params, loginWithCode, navigate]);
 
   return (
     <AuthFrame title={t('screens.authCallback')}>

@@ -15,6 +15,7 @@ import { HttpError } from '../../http/errors.js';
 import { mailerFor } from '../mail/mailer.js';
 import { AuthService, type IssuedSession, MESSAGES } from './auth.service.js';
 import { botVerifierFor } from './bot-check.js';
+import { loginCodeRoutes } from './login-codes.routes.js';
 import { LoginLimiter } from './login-limiter.js';
 
 export const REFRESH_COOKIE = 'telerace_refresh';
@@ -48,6 +49,9 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
   function clearSessionCookie(reply: FastifyReply): void {
     reply.clearCookie(REFRESH_COOKIE, cookieOptions);
   }
+
+  // Sign-ins finished elsewhere (social) end here, with the same sessions as /login.
+  await app.register(loginCodeRoutes, { auth: service, setSessionCookie });
 
   async function requireHuman(token: string, ip: string): Promise<void> {
     if (!(await botVerifier.verify(token, ip))) {

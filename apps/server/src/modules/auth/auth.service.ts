@@ -256,6 +256,23 @@ export class AuthService {
     return presentUser(row ?? user);
   }
 
+  /**
+   * A sign-in proven elsewhere (a one-time login code, see login-codes.ts): the same session,
+   * login history and ban check as the form's login. Null when the member no longer exists.
+   */
+  async signInVerified(userId: number, ip: string): Promise<IssuedSession | null> {
+    const { db } = this.deps;
+    const user = await findUserById(db, userId);
+    if (!user) return null;
+    if (user.isBanned) throw banned();
+    const session = await this.#startSession(user.id);
+    await db.transaction(async (tx) => {
+      await tx.insert(loginHistory).values({ userId: user.id, ip });
+      await tx.update(users).set({ lastLoginAt: sql`now()` }).where(eq(users.id, user.id));
+    });
+    return session;
+  }
+
   async #startSession(userId: number): Promise<IssuedSession> {
     return this.#issue(userId, randomUUID(), new Date(Date.now() + SESSION_LIFETIME_MS));
   }

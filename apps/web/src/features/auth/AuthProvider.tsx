@@ -17,7 +17,7 @@ import {
 } from '../../lib/auth-client';
 import { setTheme } from '../theme/theme';
 import { AuthContext, type AuthContextValue, type LoginRouteState } from './auth-context';
-import { endSession, fetchMe, fetchUserWithToken, postLogin, restoreSession } from './session';
+import { endSession, exchangeLoginCode, fetchMe, postLogin, restoreSession } from './session';
 import { type AuthState, parseMeResponse, type User } from './types';
 
 /** How often an open, visible page asks the server whether the session still stands. */
@@ -104,12 +104,19 @@ export function AuthProvider({ navigate, children }: { navigate: AuthNavigate; c
     await navigateRef.current('/');
   }, []);
 
-  const loginWithToken = useCallback(
-    async (token: string) => {
-      setAccessToken(token);
+  const loginWithCode = useCallback(
+    async (code: string) => {
+      let accessToken: string;
       try {
-        const user = startedSession(await fetchUserWithToken(token));
-        setState({ accessToken: token, user, loading: false });
+        accessToken = await exchangeLoginCode(code);
+      } catch {
+        // Used, expired or started in another browser (someone else's link): nobody is signed in.
+        await navigateRef.current('/login?error=auth_failed', { replace: true });
+        return null;
+      }
+      try {
+        const user = startedSession(await fetchMe());
+        setState({ accessToken, user, loading: false });
         return user;
       } catch {
         await logout(SESSION_MESSAGES.profileFetchFailed);
@@ -165,8 +172,8 @@ export function AuthProvider({ navigate, children }: { navigate: AuthNavigate; c
   }, [signedIn]);
 
   const value = useMemo<AuthContextValue>(
-    () => ({ ...state, signingOut, login, loginWithToken, logout, refreshUser, setUser }),
-    [state, signingOut, login, loginWithToken, logout, refreshUser, setUser],
+    () => ({ ...state, signingOut, login, loginWithCode, logout, refreshUser, setUser }),
+    [state, signingOut, login, loginWithCode, logout, refreshUser, setUser],
   );
   return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;
 }

@@ -8,11 +8,12 @@ export interface AuthContextValue extends AuthState {
   /** Posts the credentials, loads the user and goes to `/`. Rejects with an `ApiError` on failure. */
   login: (email: string, password: string, recaptchaToken: string) => Promise<void>;
   /**
-   * Starts a session from a token handed over by the server (social login). When the user cannot
-   * be loaded the session ends with "There was an issue fetching your profile.". Resolves with
-   * the user, or null in that case.
+   * Starts a session from the one-time code the server sent to /auth/callback (social sign-in):
+   * the code is exchanged for a session, which only works in the browser that started the flow.
+   * A refused code goes to /login?error=auth_failed; when the user cannot be loaded the session
+   * ends with "There was an issue fetching your profile.". Resolves with the user, or null.
    */
-  loginWithToken: (token: string) => Promise<User | null>;
+  loginWithCode: (code: string) => Promise<User | null>;
   /**
    * Tells the server, forgets the session locally even if the server could not be reached, then
    * goes to /login showing `message` (an i18n key or a text) when given.

@@ -29,11 +29,17 @@ export async function restoreSession(): Promise<Session | null> {
 }
 
 /**
- * Loads the user behind a token handed over by the server (social login). Not through the auth
- * client: a token that does not work is a failed login, not an expired session to renew.
+ * Trades the one-time code of /auth/callback for a session (the server also sets the refresh
+ * cookie); on success the auth client holds the new token. Not through the auth client: a code
+ * that does not work is a failed sign-in, not an expired session to renew. Rejects with an
+ * `ApiError` (400 errors.loginCodeInvalid: used, expired, or issued to another browser).
  */
-export async function fetchUserWithToken(token: string): Promise<User> {
-  return parseMeResponse(await apiFetch('/me', { headers: { Authorization: `Bearer ${token}` } }));
+export async function exchangeLoginCode(code: string): Promise<string> {
+  const { accessToken } = AccessTokenResponse.parse(
+    await apiFetch('/auth/exchange', { method: 'POST', json: { code } }),
+  );
+  setAccessToken(accessToken);
+  return accessToken;
 }
 
 /** Posts the credentials; on success the auth client holds the new token. Rejects with an `ApiError`. */

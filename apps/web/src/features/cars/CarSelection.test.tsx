@@ -47,7 +47,7 @@ function renderPage() {
     user: member,
     loading: false,
     login: vi.fn(),
-    loginWithToken: vi.fn(),
+    loginWithCode: vi.fn(),
     logout: vi.fn(async () => {}),
     refreshUser: vi.fn(),
     setUser: vi.fn(),

@@ -36,7 +36,7 @@ function renderControl(user: User = member) {
     user,
     loading: false,
     login: vi.fn(),
-    loginWithToken: vi.fn(),
+    loginWithCode: vi.fn(),
     logout: vi.fn(async () => {}),
     refreshUser: vi.fn(),
     setUser: vi.fn(),

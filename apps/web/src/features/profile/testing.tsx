@@ -83,7 +83,7 @@ export function renderSignedIn(
     user,
     loading: false,
     login: vi.fn(),
-    loginWithToken: vi.fn(),
+    loginWithCode: vi.fn(),
     logout: vi.fn(async () => {}),
     refreshUser: vi.fn(),
     setUser: vi.fn(),
