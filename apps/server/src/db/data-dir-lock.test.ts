@@ -4,7 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   DataDirInUseError,
   LOCK_FILE,
@@ -48,6 +48,18 @@ describe('the DATA_DIR lock', () => {
   const writeLock = (content: LockOwner | string) => {
     lockDataDir(dataDir, 'server').release(); // creates the folder
     writeFileSync(lockFile(), typeof content === 'string' ? content : JSON.stringify(content));
+  };
+  /** A process that has exited but is not collected: its parent (sleep) never waits for it. */
+  const zombiePid = async (): Promise<number> => {
+    sleeper = spawn('sh', ['-c', 'sleep 0.05 & echo $!; exec sleep 30'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    const [chunk] = (await once(sleeper.stdout as NodeJS.ReadableStream, 'data')) as [Buffer];
+    const pid = Number(chunk.toString().trim());
+    await vi.waitFor(() => expect(readFileSync(`/proc/${pid}/stat`, 'utf8')).toMatch(/\) Z /), {
+      timeout: 5_000,
+    });
+    return pid;
   };
   /** A live process that is not this one, with its real start time. */
   const liveProcess = async (): Promise<number> => {
@@ -106,6 +118,13 @@ describe('the DATA_DIR lock', () => {
     [
       'its process is gone (its pid is now this process)',
       async () => owner({ pid: process.pid, startTicks: 12 }),
+    ],
+    [
+      'its process is gone',
+      async () => {
+        const pid = await zombiePid();
+        return owner({ pid, startTicks: processStartTicks(pid) });
+      },
     ],
   ])('takes over a stale lock: %s', async (reason, stale) => {
     const previous = await stale();

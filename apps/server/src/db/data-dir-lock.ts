@@ -195,7 +195,8 @@ export function staleReason(owner: LockOwner): string | null {
     return 'the machine restarted since';
   // No other live process can have our pid: the owner is gone and its pid was given to us.
   if (owner.pid === process.pid) return 'its process is gone (its pid is now this process)';
-  if (!processExists(owner.pid)) return 'its process is gone';
+  // A zombie has exited and writes nothing more; only its parent has not collected it yet.
+  if (!processExists(owner.pid) || procStat(owner.pid)?.state === 'Z') return 'its process is gone';
   const startTicks = processStartTicks(owner.pid);
   if (owner.startTicks !== null && startTicks !== null && owner.startTicks !== startTicks)
     return 'its process is gone (its pid now belongs to another process)';
@@ -214,12 +215,17 @@ function processExists(pid: number): boolean {
 
 /** Start time of a process in clock ticks after boot (Linux), or null. */
 export function processStartTicks(pid: number | 'self'): number | null {
+  return procStat(pid)?.startTicks ?? null;
+}
+
+/** State (R, S, Z…) and start time from /proc/<pid>/stat; null where it cannot be read. */
+function procStat(pid: number | 'self'): { state: string; startTicks: number | null } | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name (field 2) may hold spaces and parentheses: count from the last ')'.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const ticks = Number(fields[19]);
-    return Number.isSafeInteger(ticks) ? ticks : null;
+    return { state: fields[0] ?? '', startTicks: Number.isSafeInteger(ticks) ? ticks : null };
   } catch {
     return null;
   }
