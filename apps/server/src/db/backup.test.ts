@@ -106,7 +106,7 @@ describe('backup and restore of the embedded database', () => {
     await start();
     expect(await membersWhoCannotLogIn(base, members)).toEqual([]);
     await stop();
-  }, 120_000);
+  }, 240_000);
 });
 
 function lastLine(text: string): string {
