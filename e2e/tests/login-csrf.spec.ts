@@ -29,7 +29,7 @@ test('a victim opening an attacker’s /auth/callback link is not signed in', as
     if (auth) bearers.push(auth);
   });
 
-  // The old form of the link: a token in the address.
+  // The old form of the link: an access token in the address (no longer adopted).
   await victim.goto(
     `/auth/callback?token=${encodeURIComponent(accessToken)}&destination=%2Fprofile&controlToken=ct-1&carId=1`,
   );
@@ -41,7 +41,9 @@ test('a victim opening an attacker’s /auth/callback link is not signed in', as
   expect(await victim.evaluate(() => window.sessionStorage.getItem('controlToken:1'))).toBeNull();
 
   // A code the victim's browser did not ask for (forged, or issued to the attacker's browser).
-  await victim.goto('/auth/callback?code=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA&destination=%2Fprofile');
+  await victim.goto(
+    '/auth/callback?token=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA&destination=%2Fprofile',
+  );
   await expect(victim).toHaveURL(/\/login\?error=auth_failed$/);
   await expect(victim.getByRole('alert')).toHaveText(en.login.reasons.generic);
 

@@ -1,6 +1,6 @@
 /**
- * /auth/callback (spec §2, login CSRF fix of issue 10): the page exchanges the one-time `code`
- * for a session and never adopts a `token` from the address.
+ * /auth/callback (spec §2, login CSRF fix of issue 10): the page exchanges `token`, a one-time
+ * code, for a session and never adopts it as an access token.
  */
 import { screen } from '@testing-library/react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
@@ -50,7 +50,7 @@ describe('AuthCallback', () => {
   it('exchanges the code, then keeps the final destination and the control token and opens the destination', async () => {
     const fetchMock = server();
     const { router } = renderApp(
-      '/auth/callback?code=good-code&destination=%2Fcar-selection&final_destination=%2Fcontrol%2F7%2Fcar-7&controlToken=ct-1&carId=7',
+      '/auth/callback?token=good-code&destination=%2Fcar-selection&final_destination=%2Fcontrol%2F7%2Fcar-7&controlToken=ct-1&carId=7',
     );
     expect(await screen.findByRole('heading', { level: 1, name: 'Choose a car' })).toBeInTheDocument();
     expect(router.state.location.pathname).toBe('/car-selection');
@@ -64,7 +64,7 @@ describe('AuthCallback', () => {
     expect(bearers(fetchMock)).toContain(`Bearer ${ACCESS_TOKEN}`);
   });
 
-  it('ignores a token in the address: nobody is signed in with it', async () => {
+  it('does not adopt an access token put in the address: it is only offered to the exchange, which refuses it', async () => {
     const fetchMock = server();
     const { router } = renderApp('/auth/callback?token=attackers-access-token&controlToken=ct-x&carId=7');
     expect(await screen.findByRole('heading', { level: 1, name: 'Log in' })).toBeInTheDocument();
@@ -72,14 +72,14 @@ describe('AuthCallback', () => {
     expect(router.state.location.search).toBe('?error=auth_failed');
     expect(screen.getByRole('alert')).toHaveTextContent('Authentication failed, try again');
     expect(bearers(fetchMock)).not.toContain('Bearer attackers-access-token');
-    expect(exchanges(fetchMock)).toEqual([]);
+    expect(exchanges(fetchMock)).toHaveLength(1);
     expect(window.sessionStorage.getItem('controlToken:7')).toBeNull();
   });
 
   it("refuses someone else's code (another browser's, used or expired): back to log in, nothing kept", async () => {
     const fetchMock = server();
     const { router } = renderApp(
-      '/auth/callback?code=attackers-code&destination=%2Fcar-selection&final_destination=%2Fcontrol%2F7%2Fcar-7&controlToken=ct-x&carId=7',
+      '/auth/callback?token=attackers-code&destination=%2Fcar-selection&final_destination=%2Fcontrol%2F7%2Fcar-7&controlToken=ct-x&carId=7',
     );
     expect(await screen.findByRole('heading', { level: 1, name: 'Log in' })).toBeInTheDocument();
     expect(router.state.location.pathname).toBe('/login');
@@ -95,13 +95,13 @@ describe('AuthCallback', () => {
   it('says so in French on a French page', async () => {
     await i18n.changeLanguage('fr');
     server();
-    renderApp('/auth/callback?code=attackers-code');
+    renderApp('/auth/callback?token=attackers-code');
     expect(await screen.findByRole('alert')).toHaveTextContent("L'authentification a échoué");
   });
 
   it('goes home by default and never to another site', async () => {
     server();
-    const { router } = renderApp('/auth/callback?code=good-code&destination=%2F%2Fevil.example');
+    const { router } = renderApp('/auth/callback?token=good-code&destination=%2F%2Fevil.example');
     expect(await screen.findByRole('heading', { level: 1, name: 'Home page' })).toBeInTheDocument();
     expect(router.state.location.pathname).toBe('/');
   });
@@ -116,7 +116,7 @@ describe('AuthCallback', () => {
         return undefined;
       },
     });
-    const { router } = renderApp('/auth/callback?code=good-code');
+    const { router } = renderApp('/auth/callback?token=good-code');
     expect(await screen.findByText('There was an issue fetching your profile.')).toBeInTheDocument();
     expect(router.state.location.pathname).toBe('/login');
     expect(fetchMock).toHaveBeenCalledWith('/api/logout', expect.objectContaining({ method: 'POST' }));
@@ -124,7 +124,7 @@ describe('AuthCallback', () => {
 
   it('exchanges the code once', async () => {
     const fetchMock = server();
-    renderApp('/auth/callback?code=good-code');
+    renderApp('/auth/callback?token=good-code');
     await screen.findByRole('heading', { level: 1, name: 'Home page' });
     expect(exchanges(fetchMock)).toHaveLength(1);
   });

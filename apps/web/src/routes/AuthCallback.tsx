@@ -1,9 +1,10 @@
 /**
- * Finalizing a social login (spec §2 "Auth callback"): the server comes back here with a one-time
- * `code` and where to go next. The code is exchanged for a session by this browser only (the one
- * that started the sign-in holds the matching cookie), so a link carrying someone else's code
- * signs nobody in; a `token` in the address is ignored (login CSRF). The page leaves with a
- * replace navigation, so the code does not stay in the history.
+ * Finalizing a social login (spec §2 "Auth callback"): the server comes back here with `token`
+ * and where to go next. Since issue 10, `token` is a one-time sign-in code, not an access token:
+ * it is exchanged for a session by this browser only (the one that started the sign-in holds the
+ * matching cookie), so a link carrying someone else's code — or someone's access token — signs
+ * nobody in (login CSRF). The page leaves with a replace navigation, so the code does not stay in
+ * the history.
  */
 import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -32,7 +33,8 @@ export default function AuthCallback() {
   useEffect(() => {
     if (started.current) return;
     started.current = true;
-    const code = params.get('code');
+    // The spec's parameter name; its value is a one-time code (see above).
+    const code = params.get('token');
     if (!code) {
       navigate('/login?error=auth_failed', { replace: true });
       return;

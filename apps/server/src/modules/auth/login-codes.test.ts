@@ -2,7 +2,7 @@
  * Login CSRF through /auth/callback, through real HTTP with one cookie jar per "browser". A
  * test-only provider (apiPlugins) plays the social round trip: /start begins the flow (nonce
  * cookie), /callback issues a code for a member to the browser that started it and redirects to
- * /auth/callback?code=…, which the page then exchanges at POST /api/auth/exchange.
+ * /auth/callback?token=<code>…, which the page then exchanges at POST /api/auth/exchange.
  */
 import { ERROR_KEYS } from '@telerace/protocol';
 import { eq, sql } from 'drizzle-orm';
@@ -27,7 +27,7 @@ const fakeProvider: FastifyPluginAsync = async (app) => {
     const nonce = app.loginCodes.flowNonce(request);
     if (nonce === null) return reply.redirect('/login?error=auth_failed');
     const code = await app.loginCodes.issueLoginCode(Number((request.query as { user: string }).user), nonce);
-    return reply.redirect(`/auth/callback?code=${code}&destination=%2Fcar-selection`);
+    return reply.redirect(`/auth/callback?token=${code}&destination=%2Fcar-selection`);
   });
 };
 
@@ -64,7 +64,7 @@ class Browser {
     const location = new URL(callback.headers.get('location') ?? '', this.base);
     expect(location.pathname).toBe('/auth/callback');
     expect(location.searchParams.get('destination')).toBe('/car-selection');
-    return location.searchParams.get('code') ?? '';
+    return location.searchParams.get('token') ?? '';
   }
 
   exchange(code: string): Promise<Response> {
@@ -221,9 +221,9 @@ describe('refused codes (login CSRF)', () => {
     const code = await browser.signInWithProvider(member);
     const nonce = browser.cookies.get(SIGN_IN_FLOW_COOKIE) ?? '';
     // The page load that carries the code in its address is logged, redacted.
-    await browser.fetch(`/auth/callback?code=${code}`);
+    await browser.fetch(`/auth/callback?token=${code}`);
     await browser.exchange(code);
-    expect(t.logText()).toContain('/auth/callback?code=');
+    expect(t.logText()).toContain('/auth/callback?token=');
     expect(t.logText()).not.toContain(nonce);
     expect(t.logText()).not.toContain(code);
   });

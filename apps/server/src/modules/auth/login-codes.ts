@@ -6,7 +6,7 @@
  *    httpOnly cookie on that browser only.
  * 2. The provider sends the browser back to the server's callback, which reads the nonce
  *    (`flowNonce`) and, once it knows the member, issues a code bound to it (`issueLoginCode`),
- *    then redirects to `/auth/callback?code=…`.
+ *    then redirects to `/auth/callback?token=<code>…`.
  * 3. The page posts the code to `POST /api/auth/exchange` (`exchange`): only the browser holding
  *    the nonce can spend it, once, within LOGIN_CODE_TTL_SECONDS.
  * A link with an attacker's code opened by a victim finds no (or another) nonce: refused, so the
