@@ -97,7 +97,9 @@ export function updateTheme(db: Db, userId: number, theme: Theme): Promise<UserR
  * Sets (social-only account) or changes the password, then ends every other session: every
  * refresh family but `keepFamilyId` (the caller's, when known) is revoked, every access token
  * issued so far is refused (`tokens_valid_after`; the caller's page refreshes with its kept cookie
- * and goes on), outstanding reset links die, and the sockets are told to close.
+ * and goes on), outstanding reset links die, and the sockets of the ended sessions are told to
+ * close. With the caller's session known, only the other sessions' sockets close (a
+ * `user.sessions-revoked` would also throw the caller's own page out, right after its change).
  */
 export async function changePassword(
   db: Db,
@@ -109,14 +111,17 @@ export async function changePassword(
   if (user.passwordHash !== null) await assertCurrentPassword(user, request.currentPassword);
   assertAcceptablePassword(request.newPassword);
   const passwordHash = await hashPassword(request.newPassword);
-  const row = await db.transaction(async (tx) => {
+  const { row, ended } = await db.transaction(async (tx) => {
     // The server's clock, as the tokens' `iat` is.
     const updated = await updateUser(tx, user.id, { passwordHash, tokensValidAfter: new Date() });
     await invalidateResetTokens(tx, user.id);
-    await revokeUserSessions(tx, user.id, keepFamilyId);
-    return updated;
+    return { row: updated, ended: await revokeUserSessions(tx, user.id, keepFamilyId) };
   });
-  events.emit('user.sessions-revoked', { userId: user.id, reason: 'password-changed' });
+  if (keepFamilyId === undefined) {
+    events.emit('user.sessions-revoked', { userId: user.id, reason: 'password-changed' });
+  } else {
+    for (const sessionId of ended) events.emit('session.revoked', { userId: user.id, sessionId });
+  }
   return row;
 }
 

@@ -363,11 +363,14 @@ describe('account (/api/me…)', () => {
     it('refuses access tokens issued before the change; the caller’s session refreshes and goes on', async () => {
       const { user } = await member();
       const own = await buildSession(db, user);
+      const other = await buildSession(db, user);
       const oldToken = await tokenIssuedAgo(user.id, 5, own.familyId);
       const oldHeaders = { authorization: `Bearer ${oldToken}` };
       expect((await testApp.app.inject({ url: '/api/me', headers: oldHeaders })).statusCode).toBe(200);
-      const revoked: DomainEvents['user.sessions-revoked'][] = [];
-      const off = testApp.app.events.on('user.sessions-revoked', (event) => revoked.push(event));
+      const revokedUser: unknown[] = [];
+      const revokedSessions: DomainEvents['session.revoked'][] = [];
+      const offUser = testApp.app.events.on('user.sessions-revoked', (event) => revokedUser.push(event));
+      const offSession = testApp.app.events.on('session.revoked', (event) => revokedSessions.push(event));
       const response = await testApp.app.inject({
         method: 'POST',
         url: '/api/me/password',
@@ -375,9 +378,12 @@ describe('account (/api/me…)', () => {
         cookies: { telerace_refresh: own.token },
         payload: { currentPassword: TEST_PASSWORD, newPassword: 'a much better passphrase' },
       });
-      off();
+      offUser();
+      offSession();
       expect(response.statusCode).toBe(200);
-      expect(revoked).toEqual([{ userId: user.id, reason: 'password-changed' }]);
+      // The other session's sockets close; the caller's page keeps its own.
+      expect(revokedSessions).toEqual([{ userId: user.id, sessionId: other.familyId }]);
+      expect(revokedUser).toEqual([]);
       const stale = await testApp.app.inject({ url: '/api/me', headers: oldHeaders });
       expect(stale.statusCode).toBe(401);
       expect(stale.json().errorKey).toBe('errors.unauthorized');
@@ -393,6 +399,20 @@ describe('account (/api/me…)', () => {
         headers: { authorization: `Bearer ${refreshed.json().accessToken}` },
       });
       expect(retried.statusCode).toBe(200);
+    });
+
+    it('without the caller’s session known, every session ends and user.sessions-revoked is emitted', async () => {
+      const { user, call } = await member();
+      await buildSession(db, user);
+      const revokedUser: DomainEvents['user.sessions-revoked'][] = [];
+      const off = testApp.app.events.on('user.sessions-revoked', (event) => revokedUser.push(event));
+      const response = await call('POST', '/api/me/password', {
+        currentPassword: TEST_PASSWORD,
+        newPassword: 'a much better passphrase',
+      });
+      off();
+      expect(response.statusCode).toBe(200);
+      expect(revokedUser).toEqual([{ userId: user.id, reason: 'password-changed' }]);
     });
 
     it('ends every session when the caller’s own cannot be identified', async () => {

@@ -75,9 +75,12 @@ export async function revokeFamily(db: Db, familyId: string): Promise<void> {
     .where(and(eq(refreshTokens.familyId, familyId), isNull(refreshTokens.revokedAt)));
 }
 
-/** Ends every session of a user, or every one but `exceptFamilyId` (the caller's own). */
-export async function revokeUserSessions(db: Db, userId: number, exceptFamilyId?: string): Promise<void> {
-  await db
+/**
+ * Ends every session of a user, or every one but `exceptFamilyId` (the caller's own). Returns the
+ * ids of the sessions it ended (their sockets must close).
+ */
+export async function revokeUserSessions(db: Db, userId: number, exceptFamilyId?: string): Promise<string[]> {
+  const rows = await db
     .update(refreshTokens)
     .set({ revokedAt: new Date() })
     .where(
@@ -86,5 +89,7 @@ export async function revokeUserSessions(db: Db, userId: number, exceptFamilyId?
         isNull(refreshTokens.revokedAt),
         exceptFamilyId ? ne(refreshTokens.familyId, exceptFamilyId) : undefined,
       ),
-    );
+    )
+    .returning({ familyId: refreshTokens.familyId });
+  return [...new Set(rows.map((row) => row.familyId))];
 }
