@@ -109,7 +109,7 @@ export const CONFIG_DOCS: readonly ConfigDoc[] = [
     name: 'PUBLIC_URL',
     default: 'http://localhost:<PORT>',
     meaning:
-      'Address users reach the site at. Its origin goes into the Content-Security-Policy (sockets); `https://` turns on HSTS and upgrade-insecure-requests.',
+      'Address users reach the site at, exactly as their browsers show it: the sockets accept only this origin (`Origin` header), and it goes into the Content-Security-Policy; `https://` turns on HSTS and upgrade-insecure-requests.',
   },
   {
     name: 'JWT_SECRET',

@@ -90,6 +90,8 @@ export async function startTelerace(env: Record<string, string> = {}): Promise<R
       PUBLIC_URL: `http://127.0.0.1:${port}`,
       DATA_DIR: dataDir,
       LOG_LEVEL: 'warn',
+      // Every simulated driver and viewer of a bench connects from 127.0.0.1.
+      SOCKETS_PER_IP: '100000',
       ...env,
     },
     stdio: ['ignore', 'inherit', 'inherit'],
