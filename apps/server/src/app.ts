@@ -166,6 +166,11 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   video.track(app.events.on('car.offline', ({ carId }) => video.carOffline(carId)));
   video.track(app.events.on('car.session-started', ({ carId }) => void video.sessionStarted(carId)));
   video.track(app.events.on('car.session-ended', ({ carId }) => void video.sessionEnded(carId)));
+  video.track(
+    app.events.on('user.role-changed', ({ isAdmin }) => {
+      if (!isAdmin) void video.adminDemoted();
+    }),
+  );
   let videoStart: Promise<void> | undefined;
   app.decorate('videoStarted', async () => {
     await app.ready();

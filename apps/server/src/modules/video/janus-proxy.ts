@@ -39,9 +39,14 @@ export const janusProxyRoutes: FastifyPluginAsync<JanusProxyOptions> = async (ap
   const offSessionRevoked = app.events.on('session.revoked', ({ userId, sessionId }) =>
     sockets.closeSession(userId, sessionId, SOCKET_CLOSE_CODES.sessionRevoked, 'session ended'),
   );
+  // A demoted admin's players go too: they were admitted to watch with PINs shown to admins.
+  const offRoleChanged = app.events.on('user.role-changed', ({ userId, isAdmin }) => {
+    if (!isAdmin) sockets.closeMember(userId, SOCKET_CLOSE_CODES.roleChanged, 'role changed');
+  });
   app.addHook('preClose', async () => {
     offRevoked();
     offSessionRevoked();
+    offRoleChanged();
   });
 
   app.get(

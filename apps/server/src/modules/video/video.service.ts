@@ -188,6 +188,17 @@ export class VideoService {
     return this.#serially(carId, () => this.#endViewing(carId));
   }
 
+  /**
+   * An admin lost the role: they may know the PIN of every car being driven (admins are shown
+   * them), so every mountpoint gets a new PIN and loses its viewers. The drivers' players
+   * re-read their PIN and watch again within a few seconds; a demotion is rare enough for that.
+   */
+  adminDemoted(): Promise<void> {
+    return Promise.all(
+      [...this.#mountpoints.keys()].map((carId) => this.#serially(carId, () => this.#endViewing(carId))),
+    ).then(() => undefined);
+  }
+
   /** The car is gone for good: its mountpoint goes too. */
   carDeleted(carId: number): Promise<void> {
     return this.#serially(carId, async () => {

@@ -14,7 +14,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { users } from '../../db/schema.js';
 import { startTestApp } from '../../test/app.js';
-import { buildUser, tokenFor } from '../../test/factories.js';
+import { buildAdmin, buildUser, tokenFor } from '../../test/factories.js';
 import {
   connectCar,
   createCar,
@@ -268,6 +268,37 @@ describe('a driver whose session ends stops watching (real Janus, real WebRTC)',
     await viewer.janus.next(stopped(viewer), EVICTION_MS);
     await expectStopped(peer, deletedAt);
     await viewer.janus.close();
+    await car.close();
+  });
+
+  it('a demoted admin stops watching within a second, and the PIN they were shown opens nothing', async () => {
+    const { driving, car, accessToken, streamId, pin } = await drivenCar('Evict 4');
+    const watcherAdmin = await buildAdmin(testApp.app.database.db);
+    const adminHeaders = { authorization: `Bearer ${await tokenFor(testApp.app, watcherAdmin)}` };
+    expect((await carVideo(driving, adminHeaders)).pin).toBe(pin);
+    const viewer = await watcher(await tokenFor(testApp.app, watcherAdmin), streamId, pin);
+    const peer = await receive(viewer);
+
+    const demotedAt = Date.now();
+    const demoted = await testApp.app.inject({
+      method: 'POST',
+      url: `/api/admin/users/${watcherAdmin.id}/toggle-admin`,
+      headers: driving.adminHeaders,
+      payload: { makeAdmin: false },
+    });
+    expect(demoted.statusCode, demoted.body).toBe(200);
+    expect(demoted.json()).toMatchObject({ user: { is_admin: false } });
+    expect((await within(viewer.janus.closed))?.code).toBe(SOCKET_CLOSE_CODES.roleChanged);
+    await expectStopped(peer, demotedAt);
+
+    // The PIN the admin saw no longer opens the car; the driver is shown the new one and watches.
+    const member = await openJanus(await tokenFor(testApp.app, watcherAdmin));
+    const handle = await attach(member);
+    expect(await watch(member, handle.session, handle.handle, streamId, pin)).toBe(457);
+    const fresh = await carVideo(driving, { authorization: `Bearer ${accessToken}` });
+    expect(fresh.pin).not.toBe(pin);
+    await receive(await watcher(accessToken, streamId, fresh.pin ?? ''));
+    await member.close();
     await car.close();
   });
 
