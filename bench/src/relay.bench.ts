@@ -183,7 +183,7 @@ export async function relayBench(): Promise<void> {
   const telerace = await startTelerace({
     ADMIN_EMAIL: ADMIN.email,
     ADMIN_PASSWORD: ADMIN.password,
-    TRUST_PROXY: 'true',
+    TRUST_PROXY: '1',
     API_RATE_LIMIT_PER_MINUTE: '100000',
     SIGNUP_RATE_LIMIT_PER_HOUR: '100000',
   });

@@ -119,7 +119,7 @@ describe('error responses', () => {
 describe('rate limiting', () => {
   let testApp: Awaited<ReturnType<typeof startTestApp>>;
   beforeAll(async () => {
-    testApp = await startTestApp({ TRUST_PROXY: 'true' }, { rateLimit: { max: 3, timeWindowMs: 60_000 } });
+    testApp = await startTestApp({ TRUST_PROXY: '1' }, { rateLimit: { max: 3, timeWindowMs: 60_000 } });
   });
   afterAll(() => testApp.close());
 
