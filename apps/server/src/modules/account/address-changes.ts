@@ -5,6 +5,7 @@
  * process), and every address-changing answer takes at least ADDRESS_CHANGE_MIN_MS, so a taken
  * and a free address cannot be told apart by the time the answer takes.
  */
+import { SlidingWindowCounter } from '../../sliding-window.js';
 
 export interface AddressChangeLimits {
   perAccount: number;
@@ -22,14 +23,15 @@ export const ADDRESS_CHANGE_LIMITS: AddressChangeLimits = { perAccount: 5, perIp
 export const ADDRESS_CHANGE_MIN_MS = 250;
 
 export class AddressChangeLimiter {
-  readonly #attempts = new Map<string, number[]>();
-  #lastSweepAt: number;
+  readonly #byAccount: SlidingWindowCounter<number>;
+  readonly #byIp: SlidingWindowCounter<string>;
 
   constructor(
     readonly limits: AddressChangeLimits = ADDRESS_CHANGE_LIMITS,
-    private readonly now: () => number = Date.now,
+    now: () => number = Date.now,
   ) {
-    this.#lastSweepAt = now();
+    this.#byAccount = new SlidingWindowCounter(limits.perAccount, limits.windowMs, now);
+    this.#byIp = new SlidingWindowCounter(limits.perIp, limits.windowMs, now);
   }
 
   /**
@@ -37,47 +39,21 @@ export class AddressChangeLimiter {
    * milliseconds until one is (nothing counted).
    */
   take(userId: number, ip: string): number {
-    const now = this.now();
-    if (now - this.#lastSweepAt >= this.limits.windowMs) this.#sweep(now);
-    const accountKey = `u:${userId}`;
-    const ipKey = `i:${ip}`;
-    const wait = Math.max(
-      this.#wait(accountKey, this.limits.perAccount, now),
-      this.#wait(ipKey, this.limits.perIp, now),
-    );
+    const wait = Math.max(this.#byAccount.retryAfterMs(userId), this.#byIp.retryAfterMs(ip));
     if (wait > 0) return wait;
-    for (const key of [accountKey, ipKey]) this.#attempts.set(key, [...this.#recent(key, now), now]);
+    this.#byAccount.record(userId);
+    this.#byIp.record(ip);
     return 0;
   }
 
   /** Gives back the latest attempt: it revealed nothing (the current password was wrong). */
   refund(userId: number, ip: string): void {
-    for (const key of [`u:${userId}`, `i:${ip}`]) this.#attempts.get(key)?.pop();
+    this.#byAccount.unrecord(userId);
+    this.#byIp.unrecord(ip);
   }
 
   /** Number of accounts and IPs tracked (tests: memory stays bounded). */
   trackedKeys(): number {
-    return this.#attempts.size;
-  }
-
-  #recent(key: string, now: number): number[] {
-    const since = now - this.limits.windowMs;
-    return (this.#attempts.get(key) ?? []).filter((at) => at > since);
-  }
-
-  #wait(key: string, max: number, now: number): number {
-    const recent = this.#recent(key, now);
-    if (recent.length < max) return 0;
-    const oldestBlocking = recent[recent.length - max] as number;
-    return oldestBlocking + this.limits.windowMs - now;
-  }
-
-  #sweep(now: number): void {
-    for (const key of [...this.#attempts.keys()]) {
-      const recent = this.#recent(key, now);
-      if (recent.length === 0) this.#attempts.delete(key);
-      else this.#attempts.set(key, recent);
-    }
-    this.#lastSweepAt = now;
+    return this.#byAccount.size + this.#byIp.size;
   }
 }

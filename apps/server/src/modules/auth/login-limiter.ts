@@ -11,6 +11,8 @@
  * cannot lock the owner (or the admin) out.
  */
 
+import { SlidingWindowCounter } from '../../sliding-window.js';
+
 export interface LoginLimits {
   /** Sliding window of the per-IP and per-account counts. */
   windowMs: number;
@@ -54,7 +56,8 @@ interface AccountFailures {
 
 export class LoginLimiter {
   readonly #accounts = new Map<string, AccountFailures>();
-  readonly #ips = new Map<string, number[]>();
+  /** Failures per IP across accounts. */
+  readonly #ips: SlidingWindowCounter<string>;
   #sweepAtSize = SWEEP_THRESHOLD;
   #lastSweepAt: number;
 
@@ -63,6 +66,7 @@ export class LoginLimiter {
     private readonly now: () => number = Date.now,
   ) {
     this.#lastSweepAt = now();
+    this.#ips = new SlidingWindowCounter(limits.perIp, limits.windowMs, now);
   }
 
   /** Milliseconds until the next attempt for this account from this IP is allowed, or 0 now. */
@@ -83,13 +87,7 @@ export class LoginLimiter {
         wait = Math.max(wait, pair.lastAt + limits.maxDelayMs - now);
       }
     }
-    const ipFailures = this.#inWindow(this.#ips.get(ip), now);
-    if (ipFailures.length >= limits.perIp) {
-      // The failure that must age out for the count to drop under the limit.
-      const oldestBlocking = ipFailures[ipFailures.length - limits.perIp] as number;
-      wait = Math.max(wait, oldestBlocking + limits.windowMs - now);
-    }
-    return Math.max(0, wait);
+    return Math.max(0, wait, this.#ips.retryAfterMs(ip));
   }
 
   recordFailure(email: string, ip: string): void {
@@ -100,7 +98,7 @@ export class LoginLimiter {
     const pair = this.#livePair(account, ip, now);
     account.byIp.set(ip, { count: (pair?.count ?? 0) + 1, lastAt: now });
     account.recent = keepLast([...this.#inWindow(account.recent, now), now], this.limits.accountUnderAttack);
-    this.#ips.set(ip, keepLast([...this.#inWindow(this.#ips.get(ip), now), now], this.limits.perIp));
+    this.#ips.record(ip);
     this.#maybeSweep(now);
   }
 
@@ -123,7 +121,7 @@ export class LoginLimiter {
   trackedFailures(): number {
     let total = 0;
     for (const account of this.#accounts.values()) total += account.recent.length + account.byIp.size;
-    for (const list of this.#ips.values()) total += list.length;
+    total += this.#ips.storedEvents();
     return total;
   }
 
@@ -146,11 +144,6 @@ export class LoginLimiter {
       }
       account.recent = this.#inWindow(account.recent, now);
       if (account.recent.length === 0 && account.byIp.size === 0) this.#accounts.delete(key);
-    }
-    for (const [ip, list] of this.#ips) {
-      const recent = this.#inWindow(list, now);
-      if (recent.length === 0) this.#ips.delete(ip);
-      else this.#ips.set(ip, recent);
     }
     this.#lastSweepAt = now;
     // Sweeping again at every failure of a spray that is still live would be quadratic.

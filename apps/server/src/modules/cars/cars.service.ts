@@ -21,6 +21,7 @@ import type { Db } from '../../db/client.js';
 import { carSessions, cars } from '../../db/schema.js';
 import type { EventBus } from '../../events.js';
 import { HttpError } from '../../http/errors.js';
+import { SlidingWindowCounter } from '../../sliding-window.js';
 import { recordAudit } from '../admin/audit.repo.js';
 import { hashToken, newOpaqueToken } from '../auth/sessions.repo.js';
 import type { UserRow } from '../users/users.repo.js';
@@ -44,7 +45,6 @@ import {
   setControlCode,
   setSessionMinutes,
 } from './cars.repo.js';
-import { CodeAttemptBudget } from './code-attempts.js';
 import { newControlCode } from './control-code.js';
 
 /** What the control relay knows about connected cars (the service never touches a socket). */
@@ -119,7 +119,7 @@ function opensCar(given: string, car: CarRow): boolean {
 
 export class CarsService {
   readonly #timers = new Map<number, NodeJS.Timeout>();
-  readonly #codeBudget = new CodeAttemptBudget(WRONG_CODES_PER_MEMBER_PER_HOUR, HOUR_MS);
+  readonly #codeBudget = new SlidingWindowCounter<number>(WRONG_CODES_PER_MEMBER_PER_HOUR, HOUR_MS);
   #sweeper: NodeJS.Timeout | undefined;
   #unsubscribe: (() => void)[] = [];
 
@@ -231,7 +231,7 @@ export class CarsService {
       return session ?? null;
     });
     if (started && 'wrong' in started) {
-      this.#codeBudget.recordFailure(user.id);
+      this.#codeBudget.record(user.id);
       if (started.killed) {
         this.log.warn({ carId }, 'control code invalidated after too many wrong tries');
       }
