@@ -14,10 +14,11 @@ import {
   UserMessageResponse,
   UserResponse,
 } from '@telerace/protocol';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { unauthorized } from '../../http/authenticate.js';
 import { HttpError } from '../../http/errors.js';
+import { SlidingWindowCounter } from '../../sliding-window.js';
 import { REFRESH_COOKIE } from '../auth/auth.routes.js';
 import { ticketsForUser } from '../tickets/tickets.service.js';
 import { presentUser } from '../users/user.presenter.js';
@@ -35,6 +36,24 @@ import { assertDeletionConsent } from './deletion-consent.js';
 
 function sleep(ms: number): Promise<void> {
   return ms > 0 ? sleepFor(ms) : Promise.resolve();
+}
+
+/**
+ * Wrong current passwords per account and hour (password change, details, deletion): whoever holds
+ * a stolen access token must not be able to use these routes to guess the password behind it.
+ */
+const WRONG_CURRENT_PASSWORDS_PER_HOUR = 10;
+
+const isWrongCurrentPassword = (error: unknown): boolean =>
+  error instanceof HttpError && error.errorKey === ERROR_KEYS.wrongCurrentPassword;
+
+function tooManyPasswordChecks(waitMs: number): HttpError {
+  const minutes = Math.max(1, Math.ceil(waitMs / 60_000));
+  return new HttpError(
+    429,
+    `Too many wrong passwords. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+    ERROR_KEYS.tooManyRequests,
+  );
 }
 
 function tooManyAddressChanges(waitMs: number): HttpError {
@@ -63,6 +82,23 @@ export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     return token ? refreshFamilyOf(db, request.currentUser.id, token) : undefined;
   };
 
+  const wrongPasswords = new SlidingWindowCounter<number>(WRONG_CURRENT_PASSWORDS_PER_HOUR, 60 * 60_000);
+  /** Runs an action that checks the current password, counting the member's wrong ones. */
+  async function checkingPassword<T>(request: FastifyRequest, reply: FastifyReply, action: () => Promise<T>) {
+    const userId = request.currentUser.id;
+    const waitMs = wrongPasswords.retryAfterMs(userId);
+    if (waitMs > 0) {
+      reply.header('retry-after', String(Math.ceil(waitMs / 1000)));
+      throw tooManyPasswordChecks(waitMs);
+    }
+    try {
+      return await action();
+    } catch (error) {
+      if (isWrongCurrentPassword(error)) wrongPasswords.record(userId);
+      throw error;
+    }
+  }
+
   app.get('/me', { ...auth, schema: { response: { 200: UserResponse } } }, async (request) => ({
     user: presentUser(request.currentUser),
   }));
@@ -72,34 +108,35 @@ export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
   app.patch(
     '/me/details',
     { ...auth, schema: { body: UpdateDetailsRequest, response: { 200: UserMessageResponse } } },
-    async (request, reply) => {
-      const member = request.currentUser;
-      const { email } = request.body;
-      const changesAddress = email !== null && email !== undefined && email !== member.email?.toLowerCase();
-      if (!changesAddress) {
-        const user = await updateDetails(db, member, request.body);
-        return { user: presentUser(user), message: 'Your details were updated.' };
-      }
-      const waitMs = addressChanges.take(member.id, request.ip);
-      if (waitMs > 0) {
-        reply.header('retry-after', String(Math.ceil(waitMs / 1000)));
-        throw tooManyAddressChanges(waitMs);
-      }
-      const started = performance.now();
-      try {
-        const user = await updateDetails(db, member, request.body);
-        return { user: presentUser(user), message: 'Your details were updated.' };
-      } catch (error) {
-        // A wrong current password told nothing about the address: it does not use the budget.
-        if (error instanceof HttpError && error.errorKey === ERROR_KEYS.wrongCurrentPassword) {
-          addressChanges.refund(member.id, request.ip);
+    async (request, reply) =>
+      checkingPassword(request, reply, async () => {
+        const member = request.currentUser;
+        const { email } = request.body;
+        const changesAddress = email !== null && email !== undefined && email !== member.email?.toLowerCase();
+        if (!changesAddress) {
+          const user = await updateDetails(db, member, request.body);
+          return { user: presentUser(user), message: 'Your details were updated.' };
         }
-        throw error;
-      } finally {
-        // Taken (409) or free (200): both answers leave at the same moment.
-        await sleep(ADDRESS_CHANGE_MIN_MS - (performance.now() - started));
-      }
-    },
+        const waitMs = addressChanges.take(member.id, request.ip);
+        if (waitMs > 0) {
+          reply.header('retry-after', String(Math.ceil(waitMs / 1000)));
+          throw tooManyAddressChanges(waitMs);
+        }
+        const started = performance.now();
+        try {
+          const user = await updateDetails(db, member, request.body);
+          return { user: presentUser(user), message: 'Your details were updated.' };
+        } catch (error) {
+          // A wrong current password told nothing about the address: it does not use the budget.
+          if (isWrongCurrentPassword(error)) {
+            addressChanges.refund(member.id, request.ip);
+          }
+          throw error;
+        } finally {
+          // Taken (409) or free (200): both answers leave at the same moment.
+          await sleep(ADDRESS_CHANGE_MIN_MS - (performance.now() - started));
+        }
+      }),
   );
 
   app.patch(
@@ -119,16 +156,17 @@ export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/me/password',
     { ...auth, schema: { body: ChangePasswordRequest, response: { 200: UserMessageResponse } } },
-    async (request) => {
-      const user = await changePassword(
-        db,
-        app.events,
-        request.currentUser,
-        request.body,
-        await ownFamily(request),
-      );
-      return { user: presentUser(user), message: 'Your password was changed.' };
-    },
+    async (request, reply) =>
+      checkingPassword(request, reply, async () => {
+        const user = await changePassword(
+          db,
+          app.events,
+          request.currentUser,
+          request.body,
+          await ownFamily(request),
+        );
+        return { user: presentUser(user), message: 'Your password was changed.' };
+      }),
   );
 
   app.post(
@@ -143,11 +181,8 @@ export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     '/me',
     { ...auth, schema: { body: DeleteAccountRequest, response: { 200: MessageResponse } } },
     async (request, reply) => {
-      await assertDeletionConsent(
-        db,
-        request.currentUser,
-        request.accessClaims,
-        request.body.currentPassword,
+      await checkingPassword(request, reply, () =>
+        assertDeletionConsent(db, request.currentUser, request.accessClaims, request.body.currentPassword),
       );
       // Lost a race with another deletion (or a ban-and-delete by an admin): the account is gone.
       if (!(await deleteAccount(db, app.events, request.currentUser.id))) throw unauthorized();

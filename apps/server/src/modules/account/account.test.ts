@@ -507,6 +507,40 @@ describe('account (/api/me…)', () => {
     });
   });
 
+  describe('the current password is no oracle for a stolen access token', () => {
+    it('after 10 wrong current passwords in an hour the account answers 429, even to the right one; others are not affected', async () => {
+      const { call } = await member();
+      const attempts = [
+        () =>
+          call('POST', '/api/me/password', {
+            currentPassword: 'guess',
+            newPassword: 'a much better passphrase',
+          }),
+        () => call('PATCH', '/api/me/details', { username: 'guesser', currentPassword: 'guess' }),
+        () => call('DELETE', '/api/me', { currentPassword: 'guess' }),
+      ];
+      for (let i = 0; i < 10; i++) {
+        const wrong = await (attempts[i % attempts.length] as () => Promise<{ statusCode: number }>)();
+        expect(wrong.statusCode).toBe(400);
+      }
+      const blocked = await call('POST', '/api/me/password', {
+        currentPassword: TEST_PASSWORD,
+        newPassword: 'a much better passphrase',
+      });
+      expect(blocked.statusCode).toBe(429);
+      expect(blocked.json().errorKey).toBe('errors.tooManyRequests');
+      expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+      expect((await call('DELETE', '/api/me', { currentPassword: TEST_PASSWORD })).statusCode).toBe(429);
+
+      const other = await member();
+      const fine = await other.call('POST', '/api/me/password', {
+        currentPassword: TEST_PASSWORD,
+        newPassword: 'a much better passphrase',
+      });
+      expect(fine.statusCode).toBe(200);
+    });
+  });
+
   describe('DELETE /me', () => {
     it('scrubs the account, removes what belongs to it and ends its sessions', async () => {
       const { user, call, headers } = await member({
