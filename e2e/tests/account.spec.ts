@@ -72,7 +72,10 @@ test.describe('account', () => {
     await expect(page.getByRole('button', { name: fill(en.tickets.badge, { total: 100 }) })).toBeVisible();
   });
 
-  test('a member deletes their account after typing the current password', async ({ page, context }) => {
+  test('a member deletes their account after typing the current password', async ({
+    page,
+    context,
+  }, testInfo) => {
     const member = newMember('leaver');
     await acceptCookies(context);
     await signUp(page.request, member);
@@ -87,6 +90,16 @@ test.describe('account', () => {
     await password.press('Enter');
     await expect(dialog.getByText(en.errors.wrongCurrentPassword)).toBeVisible();
     await expect(page).toHaveURL(/\/profile$/);
+    await screenshot(page, testInfo, 'delete-account-dark');
+
+    // The same dialog in the light theme.
+    await dialog.getByRole('button', { name: en.profile.cancel }).click();
+    await page.getByTestId('theme-toggle').click();
+    await expect(page.locator('html')).not.toHaveClass(/dark/);
+    await page.getByRole('button', { name: en.profile.danger.delete }).click();
+    await dialog.getByRole('checkbox', { name: en.profile.danger.understand }).check();
+    await expect(password).toBeVisible();
+    await screenshot(page, testInfo, 'delete-account-light');
 
     await password.fill(member.password);
     await password.press('Enter');
