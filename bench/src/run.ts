@@ -1,9 +1,17 @@
 /** `npm run bench [-- name ...]`: runs the named benchmarks (all when none is named). */
 import { apiBench } from './api.bench.js';
+import { httpBench } from './http.bench.js';
 import { relayBench } from './relay.bench.js';
+import { relayUnderLoadBench } from './relay-under-load.bench.js';
 import { videoBench } from './video.bench.js';
 
-const BENCHES: Record<string, () => Promise<void>> = { api: apiBench, relay: relayBench, video: videoBench };
+const BENCHES: Record<string, () => Promise<void>> = {
+  api: apiBench,
+  http: httpBench,
+  relay: relayBench,
+  'relay-under-load': relayUnderLoadBench,
+  video: videoBench,
+};
 
 const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const unknown = names.filter((n) => !(n in BENCHES));

@@ -3,10 +3,16 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../..');
+/**
+ * The checkout whose built server is measured: this one, or TELERACE_ROOT (e.g. a `git worktree`
+ * of an older commit, to measure "before" with today's benches).
+ */
+export const ROOT = process.env.TELERACE_ROOT
+  ? resolve(process.env.TELERACE_ROOT)
+  : join(dirname(fileURLToPath(import.meta.url)), '../../..');
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -102,10 +108,14 @@ export async function startTelerace(env: Record<string, string> = {}): Promise<R
 }
 
 /** A Node program given as source, run as its own process with PORT set; ready when `readyPath` answers (or the port opens). */
-export async function startScript(source: string, readyPath: string | null): Promise<Running> {
+export async function startScript(
+  source: string,
+  readyPath: string | null,
+  env: Record<string, string> = {},
+): Promise<Running> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--input-type=module', '-e', source], {
-    env: { ...process.env, PORT: String(port) },
+    env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
