@@ -82,7 +82,7 @@ export async function httpBench(): Promise<void> {
     const perPath: Record<string, unknown> = {};
     for (const measure of measured) {
       const { telerace, bare } = measure;
-      const ratio = round(telerace.rps / bare.rps);
+      const ratio = round(telerace.rps / bare.rps, 3);
       rows.push(
         row('bare Fastify, same bytes', measure, bare, ''),
         row(`telerace (${kind})`, measure, telerace, ratio),

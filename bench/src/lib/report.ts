@@ -1,5 +1,6 @@
 /** Prints a benchmark's table and writes `bench/results/<name>.json`. */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -19,10 +20,19 @@ export function printTable(title: string, rows: Row[]): void {
   for (const row of rows) console.info(line(columns.map((c) => String(row[c] ?? ''))));
 }
 
+/**
+ * Writes the result with when it was measured and how busy the machine was by then (the 1-minute
+ * load average next to the number of cores): a number measured while others run tests is noisy.
+ */
 export function writeResult(name: string, result: object): string {
   mkdirSync(RESULTS_DIR, { recursive: true });
   const file = join(RESULTS_DIR, `${name}.json`);
-  writeFileSync(file, `${JSON.stringify({ ...result, measured_at: new Date().toISOString() }, null, 2)}\n`);
+  const machine = { cores: cpus().length, load_average_1m: round(loadavg()[0] ?? 0) };
+  console.info(
+    `machine: ${machine.cores} cores, 1-minute load average ${machine.load_average_1m} at the end`,
+  );
+  const written = { ...result, machine, measured_at: new Date().toISOString() };
+  writeFileSync(file, `${JSON.stringify(written, null, 2)}\n`);
   return file;
 }
 
