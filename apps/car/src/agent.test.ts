@@ -117,16 +117,36 @@ async function startAgent(port: number, secret = SECRET, options: { camera?: boo
   return { agent, backend, log, exits, video };
 }
 
-/** Drives like the server does: the command now, then repeated every 100 ms. */
+/**
+ * Drives like the server does: the command now, then repeated every 100 ms. `stop()` ends the
+ * repetition and returns when the last drive was sent (where the car's silence starts).
+ */
 function heartbeat(server: FakeServer, throttle: number, steer: number) {
   let seq = 0;
-  const send = () => server.send({ type: 'drive', throttle, steer, seq: seq++ });
+  let lastSentAt = 0;
+  const send = () => {
+    server.send({ type: 'drive', throttle, steer, seq: seq++ });
+    lastSentAt = performance.now();
+  };
   send();
   const timer = setInterval(send, 100);
-  const stop = () => clearInterval(timer);
-  cleanups.push(stop);
+  const stop = () => {
+    clearInterval(timer);
+    return lastSentAt;
+  };
+  cleanups.push(() => {
+    stop();
+  });
   return stop;
 }
+
+/**
+ * Safety bounds, asserted (docs/driving.md "Safety timers"): the deadman is 500 ms, so the car is
+ * neutral between 450 ms (never early) and 600 ms after the last drive; a closed socket and a `stop`
+ * are neutral at once, 200 ms being a generous bound on a loaded machine.
+ */
+const DEADMAN_BOUNDS_MS = { min: 450, max: 600 };
+const IMMEDIATE_BOUND_MS = 200;
 
 const welcomed = (server: FakeServer, count = 1) =>
   vi.waitFor(() => expect(server.received.filter((m) => m.type === 'hello')).toHaveLength(count), {
@@ -168,12 +188,12 @@ describe('car agent ↔ server', () => {
     await welcomed(server);
     const stop = heartbeat(server, 0.8, 0.3);
     await vi.waitFor(() => expect(backend.car.state.throttle).toBeCloseTo(0.8));
-    stop();
-    const silentSince = performance.now();
+    const silentSince = stop();
     await vi.waitFor(() => expect(backend.isNeutral).toBe(true), { timeout: 2000 });
-    console.info(
-      `deadman: neutral ${(backend.lastNeutralAt - silentSince).toFixed(1)} ms after the last heartbeat`,
-    );
+    const elapsed = backend.lastNeutralAt - silentSince;
+    console.info(`deadman: neutral ${elapsed.toFixed(1)} ms after the last heartbeat`);
+    expect(elapsed).toBeGreaterThanOrEqual(DEADMAN_BOUNDS_MS.min);
+    expect(elapsed).toBeLessThanOrEqual(DEADMAN_BOUNDS_MS.max);
     expect(log.some((line) => line.includes('deadman'))).toBe(true);
   });
 
@@ -188,7 +208,9 @@ describe('car agent ↔ server', () => {
     await server.kill();
     stop();
     await vi.waitFor(() => expect(backend.isNeutral).toBe(true), { timeout: 2000 });
-    console.info(`kill → neutral: ${(backend.lastNeutralAt - killedAt).toFixed(1)} ms`);
+    const elapsed = backend.lastNeutralAt - killedAt;
+    console.info(`kill → neutral: ${elapsed.toFixed(1)} ms`);
+    expect(elapsed).toBeLessThanOrEqual(IMMEDIATE_BOUND_MS);
     expect(log.some((line) => line.includes('neutral (link closed)'))).toBe(true);
 
     const revived = await startServer(server.port);
@@ -231,8 +253,10 @@ describe('car agent ↔ server', () => {
     await welcomed(server);
     server.send({ type: 'drive', throttle: 0.6, steer: 0, seq: 0 });
     await vi.waitFor(() => expect(backend.car.state.throttle).toBeCloseTo(0.6));
+    const stoppedAt = performance.now();
     server.send({ type: 'stop' });
     await vi.waitFor(() => expect(backend.isNeutral).toBe(true));
+    expect(backend.lastNeutralAt - stoppedAt).toBeLessThanOrEqual(IMMEDIATE_BOUND_MS);
   });
 
   it('a simulated car exits with 75 on reboot and 0 on shutdown', async () => {

@@ -1,17 +1,32 @@
 /**
- * The car's last line of safety, tested by killing processes: a real server process and a real
- * car-agent process, a driver holding full throttle, then the server is SIGKILLed. The agent must
- * put the car in neutral by itself. The time it took is printed (measured, not asserted).
+ * The car's safety bounds, asserted through real processes: a real server process, a real car-agent
+ * process driving the simulator, and a driver's control socket holding full throttle. The car must
+ * reach neutral within a bound (docs/driving.md "Safety timers") when:
+ * - the server process is SIGKILLed (the car's socket closes): 600 ms;
+ * - the server process freezes (SIGSTOP: sockets open, nothing sent) — the car's own deadman: 600 ms;
+ * - the driver's control socket closes: 250 ms;
+ * - the driver goes silent (no message, no pong): CONTROL_LIMITS.controllerSilenceMs is 1.5 s and
+ *   the server checks every controllerPingMs (500 ms), so 2.5 s.
+ * The bounds are literal, generous numbers rather than the constants: raising a timer fails them.
+ * Each time is measured from the observable event (the signal sent, the last message sent, the
+ * close called) to the agent printing its neutral line, never from a sleep.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createTestEnvironment, type TestEnvironment } from '../../test/app.js';
 import { freePort, startServer, waitForStatus } from '../../test/process.js';
 import { defaultAgentCommand } from '../cars/sim-cars.js';
 
 const ADMIN = { email: 'safety-admin@telerace.test', password: 'safety-admin-Passw0rd!' };
+
+const BOUNDS_MS = {
+  serverKilled: 600,
+  serverFrozen: 600,
+  controllerClosed: 250,
+  controllerSilent: 2_500,
+};
 
 async function post<T>(base: string, path: string, body: unknown, token?: string): Promise<T> {
   const response = await fetch(`${base}/api${path}`, {
@@ -26,37 +41,62 @@ async function post<T>(base: string, path: string, body: unknown, token?: string
   return (await response.json()) as T;
 }
 
-/** Resolves with the time a line matching `pattern` appears on the process's stdout. */
-function lineAppears(child: ChildProcess, pattern: RegExp): Promise<number> {
+/** Resolves with the first line matching `pattern` the process prints from now on, and when. */
+function lineAppears(child: ChildProcess, pattern: RegExp): Promise<{ line: string; at: number }> {
   return new Promise((resolve) => {
     let buffer = '';
     const onData = (chunk: Buffer) => {
+      const at = performance.now();
       buffer += chunk.toString();
-      if (pattern.test(buffer)) {
-        child.stdout?.off('data', onData);
-        resolve(performance.now());
-      }
+      const line = buffer.split('\n').find((candidate) => pattern.test(candidate));
+      if (line === undefined) return;
+      child.stdout?.off('data', onData);
+      resolve({ line, at });
     };
     child.stdout?.on('data', onData);
   });
 }
 
-describe('safety when the server dies', () => {
-  let environment: TestEnvironment | undefined;
+/** A server process with one car whose real agent is connected, and an admin to drive it. */
+interface Rig {
+  server: ChildProcess;
+  agent: ChildProcess;
+  base: string;
+  port: number;
+  accessToken: string;
+  carId: number;
+}
+
+/** A driver's control socket holding full throttle, with the time it last sent anything. */
+interface Driver {
+  socket: WebSocket;
+  lastSentAt(): number;
+  /** Stops sending (the silent driver): the socket stays open. */
+  fallSilent(): void;
+}
+
+describe('safety bounds of a driven car', () => {
+  let environment: TestEnvironment;
   const children: ChildProcess[] = [];
+  const sockets: WebSocket[] = [];
+
+  beforeAll(async () => {
+    environment = await createTestEnvironment();
+  });
   afterEach(async () => {
+    for (const socket of sockets.splice(0)) socket.terminate();
     for (const child of children.splice(0)) {
       if (child.exitCode === null && child.signalCode === null) {
         child.kill('SIGKILL');
         await once(child, 'exit');
       }
     }
+  });
+  afterAll(async () => {
     await environment?.dispose();
-    environment = undefined;
   });
 
-  it('puts a driven car in neutral when the server process is killed', async () => {
-    environment = await createTestEnvironment();
+  async function startRig(): Promise<Rig> {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     const server = startServer({
@@ -77,7 +117,7 @@ describe('safety when the server dies', () => {
     const { car, secret } = await post<{ car: { id: number }; secret: string }>(
       base,
       '/admin/cars',
-      { name: 'Safety car', image_url: null },
+      { name: `Safety car ${port}`, image_url: null },
       accessToken,
     );
 
@@ -89,41 +129,109 @@ describe('safety when the server dies', () => {
     );
     children.push(agent);
     await lineAppears(agent, /welcomed as car/);
+    return { server, agent, base, port, accessToken, carId: car.id };
+  }
 
+  /**
+   * Takes the car with a fresh control code and drives at full throttle (repeated every 100 ms, as
+   * the web page does) until the car reports that it really moves. `autoPong: false` lets the
+   * silent-driver test stop answering the server's pings.
+   */
+  async function driveFullThrottle(rig: Rig): Promise<Driver> {
     const { code } = await post<{ code: string }>(
-      base,
-      `/admin/cars/${car.id}/generate_code`,
+      rig.base,
+      `/admin/cars/${rig.carId}/generate_code`,
       undefined,
-      accessToken,
+      rig.accessToken,
     );
     const { controlToken } = await post<{ controlToken: string }>(
-      base,
-      `/cars/${car.id}/connect`,
+      rig.base,
+      `/cars/${rig.carId}/connect`,
       { code },
-      accessToken,
+      rig.accessToken,
     );
-    const controller = new WebSocket(
-      `ws://127.0.0.1:${port}/rcsocket?type=controller&car=${car.id}&control_token=${controlToken}&token=${accessToken}`,
-      { headers: { origin: base }, perMessageDeflate: false },
+    const socket = new WebSocket(
+      `ws://127.0.0.1:${rig.port}/rcsocket?type=controller&car=${rig.carId}&control_token=${controlToken}&token=${rig.accessToken}`,
+      { headers: { origin: rig.base }, perMessageDeflate: false, autoPong: false },
     );
-    await once(controller, 'open');
-    // Full throttle until the car reports that it really moves.
+    sockets.push(socket);
+    await once(socket, 'open');
     const moving = new Promise<void>((resolve) => {
-      controller.on('message', (data) => {
+      socket.on('message', (data) => {
         const message = JSON.parse(data.toString()) as { type: string; telemetry?: { speed?: number } };
         if (message.type === 'telemetry' && (message.telemetry?.speed ?? 0) > 0.5) resolve();
       });
     });
-    controller.send(JSON.stringify({ type: 'drive', throttle: 1, steer: 0 }));
+    let lastSentAt = 0;
+    const send = () => {
+      socket.send(JSON.stringify({ type: 'drive', throttle: 1, steer: 0 }));
+      lastSentAt = performance.now();
+    };
+    send();
+    const repeat = setInterval(send, 100);
+    socket.once('close', () => clearInterval(repeat));
     await moving;
+    return {
+      socket,
+      lastSentAt: () => lastSentAt,
+      fallSilent: () => clearInterval(repeat),
+    };
+  }
 
-    const neutral = lineAppears(agent, /neutral \(/);
+  it(`the car is neutral within ${BOUNDS_MS.serverKilled} ms of the server process being killed`, async () => {
+    const rig = await startRig();
+    await driveFullThrottle(rig);
+
+    const neutral = lineAppears(rig.agent, /neutral \(/);
     const killedAt = performance.now();
-    server.kill('SIGKILL');
-    const neutralAt = await neutral;
-    controller.terminate();
+    rig.server.kill('SIGKILL');
+    const { line, at } = await neutral;
 
-    expect(agent.exitCode).toBeNull(); // the agent survives the server and will reconnect
-    console.info(`server SIGKILL → car neutral: ${(neutralAt - killedAt).toFixed(1)} ms`);
+    console.info(`server SIGKILL → car neutral: ${(at - killedAt).toFixed(1)} ms (${line.trim()})`);
+    expect(at - killedAt).toBeLessThanOrEqual(BOUNDS_MS.serverKilled);
+    expect(line).toMatch(/link closed/);
+    expect(rig.agent.exitCode).toBeNull(); // the agent survives the server and will reconnect
+  }, 90_000);
+
+  it(`the car's deadman puts it in neutral within ${BOUNDS_MS.serverFrozen} ms of the server freezing`, async () => {
+    const rig = await startRig();
+    await driveFullThrottle(rig);
+
+    const neutral = lineAppears(rig.agent, /neutral \(/);
+    const frozenAt = performance.now();
+    // Sockets stay open but nothing arrives: only the car's own timer can stop it.
+    rig.server.kill('SIGSTOP');
+    const { line, at } = await neutral;
+
+    console.info(`server SIGSTOP → car neutral: ${(at - frozenAt).toFixed(1)} ms (${line.trim()})`);
+    expect(at - frozenAt).toBeLessThanOrEqual(BOUNDS_MS.serverFrozen);
+    expect(line).toMatch(/deadman/);
+  }, 90_000);
+
+  it(`the car is neutral within ${BOUNDS_MS.controllerClosed} ms of the driver's socket closing, and within ${BOUNDS_MS.controllerSilent} ms of the driver falling silent`, async () => {
+    const rig = await startRig();
+
+    const closing = await driveFullThrottle(rig);
+    const afterClose = lineAppears(rig.agent, /neutral \(/);
+    const closedAt = performance.now();
+    closing.fallSilent();
+    closing.socket.close(1000, 'tab closed');
+    const closed = await afterClose;
+    console.info(
+      `controller close → car neutral: ${(closed.at - closedAt).toFixed(1)} ms (${closed.line.trim()})`,
+    );
+    expect(closed.at - closedAt).toBeLessThanOrEqual(BOUNDS_MS.controllerClosed);
+    expect(closed.line).toMatch(/stop from the server/);
+
+    const silent = await driveFullThrottle(rig);
+    const afterSilence = lineAppears(rig.agent, /neutral \(/);
+    silent.fallSilent();
+    const silentSince = silent.lastSentAt();
+    const stopped = await afterSilence;
+    console.info(
+      `controller silent → car neutral: ${(stopped.at - silentSince).toFixed(1)} ms (${stopped.line.trim()})`,
+    );
+    expect(stopped.at - silentSince).toBeLessThanOrEqual(BOUNDS_MS.controllerSilent);
+    expect(stopped.line).toMatch(/stop from the server/);
   }, 90_000);
 });
