@@ -46,6 +46,7 @@ import { SocketAdmission } from './modules/control/socket-admission.js';
 import { EventSockets, eventRoutes } from './modules/events/events.gateway.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { publicConfigRoutes } from './modules/public-config/public-config.routes.js';
+import { UserCache } from './modules/users/user-cache.js';
 import { fillUsernameSkeletons } from './modules/users/usernames.js';
 import { JANUS_MAX_MESSAGE_BYTES, janusProxyRoutes } from './modules/video/janus-proxy.js';
 import { videoRoutes } from './modules/video/video.routes.js';
@@ -76,6 +77,8 @@ declare module 'fastify' {
     cars: CarsService;
     /** The connected cars and controllers (/rcsocket). */
     carRelay: CarRelay;
+    /** Members' rows for the member check, in memory and dropped by `user.changed` (user-cache.ts). */
+    userCache: UserCache;
     /** One-time sign-in codes bound to the browser that started the flow (social sign-in). */
     loginCodes: LoginCodes;
     /** The members' event sockets (/api/race-ws). */
@@ -134,6 +137,9 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   app.decorate('database', database);
   app.decorate('events', new EventBus());
   app.decorate('config', config);
+  const userCache = new UserCache(database.db);
+  userCache.subscribe(app.events);
+  app.decorate('userCache', userCache);
   const relay: CarRelay = new CarRelay(app.events, app.log, {
     carConfig: (carId) => cars.carConfig(carId),
     saveConfig: async (user, carId, carConfig) => {
@@ -190,6 +196,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
       const serverUrl = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
       const provisioned = await provisionSimCars(
         database.db,
+        app.events,
         config.dataDir,
         config.simCars,
         config.controlCodeTtlMinutes,
@@ -213,6 +220,8 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
       // Before seeding: the seeded names are checked against the old rows' look-alike forms.
       await fillUsernameSkeletons(database.db, app.log);
       await seedAccounts(database.db, config, app.log);
+      // Seeding and the name fill write users rows without events: nothing read before them stays.
+      userCache.clear();
       await cars.start();
       migrated = true;
     })().catch((error: unknown) => {
@@ -296,7 +305,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
           ),
       });
       await api.register(authenticatePlugin, {
-        db: database.db,
+        users: userCache,
         keys: accessTokenKeys(config.jwtSecret, config.accessTokenTtlSeconds),
       });
       await api.register(healthRoutes, { database, version: SERVER_VERSION, isMigrated: () => migrated });

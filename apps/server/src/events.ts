@@ -18,8 +18,30 @@ export interface DomainEvents {
   'session.revoked': { userId: number; sessionId: string };
   /** An admin granted or removed the admin role: open sockets must act on the new role. */
   'user.role-changed': { userId: number; isAdmin: boolean };
+  /**
+   * A users row changed in a way some answer or check reads (ban, deletion, role, password,
+   * details, profile, theme, terms, sign-in), emitted after the commit by every writer. The user
+   * cache drops the row at once; the car directory renames a driver (`username` is the name after
+   * the change).
+   */
+  'user.changed': { userId: number; username: string };
+  /** An admin (or SIM_CARS) created a car: what the members' car list shows of it. */
+  'car.created': {
+    carId: number;
+    name: string;
+    imageUrl: string | null;
+    streamId: number;
+    config: CarConfig;
+  };
   /** A member now holds the car (connect with a code). */
-  'car.session-started': { carId: number; userId: number; sessionId: number; expiresAt: Date };
+  'car.session-started': {
+    carId: number;
+    userId: number;
+    /** The driver's name as the car list shows it. */
+    username: string;
+    sessionId: number;
+    expiresAt: Date;
+  };
   /** A car agent finished its handshake (it can receive messages now). */
   'car.online': { carId: number };
   /** A car agent's socket closed. */

@@ -1,7 +1,9 @@
 /**
  * Who is calling: `app.authenticate` (a signed-in, not banned member) and `app.requireAdmin`, used
- * as route `preHandler`s. The bearer token names the user; the database says whether they still
- * may act, so bans and deletions apply to the very next request.
+ * as route `preHandler`s. The bearer token names the user; their row says whether they still may
+ * act. REST reads it from the user cache (memory, dropped at once by `user.changed` and the
+ * revocation events), so bans and deletions still apply to the very next request; the sockets'
+ * handshakes read the database (`memberFromAccessToken` with a `Db`).
  */
 import { ERROR_KEYS } from '@telerace/protocol';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -12,6 +14,7 @@ import {
   type AccessTokenKeys,
   verifyAccessTokenClaims,
 } from '../modules/auth/access-token.js';
+import { UserCache } from '../modules/users/user-cache.js';
 import { findUserById, type UserRow } from '../modules/users/users.repo.js';
 import { HttpError } from './errors.js';
 
@@ -39,15 +42,22 @@ function bearerToken(request: FastifyRequest): string | null {
   return match?.[1] ?? null;
 }
 
+/** Where the member's row comes from: the database, or the user cache in front of it. */
+type MemberSource = Db | UserCache;
+
+function findMember(source: MemberSource, userId: number): Promise<UserRow | undefined> {
+  return source instanceof UserCache ? source.find(userId) : findUserById(source, userId);
+}
+
 /** The member behind an access token and the token's claims, or an HttpError (401) saying why not. */
 export async function memberFromAccessToken(
-  db: Db,
+  source: MemberSource,
   keys: AccessTokenKeys,
   token: string | null,
 ): Promise<{ user: UserRow; claims: AccessTokenClaims }> {
   const claims = token ? await verifyAccessTokenClaims(keys, token) : null;
   if (claims === null) throw unauthorized();
-  const user = await findUserById(db, claims.userId);
+  const user = await findMember(source, claims.userId);
   if (!user) throw unauthorized();
   if (user.isBanned) throw bannedError();
   // A password change or reset ends every token issued before it. `iat` has second precision, so
@@ -59,25 +69,25 @@ export async function memberFromAccessToken(
 
 /** The member behind an access token, or an HttpError (401) saying why not. */
 export async function userFromAccessToken(
-  db: Db,
+  source: MemberSource,
   keys: AccessTokenKeys,
   token: string | null,
 ): Promise<UserRow> {
-  return (await memberFromAccessToken(db, keys, token)).user;
+  return (await memberFromAccessToken(source, keys, token)).user;
 }
 
-export const authenticatePlugin = fp<{ db: Db; keys: AccessTokenKeys }>(
-  async (app: FastifyInstance, { db, keys }) => {
+export const authenticatePlugin = fp<{ users: UserCache; keys: AccessTokenKeys }>(
+  async (app: FastifyInstance, { users, keys }) => {
     app.decorate('accessTokens', keys);
     app.decorateRequest('currentUser', null as unknown as UserRow);
     app.decorateRequest('accessClaims', null as unknown as AccessTokenClaims);
     app.decorate('authenticate', async (request: FastifyRequest) => {
-      const { user, claims } = await memberFromAccessToken(db, keys, bearerToken(request));
+      const { user, claims } = await memberFromAccessToken(users, keys, bearerToken(request));
       request.currentUser = user;
       request.accessClaims = claims;
     });
     app.decorate('requireAdmin', async (request: FastifyRequest) => {
-      request.currentUser = await userFromAccessToken(db, keys, bearerToken(request));
+      request.currentUser = await userFromAccessToken(users, keys, bearerToken(request));
       if (!request.currentUser.isAdmin) throw new HttpError(403, 'Admins only', ERROR_KEYS.forbidden);
     });
   },

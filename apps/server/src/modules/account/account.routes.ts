@@ -22,6 +22,7 @@ import { SlidingWindowCounter } from '../../sliding-window.js';
 import { REFRESH_COOKIE } from '../auth/auth.routes.js';
 import { ticketsForUser } from '../tickets/tickets.service.js';
 import { presentUser } from '../users/user.presenter.js';
+import type { UserRow } from '../users/users.repo.js';
 import { refreshFamilyOf } from './account.repo.js';
 import {
   changePassword,
@@ -82,6 +83,12 @@ export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     return token ? refreshFamilyOf(db, request.currentUser.id, token) : undefined;
   };
 
+  /** The member's row changed (committed): the user cache and the car list learn it before the answer. */
+  const changed = (row: UserRow): UserRow => {
+    app.events.emit('user.changed', { userId: row.id, username: row.username });
+    return row;
+  };
+
   const wrongPasswords = new SlidingWindowCounter<number>(WRONG_CURRENT_PASSWORDS_PER_HOUR, 60 * 60_000);
   /** Runs an action that checks the current password, counting the member's wrong ones. */
   async function checkingPassword<T>(request: FastifyRequest, reply: FastifyReply, action: () => Promise<T>) {
@@ -114,7 +121,7 @@ export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
         const { email } = request.body;
         const changesAddress = email !== null && email !== undefined && email !== member.email?.toLowerCase();
         if (!changesAddress) {
-          const user = await updateDetails(db, member, request.body);
+          const user = changed(await updateDetails(db, member, request.body));
           return { user: presentUser(user), message: 'Your details were updated.' };
         }
         const waitMs = addressChanges.take(member.id, request.ip);
@@ -124,7 +131,7 @@ export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
         }
         const started = performance.now();
         try {
-          const user = await updateDetails(db, member, request.body);
+          const user = changed(await updateDetails(db, member, request.body));
           return { user: presentUser(user), message: 'Your details were updated.' };
         } catch (error) {
           // A wrong current password told nothing about the address: it does not use the budget.
@@ -142,14 +149,16 @@ export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
   app.patch(
     '/me',
     { ...auth, schema: { body: UpdateProfileRequest, response: { 200: UserResponse } } },
-    async (request) => ({ user: presentUser(await updateProfile(db, request.currentUser.id, request.body)) }),
+    async (request) => ({
+      user: presentUser(changed(await updateProfile(db, request.currentUser.id, request.body))),
+    }),
   );
 
   app.patch(
     '/me/theme',
     { ...auth, schema: { body: UpdateThemeRequest, response: { 200: UserResponse } } },
     async (request) => ({
-      user: presentUser(await updateTheme(db, request.currentUser.id, request.body.preferred_theme)),
+      user: presentUser(changed(await updateTheme(db, request.currentUser.id, request.body.preferred_theme))),
     }),
   );
 
@@ -173,7 +182,7 @@ export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     '/me/disconnect',
     { ...auth, schema: { body: DisconnectPlatformRequest, response: { 200: UserResponse } } },
     async (request) => ({
-      user: presentUser(await disconnectPlatform(db, request.currentUser, request.body.platform)),
+      user: presentUser(changed(await disconnectPlatform(db, request.currentUser, request.body.platform))),
     }),
   );
 

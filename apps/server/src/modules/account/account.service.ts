@@ -117,6 +117,7 @@ export async function changePassword(
     await invalidateResetTokens(tx, user.id);
     return { row: updated, ended: await revokeUserSessions(tx, user.id, keepFamilyId) };
   });
+  events.emit('user.changed', { userId: row.id, username: row.username });
   if (keepFamilyId === undefined) {
     events.emit('user.sessions-revoked', { userId: user.id, reason: 'password-changed' });
   } else {

@@ -68,6 +68,9 @@ export async function deleteAccount(
     await options.inTransaction?.(tx, before);
     return true;
   });
-  if (deleted) events.emit('user.sessions-revoked', { userId, reason: 'deleted' });
+  if (deleted) {
+    events.emit('user.changed', { userId, username: deletedUsername(userId) });
+    events.emit('user.sessions-revoked', { userId, reason: 'deleted' });
+  }
   return deleted;
 }

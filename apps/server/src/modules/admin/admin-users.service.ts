@@ -97,6 +97,7 @@ export async function setBanned(
     });
     return updated;
   });
+  events.emit('user.changed', { userId: row.id, username: row.username });
   if (ban) events.emit('user.sessions-revoked', { userId: row.id, reason: 'banned' });
   return adminUser(db, row);
 }
@@ -129,6 +130,7 @@ export async function setAdmin(
     });
     return updated;
   });
+  events.emit('user.changed', { userId: row.id, username: row.username });
   events.emit('user.role-changed', { userId: row.id, isAdmin: row.isAdmin });
   return adminUser(db, row);
 }

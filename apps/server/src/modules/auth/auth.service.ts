@@ -142,6 +142,8 @@ export class AuthService {
       await tx.insert(loginHistory).values({ userId: user.id, ip });
       await tx.update(users).set({ lastLoginAt: sql`now()` }).where(eq(users.id, user.id));
     });
+    // /me shows last_login_at: the cached row goes.
+    this.deps.events.emit('user.changed', { userId: user.id, username: user.username });
     return session;
   }
 
@@ -226,7 +228,7 @@ export class AuthService {
     const { db, events, limiter } = this.deps;
     assertAcceptablePassword(newPassword);
     const passwordHash = await hashPassword(newPassword);
-    const userId = await db.transaction(async (tx) => {
+    const reset = await db.transaction(async (tx) => {
       const id = await consumeResetToken(tx, hashToken(token));
       if (id === null) return null;
       // tokens_valid_after: access tokens issued before the reset die with the old password (the
@@ -235,14 +237,17 @@ export class AuthService {
         .update(users)
         .set({ passwordHash, tokensValidAfter: new Date() })
         .where(and(eq(users.id, id), isNull(users.deletedAt)))
-        .returning({ email: users.email });
-      if (updated.length === 0) return null;
+        .returning({ email: users.email, username: users.username });
+      const [row] = updated;
+      if (!row) return null;
       await invalidateResetTokens(tx, id);
       await revokeUserSessions(tx, id);
-      if (updated[0]?.email) limiter.clearAccount(updated[0].email);
-      return id;
+      if (row.email) limiter.clearAccount(row.email);
+      return { userId: id, username: row.username };
     });
-    if (userId === null) throw resetTokenInvalid();
+    if (reset === null) throw resetTokenInvalid();
+    const { userId } = reset;
+    events.emit('user.changed', reset);
     events.emit('user.sessions-revoked', { userId, reason: 'password-changed' });
   }
 
@@ -253,6 +258,7 @@ export class AuthService {
       .set({ termsAcceptedAt: sql`coalesce(${users.termsAcceptedAt}, now())` })
       .where(eq(users.id, user.id))
       .returning();
+    this.deps.events.emit('user.changed', { userId: user.id, username: row?.username ?? user.username });
     return presentUser(row ?? user);
   }
 
@@ -270,6 +276,8 @@ export class AuthService {
       await tx.insert(loginHistory).values({ userId: user.id, ip });
       await tx.update(users).set({ lastLoginAt: sql`now()` }).where(eq(users.id, user.id));
     });
+    // /me shows last_login_at: the cached row goes.
+    this.deps.events.emit('user.changed', { userId: user.id, username: user.username });
     return session;
   }
 

@@ -19,12 +19,13 @@ import { eq, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
 import { carSessions, cars } from '../../db/schema.js';
-import type { EventBus } from '../../events.js';
+import type { DomainEvents, EventBus } from '../../events.js';
 import { HttpError } from '../../http/errors.js';
 import { SlidingWindowCounter } from '../../sliding-window.js';
 import { recordAudit } from '../admin/audit.repo.js';
 import { hashToken, newOpaqueToken } from '../auth/sessions.repo.js';
 import type { UserRow } from '../users/users.repo.js';
+import { CarDirectory, type ListedCar } from './car-directory.js';
 import {
   type CarRow,
   type CarSessionRow,
@@ -107,6 +108,17 @@ export function configOf(car: CarRow): CarConfig {
   };
 }
 
+/** The `car.created` fact of a new row. */
+export function carCreated(car: CarRow): DomainEvents['car.created'] {
+  return {
+    carId: car.id,
+    name: car.name,
+    imageUrl: car.imageUrl,
+    streamId: car.streamId,
+    config: configOf(car),
+  };
+}
+
 /** Whether `given` opens the car now: its current code, not expired (compared in constant time). */
 function opensCar(given: string, car: CarRow): boolean {
   const expected = car.controlCode;
@@ -122,6 +134,8 @@ export class CarsService {
   readonly #codeBudget = new SlidingWindowCounter<number>(WRONG_CODES_PER_MEMBER_PER_HOUR, HOUR_MS);
   #sweeper: NodeJS.Timeout | undefined;
   #unsubscribe: (() => void)[] = [];
+  /** The members' list and status, answered from memory once loaded (see car-directory.ts). */
+  readonly directory: CarDirectory;
 
   constructor(
     readonly db: Db,
@@ -131,11 +145,13 @@ export class CarsService {
     readonly video: CarVideoAccess = NO_VIDEO,
     /** CONTROL_CODE_TTL_MINUTES: how long a generated code opens its car. */
     readonly controlCodeTtlMinutes: number = DEFAULT_CONTROL_CODE_TTL_MINUTES,
-  ) {}
+  ) {
+    this.directory = new CarDirectory(db, events, log);
+  }
 
   // ── reading ──────────────────────────────────────────────────────────────────────────────
 
-  present({ car, session, username }: CarWithHolder): Car {
+  present({ car, session, username }: ListedCar): Car {
     return {
       id: car.id,
       name: car.name,
@@ -152,7 +168,7 @@ export class CarsService {
   }
 
   /** One car for one member: with its video, and the PIN when they may watch it. */
-  presentFor(row: CarWithHolder, viewer: Viewer): Car {
+  presentFor(row: ListedCar, viewer: Viewer): Car {
     const mayWatch = viewer.isAdmin || row.session?.userId === viewer.id;
     return { ...this.present(row), video: this.video.videoFor(row.car.id, mayWatch) };
   }
@@ -169,7 +185,9 @@ export class CarsService {
   }
 
   async list(): Promise<Car[]> {
-    return (await listCarsWithHolders(this.db)).map((row) => this.present(row));
+    // Before the start-up load (migrations still running) the database answers.
+    const rows = this.directory.loaded ? this.directory.list() : await listCarsWithHolders(this.db);
+    return rows.map((row) => this.present(row));
   }
 
   async listAdmin(): Promise<AdminCar[]> {
@@ -183,7 +201,10 @@ export class CarsService {
   }
 
   async status(carId: number, viewer: Viewer): Promise<Car> {
-    return this.presentFor(await this.#row(carId), viewer);
+    if (!this.directory.loaded) return this.presentFor(await this.#row(carId), viewer);
+    const row = this.directory.get(carId);
+    if (!row) throw carNotFound();
+    return this.presentFor(row, viewer);
   }
 
   async adminCar(carId: number): Promise<AdminCar> {
@@ -242,6 +263,7 @@ export class CarsService {
       this.events.emit('car.session-started', {
         carId,
         userId: user.id,
+        username: user.username,
         sessionId: started.id,
         expiresAt: started.expiresAt,
       });
@@ -308,6 +330,7 @@ export class CarsService {
 
   /** After the migrations: end what expired while the server was down, time the live sessions. */
   async start(): Promise<void> {
+    await this.directory.start();
     this.#unsubscribe.push(
       this.events.on('user.sessions-revoked', ({ userId, reason }) => {
         if (reason !== 'banned' && reason !== 'deleted') return;
@@ -330,6 +353,7 @@ export class CarsService {
   }
 
   stop(): void {
+    this.directory.stop();
     for (const off of this.#unsubscribe) off();
     this.#unsubscribe = [];
     for (const timer of this.#timers.values()) clearTimeout(timer);
@@ -357,6 +381,7 @@ export class CarsService {
       });
       return car;
     });
+    this.events.emit('car.created', carCreated(row));
     return { car: this.presentAdmin({ car: row, session: null, username: null }), secret };
   }
 

@@ -16,9 +16,11 @@ import type { FastifyBaseLogger } from 'fastify';
 import { spawnTiedToServer } from '../../child-process.js';
 import type { Db } from '../../db/client.js';
 import { cars } from '../../db/schema.js';
+import type { EventBus } from '../../events.js';
 import { SERVER_ROOT } from '../../paths.js';
 import { hashToken, newOpaqueToken } from '../auth/sessions.repo.js';
 import { setControlCode } from './cars.repo.js';
+import { carCreated } from './cars.service.js';
 import { newControlCode } from './control-code.js';
 
 export const SIM_CARS_FILE = 'sim-cars.json';
@@ -85,6 +87,7 @@ async function readSecrets(file: string): Promise<Record<string, string>> {
 /** Ensures the N cars, their secrets and fresh codes. Not audited: no admin acts here. */
 export async function provisionSimCars(
   db: Db,
+  events: EventBus,
   dataDir: string,
   count: number,
   codeTtlMinutes: number,
@@ -107,6 +110,7 @@ export async function provisionSimCars(
         .values({ name, imageUrl: null, secretHash: hashToken(secret) })
         .returning();
       if (!row) throw new Error('insert returned no row');
+      events.emit('car.created', carCreated(row));
     } else if (!secret || hashToken(secret) !== row.secretHash) {
       secret = newOpaqueToken();
       await db

@@ -1,0 +1,158 @@
+/**
+ * The members' car list as a read model: every live car with its current driver, held in memory so
+ * that `GET /api/cars` and a car's status need no query. Loaded once after the migrations, then
+ * kept exact by the events every change emits after its commit (car created, config changed,
+ * deleted; session started, ended; a driver renamed). Presence and telemetry are not copied: they
+ * are read from the relay's memory when the answer is made. Admin views keep querying the
+ * database (they show codes and secrets' state, which the list never does).
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../../db/client.js';
+import type { EventBus } from '../../events.js';
+import { type CarRow, type CarSessionRow, listCarsWithHolders } from './cars.repo.js';
+
+/** What the members' views show of a car and its holder (a `CarWithHolder` is one too). */
+export interface ListedCar {
+  car: Pick<
+    CarRow,
+    | 'id'
+    | 'name'
+    | 'imageUrl'
+    | 'streamId'
+    | 'configForwardSpeed'
+    | 'configBackwardSpeed'
+    | 'configSteeringTrim'
+  >;
+  session: Pick<CarSessionRow, 'id' | 'userId' | 'expiresAt'> | null;
+  username: string | null;
+}
+
+/** A session past its end holds the car no more, even before the expiry timer has ended it. */
+function asOf(entry: ListedCar, now: number): ListedCar {
+  return entry.session && entry.session.expiresAt.getTime() <= now
+    ? { ...entry, session: null, username: null }
+    : entry;
+}
+
+export class CarDirectory {
+  /** By car id; entries are replaced, never changed in place. */
+  #cars = new Map<number, ListedCar>();
+  /** The list in id order, rebuilt after a change. */
+  #sorted: ListedCar[] | null = null;
+  #loaded = false;
+  /** Counts the changes applied, so a load that raced one is done again. */
+  #changes = 0;
+  #unsubscribe: (() => void)[] = [];
+  /** Lists and cars answered from memory (tests and diagnostics). */
+  readonly stats = { answered: 0 };
+
+  constructor(
+    readonly db: Db,
+    readonly events: EventBus,
+    readonly log: FastifyBaseLogger,
+  ) {}
+
+  /** False until the first load: callers then ask the database. */
+  get loaded(): boolean {
+    return this.#loaded;
+  }
+
+  /** Listens to the events, then loads (again while a change raced the load). */
+  async start(): Promise<void> {
+    const { events } = this;
+    this.#unsubscribe.push(
+      events.on('car.created', ({ carId, name, imageUrl, streamId, config }) =>
+        this.#set(carId, {
+          car: {
+            id: carId,
+            name,
+            imageUrl,
+            streamId,
+            configForwardSpeed: config.forwardSpeedPercent,
+            configBackwardSpeed: config.backwardSpeedPercent,
+            configSteeringTrim: config.trimValue,
+          },
+          session: null,
+          username: null,
+        }),
+      ),
+      events.on('car.config-changed', ({ carId, config }) =>
+        this.#update(carId, (entry) => ({
+          ...entry,
+          car: {
+            ...entry.car,
+            configForwardSpeed: config.forwardSpeedPercent,
+            configBackwardSpeed: config.backwardSpeedPercent,
+            configSteeringTrim: config.trimValue,
+          },
+        })),
+      ),
+      events.on('car.deleted', ({ carId }) => this.#set(carId, null)),
+      events.on('car.session-started', ({ carId, sessionId, userId, username, expiresAt }) =>
+        this.#update(carId, (entry) => ({
+          ...entry,
+          session: { id: sessionId, userId, expiresAt },
+          username,
+        })),
+      ),
+      events.on('car.session-ended', ({ carId, sessionId }) =>
+        this.#update(carId, (entry) =>
+          entry.session?.id === sessionId ? { ...entry, session: null, username: null } : entry,
+        ),
+      ),
+      events.on('user.changed', ({ userId, username }) => {
+        for (const entry of this.#cars.values()) {
+          if (entry.session?.userId === userId) this.#set(entry.car.id, { ...entry, username });
+        }
+      }),
+    );
+    await this.reload();
+  }
+
+  /** Reads every live car and its holder from the database (start-up). */
+  async reload(): Promise<void> {
+    for (;;) {
+      const before = this.#changes;
+      const rows = await listCarsWithHolders(this.db);
+      if (before !== this.#changes) continue;
+      this.#cars = new Map(rows.map((row) => [row.car.id, row]));
+      this.#sorted = null;
+      this.#loaded = true;
+      this.log.debug({ cars: rows.length }, 'car directory loaded');
+      return;
+    }
+  }
+
+  stop(): void {
+    for (const off of this.#unsubscribe) off();
+    this.#unsubscribe = [];
+    this.#loaded = false;
+  }
+
+  /** Every live car in id order, with the holders whose time is not up. */
+  list(now: number = Date.now()): ListedCar[] {
+    this.stats.answered += 1;
+    this.#sorted ??= [...this.#cars.values()].sort((a, b) => a.car.id - b.car.id);
+    return this.#sorted.map((entry) => asOf(entry, now));
+  }
+
+  /** One live car, or undefined. */
+  get(carId: number, now: number = Date.now()): ListedCar | undefined {
+    this.stats.answered += 1;
+    const entry = this.#cars.get(carId);
+    return entry && asOf(entry, now);
+  }
+
+  #update(carId: number, change: (entry: ListedCar) => ListedCar): void {
+    const entry = this.#cars.get(carId);
+    this.#changes += 1;
+    if (entry) this.#set(carId, change(entry));
+  }
+
+  #set(carId: number, entry: ListedCar | null): void {
+    this.#changes += 1;
+    if (entry) this.#cars.set(carId, entry);
+    else this.#cars.delete(carId);
+    this.#sorted = null;
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * The member check's read model: users rows kept in memory so that an authenticated request needs
+ * no database round trip. Kept exact by events, not by time: every writer of a users row emits
+ * `user.changed` after its commit and the row is dropped at once, so a ban, a deletion, a role or
+ * password change applies to the very next request. The bound (least recently used out) keeps
+ * memory flat; the age limit is only a safety net for a change made outside the application
+ * (an operator's SQL), never what correctness relies on.
+ */
+import type { Db } from '../../db/client.js';
+import type { EventBus } from '../../events.js';
+import { findUserById, type UserRow } from './users.repo.js';
+
+export const USER_CACHE_MAX_ROWS = 10_000;
+/** A row read longer ago than this is read again (safety net only, see above). */
+export const USER_CACHE_MAX_AGE_MS = 5 * 60_000;
+
+interface Cached {
+  row: UserRow;
+  readAt: number;
+}
+
+export class UserCache {
+  /** In least-recently-used order: a Map iterates in insertion order, a hit moves its key last. */
+  readonly #rows = new Map<number, Cached>();
+  /**
+   * Bumped by every drop. A read that started before a drop may have seen the old row: it is
+   * answered but not kept (otherwise a ban committed during the read would be forgotten).
+   */
+  #generation = 0;
+  #unsubscribe: (() => void)[] = [];
+  /** Lookups answered from memory and from the database (tests and diagnostics). */
+  readonly stats = { hits: 0, misses: 0 };
+
+  constructor(
+    readonly db: Db,
+    readonly options: { maxRows?: number; maxAgeMs?: number } = {},
+  ) {}
+
+  /** Listens to the writers' events; call once, before the first request. */
+  subscribe(events: EventBus): void {
+    const drop = ({ userId }: { userId: number }) => this.drop(userId);
+    // `user.changed` is the one every writer emits; the others come with the same changes and
+    // are listened to as well so that no order of listeners can leave a stale row behind.
+    this.#unsubscribe.push(
+      events.on('user.changed', drop),
+      events.on('user.sessions-revoked', drop),
+      events.on('user.role-changed', drop),
+    );
+  }
+
+  unsubscribe(): void {
+    for (const off of this.#unsubscribe) off();
+    this.#unsubscribe = [];
+  }
+
+  /** The live (not deleted) member, from memory when possible. */
+  async find(userId: number): Promise<UserRow | undefined> {
+    const cached = this.#rows.get(userId);
+    if (cached && Date.now() - cached.readAt < (this.options.maxAgeMs ?? USER_CACHE_MAX_AGE_MS)) {
+      this.stats.hits += 1;
+      this.#rows.delete(userId);
+      this.#rows.set(userId, cached);
+      return cached.row;
+    }
+    this.stats.misses += 1;
+    const generation = this.#generation;
+    const readAt = Date.now();
+    const row = await findUserById(this.db, userId);
+    // Shared by every request that reads it: frozen so no route can change it for the others.
+    if (row && generation === this.#generation) this.#keep(userId, { row: Object.freeze(row), readAt });
+    return row;
+  }
+
+  drop(userId: number): void {
+    this.#generation += 1;
+    this.#rows.delete(userId);
+  }
+
+  /** Forgets every row (after start-up writes that emit nothing: seeding, migrations). */
+  clear(): void {
+    this.#generation += 1;
+    this.#rows.clear();
+  }
+
+  get size(): number {
+    return this.#rows.size;
+  }
+
+  #keep(userId: number, entry: Cached): void {
+    this.#rows.delete(userId);
+    this.#rows.set(userId, entry);
+    const max = this.options.maxRows ?? USER_CACHE_MAX_ROWS;
+    while (this.#rows.size > max) {
+      const oldest = this.#rows.keys().next().value;
+      if (oldest === undefined) break;
+      this.#rows.delete(oldest);
+    }
+  }
+}
