@@ -1,5 +1,5 @@
-/** Entry point: translations, styles, then the providers around the router. */
-import i18n from './i18n';
+/** Entry point: translations, styles, then the providers around the router once the texts are there. */
+import i18n, { i18nReady } from './i18n';
 import './styles.css';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
@@ -7,11 +7,14 @@ import { createRoot } from 'react-dom/client';
 import { RouterProvider } from 'react-router/dom';
 import { AuthProvider } from './features/auth/AuthProvider';
 import { bindEventSocketToSession } from './features/events/event-session';
-import { loadJanus } from './lib/janus-stream';
-import { createAppRouter } from './router';
+import { createAppRouter, preloadPage } from './router';
 
+// The page's own code is fetched now, beside the session restore, not once the session is known.
+preloadPage(window.location.pathname);
 // A control page needs janus.js for its first frame: fetch it now, not once the route renders.
-if (window.location.pathname.startsWith('/control/')) loadJanus().catch(() => undefined);
+if (window.location.pathname.startsWith('/control/')) {
+  import('./lib/janus-stream').then(({ loadJanus }) => loadJanus()).catch(() => undefined);
+}
 
 const queryClient = new QueryClient({
   defaultOptions: { queries: { retry: 1 } },
@@ -27,6 +30,8 @@ bindEventSocketToSession({
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root element');
 
+// The first render waits for the shown language's texts (a chunk of their own in the build).
+await i18nReady();
 createRoot(root).render(
   <StrictMode>
     <QueryClientProvider client={queryClient}>

@@ -1,29 +1,44 @@
 /** The route table (spec §2) and the browser router built from it. */
-import { createBrowserRouter, type RouteObject } from 'react-router';
+import { createBrowserRouter, matchRoutes, type RouteObject } from 'react-router';
 import { AppLayout, type RouteHandle } from './components/layout/AppLayout';
 import { RequireAdmin, RequireAuth } from './features/auth/guards';
-import About from './routes/About';
-import Admin from './routes/Admin';
-import AuthCallback from './routes/AuthCallback';
-import CarSelection from './routes/CarSelection';
-import Claim from './routes/Claim';
-import CompleteRegistration from './routes/CompleteRegistration';
-import Control from './routes/Control';
+import { type LazyPage, lazyPage } from './lib/lazy-page';
 import ErrorPage from './routes/ErrorPage';
-import Faq from './routes/Faq';
-import ForgotPassword from './routes/ForgotPassword';
+// The landing page (and the page for unknown paths) is in the first download; every other page is
+// fetched the first time it is shown.
 import Home from './routes/Home';
-import Leaderboards from './routes/Leaderboards';
-import Login from './routes/Login';
-import PrivacyPolicy from './routes/PrivacyPolicy';
-import Profile from './routes/Profile';
-import ResetPassword from './routes/ResetPassword';
-import Settings from './routes/Settings';
-import Signup from './routes/Signup';
-import SignupSuccess from './routes/SignupSuccess';
-import TermsOfService from './routes/TermsOfService';
 
-const title = (titleKey: string): RouteHandle => ({ titleKey });
+const About = lazyPage(() => import('./routes/About'));
+const Admin = lazyPage(() => import('./routes/Admin'));
+const AuthCallback = lazyPage(() => import('./routes/AuthCallback'));
+const CarSelection = lazyPage(() => import('./routes/CarSelection'));
+const Claim = lazyPage(() => import('./routes/Claim'));
+const CompleteRegistration = lazyPage(() => import('./routes/CompleteRegistration'));
+const Control = lazyPage(() => import('./routes/Control'));
+const Faq = lazyPage(() => import('./routes/Faq'));
+const ForgotPassword = lazyPage(() => import('./routes/ForgotPassword'));
+const Leaderboards = lazyPage(() => import('./routes/Leaderboards'));
+const Login = lazyPage(() => import('./routes/Login'));
+const PrivacyPolicy = lazyPage(() => import('./routes/PrivacyPolicy'));
+const Profile = lazyPage(() => import('./routes/Profile'));
+const ResetPassword = lazyPage(() => import('./routes/ResetPassword'));
+const Settings = lazyPage(() => import('./routes/Settings'));
+const Signup = lazyPage(() => import('./routes/Signup'));
+const SignupSuccess = lazyPage(() => import('./routes/SignupSuccess'));
+const TermsOfService = lazyPage(() => import('./routes/TermsOfService'));
+
+interface PageHandle extends RouteHandle {
+  /** Fetches the page's code; absent for pages in the first download. */
+  preload?: LazyPage['preload'];
+}
+
+const title = (titleKey: string): PageHandle => ({ titleKey });
+
+/** A route showing a page fetched when first used: its element, and its title with the preload. */
+const page = (lazy: LazyPage, titleKey: string): Pick<RouteObject, 'element' | 'handle'> => ({
+  element: lazy.element,
+  handle: { titleKey, preload: lazy.preload } satisfies PageHandle,
+});
 
 export const routes: RouteObject[] = [
   {
@@ -32,41 +47,51 @@ export const routes: RouteObject[] = [
     errorElement: <ErrorPage />,
     children: [
       { index: true, element: <Home />, handle: title('screens.home') },
-      { path: 'leaderboards', element: <Leaderboards />, handle: title('screens.leaderboards') },
-      { path: 'about', element: <About />, handle: title('screens.about') },
-      { path: 'faq', element: <Faq />, handle: title('screens.faq') },
-      { path: 'privacy-policy', element: <PrivacyPolicy />, handle: title('screens.privacyPolicy') },
-      { path: 'terms-of-service', element: <TermsOfService />, handle: title('screens.termsOfService') },
-      { path: 'signup', element: <Signup />, handle: title('screens.signup') },
-      { path: 'login', element: <Login />, handle: title('screens.login') },
-      { path: 'forgot-password', element: <ForgotPassword />, handle: title('screens.forgotPassword') },
-      { path: 'reset-password/:token', element: <ResetPassword />, handle: title('screens.resetPassword') },
-      { path: 'auth/callback', element: <AuthCallback />, handle: title('screens.authCallback') },
-      { path: 'signup-success', element: <SignupSuccess />, handle: title('screens.signupSuccess') },
-      { path: 'claim', element: <Claim />, handle: title('screens.claim') },
+      { path: 'leaderboards', ...page(Leaderboards, 'screens.leaderboards') },
+      { path: 'about', ...page(About, 'screens.about') },
+      { path: 'faq', ...page(Faq, 'screens.faq') },
+      { path: 'privacy-policy', ...page(PrivacyPolicy, 'screens.privacyPolicy') },
+      { path: 'terms-of-service', ...page(TermsOfService, 'screens.termsOfService') },
+      { path: 'signup', ...page(Signup, 'screens.signup') },
+      { path: 'login', ...page(Login, 'screens.login') },
+      { path: 'forgot-password', ...page(ForgotPassword, 'screens.forgotPassword') },
+      { path: 'reset-password/:token', ...page(ResetPassword, 'screens.resetPassword') },
+      { path: 'auth/callback', ...page(AuthCallback, 'screens.authCallback') },
+      { path: 'signup-success', ...page(SignupSuccess, 'screens.signupSuccess') },
+      { path: 'claim', ...page(Claim, 'screens.claim') },
       {
         element: <RequireAuth />,
         children: [
           {
             path: 'complete-registration',
-            element: <CompleteRegistration />,
-            handle: title('screens.completeRegistration'),
+            ...page(CompleteRegistration, 'screens.completeRegistration'),
           },
-          { path: 'car-selection', element: <CarSelection />, handle: title('screens.carSelection') },
-          { path: 'control/:carId/:streamId', element: <Control />, handle: title('screens.control') },
-          { path: 'settings', element: <Settings />, handle: title('screens.settings') },
-          { path: 'profile', element: <Profile />, handle: title('screens.profile') },
+          { path: 'car-selection', ...page(CarSelection, 'screens.carSelection') },
+          { path: 'control/:carId/:streamId', ...page(Control, 'screens.control') },
+          { path: 'settings', ...page(Settings, 'screens.settings') },
+          { path: 'profile', ...page(Profile, 'screens.profile') },
         ],
       },
       {
         element: <RequireAdmin />,
-        children: [{ path: 'admin', element: <Admin />, handle: title('screens.admin') }],
+        children: [{ path: 'admin', ...page(Admin, 'screens.admin') }],
       },
       // Any other path shows the home page (spec §2), at the URL that was asked for.
       { path: '*', element: <Home />, handle: title('screens.home') },
     ],
   },
 ];
+
+/**
+ * Starts fetching the code of the page at `pathname` without waiting for the session to be restored
+ * (the page renders only after that). Failures are left to the page's own load, which shows them.
+ */
+export function preloadPage(pathname: string): void {
+  for (const match of matchRoutes(routes, pathname) ?? []) {
+    const handle = match.route.handle as PageHandle | undefined;
+    handle?.preload?.().catch(() => undefined);
+  }
+}
 
 export function createAppRouter() {
   return createBrowserRouter(routes);

@@ -2,9 +2,11 @@
  * Translations: English and French, English as fallback. The language is detected in the
  * spec's order (query string `lng`, cookie, localStorage, sessionStorage, browser language,
  * <html lang>, then English), remembered in localStorage and a cookie, and mirrored on <html lang>.
+ * The production build fetches only the language shown (each language is its own chunk, the other
+ * one is fetched when chosen); tests and the dev server have both at once and start synchronously.
  */
 import { DEFAULT_LANGUAGE, LANGUAGE_COOKIE, LANGUAGES, type Language } from '@telerace/protocol';
-import i18next, { type i18n as I18n } from 'i18next';
+import i18next, { type BackendModule, type i18n as I18n } from 'i18next';
 import LanguageDetector from 'i18next-browser-languagedetector';
 import { initReactI18next } from 'react-i18next';
 import en from './en.json';
@@ -12,9 +14,38 @@ import fr from './fr.json';
 import pagesEn from './pages/en.json';
 import pagesFr from './pages/fr.json';
 
-export const resources = {
+/** Both languages at once (tests, dev server); a function, so the production build leaves them out. */
+const bundledResources = () => ({
   en: { translation: { ...en, pages: pagesEn } },
   fr: { translation: { ...fr, pages: pagesFr } },
+});
+
+type Texts = Record<string, unknown>;
+type JsonModule = { default: Texts };
+
+const withPages = ([app, pages]: [JsonModule, JsonModule]): Texts => ({
+  ...app.default,
+  pages: pages.default,
+});
+
+/** In the production build each language is a chunk of its own (vite.config.ts). */
+const LANGUAGE_CHUNKS: Record<Language, () => Promise<Texts>> = {
+  en: () => Promise.all([import('./en.json'), import('./pages/en.json')]).then(withPages),
+  fr: () => Promise.all([import('./fr.json'), import('./pages/fr.json')]).then(withPages),
+};
+
+/** i18next's loader for the production build: a language's texts, fetched the first time it is shown. */
+const languageChunks: BackendModule = {
+  type: 'backend',
+  init: () => undefined,
+  read(language, _namespace, callback) {
+    const load = LANGUAGE_CHUNKS[language as Language];
+    if (!load) return callback(null, {});
+    load().then(
+      (texts) => callback(null, texts),
+      (error: unknown) => callback(error instanceof Error ? error.message : String(error), false),
+    );
+  },
 };
 
 /** Each language named in itself, as the language switch shows it. */
@@ -33,6 +64,8 @@ const ONE_YEAR_MINUTES = 60 * 24 * 365;
 
 export function createI18n(): I18n {
   const instance = i18next.createInstance();
+  // `import.meta.env.PROD` is a build-time constant: the bundled resources are left out of the build.
+  if (import.meta.env.PROD) instance.use(languageChunks);
   instance.on('languageChanged', () => {
     document.documentElement.lang = instance.resolvedLanguage ?? DEFAULT_LANGUAGE;
   });
@@ -40,7 +73,7 @@ export function createI18n(): I18n {
     .use(LanguageDetector)
     .use(initReactI18next)
     .init({
-      resources,
+      ...(import.meta.env.PROD ? {} : { resources: bundledResources() }),
       supportedLngs: [...LANGUAGES],
       fallbackLng: DEFAULT_LANGUAGE,
       // "fr-CA" from the browser counts as "fr".
@@ -64,3 +97,9 @@ export function createI18n(): I18n {
 
 const i18n = createI18n();
 export default i18n;
+
+/** Resolves once the shown language's texts are there (at once outside the production build). */
+export function i18nReady(): Promise<void> {
+  if (i18n.isInitialized) return Promise.resolve();
+  return new Promise((resolve) => i18n.on('initialized', () => resolve()));
+}
