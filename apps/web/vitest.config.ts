@@ -14,6 +14,9 @@ export default defineConfig({
     setupFiles: ['./src/test/setup.ts'],
     include: ['src/**/*.test.{ts,tsx}'],
     restoreMocks: true,
+    // Above Testing Library's 5 s wait (src/test/setup.ts): on a loaded 2-core machine a test that
+    // renders the app and waits for a page must fail on its assertion, not on the test's clock.
+    testTimeout: 15_000,
     unstubGlobals: true,
   },
 });

@@ -1,9 +1,6 @@
 import { screen, waitFor } from '@testing-library/react';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { ACCESS_TOKEN, admin, member, renderApp, resetBrowser, stubServer } from './test/app';
-
-// Home belongs to the content pages; a marker shows the route table picked it.
-vi.mock('./routes/Home', () => ({ default: () => <h1>Home page</h1> }));
 
 beforeEach(async () => {
   await resetBrowser();
@@ -64,7 +61,7 @@ describe('route guards', () => {
   it('sends a signed-in member who is not an admin from /admin to /', async () => {
     stubServer({ session: member });
     const { router } = renderApp('/admin');
-    expect(await screen.findByRole('heading', { level: 1, name: 'Home page' })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { level: 1, name: 'Welcome to Telerace' })).toBeInTheDocument();
     expect(router.state.location.pathname).toBe('/');
     expect(screen.queryByRole('heading', { name: 'Admin' })).not.toBeInTheDocument();
   });
@@ -119,7 +116,7 @@ describe('public routes', () => {
   it('renders the home page at an unknown path without redirecting', async () => {
     stubServer({ session: null });
     const { router } = renderApp('/no/such/page');
-    expect(await screen.findByRole('heading', { level: 1, name: 'Home page' })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { level: 1, name: 'Welcome to Telerace' })).toBeInTheDocument();
     expect(router.state.location.pathname).toBe('/no/such/page');
     // The title follows the screen in an effect: wait for it rather than race the previous test's.
     await waitFor(() => expect(document.title).toBe('Telerace'));

@@ -29,6 +29,8 @@ interface Call {
  */
 function fakeServer({ refreshSucceeds = true, validToken = 'fresh-1' } = {}) {
   const calls: Call[] = [];
+  /** The URLs whose 401 the client has read: from then on the request is deciding to renew. */
+  const refusalsRead: string[] = [];
   let refreshes = 0;
   let releaseRefresh: () => void = () => {};
   const refreshGate = new Promise<void>((resolve) => {
@@ -49,9 +51,20 @@ function fakeServer({ refreshSucceeds = true, validToken = 'fresh-1' } = {}) {
     if (url === '/api/login')
       return json(401, { error: 'Invalid credentials', errorKey: 'errors.invalidCredentials' });
     if (url === '/api/always-401') return unauthorized();
-    if (auth !== `Bearer ${validToken}`) return unauthorized();
+    if (auth !== `Bearer ${validToken}`) return observedRefusal(url);
     return json(200, { ok: true, url });
   });
+  /** A 401 that records when the client has read it (the observable moment the tests wait for). */
+  function observedRefusal(url: string): Response {
+    const response = unauthorized();
+    const read = response.json.bind(response);
+    response.json = async () => {
+      const body: unknown = await read();
+      refusalsRead.push(url);
+      return body;
+    };
+    return response;
+  }
   vi.stubGlobal('fetch', fetchMock);
   return {
     calls,
@@ -62,6 +75,8 @@ function fakeServer({ refreshSucceeds = true, validToken = 'fresh-1' } = {}) {
       return { release: () => releaseRefresh() };
     },
     callsTo: (path: string) => calls.filter((call) => call.url === `/api${path}`),
+    /** How many 401s of `/api/data…` the client has read so far. */
+    refusalsReadOf: (prefix: string) => refusalsRead.filter((url) => url.startsWith(`/api${prefix}`)).length,
   };
 }
 
@@ -136,8 +151,8 @@ describe('token refresh on 401', () => {
     setAccessToken('expired');
     const requests = Array.from({ length: 5 }, (_, i) => authFetch(`/data?i=${i}`));
     await vi.waitFor(() => expect(server.callsTo('/refresh-token')).toHaveLength(1));
-    // Let every request see its 401 while the refresh is still out.
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    // Every request has read its 401 while the refresh is still out: they all wait for that one.
+    await vi.waitFor(() => expect(server.refusalsReadOf('/data')).toBe(5));
     gate.release();
     const results = await Promise.all(requests);
     expect(results.map((result) => (result as { url: string }).url)).toEqual(
@@ -224,7 +239,7 @@ describe('refresh failure', () => {
       authFetch(`/data?i=${i}`).catch((error: unknown) => error),
     );
     await vi.waitFor(() => expect(server.callsTo('/refresh-token')).toHaveLength(1));
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await vi.waitFor(() => expect(server.refusalsReadOf('/data')).toBe(4));
     gate.release();
     const failures = await Promise.all(requests);
     for (const failure of failures) expect(failure).toMatchObject({ status: 401 });

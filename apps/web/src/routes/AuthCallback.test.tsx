@@ -3,11 +3,9 @@
  * code, for a session and never adopts it as an access token.
  */
 import { screen } from '@testing-library/react';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import i18n from '../i18n';
 import { ACCESS_TOKEN, json, member, renderApp, resetBrowser, stubServer } from '../test/app';
-
-vi.mock('./Home', () => ({ default: () => <h1>Home page</h1> }));
 
 beforeEach(async () => {
   await resetBrowser();
@@ -102,7 +100,7 @@ describe('AuthCallback', () => {
   it('goes home by default and never to another site', async () => {
     server();
     const { router } = renderApp('/auth/callback?token=good-code&destination=%2F%2Fevil.example');
-    expect(await screen.findByRole('heading', { level: 1, name: 'Home page' })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { level: 1, name: 'Welcome to Telerace' })).toBeInTheDocument();
     expect(router.state.location.pathname).toBe('/');
   });
 
@@ -125,7 +123,7 @@ describe('AuthCallback', () => {
   it('exchanges the code once', async () => {
     const fetchMock = server();
     renderApp('/auth/callback?token=good-code');
-    await screen.findByRole('heading', { level: 1, name: 'Home page' });
+    await screen.findByRole('heading', { level: 1, name: 'Welcome to Telerace' });
     expect(exchanges(fetchMock)).toHaveLength(1);
   });
 });

@@ -1,9 +1,7 @@
 import { screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { ACCESS_TOKEN, json, member, renderApp, resetBrowser, stubServer } from '../test/app';
-
-vi.mock('./Home', () => ({ default: () => <h1>Home page</h1> }));
 
 beforeEach(async () => {
   await resetBrowser();
@@ -50,7 +48,7 @@ describe('complete registration', () => {
     const { router } = renderApp('/complete-registration');
     await user.click(await screen.findByRole('checkbox'));
     await user.click(screen.getByRole('button', { name: 'Finish sign-up' }));
-    expect(await screen.findByRole('heading', { level: 1, name: 'Home page' })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { level: 1, name: 'Welcome to Telerace' })).toBeInTheDocument();
     expect(router.state.location.pathname).toBe('/');
   });
 });

@@ -20,7 +20,7 @@ describe('admin tabs', () => {
         }),
     });
     const user = userEvent.setup();
-    renderSignedIn(<Admin />, adminUser);
+    await renderSignedIn(<Admin />, adminUser);
     const tabs = screen.getAllByRole('tab');
     expect(tabs.map((tab) => tab.textContent)).toEqual([
       'Race Control',

@@ -73,7 +73,7 @@ afterEach(() => vi.unstubAllGlobals());
 describe('admin CarStatusTab', () => {
   it('lists every car with its state, driver, session end, code and telemetry', async () => {
     routes();
-    renderSignedIn(<CarStatusTab />, adminUser);
+    await renderSignedIn(<CarStatusTab />, adminUser);
     expect(await screen.findByRole('table', { name: 'Cars' })).toBeVisible();
     const red = row('Red Comet');
     expect(red.getByText('Online')).toBeVisible();
@@ -97,7 +97,7 @@ describe('admin CarStatusTab', () => {
   it('says when a code expires in French too', async () => {
     await i18n.changeLanguage('fr');
     routes();
-    renderSignedIn(<CarStatusTab />, adminUser);
+    await renderSignedIn(<CarStatusTab />, adminUser);
     await screen.findByRole('table');
     expect(row('Red Comet').getByText('expire dans 12 min')).toBeVisible();
     expect(row('Old Gold').getByText('Expiré')).toBeVisible();
@@ -106,7 +106,7 @@ describe('admin CarStatusTab', () => {
   it('generates a code after confirmation and shows it', async () => {
     const fetchMock = routes({ 'POST /api/admin/cars/2/generate_code': () => json(200, { code: 'ZX9Q4M' }) });
     const user = userEvent.setup();
-    renderSignedIn(<CarStatusTab />, adminUser);
+    await renderSignedIn(<CarStatusTab />, adminUser);
     await screen.findByRole('table');
     await user.click(row('Blue Bolt').getByRole('button', { name: 'Generate code' }));
     expect(callsTo(fetchMock, 'POST', '/api/admin/cars/2/generate_code')).toEqual([]);
@@ -119,7 +119,7 @@ describe('admin CarStatusTab', () => {
     let answer = json(500, { error: 'Internal' });
     const fetchMock = routes({ 'POST /api/admin/cars/1/kick': () => answer });
     const user = userEvent.setup();
-    renderSignedIn(<CarStatusTab />, adminUser);
+    await renderSignedIn(<CarStatusTab />, adminUser);
     await screen.findByRole('table');
     await user.click(row('Red Comet').getByRole('button', { name: 'Kick' }));
     const dialog = await confirmIn('Kick speedy?', 'Kick');
@@ -134,7 +134,7 @@ describe('admin CarStatusTab', () => {
     let answer = json(200, { message: 'ok' });
     const fetchMock = routes({ 'POST /api/admin/cars/1/command': () => answer });
     const user = userEvent.setup();
-    renderSignedIn(<CarStatusTab />, adminUser);
+    await renderSignedIn(<CarStatusTab />, adminUser);
     await screen.findByRole('table');
     await user.click(row('Red Comet').getByRole('button', { name: 'Reboot' }));
     await confirmIn('Reboot Red Comet?', 'Reboot');
@@ -157,7 +157,7 @@ describe('admin CarStatusTab', () => {
       'DELETE /api/admin/cars/2': () => json(200, { message: 'The car was deleted.' }),
     });
     const user = userEvent.setup();
-    renderSignedIn(<CarStatusTab />, adminUser);
+    await renderSignedIn(<CarStatusTab />, adminUser);
     await screen.findByRole('table');
     await user.click(row('Blue Bolt').getByRole('button', { name: 'Delete' }));
     await user.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'Cancel' }));
@@ -171,7 +171,7 @@ describe('admin CarStatusTab', () => {
   it('rotates the secret and shows it once with a warning and a copy button', async () => {
     routes({ 'POST /api/admin/cars/1/rotate-secret': () => json(200, { secret: 'sec_abc123' }) });
     const user = userEvent.setup();
-    renderSignedIn(<CarStatusTab />, adminUser);
+    await renderSignedIn(<CarStatusTab />, adminUser);
     await screen.findByRole('table');
     await user.click(row('Red Comet').getByRole('button', { name: 'Rotate secret' }));
     await confirmIn('Rotate the secret of Red Comet?', 'Rotate secret');
@@ -189,7 +189,7 @@ describe('admin CarStatusTab', () => {
         json(201, { car: { ...base, id: 9, name: 'Green Flash', status: 'offline' }, secret: 'sec_new' }),
     });
     const user = userEvent.setup();
-    renderSignedIn(<CarStatusTab />, adminUser);
+    await renderSignedIn(<CarStatusTab />, adminUser);
     await screen.findByRole('table');
     await user.click(screen.getByRole('button', { name: 'Add car' }));
     const dialog = screen.getByRole('dialog', { name: 'Add a car' });
@@ -212,7 +212,7 @@ describe('admin CarStatusTab', () => {
     let answer = json(200, { car_session_duration_minutes: 15 });
     const fetchMock = routes({ 'PATCH /api/admin/settings': () => answer });
     const user = userEvent.setup();
-    renderSignedIn(<CarStatusTab />, adminUser);
+    await renderSignedIn(<CarStatusTab />, adminUser);
     const minutes = await screen.findByRole('spinbutton', { name: 'Minutes' });
     await waitFor(() => expect(minutes).toHaveValue(10));
     await user.clear(minutes);
@@ -234,11 +234,11 @@ describe('admin CarStatusTab', () => {
 
   it('says so when there are no cars, and when they cannot be loaded', async () => {
     routes({ 'GET /api/admin/cars': () => json(200, []) });
-    const first = renderSignedIn(<CarStatusTab />, adminUser);
+    const first = await renderSignedIn(<CarStatusTab />, adminUser);
     expect(await screen.findByText('No cars yet. Add the first one.')).toBeVisible();
     first.unmount();
     routes({ 'GET /api/admin/cars': () => json(500, { error: 'Internal' }) });
-    renderSignedIn(<CarStatusTab />, adminUser);
+    await renderSignedIn(<CarStatusTab />, adminUser);
     expect(await screen.findByText('Could not load the cars.')).toBeVisible();
   });
 });

@@ -22,7 +22,7 @@ function row(name: string) {
 describe('admin UsersTab', () => {
   it('lists the users of the first page of 25', async () => {
     const fetchMock = stubFetch({ 'GET /api/admin/users': () => json(200, page) });
-    renderSignedIn(<UsersTab />, adminUser);
+    await renderSignedIn(<UsersTab />, adminUser);
     expect(await screen.findByRole('table', { name: 'Registered users' })).toBeVisible();
     expect(row('speedy').getByText('Never')).toBeVisible();
     expect(row('speedy').getByText('125')).toBeVisible();
@@ -37,7 +37,7 @@ describe('admin UsersTab', () => {
       'POST /api/admin/users/12/ban': () => json(200, { user: { ...rows[1], is_banned: true } }),
     });
     const user = userEvent.setup();
-    renderSignedIn(<UsersTab />, adminUser);
+    await renderSignedIn(<UsersTab />, adminUser);
     await screen.findByRole('table');
     await user.click(row('speedy').getByRole('button', { name: 'Ban' }));
     expect(callsTo(fetchMock, 'POST', '/api/admin/users/12/ban')).toEqual([]);
@@ -53,7 +53,7 @@ describe('admin UsersTab', () => {
       'POST /api/admin/users/12/toggle-admin': () => json(200, { user: rows[1] }),
     });
     const user = userEvent.setup();
-    renderSignedIn(<UsersTab />, adminUser);
+    await renderSignedIn(<UsersTab />, adminUser);
     await screen.findByRole('table');
     await user.click(row('speedy').getByRole('button', { name: 'Make admin' }));
     await user.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'Make admin' }));
@@ -67,7 +67,7 @@ describe('admin UsersTab', () => {
       'POST /api/admin/users/12/adjust-tickets': () => json(200, { user: rows[1] }),
     });
     const user = userEvent.setup();
-    renderSignedIn(<UsersTab />, adminUser);
+    await renderSignedIn(<UsersTab />, adminUser);
     await screen.findByRole('table');
     await user.click(row('speedy').getByRole('button', { name: 'Adjust tickets' }));
     const dialog = screen.getByRole('dialog');
@@ -95,7 +95,7 @@ describe('admin UsersTab', () => {
       'DELETE /api/admin/users/12': () => answer,
     });
     const user = userEvent.setup();
-    renderSignedIn(<UsersTab />, adminUser);
+    await renderSignedIn(<UsersTab />, adminUser);
     await screen.findByRole('table');
     await user.click(row('speedy').getByRole('button', { name: 'Delete' }));
     const dialog = screen.getByRole('dialog', { name: 'Delete speedy?' });
@@ -109,7 +109,7 @@ describe('admin UsersTab', () => {
 
   it('disables admin, ban and delete on your own row', async () => {
     stubFetch({ 'GET /api/admin/users': () => json(200, page) });
-    renderSignedIn(<UsersTab />, adminUser);
+    await renderSignedIn(<UsersTab />, adminUser);
     await screen.findByRole('table');
     const own = row('marshal');
     expect(own.getByRole('button', { name: 'Remove admin' })).toBeDisabled();
@@ -120,12 +120,12 @@ describe('admin UsersTab', () => {
 
   it('says so when there are no users, and when they cannot be loaded', async () => {
     stubFetch({ 'GET /api/admin/users': () => json(200, { users: [], totalCount: 0 }) });
-    const first = renderSignedIn(<UsersTab />, adminUser);
+    const first = await renderSignedIn(<UsersTab />, adminUser);
     expect(await screen.findByText('No users yet.')).toBeVisible();
     first.unmount();
 
     stubFetch({ 'GET /api/admin/users': () => json(500, { error: 'Internal' }) });
-    renderSignedIn(<UsersTab />, adminUser);
+    await renderSignedIn(<UsersTab />, adminUser);
     expect(await screen.findByRole('alert')).toHaveTextContent('Could not load the users.');
   });
 });

@@ -4,8 +4,6 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ACCESS_TOKEN, json, member, renderApp, resetBrowser, stubServer } from '../../test/app';
 import { SESSION_RECHECK_MS } from './AuthProvider';
 
-vi.mock('../../routes/Home', () => ({ default: () => <h1>Home page</h1> }));
-
 beforeEach(async () => {
   await resetBrowser();
 });
@@ -40,7 +38,7 @@ describe('login', () => {
     });
     const { router } = renderApp('/login');
     await logIn();
-    expect(await screen.findByRole('heading', { level: 1, name: 'Home page' })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { level: 1, name: 'Welcome to Telerace' })).toBeInTheDocument();
     expect(router.state.location.pathname).toBe('/');
     expect(within(screen.getByRole('banner')).getByRole('link', { name: 'Hi, speedy' })).toBeInTheDocument();
     const login = fetchMock.mock.calls.find(([url]) => url === '/api/login');

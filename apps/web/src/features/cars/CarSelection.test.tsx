@@ -1,14 +1,12 @@
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import type { Car } from '@telerace/protocol';
-import { render, screen, within } from '@testing-library/react';
+import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { MemoryRouter, Route, Routes, useParams } from 'react-router';
+import { useParams } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import i18n from '../../i18n';
-import { resetAuthClient, setAccessToken } from '../../lib/auth-client';
+import { resetAuthClient } from '../../lib/auth-client';
 import CarSelection from '../../routes/CarSelection';
-import { AuthContext, type AuthContextValue } from '../auth/auth-context';
-import { callsTo, json, member, stubFetch } from '../profile/testing';
+import { callsTo, json, member, renderSignedIn, stubFetch } from '../profile/testing';
 
 const base: Omit<Car, 'id' | 'name'> = {
   image_url: null,
@@ -41,30 +39,11 @@ function ControlMarker() {
 }
 
 function renderPage() {
-  setAccessToken('access-token-1');
-  const auth: AuthContextValue = {
-    accessToken: 'access-token-1',
-    user: member,
-    loading: false,
-    login: vi.fn(),
-    loginWithCode: vi.fn(),
-    logout: vi.fn(async () => {}),
-    refreshUser: vi.fn(),
-    setUser: vi.fn(),
-  };
-  const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-  return render(
-    <QueryClientProvider client={queryClient}>
-      <AuthContext.Provider value={auth}>
-        <MemoryRouter initialEntries={['/car-selection']}>
-          <Routes>
-            <Route path="/car-selection" element={<CarSelection />} />
-            <Route path="/control/:carId/:streamId" element={<ControlMarker />} />
-          </Routes>
-        </MemoryRouter>
-      </AuthContext.Provider>
-    </QueryClientProvider>,
-  );
+  return renderSignedIn(<CarSelection />, member, {
+    at: '/car-selection',
+    path: '/car-selection',
+    routes: [{ path: '/control/:carId/:streamId', element: <ControlMarker /> }],
+  });
 }
 
 beforeEach(async () => {
@@ -77,7 +56,7 @@ afterEach(() => vi.unstubAllGlobals());
 describe('Car selection', () => {
   it('shows every car with its state and who drives it', async () => {
     stubFetch({ 'GET /api/cars': () => json(200, cars) });
-    renderPage();
+    await renderPage();
     const red = await screen.findByTestId('car-1');
     expect(red).toHaveTextContent('Red Comet');
     expect(red).toHaveTextContent('Online');
@@ -91,18 +70,18 @@ describe('Car selection', () => {
 
   it('says so when there are no cars, and when they cannot be loaded', async () => {
     stubFetch({ 'GET /api/cars': () => json(200, []) });
-    const first = renderPage();
+    const first = await renderPage();
     expect(await screen.findByText('No cars on the track yet')).toBeVisible();
     first.unmount();
     stubFetch({ 'GET /api/cars': () => json(500, { error: 'Internal' }) });
-    renderPage();
+    await renderPage();
     expect(await screen.findByRole('alert')).toHaveTextContent('Could not load available cars');
   });
 
   it('upper-cases the code as typed and requires one', async () => {
     const fetchMock = stubFetch({ 'GET /api/cars': () => json(200, cars) });
     const user = userEvent.setup();
-    renderPage();
+    await renderPage();
     await user.click(await screen.findByTestId('car-1'));
     const dialog = screen.getByRole('dialog', { name: 'Drive Red Comet' });
     const input = within(dialog).getByRole('textbox', { name: 'Control code' });
@@ -126,7 +105,7 @@ describe('Car selection', () => {
         }),
     });
     const user = userEvent.setup();
-    renderPage();
+    await renderPage();
     await user.click(await screen.findByTestId('car-1'));
     await user.type(screen.getByRole('textbox', { name: 'Control code' }), 'k7p2qa{Enter}');
     expect(await screen.findByText('control page 1/7')).toBeVisible();
@@ -139,7 +118,7 @@ describe('Car selection', () => {
     let answer = json(409, { error: 'Car in use', errorKey: 'errors.carInUse' });
     stubFetch({ 'GET /api/cars': () => json(200, cars), 'POST /api/cars/3/connect': () => answer });
     const user = userEvent.setup();
-    renderPage();
+    await renderPage();
     await user.click(await screen.findByTestId('car-3'));
     const dialog = screen.getByRole('dialog');
     await user.type(within(dialog).getByRole('textbox'), 'ABCDEF');
@@ -162,7 +141,7 @@ describe('Car selection', () => {
     const fetchMock = stubFetch({ 'GET /api/cars': () => json(200, cars) });
     window.sessionStorage.setItem('controlToken:4', 'ctl-mine');
     const user = userEvent.setup();
-    renderPage();
+    await renderPage();
     await user.click(await screen.findByTestId('car-4'));
     expect(await screen.findByText('control page 4/10')).toBeVisible();
     expect(fetchMock.mock.calls.some(([url]) => String(url).includes('/connect'))).toBe(false);
@@ -171,7 +150,7 @@ describe('Car selection', () => {
   it('asks for the code for a held car whose token this tab does not have', async () => {
     stubFetch({ 'GET /api/cars': () => json(200, cars) });
     const user = userEvent.setup();
-    renderPage();
+    await renderPage();
     await user.click(await screen.findByTestId('car-4'));
     expect(screen.getByRole('dialog', { name: 'Drive Yellow Jacket' })).toBeVisible();
     await user.click(screen.getByRole('button', { name: 'Cancel' }));

@@ -1,16 +1,13 @@
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import type { Car, User } from '@telerace/protocol';
-import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { MemoryRouter, Route, Routes } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import i18n from '../../i18n';
-import { resetAuthClient, setAccessToken } from '../../lib/auth-client';
+import { resetAuthClient } from '../../lib/auth-client';
 import Control from '../../routes/Control';
 import { FakeJanus } from '../../test/fake-janus';
 import { FakeSocket } from '../../test/fake-socket';
-import { AuthContext, type AuthContextValue } from '../auth/auth-context';
-import { adminUser, callsTo, json, member, stubFetch } from '../profile/testing';
+import { adminUser, callsTo, json, member, renderSignedIn, stubFetch } from '../profile/testing';
 
 vi.mock('janus-gateway', async () => ({ default: (await import('../../test/fake-janus')).FakeJanus }));
 vi.mock('webrtc-adapter', () => ({ default: { browserDetails: { browser: 'chrome', version: 140 } } }));
@@ -30,35 +27,16 @@ const car: Car = {
 };
 
 function renderControl(user: User = member) {
-  setAccessToken('access-token-1');
-  const auth: AuthContextValue = {
-    accessToken: 'access-token-1',
-    user,
-    loading: false,
-    login: vi.fn(),
-    loginWithCode: vi.fn(),
-    logout: vi.fn(async () => {}),
-    refreshUser: vi.fn(),
-    setUser: vi.fn(),
-  };
-  const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-  return render(
-    <QueryClientProvider client={queryClient}>
-      <AuthContext.Provider value={auth}>
-        <MemoryRouter initialEntries={['/control/3/7']}>
-          <Routes>
-            <Route path="/control/:carId/:streamId" element={<Control />} />
-            <Route path="/car-selection" element={<p>car selection page</p>} />
-          </Routes>
-        </MemoryRouter>
-      </AuthContext.Provider>
-    </QueryClientProvider>,
-  );
+  return renderSignedIn(<Control />, user, {
+    at: '/control/3/7',
+    path: '/control/:carId/:streamId',
+    routes: [{ path: '/car-selection', element: <p>car selection page</p> }],
+  });
 }
 
 /** Renders the page and opens its control socket from the server side. */
 async function renderConnected(user: User = member) {
-  const view = renderControl(user);
+  const view = await renderControl(user);
   await waitFor(() => expect(FakeSocket.instances).toHaveLength(1));
   act(() => FakeSocket.last.serverOpen());
   await screen.findByText('Connected');
@@ -84,7 +62,7 @@ afterEach(() => {
 describe('Control page', () => {
   it('connects the control socket with the car, control token and access token', async () => {
     stubFetch({ 'GET /api/cars/3/status': () => json(200, car) });
-    renderControl();
+    await renderControl();
     expect(await screen.findByRole('heading', { name: 'Red Comet' })).toBeVisible();
     await waitFor(() => expect(FakeSocket.instances).toHaveLength(1));
     const url = new URL(FakeSocket.last.url);
@@ -104,7 +82,7 @@ describe('Control page', () => {
       'GET /api/cars/3/status': () => new Promise<Response>((resolve) => (answerStatus = resolve)),
       'GET /api/video/ice-servers': () => json(200, { iceServers: [] }),
     });
-    renderControl();
+    await renderControl();
     expect(screen.getByTestId('video')).toHaveAttribute('data-state', 'connecting');
     expect(screen.getByText('Connecting to the video…')).toBeVisible();
     answerStatus(json(200, { ...car, stream_id: 9, video: { available: true, pin: '4321' } }));
@@ -126,7 +104,7 @@ describe('Control page', () => {
       'GET /api/cars/3/status': () => new Promise<Response>(() => {}),
       'GET /api/video/ice-servers': () => json(200, { iceServers: [] }),
     });
-    renderControl();
+    await renderControl();
     await waitFor(() => expect(FakeJanus.instances).toHaveLength(1));
     act(() => FakeJanus.last.serverReady());
     expect(FakeJanus.last.handle.sent).toEqual([{ message: { request: 'watch', id: 7, pin: 'kept-pin' } }]);
@@ -134,7 +112,7 @@ describe('Control page', () => {
 
   it('says when the server has no video to offer', async () => {
     stubFetch({ 'GET /api/cars/3/status': () => json(200, car) });
-    renderControl();
+    await renderControl();
     expect(await screen.findByText('Video is unavailable on this server')).toBeVisible();
     expect(FakeJanus.instances).toHaveLength(0);
   });
@@ -280,7 +258,7 @@ describe('Control page', () => {
     vi.useFakeTimers({ shouldAdvanceTime: true });
     try {
       stubFetch({ 'GET /api/cars/3/status': () => json(200, car) });
-      renderControl();
+      await renderControl();
       await waitFor(() => expect(FakeSocket.instances).toHaveLength(1));
       for (const delay of [100, 200, 400]) {
         act(() => FakeSocket.last.serverClose());
@@ -301,7 +279,7 @@ describe('Control page', () => {
     window.sessionStorage.clear();
     stubFetch({ 'GET /api/cars/3/status': () => json(200, car) });
     const user = userEvent.setup();
-    renderControl();
+    await renderControl();
     expect(screen.getByRole('heading', { name: 'Control code needed' })).toBeVisible();
     expect(FakeSocket.instances).toHaveLength(0);
     await user.click(screen.getByRole('link', { name: 'Back to car selection' }));

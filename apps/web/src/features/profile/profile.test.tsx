@@ -21,7 +21,7 @@ describe('DetailsForm', () => {
     });
     const onSaved = vi.fn();
     const user = userEvent.setup();
-    renderSignedIn(<DetailsForm user={member} onSaved={onSaved} />);
+    await renderSignedIn(<DetailsForm user={member} onSaved={onSaved} />);
 
     const username = screen.getByRole('textbox', { name: 'Username' });
     expect(username).toHaveValue('speedy');
@@ -43,7 +43,7 @@ describe('DetailsForm', () => {
       'PATCH /api/me/details': () => json(200, { user: member, message: 'ok' }),
     });
     const user = userEvent.setup();
-    renderSignedIn(<DetailsForm user={member} onSaved={vi.fn()} />);
+    await renderSignedIn(<DetailsForm user={member} onSaved={vi.fn()} />);
     const email = screen.getByRole('textbox', { name: 'Email' });
     await user.clear(email);
     await user.type(email, 'new@example.com');
@@ -60,7 +60,7 @@ describe('DetailsForm', () => {
       'PATCH /api/me/details': () => json(409, { error: 'Email or username already in use' }),
     });
     const user = userEvent.setup();
-    renderSignedIn(<DetailsForm user={member} onSaved={vi.fn()} />);
+    await renderSignedIn(<DetailsForm user={member} onSaved={vi.fn()} />);
     await user.click(screen.getByRole('button', { name: 'Save details' }));
     expect(screen.getByText('Enter your current password.')).toBeVisible();
     expect(fetchMock).not.toHaveBeenCalled();
@@ -78,7 +78,7 @@ describe('DetailsForm', () => {
           json(400, { error: 'This username is reserved.', errorKey: 'errors.usernameReserved' }),
       });
       const user = userEvent.setup();
-      renderSignedIn(<DetailsForm user={member} onSaved={vi.fn()} />);
+      await renderSignedIn(<DetailsForm user={member} onSaved={vi.fn()} />);
       await user.type(screen.getByLabelText('Mot de passe actuel'), 'old-secret');
       await user.click(screen.getByRole('button', { name: 'Enregistrer les informations' }));
       expect(await screen.findByRole('alert')).toHaveTextContent(
@@ -94,7 +94,7 @@ describe('AboutForm', () => {
   it('rejects a non-http avatar URL and falls back to "Could not save profile" on a server failure', async () => {
     const fetchMock = stubFetch({ 'PATCH /api/me': () => json(500, { error: 'Internal' }) });
     const user = userEvent.setup();
-    renderSignedIn(<AboutForm user={member} onSaved={vi.fn()} />);
+    await renderSignedIn(<AboutForm user={member} onSaved={vi.fn()} />);
     const url = screen.getByRole('textbox', { name: 'Avatar URL' });
     await user.type(url, 'javascript:alert(1)');
     await user.click(screen.getByRole('button', { name: 'Save profile' }));
@@ -112,7 +112,7 @@ describe('AboutForm', () => {
 
   it('counts the bio characters', async () => {
     const user = userEvent.setup();
-    renderSignedIn(<AboutForm user={{ ...member, bio: '' }} onSaved={vi.fn()} />);
+    await renderSignedIn(<AboutForm user={{ ...member, bio: '' }} onSaved={vi.fn()} />);
     await user.type(screen.getByRole('textbox', { name: 'Bio' }), 'Hello');
     expect(screen.getByTestId('bio-counter')).toHaveTextContent('5 / 500 characters');
   });
@@ -122,7 +122,7 @@ describe('PasswordForm', () => {
   it('says the new passwords do not match and sends nothing', async () => {
     const fetchMock = stubFetch({});
     const user = userEvent.setup();
-    renderSignedIn(<PasswordForm user={member} onSaved={vi.fn()} />);
+    await renderSignedIn(<PasswordForm user={member} onSaved={vi.fn()} />);
     await user.type(screen.getByLabelText('Current password'), 'old-secret');
     await user.type(screen.getByLabelText('New password'), 'brand-new-1');
     await user.type(screen.getByLabelText('Confirm the new password'), 'brand-new-2');
@@ -137,7 +137,7 @@ describe('PasswordForm', () => {
       'POST /api/me/password': () => json(200, { message: 'ok', user: member }),
     });
     const user = userEvent.setup();
-    renderSignedIn(<PasswordForm user={socialOnly} onSaved={vi.fn()} />);
+    await renderSignedIn(<PasswordForm user={socialOnly} onSaved={vi.fn()} />);
     expect(screen.queryByLabelText('Current password')).not.toBeInTheDocument();
     await user.type(screen.getByLabelText('New password'), 'brand-new-1');
     await user.type(screen.getByLabelText('Confirm the new password'), 'brand-new-1');
@@ -154,7 +154,7 @@ describe('LinkedAccounts', () => {
     });
     const onSaved = vi.fn();
     const user = userEvent.setup();
-    renderSignedIn(<LinkedAccounts user={member} onSaved={onSaved} />);
+    await renderSignedIn(<LinkedAccounts user={member} onSaved={onSaved} />);
     expect(screen.getByRole('link', { name: 'Link your YouTube account' })).toHaveAttribute(
       'href',
       '/api/connect/youtube',
@@ -170,7 +170,7 @@ describe('LinkedAccounts', () => {
   it('shows the fallback when the disconnect fails', async () => {
     stubFetch({ 'POST /api/me/disconnect': () => Promise.reject(new TypeError('Failed to fetch')) });
     const user = userEvent.setup();
-    renderSignedIn(<LinkedAccounts user={member} onSaved={vi.fn()} />);
+    await renderSignedIn(<LinkedAccounts user={member} onSaved={vi.fn()} />);
     await user.click(screen.getByRole('button', { name: 'Disconnect Twitch' }));
     await user.click(screen.getByRole('button', { name: 'Disconnect' }));
     expect(await screen.findByRole('alert')).toHaveTextContent('Failed to disconnect the platform account');
@@ -181,7 +181,7 @@ describe('DangerZone', () => {
   it('deletes the account only once the reader confirms it is permanent and types the password, then logs out', async () => {
     const fetchMock = stubFetch({ 'DELETE /api/me': () => json(200, { message: 'Account deleted' }) });
     const user = userEvent.setup();
-    const { auth } = renderSignedIn(<DangerZone />);
+    const { session } = await renderSignedIn(<DangerZone />);
     await user.click(screen.getByRole('button', { name: 'Delete my account' }));
     const dialog = screen.getByRole('dialog', { name: 'Delete your account?' });
     const confirm = within(dialog).getByRole('button', { name: 'Delete forever' });
@@ -189,16 +189,18 @@ describe('DangerZone', () => {
     await user.click(within(dialog).getByRole('checkbox', { name: 'I understand this is permanent' }));
     expect(confirm).toBeDisabled();
     await user.type(within(dialog).getByLabelText('Your current password'), 'old-secret');
-    expect(fetchMock).not.toHaveBeenCalled();
+    expect(callsTo(fetchMock, 'DELETE', '/api/me')).toEqual([]);
     await user.click(confirm);
-    await waitFor(() => expect(auth.logout).toHaveBeenCalled());
+    // Logged out: the session is gone, and the server was told.
+    await waitFor(() => expect(session().user).toBeNull());
+    expect(callsTo(fetchMock, 'POST', '/api/logout')).toHaveLength(1);
     expect(callsTo(fetchMock, 'DELETE', '/api/me')).toEqual([{ currentPassword: 'old-secret' }]);
   });
 
   it('works from the keyboard: Enter in the password field deletes once confirmed', async () => {
     const fetchMock = stubFetch({ 'DELETE /api/me': () => json(200, { message: 'Account deleted' }) });
     const user = userEvent.setup();
-    const { auth } = renderSignedIn(<DangerZone />);
+    const { session } = await renderSignedIn(<DangerZone />);
     await user.click(screen.getByRole('button', { name: 'Delete my account' }));
     const dialog = screen.getByRole('dialog', { name: 'Delete your account?' });
     within(dialog).getByRole('checkbox', { name: 'I understand this is permanent' }).focus();
@@ -206,7 +208,9 @@ describe('DangerZone', () => {
     await user.tab();
     expect(within(dialog).getByLabelText('Your current password')).toHaveFocus();
     await user.keyboard('old-secret{Enter}');
-    await waitFor(() => expect(auth.logout).toHaveBeenCalled());
+    // Logged out: the session is gone, and the server was told.
+    await waitFor(() => expect(session().user).toBeNull());
+    expect(callsTo(fetchMock, 'POST', '/api/logout')).toHaveLength(1);
     expect(callsTo(fetchMock, 'DELETE', '/api/me')).toEqual([{ currentPassword: 'old-secret' }]);
   });
 
@@ -216,7 +220,7 @@ describe('DangerZone', () => {
         json(400, { error: 'Current password is incorrect', errorKey: 'errors.wrongCurrentPassword' }),
     });
     const user = userEvent.setup();
-    const { auth } = renderSignedIn(<DangerZone />);
+    const { session } = await renderSignedIn(<DangerZone />);
     await user.click(screen.getByRole('button', { name: 'Delete my account' }));
     await user.click(screen.getByRole('checkbox', { name: 'I understand this is permanent' }));
     const password = screen.getByLabelText('Your current password');
@@ -226,7 +230,7 @@ describe('DangerZone', () => {
     expect(password).toHaveAccessibleDescription('The current password is wrong.');
     expect(password).toHaveFocus();
     expect(screen.getByRole('dialog')).toBeInTheDocument();
-    expect(auth.logout).not.toHaveBeenCalled();
+    expect(session().user).not.toBeNull();
   });
 
   it('a password-less account is told it needs a recent sign-in, and sends no password', async () => {
@@ -238,7 +242,7 @@ describe('DangerZone', () => {
         }),
     });
     const user = userEvent.setup();
-    const { auth } = renderSignedIn(<DangerZone />, { ...member, has_password: false });
+    const { session } = await renderSignedIn(<DangerZone />, { ...member, has_password: false });
     await user.click(screen.getByRole('button', { name: 'Delete my account' }));
     const dialog = screen.getByRole('dialog');
     expect(within(dialog).queryByLabelText('Your current password')).not.toBeInTheDocument();
@@ -249,19 +253,19 @@ describe('DangerZone', () => {
       'For your safety, log out and log in again, then delete your account within 5 minutes.',
     );
     expect(callsTo(fetchMock, 'DELETE', '/api/me')).toEqual([{}]);
-    expect(auth.logout).not.toHaveBeenCalled();
+    expect(session().user).not.toBeNull();
   });
 
   it('keeps the session and says so when the deletion fails', async () => {
     stubFetch({ 'DELETE /api/me': () => json(500, { error: 'Internal' }) });
     const user = userEvent.setup();
-    const { auth } = renderSignedIn(<DangerZone />);
+    const { session } = await renderSignedIn(<DangerZone />);
     await user.click(screen.getByRole('button', { name: 'Delete my account' }));
     await user.click(screen.getByRole('checkbox', { name: 'I understand this is permanent' }));
     await user.type(screen.getByLabelText('Your current password'), 'old-secret');
     await user.click(screen.getByRole('button', { name: 'Delete forever' }));
     expect(await screen.findByRole('alert')).toHaveTextContent('Error deleting account');
-    expect(auth.logout).not.toHaveBeenCalled();
+    expect(session().user).not.toBeNull();
   });
 
   it('has the same texts in French', async () => {
@@ -269,7 +273,7 @@ describe('DangerZone', () => {
     await i18n.changeLanguage('fr');
     try {
       const user = userEvent.setup();
-      renderSignedIn(<DangerZone />);
+      await renderSignedIn(<DangerZone />);
       await user.click(screen.getByRole('button', { name: 'Supprimer mon compte' }));
       expect(screen.getByLabelText('Votre mot de passe actuel')).toBeInTheDocument();
     } finally {

@@ -15,20 +15,20 @@ describe('ThemeSettings', () => {
     const saved = { ...member, preferred_theme: 'light' as const };
     const fetchMock = stubFetch({ 'PATCH /api/me/theme': () => json(200, { user: saved }) });
     const user = userEvent.setup();
-    const { auth } = renderSignedIn(<ThemeSettings />);
+    const { session } = await renderSignedIn(<ThemeSettings />);
     await user.selectOptions(screen.getByRole('combobox', { name: 'Theme' }), 'light');
     await user.click(screen.getByRole('button', { name: 'Save' }));
     expect(await screen.findByRole('status')).toHaveTextContent('Your settings were saved.');
     expect(callsTo(fetchMock, 'PATCH', '/api/me/theme')).toEqual([{ preferred_theme: 'light' }]);
     expect(document.documentElement).not.toHaveClass('dark');
-    expect(auth.setUser).toHaveBeenCalledWith(saved);
+    expect(session().user).toEqual(saved);
   });
 
   it('says "Could not save settings" and keeps the theme on failure', async () => {
     stubFetch({ 'PATCH /api/me/theme': () => Promise.reject(new TypeError('Failed to fetch')) });
     const user = userEvent.setup();
     document.documentElement.className = 'dark';
-    renderSignedIn(<ThemeSettings />);
+    await renderSignedIn(<ThemeSettings />);
     await user.selectOptions(screen.getByRole('combobox', { name: 'Theme' }), 'light');
     await user.click(screen.getByRole('button', { name: 'Save' }));
     expect(await screen.findByRole('alert')).toHaveTextContent('Could not save settings');

@@ -19,7 +19,7 @@ describe('TicketBadge', () => {
   it('shows the count and opens the ticket-info modal, which Escape closes', async () => {
     stubFetch({ 'GET /api/me/tickets': () => json(200, tickets) });
     const user = userEvent.setup();
-    renderSignedIn(<TicketBadge />);
+    await renderSignedIn(<TicketBadge />);
     const badge = await screen.findByRole('button', { name: 'Tickets: 135, about tickets' });
     expect(badge).toHaveTextContent('135');
 
@@ -38,7 +38,7 @@ describe('TicketBadge', () => {
   it('stays hidden and only logs when the tickets cannot be fetched', async () => {
     const fetchMock = stubFetch({ 'GET /api/me/tickets': () => json(500, { error: 'boom' }) });
     const consoleError = vi.spyOn(console, 'error').mockImplementation(() => {});
-    renderSignedIn(<TicketBadge />);
+    await renderSignedIn(<TicketBadge />);
     await waitFor(() =>
       expect(consoleError).toHaveBeenCalledWith('Failed to fetch tickets', expect.anything()),
     );
