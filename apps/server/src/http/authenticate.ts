@@ -49,13 +49,52 @@ function findMember(source: MemberSource, userId: number): Promise<UserRow | und
   return source instanceof UserCache ? source.find(userId) : findUserById(source, userId);
 }
 
+/**
+ * Access tokens whose signature and claims were checked, by their full text: a member's page
+ * presents the same token on every call for its whole life, and an HMAC verification through
+ * WebCrypto costs more than the rest of a cached read. Only an exact, already verified token
+ * matches (nobody can forge an entry), and its expiry is checked again on every use. Bounded
+ * (the oldest go first).
+ */
+export class VerifiedTokens {
+  readonly #claims = new Map<string, AccessTokenClaims>();
+
+  constructor(readonly maxTokens = 10_000) {}
+
+  get size(): number {
+    return this.#claims.size;
+  }
+
+  async verify(keys: AccessTokenKeys, token: string): Promise<AccessTokenClaims | null> {
+    const known = this.#claims.get(token);
+    if (known) {
+      if (known.expiresAt > Date.now() / 1000) return known;
+      this.#claims.delete(token);
+    }
+    const claims = await verifyAccessTokenClaims(keys, token);
+    if (claims) {
+      this.#claims.set(token, claims);
+      if (this.#claims.size > this.maxTokens) {
+        const oldest = this.#claims.keys().next().value;
+        if (oldest !== undefined) this.#claims.delete(oldest);
+      }
+    }
+    return claims;
+  }
+}
+
 /** The member behind an access token and the token's claims, or an HttpError (401) saying why not. */
 export async function memberFromAccessToken(
   source: MemberSource,
   keys: AccessTokenKeys,
   token: string | null,
+  verified?: VerifiedTokens,
 ): Promise<{ user: UserRow; claims: AccessTokenClaims }> {
-  const claims = token ? await verifyAccessTokenClaims(keys, token) : null;
+  const claims = !token
+    ? null
+    : verified
+      ? await verified.verify(keys, token)
+      : await verifyAccessTokenClaims(keys, token);
   if (claims === null) throw unauthorized();
   const user = await findMember(source, claims.userId);
   if (!user) throw unauthorized();
@@ -72,22 +111,24 @@ export async function userFromAccessToken(
   source: MemberSource,
   keys: AccessTokenKeys,
   token: string | null,
+  verified?: VerifiedTokens,
 ): Promise<UserRow> {
-  return (await memberFromAccessToken(source, keys, token)).user;
+  return (await memberFromAccessToken(source, keys, token, verified)).user;
 }
 
 export const authenticatePlugin = fp<{ users: UserCache; keys: AccessTokenKeys }>(
   async (app: FastifyInstance, { users, keys }) => {
+    const verified = new VerifiedTokens();
     app.decorate('accessTokens', keys);
     app.decorateRequest('currentUser', null as unknown as UserRow);
     app.decorateRequest('accessClaims', null as unknown as AccessTokenClaims);
     app.decorate('authenticate', async (request: FastifyRequest) => {
-      const { user, claims } = await memberFromAccessToken(users, keys, bearerToken(request));
+      const { user, claims } = await memberFromAccessToken(users, keys, bearerToken(request), verified);
       request.currentUser = user;
       request.accessClaims = claims;
     });
     app.decorate('requireAdmin', async (request: FastifyRequest) => {
-      request.currentUser = await userFromAccessToken(users, keys, bearerToken(request));
+      request.currentUser = await userFromAccessToken(users, keys, bearerToken(request), verified);
       if (!request.currentUser.isAdmin) throw new HttpError(403, 'Admins only', ERROR_KEYS.forbidden);
     });
   },

@@ -1,10 +1,12 @@
 /**
  * Access tokens: short-lived JWTs (HS256 pinned, audience and issuer checked) carrying the user id
  * and the session (refresh-token family) they were issued for. Everything else about the user is
- * read from the database on each request, so a ban or a deletion takes effect at once; `sid` lets
+ * read from the users row on each request (the user cache, dropped at once by every change), so a
+ * ban or a deletion takes effect at once; `sid` lets
  * a log-out close the sockets that session opened, and `iat` lets a password change refuse
  * every token issued before it.
  */
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
 
 const ALGORITHM = 'HS256';
@@ -14,7 +16,11 @@ export const TOKEN_ISSUER = 'telerace-server';
 const CLOCK_TOLERANCE_SECONDS = 5;
 
 export interface AccessTokenKeys {
-  secret: Uint8Array;
+  /**
+   * A KeyObject rather than bytes: jose turns it into a WebCrypto key once and keeps it, where raw
+   * bytes are imported again on every signature and verification.
+   */
+  secret: KeyObject;
   ttlSeconds: number;
 }
 
@@ -30,7 +36,7 @@ export interface AccessTokenClaims {
 }
 
 export function accessTokenKeys(jwtSecret: string, ttlSeconds: number): AccessTokenKeys {
-  return { secret: new TextEncoder().encode(jwtSecret), ttlSeconds };
+  return { secret: createSecretKey(Buffer.from(jwtSecret, 'utf8')), ttlSeconds };
 }
 
 export function signAccessToken(keys: AccessTokenKeys, userId: number, sessionId?: string): Promise<string> {
