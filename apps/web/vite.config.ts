@@ -35,16 +35,15 @@ export default defineConfig({
               priority: 2,
             },
             { name: 'vendor', test: /node_modules[\\/]/, priority: 1 },
-            // Each language's texts in one file, fetched when the language is shown (src/i18n).
-            { name: 'texts-en', test: /src[\\/]i18n[\\/](pages[\\/])?en\.json$/, priority: 1 },
+            // The French texts in one file, fetched when French is shown (src/i18n).
             { name: 'texts-fr', test: /src[\\/]i18n[\\/](pages[\\/])?fr\.json$/, priority: 1 },
             // The app's own code for the first page in one file, not one small chunk per module that a
-            // lazily loaded page also uses. Not its dependencies as well: that would pull the
-            // translations (statically imported for tests and the dev server) back into it.
+            // lazily loaded page also uses. Not its dependencies as well: that would pull the French
+            // texts (statically imported for tests and the dev server) back into it.
             {
               name: 'app',
               test: (id) =>
-                !id.endsWith('.json') &&
+                !/[\\/]fr\.json$/.test(id) &&
                 /apps[\\/]web[\\/]src[\\/]|packages[\\/]protocol[\\/]|preload-helper/.test(id),
               tags: ['$initial'],
               includeDependenciesRecursively: false,

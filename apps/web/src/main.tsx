@@ -8,9 +8,12 @@ import { RouterProvider } from 'react-router/dom';
 import { AuthProvider } from './features/auth/AuthProvider';
 import { bindEventSocketToSession } from './features/events/event-session';
 import { createAppRouter, preloadPage } from './router';
+import { preloadHomePhoto } from './routes/home-photo';
 
-// The page's own code is fetched now, beside the session restore, not once the session is known.
+// The page's own code (and the landing page's photo) is fetched now, beside the session restore,
+// not once the session is known and the page renders.
 preloadPage(window.location.pathname);
+if (window.location.pathname === '/') preloadHomePhoto();
 // A control page needs janus.js for its first frame: fetch it now, not once the route renders.
 if (window.location.pathname.startsWith('/control/')) {
   import('./lib/janus-stream').then(({ loadJanus }) => loadJanus()).catch(() => undefined);

@@ -2,8 +2,8 @@
  * Translations: English and French, English as fallback. The language is detected in the
  * spec's order (query string `lng`, cookie, localStorage, sessionStorage, browser language,
  * <html lang>, then English), remembered in localStorage and a cookie, and mirrored on <html lang>.
- * The production build fetches only the language shown (each language is its own chunk, the other
- * one is fetched when chosen); tests and the dev server have both at once and start synchronously.
+ * English, every language's fallback, is in the first download; in the production build French
+ * is a chunk of its own, fetched only when shown (tests and the dev server have it at once).
  */
 import { DEFAULT_LANGUAGE, LANGUAGE_COOKIE, LANGUAGES, type Language } from '@telerace/protocol';
 import i18next, { type BackendModule, type i18n as I18n } from 'i18next';
@@ -14,24 +14,19 @@ import fr from './fr.json';
 import pagesEn from './pages/en.json';
 import pagesFr from './pages/fr.json';
 
-/** Both languages at once (tests, dev server); a function, so the production build leaves them out. */
-const bundledResources = () => ({
-  en: { translation: { ...en, pages: pagesEn } },
-  fr: { translation: { ...fr, pages: pagesFr } },
-});
+const english = { translation: { ...en, pages: pagesEn } };
+/** A function, so that the production build leaves the French texts out of the first download. */
+const bundledFrench = () => ({ translation: { ...fr, pages: pagesFr } });
 
 type Texts = Record<string, unknown>;
 type JsonModule = { default: Texts };
 
-const withPages = ([app, pages]: [JsonModule, JsonModule]): Texts => ({
-  ...app.default,
-  pages: pages.default,
-});
-
-/** In the production build each language is a chunk of its own (vite.config.ts). */
-const LANGUAGE_CHUNKS: Record<Language, () => Promise<Texts>> = {
-  en: () => Promise.all([import('./en.json'), import('./pages/en.json')]).then(withPages),
-  fr: () => Promise.all([import('./fr.json'), import('./pages/fr.json')]).then(withPages),
+/** The languages fetched when shown, in the production build (each a chunk of its own: vite.config.ts). */
+const LANGUAGE_CHUNKS: Partial<Record<Language, () => Promise<Texts>>> = {
+  fr: () =>
+    Promise.all([import('./fr.json'), import('./pages/fr.json')]).then(
+      ([app, pages]: [JsonModule, JsonModule]) => ({ ...app.default, pages: pages.default }),
+    ),
 };
 
 /** i18next's loader for the production build: a language's texts, fetched the first time it is shown. */
@@ -64,7 +59,7 @@ const ONE_YEAR_MINUTES = 60 * 24 * 365;
 
 export function createI18n(): I18n {
   const instance = i18next.createInstance();
-  // `import.meta.env.PROD` is a build-time constant: the bundled resources are left out of the build.
+  // `import.meta.env.PROD` is a build-time constant: the bundled French is left out of the build.
   if (import.meta.env.PROD) instance.use(languageChunks);
   instance.on('languageChanged', () => {
     document.documentElement.lang = instance.resolvedLanguage ?? DEFAULT_LANGUAGE;
@@ -73,7 +68,9 @@ export function createI18n(): I18n {
     .use(LanguageDetector)
     .use(initReactI18next)
     .init({
-      ...(import.meta.env.PROD ? {} : { resources: bundledResources() }),
+      resources: import.meta.env.PROD ? { en: english } : { en: english, fr: bundledFrench() },
+      // The loader above fetches the languages not given here.
+      partialBundledLanguages: import.meta.env.PROD,
       supportedLngs: [...LANGUAGES],
       fallbackLng: DEFAULT_LANGUAGE,
       // "fr-CA" from the browser counts as "fr".
@@ -98,7 +95,7 @@ export function createI18n(): I18n {
 const i18n = createI18n();
 export default i18n;
 
-/** Resolves once the shown language's texts are there (at once outside the production build). */
+/** Resolves once the shown language's texts are there (at once for English and outside the build). */
 export function i18nReady(): Promise<void> {
   if (i18n.isInitialized) return Promise.resolve();
   return new Promise((resolve) => i18n.on('initialized', () => resolve()));

@@ -4,6 +4,7 @@ import logoUrl from '../assets/logo.svg';
 import { LinkButton } from '../components/ui/LinkButton';
 import { useAuth } from '../features/auth/auth-context';
 import { usePublicConfig } from '../lib/public-config';
+import { HOME_PHOTO } from './home-photo';
 
 /** The server's default promo video, played when the public config cannot be loaded. */
 const DEFAULT_PROMO_VIDEO = '/media/promo.webm';
@@ -192,10 +193,12 @@ export default function Home() {
             aria-hidden="true"
           />
           <img
-            src="/images/home-track.webp"
+            src={HOME_PHOTO.src}
+            srcSet={HOME_PHOTO.srcSet}
+            sizes={HOME_PHOTO.sizes}
             alt={t('pages.home.photoAlt')}
-            width={1200}
-            height={675}
+            width={HOME_PHOTO.width}
+            height={HOME_PHOTO.height}
             fetchPriority="high"
             className="relative aspect-video w-full rounded-2xl border border-line object-cover shadow-xl"
           />
