@@ -4,6 +4,7 @@ import { httpBench } from './http.bench.js';
 import { relayBench } from './relay.bench.js';
 import { relayUnderLoadBench } from './relay-under-load.bench.js';
 import { videoBench } from './video.bench.js';
+import { webBench } from './web.bench.js';
 
 const BENCHES: Record<string, () => Promise<void>> = {
   api: apiBench,
@@ -11,6 +12,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   relay: relayBench,
   'relay-under-load': relayUnderLoadBench,
   video: videoBench,
+  web: webBench,
 };
 
 const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));
