@@ -11,19 +11,10 @@
  * another host (a shared file system) cannot be checked and is always respected.
  */
 import { randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  fsyncSync,
-  linkSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { writeDurably } from './durable-write.js';
 
 export const LOCK_FILE = 'telerace.lock';
 
@@ -118,13 +109,7 @@ function heldLock(file: string, content: string, takenOver: DataDirLock['takenOv
 /** Written aside and fsynced, then linked: the lock file appears whole or not at all. */
 function createExclusively(file: string, content: string): boolean {
   const aside = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  const fd = openSync(aside, 'wx', 0o600);
-  try {
-    writeSync(fd, content);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  writeDurably(aside, content, true);
   try {
     linkSync(aside, file);
     return true;

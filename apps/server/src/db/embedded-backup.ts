@@ -9,25 +9,14 @@
  * is no safe way to read or replace its files under a live server) and no server starts while they
  * run. Both write with umask 077 and take the group/other bits off what PGlite unpacks.
  */
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { PGlite } from '@electric-sql/pglite';
 import { openPgliteFolder } from './client.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { restrictModes } from './data-dir-modes.js';
+import { writeDurably } from './durable-write.js';
 
 /** A problem the operator fixes; the message is the one line printed. */
 export class BackupError extends Error {
@@ -148,13 +137,7 @@ async function countAccounts(pglite: PGlite): Promise<number | null> {
 function writeAtomically(file: string, bytes: Buffer): void {
   mkdirSync(dirname(file), { recursive: true });
   const partial = `${file}.partial-${process.pid}`;
-  const fd = openSync(partial, 'w', 0o600);
-  try {
-    writeSync(fd, bytes);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  writeDurably(partial, bytes, false);
   try {
     renameSync(partial, file);
   } catch (error) {

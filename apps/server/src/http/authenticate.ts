@@ -122,13 +122,14 @@ export const authenticatePlugin = fp<{ users: UserCache; keys: AccessTokenKeys }
     app.decorate('accessTokens', keys);
     app.decorateRequest('currentUser', null as unknown as UserRow);
     app.decorateRequest('accessClaims', null as unknown as AccessTokenClaims);
-    app.decorate('authenticate', async (request: FastifyRequest) => {
+    const authenticate = async (request: FastifyRequest) => {
       const { user, claims } = await memberFromAccessToken(users, keys, bearerToken(request), verified);
       request.currentUser = user;
       request.accessClaims = claims;
-    });
+    };
+    app.decorate('authenticate', authenticate);
     app.decorate('requireAdmin', async (request: FastifyRequest) => {
-      request.currentUser = await userFromAccessToken(users, keys, bearerToken(request), verified);
+      await authenticate(request);
       if (!request.currentUser.isAdmin) throw new HttpError(403, 'Admins only', ERROR_KEYS.forbidden);
     });
   },

@@ -33,7 +33,6 @@ export const loginCodeRoutes: FastifyPluginAsyncZod<LoginCodeRoutesOptions> = as
       if (session === null) throw loginCodeInvalid();
       options.setSessionCookie(reply, session);
       app.loginCodes.endSignInFlow(reply);
-      reply.header('cache-control', 'no-store');
       return { accessToken: session.accessToken };
     },
   );
