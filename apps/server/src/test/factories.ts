@@ -54,10 +54,18 @@ export function buildAdmin(db: Db, overrides: UserOverrides = {}): Promise<UserR
   return buildUser(db, { isAdmin: true, ...overrides });
 }
 
-/** A valid access token for the member, as login would issue. */
-export function tokenFor(app: FastifyInstance, user: Pick<UserRow, 'id'>): Promise<string> {
+/**
+ * A valid access token for the member, as login would issue; `seconds` shortens its lifetime (the
+ * server's TTL by default) and `session` sets the session (refresh family) it belongs to.
+ */
+export function tokenFor(
+  app: FastifyInstance,
+  user: Pick<UserRow, 'id'>,
+  options: { seconds?: number; session?: string } = {},
+): Promise<string> {
   // `app.accessTokens` is decorated inside the /api scope only: build the same keys from the config.
-  return signAccessToken(accessTokenKeys(app.config.jwtSecret, app.config.accessTokenTtlSeconds), user.id);
+  const keys = accessTokenKeys(app.config.jwtSecret, options.seconds ?? app.config.accessTokenTtlSeconds);
+  return signAccessToken(keys, user.id, options.session);
 }
 
 /** `{ authorization: 'Bearer …' }` for app.inject. */

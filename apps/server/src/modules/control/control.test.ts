@@ -24,7 +24,6 @@ import {
   type TestSocket,
   takeCar,
 } from '../../test/sockets.js';
-import { accessTokenKeys, signAccessToken } from '../auth/access-token.js';
 import { REFRESH_COOKIE } from '../auth/auth.routes.js';
 
 let testApp: Awaited<ReturnType<typeof startTestApp>>;
@@ -59,15 +58,12 @@ async function drivingSetup(): Promise<{
   return { driving, car, controller, taken, events };
 }
 
-/** An access token of the member, for a session, that expires in `seconds` (the server's TTL by default). */
-function accessToken(
+/** An access token of the member (see tokenFor: `seconds`, `session`). */
+const accessToken = (
   app: FastifyInstance,
   userId: number,
   options: { seconds?: number; session?: string } = {},
-) {
-  const keys = accessTokenKeys(app.config.jwtSecret, options.seconds ?? app.config.accessTokenTtlSeconds);
-  return signAccessToken(keys, userId, options.session);
-}
+) => tokenFor(app, { id: userId }, options);
 
 /** A car online and a driver (or the given member) holding it, with a control socket opened with `token`. */
 async function driveWith(

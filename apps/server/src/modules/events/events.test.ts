@@ -5,7 +5,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp } from '../../test/app.js';
 import { authHeader, buildAdmin, buildSession, buildUser, tokenFor } from '../../test/factories.js';
 import { listen, openSocket, originOf, refusedStatus } from '../../test/sockets.js';
-import { accessTokenKeys, signAccessToken } from '../auth/access-token.js';
 import { REFRESH_COOKIE } from '../auth/auth.routes.js';
 
 let testApp: Awaited<ReturnType<typeof startTestApp>>;
@@ -18,15 +17,12 @@ afterAll(() => testApp.close());
 
 const url = (token: string) => `ws://${host}/api/race-ws?token=${encodeURIComponent(token)}`;
 
-/** An access token of the member, for a session, that expires in `seconds` (the server's TTL by default). */
-function accessToken(
+/** An access token of the member (see tokenFor: `seconds`, `session`). */
+const accessToken = (
   app: FastifyInstance,
   userId: number,
   options: { seconds?: number; session?: string } = {},
-) {
-  const keys = accessTokenKeys(app.config.jwtSecret, options.seconds ?? app.config.accessTokenTtlSeconds);
-  return signAccessToken(keys, userId, options.session);
-}
+) => tokenFor(app, { id: userId }, options);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
