@@ -3,12 +3,11 @@
  * `/rcsocket?type=controller&car={id}&control_token={t}&token={access}`. It reconnects on its own
  * with the reconnect backoff, sends `controller-ping` every 15 s (and once on open) to measure the
  * round trip shown as the ping readout, sends `drive` only when the values change, and keeps the
- * car's last telemetry. The access token is read at each (re)connection, so a renewed token is used;
+ * car's last telemetry. The reconnect loop is ReconnectingSocket's. The access token is read at each (re)connection, so a renewed token is used;
  * a token refreshed while connected goes to the open socket (`auth {token}`), a fresh one is fetched
  * shortly before the socket's token expires, and a `tokenExpired` close reconnects with a fresh one.
  */
 import {
-  type CarConfig,
   type ControllerMessage,
   ControllerServerMessage,
   SOCKET_CLOSE_CODES,
@@ -16,10 +15,11 @@ import {
   TIMERS_MS,
 } from '@telerace/protocol';
 import { onTokenChange, refreshAccessToken } from './auth-client';
-import { type Backoff, createBackoff } from './backoff';
+import type { Backoff } from './backoff';
 import { clampUnit } from './input-merge';
+import { type AttemptContext, ReconnectingSocket, type SocketClose } from './reconnecting-socket';
 import { isExpiring, isRenewalOf, TokenRenewal } from './socket-token';
-import { browserSocket, SOCKET_OPEN, type SocketFactory, type SocketLike, socketUrl } from './socket-url';
+import { type SocketFactory, socketUrl } from './socket-url';
 import { StateStore } from './state-store';
 
 export const CONTROL_SOCKET_PATH = '/rcsocket';
@@ -88,52 +88,53 @@ const INITIAL_STATE: ControlState = {
 };
 
 export class ControlSocket extends StateStore<ControlState> {
-  private socket: SocketLike | null = null;
-  private stopped = true;
+  private readonly link: ReconnectingSocket<ControllerServerMessage, ControllerMessage>;
   private pingTimer: ReturnType<typeof setInterval> | undefined;
-  private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
   private lastDrive: { throttle: number; steer: number } | null = null;
   /** The token the server knows the current socket by (its URL's, or the last `auth`). */
   private socketToken: string | null = null;
+  /** The token of the socket that closed last (the one a tokenExpired close refused). */
+  private closedToken: string | null = null;
   private stopFollowingTokens: (() => void) | undefined;
-  private readonly createSocket: SocketFactory;
   private readonly now: () => number;
-  private readonly backoff: Backoff;
   private readonly renewal: TokenRenewal;
 
   constructor(private readonly options: ControlSocketOptions) {
     super(INITIAL_STATE);
-    this.createSocket = options.createSocket ?? browserSocket;
     this.now = options.now ?? (() => Date.now());
-    this.backoff = options.backoff ?? createBackoff();
     this.renewal = new TokenRenewal(this.now, () => void this.renew());
+    this.link = new ReconnectingSocket({
+      name: 'Control socket',
+      url: (context) => this.address(context),
+      schema: ControllerServerMessage,
+      terminalCloseCodes: FINAL_CLOSE_CODES,
+      // The socket's token expired (or was refused): back at once with a fresh one.
+      retryAtOnceCloseCodes: new Set([SOCKET_CLOSE_CODES.tokenExpired]),
+      closeReason: 'controller left',
+      onOpen: () => this.opened(),
+      onMessage: (message) => this.receive(message),
+      onClose: (close) => this.closed(close),
+      createSocket: options.createSocket,
+      backoff: options.backoff,
+    });
   }
 
   start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
+    if (this.link.isRunning) return;
+    this.stopFollowingTokens?.();
     this.stopFollowingTokens = (this.options.onTokenChange ?? onTokenChange)((token) => {
       if (token) this.authenticate(token);
     });
-    this.open();
+    this.update({ connection: 'connecting' });
+    this.link.start();
   }
 
   /** Closes for good: no reconnect. */
   stop(): void {
-    this.stopped = true;
     this.stopFollowingTokens?.();
     this.stopFollowingTokens = undefined;
-    clearTimeout(this.reconnectTimer);
-    this.reconnectTimer = undefined;
-    const socket = this.socket;
-    this.dropSocket();
-    if (socket) {
-      socket.onopen = null;
-      socket.onmessage = null;
-      socket.onclose = null;
-      socket.onerror = null;
-      socket.close(1000, 'controller left');
-    }
+    this.link.close();
+    this.dropConnection();
     this.update({ connection: 'disconnected' });
   }
 
@@ -143,30 +144,19 @@ export class ControlSocket extends StateStore<ControlState> {
     if (this.lastDrive && this.lastDrive.throttle === next.throttle && this.lastDrive.steer === next.steer) {
       return false;
     }
-    if (!this.send({ type: 'drive', ...next })) return false;
+    if (!this.link.send({ type: 'drive', ...next })) return false;
     this.lastDrive = next;
     return true;
   }
 
-  sendConfig(settings: CarConfig): boolean {
-    return this.send({ type: 'config', settings });
-  }
-
-  private send(message: ControllerMessage): boolean {
-    if (!this.socket || this.socket.readyState !== SOCKET_OPEN) return false;
-    this.socket.send(JSON.stringify(message));
-    return true;
-  }
-
   private ping(): void {
-    this.send({ type: 'controller-ping', timestamp: this.now() });
+    this.link.send({ type: 'controller-ping', timestamp: this.now() });
   }
 
   /** Hands a newer token of the same member to the open socket (`auth`). */
   private authenticate(token: string): void {
-    if (!this.socket || this.socket.readyState !== SOCKET_OPEN || !isRenewalOf(token, this.socketToken))
-      return;
-    this.send({ type: 'auth', token });
+    if (!this.link.isOpen || !isRenewalOf(token, this.socketToken)) return;
+    this.link.send({ type: 'auth', token });
     this.socketToken = token;
     this.renewal.track(token);
   }
@@ -187,102 +177,67 @@ export class ControlSocket extends StateStore<ControlState> {
   }
 
   /**
-   * After a tokenExpired close (or before reconnecting with an expired token): the auth client's
-   * token if it is another, live one, else a refresh; then a new connection, which reads the token.
+   * Each attempt's address, with the auth client's token. A token that expired (or that the
+   * server just refused) would only be refused: a refresh comes first, and whatever token the
+   * auth client then has is used (a refused one counts as a failed attempt).
    */
-  private async reconnectWithFreshToken(expired: string): Promise<void> {
+  private address({ after }: AttemptContext): string | Promise<string> {
     const current = this.options.getAccessToken();
-    if (!current || current === expired || isExpiring(current, this.now(), 1_000)) {
-      try {
-        await (this.options.renewToken ?? refreshAccessToken)();
-      } catch {
-        // The next attempt uses whatever token the auth client has; a refused one counts as a failure.
-      }
-    }
-    if (this.stopped || this.socket || this.reconnectTimer) return;
-    this.open();
+    const stale =
+      after?.code === SOCKET_CLOSE_CODES.tokenExpired
+        ? !current || current === this.closedToken || isExpiring(current, this.now(), 1_000)
+        : after !== null && isExpiring(current ?? '', this.now(), 1_000);
+    if (!stale) return this.urlFor(current);
+    return (this.options.renewToken ?? refreshAccessToken)().then(
+      () => this.urlFor(this.options.getAccessToken()),
+      () => this.urlFor(this.options.getAccessToken()),
+    );
   }
 
-  private open(): void {
-    const { carId, controlToken, getAccessToken, location } = this.options;
-    const token = getAccessToken() ?? '';
-    const url = socketUrl(
+  private urlFor(accessToken: string | null): string {
+    const token = accessToken ?? '';
+    this.socketToken = token;
+    return socketUrl(
       CONTROL_SOCKET_PATH,
       {
         type: 'controller',
-        car: String(carId),
-        control_token: controlToken,
+        car: String(this.options.carId),
+        control_token: this.options.controlToken,
         token,
       },
-      location ?? window.location,
+      this.options.location ?? window.location,
     );
-    const socket = this.createSocket(url);
-    this.socket = socket;
-    this.socketToken = token;
-    this.update({ connection: 'connecting' });
-    let opened = false;
-    socket.onopen = () => {
-      if (this.socket !== socket) return;
-      opened = true;
-      this.backoff.reset();
-      this.renewal.track(token);
-      // A token refreshed while connecting goes over now.
-      const current = getAccessToken();
-      if (current) this.authenticate(current);
-      // A new connection: the server knows nothing of what was sent on the last one.
-      this.lastDrive = null;
-      this.update({ connection: 'connected', error: null, failedAttempts: 0 });
-      this.ping();
-      this.pingTimer = setInterval(() => this.ping(), TIMERS_MS.controlPing);
-    };
-    socket.onmessage = (event) => {
-      if (this.socket === socket) this.receive(event.data);
-    };
-    socket.onclose = (event) => {
-      if (this.socket !== socket) return;
-      const lastToken = this.socketToken ?? token;
-      this.dropSocket();
-      if (this.stopped) return;
-      if (FINAL_CLOSE_CODES.has(event.code)) {
-        this.stopped = true;
-        this.update({
-          connection: 'disconnected',
-          pingMs: null,
-          ended: { code: event.code, reason: event.reason },
-        });
-        return;
-      }
-      const failedAttempts = opened ? 0 : this.state.failedAttempts + 1;
-      this.update({ connection: 'connecting', pingMs: null, failedAttempts });
-      // The socket's token expired (or was refused): back at once with a fresh one.
-      if (event.code === SOCKET_CLOSE_CODES.tokenExpired) {
-        void this.reconnectWithFreshToken(lastToken);
-        return;
-      }
-      this.reconnectTimer = setTimeout(() => {
-        this.reconnectTimer = undefined;
-        if (this.stopped) return;
-        // An expired token would only be refused: renew it first.
-        const current = this.options.getAccessToken() ?? '';
-        if (isExpiring(current, this.now(), 1_000)) void this.reconnectWithFreshToken(current);
-        else this.open();
-      }, this.backoff.next());
-    };
-    socket.onerror = () => {
-      // The close event that follows schedules the reconnect.
-    };
   }
 
-  private receive(data: unknown): void {
-    let parsed: ReturnType<typeof ControllerServerMessage.safeParse>;
-    try {
-      parsed = ControllerServerMessage.safeParse(JSON.parse(String(data)));
-    } catch (error) {
-      console.error('Control socket: unreadable message', error);
+  private opened(): void {
+    const token = this.socketToken ?? '';
+    this.renewal.track(token);
+    // A token refreshed while connecting goes over now.
+    const current = this.options.getAccessToken();
+    if (current) this.authenticate(current);
+    // A new connection: the server knows nothing of what was sent on the last one.
+    this.lastDrive = null;
+    this.update({ connection: 'connected', error: null, failedAttempts: 0 });
+    this.ping();
+    this.pingTimer = setInterval(() => this.ping(), TIMERS_MS.controlPing);
+  }
+
+  private closed(close: SocketClose): void {
+    this.closedToken = this.socketToken;
+    this.dropConnection();
+    if (close.final) {
+      this.update({
+        connection: 'disconnected',
+        pingMs: null,
+        ended: { code: close.code, reason: close.reason },
+      });
       return;
     }
-    if (!parsed.success) return;
-    const message = parsed.data;
+    const failedAttempts = close.opened ? 0 : this.state.failedAttempts + 1;
+    this.update({ connection: 'connecting', pingMs: null, failedAttempts });
+  }
+
+  private receive(message: ControllerServerMessage): void {
     switch (message.type) {
       case 'controller-pong':
         if (message.timestamp !== undefined) {
@@ -298,17 +253,15 @@ export class ControlSocket extends StateStore<ControlState> {
       case 'error':
         this.update({ error: message.error });
         break;
-      case 'config-saved':
       case 'auth-ok':
         break;
     }
   }
 
-  private dropSocket(): void {
+  private dropConnection(): void {
     clearInterval(this.pingTimer);
     this.pingTimer = undefined;
     this.renewal.cancel();
-    this.socket = null;
     this.socketToken = null;
     this.lastDrive = null;
   }

@@ -93,9 +93,40 @@ describe('EventSocketManager', () => {
     FakeSocket.last.serverSend('not json');
     expect(error).toHaveBeenCalledTimes(1);
     unsubscribe();
-    FakeSocket.last.serverSend({ type: 'server_busy' });
-    expect(a.mock.calls.map(([m]) => m.type)).toEqual(['race_state_update', 'server_busy']);
+    FakeSocket.last.serverSend({ type: 'auth_ok', expiresAt: '2026-01-01T10:15:00.000Z' });
+    expect(a.mock.calls.map(([m]) => m.type)).toEqual(['race_state_update', 'auth_ok']);
     expect(b.mock.calls.map(([m]) => m.type)).toEqual(['race_state_update']);
+  });
+
+  it('drops, with a warning, messages the protocol does not define', () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const events = manager();
+    const listener = vi.fn();
+    events.subscribe(listener);
+    events.connect('t1');
+    FakeSocket.last.serverOpen();
+    FakeSocket.last.serverSend({ type: 'server_busy' });
+    FakeSocket.last.serverSend({ type: 'pong', timestamp: 'soon' });
+    FakeSocket.last.serverSend({ payload: {} });
+    expect(listener).not.toHaveBeenCalled();
+    expect(warn).toHaveBeenCalledTimes(3);
+    expect(events.latency).toBeNull();
+    expect(FakeSocket.last.messages.map((m) => m.type)).toEqual(['get_current_state', 'ping']);
+  });
+
+  it('keeps handing messages to the other subscribers when one throws', () => {
+    const error = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const events = manager();
+    const after = vi.fn();
+    events.subscribe(() => {
+      throw new Error('boom');
+    });
+    events.subscribe(after);
+    events.connect('t1');
+    FakeSocket.last.serverOpen();
+    FakeSocket.last.serverSend({ type: 'race_state_update', payload: {} });
+    expect(after).toHaveBeenCalledTimes(1);
+    expect(error).toHaveBeenCalledTimes(1);
   });
 
   it('clears the connection state on close and reconnects with the backoff', () => {

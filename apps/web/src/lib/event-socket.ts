@@ -2,24 +2,31 @@
  * The race event socket (spec §4 "Event socket", §7 "Sockets"): one connection per session to
  * `/api/race-ws?token=…`. Connecting again with the token in use is ignored; a different token
  * replaces the connection. On open it asks for the current state and measures latency every 2 s
- * (`ping` → `pong`, then reports it with `ping_update`). Every parsed message goes to every
- * subscriber; unparsable ones are only logged. Sends while not open are dropped with a warning.
- * A connection lost while the session still wants it is retried with the reconnect backoff (not
+ * (`ping` → `pong`, then reports it with `ping_update`). Every message that matches the
+ * protocol's EventServerMessage goes to every subscriber; anything else is only logged. Sends while
+ * not open are dropped with a warning. The reconnect loop is ReconnectingSocket's: a connection
+ * lost while the session still wants it is retried with the reconnect backoff (not
  * after a `force_disconnect` or `sessionRevoked` close: that token is revoked, the user is signed
  * out). A newer token of the same member is handed to the open socket with `auth {token}` instead
  * of reconnecting, and a fresh one is fetched shortly before the socket's token expires; a
  * `tokenExpired` close reconnects at once with a fresh token.
  */
-import { type EventClientMessage, SOCKET_CLOSE_CODES, TIMERS_MS } from '@telerace/protocol';
+import {
+  type EventClientMessage,
+  EventServerMessage,
+  SOCKET_CLOSE_CODES,
+  TIMERS_MS,
+} from '@telerace/protocol';
 import { getAccessToken, refreshAccessToken } from './auth-client';
-import { createBackoff } from './backoff';
+import type { Backoff } from './backoff';
+import { type AttemptContext, ReconnectingSocket } from './reconnecting-socket';
 import { isExpiring, isRenewalOf, TokenRenewal } from './socket-token';
-import { browserSocket, SOCKET_OPEN, type SocketFactory, type SocketLike, socketUrl } from './socket-url';
+import { type SocketFactory, socketUrl } from './socket-url';
 
 export const EVENT_SOCKET_PATH = '/api/race-ws';
 
-/** Incoming messages are JSON objects with a `type`; the race issue adds more than the protocol lists today. */
-export type EventMessage = { type: string } & Record<string, unknown>;
+/** What subscribers receive: the server's messages as the protocol defines them. */
+export type EventMessage = EventServerMessage;
 export type EventListener = (message: EventMessage) => void;
 
 export interface EventSocketOptions {
@@ -30,6 +37,7 @@ export interface EventSocketOptions {
   getAccessToken?: () => string | null;
   /** Trades the refresh cookie for a new access token (default: the app's auth client). */
   renewToken?: () => Promise<string>;
+  backoff?: Backoff;
 }
 
 /** Closes after which this socket does not come back by itself: the session is over. */
@@ -39,15 +47,14 @@ const NO_RECONNECT_CODES: ReadonlySet<number> = new Set([
 ]);
 
 export class EventSocketManager {
-  private socket: SocketLike | null = null;
+  private readonly link: ReconnectingSocket<EventServerMessage, EventClientMessage>;
   private token: string | null = null;
   /** The token the server knows the current socket by (its URL's, or the last `auth`). */
   private socketToken: string | null = null;
+  /** The token of the socket that closed last (the one a tokenExpired close refused). */
+  private closedToken: string | null = null;
   private pingTimer: ReturnType<typeof setInterval> | undefined;
-  private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly listeners = new Set<EventListener>();
-  private readonly backoff = createBackoff();
-  private readonly createSocket: SocketFactory;
   private readonly location: Pick<Location, 'protocol' | 'host'> | undefined;
   private readonly now: () => number;
   private readonly getAccessToken: () => string | null;
@@ -57,12 +64,29 @@ export class EventSocketManager {
   latency: number | null = null;
 
   constructor(options: EventSocketOptions = {}) {
-    this.createSocket = options.createSocket ?? browserSocket;
     this.location = options.location;
     this.now = options.now ?? (() => Date.now());
     this.getAccessToken = options.getAccessToken ?? getAccessToken;
     this.renewToken = options.renewToken ?? refreshAccessToken;
     this.renewal = new TokenRenewal(this.now, () => void this.renew());
+    this.link = new ReconnectingSocket({
+      name: 'Event socket',
+      url: (context) => this.address(context),
+      schema: EventServerMessage,
+      // The server revoked the member's sessions, or this one (log-out): nothing to come back to.
+      terminalCloseCodes: NO_RECONNECT_CODES,
+      // The socket's token expired (or was refused): back at once with a fresh one.
+      retryAtOnceCloseCodes: new Set([SOCKET_CLOSE_CODES.tokenExpired]),
+      closeReason: 'client disconnect',
+      onOpen: () => this.opened(),
+      onMessage: (message) => this.receive(message),
+      onClose: () => {
+        this.closedToken = this.socketToken;
+        this.clearConnection();
+      },
+      createSocket: options.createSocket,
+      backoff: options.backoff,
+    });
   }
 
   /** The token of the current (or pending) connection, null when disconnected. */
@@ -71,34 +95,29 @@ export class EventSocketManager {
   }
 
   get isOpen(): boolean {
-    return this.socket?.readyState === SOCKET_OPEN;
+    return this.link.isOpen;
   }
 
   connect(token: string): void {
-    if (token === this.token && this.socket) return;
+    if (token === this.token && this.link.hasSocket) return;
     // A refreshed token of the same member: the open (or opening) socket carries on with it.
-    if (this.socket && isRenewalOf(token, this.token)) {
+    if (this.link.hasSocket && isRenewalOf(token, this.token)) {
       this.token = token;
       this.authenticate();
       return;
     }
     this.teardown();
     this.token = token;
-    this.open();
+    this.link.start();
   }
 
   disconnect(): void {
     this.teardown();
     this.token = null;
-    this.backoff.reset();
   }
 
-  send(message: EventClientMessage | EventMessage): void {
-    if (!this.socket || this.socket.readyState !== SOCKET_OPEN) {
-      console.warn('Event socket not open; message dropped', message.type);
-      return;
-    }
-    this.socket.send(JSON.stringify(message));
+  send(message: EventClientMessage): void {
+    if (!this.link.send(message)) console.warn('Event socket not open; message dropped', message.type);
   }
 
   subscribe(listener: EventListener): () => void {
@@ -108,66 +127,45 @@ export class EventSocketManager {
     };
   }
 
-  private open(): void {
+  /**
+   * Each attempt's address, with the session's token. After a tokenExpired close, or when the
+   * token expired while waiting, a fresh token comes first; without one the attempt waits for the
+   * next backoff delay.
+   */
+  private address({ after }: AttemptContext): string | null | Promise<string | null> {
     const token = this.token;
-    if (!token) return;
-    const url = socketUrl(EVENT_SOCKET_PATH, { token }, this.location ?? window.location);
-    const socket = this.createSocket(url);
-    this.socket = socket;
-    this.socketToken = token;
-    socket.onopen = () => {
-      if (this.socket !== socket) return;
-      this.backoff.reset();
-      this.renewal.track(token);
-      // A token refreshed while connecting goes over now.
-      this.authenticate();
-      this.send({ type: 'get_current_state' });
-      this.ping();
-      this.pingTimer = setInterval(() => this.ping(), TIMERS_MS.latencyPing);
-    };
-    socket.onmessage = (event) => {
-      if (this.socket !== socket) return;
-      this.receive(event.data);
-    };
-    socket.onclose = (event) => {
-      if (this.socket !== socket) return;
-      const lastToken = this.socketToken ?? token;
-      this.clearConnection();
-      // The server revoked the member's sessions, or this one (log-out): nothing to come back to.
-      if (NO_RECONNECT_CODES.has(event.code)) return;
-      // The socket's token expired (or was refused): back at once with a fresh one.
-      if (event.code === SOCKET_CLOSE_CODES.tokenExpired) {
-        void this.reconnectWithFreshToken(lastToken);
-        return;
-      }
-      // Otherwise the session still wants a connection: try again later.
-      this.scheduleReconnect();
-    };
-    socket.onerror = () => {
-      // A close event follows; nothing else to do.
-    };
+    if (!token) return null;
+    const refused = after?.code === SOCKET_CLOSE_CODES.tokenExpired;
+    if (!refused && !(after && isExpiring(token, this.now(), 1_000))) return this.urlFor(token);
+    return this.freshToken(refused ? (this.closedToken ?? token) : token).then((fresh) => {
+      if (!fresh) return null;
+      this.token = fresh;
+      return this.urlFor(fresh);
+    });
   }
 
-  private receive(data: unknown): void {
-    let message: unknown;
-    try {
-      message = JSON.parse(String(data));
-    } catch (error) {
-      console.error('Event socket: unreadable message', error);
-      return;
-    }
-    if (!message || typeof message !== 'object' || typeof (message as EventMessage).type !== 'string') {
-      console.error('Event socket: message without a type', message);
-      return;
-    }
-    const event = message as EventMessage;
-    if (event.type === 'pong' && typeof event.timestamp === 'number') {
-      this.latency = Math.max(0, this.now() - event.timestamp);
+  private urlFor(token: string): string {
+    this.socketToken = token;
+    return socketUrl(EVENT_SOCKET_PATH, { token }, this.location ?? window.location);
+  }
+
+  private opened(): void {
+    if (this.socketToken) this.renewal.track(this.socketToken);
+    // A token refreshed while connecting goes over now.
+    this.authenticate();
+    this.send({ type: 'get_current_state' });
+    this.ping();
+    this.pingTimer = setInterval(() => this.ping(), TIMERS_MS.latencyPing);
+  }
+
+  private receive(message: EventServerMessage): void {
+    if (message.type === 'pong') {
+      this.latency = Math.max(0, this.now() - message.timestamp);
       this.send({ type: 'ping_update', latency: Math.min(60_000, Math.round(this.latency)) });
     }
     for (const listener of [...this.listeners]) {
       try {
-        listener(event);
+        listener(message);
       } catch (error) {
         console.error('Event socket subscriber failed', error);
       }
@@ -181,8 +179,7 @@ export class EventSocketManager {
   /** Hands the newest token to the open socket (`auth`), if the server does not have it yet. */
   private authenticate(): void {
     const token = this.token;
-    if (!token || !this.socket || this.socket.readyState !== SOCKET_OPEN || token === this.socketToken)
-      return;
+    if (!token || !this.link.isOpen || token === this.socketToken) return;
     this.send({ type: 'auth', token });
     this.socketToken = token;
     this.renewal.track(token);
@@ -203,59 +200,28 @@ export class EventSocketManager {
     }
   }
 
-  /** After a tokenExpired close: a token that is not the expired one, then a new connection. */
-  private async reconnectWithFreshToken(expired: string): Promise<void> {
-    let fresh = this.getAccessToken();
-    if (!fresh || fresh === expired || isExpiring(fresh, this.now(), 1_000)) {
-      try {
-        fresh = await this.renewToken();
-      } catch {
-        fresh = null;
-      }
+  /** A live token that is not `expired`: the auth client's, else a refresh; null if neither. */
+  private async freshToken(expired: string): Promise<string | null> {
+    const current = this.getAccessToken();
+    if (current && current !== expired && !isExpiring(current, this.now(), 1_000)) return current;
+    try {
+      return await this.renewToken();
+    } catch {
+      return null;
     }
-    // Meanwhile the session ended (disconnect) or a new token already reconnected it.
-    if (this.token === null || this.socket) return;
-    if (fresh) {
-      this.token = fresh;
-      this.open();
-      return;
-    }
-    this.scheduleReconnect();
-  }
-
-  /** A new connection after the backoff delay, with a renewed token if the current one expired. */
-  private scheduleReconnect(): void {
-    const current = this.token;
-    this.reconnectTimer = setTimeout(() => {
-      this.reconnectTimer = undefined;
-      if (this.token !== current || this.socket || current === null) return;
-      // An expired token would only be refused: renew it first.
-      if (isExpiring(current, this.now(), 1_000)) void this.reconnectWithFreshToken(current);
-      else this.open();
-    }, this.backoff.next());
   }
 
   private clearConnection(): void {
     clearInterval(this.pingTimer);
     this.pingTimer = undefined;
     this.renewal.cancel();
-    this.socket = null;
     this.socketToken = null;
     this.latency = null;
   }
 
   private teardown(): void {
-    clearTimeout(this.reconnectTimer);
-    this.reconnectTimer = undefined;
-    const socket = this.socket;
+    this.link.close();
     this.clearConnection();
-    if (socket) {
-      socket.onopen = null;
-      socket.onmessage = null;
-      socket.onclose = null;
-      socket.onerror = null;
-      socket.close(1000, 'client disconnect');
-    }
   }
 }
 

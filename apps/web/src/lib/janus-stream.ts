@@ -6,11 +6,14 @@
  * page's <video> with no extra buffering, and counts decoded frames. When the video drops (Janus
  * error, hangup, closed socket, failed ICE, no new frame for `stallMs` while playing) it throws the
  * whole session away and watches again after a backoff, with a fresh token and the latest pin.
+ * janus.js opens and owns its signalling WebSocket (the Janus session lives and dies with it), so
+ * what is retried here is the whole attempt, not the socket; the retry waits on the same
+ * `RetryTimer` as ReconnectingSocket, without jitter (one viewer's stream dropped, not a crowd's).
  * Framework-free: the VideoPlayer component renders its state.
  */
 import { IceServersResponse, JANUS_PATH, VIDEO_PLAYER } from '@telerace/protocol';
 import { authFetch } from './auth-client';
-import { type Backoff, createBackoff } from './backoff';
+import { type Backoff, createBackoff, RetryTimer } from './backoff';
 import { socketUrl } from './socket-url';
 import { StateStore } from './state-store';
 
@@ -279,16 +282,17 @@ export class JanusStream extends StateStore<VideoStreamState> {
   private sampleTimer: ReturnType<typeof setInterval> | undefined;
   private sampling = false;
   private lastFrameAt = 0;
-  private retryTimer: ReturnType<typeof setTimeout> | undefined;
   private countdownTimer: ReturnType<typeof setInterval> | undefined;
   private retryAt = 0;
   private readonly now: () => number;
-  private readonly backoff: Backoff;
+  private readonly retry: RetryTimer;
 
   constructor(private readonly options: JanusStreamOptions) {
     super(INITIAL_STATE);
     this.now = options.now ?? (() => performance.now());
-    this.backoff = options.backoff ?? createBackoff(VIDEO_PLAYER.retryInitialMs, VIDEO_PLAYER.retryMaxMs);
+    this.retry = new RetryTimer(
+      options.backoff ?? createBackoff(VIDEO_PLAYER.retryInitialMs, VIDEO_PLAYER.retryMaxMs),
+    );
   }
 
   start(): void {
@@ -477,7 +481,7 @@ export class JanusStream extends StateStore<VideoStreamState> {
       this.markFirstFrame(attempt);
       if (this.state.status !== 'playing') {
         clearTimeout(this.connectTimer);
-        this.backoff.reset();
+        this.retry.backoff.reset();
       }
       this.update({ status: 'playing', framesDecoded: frames, lastError: null });
     } else if (this.state.status === 'playing' && now - this.lastFrameAt >= VIDEO_PLAYER.stallMs) {
@@ -490,7 +494,10 @@ export class JanusStream extends StateStore<VideoStreamState> {
     if (!attempt.live || this.current !== attempt) return;
     this.endAttempt();
     if (this.stopped) return;
-    const delay = this.backoff.next();
+    const delay = this.retry.schedule(() => {
+      this.clearRetry();
+      void this.attempt();
+    });
     this.retryAt = this.now() + delay;
     this.update({
       status: 'retrying',
@@ -501,16 +508,11 @@ export class JanusStream extends StateStore<VideoStreamState> {
     this.countdownTimer = setInterval(() => {
       this.update({ retryInSeconds: Math.max(1, Math.ceil((this.retryAt - this.now()) / 1000)) });
     }, 1000);
-    this.retryTimer = setTimeout(() => {
-      this.clearRetry();
-      void this.attempt();
-    }, delay);
   }
 
   private clearRetry(): void {
-    clearTimeout(this.retryTimer);
+    this.retry.cancel();
     clearInterval(this.countdownTimer);
-    this.retryTimer = undefined;
     this.countdownTimer = undefined;
   }
 
