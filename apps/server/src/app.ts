@@ -4,7 +4,6 @@
  * migrated once the server listens (or `migrated()` is called), so a server whose port is taken
  * writes nothing, and /api/ready can report "not ready" meanwhile.
  */
-import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { constants as zlib } from 'node:zlib';
 import compress from '@fastify/compress';
@@ -15,6 +14,7 @@ import websocket from '@fastify/websocket';
 import { ERROR_KEYS } from '@telerace/protocol';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { type Database, openDatabase } from './db/client.js';
 import { EventBus } from './events.js';
@@ -23,35 +23,15 @@ import { HttpError, handleError, notFoundError } from './http/errors.js';
 import { type LogStream, loggerOptions } from './http/logging.js';
 import { registerSecurityHeaders } from './http/security.js';
 import { registerSpa } from './http/spa.js';
-import { accountRoutes } from './modules/account/account.routes.js';
-import { adminUserRoutes } from './modules/admin/admin-users.routes.js';
+import { type ModuleContext, type Services, serviceRegistry } from './module.js';
 import { accessTokenKeys } from './modules/auth/access-token.js';
-import { authRoutes } from './modules/auth/auth.routes.js';
-import { LoginCodes } from './modules/auth/login-codes.js';
 import { seedAccounts } from './modules/auth/seed.js';
-import { adminCarRoutes } from './modules/cars/admin-cars.routes.js';
-import { findLiveCar, findLiveSessionOfCar } from './modules/cars/cars.repo.js';
-import { carRoutes } from './modules/cars/cars.routes.js';
-import { CarsService } from './modules/cars/cars.service.js';
-import {
-  type AgentCommand,
-  provisionSimCars,
-  type SimCar,
-  SimCarSupervisor,
-  simCarsBanner,
-} from './modules/cars/sim-cars.js';
-import { CarRelay } from './modules/control/car-relay.js';
-import { controlRoutes } from './modules/control/control.routes.js';
-import { SocketAdmission } from './modules/control/socket-admission.js';
-import { EventSockets, eventRoutes } from './modules/events/events.gateway.js';
-import { healthRoutes } from './modules/health/health.routes.js';
-import { publicConfigRoutes } from './modules/public-config/public-config.routes.js';
-import { UserCache } from './modules/users/user-cache.js';
+import type { AgentCommand } from './modules/cars/sim-cars.js';
+import { MODULES } from './modules/index.js';
 import { fillUsernameSkeletons } from './modules/users/usernames.js';
-import { JANUS_MAX_MESSAGE_BYTES, janusProxyRoutes } from './modules/video/janus-proxy.js';
-import { videoRoutes } from './modules/video/video.routes.js';
-import { VideoService } from './modules/video/video.service.js';
+import { JANUS_MAX_MESSAGE_BYTES } from './modules/video/janus-proxy.js';
 import { MIGRATIONS_DIR, SERVER_VERSION } from './paths.js';
+import { SocketAdmission } from './sockets/socket-admission.js';
 
 export interface BuildAppOptions {
   /** Log destination; defaults to stdout. Tests pass a stream to read the log. */
@@ -66,34 +46,17 @@ export interface BuildAppOptions {
   apiPlugins?: FastifyPluginAsync[];
   /** How simulated car agents are started (default: the real agent of apps/car). */
   simCarAgent?: AgentCommand;
+  /** The time every domain timer reads (tests: a ManualClock). Default: the system clock. */
+  clock?: Clock;
 }
 
 declare module 'fastify' {
-  interface FastifyInstance {
+  // Every module's services are decorated on the app under their names (module.ts).
+  interface FastifyInstance extends Services {
     database: Database;
     events: EventBus;
     config: Config;
-    /** Cars and driving sessions (domain logic). */
-    cars: CarsService;
-    /** The connected cars and controllers (/rcsocket). */
-    carRelay: CarRelay;
-    /** Members' rows for the member check, in memory and dropped by `user.changed` (user-cache.ts). */
-    userCache: UserCache;
-    /** One-time sign-in codes bound to the browser that started the flow (social sign-in). */
-    loginCodes: LoginCodes;
-    /** The members' event sockets (/api/race-ws). */
-    eventSockets: EventSockets;
-    /** Live video: Janus and the cars' mountpoints. */
-    video: VideoService;
-    /** Resolves once the video service found (or started) its Janus, or gave up. */
-    videoStarted(): Promise<void>;
-    /**
-     * SIM_CARS: provisions the simulated cars, prints their codes and starts their agents against
-     * this server's listening address. Call after `listen` and `migrated()`.
-     */
-    startSimCars(print?: (text: string) => void): Promise<SimCar[]>;
-    /** The running agent process of a simulated car (tests). */
-    simCarChild(carId: number): ChildProcess | undefined;
+    clock: Clock;
     /**
      * Starts the start-up migrations and seeding if `listen` has not already, and resolves once
      * they are done; rejects if they failed.
@@ -135,80 +98,37 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
         : { kind: 'pglite', dataDir: join(config.dataDir, 'db') },
     );
   app.decorate('database', database);
-  app.decorate('events', new EventBus());
+  // Strict under test: an event that does not match its schema fails the test that emitted it.
+  const bus = new EventBus({ log: app.log, strict: process.env.NODE_ENV === 'test' });
+  app.decorate('events', bus);
   app.decorate('config', config);
-  const userCache = new UserCache(database.db);
-  userCache.subscribe(app.events);
-  app.decorate('userCache', userCache);
-  const relay: CarRelay = new CarRelay(app.events, app.log, {
-    carConfig: (carId) => cars.carConfig(carId),
-    saveConfig: async (user, carId, carConfig) => {
-      await cars.saveConfig({ id: user.id, username: user.username }, carId, carConfig);
-    },
-  });
-  const video = new VideoService({
-    config,
-    log: app.log,
-    cars: relay,
-    streamIdOf: async (carId) => (await findLiveCar(database.db, carId))?.streamId ?? null,
-    isDriven: async (carId) => (await findLiveSessionOfCar(database.db, carId)) !== undefined,
-  });
-  const cars: CarsService = new CarsService(
-    database.db,
-    app.events,
-    relay,
-    app.log,
-    video,
-    config.controlCodeTtlMinutes,
-  );
-  app.decorate('cars', cars);
-  app.decorate(
-    'loginCodes',
-    new LoginCodes(database.db, { secure: config.publicUrl.startsWith('https://') }),
-  );
-  app.decorate('video', video);
-  video.track(app.events.on('car.online', ({ carId }) => void video.carOnline(carId)));
-  video.track(app.events.on('car.deleted', ({ carId }) => void video.carDeleted(carId)));
-  video.track(app.events.on('car.offline', ({ carId }) => video.carOffline(carId)));
-  video.track(app.events.on('car.session-started', ({ carId }) => void video.sessionStarted(carId)));
-  video.track(app.events.on('car.session-ended', ({ carId }) => void video.sessionEnded(carId)));
-  video.track(
-    app.events.on('user.role-changed', ({ isAdmin }) => {
-      if (!isAdmin) void video.adminDemoted();
-    }),
-  );
-  let videoStart: Promise<void> | undefined;
-  app.decorate('videoStarted', async () => {
-    await app.ready();
-    return videoStart;
-  });
-  app.decorate('carRelay', relay);
-  app.decorate('eventSockets', new EventSockets());
+  const clock = options.clock ?? systemClock;
+  app.decorate('clock', clock);
   app.decorate('socketAdmission', new SocketAdmission(config.socketsPerIp));
-  const simCars = new SimCarSupervisor(app.log, options.simCarAgent);
-  app.decorate(
-    'startSimCars',
-    async (print: (text: string) => void = (text) => process.stdout.write(text)) => {
-      const address = app.server.address();
-      if (address === null || typeof address === 'string')
-        throw new Error('startSimCars needs a listening server');
-      const host = ['0.0.0.0', '::'].includes(address.address) ? '127.0.0.1' : address.address;
-      const serverUrl = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
-      const provisioned = await provisionSimCars(
-        database.db,
-        app.events,
-        config.dataDir,
-        config.simCars,
-        config.controlCodeTtlMinutes,
-      );
-      print(simCarsBanner(provisioned, config.publicUrl, config.controlCodeTtlMinutes));
-      simCars.start(provisioned, serverUrl);
-      return provisioned;
-    },
-  );
-  app.decorate('simCarChild', (carId: number) => simCars.child(carId));
 
+  // The modules: services built in order, decorated under their names, handlers subscribed.
   let migrated = false;
+  const services = serviceRegistry();
+  const context: ModuleContext = {
+    config,
+    database,
+    db: database.db,
+    bus,
+    clock,
+    log: app.log,
+    services,
+    app,
+    isMigrated: () => migrated,
+    options,
+  };
+  for (const module of MODULES) {
+    for (const [name, service] of Object.entries(module.services?.(context) ?? {})) {
+      Object.assign(services, { [name]: service });
+      app.decorate(name, service as never);
+    }
+  }
+  const unsubscribe = MODULES.map((module) => bus.onAll(module.on?.(services) ?? {}));
+
   let migrationRun: Promise<void> | undefined;
   const startMigrations = (): Promise<void> => {
     migrationRun ??= (async () => {
@@ -220,9 +140,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
       // Before seeding: the seeded names are checked against the old rows' look-alike forms.
       await fillUsernameSkeletons(database.db, app.log);
       await seedAccounts(database.db, config, app.log);
-      // Seeding and the name fill write users rows without events: nothing read before them stays.
-      userCache.clear();
-      await cars.start();
+      for (const module of MODULES) await module.start?.(services);
       migrated = true;
     })().catch((error: unknown) => {
       app.log.error({ err: error }, 'database migrations failed');
@@ -235,9 +153,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     return startMigrations();
   });
   app.addHook('onReady', async () => {
-    // Not awaited: the site serves while Janus starts; cars that connect meanwhile get their
-    // video target once it answers.
-    videoStart = video.start();
+    for (const module of MODULES) module.ready?.(services);
   });
   app.addHook('onListen', async () => {
     // Only once the port is ours (onReady runs before `listen` binds it): a server that cannot
@@ -245,12 +161,14 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     startMigrations().catch(() => undefined); // logged by startMigrations
   });
   app.addHook('preClose', async () => {
-    // Cars to neutral and sockets closed before the server stops accepting.
-    cars.stop();
-    relay.close();
-    await simCars.stop();
-    await videoStart;
-    await video.stop();
+    // Before the server stops accepting: handlers off, then every module stops — all invoked at
+    // once, newest first, so the relay's synchronous close (cars to neutral) never waits behind
+    // a slow stop such as Janus's.
+    for (const off of unsubscribe) off();
+    const stops = [...MODULES].reverse().map(async (module) => module.stop?.(services));
+    for (const result of await Promise.allSettled(stops)) {
+      if (result.status === 'rejected') app.log.error({ err: result.reason }, 'a module failed to stop');
+    }
   });
   app.addHook('onClose', async () => {
     // Closing the database under a running migration would leave it half-applied.
@@ -286,9 +204,11 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     // CONTROL_LIMITS.maxPayloadBytes themselves.
     options: { maxPayload: JANUS_MAX_MESSAGE_BYTES, perMessageDeflate: false },
   });
-  await app.register(controlRoutes);
-  await app.register(janusProxyRoutes, { video });
-  await app.register(eventRoutes);
+  for (const module of MODULES) {
+    for (const { plugin, prefix, options: pluginOptions } of module.sockets?.(context) ?? []) {
+      await app.register(plugin, { ...pluginOptions, prefix });
+    }
+  }
 
   const limits = options.rateLimit ?? { max: config.apiRateLimitPerMinute, timeWindowMs: 60_000 };
   await app.register(
@@ -305,17 +225,14 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
           ),
       });
       await api.register(authenticatePlugin, {
-        users: userCache,
+        users: services.userCache,
         keys: accessTokenKeys(config.jwtSecret, config.accessTokenTtlSeconds),
       });
-      await api.register(healthRoutes, { database, version: SERVER_VERSION, isMigrated: () => migrated });
-      await api.register(publicConfigRoutes, { config });
-      await api.register(authRoutes);
-      await api.register(accountRoutes);
-      await api.register(adminUserRoutes, { prefix: '/admin' });
-      await api.register(carRoutes);
-      await api.register(adminCarRoutes, { prefix: '/admin' });
-      await api.register(videoRoutes);
+      for (const module of MODULES) {
+        for (const { plugin, prefix, options: pluginOptions } of module.routes?.(context) ?? []) {
+          await api.register(plugin, { ...pluginOptions, prefix });
+        }
+      }
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
       for (const plugin of options.apiPlugins ?? []) await api.register(plugin);
       // Any other /api path, whatever the method: JSON 404 (never the web app's HTML).

@@ -1,74 +1,122 @@
 /**
- * Typed domain events. Services emit them; gateways (sockets, later Redis across instances) turn
- * them into messages, so domain code never touches a socket.
+ * The domain event bus. Services publish facts after their commit (`emit`); modules declare what
+ * they do about them (`on` in their definition, see module.ts). The facts and their schemas live
+ * in the protocol package (`@telerace/protocol/events`): plain JSON, checked on the way in.
+ *
+ * Delivery goes through a transport: in one process it hands the fact straight back to this bus;
+ * the scale-out issue puts Redis pub/sub behind the same seam so every instance hears every fact.
+ * Listeners are isolated from each other and from the emitter: one that throws (or whose promise
+ * rejects) is logged, and the others and the emitting request carry on — the change has already
+ * committed, so the emitter has nothing to undo.
  */
-import { EventEmitter } from 'node:events';
-import type { CarConfig, CarSessionEndReason } from '@telerace/protocol';
+import {
+  DOMAIN_EVENTS,
+  type DomainEventName,
+  type DomainEvents,
+  type SessionsRevokedReason,
+} from '@telerace/protocol/events';
 
-export interface DomainEvents {
-  /** Every session of the user must end now (ban, deletion, password change or reset). */
-  'user.sessions-revoked': {
-    userId: number;
-    reason: 'banned' | 'deleted' | 'password-changed' | 'logout-all';
-  };
-  /**
-   * One session (refresh-token family) ended: log-out, or the refresh token was replayed. The
-   * sockets opened with that session's access tokens must close.
-   */
-  'session.revoked': { userId: number; sessionId: string };
-  /** An admin granted or removed the admin role: open sockets must act on the new role. */
-  'user.role-changed': { userId: number; isAdmin: boolean };
-  /**
-   * A users row changed in a way some answer or check reads (ban, deletion, role, password,
-   * details, profile, theme, terms, sign-in), emitted after the commit by every writer. The user
-   * cache drops the row at once; the car directory renames a driver (`username` is the name after
-   * the change).
-   */
-  'user.changed': { userId: number; username: string };
-  /** An admin (or SIM_CARS) created a car: what the members' car list shows of it. */
-  'car.created': {
-    carId: number;
-    name: string;
-    imageUrl: string | null;
-    streamId: number;
-    config: CarConfig;
-  };
-  /** A member now holds the car (connect with a code). */
-  'car.session-started': {
-    carId: number;
-    userId: number;
-    /** The driver's name as the car list shows it. */
-    username: string;
-    sessionId: number;
-    expiresAt: Date;
-  };
-  /** A car agent finished its handshake (it can receive messages now). */
-  'car.online': { carId: number };
-  /** A car agent's socket closed. */
-  'car.offline': { carId: number };
-  /** A driving session ended: the car must stop at once and the driver be told. */
-  'car.session-ended': { carId: number; userId: number; sessionId: number; reason: CarSessionEndReason };
-  /** The car was deleted (its socket must close) — emitted after its session ended. */
-  'car.deleted': { carId: number };
-  /** The car's secret changed: the socket authenticated with the old one must close. */
-  'car.secret-rotated': { carId: number };
-  /** The admin changed the car's limits: push them to the car. */
-  'car.config-changed': { carId: number; config: CarConfig };
-  /** An admin command for the car (the service checked that it is online). */
-  'car.command': { carId: number; command: 'reboot' | 'shutdown' };
+export type { DomainEventName, DomainEvents, SessionsRevokedReason };
+
+export type EventHandler<K extends DomainEventName> = (payload: DomainEvents[K]) => unknown;
+/** What a module does about each fact it cares about. */
+export type EventHandlers = { [K in DomainEventName]?: EventHandler<K> };
+
+/** A published fact, as it travels. */
+export interface DomainEventEnvelope<K extends DomainEventName = DomainEventName> {
+  name: K;
+  payload: DomainEvents[K];
 }
 
-export type DomainEventName = keyof DomainEvents;
+/** Carries facts from the publishing bus to every subscribed bus (this process, or all instances). */
+export interface EventTransport {
+  publish(event: DomainEventEnvelope): void;
+  subscribe(deliver: (event: DomainEventEnvelope) => void): void;
+}
 
-export class EventBus {
-  readonly #emitter = new EventEmitter();
+/** Delivers in this process, synchronously, before `emit` returns (the default). */
+export class InProcessTransport implements EventTransport {
+  #deliver: ((event: DomainEventEnvelope) => void) | undefined;
 
-  emit<K extends DomainEventName>(name: K, payload: DomainEvents[K]): void {
-    this.#emitter.emit(name, payload);
+  publish(event: DomainEventEnvelope): void {
+    this.#deliver?.(event);
   }
 
-  on<K extends DomainEventName>(name: K, listener: (payload: DomainEvents[K]) => void): () => void {
-    this.#emitter.on(name, listener);
-    return () => this.#emitter.off(name, listener);
+  subscribe(deliver: (event: DomainEventEnvelope) => void): void {
+    this.#deliver = deliver;
+  }
+}
+
+/** Where the bus reports listener failures and refused facts. */
+export interface EventLog {
+  error(details: object, message: string): void;
+}
+
+export interface EventBusOptions {
+  transport?: EventTransport;
+  log?: EventLog;
+  /** Throw on a payload that does not match its schema (tests); otherwise log it and drop it. */
+  strict?: boolean;
+}
+
+export class EventBus {
+  readonly #listeners = new Map<DomainEventName, Set<(payload: never) => unknown>>();
+  readonly #transport: EventTransport;
+  readonly #log: EventLog;
+  readonly #strict: boolean;
+
+  constructor(options: EventBusOptions = {}) {
+    this.#transport = options.transport ?? new InProcessTransport();
+    this.#log = options.log ?? { error: (details, message) => console.error(message, details) };
+    this.#strict = options.strict ?? false;
+    this.#transport.subscribe((event) => this.#deliver(event));
+  }
+
+  /** Publishes a fact. Never throws for a listener's failure. */
+  emit<K extends DomainEventName>(name: K, payload: DomainEvents[K]): void {
+    const checked = DOMAIN_EVENTS[name].safeParse(payload);
+    if (!checked.success) {
+      if (this.#strict) throw new Error(`invalid ${name} event: ${checked.error.message}`);
+      this.#log.error({ event: name, issues: checked.error.issues }, 'invalid domain event dropped');
+      return;
+    }
+    this.#transport.publish({ name, payload: checked.data as DomainEvents[K] });
+  }
+
+  /** Subscribes one listener; returns its unsubscribe. */
+  on<K extends DomainEventName>(name: K, listener: EventHandler<K>): () => void {
+    let set = this.#listeners.get(name);
+    if (!set) {
+      set = new Set();
+      this.#listeners.set(name, set);
+    }
+    const entry = listener as (payload: never) => unknown;
+    set.add(entry);
+    return () => set.delete(entry);
+  }
+
+  /** Subscribes a module's handlers; returns one unsubscribe for all of them. */
+  onAll(handlers: EventHandlers): () => void {
+    const offs = Object.entries(handlers).map(([name, handler]) =>
+      this.on(name as DomainEventName, handler as EventHandler<DomainEventName>),
+    );
+    return () => {
+      for (const off of offs) off();
+    };
+  }
+
+  #deliver({ name, payload }: DomainEventEnvelope): void {
+    for (const listener of [...(this.#listeners.get(name) ?? [])]) {
+      try {
+        const result = (listener as (payload: unknown) => unknown)(payload);
+        if (result instanceof Promise) result.catch((error: unknown) => this.#failed(name, error));
+      } catch (error) {
+        this.#failed(name, error);
+      }
+    }
+  }
+
+  #failed(name: DomainEventName, error: unknown): void {
+    this.#log.error({ err: error, event: name }, 'domain event listener failed');
   }
 }

@@ -119,7 +119,7 @@ export async function changePassword(
   });
   events.emit('user.changed', { userId: row.id, username: row.username });
   if (keepFamilyId === undefined) {
-    events.emit('user.sessions-revoked', { userId: user.id, reason: 'password-changed' });
+    events.emit('user.sessions-revoked', { userId: user.id, reason: 'password_changed' });
   } else {
     for (const sessionId of ended) events.emit('session.revoked', { userId: user.id, sessionId });
   }

@@ -412,7 +412,7 @@ describe('account (/api/me…)', () => {
       });
       off();
       expect(response.statusCode).toBe(200);
-      expect(revokedUser).toEqual([{ userId: user.id, reason: 'password-changed' }]);
+      expect(revokedUser).toEqual([{ userId: user.id, reason: 'password_changed' }]);
     });
 
     it('ends every session when the caller’s own cannot be identified', async () => {
@@ -576,7 +576,7 @@ describe('account (/api/me…)', () => {
       const cleared = [response.headers['set-cookie']].flat().find((c) => c?.startsWith('telerace_refresh='));
       expect(cleared).toMatch(/^telerace_refresh=;.*Path=\/api/);
       expect(cleared).toMatch(/Expires=Thu, 01 Jan 1970/);
-      expect(events).toEqual([{ userId: user.id, reason: 'deleted' }]);
+      expect(events).toEqual([{ userId: user.id, reason: 'account_deleted' }]);
 
       const row = await rowOf(user.id);
       expect(row).toMatchObject({

@@ -70,7 +70,7 @@ export async function deleteAccount(
   });
   if (deleted) {
     events.emit('user.changed', { userId, username: deletedUsername(userId) });
-    events.emit('user.sessions-revoked', { userId, reason: 'deleted' });
+    events.emit('user.sessions-revoked', { userId, reason: 'account_deleted' });
   }
   return deleted;
 }

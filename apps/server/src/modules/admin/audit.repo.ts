@@ -23,8 +23,17 @@ export type AuditAction =
   | 'car.config'
   | 'settings.update';
 
+/** Who acted: an admin, or the server itself (id null) for start-up provisioning. */
+export interface AuditActor {
+  id: number | null;
+  username: string;
+}
+
+/** The server acting on its own configuration (SIM_CARS at start-up). */
+export const SYSTEM_ACTOR: AuditActor = { id: null, username: 'system' };
+
 export interface AuditEntry {
-  actor: { id: number; username: string };
+  actor: AuditActor;
   action: AuditAction;
   targetType: 'user' | 'car' | 'settings';
   targetId: string | number;

@@ -12,11 +12,9 @@ import {
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { HttpError } from '../../http/errors.js';
-import { mailerFor } from '../mail/mailer.js';
-import { AuthService, type IssuedSession, MESSAGES } from './auth.service.js';
+import { type IssuedSession, MESSAGES } from './auth.service.js';
 import { botVerifierFor } from './bot-check.js';
 import { loginCodeRoutes } from './login-codes.routes.js';
-import { LoginLimiter } from './login-limiter.js';
 
 export const REFRESH_COOKIE = 'telerace_refresh';
 const COOKIE_PATH = '/api';
@@ -27,17 +25,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
   const { config } = app;
   const secure = config.publicUrl.startsWith('https://');
   const botVerifier = botVerifierFor(config, app.log);
-  const mailer = mailerFor(config, app.log);
-  app.addHook('onClose', async () => mailer.close());
-  const service = new AuthService({
-    db: app.database.db,
-    keys: app.accessTokens,
-    events: app.events,
-    log: app.log,
-    mailer,
-    limiter: new LoginLimiter(),
-    publicUrl: config.publicUrl,
-  });
+  const service = app.auth;
 
   const cookieOptions = { httpOnly: true, secure, sameSite: 'strict', path: COOKIE_PATH } as const;
 

@@ -87,6 +87,11 @@ export function isUniqueViolation(error: unknown): boolean {
 export class AuthService {
   constructor(private readonly deps: AuthServiceDeps) {}
 
+  /** Closes the mail transport (the server is stopping). */
+  close(): void {
+    this.deps.mailer.close();
+  }
+
   async signup(input: { email: string; username: string; password: string }): Promise<void> {
     const { db } = this.deps;
     assertAcceptablePassword(input.password);
@@ -248,7 +253,7 @@ export class AuthService {
     if (reset === null) throw resetTokenInvalid();
     const { userId } = reset;
     events.emit('user.changed', reset);
-    events.emit('user.sessions-revoked', { userId, reason: 'password-changed' });
+    events.emit('user.sessions-revoked', { userId, reason: 'password_changed' });
   }
 
   async completeRegistration(user: UserRow): Promise<User> {

@@ -86,7 +86,7 @@ describe('password reset', () => {
     expect(common.json().errorKey).toBe(ERROR_KEYS.passwordTooCommon);
     const ok = await resetPassword(token ?? '', 'a brand new passphrase');
     expect(ok.statusCode).toBe(200);
-    expect(revoked).toEqual([{ userId: await userId(account.email), reason: 'password-changed' }]);
+    expect(revoked).toEqual([{ userId: await userId(account.email), reason: 'password_changed' }]);
     expect((await refresh(t.app, session.refreshToken)).statusCode).toBe(401);
     await login(t.app, { email: account.email, password: 'a brand new passphrase' });
 

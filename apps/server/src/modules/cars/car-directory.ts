@@ -50,6 +50,8 @@ export class CarDirectory {
     readonly db: Db,
     readonly events: EventBus,
     readonly log: FastifyBaseLogger,
+    /** The clock's time in ms (clock.ts): which sessions hold their car. */
+    readonly now: () => number = Date.now,
   ) {}
 
   /** False until the first load: callers then ask the database. */
@@ -91,7 +93,7 @@ export class CarDirectory {
       events.on('car.session-started', ({ carId, sessionId, userId, username, expiresAt }) =>
         this.#update(carId, (entry) => ({
           ...entry,
-          session: { id: sessionId, userId, expiresAt },
+          session: { id: sessionId, userId, expiresAt: new Date(expiresAt) },
           username,
         })),
       ),
@@ -113,7 +115,7 @@ export class CarDirectory {
   async reload(): Promise<void> {
     for (;;) {
       const before = this.#changes;
-      const rows = await listCarsWithHolders(this.db);
+      const rows = await listCarsWithHolders(this.db, new Date(this.now()));
       if (before !== this.#changes) continue;
       this.#cars = new Map(rows.map((row) => [row.car.id, row]));
       this.#sorted = null;
@@ -130,14 +132,14 @@ export class CarDirectory {
   }
 
   /** Every live car in id order, with the holders whose time is not up. */
-  list(now: number = Date.now()): ListedCar[] {
+  list(now: number = this.now()): ListedCar[] {
     this.stats.answered += 1;
     this.#sorted ??= [...this.#cars.values()].sort((a, b) => a.car.id - b.car.id);
     return this.#sorted.map((entry) => asOf(entry, now));
   }
 
   /** One live car, or undefined. */
-  get(carId: number, now: number = Date.now()): ListedCar | undefined {
+  get(carId: number, now: number = this.now()): ListedCar | undefined {
     this.stats.answered += 1;
     const entry = this.#cars.get(carId);
     return entry && asOf(entry, now);

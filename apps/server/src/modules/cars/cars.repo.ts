@@ -1,6 +1,10 @@
-/** Queries on cars, driving sessions and the session-duration setting. */
-import { CAR_SESSION_DEFAULT_MINUTES } from '@telerace/protocol';
-import { and, asc, eq, gt, isNotNull, isNull, lte, sql } from 'drizzle-orm';
+/**
+ * Queries on cars, driving sessions and the session-duration setting: the only SQL of the cars
+ * module. Times come from the caller's clock (clock.ts), never from the database's `now()`, so the
+ * service's timers and the stored expiries agree and tests can move time.
+ */
+import { CAR_SESSION_DEFAULT_MINUTES, type CarConfig } from '@telerace/protocol';
+import { and, asc, eq, gt, inArray, isNotNull, isNull, lte, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { appSettings, carSessions, cars, users } from '../../db/schema.js';
 
@@ -14,14 +18,14 @@ export interface CarWithHolder {
   username: string | null;
 }
 
-/** A session that holds its car: not ended and not yet expired. */
-const liveSession = and(isNull(carSessions.endedAt), gt(carSessions.expiresAt, sql`now()`));
+/** A session that holds its car at `now`: not ended and not yet expired. */
+const liveSession = (now: Date) => and(isNull(carSessions.endedAt), gt(carSessions.expiresAt, now));
 
-export async function listCarsWithHolders(db: Db, carId?: number): Promise<CarWithHolder[]> {
+export async function listCarsWithHolders(db: Db, now: Date, carId?: number): Promise<CarWithHolder[]> {
   const rows = await db
     .select({ car: cars, session: carSessions, username: users.username })
     .from(cars)
-    .leftJoin(carSessions, and(eq(carSessions.carId, cars.id), liveSession))
+    .leftJoin(carSessions, and(eq(carSessions.carId, cars.id), liveSession(now)))
     .leftJoin(users, eq(users.id, carSessions.userId))
     .where(and(isNull(cars.deletedAt), carId === undefined ? undefined : eq(cars.id, carId)))
     .orderBy(asc(cars.id));
@@ -36,6 +40,13 @@ export async function findLiveCar(db: Db, carId: number): Promise<CarRow | undef
   return row;
 }
 
+export function findLiveCarsNamed(db: Db, names: string[]): Promise<CarRow[]> {
+  return db
+    .select()
+    .from(cars)
+    .where(and(inArray(cars.name, names), isNull(cars.deletedAt)));
+}
+
 /** The car row locked for the transaction (serialises connects, kicks and deletion of one car). */
 export async function lockLiveCar(tx: Db, carId: number): Promise<CarRow | undefined> {
   const [row] = await tx
@@ -46,16 +57,45 @@ export async function lockLiveCar(tx: Db, carId: number): Promise<CarRow | undef
   return row;
 }
 
-/**
- * A new control code living `ttlMinutes`, with its count of wrong tries back at zero. The expiry
- * is the database's clock, like every other time compared in SQL.
- */
-export async function setControlCode(tx: Db, carId: number, code: string, ttlMinutes: number): Promise<void> {
+export async function insertCar(
+  tx: Db,
+  values: { name: string; imageUrl: string | null; secretHash: string },
+): Promise<CarRow> {
+  const [car] = await tx.insert(cars).values(values).returning();
+  if (!car) throw new Error('insert returned no row');
+  return car;
+}
+
+export async function setCarSecret(tx: Db, carId: number, secretHash: string): Promise<void> {
+  await tx.update(cars).set({ secretHash }).where(eq(cars.id, carId));
+}
+
+export async function setCarConfig(tx: Db, carId: number, config: CarConfig): Promise<void> {
+  await tx
+    .update(cars)
+    .set({
+      configForwardSpeed: config.forwardSpeedPercent,
+      configBackwardSpeed: config.backwardSpeedPercent,
+      configSteeringTrim: config.trimValue,
+    })
+    .where(eq(cars.id, carId));
+}
+
+/** Soft delete: the row stays for the audit log and the sessions' history; its code dies. */
+export async function markCarDeleted(tx: Db, carId: number, now: Date): Promise<void> {
+  await tx
+    .update(cars)
+    .set({ deletedAt: now, controlCode: null, controlCodeExpiresAt: null })
+    .where(eq(cars.id, carId));
+}
+
+/** A new control code valid until `expiresAt`, with its count of wrong tries back at zero. */
+export async function setControlCode(tx: Db, carId: number, code: string, expiresAt: Date): Promise<void> {
   await tx
     .update(cars)
     .set({
       controlCode: code,
-      controlCodeExpiresAt: sql`now() + make_interval(mins => ${ttlMinutes})`,
+      controlCodeExpiresAt: expiresAt,
       controlCodeFailures: 0,
     })
     .where(eq(cars.id, carId));
@@ -88,24 +128,46 @@ export async function recordWrongCode(tx: Db, carId: number, maxFailures: number
   return row !== undefined && row.controlCode === null;
 }
 
-export async function findLiveSessionOfCar(db: Db, carId: number): Promise<CarSessionRow | undefined> {
+export async function findLiveSessionOfCar(
+  db: Db,
+  carId: number,
+  now: Date,
+): Promise<CarSessionRow | undefined> {
   const [row] = await db
     .select()
     .from(carSessions)
-    .where(and(eq(carSessions.carId, carId), liveSession));
+    .where(and(eq(carSessions.carId, carId), liveSession(now)));
   return row;
 }
 
-export async function findLiveSessionByToken(db: Db, tokenHash: string): Promise<CarSessionRow | undefined> {
+export async function findLiveSessionByToken(
+  db: Db,
+  tokenHash: string,
+  now: Date,
+): Promise<CarSessionRow | undefined> {
   const [row] = await db
     .select()
     .from(carSessions)
-    .where(and(eq(carSessions.controlTokenHash, tokenHash), liveSession));
+    .where(and(eq(carSessions.controlTokenHash, tokenHash), liveSession(now)));
   return row;
 }
 
-export async function listLiveSessions(db: Db): Promise<CarSessionRow[]> {
-  return db.select().from(carSessions).where(liveSession);
+export async function listLiveSessions(db: Db, now: Date): Promise<CarSessionRow[]> {
+  return db.select().from(carSessions).where(liveSession(now));
+}
+
+export async function insertSession(
+  tx: Db,
+  values: { carId: number; userId: number; controlTokenHash: string; expiresAt: Date },
+): Promise<CarSessionRow> {
+  const [session] = await tx.insert(carSessions).values(values).returning();
+  if (!session) throw new Error('insert returned no row');
+  return session;
+}
+
+/** The holder connected again: the session's control token is replaced by a fresh one. */
+export async function setSessionControlToken(tx: Db, sessionId: number, tokenHash: string): Promise<void> {
+  await tx.update(carSessions).set({ controlTokenHash: tokenHash }).where(eq(carSessions.id, sessionId));
 }
 
 export type EndedSession = Pick<CarSessionRow, 'id' | 'carId' | 'userId'>;
@@ -113,31 +175,36 @@ export type EndedSession = Pick<CarSessionRow, 'id' | 'carId' | 'userId'>;
 const endedColumns = { id: carSessions.id, carId: carSessions.carId, userId: carSessions.userId };
 
 /** Ends every unended session of the car (live or expired but not yet swept). */
-export function endSessionsOfCar(tx: Db, carId: number, reason: string): Promise<EndedSession[]> {
+export function endSessionsOfCar(tx: Db, carId: number, reason: string, now: Date): Promise<EndedSession[]> {
   return tx
     .update(carSessions)
-    .set({ endedAt: sql`now()`, endReason: reason })
+    .set({ endedAt: now, endReason: reason })
     .where(and(eq(carSessions.carId, carId), isNull(carSessions.endedAt)))
     .returning(endedColumns);
 }
 
-export function endSessionsOfUser(tx: Db, userId: number, reason: string): Promise<EndedSession[]> {
+export function endSessionsOfUser(
+  tx: Db,
+  userId: number,
+  reason: string,
+  now: Date,
+): Promise<EndedSession[]> {
   return tx
     .update(carSessions)
-    .set({ endedAt: sql`now()`, endReason: reason })
+    .set({ endedAt: now, endReason: reason })
     .where(and(eq(carSessions.userId, userId), isNull(carSessions.endedAt)))
     .returning(endedColumns);
 }
 
-/** Ends the unended sessions whose time is up (optionally of one car only). */
-export function endExpiredSessions(tx: Db, carId?: number): Promise<EndedSession[]> {
+/** Ends the unended sessions whose time is up at `now` (optionally of one car only). */
+export function endExpiredSessions(tx: Db, now: Date, carId?: number): Promise<EndedSession[]> {
   return tx
     .update(carSessions)
-    .set({ endedAt: sql`now()`, endReason: 'session_expired' })
+    .set({ endedAt: now, endReason: 'session_expired' })
     .where(
       and(
         isNull(carSessions.endedAt),
-        lte(carSessions.expiresAt, sql`now()`),
+        lte(carSessions.expiresAt, now),
         carId === undefined ? undefined : eq(carSessions.carId, carId),
       ),
     )

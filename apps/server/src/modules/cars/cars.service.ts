@@ -15,17 +15,16 @@ import {
   ERROR_KEYS,
   type Telemetry,
 } from '@telerace/protocol';
-import { eq, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
+import { type Clock, minutesAfter } from '../../clock.js';
 import type { Db } from '../../db/client.js';
-import { carSessions, cars } from '../../db/schema.js';
 import type { DomainEvents, EventBus } from '../../events.js';
 import { HttpError } from '../../http/errors.js';
 import { SlidingWindowCounter } from '../../sliding-window.js';
-import { recordAudit } from '../admin/audit.repo.js';
+import { type AuditActor, recordAudit } from '../admin/audit.repo.js';
 import { hashToken, newOpaqueToken } from '../auth/sessions.repo.js';
 import type { UserRow } from '../users/users.repo.js';
-import { CarDirectory, type ListedCar } from './car-directory.js';
+import type { CarDirectory, ListedCar } from './car-directory.js';
 import {
   type CarRow,
   type CarSessionRow,
@@ -36,14 +35,21 @@ import {
   endSessionsOfCar,
   endSessionsOfUser,
   findLiveCar,
+  findLiveCarsNamed,
   findLiveSessionByToken,
   findLiveSessionOfCar,
+  insertCar,
+  insertSession,
   listCarsWithHolders,
   listLiveSessions,
   lockLiveCar,
+  markCarDeleted,
   recordWrongCode,
   sessionMinutes,
+  setCarConfig,
+  setCarSecret,
   setControlCode,
+  setSessionControlToken,
   setSessionMinutes,
 } from './cars.repo.js';
 import { newControlCode } from './control-code.js';
@@ -67,10 +73,8 @@ export interface Viewer {
   isAdmin: boolean;
 }
 
-export interface Actor {
-  id: number;
-  username: string;
-}
+/** Who acts on a car: an admin, or the server itself (SYSTEM_ACTOR) for the simulated cars. */
+export type Actor = AuditActor;
 
 export const carNotFound = (): HttpError => new HttpError(404, 'Car not found', ERROR_KEYS.carNotFound);
 const invalidCode = (): HttpError =>
@@ -119,34 +123,51 @@ export function carCreated(car: CarRow): DomainEvents['car.created'] {
   };
 }
 
-/** Whether `given` opens the car now: its current code, not expired (compared in constant time). */
-function opensCar(given: string, car: CarRow): boolean {
+/** Whether `given` opens the car at `now`: its current code, not expired (compared in constant time). */
+function opensCar(given: string, car: CarRow, now: Date): boolean {
   const expected = car.controlCode;
   if (expected === null || car.controlCodeExpiresAt === null) return false;
-  if (car.controlCodeExpiresAt.getTime() <= Date.now()) return false;
+  if (car.controlCodeExpiresAt.getTime() <= now.getTime()) return false;
   const a = Buffer.from(given);
   const b = Buffer.from(expected);
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-export class CarsService {
-  readonly #timers = new Map<number, NodeJS.Timeout>();
-  readonly #codeBudget = new SlidingWindowCounter<number>(WRONG_CODES_PER_MEMBER_PER_HOUR, HOUR_MS);
-  #sweeper: NodeJS.Timeout | undefined;
-  #unsubscribe: (() => void)[] = [];
+export interface CarsServiceDeps {
+  db: Db;
+  bus: EventBus;
+  clock: Clock;
+  log: FastifyBaseLogger;
   /** The members' list and status, answered from memory once loaded (see car-directory.ts). */
-  readonly directory: CarDirectory;
+  directory: CarDirectory;
+  presence: CarPresence;
+  video?: CarVideoAccess;
+  /** CONTROL_CODE_TTL_MINUTES: how long a generated code opens its car. */
+  controlCodeTtlMinutes?: number;
+}
 
-  constructor(
-    readonly db: Db,
-    readonly events: EventBus,
-    readonly presence: CarPresence,
-    readonly log: FastifyBaseLogger,
-    readonly video: CarVideoAccess = NO_VIDEO,
-    /** CONTROL_CODE_TTL_MINUTES: how long a generated code opens its car. */
-    readonly controlCodeTtlMinutes: number = DEFAULT_CONTROL_CODE_TTL_MINUTES,
-  ) {
-    this.directory = new CarDirectory(db, events, log);
+export class CarsService {
+  readonly #timers = new Map<number, ReturnType<Clock['setTimeout']>>();
+  readonly #codeBudget = new SlidingWindowCounter<number>(WRONG_CODES_PER_MEMBER_PER_HOUR, HOUR_MS);
+  #sweeper: ReturnType<Clock['setInterval']> | undefined;
+  readonly db: Db;
+  readonly events: EventBus;
+  readonly clock: Clock;
+  readonly log: FastifyBaseLogger;
+  readonly directory: CarDirectory;
+  readonly presence: CarPresence;
+  readonly video: CarVideoAccess;
+  readonly controlCodeTtlMinutes: number;
+
+  constructor(deps: CarsServiceDeps) {
+    this.db = deps.db;
+    this.events = deps.bus;
+    this.clock = deps.clock;
+    this.log = deps.log;
+    this.directory = deps.directory;
+    this.presence = deps.presence;
+    this.video = deps.video ?? NO_VIDEO;
+    this.controlCodeTtlMinutes = deps.controlCodeTtlMinutes ?? DEFAULT_CONTROL_CODE_TTL_MINUTES;
   }
 
   // ── reading ──────────────────────────────────────────────────────────────────────────────
@@ -186,23 +207,25 @@ export class CarsService {
 
   async list(): Promise<Car[]> {
     // Before the start-up load (migrations still running) the database answers.
-    const rows = this.directory.loaded ? this.directory.list() : await listCarsWithHolders(this.db);
+    const rows = this.directory.loaded
+      ? this.directory.list(this.clock.now().getTime())
+      : await listCarsWithHolders(this.db, this.clock.now());
     return rows.map((row) => this.present(row));
   }
 
   async listAdmin(): Promise<AdminCar[]> {
-    return (await listCarsWithHolders(this.db)).map((row) => this.presentAdmin(row));
+    return (await listCarsWithHolders(this.db, this.clock.now())).map((row) => this.presentAdmin(row));
   }
 
   async #row(carId: number, db: Db = this.db): Promise<CarWithHolder> {
-    const [row] = await listCarsWithHolders(db, carId);
+    const [row] = await listCarsWithHolders(db, this.clock.now(), carId);
     if (!row) throw carNotFound();
     return row;
   }
 
   async status(carId: number, viewer: Viewer): Promise<Car> {
     if (!this.directory.loaded) return this.presentFor(await this.#row(carId), viewer);
-    const row = this.directory.get(carId);
+    const row = this.directory.get(carId, this.clock.now().getTime());
     if (!row) throw carNotFound();
     return this.presentFor(row, viewer);
   }
@@ -223,33 +246,30 @@ export class CarsService {
     const controlToken = newOpaqueToken();
     const tokenHash = hashToken(controlToken);
     const minutes = await sessionMinutes(this.db);
-    this.#emitEnded(await endExpiredSessions(this.db, carId), 'session_expired');
+    this.#emitEnded(await endExpiredSessions(this.db, this.clock.now(), carId), 'session_expired');
     const started = await this.db.transaction(async (tx) => {
       const car = await lockLiveCar(tx, carId);
       if (!car) throw carNotFound();
-      const live = await findLiveSessionOfCar(tx, carId);
+      const now = this.clock.now();
+      const live = await findLiveSessionOfCar(tx, carId, now);
       if (live) {
         if (live.userId !== user.id) throw carInUse();
-        await tx.update(carSessions).set({ controlTokenHash: tokenHash }).where(eq(carSessions.id, live.id));
+        await setSessionControlToken(tx, live.id, tokenHash);
         return null;
       }
       const waitMs = this.#codeBudget.retryAfterMs(user.id);
       if (waitMs > 0) throw tooManyWrongCodes(waitMs);
-      if (!opensCar(code, car)) {
+      if (!opensCar(code, car, now)) {
         // Counted in this transaction, which must commit: the error is thrown after it.
         return { wrong: true, killed: await recordWrongCode(tx, carId, CODE_FAILURES_PER_CAR) } as const;
       }
       await clearControlCode(tx, carId);
-      const [session] = await tx
-        .insert(carSessions)
-        .values({
-          carId,
-          userId: user.id,
-          controlTokenHash: tokenHash,
-          expiresAt: sql`now() + make_interval(mins => ${minutes})`,
-        })
-        .returning();
-      return session ?? null;
+      return insertSession(tx, {
+        carId,
+        userId: user.id,
+        controlTokenHash: tokenHash,
+        expiresAt: minutesAfter(now, minutes),
+      });
     });
     if (started && 'wrong' in started) {
       this.#codeBudget.record(user.id);
@@ -265,7 +285,7 @@ export class CarsService {
         userId: user.id,
         username: user.username,
         sessionId: started.id,
-        expiresAt: started.expiresAt,
+        expiresAt: started.expiresAt.toISOString(),
       });
     }
     return { car: await this.status(carId, { id: user.id, isAdmin: user.isAdmin }), controlToken };
@@ -273,7 +293,7 @@ export class CarsService {
 
   /** The live session the control token opens, if it belongs to this member and this car. */
   async sessionForControlToken(userId: number, carId: number, token: string): Promise<CarSessionRow | null> {
-    const session = await findLiveSessionByToken(this.db, hashToken(token));
+    const session = await findLiveSessionByToken(this.db, hashToken(token), this.clock.now());
     return session && session.userId === userId && session.carId === carId ? session : null;
   }
 
@@ -286,6 +306,11 @@ export class CarsService {
     return a.length === b.length && timingSafeEqual(a, b) ? car : null;
   }
 
+  /** The live cars with these names (the simulated cars are found by name). */
+  liveCarsNamed(names: string[]): Promise<CarRow[]> {
+    return findLiveCarsNamed(this.db, names);
+  }
+
   async carConfig(carId: number): Promise<CarConfig | null> {
     const car = await findLiveCar(this.db, carId);
     return car ? configOf(car) : null;
@@ -293,19 +318,19 @@ export class CarsService {
 
   /** Ends every session of the member (ban, account deletion). */
   async endSessionsOfUser(userId: number, reason: CarSessionEndReason): Promise<void> {
-    const ended = await endSessionsOfUser(this.db, userId, reason);
+    const ended = await endSessionsOfUser(this.db, userId, reason, this.clock.now());
     this.#emitEnded(ended, reason);
   }
 
   /** Ends the sessions whose time is up; the timers call it, tests may too. */
   async sweepExpired(): Promise<void> {
-    const ended = await endExpiredSessions(this.db);
+    const ended = await endExpiredSessions(this.db, this.clock.now());
     this.#emitEnded(ended, 'session_expired');
   }
 
   #emitEnded(sessions: EndedSession[], reason: CarSessionEndReason): void {
     for (const session of sessions) {
-      clearTimeout(this.#timers.get(session.id));
+      this.clock.clear(this.#timers.get(session.id));
       this.#timers.delete(session.id);
       this.events.emit('car.session-ended', {
         carId: session.carId,
@@ -317,48 +342,40 @@ export class CarsService {
   }
 
   #schedule(session: Pick<CarSessionRow, 'id' | 'expiresAt'>): void {
-    clearTimeout(this.#timers.get(session.id));
-    // setTimeout's limit is ~24.8 days; sessions last at most 4 hours.
-    const delay = Math.max(0, session.expiresAt.getTime() - Date.now()) + 20;
-    const timer = setTimeout(() => {
+    this.clock.clear(this.#timers.get(session.id));
+    // setTimeout's limit is ~24.8 days; sessions last at most 4 hours. The 20 ms: Node's timers
+    // run on a monotonic clock and may fire a hair before the wall clock reaches the expiry.
+    const delay = Math.max(0, session.expiresAt.getTime() - this.clock.now().getTime()) + 20;
+    const timer = this.clock.setTimeout(() => {
       this.#timers.delete(session.id);
       this.sweepExpired().catch((error: unknown) => this.log.error({ err: error }, 'session expiry failed'));
     }, delay);
-    timer.unref();
     this.#timers.set(session.id, timer);
   }
 
   /** After the migrations: end what expired while the server was down, time the live sessions. */
   async start(): Promise<void> {
-    await this.directory.start();
-    this.#unsubscribe.push(
-      this.events.on('user.sessions-revoked', ({ userId, reason }) => {
-        if (reason !== 'banned' && reason !== 'deleted') return;
-        this.endSessionsOfUser(userId, reason === 'banned' ? 'banned' : 'account_deleted').catch(
-          (error: unknown) => this.log.error({ err: error }, 'ending car sessions failed'),
-        );
-      }),
-    );
     await this.resume();
-    this.#sweeper = setInterval(() => {
+    this.#sweeper = this.clock.setInterval(() => {
       this.sweepExpired().catch((error: unknown) => this.log.warn({ err: error }, 'session sweep failed'));
     }, SWEEP_INTERVAL_MS);
-    this.#sweeper.unref();
+  }
+
+  /** A banned or deleted member's cars stop being theirs (other revocations keep the car). */
+  async onSessionsRevoked({ userId, reason }: DomainEvents['user.sessions-revoked']): Promise<void> {
+    if (reason === 'banned' || reason === 'account_deleted') await this.endSessionsOfUser(userId, reason);
   }
 
   /** Ends the sessions that are over and (re)arms a timer for each live one. */
   async resume(): Promise<void> {
     await this.sweepExpired();
-    for (const session of await listLiveSessions(this.db)) this.#schedule(session);
+    for (const session of await listLiveSessions(this.db, this.clock.now())) this.#schedule(session);
   }
 
   stop(): void {
-    this.directory.stop();
-    for (const off of this.#unsubscribe) off();
-    this.#unsubscribe = [];
-    for (const timer of this.#timers.values()) clearTimeout(timer);
+    for (const timer of this.#timers.values()) this.clock.clear(timer);
     this.#timers.clear();
-    clearInterval(this.#sweeper);
+    this.clock.clear(this.#sweeper);
   }
 
   // ── admin ────────────────────────────────────────────────────────────────────────────────
@@ -366,11 +383,11 @@ export class CarsService {
   async create(actor: Actor, input: { name: string; image_url: string | null }) {
     const secret = newOpaqueToken();
     const row = await this.db.transaction(async (tx) => {
-      const [car] = await tx
-        .insert(cars)
-        .values({ name: input.name, imageUrl: input.image_url, secretHash: hashToken(secret) })
-        .returning();
-      if (!car) throw new Error('insert returned no row');
+      const car = await insertCar(tx, {
+        name: input.name,
+        imageUrl: input.image_url,
+        secretHash: hashToken(secret),
+      });
       await recordAudit(tx, {
         actor,
         action: 'car.create',
@@ -390,10 +407,7 @@ export class CarsService {
     const secret = newOpaqueToken();
     await this.db.transaction(async (tx) => {
       if (!(await lockLiveCar(tx, carId))) throw carNotFound();
-      await tx
-        .update(cars)
-        .set({ secretHash: hashToken(secret) })
-        .where(eq(cars.id, carId));
+      await setCarSecret(tx, carId, hashToken(secret));
       await recordAudit(tx, {
         actor,
         action: 'car.rotate-secret',
@@ -412,11 +426,9 @@ export class CarsService {
     const ended = await this.db.transaction(async (tx) => {
       const car = await lockLiveCar(tx, carId);
       if (!car) throw carNotFound();
-      const sessions = await endSessionsOfCar(tx, carId, 'car_deleted');
-      await tx
-        .update(cars)
-        .set({ deletedAt: sql`now()`, controlCode: null, controlCodeExpiresAt: null })
-        .where(eq(cars.id, carId));
+      const now = this.clock.now();
+      const sessions = await endSessionsOfCar(tx, carId, 'car_deleted', now);
+      await markCarDeleted(tx, carId, now);
       await recordAudit(tx, {
         actor,
         action: 'car.delete',
@@ -437,9 +449,10 @@ export class CarsService {
    */
   async generateCode(actor: Actor, carId: number): Promise<string> {
     const code = newControlCode();
+    const expiresAt = minutesAfter(this.clock.now(), this.controlCodeTtlMinutes);
     await this.db.transaction(async (tx) => {
       if (!(await lockLiveCar(tx, carId))) throw carNotFound();
-      await setControlCode(tx, carId, code, this.controlCodeTtlMinutes);
+      await setControlCode(tx, carId, code, expiresAt);
       // The code itself is a credential: the append-only log never keeps it.
       await recordAudit(tx, {
         actor,
@@ -450,15 +463,16 @@ export class CarsService {
         after: { code_generated: true },
       });
     });
+    this.events.emit('car.code-generated', { carId, expiresAt: expiresAt.toISOString() });
     return code;
   }
 
   /** Ends the current driver's session. Idempotent: with nobody driving it only says so. */
   async kick(actor: Actor, carId: number): Promise<string> {
-    this.#emitEnded(await endExpiredSessions(this.db, carId), 'session_expired');
+    this.#emitEnded(await endExpiredSessions(this.db, this.clock.now(), carId), 'session_expired');
     const kicked = await this.db.transaction(async (tx) => {
       if (!(await lockLiveCar(tx, carId))) throw carNotFound();
-      const sessions = await endSessionsOfCar(tx, carId, 'kicked');
+      const sessions = await endSessionsOfCar(tx, carId, 'kicked', this.clock.now());
       for (const session of sessions) {
         await recordAudit(tx, {
           actor,
@@ -488,21 +502,14 @@ export class CarsService {
         after: { command },
       });
     });
-    this.events.emit('car.command', { carId, command });
+    this.events.emit('car.command-requested', { carId, command });
   }
 
   async saveConfig(actor: Actor, carId: number, config: CarConfig): Promise<AdminCar> {
     await this.db.transaction(async (tx) => {
       const car = await lockLiveCar(tx, carId);
       if (!car) throw carNotFound();
-      await tx
-        .update(cars)
-        .set({
-          configForwardSpeed: config.forwardSpeedPercent,
-          configBackwardSpeed: config.backwardSpeedPercent,
-          configSteeringTrim: config.trimValue,
-        })
-        .where(eq(cars.id, carId));
+      await setCarConfig(tx, carId, config);
       await recordAudit(tx, {
         actor,
         action: 'car.config',
@@ -534,6 +541,7 @@ export class CarsService {
         after: { car_session_duration_minutes: settings.car_session_duration_minutes },
       });
     });
+    this.events.emit('settings.changed', { carSessionMinutes: settings.car_session_duration_minutes });
     return this.settings();
   }
 }

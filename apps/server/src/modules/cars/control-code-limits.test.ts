@@ -150,7 +150,7 @@ describe('a code expires', () => {
   });
 
   it('simulated cars get codes with the same lifetime', async () => {
-    const [sim] = await provisionSimCars(t.app.database.db, t.app.events, t.config.dataDir, 1, TTL_MINUTES);
+    const [sim] = await provisionSimCars(t.app.cars, t.config.dataDir, 1);
     const row = await carRow(sim?.id ?? 0);
     expect(row.controlCode).toBe(sim?.code);
     expect(row.controlCodeFailures).toBe(0);

@@ -11,17 +11,12 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { and, eq, inArray, isNull } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import { spawnTiedToServer } from '../../child-process.js';
-import type { Db } from '../../db/client.js';
-import { cars } from '../../db/schema.js';
-import type { EventBus } from '../../events.js';
 import { SERVER_ROOT } from '../../paths.js';
-import { hashToken, newOpaqueToken } from '../auth/sessions.repo.js';
-import { setControlCode } from './cars.repo.js';
-import { carCreated } from './cars.service.js';
-import { newControlCode } from './control-code.js';
+import { SYSTEM_ACTOR } from '../admin/audit.repo.js';
+import { hashToken } from '../auth/sessions.repo.js';
+import type { CarsService } from './cars.service.js';
 
 export const SIM_CARS_FILE = 'sim-cars.json';
 /** The agent's way of asking for a restart (EX_TEMPFAIL). */
@@ -84,43 +79,30 @@ async function readSecrets(file: string): Promise<Record<string, string>> {
   }
 }
 
-/** Ensures the N cars, their secrets and fresh codes. Not audited: no admin acts here. */
-export async function provisionSimCars(
-  db: Db,
-  events: EventBus,
-  dataDir: string,
-  count: number,
-  codeTtlMinutes: number,
-): Promise<SimCar[]> {
+/**
+ * Ensures the N cars, their secrets and fresh codes, through the cars service like an admin's
+ * actions (so each is audited as the system's and emits its events).
+ */
+export async function provisionSimCars(cars: CarsService, dataDir: string, count: number): Promise<SimCar[]> {
   const names = Array.from({ length: count }, (_, i) => `Sim ${i + 1}`);
   const file = join(dataDir, SIM_CARS_FILE);
   const secrets = await readSecrets(file);
-  const existing = await db
-    .select()
-    .from(cars)
-    .where(and(inArray(cars.name, names), isNull(cars.deletedAt)));
+  const existing = await cars.liveCarsNamed(names);
   const result: SimCar[] = [];
   for (const name of names) {
-    let row = existing.find((car) => car.name === name);
+    const row = existing.find((car) => car.name === name);
+    let id: number;
     let secret = row ? secrets[String(row.id)] : undefined;
     if (!row) {
-      secret = newOpaqueToken();
-      [row] = await db
-        .insert(cars)
-        .values({ name, imageUrl: null, secretHash: hashToken(secret) })
-        .returning();
-      if (!row) throw new Error('insert returned no row');
-      events.emit('car.created', carCreated(row));
-    } else if (!secret || hashToken(secret) !== row.secretHash) {
-      secret = newOpaqueToken();
-      await db
-        .update(cars)
-        .set({ secretHash: hashToken(secret) })
-        .where(eq(cars.id, row.id));
+      const created = await cars.create(SYSTEM_ACTOR, { name, image_url: null });
+      id = created.car.id;
+      secret = created.secret;
+    } else {
+      id = row.id;
+      if (!secret || hashToken(secret) !== row.secretHash) secret = await cars.rotateSecret(SYSTEM_ACTOR, id);
     }
-    const code = newControlCode();
-    await setControlCode(db, row.id, code, codeTtlMinutes);
-    result.push({ id: row.id, name, code, secret });
+    const code = await cars.generateCode(SYSTEM_ACTOR, id);
+    result.push({ id, name, code, secret });
   }
   await mkdir(dataDir, { recursive: true });
   const saved = Object.fromEntries(result.map((car) => [String(car.id), car.secret]));

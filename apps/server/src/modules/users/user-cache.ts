@@ -7,7 +7,6 @@
  * (an operator's SQL), never what correctness relies on.
  */
 import type { Db } from '../../db/client.js';
-import type { EventBus } from '../../events.js';
 import { findUserById, type UserRow } from './users.repo.js';
 
 export const USER_CACHE_MAX_ROWS = 10_000;
@@ -27,7 +26,6 @@ export class UserCache {
    * answered but not kept (otherwise a ban committed during the read would be forgotten).
    */
   #generation = 0;
-  #unsubscribe: (() => void)[] = [];
   /** Lookups answered from memory and from the database (tests and diagnostics). */
   readonly stats = { hits: 0, misses: 0 };
 
@@ -35,23 +33,6 @@ export class UserCache {
     readonly db: Db,
     readonly options: { maxRows?: number; maxAgeMs?: number } = {},
   ) {}
-
-  /** Listens to the writers' events; call once, before the first request. */
-  subscribe(events: EventBus): void {
-    const drop = ({ userId }: { userId: number }) => this.drop(userId);
-    // `user.changed` is the one every writer emits; the others come with the same changes and
-    // are listened to as well so that no order of listeners can leave a stale row behind.
-    this.#unsubscribe.push(
-      events.on('user.changed', drop),
-      events.on('user.sessions-revoked', drop),
-      events.on('user.role-changed', drop),
-    );
-  }
-
-  unsubscribe(): void {
-    for (const off of this.#unsubscribe) off();
-    this.#unsubscribe = [];
-  }
 
   /** The live (not deleted) member, from memory when possible. */
   async find(userId: number): Promise<UserRow | undefined> {

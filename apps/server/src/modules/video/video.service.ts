@@ -62,6 +62,7 @@ const isLoopback = (host: string): boolean =>
 
 export class VideoService {
   readonly #options: VideoServiceOptions;
+  #starting: Promise<void> | undefined;
   readonly #log: FastifyBaseLogger;
   #client: JanusClient | null = null;
   #wsUrl: string | null = null;
@@ -79,7 +80,6 @@ export class VideoService {
   readonly #told = new Map<number, number>();
   /** One mountpoint operation at a time per car. */
   readonly #queues = new Map<number, Promise<unknown>>();
-  #unsubscribe: (() => void)[] = [];
   #stopped = false;
 
   constructor(options: VideoServiceOptions) {
@@ -113,7 +113,18 @@ export class VideoService {
   }
 
   /** Finds or starts Janus. Never throws: without Janus the site runs without video. */
-  async start(): Promise<void> {
+  /** Finds or starts Janus, once (later calls share the first). */
+  start(): Promise<void> {
+    this.#starting ??= this.#start();
+    return this.#starting;
+  }
+
+  /** Resolves once `start` has found (or started) its Janus or given up; at once if never started. */
+  async started(): Promise<void> {
+    await this.#starting;
+  }
+
+  async #start(): Promise<void> {
     const { config } = this.#options;
     if (config.video === 'off') {
       this.#log.info('live video is off (VIDEO=off)');
@@ -150,11 +161,6 @@ export class VideoService {
     this.#reconciler.unref();
     // Cars that connected while Janus was starting.
     void this.#reconcile();
-  }
-
-  /** Subscriptions to the car events, made by the app (kept here so tests can drive them). */
-  track(off: () => void): void {
-    this.#unsubscribe.push(off);
   }
 
   /** A car agent finished its handshake: its mountpoint is made, and it streams if driven. */
@@ -244,8 +250,7 @@ export class VideoService {
 
   async stop(): Promise<void> {
     this.#stopped = true;
-    for (const off of this.#unsubscribe) off();
-    this.#unsubscribe = [];
+    await this.#starting;
     clearInterval(this.#reconciler);
     await Promise.allSettled([...this.#queues.values()]);
     await this.#supervisor?.stop();

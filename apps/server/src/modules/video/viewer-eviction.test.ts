@@ -315,7 +315,7 @@ describe('a driver whose session ends stops watching (real Janus, real WebRTC)',
       const bystander = await openJanus(
         await tokenFor(testApp.app, await buildUser(testApp.app.database.db)),
       );
-      testApp.app.events.emit('user.sessions-revoked', { userId: member.id, reason: 'password-changed' });
+      testApp.app.events.emit('user.sessions-revoked', { userId: member.id, reason: 'password_changed' });
       expect((await within(first.closed))?.code).toBe(SOCKET_CLOSE_CODES.forceDisconnect);
       expect((await within(second.closed))?.code).toBe(SOCKET_CLOSE_CODES.forceDisconnect);
       expect(bystander.ws.readyState).toBe(bystander.ws.OPEN);

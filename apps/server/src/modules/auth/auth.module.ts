@@ -1,0 +1,37 @@
+/**
+ * Accounts' sign-up, log-in, sessions (refresh rotation), log-out and password reset, and the
+ * one-time sign-in codes that social sign-in ends with.
+ */
+import { defineModule } from '../../module.js';
+import { mailerFor } from '../mail/mailer.js';
+import { accessTokenKeys } from './access-token.js';
+import { authRoutes } from './auth.routes.js';
+import { AuthService } from './auth.service.js';
+import { LoginCodes } from './login-codes.js';
+import { LoginLimiter } from './login-limiter.js';
+
+declare module '../../module.js' {
+  interface Services {
+    auth: AuthService;
+    /** One-time sign-in codes bound to the browser that started the flow (social sign-in). */
+    loginCodes: LoginCodes;
+  }
+}
+
+export const authModule = defineModule({
+  name: 'auth',
+  services: ({ config, db, bus, log }) => ({
+    auth: new AuthService({
+      db,
+      keys: accessTokenKeys(config.jwtSecret, config.accessTokenTtlSeconds),
+      events: bus,
+      log,
+      mailer: mailerFor(config, log),
+      limiter: new LoginLimiter(),
+      publicUrl: config.publicUrl,
+    }),
+    loginCodes: new LoginCodes(db, { secure: config.publicUrl.startsWith('https://') }),
+  }),
+  routes: () => [{ plugin: authRoutes }],
+  stop: ({ auth }) => auth.close(),
+});

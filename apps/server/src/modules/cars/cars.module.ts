@@ -1,0 +1,71 @@
+/**
+ * Cars and driving sessions: the members' list and status, connecting with a code, the admin's
+ * car actions, and SIM_CARS (the quick start's simulated cars and their agent processes).
+ */
+import type { ChildProcess } from 'node:child_process';
+import { defineModule } from '../../module.js';
+import { adminCarRoutes } from './admin-cars.routes.js';
+import { carRoutes } from './cars.routes.js';
+import { CarsService } from './cars.service.js';
+import { provisionSimCars, type SimCar, SimCarSupervisor, simCarsBanner } from './sim-cars.js';
+
+declare module '../../module.js' {
+  interface Services {
+    /** Cars and driving sessions (domain logic). */
+    cars: CarsService;
+    /**
+     * SIM_CARS: provisions the simulated cars, prints their codes and starts their agents against
+     * this server's listening address. Call after `listen` and `migrated()`.
+     */
+    startSimCars(print?: (text: string) => void): Promise<SimCar[]>;
+    /** The running agent process of a simulated car (tests). */
+    simCarChild(carId: number): ChildProcess | undefined;
+    /** The simulated cars' agent processes. */
+    simCars: SimCarSupervisor;
+  }
+}
+
+/** Where this server listens, as its own simulated cars dial it. */
+function ownUrl(address: ReturnType<import('node:net').Server['address']>): string {
+  if (address === null || typeof address === 'string')
+    throw new Error('startSimCars needs a listening server');
+  const host = ['0.0.0.0', '::'].includes(address.address) ? '127.0.0.1' : address.address;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+}
+
+export const carsModule = defineModule({
+  name: 'cars',
+  services: ({ app, config, db, bus, clock, log, services, options }) => {
+    const cars = new CarsService({
+      db,
+      bus,
+      clock,
+      log,
+      directory: services.carDirectory,
+      presence: services.carRelay,
+      video: services.video,
+      controlCodeTtlMinutes: config.controlCodeTtlMinutes,
+    });
+    const simCars = new SimCarSupervisor(log, options.simCarAgent);
+    return {
+      cars,
+      simCars,
+      startSimCars: async (print = (text) => process.stdout.write(text)) => {
+        const serverUrl = ownUrl(app.server.address());
+        const provisioned = await provisionSimCars(cars, config.dataDir, config.simCars);
+        print(simCarsBanner(provisioned, config.publicUrl, config.controlCodeTtlMinutes));
+        simCars.start(provisioned, serverUrl);
+        return provisioned;
+      },
+      simCarChild: (carId) => simCars.child(carId),
+    };
+  },
+  routes: () => [{ plugin: carRoutes }, { plugin: adminCarRoutes, prefix: '/admin' }],
+  on: ({ cars }) => ({ 'user.sessions-revoked': (event) => cars.onSessionsRevoked(event) }),
+  // After the migrations: end what expired while the server was down, time the live sessions.
+  start: ({ cars }) => cars.start(),
+  stop: async ({ cars, simCars }) => {
+    cars.stop();
+    await simCars.stop();
+  },
+});

@@ -1,0 +1,29 @@
+/** Driving: the relay between controllers and car agents, and its socket (/rcsocket). */
+import { defineModule } from '../../module.js';
+import { findLiveCar } from '../cars/cars.repo.js';
+import { configOf } from '../cars/cars.service.js';
+import { CarRelay } from './car-relay.js';
+import { controlRoutes } from './control.routes.js';
+
+declare module '../../module.js' {
+  interface Services {
+    /** The connected cars and controllers (/rcsocket). */
+    carRelay: CarRelay;
+  }
+}
+
+export const controlModule = defineModule({
+  name: 'control',
+  services: ({ db, bus, log }) => ({
+    carRelay: new CarRelay(bus, log, {
+      // A car's `welcome` reads the row: it may connect before the car directory is loaded.
+      carConfig: async (carId) => {
+        const car = await findLiveCar(db, carId);
+        return car ? configOf(car) : null;
+      },
+    }),
+  }),
+  sockets: () => [{ plugin: controlRoutes }],
+  // Cars to neutral and sockets closed before the server stops accepting.
+  stop: ({ carRelay }) => carRelay.close(),
+});

@@ -1,0 +1,31 @@
+/**
+ * Every module, in the order their services are built (a module may use the services of those
+ * before it) and started; they stop in reverse order. Adding a feature = adding its definition
+ * here (docs/architecture.md "Adding a module").
+ */
+import type { TeleraceModule } from '../module.js';
+import { accountModule } from './account/account.module.js';
+import { adminModule } from './admin/admin.module.js';
+import { authModule } from './auth/auth.module.js';
+import { carDirectoryModule } from './cars/car-directory.module.js';
+import { carsModule } from './cars/cars.module.js';
+import { controlModule } from './control/control.module.js';
+import { eventsModule } from './events/events.module.js';
+import { healthModule } from './health/health.module.js';
+import { publicConfigModule } from './public-config/public-config.module.js';
+import { usersModule } from './users/users.module.js';
+import { videoModule } from './video/video.module.js';
+
+export const MODULES: readonly TeleraceModule[] = [
+  healthModule,
+  publicConfigModule,
+  usersModule,
+  carDirectoryModule,
+  controlModule,
+  videoModule,
+  carsModule,
+  authModule,
+  accountModule,
+  adminModule,
+  eventsModule,
+];

@@ -1,0 +1,24 @@
+/** Members' rows for the member check, held in memory and dropped by the writers' events. */
+import { defineModule } from '../../module.js';
+import { UserCache } from './user-cache.js';
+
+declare module '../../module.js' {
+  interface Services {
+    /** Members' rows for the member check, in memory and dropped by `user.changed` (user-cache.ts). */
+    userCache: UserCache;
+  }
+}
+
+export const usersModule = defineModule({
+  name: 'users',
+  services: ({ db }) => ({ userCache: new UserCache(db) }),
+  // `user.changed` is the one every writer emits; the others come with the same changes and are
+  // listened to as well so that no order of listeners can leave a stale row behind.
+  on: ({ userCache }) => ({
+    'user.changed': ({ userId }) => userCache.drop(userId),
+    'user.sessions-revoked': ({ userId }) => userCache.drop(userId),
+    'user.role-changed': ({ userId }) => userCache.drop(userId),
+  }),
+  // Seeding and the username fill write users rows without events: nothing read before them stays.
+  start: async ({ userCache }) => userCache.clear(),
+});

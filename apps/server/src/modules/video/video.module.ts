@@ -1,0 +1,53 @@
+/**
+ * Live video: Janus (found or started), the cars' mountpoints, the /janus signalling proxy and
+ * the ICE servers route. Janus starts as soon as Fastify is ready, without waiting for the
+ * migrations: the site serves meanwhile, and cars that connect get their target once it answers.
+ */
+import { defineModule } from '../../module.js';
+import { findLiveCar, findLiveSessionOfCar } from '../cars/cars.repo.js';
+import { janusProxyRoutes } from './janus-proxy.js';
+import { videoRoutes } from './video.routes.js';
+import { VideoService } from './video.service.js';
+
+declare module '../../module.js' {
+  interface Services {
+    /** Live video: Janus and the cars' mountpoints. */
+    video: VideoService;
+    /** Resolves once the video service found (or started) its Janus, or gave up. */
+    videoStarted(): Promise<void>;
+  }
+}
+
+export const videoModule = defineModule({
+  name: 'video',
+  services: ({ app, config, db, log, clock, services }) => {
+    const video = new VideoService({
+      config,
+      log,
+      cars: services.carRelay,
+      streamIdOf: async (carId) => (await findLiveCar(db, carId))?.streamId ?? null,
+      isDriven: async (carId) => (await findLiveSessionOfCar(db, carId, clock.now())) !== undefined,
+    });
+    return {
+      video,
+      videoStarted: async () => {
+        await app.ready();
+        await video.started();
+      },
+    };
+  },
+  routes: () => [{ plugin: videoRoutes }],
+  sockets: ({ services }) => [{ plugin: janusProxyRoutes, options: { video: services.video } }],
+  on: ({ video }) => ({
+    'car.online': ({ carId }) => video.carOnline(carId),
+    'car.offline': ({ carId }) => video.carOffline(carId),
+    'car.deleted': ({ carId }) => video.carDeleted(carId),
+    'car.session-started': ({ carId }) => video.sessionStarted(carId),
+    'car.session-ended': ({ carId }) => video.sessionEnded(carId),
+    // Admins are shown every PIN: a demoted admin must not keep one.
+    'user.role-changed': ({ isAdmin }) => (isAdmin ? undefined : video.adminDemoted()),
+  }),
+  // Not awaited: the site serves while Janus starts.
+  ready: ({ video }) => void video.start(),
+  stop: ({ video }) => video.stop(),
+});

@@ -1,0 +1,84 @@
+/**
+ * Domain events: the facts the server's modules publish after a change commits (ARCHITECTURE.md
+ * "Events"). Each is a zod schema of plain JSON (times as ISO strings, no Date, no class), so a
+ * fact can cross a process boundary unchanged: the in-process bus today, Redis between
+ * instances later. Events say what happened, never what someone should do about it; each module
+ * decides how it reacts.
+ *
+ * A separate entry point (`@telerace/protocol/events`): the browser never loads these.
+ */
+import { z } from 'zod';
+import { CAR_SESSION_END_REASONS, CarConfig } from './cars.js';
+
+const id = z.number().int().positive();
+const isoTime = z.iso.datetime();
+
+/** Why every session of a member ended. */
+export const SESSIONS_REVOKED_REASONS = [
+  'banned',
+  'account_deleted',
+  'password_changed',
+  'logout_all',
+] as const;
+export type SessionsRevokedReason = (typeof SESSIONS_REVOKED_REASONS)[number];
+
+export const DOMAIN_EVENTS = {
+  /** Every session of the member ended (ban, deletion, password change or reset, log-out everywhere). */
+  'user.sessions-revoked': z.object({ userId: id, reason: z.enum(SESSIONS_REVOKED_REASONS) }),
+  /**
+   * One session (refresh-token family) ended: log-out, or its refresh token was replayed. The
+   * sockets opened with that session's access tokens belong to it.
+   */
+  'session.revoked': z.object({ userId: id, sessionId: z.string().min(1) }),
+  /** An admin granted or removed the admin role. */
+  'user.role-changed': z.object({ userId: id, isAdmin: z.boolean() }),
+  /**
+   * A users row changed in a way some answer or check reads (ban, deletion, role, password,
+   * details, profile, theme, terms, sign-in), emitted after the commit by every writer.
+   * `username` is the name after the change.
+   */
+  'user.changed': z.object({ userId: id, username: z.string() }),
+  /** An admin (or SIM_CARS at start-up) created a car: what the members' car list shows of it. */
+  'car.created': z.object({
+    carId: id,
+    name: z.string(),
+    imageUrl: z.string().nullable(),
+    streamId: id,
+    config: CarConfig,
+  }),
+  /** A new control code was generated for the car (the code itself is a credential: never here). */
+  'car.code-generated': z.object({ carId: id, expiresAt: isoTime }),
+  /** A member took the car (connect with a code). `username` as the car list shows it. */
+  'car.session-started': z.object({
+    carId: id,
+    userId: id,
+    username: z.string(),
+    sessionId: id,
+    expiresAt: isoTime,
+  }),
+  /** A car agent finished its handshake (it can receive messages now). */
+  'car.online': z.object({ carId: id }),
+  /** A car agent's socket closed. */
+  'car.offline': z.object({ carId: id }),
+  /** A driving session ended. */
+  'car.session-ended': z.object({
+    carId: id,
+    userId: id,
+    sessionId: id,
+    reason: z.enum(CAR_SESSION_END_REASONS),
+  }),
+  /** The car was deleted (emitted after its session ended). */
+  'car.deleted': z.object({ carId: id }),
+  /** The car's secret changed: what authenticated with the old one no longer does. */
+  'car.secret-rotated': z.object({ carId: id }),
+  /** The admin changed the car's limits. */
+  'car.config-changed': z.object({ carId: id, config: CarConfig }),
+  /** An admin asked the car to reboot or shut down (the car was online when asked). */
+  'car.command-requested': z.object({ carId: id, command: z.enum(['reboot', 'shutdown']) }),
+  /** An admin changed the driving settings (new sessions get the new duration). */
+  'settings.changed': z.object({ carSessionMinutes: z.number().int().positive() }),
+} as const;
+
+export type DomainEventName = keyof typeof DOMAIN_EVENTS;
+export type DomainEvents = { [K in DomainEventName]: z.infer<(typeof DOMAIN_EVENTS)[K]> };
+export const DOMAIN_EVENT_NAMES = Object.keys(DOMAIN_EVENTS) as DomainEventName[];
