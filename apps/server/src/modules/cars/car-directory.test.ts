@@ -4,10 +4,10 @@
  * with a code, kick, expiry, a driver's rename, the car going online and offline, sim cars.
  */
 import type { Car } from '@telerace/protocol';
-import { eq, sql } from 'drizzle-orm';
+import { CAR_SESSION_DEFAULT_MINUTES } from '@telerace/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { carSessions } from '../../db/schema.js';
 import { startTestApp } from '../../test/app.js';
+import { ManualClock } from '../../test/clock.js';
 import { authHeader, buildUser, TEST_PASSWORD } from '../../test/factories.js';
 import { connectCar, createCar, listen, takeCar } from '../../test/sockets.js';
 import { provisionSimCars } from './sim-cars.js';
@@ -16,8 +16,10 @@ let testApp: Awaited<ReturnType<typeof startTestApp>>;
 let base: string;
 let host: string;
 let memberHeaders: { authorization: string };
+/** Sessions end when this clock says so (tokens and sockets keep real time). */
+const clock = new ManualClock();
 beforeAll(async () => {
-  testApp = await startTestApp();
+  testApp = await startTestApp({}, { clock });
   host = await listen(testApp.app);
   base = `http://${host}`;
   memberHeaders = await authHeader(testApp.app, await buildUser(testApp.app.database.db));
@@ -111,14 +113,20 @@ describe('car directory', () => {
     const { driver } = await takeCar(testApp.app, driving);
     expect((await listed(driving.carId))?.current_user_id).toBe(driver.id);
     // A session past its end is not shown even before the sweep ends it…
-    const later = Date.now() + 24 * 60 * 60_000;
+    const later = clock.now().getTime() + 24 * 60 * 60_000;
     expect(testApp.app.cars.directory.get(driving.carId, later)?.session).toBeNull();
-    // …and the sweep's event frees it for good.
-    await testApp.app.database.db
-      .update(carSessions)
-      .set({ expiresAt: sql`now() - interval '1 second'` })
-      .where(eq(carSessions.userId, driver.id));
-    await testApp.app.cars.sweepExpired();
+    // …and its timer, when the clock reaches the end, frees it for good.
+    const ended = new Promise<string>((resolve) => {
+      const off = testApp.app.events.on('car.session-ended', ({ carId, reason }) => {
+        if (carId !== driving.carId) return;
+        off();
+        resolve(reason);
+      });
+    });
+    clock.advance(CAR_SESSION_DEFAULT_MINUTES * 60_000 - 1_000);
+    expect((await listed(driving.carId))?.current_user_id).toBe(driver.id);
+    clock.advance(2_000);
+    expect(await ended).toBe('session_expired');
     expect((await listed(driving.carId))?.current_user_id).toBeNull();
   });
 
