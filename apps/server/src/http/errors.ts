@@ -5,6 +5,7 @@
  */
 import { ERROR_KEYS, type ErrorBody, type ErrorKey } from '@telerace/protocol';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError, type DomainErrorKind } from '../domain-error.js';
 
 /** Thrown by our own code for an expected failure; its message is written for the client. */
 export class HttpError extends Error {
@@ -33,6 +34,17 @@ const KEY_BY_STATUS: Partial<Record<number, ErrorKey>> = {
   429: ERROR_KEYS.tooManyRequests,
 };
 
+/** The status each kind of domain refusal leaves the server with. */
+const STATUS_OF_KIND: Record<DomainErrorKind, number> = {
+  invalid: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  rate_limited: 429,
+  unavailable: 503,
+};
+
 /** Fastify's name for each request part, as a client would call it. */
 const PART_NAMES: Record<string, string> = { querystring: 'query' };
 
@@ -57,6 +69,13 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
     const message = validationMessage(error);
     request.log.info({ validation: message }, 'request validation failed');
     reply.code(400).send({ error: message, errorKey: ERROR_KEYS.validation } satisfies ErrorBody);
+    return;
+  }
+  if (error instanceof DomainError) {
+    const status = STATUS_OF_KIND[error.kind];
+    if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
+    request.log.info({ status, error: error.message, details: error.details }, 'request rejected');
+    reply.code(status).send({ error: error.message, errorKey: error.errorKey } satisfies ErrorBody);
     return;
   }
   const status = statusOf(error);

@@ -2,7 +2,7 @@
 import { and, eq, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { refreshTokens, subscriptions, users } from '../../db/schema.js';
-import { hashToken } from '../auth/sessions.repo.js';
+import { hashToken } from '../../tokens.js';
 import type { UserRow } from '../users/users.repo.js';
 
 export type UserChanges = Partial<

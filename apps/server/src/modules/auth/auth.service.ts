@@ -11,6 +11,7 @@ import type { Db } from '../../db/client.js';
 import { loginHistory, users } from '../../db/schema.js';
 import type { EventBus } from '../../events.js';
 import { HttpError } from '../../http/errors.js';
+import { hashToken, newOpaqueToken } from '../../tokens.js';
 import { type Mailer, passwordResetMail } from '../mail/mailer.js';
 import { presentUser } from '../users/user.presenter.js';
 import { acceptableUsername } from '../users/usernames.js';
@@ -26,10 +27,8 @@ import {
 import { assertAcceptablePassword, DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from './passwords.js';
 import {
   findRefreshToken,
-  hashToken,
   insertRefreshToken,
   markRefreshTokenUsed,
-  newOpaqueToken,
   revokeFamily,
   revokeUserSessions,
   usedWithin,

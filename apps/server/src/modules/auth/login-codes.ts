@@ -14,8 +14,8 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../../db/client.js';
+import { hashToken, newOpaqueToken } from '../../tokens.js';
 import { consumeLoginCode, deleteStaleLoginCodes, insertLoginCode } from './login-codes.repo.js';
-import { hashToken, newOpaqueToken } from './sessions.repo.js';
 
 /** The cookie holding the flow's nonce. */
 export const SIGN_IN_FLOW_COOKIE = 'telerace_signin';

@@ -3,22 +3,11 @@
  * family ends that session; revoking all of a user's families ends every session (logout, bans,
  * deletions, password changes).
  */
-import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, gt, isNull, min, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { refreshTokens } from '../../db/schema.js';
 
 export type RefreshTokenRow = typeof refreshTokens.$inferSelect;
-
-/** A new opaque secret (refresh or reset token): 256 random bits, base64url (43 characters). */
-export function newOpaqueToken(): string {
-  return randomBytes(32).toString('base64url');
-}
-
-/** What the database keeps of a token: its SHA-256 (hex). The raw value is never stored. */
-export function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
-}
 
 /** Stores a token; one already stored under the same hash (a derived successor) is left as it is. */
 export async function insertRefreshToken(

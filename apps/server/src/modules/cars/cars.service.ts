@@ -21,8 +21,8 @@ import type { Db } from '../../db/client.js';
 import type { DomainEvents, EventBus } from '../../events.js';
 import { HttpError } from '../../http/errors.js';
 import { SlidingWindowCounter } from '../../sliding-window.js';
+import { hashToken, newOpaqueToken } from '../../tokens.js';
 import { type AuditActor, recordAudit } from '../admin/audit.repo.js';
-import { hashToken, newOpaqueToken } from '../auth/sessions.repo.js';
 import type { UserRow } from '../users/users.repo.js';
 import type { CarDirectory, ListedCar } from './car-directory.js';
 import {

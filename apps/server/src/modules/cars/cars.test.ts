@@ -5,7 +5,7 @@ import { auditLog, carSessions, cars } from '../../db/schema.js';
 import { startTestApp } from '../../test/app.js';
 import { authHeader, buildUser } from '../../test/factories.js';
 import { connectCar, createCar, generateCode, listen, takeCar } from '../../test/sockets.js';
-import { hashToken } from '../auth/sessions.repo.js';
+import { hashToken } from '../../tokens.js';
 
 let testApp: Awaited<ReturnType<typeof startTestApp>>;
 let host: string;

@@ -12,7 +12,7 @@ import { cars } from '../../db/schema.js';
 import { startTestApp } from '../../test/app.js';
 import { authHeader, buildAdmin, buildUser, tokenFor } from '../../test/factories.js';
 import { controllerUrl, listen, openSocket, originOf } from '../../test/sockets.js';
-import { hashToken } from '../auth/sessions.repo.js';
+import { hashToken } from '../../tokens.js';
 import { SIM_CARS_FILE, type SimCar } from './sim-cars.js';
 
 let testApp: Awaited<ReturnType<typeof startTestApp>>;

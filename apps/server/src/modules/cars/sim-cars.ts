@@ -14,8 +14,8 @@ import { createInterface } from 'node:readline';
 import type { FastifyBaseLogger } from 'fastify';
 import { spawnTiedToServer } from '../../child-process.js';
 import { SERVER_ROOT } from '../../paths.js';
+import { hashToken } from '../../tokens.js';
 import { SYSTEM_ACTOR } from '../admin/audit.repo.js';
-import { hashToken } from '../auth/sessions.repo.js';
 import type { CarsService } from './cars.service.js';
 
 export const SIM_CARS_FILE = 'sim-cars.json';
