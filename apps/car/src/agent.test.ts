@@ -14,6 +14,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { CarAgent } from './agent.js';
 import { SimBackend } from './drive/sim.js';
+import { TOO_OLD_RETRY_MS } from './link.js';
 import { resolveSettings } from './settings.js';
 import { VideoStreamer } from './video/streamer.js';
 import { alive, childrenOf, udpSink } from './video/testing.js';
@@ -285,12 +286,39 @@ describe('car agent ↔ server', () => {
     expect(log.join('\n')).not.toContain('wrong-secret');
   });
 
-  it('an incompatible answer is logged with its reason and retried slowly', async () => {
-    const server = await startServer(0, { type: 'incompatible', reason: 'car agent too old: update to 0.2' });
+  it('a server that finds the agent too old: one clear line, then a long wait before the next attempt', async () => {
+    const server = await startServer(0, {
+      type: 'incompatible',
+      reason: 'client_too_old',
+      supported: { min: CAR_PROTOCOL_VERSION + 1, max: CAR_PROTOCOL_VERSION + 2 },
+    });
     cleanups.push(() => server.kill());
     const { agent, log } = await startAgent(server.port);
     await vi.waitFor(() =>
-      expect(log.some((line) => line.includes('car agent too old: update to 0.2'))).toBe(true),
+      expect(log.some((line) => line.includes('too old') && line.includes('update the car agent'))).toBe(
+        true,
+      ),
+    );
+    await vi.waitFor(() =>
+      expect(log.some((line) => line.includes(`reconnecting in ${TOO_OLD_RETRY_MS} ms`))).toBe(true),
+    );
+    expect(agent.link.isWelcomed).toBe(false);
+    // No tight loop: the one refused connection is all the server saw.
+    expect(server.upgrades).toHaveLength(1);
+  });
+
+  it('a server older than the agent: one clear line, retried slowly', async () => {
+    const server = await startServer(0, {
+      type: 'incompatible',
+      reason: 'server_too_old',
+      supported: { min: CAR_PROTOCOL_VERSION - 1, max: CAR_PROTOCOL_VERSION - 1 },
+    });
+    cleanups.push(() => server.kill());
+    const { agent, log } = await startAgent(server.port);
+    await vi.waitFor(() =>
+      expect(
+        log.some((line) => line.includes('the server is older') && line.includes('update the server')),
+      ).toBe(true),
     );
     await vi.waitFor(() => expect(log.some((line) => line.includes('reconnecting in 8000 ms'))).toBe(true));
     expect(agent.link.isWelcomed).toBe(false);

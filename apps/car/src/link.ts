@@ -1,13 +1,16 @@
 /**
  * The car's socket to the server: dials `/rcsocket?type=car&car=ID` with the car secret in the
  * Authorization header, says hello with the protocol version, validates every message, answers
- * pings, and reconnects with backoff for as long as the agent runs. It never logs the secret.
+ * pings, and reconnects with backoff for as long as the agent runs. A server that refuses the
+ * protocol version says why (`incompatible {reason}`): an agent too old for the server waits
+ * long between attempts, since only an update helps. It never logs the secret.
  */
 import { EventEmitter } from 'node:events';
 import {
   CAR_PROTOCOL_VERSION,
   type CarAgentMessage,
   type CarConfig,
+  type CarIncompatibleReason,
   CONTROL_LIMITS,
   ServerCarMessage,
 } from '@telerace/protocol';
@@ -26,7 +29,21 @@ export interface LinkOptions {
   livenessMs?: number;
 }
 
-type Forwarded = Exclude<ServerCarMessage, { type: 'welcome' | 'incompatible' | 'ping' }>;
+type Forwarded = Exclude<ServerCarMessage, { type: 'welcome' | 'incompatible' | 'ping' | 'error' }>;
+
+/**
+ * Between attempts once the server said this agent is too old: reconnecting cannot help until
+ * the agent is updated, and a fleet of outdated cars must not hammer the server.
+ */
+export const TOO_OLD_RETRY_MS = 10 * 60_000;
+
+/** The log line for each refusal (an operator reads it on the car). */
+function incompatibleLine(reason: CarIncompatibleReason, supported: { min: number; max: number }): string {
+  const range = supported.min === supported.max ? `${supported.min}` : `${supported.min}–${supported.max}`;
+  return reason === 'client_too_old'
+    ? `server refused this agent: it is too old (car protocol ${CAR_PROTOCOL_VERSION}, the server accepts ${range}); update the car agent`
+    : `server refused this agent: the server is older (it accepts car protocol ${range}, this agent speaks ${CAR_PROTOCOL_VERSION}); update the server`;
+}
 
 interface LinkEvents {
   /** Any valid message (the deadman's heartbeat). */
@@ -59,6 +76,8 @@ export class CarLink extends EventEmitter<LinkEvents> {
   private stopped = false;
   /** Set when retrying fast cannot help; cleared by the next welcome. */
   private slowRetry = false;
+  /** Set when the server said this agent is too old; cleared by the next welcome. */
+  private tooOld = false;
   private welcomed = false;
   private droppedCount = 0;
 
@@ -147,14 +166,19 @@ export class CarLink extends EventEmitter<LinkEvents> {
       case 'welcome':
         this.welcomed = true;
         this.slowRetry = false;
+        this.tooOld = false;
         this.backoff.reset();
         this.options.log(`welcomed as car ${this.options.carId}`);
         this.emit('welcome', parsed.config);
         return;
       case 'incompatible':
-        this.options.log(`server refused this agent: ${parsed.reason}; retrying slowly`);
+        this.options.log(incompatibleLine(parsed.reason, parsed.supported));
         this.slowRetry = true;
+        this.tooOld = parsed.reason === 'client_too_old';
         this.socket?.close(1000, 'incompatible');
+        return;
+      case 'error':
+        this.options.log(`the server refused a message: ${parsed.error} (${parsed.errorKey})`);
         return;
       case 'ping':
         this.send({ type: 'pong', timestamp: parsed.timestamp });
@@ -187,7 +211,7 @@ export class CarLink extends EventEmitter<LinkEvents> {
     clearTimeout(this.liveness);
     this.emit('close');
     if (this.stopped) return;
-    const delay = this.slowRetry ? this.backoff.max() : this.backoff.next();
+    const delay = this.tooOld ? TOO_OLD_RETRY_MS : this.slowRetry ? this.backoff.max() : this.backoff.next();
     this.options.log(`disconnected; reconnecting in ${delay} ms`);
     this.retry = setTimeout(() => this.connect(), delay);
   }

@@ -4,10 +4,21 @@
  */
 import { z } from 'zod';
 import { CAR_CONFIG_LIMITS } from './constants.js';
+import { DISCONNECT_REASONS, SocketErrorMessage } from './sockets.js';
 import { CarVideo, VideoCodec } from './video.js';
 
-/** Bumped when the car protocol changes incompatibly; the server refuses other versions. */
+/** Bumped when the car protocol changes incompatibly. */
 export const CAR_PROTOCOL_VERSION = 1;
+/**
+ * The oldest car protocol the server still accepts: cars in the field lag behind the server, so
+ * a new version keeps the old one supported for a while (tldraw's shape). The server accepts
+ * `[MIN_SUPPORTED_CAR_PROTOCOL_VERSION, CAR_PROTOCOL_VERSION]` and answers anything else with
+ * `incompatible {reason}`.
+ */
+export const MIN_SUPPORTED_CAR_PROTOCOL_VERSION = 1;
+/** Why the server refused a car agent's protocol version. */
+export const CAR_INCOMPATIBLE_REASONS = ['client_too_old', 'server_too_old'] as const;
+export type CarIncompatibleReason = (typeof CAR_INCOMPATIBLE_REASONS)[number];
 
 /** Safety and transport limits of the control path (ARCHITECTURE.md "The car is the last line of safety"). */
 export const CONTROL_LIMITS = {
@@ -29,7 +40,8 @@ export const CONTROL_LIMITS = {
   controllerSocketsPerMember: 4,
   /**
    * Bytes the server may hold unsent for one event or control socket; a client that reads slower
-   * than that is dropped (close code slowReader) instead of growing the server's memory.
+   * than that is dropped (terminated: no close frame could reach it) instead of growing the
+   * server's memory.
    */
   maxBufferedBytes: 1_048_576,
 } as const;
@@ -127,7 +139,6 @@ const unit = z.number().min(-1).max(1);
 /** Control socket, browser → server (spec §7). */
 export const ControllerMessage = z.discriminatedUnion('type', [
   z.object({ type: z.literal('drive'), throttle: unit, steer: unit }),
-  z.object({ type: z.literal('config'), settings: CarConfig }),
   z.object({ type: z.literal('controller-ping'), timestamp: z.number().optional() }),
   /** A refreshed access token, so the socket outlives the token that opened it. */
   z.object({ type: z.literal('auth'), token: z.string().min(1).max(4096) }),
@@ -139,8 +150,7 @@ export const ControllerServerMessage = z.discriminatedUnion('type', [
   z.object({ type: z.literal('controller-pong'), timestamp: z.number().optional() }),
   z.object({ type: z.literal('car-status'), online: z.boolean() }),
   z.object({ type: z.literal('telemetry'), telemetry: Telemetry }),
-  z.object({ type: z.literal('config-saved'), settings: CarConfig }),
-  z.object({ type: z.literal('error'), error: z.string() }),
+  SocketErrorMessage,
   /** The `auth` message was accepted: the socket now lives until `expiresAt` (ISO time). */
   z.object({ type: z.literal('auth-ok'), expiresAt: z.string() }),
 ]);
@@ -157,7 +167,12 @@ export type CarAgentMessage = z.infer<typeof CarAgentMessage>;
 /** Server → car agent. */
 export const ServerCarMessage = z.discriminatedUnion('type', [
   z.object({ type: z.literal('welcome'), config: CarConfig }),
-  z.object({ type: z.literal('incompatible'), reason: z.string() }),
+  /** The agent's protocol version is outside the supported range; the socket closes next. */
+  z.object({
+    type: z.literal('incompatible'),
+    reason: z.enum(CAR_INCOMPATIBLE_REASONS),
+    supported: z.object({ min: z.number().int(), max: z.number().int() }),
+  }),
   z.object({ type: z.literal('drive'), throttle: unit, steer: unit, seq: z.number().int().nonnegative() }),
   z.object({ type: z.literal('stop') }),
   z.object({ type: z.literal('config'), settings: CarConfig }),
@@ -175,10 +190,11 @@ export const ServerCarMessage = z.discriminatedUnion('type', [
   }),
   /** Nobody drives the car any more: stop streaming (saves the car's CPU and data). */
   z.object({ type: z.literal('video-stop') }),
+  SocketErrorMessage,
 ]);
 export type ServerCarMessage = z.infer<typeof ServerCarMessage>;
 
-/** Event socket /api/race-ws (the race messages are added by the race issue). */
+/** Event socket /api/race-ws (issue 12, races, adds the race messages). */
 export const EventClientMessage = z.discriminatedUnion('type', [
   z.object({ type: z.literal('get_current_state') }),
   z.object({ type: z.literal('ping'), timestamp: z.number() }),
@@ -190,10 +206,11 @@ export type EventClientMessage = z.infer<typeof EventClientMessage>;
 
 export const EventServerMessage = z.discriminatedUnion('type', [
   z.object({ type: z.literal('pong'), timestamp: z.number() }),
-  z.object({ type: z.literal('force_disconnect'), reason: z.string() }),
+  z.object({ type: z.literal('force_disconnect'), reason: z.enum(DISCONNECT_REASONS) }),
   z.object({ type: z.literal('race_state_update'), payload: z.record(z.string(), z.unknown()) }),
   /** The `auth` message was accepted: the socket now lives until `expiresAt` (ISO time). */
   z.object({ type: z.literal('auth_ok'), expiresAt: z.string() }),
+  SocketErrorMessage,
 ]);
 export type EventServerMessage = z.infer<typeof EventServerMessage>;
 
@@ -204,35 +221,9 @@ export const CAR_SESSION_END_REASONS = [
   'car_deleted',
   'banned',
   'account_deleted',
-] as const;
+] as const satisfies readonly (typeof DISCONNECT_REASONS)[number][];
 export type CarSessionEndReason = (typeof CAR_SESSION_END_REASONS)[number];
 
 export const CarsResponse = z.array(Car);
 export const AdminCarsResponse = z.array(AdminCar);
 export const AdminCarResponse = z.object({ car: AdminCar });
-
-/** WebSocket close codes the server uses on /rcsocket and /api/race-ws (4000–4999: ours). */
-export const SOCKET_CLOSE_CODES = {
-  /** Too many messages per second (RFC 6455 policy violation). */
-  policy: 1008,
-  /** A newer connection for the same car (or the same controller) replaced this one. */
-  replaced: 4000,
-  /** The driving session ended (expired, kicked, car deleted, banned). */
-  sessionEnded: 4001,
-  /** The car agent speaks another protocol version. */
-  incompatible: 4002,
-  /** The car's secret was rotated or the car was deleted. */
-  carRevoked: 4003,
-  /** The member's sessions were revoked (ban, deletion, password change). */
-  forceDisconnect: 4004,
-  /** The access token that opened (or last re-authenticated) the socket expired. */
-  tokenExpired: 4005,
-  /** The member's role changed (an admin demoted): reconnect to get the new rights. */
-  roleChanged: 4006,
-  /** The member's session ended (log-out): this socket belonged to it. */
-  sessionRevoked: 4007,
-  /** No message (or pong) for too long. */
-  silent: 4008,
-  /** The client reads too slowly: its unsent messages passed the bound. */
-  slowReader: 4009,
-} as const;

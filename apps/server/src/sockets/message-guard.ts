@@ -1,10 +1,8 @@
 /**
- * Shared handling of incoming socket messages: a per-socket rate limit and the parsing that
- * drops (and counts) anything that is not a valid message, so no input can crash the server.
+ * The socket kit's guards: drop counters, a per-socket message-rate limit, and a JSON send that
+ * drops a client that does not read, so no client can crash the server or grow its memory.
  */
 import { CONTROL_LIMITS } from '@telerace/protocol';
-import type { RawData } from 'ws';
-import type { z } from 'zod';
 
 /** How many messages each gateway dropped, by cause (read by tests and logs). */
 export interface DropCounters {
@@ -40,53 +38,6 @@ export class MessageRateLimit {
     this.#count += 1;
     return this.#count <= this.max;
   }
-}
-
-/**
- * The message as `schema` describes it, or null (counted in `dropped`). `types` lists the known
- * `type` values, to tell an unknown type from a malformed known one.
- */
-export function parseMessage<T>(
-  data: RawData,
-  schema: z.ZodType<T>,
-  types: readonly string[],
-  dropped: DropCounters,
-): T | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(Array.isArray(data) ? Buffer.concat(data).toString('utf8') : data.toString());
-  } catch {
-    dropped.invalidJson += 1;
-    return null;
-  }
-  const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
-  if (typeof type !== 'string' || !types.includes(type)) {
-    dropped.unknownType += 1;
-    return null;
-  }
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) {
-    dropped.invalidMessage += 1;
-    return null;
-  }
-  return parsed.data;
-}
-
-/** Bytes of a received message (ws hands over a Buffer, an ArrayBuffer or fragments). */
-function byteLength(data: RawData): number {
-  if (Array.isArray(data)) return data.reduce((sum, part) => sum + part.length, 0);
-  return data instanceof ArrayBuffer ? data.byteLength : data.length;
-}
-
-/**
- * The control and event sockets take small messages only; the WebSocket server's own limit is
- * higher for the video signalling (SDP). A larger message closes the socket with 1009, as the
- * WebSocket server itself would.
- */
-export function closeIfTooBig(socket: { close(code: number, reason: string): void }, data: RawData): boolean {
-  if (byteLength(data) <= CONTROL_LIMITS.maxPayloadBytes) return false;
-  socket.close(1009, 'message too big');
-  return true;
 }
 
 /** What sendJson needs of a socket (a `ws` WebSocket). */

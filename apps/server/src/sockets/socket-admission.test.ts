@@ -8,8 +8,8 @@ import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { CONTROL_LIMITS, ERROR_KEYS } from '@telerace/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp } from '../../test/app.js';
-import { buildUser, tokenFor } from '../../test/factories.js';
+import { startTestApp } from '../test/app.js';
+import { buildUser, tokenFor } from '../test/factories.js';
 import {
   connectCar,
   controllerUrl,
@@ -20,7 +20,7 @@ import {
   refusedStatus,
   type TestSocket,
   takeCar,
-} from '../../test/sockets.js';
+} from '../test/sockets.js';
 
 type App = Awaited<ReturnType<typeof startTestApp>>;
 

@@ -11,11 +11,11 @@
  */
 import { ERROR_KEYS } from '@telerace/protocol';
 import type { FastifyRequest } from 'fastify';
-import { HttpError } from '../../http/errors.js';
+import { HttpError } from '../http/errors.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Places of the event and controller sockets, per client address and per member. */
+    /** Places of the browser sockets, per client address and per member. */
     socketAdmission: SocketAdmission;
   }
 }
@@ -43,7 +43,7 @@ class Counter<K> {
 }
 
 /** Which cap a member's socket counts against (each kind has its own per-member limit). */
-export type SocketKind = 'event' | 'controller';
+export type SocketKind = 'event' | 'controller' | 'video';
 
 export class SocketAdmission {
   readonly #byAddress = new Counter<string>();

@@ -1,7 +1,7 @@
 /** Checks shared by the socket gateways, run before the upgrade (a refusal is a plain HTTP error). */
 import { ERROR_KEYS } from '@telerace/protocol';
 import type { FastifyRequest } from 'fastify';
-import { HttpError } from '../../http/errors.js';
+import { HttpError } from '../http/errors.js';
 
 /**
  * Browser sockets must come from our own pages (no cross-site WebSocket hijacking): the Origin

@@ -2,33 +2,24 @@
  * One connected car agent. After `hello` (and `welcome`) it carries drive commands: each one is
  * sent at once, and the last one is repeated every CONTROL_LIMITS.driveHeartbeatMs with a
  * growing `seq`, so the car's dead-man timer (500 ms) only fires when the server is gone.
- * `stop()` sends `stop` and ends the repetition until the next drive.
+ * `stop()` sends `stop` and ends the repetition until the next drive. The socket itself (limits,
+ * parsing, keepalive) is the kit's (sockets/).
  */
 import {
   CAR_PROTOCOL_VERSION,
-  CarAgentMessage,
   type CarConfig,
+  type CarIncompatibleReason,
   CONTROL_LIMITS,
+  MIN_SUPPORTED_CAR_PROTOCOL_VERSION,
   type ServerCarMessage,
   SOCKET_CLOSE_CODES,
   type Telemetry,
 } from '@telerace/protocol';
 import type { FastifyBaseLogger } from 'fastify';
-import type { WebSocket } from 'ws';
-import {
-  closeIfTooBig,
-  type DropCounters,
-  MessageRateLimit,
-  parseMessage,
-  sendJson,
-} from './message-guard.js';
+import type { SocketConnection } from '../../sockets/socket-connection.js';
 
-const CAR_MESSAGE_TYPES = ['hello', 'telemetry', 'pong'] as const;
 /** A car that has not said hello by then is dropped. */
 const HELLO_TIMEOUT_MS = 5_000;
-/** Protocol pings to the car; a car silent for CAR_SILENCE_MS is treated as gone. */
-const CAR_PING_MS = 1_000;
-const CAR_SILENCE_MS = 5_000;
 
 export interface CarLinkHandlers {
   /** Config to send in `welcome`; null when the car no longer exists. */
@@ -38,19 +29,23 @@ export interface CarLinkHandlers {
   onClose(link: CarLink): void;
 }
 
+/** Why a version is refused, or null when the server speaks it. */
+export function incompatibility(protocolVersion: number): CarIncompatibleReason | null {
+  if (protocolVersion < MIN_SUPPORTED_CAR_PROTOCOL_VERSION) return 'client_too_old';
+  if (protocolVersion > CAR_PROTOCOL_VERSION) return 'server_too_old';
+  return null;
+}
+
 export class CarLink {
   ready = false;
   #seq = 0;
   #lastDrive: { throttle: number; steer: number } | null = null;
-  #lastHeard = Date.now();
   readonly #timers: NodeJS.Timeout[] = [];
-  readonly #rate = new MessageRateLimit();
 
   constructor(
     readonly carId: number,
-    readonly socket: WebSocket,
+    readonly connection: SocketConnection,
     readonly handlers: CarLinkHandlers,
-    readonly dropped: DropCounters,
     readonly log: FastifyBaseLogger,
   ) {
     const helloTimer = setTimeout(() => {
@@ -59,14 +54,8 @@ export class CarLink {
     this.#timers.push(
       helloTimer,
       setInterval(() => this.#heartbeat(), CONTROL_LIMITS.driveHeartbeatMs),
-      setInterval(() => this.#checkAlive(), CAR_PING_MS),
     );
-    socket.on('message', (data) => this.#onMessage(data));
-    socket.on('pong', () => {
-      this.#lastHeard = Date.now();
-    });
-    socket.on('error', (error) => log.warn({ err: error, carId }, 'car socket error'));
-    socket.on('close', () => {
+    connection.onClose(() => {
       for (const timer of this.#timers) clearTimeout(timer);
       this.ready = false;
       handlers.onClose(this);
@@ -74,7 +63,7 @@ export class CarLink {
   }
 
   send(message: ServerCarMessage): void {
-    sendJson(this.socket, message, this.dropped);
+    this.connection.send(message);
   }
 
   /** Forwarded at once, then repeated by the heartbeat. */
@@ -90,7 +79,46 @@ export class CarLink {
   }
 
   close(code: number, reason: string): void {
-    this.socket.close(code, reason);
+    this.connection.close(code, reason);
+  }
+
+  telemetry(telemetry: Telemetry): void {
+    if (this.ready) this.handlers.onTelemetry(this, telemetry);
+  }
+
+  /** The handshake: a version in the supported range gets `welcome {config}`, any other `incompatible`. */
+  async hello(protocolVersion: number, agentVersion: string): Promise<void> {
+    if (this.ready) return;
+    const refused = incompatibility(protocolVersion);
+    if (refused) {
+      this.log.warn({ carId: this.carId, agentVersion, protocolVersion, refused }, 'car agent refused');
+      this.send({
+        type: 'incompatible',
+        reason: refused,
+        supported: { min: MIN_SUPPORTED_CAR_PROTOCOL_VERSION, max: CAR_PROTOCOL_VERSION },
+      });
+      this.close(SOCKET_CLOSE_CODES.incompatible, refused);
+      return;
+    }
+    let config: CarConfig | null;
+    try {
+      config = await this.handlers.config();
+    } catch (error) {
+      this.log.error({ err: error, carId: this.carId }, 'car handshake failed');
+      this.close(1011, 'handshake failed');
+      return;
+    }
+    if (!config) {
+      this.close(SOCKET_CLOSE_CODES.carRevoked, 'car deleted');
+      return;
+    }
+    if (!this.connection.isOpen) return;
+    this.send({ type: 'welcome', config });
+    this.ready = true;
+    this.log.info({ carId: this.carId, agentVersion }, 'car connected');
+    this.handlers.onReady(this);
+    // A drive that arrived during the handshake goes out now.
+    this.#sendDrive();
   }
 
   #sendDrive(): void {
@@ -101,66 +129,5 @@ export class CarLink {
 
   #heartbeat(): void {
     if (this.ready) this.#sendDrive();
-  }
-
-  #checkAlive(): void {
-    if (Date.now() - this.#lastHeard > CAR_SILENCE_MS) {
-      this.log.warn({ carId: this.carId }, 'car silent, closing its socket');
-      this.socket.terminate();
-      return;
-    }
-    if (this.socket.readyState === 1) this.socket.ping();
-  }
-
-  #onMessage(data: Parameters<typeof parseMessage>[0]): void {
-    this.#lastHeard = Date.now();
-    if (closeIfTooBig(this.socket, data)) return;
-    if (!this.#rate.allow()) {
-      this.dropped.rateLimited += 1;
-      this.close(SOCKET_CLOSE_CODES.policy, 'too many messages');
-      return;
-    }
-    const message = parseMessage(data, CarAgentMessage, CAR_MESSAGE_TYPES, this.dropped);
-    if (!message) return;
-    switch (message.type) {
-      case 'hello':
-        this.#hello(message.protocolVersion, message.agentVersion).catch((error: unknown) => {
-          this.log.error({ err: error, carId: this.carId }, 'car handshake failed');
-          this.close(1011, 'handshake failed');
-        });
-        return;
-      case 'telemetry': {
-        if (!this.ready) return;
-        const { type: _type, ...telemetry } = message;
-        this.handlers.onTelemetry(this, telemetry);
-        return;
-      }
-      case 'pong':
-        return;
-    }
-  }
-
-  async #hello(protocolVersion: number, agentVersion: string): Promise<void> {
-    if (this.ready) return;
-    if (protocolVersion !== CAR_PROTOCOL_VERSION) {
-      this.send({
-        type: 'incompatible',
-        reason: `The server speaks car protocol ${CAR_PROTOCOL_VERSION}, the agent ${protocolVersion}. Update the car agent.`,
-      });
-      this.close(SOCKET_CLOSE_CODES.incompatible, 'incompatible protocol');
-      return;
-    }
-    const config = await this.handlers.config();
-    if (!config) {
-      this.close(SOCKET_CLOSE_CODES.carRevoked, 'car deleted');
-      return;
-    }
-    if (this.socket.readyState !== 1) return;
-    this.send({ type: 'welcome', config });
-    this.ready = true;
-    this.log.info({ carId: this.carId, agentVersion }, 'car connected');
-    this.handlers.onReady(this);
-    // A drive that arrived during the handshake goes out now.
-    this.#sendDrive();
   }
 }

@@ -2,29 +2,27 @@
  * Who is connected: one CarLink per car and at most one ControllerLink per car. It turns domain
  * events into socket actions — a session that ends stops its car at once and closes the driver's
  * control socket; a deleted car or a rotated secret closes the car's socket; revoked sessions
- * close the driver's control socket; a role change reaches it — and relays drive from the
- * controller to the car and telemetry back.
+ * close the driver's control socket — and relays drive from the controller to the car and
+ * telemetry back. Close reasons sent to a driver are DISCONNECT_REASONS.
  */
 import {
   type CarConfig,
+  type DisconnectReason,
   type ServerCarMessage,
   SOCKET_CLOSE_CODES,
   type Telemetry,
 } from '@telerace/protocol';
 import type { FastifyBaseLogger } from 'fastify';
-import type { WebSocket } from 'ws';
 import type { EventBus } from '../../events.js';
+import { type DropCounters, newDropCounters } from '../../sockets/message-guard.js';
+import type { SocketConnection } from '../../sockets/socket-connection.js';
 import type { CarPresence } from '../cars/cars.service.js';
-import type { UserRow } from '../users/users.repo.js';
 import { CarLink } from './car-link.js';
 import { type ControllerAccess, ControllerLink } from './controller-link.js';
-import { type DropCounters, newDropCounters } from './message-guard.js';
 
 export interface CarRelayOptions {
   /** Config for a car's `welcome`; null when the car is gone. */
   carConfig(carId: number): Promise<CarConfig | null>;
-  /** Saves an admin's config from the control socket (audited like the REST call). */
-  saveConfig(user: UserRow, carId: number, config: CarConfig): Promise<void>;
 }
 
 export class CarRelay implements CarPresence {
@@ -73,11 +71,6 @@ export class CarRelay implements CarPresence {
           if (link.loginSessionId === sessionId)
             this.#detach(link, SOCKET_CLOSE_CODES.sessionRevoked, 'session_revoked');
       }),
-      // A demoted admin keeps driving, but the socket's later `config` messages are refused (they
-      // are also checked against the database, for a change made by another server).
-      events.on('user.role-changed', ({ userId, isAdmin }) => {
-        for (const link of this.#controllersOf(userId)) link.setAdmin(isAdmin);
-      }),
       events.on('car.secret-rotated', ({ carId }) => {
         this.#cars.get(carId)?.close(SOCKET_CLOSE_CODES.carRevoked, 'secret rotated');
       }),
@@ -114,11 +107,11 @@ export class CarRelay implements CarPresence {
   }
 
   /** A car agent authenticated at the upgrade; a previous connection of the same car is replaced. */
-  attachCar(carId: number, socket: WebSocket): void {
+  attachCar(carId: number, connection: SocketConnection): CarLink {
     const previous = this.#cars.get(carId);
     const link = new CarLink(
       carId,
-      socket,
+      connection,
       {
         config: () => this.options.carConfig(carId),
         onReady: () => {
@@ -137,42 +130,39 @@ export class CarRelay implements CarPresence {
           this.events.emit('car.offline', { carId });
         },
       },
-      this.dropped.car,
       this.log,
     );
     this.#cars.set(carId, link);
     previous?.close(SOCKET_CLOSE_CODES.replaced, 'replaced by a new connection');
+    return link;
   }
 
   /** A driver holding the car; a previous control socket for the car is replaced. */
-  attachController(carId: number, sessionId: number, socket: WebSocket, access: ControllerAccess): void {
+  attachController(
+    carId: number,
+    sessionId: number,
+    connection: SocketConnection,
+    access: ControllerAccess,
+  ): ControllerLink {
     const previous = this.#controllers.get(carId);
-    const link = new ControllerLink(
-      carId,
-      sessionId,
-      access,
-      socket,
-      {
-        onDrive: (_link, throttle, steer) => {
-          if (this.#controllers.get(carId) === link) this.#cars.get(carId)?.drive(throttle, steer);
-        },
-        onConfig: (_link, admin, settings) => this.options.saveConfig(admin, carId, settings),
-        onClose: (closed) => {
-          if (this.#controllers.get(carId) !== closed) return;
-          this.#controllers.delete(carId);
-          // Safety: the driver is gone, the car goes to neutral now.
-          this.#stop(carId);
-        },
+    const link = new ControllerLink(carId, sessionId, access, connection, {
+      onDrive: (_link, throttle, steer) => {
+        if (this.#controllers.get(carId) === link) this.#cars.get(carId)?.drive(throttle, steer);
       },
-      this.dropped.controller,
-      this.log,
-    );
+      onClose: (closed) => {
+        if (this.#controllers.get(carId) !== closed) return;
+        this.#controllers.delete(carId);
+        // Safety: the driver is gone, the car goes to neutral now.
+        this.#stop(carId);
+      },
+    });
     this.#controllers.set(carId, link);
     if (previous) {
       this.#stop(carId);
       previous.close(SOCKET_CLOSE_CODES.replaced, 'replaced by a new connection');
     }
     link.send({ type: 'car-status', online: this.isOnline(carId) });
+    return link;
   }
 
   #controllersOf(userId: number): ControllerLink[] {
@@ -180,7 +170,7 @@ export class CarRelay implements CarPresence {
   }
 
   /** The controller leaves now: the car goes to neutral, then its socket closes. */
-  #detach(link: ControllerLink, code: number, reason: string): void {
+  #detach(link: ControllerLink, code: number, reason: DisconnectReason): void {
     if (this.#controllers.get(link.carId) === link) {
       this.#controllers.delete(link.carId);
       this.#stop(link.carId);

@@ -1,86 +1,102 @@
 /**
- * The control socket /rcsocket (outside /api: upgrades are not rate-limited like REST calls).
- * `type=car`: the car agent, with `Authorization: Bearer <car secret>`. `type=controller`: a
- * driver's browser, with its access token and the control token of the session holding the car.
- * Every check runs in preValidation, so a refusal is a real HTTP 401/403/429 instead of an
- * upgrade. Controllers count against the per-address and per-member caps (socket-admission.ts);
- * car agents do not (one socket per car, authenticated by the car's secret).
+ * The control socket /rcsocket (outside /api: upgrades are not rate-limited like REST calls), two
+ * sockets on one path. `type=car`: the car agent, with `Authorization: Bearer <car secret>`; not
+ * counted per address or member (one socket per car, authenticated by the car's secret).
+ * `type=controller`: a driver's browser, with its access token and the control token of the
+ * session holding the car; counted per address and per member. Declared with the socket kit
+ * (sockets/define-socket.ts): every check runs before the upgrade.
  */
-import { CONTROL_LIMITS, ERROR_KEYS } from '@telerace/protocol';
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { CarAgentMessage, CONTROL_LIMITS, ControllerMessage, ERROR_KEYS } from '@telerace/protocol';
+import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { memberFromAccessToken, unauthorized } from '../../http/authenticate.js';
 import { HttpError } from '../../http/errors.js';
-import { type AccessTokenClaims, accessTokenKeys } from '../auth/access-token.js';
-import { findUserById, type UserRow } from '../users/users.repo.js';
-import { assertOwnOrigin, queryOf } from './socket-auth.js';
-import type { TokenCheck } from './socket-token.js';
+import { defineSocket, registerSockets } from '../../sockets/define-socket.js';
+import { messageTable } from '../../sockets/message-table.js';
+import { queryOf } from '../../sockets/socket-auth.js';
+import type { TokenCheck } from '../../sockets/socket-token.js';
+import { accessTokenKeys } from '../auth/access-token.js';
+import type { CarLink } from './car-link.js';
+import type { ControllerLink } from './controller-link.js';
 
-type Admitted =
-  | { type: 'car'; carId: number }
-  | { type: 'controller'; carId: number; sessionId: number; user: UserRow; claims: AccessTokenClaims };
+/** The car hears the server at least every driveHeartbeatMs; it is pinged each second and dropped after 5 s of silence. */
+const CAR_KEEPALIVE = { pingMs: 1_000, silenceMs: 5_000 };
+const CONTROLLER_KEEPALIVE = {
+  pingMs: CONTROL_LIMITS.controllerPingMs,
+  silenceMs: CONTROL_LIMITS.controllerSilenceMs,
+};
 
 const forbidden = (message: string) => new HttpError(403, message, ERROR_KEYS.forbidden);
 
-function carIdOf(value: string | undefined): number {
-  const id = Number(value);
+function carIdOf(request: FastifyRequest): number {
+  const id = Number(queryOf(request).car);
   if (!Number.isInteger(id) || id <= 0) throw new HttpError(400, 'query.car: a car id is required');
   return id;
+}
+
+function carSocket(app: FastifyInstance) {
+  return defineSocket({
+    name: 'car',
+    path: '/rcsocket',
+    queryType: 'car',
+    ownOrigin: false,
+    limits: { perAddress: false },
+    admit: async (request) => {
+      const carId = carIdOf(request);
+      const match = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '');
+      const car = match?.[1] ? await app.cars.carForSecret(carId, match[1]) : null;
+      if (!car) throw unauthorized();
+      return { carId };
+    },
+    open: (connection, { carId }) => app.carRelay.attachCar(carId, connection),
+    messages: messageTable<CarLink, CarAgentMessage>(CarAgentMessage, {
+      hello: (link, message) => link.hello(message.protocolVersion, message.agentVersion),
+      telemetry: (link, { type: _type, ...telemetry }) => link.telemetry(telemetry),
+      // Liveness only: hearing anything counts.
+      pong: () => undefined,
+    }),
+    keepalive: CAR_KEEPALIVE,
+    dropped: app.carRelay.dropped.car,
+  });
+}
+
+function controllerSocket(app: FastifyInstance, check: TokenCheck) {
+  return defineSocket({
+    name: 'controller',
+    path: '/rcsocket',
+    queryType: 'controller',
+    ownOrigin: true,
+    limits: {
+      perAddress: true,
+      perMember: {
+        kind: 'controller',
+        max: CONTROL_LIMITS.controllerSocketsPerMember,
+        memberOf: ({ user }) => user.id,
+      },
+    },
+    admit: async (request) => {
+      const carId = carIdOf(request);
+      const query = queryOf(request);
+      const { user, claims } = await check(query.token ?? '');
+      const session = query.control_token
+        ? await app.cars.sessionForControlToken(user.id, carId, query.control_token)
+        : null;
+      if (!session) throw forbidden('This control token does not open this car.');
+      return { carId, sessionId: session.id, user, claims };
+    },
+    open: (connection, { carId, sessionId, user, claims }) =>
+      app.carRelay.attachController(carId, sessionId, connection, { user, claims, check }),
+    messages: messageTable<ControllerLink, ControllerMessage>(ControllerMessage, {
+      drive: (link, { throttle, steer }) => link.drive(throttle, steer),
+      'controller-ping': (link, { timestamp }) => link.ping(timestamp),
+      auth: (link, { token }) => link.auth(token),
+    }),
+    keepalive: CONTROLLER_KEEPALIVE,
+    dropped: app.carRelay.dropped.controller,
+  });
 }
 
 export const controlRoutes: FastifyPluginAsync = async (app) => {
   const keys = accessTokenKeys(app.config.jwtSecret, app.config.accessTokenTtlSeconds);
   const check: TokenCheck = (token) => memberFromAccessToken(app.database.db, keys, token);
-  const admitted = new WeakMap<FastifyRequest, Admitted>();
-
-  app.get(
-    '/rcsocket',
-    {
-      websocket: true,
-      schema: { hide: true },
-      preValidation: async (request) => {
-        const query = queryOf(request);
-        const carId = carIdOf(query.car);
-        if (query.type === 'car') {
-          const match = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '');
-          const car = match?.[1] ? await app.cars.carForSecret(carId, match[1]) : null;
-          if (!car) throw unauthorized();
-          admitted.set(request, { type: 'car', carId });
-          return;
-        }
-        if (query.type === 'controller') {
-          assertOwnOrigin(request, app.config.publicUrl);
-          app.socketAdmission.admitAddress(request);
-          const { user, claims } = await check(query.token ?? '');
-          const session = query.control_token
-            ? await app.cars.sessionForControlToken(user.id, carId, query.control_token)
-            : null;
-          if (!session) throw forbidden('This control token does not open this car.');
-          app.socketAdmission.admitMember(
-            request,
-            'controller',
-            user.id,
-            CONTROL_LIMITS.controllerSocketsPerMember,
-          );
-          admitted.set(request, { type: 'controller', carId, sessionId: session.id, user, claims });
-          return;
-        }
-        throw new HttpError(400, 'query.type: must be car or controller');
-      },
-    },
-    (socket, request) => {
-      const who = admitted.get(request);
-      if (!who) {
-        socket.close(1011, 'not admitted');
-        return;
-      }
-      if (who.type === 'car') app.carRelay.attachCar(who.carId, socket);
-      else
-        app.carRelay.attachController(who.carId, who.sessionId, socket, {
-          user: who.user,
-          claims: who.claims,
-          check,
-          currentUser: () => findUserById(app.database.db, who.user.id).then((row) => row ?? null),
-        });
-    },
-  );
+  registerSockets(app, [carSocket(app), controllerSocket(app, check)]);
 };

@@ -11,9 +11,10 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import WebSocket from 'ws';
 import { memberFromAccessToken } from '../../http/authenticate.js';
 import { HttpError } from '../../http/errors.js';
+import { type Admission, defineRawSocket, registerSockets } from '../../sockets/define-socket.js';
+import { MessageRateLimit } from '../../sockets/message-guard.js';
+import { queryOf } from '../../sockets/socket-auth.js';
 import { accessTokenKeys } from '../auth/access-token.js';
-import { MessageRateLimit } from '../control/message-guard.js';
-import { assertOwnOrigin, queryOf } from '../control/socket-auth.js';
 import { type JanusAnswer, type JanusRequest, JanusSocketGuard } from './janus-guard.js';
 import { JanusSockets } from './janus-sockets.js';
 import type { VideoService } from './video.service.js';
@@ -31,7 +32,6 @@ export interface JanusProxyOptions {
 
 export const janusProxyRoutes: FastifyPluginAsync<JanusProxyOptions> = async (app, { video }) => {
   const keys = accessTokenKeys(app.config.jwtSecret, app.config.accessTokenTtlSeconds);
-  const admitted = new WeakMap<FastifyRequest, { userId: number; sessionId: string | null; at: number }>();
   const sockets = new JanusSockets();
   const offRevoked = app.events.on('user.sessions-revoked', ({ userId }) =>
     sockets.closeMember(userId, SOCKET_CLOSE_CODES.forceDisconnect, 'sessions revoked'),
@@ -49,32 +49,37 @@ export const janusProxyRoutes: FastifyPluginAsync<JanusProxyOptions> = async (ap
     offRoleChanged();
   });
 
-  app.get(
-    JANUS_PATH,
-    {
-      websocket: true,
-      schema: { hide: true },
-      preValidation: async (request) => {
-        assertOwnOrigin(request, app.config.publicUrl);
-        // Before the token is checked: a revocation from now on still reaches this socket.
-        const at = Date.now();
-        // Refuses banned and deleted members and tokens issued before a password change.
-        const { user, claims } = await memberFromAccessToken(
-          app.database.db,
-          keys,
-          queryOf(request).token ?? null,
-        );
-        if (video.janusWsUrl === null)
-          throw new HttpError(503, 'Live video is unavailable on this server', ERROR_KEYS.notReady);
-        if (sockets.count(user.id) >= SOCKETS_PER_MEMBER)
-          throw new HttpError(429, 'Too many video connections', ERROR_KEYS.tooManyRequests);
-        admitted.set(request, { userId: user.id, sessionId: claims.sessionId, at });
+  const admission: Admission<{ userId: number; sessionId: string | null; at: number }> = {
+    path: JANUS_PATH,
+    ownOrigin: true,
+    // Not counted per address, as before the kit: a member's few video sockets are capped below.
+    limits: {
+      perAddress: false,
+      perMember: {
+        kind: 'video',
+        max: SOCKETS_PER_MEMBER,
+        memberOf: (member) => member.userId,
       },
     },
-    (browser, request) => {
-      const member = admitted.get(request);
+    admit: async (request: FastifyRequest) => {
+      // Before the token is checked: a revocation from now on still reaches this socket.
+      const at = Date.now();
+      // Refuses banned and deleted members and tokens issued before a password change.
+      const { user, claims } = await memberFromAccessToken(
+        app.database.db,
+        keys,
+        queryOf(request).token ?? null,
+      );
+      if (video.janusWsUrl === null)
+        throw new HttpError(503, 'Live video is unavailable on this server', ERROR_KEYS.notReady);
+      return { userId: user.id, sessionId: claims.sessionId, at };
+    },
+  };
+
+  registerSockets(app, [
+    defineRawSocket(admission, (browser, member) => {
       const upstreamUrl = video.janusWsUrl;
-      if (member === undefined || upstreamUrl === null) {
+      if (upstreamUrl === null) {
         browser.close(1011, 'not admitted');
         return;
       }
@@ -156,6 +161,6 @@ export const janusProxyRoutes: FastifyPluginAsync<JanusProxyOptions> = async (ap
         unregister();
         if (janus.readyState === WebSocket.OPEN || janus.readyState === WebSocket.CONNECTING) janus.close();
       });
-    },
-  );
+    }),
+  ]);
 };

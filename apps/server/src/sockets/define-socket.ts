@@ -1,0 +1,129 @@
+/**
+ * The socket kit's front door: a socket is declared once — path, who may open it (`admit`, run
+ * before the upgrade so a refusal is a real HTTP 401/403/429), its admission limits, its
+ * messages with their handlers, its rate limit and keepalive — and `registerSockets` turns the
+ * declarations into Fastify routes. Several sockets may share a path, told apart by `?type=`
+ * (the car and the controller on /rcsocket). See docs/architecture.md "Adding a socket".
+ */
+import { CONTROL_LIMITS } from '@telerace/protocol';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { WebSocket } from 'ws';
+import { HttpError } from '../http/errors.js';
+import type { DropCounters } from './message-guard.js';
+import type { MessageTable } from './message-table.js';
+import type { SocketKind } from './socket-admission.js';
+import { assertOwnOrigin, queryOf } from './socket-auth.js';
+import { type Keepalive, SocketConnection } from './socket-connection.js';
+
+/** Who may open a socket, and how many. */
+export interface Admission<A> {
+  path: string;
+  /** On a shared path: the `type` query value that selects this socket. */
+  queryType?: string;
+  /** Browser sockets: the Origin must be PUBLIC_URL's (no cross-site WebSocket hijacking). */
+  ownOrigin: boolean;
+  /**
+   * `perAddress`: counts against SOCKETS_PER_IP (taken before `admit`, so a flood costs no
+   * database work past the cap). `perMember`: at most `max` sockets of this kind per member.
+   */
+  limits: {
+    perAddress: boolean;
+    perMember?: { kind: SocketKind; max: number; memberOf(admitted: A): number };
+  };
+  /** Authentication and authorization; throws an HttpError to refuse. */
+  admit(request: FastifyRequest): Promise<A>;
+}
+
+/** A socket route as registerSockets takes it (admitted values are the route's own business). */
+export interface SocketRoute {
+  readonly admission: Admission<unknown>;
+  connect(socket: WebSocket, admitted: unknown, request: FastifyRequest): void;
+}
+
+export interface SocketDefinition<A, C> extends Admission<A> {
+  /** The socket's context (its link) once open: handlers receive it. */
+  open(connection: SocketConnection, admitted: A, request: FastifyRequest): C;
+  messages: MessageTable<C>;
+  /** Default CONTROL_LIMITS.maxMessagesPerSecond. */
+  maxMessagesPerSecond?: number;
+  keepalive: Keepalive;
+  /** Where dropped messages are counted (tests and logs read them). */
+  dropped: DropCounters;
+  /** For logs: `car`, `controller`, `event`. */
+  name: string;
+}
+
+/** A JSON socket: admission, then the kit's message loop. */
+export function defineSocket<A, C>(definition: SocketDefinition<A, C>): SocketRoute {
+  return {
+    admission: definition as Admission<unknown>,
+    connect(socket, admitted, request) {
+      const connection = new SocketConnection(socket, {
+        name: definition.name,
+        keepalive: definition.keepalive,
+        maxMessagesPerSecond: definition.maxMessagesPerSecond ?? CONTROL_LIMITS.maxMessagesPerSecond,
+        dropped: definition.dropped,
+        log: request.log,
+      });
+      connection.listen(definition.messages, definition.open(connection, admitted as A, request));
+    },
+  };
+}
+
+/** A socket that only takes the kit's admission and runs its own messages (the /janus proxy). */
+export function defineRawSocket<A>(
+  admission: Admission<A>,
+  connect: (socket: WebSocket, admitted: A, request: FastifyRequest) => void,
+): SocketRoute {
+  return { admission: admission as Admission<unknown>, connect: connect as SocketRoute['connect'] };
+}
+
+async function admit(app: FastifyInstance, admission: Admission<unknown>, request: FastifyRequest) {
+  if (admission.ownOrigin) assertOwnOrigin(request, app.config.publicUrl);
+  if (admission.limits.perAddress) app.socketAdmission.admitAddress(request);
+  const admitted = await admission.admit(request);
+  const perMember = admission.limits.perMember;
+  if (perMember)
+    app.socketAdmission.admitMember(request, perMember.kind, perMember.memberOf(admitted), perMember.max);
+  return admitted;
+}
+
+/** Registers the routes, one per path; sockets sharing a path are chosen by `?type=`. */
+export function registerSockets(app: FastifyInstance, routes: readonly SocketRoute[]): void {
+  const byPath = new Map<string, SocketRoute[]>();
+  for (const route of routes)
+    byPath.set(route.admission.path, [...(byPath.get(route.admission.path) ?? []), route]);
+  for (const [path, shared] of byPath) {
+    const admitted = new WeakMap<FastifyRequest, { route: SocketRoute; value: unknown }>();
+    const select = (request: FastifyRequest): SocketRoute => {
+      const only = shared[0];
+      if (shared.length === 1 && only && only.admission.queryType === undefined) return only;
+      const type = queryOf(request).type;
+      const route = shared.find((candidate) => candidate.admission.queryType === type);
+      if (!route) {
+        const types = shared.map((candidate) => candidate.admission.queryType).join(' or ');
+        throw new HttpError(400, `query.type: must be ${types}`);
+      }
+      return route;
+    };
+    app.get(
+      path,
+      {
+        websocket: true,
+        schema: { hide: true },
+        preValidation: async (request) => {
+          const route = select(request);
+          admitted.set(request, { route, value: await admit(app, route.admission, request) });
+        },
+      },
+      (socket, request) => {
+        const entry = admitted.get(request);
+        if (!entry) {
+          socket.close(1011, 'not admitted');
+          return;
+        }
+        entry.route.connect(socket, entry.value, request);
+      },
+    );
+  }
+}

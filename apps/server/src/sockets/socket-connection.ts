@@ -1,0 +1,175 @@
+/**
+ * One open JSON socket, run the same way on every path: size → rate → parse → dispatch to the
+ * message table, a keepalive that drops a silent peer, and one error message
+ * `{type: 'error', error, errorKey}` for whatever a client gets wrong or a handler refuses.
+ */
+import {
+  CONTROL_LIMITS,
+  ERROR_KEYS,
+  type ErrorKey,
+  SOCKET_CLOSE_CODES,
+  type SocketErrorMessage,
+} from '@telerace/protocol';
+import type { FastifyBaseLogger } from 'fastify';
+import type { RawData, WebSocket } from 'ws';
+import { DomainError } from '../domain-error.js';
+import { HttpError } from '../http/errors.js';
+import { type DropCounters, MessageRateLimit, sendJson } from './message-guard.js';
+import type { MessageTable } from './message-table.js';
+
+/** The server pings every `pingMs`; a peer that sent nothing (message or pong) for `silenceMs` is gone. */
+export interface Keepalive {
+  pingMs: number;
+  silenceMs: number;
+}
+
+export interface ConnectionOptions {
+  /** For logs: `car`, `controller`, `event`. */
+  name: string;
+  keepalive: Keepalive;
+  maxMessagesPerSecond: number;
+  dropped: DropCounters;
+  log: FastifyBaseLogger;
+}
+
+const OPEN = 1;
+
+/** Bytes of a received message (ws hands over a Buffer, an ArrayBuffer or fragments). */
+function byteLength(data: RawData): number {
+  if (Array.isArray(data)) return data.reduce((sum, part) => sum + part.length, 0);
+  return data instanceof ArrayBuffer ? data.byteLength : data.length;
+}
+
+function textOf(data: RawData): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  return Buffer.from(data as ArrayBuffer).toString('utf8');
+}
+
+/**
+ * What a client may read of a handler's failure: a refusal (a service's DomainError, an
+ * HttpError below 500 with its key) keeps its text and key; anything else is internal, as on REST
+ * (no stack, no SQL).
+ */
+export function socketErrorOf(error: unknown): SocketErrorMessage {
+  if (error instanceof DomainError) return { type: 'error', error: error.message, errorKey: error.errorKey };
+  if (error instanceof HttpError && error.statusCode < 500 && error.errorKey)
+    return { type: 'error', error: error.message, errorKey: error.errorKey };
+  return { type: 'error', error: 'Internal server error', errorKey: ERROR_KEYS.internal };
+}
+
+export class SocketConnection {
+  #lastHeard = Date.now();
+  readonly #rate: MessageRateLimit;
+  readonly #pinger: NodeJS.Timeout;
+  readonly #closeListeners: (() => void)[] = [];
+
+  constructor(
+    readonly socket: WebSocket,
+    readonly options: ConnectionOptions,
+  ) {
+    this.#rate = new MessageRateLimit(options.maxMessagesPerSecond);
+    this.#pinger = setInterval(() => this.#checkAlive(), options.keepalive.pingMs);
+    socket.on('pong', () => {
+      this.#lastHeard = Date.now();
+    });
+    socket.on('error', (error) => options.log.warn({ err: error }, `${options.name} socket error`));
+    socket.on('close', () => {
+      clearInterval(this.#pinger);
+      for (const listener of this.#closeListeners.splice(0)) listener();
+    });
+  }
+
+  get isOpen(): boolean {
+    return this.socket.readyState === OPEN;
+  }
+
+  /** Starts dispatching the client's messages to `table`'s handlers, with `context` (the link). */
+  listen<C>(table: MessageTable<C>, context: C): void {
+    this.socket.on('message', (data) => this.#receive(data, table, context));
+  }
+
+  onClose(listener: () => void): void {
+    this.#closeListeners.push(listener);
+  }
+
+  /** Queues a message (see sendJson: a client that does not read is dropped). */
+  send(message: object): boolean {
+    return sendJson(this.socket, message, this.options.dropped);
+  }
+
+  sendError(error: string, errorKey: ErrorKey): void {
+    this.send({ type: 'error', error, errorKey } satisfies SocketErrorMessage);
+  }
+
+  close(code: number, reason: string): void {
+    this.socket.close(code, reason);
+  }
+
+  /** Drops the connection without a close handshake (a silent peer would not answer one). */
+  terminate(): void {
+    this.socket.terminate();
+  }
+
+  #checkAlive(): void {
+    if (Date.now() - this.#lastHeard > this.options.keepalive.silenceMs) {
+      this.options.log.info(`${this.options.name} socket silent, treated as gone`);
+      this.terminate();
+      return;
+    }
+    if (this.isOpen) this.socket.ping();
+  }
+
+  #receive<C>(data: RawData, table: MessageTable<C>, context: C): void {
+    this.#lastHeard = Date.now();
+    const { dropped, log, name } = this.options;
+    // A socket being closed (session ended, token expired, revoked…) acts on nothing it still receives.
+    if (!this.isOpen) return;
+    if (byteLength(data) > CONTROL_LIMITS.maxPayloadBytes) {
+      this.sendError('Message too big', ERROR_KEYS.validation);
+      this.close(1009, 'message too big');
+      return;
+    }
+    if (!this.#rate.allow()) {
+      dropped.rateLimited += 1;
+      log.warn(`${name} socket flooding, closing`);
+      this.sendError('Too many messages', ERROR_KEYS.tooManyRequests);
+      this.close(SOCKET_CLOSE_CODES.policy, 'too many messages');
+      return;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(textOf(data));
+    } catch {
+      dropped.invalidJson += 1;
+      this.sendError('Not JSON', ERROR_KEYS.validation);
+      return;
+    }
+    const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
+    const entry = typeof type === 'string' ? table.get(type) : undefined;
+    if (!entry) {
+      dropped.unknownType += 1;
+      this.sendError('Unknown message type', ERROR_KEYS.validation);
+      return;
+    }
+    const [schema, handler] = entry;
+    const parsed = schema.safeParse(value);
+    if (!parsed.success) {
+      dropped.invalidMessage += 1;
+      this.sendError(`Invalid ${type} message`, ERROR_KEYS.validation);
+      return;
+    }
+    try {
+      const result = handler(context, parsed.data as never);
+      if (result instanceof Promise) result.catch((error: unknown) => this.#failed(type as string, error));
+    } catch (error) {
+      this.#failed(type as string, error);
+    }
+  }
+
+  #failed(type: string, error: unknown): void {
+    const message = socketErrorOf(error);
+    if (message.errorKey === ERROR_KEYS.internal)
+      this.options.log.error({ err: error }, `${this.options.name} socket: ${type} failed`);
+    this.send(message);
+  }
+}
