@@ -1,11 +1,12 @@
 /**
  * The driver's control connection (spec §7 "Control socket"):
  * `/rcsocket?type=controller&car={id}&control_token={t}&token={access}`. It reconnects on its own
- * with the reconnect backoff, sends `controller-ping` every 15 s (and once on open) to measure the
- * round trip shown as the ping readout, sends `drive` only when the values change, and keeps the
- * car's last telemetry. The reconnect loop is ReconnectingSocket's. The access token is read at each (re)connection, so a renewed token is used;
- * a token refreshed while connected goes to the open socket (`auth {token}`), a fresh one is fetched
- * shortly before the socket's token expires, and a `tokenExpired` close reconnects with a fresh one.
+ * (ReconnectingSocket's loop and backoff), sends `controller-ping` every 15 s (and once on open) to
+ * measure the round trip shown as the ping readout, sends `drive` only when the values change, and
+ * keeps the car's last telemetry. The access token is read at each (re)connection, so a renewed
+ * token is used; a token refreshed while connected goes to the open socket (`auth {token}`), a
+ * fresh one is fetched shortly before the socket's token expires, and a `tokenExpired` close
+ * reconnects with a fresh one.
  */
 import {
   type ControllerMessage,
@@ -18,7 +19,7 @@ import { onTokenChange, refreshAccessToken } from './auth-client';
 import type { Backoff } from './backoff';
 import { clampUnit } from './input-merge';
 import { type AttemptContext, ReconnectingSocket, type SocketClose } from './reconnecting-socket';
-import { isExpiring, isRenewalOf, TokenRenewal } from './socket-token';
+import { SocketTokenLease } from './socket-token';
 import { type SocketFactory, socketUrl } from './socket-url';
 import { StateStore } from './state-store';
 
@@ -91,18 +92,20 @@ export class ControlSocket extends StateStore<ControlState> {
   private readonly link: ReconnectingSocket<ControllerServerMessage, ControllerMessage>;
   private pingTimer: ReturnType<typeof setInterval> | undefined;
   private lastDrive: { throttle: number; steer: number } | null = null;
-  /** The token the server knows the current socket by (its URL's, or the last `auth`). */
-  private socketToken: string | null = null;
-  /** The token of the socket that closed last (the one a tokenExpired close refused). */
-  private closedToken: string | null = null;
   private stopFollowingTokens: (() => void) | undefined;
   private readonly now: () => number;
-  private readonly renewal: TokenRenewal;
+  private readonly lease: SocketTokenLease;
 
   constructor(private readonly options: ControlSocketOptions) {
     super(INITIAL_STATE);
     this.now = options.now ?? (() => Date.now());
-    this.renewal = new TokenRenewal(this.now, () => void this.renew());
+    this.lease = new SocketTokenLease({
+      now: this.now,
+      getAccessToken: options.getAccessToken,
+      renewToken: options.renewToken ?? refreshAccessToken,
+      sendAuth: (token) => this.link.send({ type: 'auth', token }),
+      onRenewed: (token) => this.lease.offer(token),
+    });
     this.link = new ReconnectingSocket({
       name: 'Control socket',
       url: (context) => this.address(context),
@@ -123,7 +126,7 @@ export class ControlSocket extends StateStore<ControlState> {
     if (this.link.isRunning) return;
     this.stopFollowingTokens?.();
     this.stopFollowingTokens = (this.options.onTokenChange ?? onTokenChange)((token) => {
-      if (token) this.authenticate(token);
+      if (token) this.lease.offer(token);
     });
     this.update({ connection: 'connecting' });
     this.link.start();
@@ -153,29 +156,6 @@ export class ControlSocket extends StateStore<ControlState> {
     this.link.send({ type: 'controller-ping', timestamp: this.now() });
   }
 
-  /** Hands a newer token of the same member to the open socket (`auth`). */
-  private authenticate(token: string): void {
-    if (!this.link.isOpen || !isRenewalOf(token, this.socketToken)) return;
-    this.link.send({ type: 'auth', token });
-    this.socketToken = token;
-    this.renewal.track(token);
-  }
-
-  /** Shortly before the socket's token expires: a newer token, from the auth client or a refresh. */
-  private async renew(): Promise<void> {
-    const current = this.options.getAccessToken();
-    if (current && isRenewalOf(current, this.socketToken)) {
-      this.authenticate(current);
-      return;
-    }
-    try {
-      this.authenticate(await (this.options.renewToken ?? refreshAccessToken)());
-    } catch {
-      // Not renewed (offline, signed out): the server closes the socket at expiry, and the
-      // tokenExpired close tries again.
-    }
-  }
-
   /**
    * Each attempt's address, with the auth client's token. A token that expired (or that the
    * server just refused) would only be refused: a refresh comes first, and whatever token the
@@ -183,20 +163,14 @@ export class ControlSocket extends StateStore<ControlState> {
    */
   private address({ after }: AttemptContext): string | Promise<string> {
     const current = this.options.getAccessToken();
-    const stale =
-      after?.code === SOCKET_CLOSE_CODES.tokenExpired
-        ? !current || current === this.closedToken || isExpiring(current, this.now(), 1_000)
-        : after !== null && isExpiring(current ?? '', this.now(), 1_000);
-    if (!stale) return this.urlFor(current);
-    return (this.options.renewToken ?? refreshAccessToken)().then(
-      () => this.urlFor(this.options.getAccessToken()),
-      () => this.urlFor(this.options.getAccessToken()),
-    );
+    const refused = after?.code === SOCKET_CLOSE_CODES.tokenExpired;
+    if (after === null || !this.lease.isStale(current, refused)) return this.urlFor(current);
+    return this.lease.fresh().then((fresh) => this.urlFor(fresh ?? this.options.getAccessToken()));
   }
 
   private urlFor(accessToken: string | null): string {
     const token = accessToken ?? '';
-    this.socketToken = token;
+    this.lease.connecting(token);
     return socketUrl(
       CONTROL_SOCKET_PATH,
       {
@@ -210,11 +184,10 @@ export class ControlSocket extends StateStore<ControlState> {
   }
 
   private opened(): void {
-    const token = this.socketToken ?? '';
-    this.renewal.track(token);
+    this.lease.opened();
     // A token refreshed while connecting goes over now.
     const current = this.options.getAccessToken();
-    if (current) this.authenticate(current);
+    if (current) this.lease.offer(current);
     // A new connection: the server knows nothing of what was sent on the last one.
     this.lastDrive = null;
     this.update({ connection: 'connected', error: null, failedAttempts: 0 });
@@ -223,7 +196,6 @@ export class ControlSocket extends StateStore<ControlState> {
   }
 
   private closed(close: SocketClose): void {
-    this.closedToken = this.socketToken;
     this.dropConnection();
     if (close.final) {
       this.update({
@@ -261,8 +233,7 @@ export class ControlSocket extends StateStore<ControlState> {
   private dropConnection(): void {
     clearInterval(this.pingTimer);
     this.pingTimer = undefined;
-    this.renewal.cancel();
-    this.socketToken = null;
+    this.lease.closed();
     this.lastDrive = null;
   }
 }

@@ -20,7 +20,7 @@ import {
 import { getAccessToken, refreshAccessToken } from './auth-client';
 import type { Backoff } from './backoff';
 import { type AttemptContext, ReconnectingSocket } from './reconnecting-socket';
-import { isExpiring, isRenewalOf, TokenRenewal } from './socket-token';
+import { isRenewalOf, SocketTokenLease } from './socket-token';
 import { type SocketFactory, socketUrl } from './socket-url';
 
 export const EVENT_SOCKET_PATH = '/api/race-ws';
@@ -48,27 +48,27 @@ const NO_RECONNECT_CODES: ReadonlySet<number> = new Set([
 
 export class EventSocketManager {
   private readonly link: ReconnectingSocket<EventServerMessage, EventClientMessage>;
+  /** The session's token: the one to connect with (the socket's own is the lease's). */
   private token: string | null = null;
-  /** The token the server knows the current socket by (its URL's, or the last `auth`). */
-  private socketToken: string | null = null;
-  /** The token of the socket that closed last (the one a tokenExpired close refused). */
-  private closedToken: string | null = null;
   private pingTimer: ReturnType<typeof setInterval> | undefined;
   private readonly listeners = new Set<EventListener>();
   private readonly location: Pick<Location, 'protocol' | 'host'> | undefined;
   private readonly now: () => number;
-  private readonly getAccessToken: () => string | null;
-  private readonly renewToken: () => Promise<string>;
-  private readonly renewal: TokenRenewal;
+  private readonly lease: SocketTokenLease;
   /** Last measured round trip in ms, null before the first pong. */
   latency: number | null = null;
 
   constructor(options: EventSocketOptions = {}) {
     this.location = options.location;
     this.now = options.now ?? (() => Date.now());
-    this.getAccessToken = options.getAccessToken ?? getAccessToken;
-    this.renewToken = options.renewToken ?? refreshAccessToken;
-    this.renewal = new TokenRenewal(this.now, () => void this.renew());
+    this.lease = new SocketTokenLease({
+      now: this.now,
+      getAccessToken: options.getAccessToken ?? getAccessToken,
+      renewToken: options.renewToken ?? refreshAccessToken,
+      sendAuth: (token) => this.link.send({ type: 'auth', token }),
+      // Another member's token (not a renewal) replaces the connection.
+      onRenewed: (token) => this.connect(token),
+    });
     this.link = new ReconnectingSocket({
       name: 'Event socket',
       url: (context) => this.address(context),
@@ -80,10 +80,7 @@ export class EventSocketManager {
       closeReason: 'client disconnect',
       onOpen: () => this.opened(),
       onMessage: (message) => this.receive(message),
-      onClose: () => {
-        this.closedToken = this.socketToken;
-        this.clearConnection();
-      },
+      onClose: () => this.clearConnection(),
       createSocket: options.createSocket,
       backoff: options.backoff,
     });
@@ -103,7 +100,7 @@ export class EventSocketManager {
     // A refreshed token of the same member: the open (or opening) socket carries on with it.
     if (this.link.hasSocket && isRenewalOf(token, this.token)) {
       this.token = token;
-      this.authenticate();
+      this.lease.offer(token);
       return;
     }
     this.teardown();
@@ -136,8 +133,8 @@ export class EventSocketManager {
     const token = this.token;
     if (!token) return null;
     const refused = after?.code === SOCKET_CLOSE_CODES.tokenExpired;
-    if (!refused && !(after && isExpiring(token, this.now(), 1_000))) return this.urlFor(token);
-    return this.freshToken(refused ? (this.closedToken ?? token) : token).then((fresh) => {
+    if (after === null || !this.lease.isStale(token, refused)) return this.urlFor(token);
+    return this.lease.fresh().then((fresh) => {
       if (!fresh) return null;
       this.token = fresh;
       return this.urlFor(fresh);
@@ -145,14 +142,14 @@ export class EventSocketManager {
   }
 
   private urlFor(token: string): string {
-    this.socketToken = token;
+    this.lease.connecting(token);
     return socketUrl(EVENT_SOCKET_PATH, { token }, this.location ?? window.location);
   }
 
   private opened(): void {
-    if (this.socketToken) this.renewal.track(this.socketToken);
+    this.lease.opened();
     // A token refreshed while connecting goes over now.
-    this.authenticate();
+    if (this.token) this.lease.offer(this.token);
     this.send({ type: 'get_current_state' });
     this.ping();
     this.pingTimer = setInterval(() => this.ping(), TIMERS_MS.latencyPing);
@@ -176,46 +173,10 @@ export class EventSocketManager {
     this.send({ type: 'ping', timestamp: this.now() });
   }
 
-  /** Hands the newest token to the open socket (`auth`), if the server does not have it yet. */
-  private authenticate(): void {
-    const token = this.token;
-    if (!token || !this.link.isOpen || token === this.socketToken) return;
-    this.send({ type: 'auth', token });
-    this.socketToken = token;
-    this.renewal.track(token);
-  }
-
-  /** Shortly before the socket's token expires: a newer token, from the auth client or a refresh. */
-  private async renew(): Promise<void> {
-    const current = this.getAccessToken();
-    if (current && isRenewalOf(current, this.socketToken)) {
-      this.connect(current);
-      return;
-    }
-    try {
-      this.connect(await this.renewToken());
-    } catch {
-      // Not renewed (offline, signed out): the server closes the socket at expiry, and the
-      // tokenExpired close tries again.
-    }
-  }
-
-  /** A live token that is not `expired`: the auth client's, else a refresh; null if neither. */
-  private async freshToken(expired: string): Promise<string | null> {
-    const current = this.getAccessToken();
-    if (current && current !== expired && !isExpiring(current, this.now(), 1_000)) return current;
-    try {
-      return await this.renewToken();
-    } catch {
-      return null;
-    }
-  }
-
   private clearConnection(): void {
     clearInterval(this.pingTimer);
     this.pingTimer = undefined;
-    this.renewal.cancel();
-    this.socketToken = null;
+    this.lease.closed();
     this.latency = null;
   }
 

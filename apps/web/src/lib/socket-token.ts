@@ -3,7 +3,8 @@
  * token that opened it expires (SOCKET_CLOSE_CODES.tokenExpired) unless the client sends
  * `auth {token}` with a newer token of the same member first. So each socket asks for a fresh
  * token a little before its token expires (`TokenRenewal`) and hands over every refreshed token
- * it hears of. The claims are read, not verified: the server does that.
+ * it hears of (`SocketTokenLease`, one per socket). The claims are read, not verified: the server
+ * does that.
  */
 
 export interface TokenClaims {
@@ -83,5 +84,98 @@ export class TokenRenewal {
     clearTimeout(this.timer);
     this.timer = undefined;
     this.token = null;
+  }
+}
+
+export interface SocketTokenLeaseOptions {
+  now: () => number;
+  /** The auth client's current token. */
+  getAccessToken: () => string | null;
+  /** Trades the refresh cookie for a new access token. */
+  renewToken: () => Promise<string>;
+  /** Sends `auth {token}` on the open socket; returns whether it was sent. */
+  sendAuth: (token: string) => boolean;
+  /** A renewed token is due for the open socket (shortly before its token expires). */
+  onRenewed: (token: string) => void;
+}
+
+/**
+ * The token one socket lives on, for the control and event sockets alike: the one the server
+ * knows the socket by (its URL's, or the last `auth`), renewed shortly before it expires, handed
+ * over with `auth` when a newer token of the same member comes along, and replaced by a fresh one
+ * before a new attempt when the server refused it or it expired.
+ */
+export class SocketTokenLease {
+  private token: string | null = null;
+  /** The token of the socket that closed last (the one a tokenExpired close refused). */
+  private closedToken: string | null = null;
+  private readonly renewal: TokenRenewal;
+
+  constructor(private readonly options: SocketTokenLeaseOptions) {
+    this.renewal = new TokenRenewal(options.now, () => void this.renew());
+  }
+
+  /** The token the server knows the current socket by, null while there is none. */
+  get current(): string | null {
+    return this.token;
+  }
+
+  /** A new socket is opening with this token in its address. */
+  connecting(token: string): void {
+    this.token = token;
+  }
+
+  /** The socket opened: its token is renewed before it expires. */
+  opened(): void {
+    if (this.token) this.renewal.track(this.token);
+  }
+
+  /** Hands `token` to the open socket (`auth`) if it is a newer token of the same member. */
+  offer(token: string): void {
+    if (!isRenewalOf(token, this.token) || !this.options.sendAuth(token)) return;
+    this.token = token;
+    this.renewal.track(token);
+  }
+
+  closed(): void {
+    this.closedToken = this.token;
+    this.token = null;
+    this.renewal.cancel();
+  }
+
+  /**
+   * Whether `token` would only be refused by the next attempt: the server just refused the last
+   * socket's (`refused`) and this is it, or there is none, or it has expired by this device's clock.
+   */
+  isStale(token: string | null, refused: boolean): boolean {
+    if (refused) return !token || token === this.closedToken || isExpiring(token, this.options.now(), 1_000);
+    return token !== null && isExpiring(token, this.options.now(), 1_000);
+  }
+
+  /** A live token other than the last socket's: the auth client's, else a refresh; null if neither. */
+  async fresh(): Promise<string | null> {
+    const current = this.options.getAccessToken();
+    if (current && current !== this.closedToken && !isExpiring(current, this.options.now(), 1_000))
+      return current;
+    try {
+      return await this.options.renewToken();
+    } catch {
+      return null;
+    }
+  }
+
+  /** Shortly before the socket's token expires: the auth client's newer token, or a refresh. */
+  private async renew(): Promise<void> {
+    const current = this.options.getAccessToken();
+    if (current && isRenewalOf(current, this.token)) {
+      this.options.onRenewed(current);
+      return;
+    }
+    try {
+      this.options.onRenewed(await this.options.renewToken());
+    } catch {
+      // Not renewed (offline, signed out): the server closes the socket at expiry, and the
+      // tokenExpired close tries again.
+    }
   }
 }
