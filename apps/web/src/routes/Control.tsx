@@ -6,7 +6,7 @@
  * back to enter the code.
  */
 import { useQuery } from '@tanstack/react-query';
-import { CAR_SESSION_END_REASONS, type CarVideo, SOCKET_CLOSE_CODES, TIMERS_MS } from '@telerace/protocol';
+import { type CarVideo, DISCONNECT_REASONS, SOCKET_CLOSE_CODES, TIMERS_MS } from '@telerace/protocol';
 import { useEffect, useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useParams } from 'react-router';
@@ -67,7 +67,7 @@ const TROUBLE_AFTER_ATTEMPTS = 3;
 
 function SessionEnded({ code, reason }: { code: number; reason: string }) {
   const { t } = useTranslation();
-  const known = (CAR_SESSION_END_REASONS as readonly string[]).includes(reason);
+  const known = (DISCONNECT_REASONS as readonly string[]).includes(reason);
   const text =
     code === SOCKET_CLOSE_CODES.replaced
       ? t('control.ended.replaced')

@@ -1,9 +1,10 @@
+import { DISCONNECT_REASONS } from '@telerace/protocol';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import i18n from '../../i18n';
 import { resetAuthClient, setAccessToken } from '../../lib/auth-client';
 import { EventSocketManager } from '../../lib/event-socket';
 import { FakeSocket, fakeSocketFactory } from '../../test/fake-socket';
-import { bindEventSocketToSession } from './event-session';
+import { bindEventSocketToSession, forceDisconnectText } from './event-session';
 
 const location = { protocol: 'http:', host: 'race.test' };
 
@@ -51,8 +52,21 @@ describe('event socket and the session', () => {
     await i18n.changeLanguage('fr');
     FakeSocket.last.serverSend({ type: 'force_disconnect', reason: 'car_deleted' });
     expect(notify).toHaveBeenLastCalledWith('La voiture que vous pilotiez a été supprimée.');
-    FakeSocket.last.serverSend({ type: 'force_disconnect', reason: 'maintenance' });
-    expect(notify).toHaveBeenLastCalledWith('Vous avez été déconnecté : maintenance');
+    // A reason outside DISCONNECT_REASONS fails the message's schema; from an older server it would
+    // still read as a sentence.
+    expect(forceDisconnectText('maintenance', i18n.t)).toBe('Vous avez été déconnecté : maintenance');
+  });
+
+  it('has its own text, in English and French, for every reason the server gives', async () => {
+    for (const language of ['en', 'fr']) {
+      await i18n.changeLanguage(language);
+      const fallback = forceDisconnectText('?', i18n.t);
+      for (const reason of DISCONNECT_REASONS) {
+        const text = forceDisconnectText(reason, i18n.t);
+        expect(text).not.toBe(fallback.replace('?', reason));
+        expect(text).not.toContain('forceDisconnect');
+      }
+    }
   });
 
   it('stops following on unbind', () => {

@@ -4,12 +4,12 @@
  * `force_disconnect {reason}` from the server is shown to the user (translated when the reason is
  * known) and sends them home.
  */
-import { CAR_SESSION_END_REASONS } from '@telerace/protocol';
+import { DISCONNECT_REASONS } from '@telerace/protocol';
 import { getAccessToken, onTokenChange } from '../../lib/auth-client';
 import { type EventMessage, type EventSocketManager, eventSocket } from '../../lib/event-socket';
 
 /** Reasons the server gives that have their own text (`control.forceDisconnect.<reason>`). */
-export const KNOWN_DISCONNECT_REASONS: readonly string[] = CAR_SESSION_END_REASONS;
+export const KNOWN_DISCONNECT_REASONS: readonly string[] = DISCONNECT_REASONS;
 
 export interface EventSessionOptions {
   navigate: (to: string) => unknown;
