@@ -1,0 +1,52 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp } from '../test/app.js';
+import { settingsOf } from './define.js';
+import { CONFIG_SECTIONS } from './load.js';
+
+/** A recognisable valid value for every secret setting (DATABASE_URL: the postgres project's own). */
+const SAMPLES: Record<string, string> = {
+  JWT_SECRET: 'jwt-secret-sample-0123456789-abcdefghij',
+  RECAPTCHA_SECRET: 'recaptcha-secret-sample',
+  SMTP_URL: 'smtp://mailer:smtp-password-sample@127.0.0.1:1',
+  ADMIN_PASSWORD: 'admin-password-sample',
+  JANUS_ADMIN_KEY: 'janus-admin-key-sample',
+  TURN_SECRET: 'turn-secret-sample',
+};
+
+const secrets = settingsOf(CONFIG_SECTIONS).filter((entry) => entry.secret);
+
+describe('secret settings', () => {
+  let testApp: Awaited<ReturnType<typeof startTestApp>>;
+  beforeAll(async () => {
+    testApp = await startTestApp({
+      ...SAMPLES,
+      LOG_LEVEL: 'trace',
+      ADMIN_EMAIL: 'operator@example.com',
+      JANUS_URL: 'ws://127.0.0.1:1/janus',
+      TURN_URLS: 'turn:turn.example:3478',
+    });
+    await testApp.app.inject({ url: '/api/health' });
+    await testApp.app.inject({ url: '/api/public-config' });
+  });
+  afterAll(async () => {
+    await testApp?.close();
+  });
+
+  it('each has a sample here, so a new secret is checked too', () => {
+    expect([...Object.keys(SAMPLES), 'DATABASE_URL'].sort()).toEqual(
+      secrets.map((entry) => entry.env).sort(),
+    );
+  });
+
+  it('never reach the log, from start-up to the first requests at the most verbose level', () => {
+    const log = testApp.logText();
+    // The admin was seeded (its password went through) and the requests were logged.
+    expect(log).toContain('operator@example.com');
+    expect(log).toContain('/api/public-config');
+    const values = { ...SAMPLES, DATABASE_URL: testApp.environment.env.DATABASE_URL };
+    for (const entry of secrets) {
+      const value = values[entry.env];
+      if (value !== undefined) expect(log, entry.env).not.toContain(value);
+    }
+  });
+});
