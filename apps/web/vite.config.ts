@@ -23,6 +23,9 @@ export default defineConfig({
         if (log.code === 'COMMONJS_VARIABLE_IN_ESM' && log.id?.includes('janus-gateway')) return;
         handler(level, log);
       },
+      // The protocol's modules only declare constants and schemas: one the first page does not use
+      // (a zod schema is a call, kept unless its module may be dropped) stays out of its download.
+      treeshake: { moduleSideEffects: (id) => !/packages[\\/]protocol[\\/]src[\\/]/.test(id) },
       output: {
         // Libraries change less often than the app: separate chunks stay cached across releases.
         codeSplitting: {
@@ -34,16 +37,20 @@ export default defineConfig({
               test: /node_modules[\\/](react|react-dom|react-router|scheduler)[\\/]/,
               priority: 2,
             },
+            // zod is fetched with the first schema a page parses with (src/lib/schemas.ts), not before.
+            { name: 'zod', test: /node_modules[\\/]zod[\\/]/, priority: 2 },
             { name: 'vendor', test: /node_modules[\\/]/, priority: 1 },
             // The French texts in one file, fetched when French is shown (src/i18n).
-            { name: 'texts-fr', test: /src[\\/]i18n[\\/](pages[\\/])?fr\.json$/, priority: 1 },
+            { name: 'texts-fr', test: /src[\\/]i18n[\\/]((pages|documents)[\\/])?fr\.json$/, priority: 1 },
+            // The English texts of the long documents, fetched with the pages that show them (src/i18n).
+            { name: 'texts-documents-en', test: /src[\\/]i18n[\\/]documents[\\/]en\.json$/, priority: 1 },
             // The app's own code for the first page in one file, not one small chunk per module that a
             // lazily loaded page also uses. Not its dependencies as well: that would pull the French
             // texts (statically imported for tests and the dev server) back into it.
             {
               name: 'app',
               test: (id) =>
-                !/[\\/]fr\.json$/.test(id) &&
+                !/[\\/]fr\.json$|[\\/]documents[\\/]en\.json$/.test(id) &&
                 /apps[\\/]web[\\/]src[\\/]|packages[\\/]protocol[\\/]|preload-helper/.test(id),
               tags: ['$initial'],
               includeDependenciesRecursively: false,

@@ -6,7 +6,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { RouterProvider } from 'react-router/dom';
 import { AuthProvider } from './features/auth/AuthProvider';
-import { bindEventSocketToSession } from './features/events/event-session';
+import { onTokenChange } from './lib/auth-client';
 import { createAppRouter, preloadPage } from './router';
 import { preloadHomePhoto } from './routes/home-photo';
 
@@ -23,11 +23,24 @@ const queryClient = new QueryClient({
   defaultOptions: { queries: { retry: 1 } },
 });
 const router = createAppRouter();
-// The race event socket follows the session for the page's whole life.
-bindEventSocketToSession({
-  navigate: (to) => router.navigate(to),
-  notify: (message) => window.alert(message),
-  translate: (key, options) => i18n.t(key, options),
+// The race event socket follows the session for the page's whole life. Its code (and the schemas it
+// checks messages with) is fetched when a session first starts: a signed-out visitor never needs it.
+// Once bound, it follows the token itself; a failed fetch is tried again at the next token.
+let eventSession: Promise<unknown> | null = null;
+onTokenChange((token) => {
+  if (!token || eventSession) return;
+  eventSession = import('./features/events/event-session')
+    .then(({ bindEventSocketToSession }) =>
+      bindEventSocketToSession({
+        navigate: (to) => router.navigate(to),
+        notify: (message) => window.alert(message),
+        translate: (key, options) => i18n.t(key, options),
+      }),
+    )
+    .catch((error: unknown) => {
+      eventSession = null;
+      console.error('Race event socket unavailable', error);
+    });
 });
 
 const root = document.getElementById('root');

@@ -2,30 +2,35 @@
 import { createBrowserRouter, matchRoutes, type RouteObject } from 'react-router';
 import { AppLayout, type RouteHandle } from './components/layout/AppLayout';
 import { RequireAdmin, RequireAuth } from './features/auth/guards';
+import { loadEnglishDocuments } from './i18n';
 import { type LazyPage, lazyPage } from './lib/lazy-page';
 import ErrorPage from './routes/ErrorPage';
 // The landing page (and the page for unknown paths) is in the first download; every other page is
 // fetched the first time it is shown.
 import Home from './routes/Home';
 
-const About = lazyPage(() => import('./routes/About'));
+/** A page showing a long document: its code and its English texts (i18n/documents) are fetched together. */
+const documentPage = (load: Parameters<typeof lazyPage>[0]): LazyPage =>
+  lazyPage(() => Promise.all([load(), loadEnglishDocuments()]).then(([page]) => page));
+
+const About = documentPage(() => import('./routes/About'));
 const Admin = lazyPage(() => import('./routes/Admin'));
 const AuthCallback = lazyPage(() => import('./routes/AuthCallback'));
 const CarSelection = lazyPage(() => import('./routes/CarSelection'));
 const Claim = lazyPage(() => import('./routes/Claim'));
 const CompleteRegistration = lazyPage(() => import('./routes/CompleteRegistration'));
 const Control = lazyPage(() => import('./routes/Control'));
-const Faq = lazyPage(() => import('./routes/Faq'));
+const Faq = documentPage(() => import('./routes/Faq'));
 const ForgotPassword = lazyPage(() => import('./routes/ForgotPassword'));
 const Leaderboards = lazyPage(() => import('./routes/Leaderboards'));
 const Login = lazyPage(() => import('./routes/Login'));
-const PrivacyPolicy = lazyPage(() => import('./routes/PrivacyPolicy'));
+const PrivacyPolicy = documentPage(() => import('./routes/PrivacyPolicy'));
 const Profile = lazyPage(() => import('./routes/Profile'));
 const ResetPassword = lazyPage(() => import('./routes/ResetPassword'));
 const Settings = lazyPage(() => import('./routes/Settings'));
 const Signup = lazyPage(() => import('./routes/Signup'));
 const SignupSuccess = lazyPage(() => import('./routes/SignupSuccess'));
-const TermsOfService = lazyPage(() => import('./routes/TermsOfService'));
+const TermsOfService = documentPage(() => import('./routes/TermsOfService'));
 
 interface PageHandle extends RouteHandle {
   /** Fetches the page's code; absent for pages in the first download. */

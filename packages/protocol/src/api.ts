@@ -1,5 +1,6 @@
 /** Bodies of the foundation's public REST calls. */
 import { z } from 'zod';
+import { SITE_LINK_PATTERN } from './constants.js';
 
 export const HealthResponse = z.object({
   status: z.literal('ok'),
@@ -13,7 +14,7 @@ export type ReadyResponse = z.infer<typeof ReadyResponse>;
 
 /** What the web app needs to know about the deployment (no secrets). */
 /** A link to our own files (a path starting with "/") or to another site over http(s). */
-const Link = z.string().regex(/^(\/(?!\/)|https?:\/\/)/, 'must start with / or http(s)://');
+const Link = z.string().regex(SITE_LINK_PATTERN, 'must start with / or http(s)://');
 
 export const PublicConfig = z.object({
   /** Either a video file (played in a <video>) or an embeddable player page (shown in an iframe). */

@@ -18,6 +18,9 @@ export const COOKIE_CONSENT_DAYS = 150;
 /** Cookie that remembers the chosen language (read by the language detector). */
 export const LANGUAGE_COOKIE = 'i18next';
 
+/** A link the deployment may configure: to our own files (a path starting with "/") or to another site over http(s). */
+export const SITE_LINK_PATTERN = /^(\/(?!\/)|https?:\/\/)/;
+
 export const MINIMUM_AGE = 13;
 export const GOVERNING_LAW = 'Quebec';
 

@@ -2,21 +2,28 @@
  * Translations: English and French, English as fallback. The language is detected in the
  * spec's order (query string `lng`, cookie, localStorage, sessionStorage, browser language,
  * <html lang>, then English), remembered in localStorage and a cookie, and mirrored on <html lang>.
- * English, every language's fallback, is in the first download; in the production build French
- * is a chunk of its own, fetched only when shown (tests and the dev server have it at once).
+ * English, every language's fallback, is in the first download, but for the long documents (about,
+ * FAQ, privacy, terms: `documents/`), fetched with those pages' code; in the production build French
+ * is a chunk of its own, fetched only when shown (tests and the dev server have it all at once).
  */
 import { DEFAULT_LANGUAGE, LANGUAGE_COOKIE, LANGUAGES, type Language } from '@telerace/protocol';
 import i18next, { type BackendModule, type i18n as I18n } from 'i18next';
 import LanguageDetector from 'i18next-browser-languagedetector';
 import { initReactI18next } from 'react-i18next';
+import documentsEn from './documents/en.json';
+import documentsFr from './documents/fr.json';
 import en from './en.json';
 import fr from './fr.json';
 import pagesEn from './pages/en.json';
 import pagesFr from './pages/fr.json';
 
-const english = { translation: { ...en, pages: pagesEn } };
+/** A function, so that the production build leaves the English documents out of the first download. */
+const english = () =>
+  import.meta.env.PROD
+    ? { translation: { ...en, pages: pagesEn } }
+    : { translation: { ...en, pages: { ...pagesEn, ...documentsEn } } };
 /** A function, so that the production build leaves the French texts out of the first download. */
-const bundledFrench = () => ({ translation: { ...fr, pages: pagesFr } });
+const bundledFrench = () => ({ translation: { ...fr, pages: { ...pagesFr, ...documentsFr } } });
 
 type Texts = Record<string, unknown>;
 type JsonModule = { default: Texts };
@@ -24,8 +31,11 @@ type JsonModule = { default: Texts };
 /** The languages fetched when shown, in the production build (each a chunk of its own: vite.config.ts). */
 const LANGUAGE_CHUNKS: Partial<Record<Language, () => Promise<Texts>>> = {
   fr: () =>
-    Promise.all([import('./fr.json'), import('./pages/fr.json')]).then(
-      ([app, pages]: [JsonModule, JsonModule]) => ({ ...app.default, pages: pages.default }),
+    Promise.all([import('./fr.json'), import('./pages/fr.json'), import('./documents/fr.json')]).then(
+      ([app, pages, documents]: [JsonModule, JsonModule, JsonModule]) => ({
+        ...app.default,
+        pages: { ...pages.default, ...documents.default },
+      }),
     ),
 };
 
@@ -68,7 +78,7 @@ export function createI18n(): I18n {
     .use(LanguageDetector)
     .use(initReactI18next)
     .init({
-      resources: import.meta.env.PROD ? { en: english } : { en: english, fr: bundledFrench() },
+      resources: import.meta.env.PROD ? { en: english() } : { en: english(), fr: bundledFrench() },
       // The loader above fetches the languages not given here.
       partialBundledLanguages: import.meta.env.PROD,
       supportedLngs: [...LANGUAGES],
@@ -99,4 +109,26 @@ export default i18n;
 export function i18nReady(): Promise<void> {
   if (i18n.isInitialized) return Promise.resolve();
   return new Promise((resolve) => i18n.on('initialized', () => resolve()));
+}
+
+let englishDocuments: Promise<void> | undefined;
+
+/**
+ * Adds the English texts of the long documents (i18n/documents: about, FAQ, privacy, terms) in the
+ * production build, where they are a chunk fetched with those pages' code; elsewhere they are there
+ * from the start. English is every language's fallback, so they are fetched whatever is shown.
+ */
+export function loadEnglishDocuments(): Promise<void> {
+  if (!import.meta.env.PROD) return Promise.resolve();
+  englishDocuments ??= import('./documents/en.json').then(
+    ({ default: documents }: JsonModule) => {
+      i18n.addResourceBundle('en', 'translation', { pages: documents }, true, false);
+    },
+    (error: unknown) => {
+      // Not cached: the page's next load tries again.
+      englishDocuments = undefined;
+      throw error;
+    },
+  );
+  return englishDocuments;
 }

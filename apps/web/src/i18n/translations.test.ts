@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import documentsEn from './documents/en.json';
+import documentsFr from './documents/fr.json';
 import en from './en.json';
 import fr from './fr.json';
 import pagesEn from './pages/en.json';
@@ -33,6 +35,7 @@ const tags = (text: unknown) => (typeof text === 'string' ? (text.match(/<\/?\w+
 describe.each([
   ['en.json', 'fr.json', en, fr],
   ['pages/en.json', 'pages/fr.json', pagesEn, pagesFr],
+  ['documents/en.json', 'documents/fr.json', documentsEn, documentsFr],
 ])('%s and %s', (enName, frName, english, french) => {
   it(`has no key missing from ${frName}`, () => {
     expect(missingFrom(english, french)).toEqual([]);

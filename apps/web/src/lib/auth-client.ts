@@ -6,9 +6,9 @@
  * AuthProvider is told (`onSessionExpired`). A refresh that could not reach the server does not
  * end the session: the request fails and the next one tries again.
  */
-import { AccessTokenResponse } from '@telerace/protocol';
 import type { z } from 'zod';
 import { ApiError, type ApiFetchInit, apiFetch } from './api';
+import { parseWith } from './schemas';
 
 export type { ApiFetchInit } from './api';
 export { ApiError } from './api';
@@ -65,8 +65,8 @@ export function resetAuthClient(): void {
 export function refreshAccessToken(): Promise<string> {
   if (!refreshing) {
     const pending = apiFetch('/refresh-token', { method: 'POST' })
-      .then((body) => {
-        const token = AccessTokenResponse.parse(body).accessToken;
+      .then(async (body) => {
+        const { accessToken: token } = await parseWith('AccessTokenResponse', body);
         if (token === '') throw new ApiError(401, 'Empty access token');
         setAccessToken(token);
         return token;

@@ -1,11 +1,43 @@
 /** The deployment's public settings (promo video, community links, bot-check site key). */
 import { useQuery } from '@tanstack/react-query';
-import { PublicConfig } from '@telerace/protocol';
+import { type PublicConfig, SITE_LINK_PATTERN } from '@telerace/protocol';
+
+type Fields = Record<string, unknown>;
+
+const isFields = (value: unknown): value is Fields => typeof value === 'object' && value !== null;
+
+function linkOrNull(fields: Fields, key: string): string | null {
+  const value = fields[key];
+  if (value === null || (typeof value === 'string' && SITE_LINK_PATTERN.test(value))) return value;
+  throw new Error(`public config: ${key} is not a site link`);
+}
+
+/**
+ * The protocol's `PublicConfig.parse`, without zod: the landing page reads the public config, and
+ * zod would be a sixth of that page's download (issue 11 §4). Same answers as the schema (unknown
+ * fields left out, an invalid body rejected): public-config.test.ts holds the two together.
+ */
+export function parsePublicConfig(body: unknown): PublicConfig {
+  if (!isFields(body) || !isFields(body.community)) throw new Error('public config: not an object');
+  const { recaptchaSiteKey } = body;
+  if (recaptchaSiteKey !== null && typeof recaptchaSiteKey !== 'string') {
+    throw new Error('public config: recaptchaSiteKey is not a string');
+  }
+  return {
+    promoVideoUrl: linkOrNull(body, 'promoVideoUrl'),
+    community: {
+      streaming: linkOrNull(body.community, 'streaming'),
+      video: linkOrNull(body.community, 'video'),
+      chat: linkOrNull(body.community, 'chat'),
+    },
+    recaptchaSiteKey,
+  };
+}
 
 export async function fetchPublicConfig(): Promise<PublicConfig> {
   const res = await fetch('/api/public-config', { credentials: 'same-origin' });
   if (!res.ok) throw new Error(`public config: HTTP ${res.status}`);
-  return PublicConfig.parse(await res.json());
+  return parsePublicConfig(await res.json());
 }
 
 export function usePublicConfig() {

@@ -8,17 +8,11 @@
  * It sits above the router, so the app hands it a `navigate` function (the router's).
  */
 import { type ReactNode, useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import {
-  authFetch,
-  getAccessToken,
-  onSessionExpired,
-  onTokenChange,
-  setAccessToken,
-} from '../../lib/auth-client';
+import { getAccessToken, onSessionExpired, onTokenChange, setAccessToken } from '../../lib/auth-client';
 import { setTheme } from '../theme/theme';
 import { AuthContext, type AuthContextValue, type LoginRouteState } from './auth-context';
 import { endSession, exchangeLoginCode, fetchMe, postLogin, restoreSession } from './session';
-import { type AuthState, parseMeResponse, type User } from './types';
+import type { AuthState, User } from './types';
 
 /** How often an open, visible page asks the server whether the session still stands. */
 export const SESSION_RECHECK_MS = 10_000;
@@ -141,7 +135,7 @@ export function AuthProvider({ navigate, children }: { navigate: AuthNavigate; c
     const recheck = async () => {
       if (!getAccessToken()) return;
       try {
-        const user = parseMeResponse(await authFetch('/me'));
+        const user = await fetchMe();
         // Same user as before: no new object, so nothing re-renders every 10 s.
         setState((current) =>
           current.user && JSON.stringify(current.user) === JSON.stringify(user)

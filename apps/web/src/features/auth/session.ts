@@ -1,7 +1,7 @@
 /** Talks to the server about the session: restore it, log in, load the user, end it. */
-import { AccessTokenResponse } from '@telerace/protocol';
 import { apiFetch } from '../../lib/api';
 import { authFetch, getAccessToken, refreshAccessToken, setAccessToken } from '../../lib/auth-client';
+import { parseWith } from '../../lib/schemas';
 import { parseMeResponse, type User } from './types';
 
 export interface Session {
@@ -35,7 +35,8 @@ export async function restoreSession(): Promise<Session | null> {
  * `ApiError` (400 errors.loginCodeInvalid: used, expired, or issued to another browser).
  */
 export async function exchangeLoginCode(code: string): Promise<string> {
-  const { accessToken } = AccessTokenResponse.parse(
+  const { accessToken } = await parseWith(
+    'AccessTokenResponse',
     await apiFetch('/auth/exchange', { method: 'POST', json: { code } }),
   );
   setAccessToken(accessToken);
@@ -44,10 +45,9 @@ export async function exchangeLoginCode(code: string): Promise<string> {
 
 /** Posts the credentials; on success the auth client holds the new token. Rejects with an `ApiError`. */
 export async function postLogin(email: string, password: string, recaptchaToken: string): Promise<string> {
-  const { accessToken } = await authFetch(
-    '/login',
-    { method: 'POST', json: { email, password, recaptchaToken } },
-    AccessTokenResponse,
+  const { accessToken } = await parseWith(
+    'AccessTokenResponse',
+    await authFetch('/login', { method: 'POST', json: { email, password, recaptchaToken } }),
   );
   setAccessToken(accessToken);
   return accessToken;

@@ -1,12 +1,13 @@
 /** The auth session's state (spec §3 "Auth session"), built on the protocol's `User`. */
-import { User } from '@telerace/protocol';
+import type { User } from '@telerace/protocol';
+import { parseWith } from '../../lib/schemas';
 
 export type { User } from '@telerace/protocol';
 
 /** `GET /api/me` answers `{ user }`; the bare user object is accepted too. */
-export function parseMeResponse(body: unknown): User {
+export function parseMeResponse(body: unknown): Promise<User> {
   const candidate = body && typeof body === 'object' && 'user' in body ? body.user : body;
-  return User.parse(candidate);
+  return parseWith('User', candidate);
 }
 
 export interface AuthState {

@@ -1,8 +1,9 @@
 /** The signed-in user's ticket count and its breakdown (`GET /api/me/tickets`, spec §7, §9). */
 
 import { useQuery } from '@tanstack/react-query';
-import { type TicketsResponse as Tickets, TicketsResponse } from '@telerace/protocol';
+import type { TicketsResponse as Tickets } from '@telerace/protocol';
 import { authFetch } from '../../lib/auth-client';
+import { parseWith } from '../../lib/schemas';
 
 export const TICKETS_REFRESH_MS = 30_000;
 
@@ -11,7 +12,7 @@ export const TICKETS_QUERY_KEY = ['tickets'] as const;
 
 export async function fetchTickets(): Promise<Tickets> {
   try {
-    return await authFetch('/me/tickets', {}, TicketsResponse);
+    return await parseWith('TicketsResponse', await authFetch('/me/tickets'));
   } catch (error) {
     // Spec §8: a failure is only logged; the badge stays hidden.
     console.error('Failed to fetch tickets', error);
