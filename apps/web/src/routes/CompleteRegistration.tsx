@@ -1,13 +1,12 @@
 /** After a social sign-up: the member agrees to the terms, then goes where the login was headed. */
 import { UserResponse } from '@telerace/protocol';
-import { type FormEvent, useState } from 'react';
+import type { FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { Alert } from '../components/ui/Alert';
-import { Button } from '../components/ui/Button';
 import { useAuth } from '../features/auth/auth-context';
-import { apiErrorText } from '../features/auth/error-text';
-import { AuthFrame, TermsCheckbox } from '../features/auth/form-fields';
+import { useAuthRequest, useTermsAgreement } from '../features/auth/auth-form';
+import { AuthFrame, SubmitButton, TermsCheckbox } from '../features/auth/form-fields';
 import { FINAL_DESTINATION_KEY, safeInternalPath } from '../features/auth/paths';
 import { authFetch } from '../lib/auth-client';
 import { displayName } from '../lib/username';
@@ -24,24 +23,19 @@ function takeFinalDestination(): string {
 }
 
 export default function CompleteRegistration() {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const { user, setUser } = useAuth();
   const navigate = useNavigate();
-  const [agreed, setAgreed] = useState(false);
-  const [termsInvalid, setTermsInvalid] = useState(false);
-  const [formError, setFormError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const terms = useTermsAgreement();
+  const { busy, formError, setFormError, send } = useAuthRequest('completeRegistration.failed');
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    if (!agreed) {
-      setTermsInvalid(true);
+    if (!terms.accept()) {
       setFormError(t('auth.validation.termsRequired'));
       return;
     }
-    setFormError(null);
-    setBusy(true);
-    try {
+    await send(async () => {
       const { user: updated } = await authFetch(
         '/auth/complete-registration',
         { method: 'POST' },
@@ -49,10 +43,7 @@ export default function CompleteRegistration() {
       );
       setUser(updated);
       navigate(takeFinalDestination(), { replace: true });
-    } catch (error) {
-      setFormError(apiErrorText(t, i18n, error, 'completeRegistration.failed'));
-      setBusy(false);
-    }
+    });
   }
 
   return (
@@ -63,18 +54,12 @@ export default function CompleteRegistration() {
     >
       <form noValidate onSubmit={onSubmit} className="space-y-5">
         {formError && <Alert tone="error">{formError}</Alert>}
-        <TermsCheckbox
-          checked={agreed}
-          disabled={busy}
-          invalid={termsInvalid}
-          onChange={(checked) => {
-            setAgreed(checked);
-            if (checked) setTermsInvalid(false);
-          }}
+        <TermsCheckbox {...terms.checkbox} disabled={busy} />
+        <SubmitButton
+          busy={busy}
+          label={t('completeRegistration.submit')}
+          busyLabel={t('completeRegistration.submitting')}
         />
-        <Button type="submit" size="lg" className="w-full" busy={busy}>
-          {busy ? t('completeRegistration.submitting') : t('completeRegistration.submit')}
-        </Button>
       </form>
     </AuthFrame>
   );

@@ -3,18 +3,16 @@ import { Email } from '@telerace/protocol';
 import { type FormEvent, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Alert } from '../components/ui/Alert';
-import { Button } from '../components/ui/Button';
-import { apiErrorText } from '../features/auth/error-text';
-import { AuthFrame, BackToLogin, EmailField } from '../features/auth/form-fields';
+import { useAuthRequest } from '../features/auth/auth-form';
+import { AuthFrame, BackToLogin, EmailField, SubmitButton } from '../features/auth/form-fields';
 import { apiFetch } from '../lib/api';
 
 export default function ForgotPassword() {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const [email, setEmail] = useState('');
   const [fieldError, setFieldError] = useState<string>();
-  const [formError, setFormError] = useState<string | null>(null);
   const [sentTo, setSentTo] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, formError, send } = useAuthRequest('forgot.failed');
   const inputRef = useRef<HTMLInputElement>(null);
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
@@ -31,16 +29,10 @@ export default function ForgotPassword() {
       inputRef.current?.focus();
       return;
     }
-    setFormError(null);
-    setBusy(true);
-    try {
+    await send(async () => {
       await apiFetch('/forgot-password', { method: 'POST', json: { email: value } });
       setSentTo(value);
-    } catch (failure) {
-      setFormError(apiErrorText(t, i18n, failure, 'forgot.failed'));
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   if (sentTo !== null) {
@@ -68,9 +60,7 @@ export default function ForgotPassword() {
           disabled={busy}
           onChange={(event) => setEmail(event.target.value)}
         />
-        <Button type="submit" size="lg" className="w-full" busy={busy}>
-          {busy ? t('forgot.submitting') : t('forgot.submit')}
-        </Button>
+        <SubmitButton busy={busy} label={t('forgot.submit')} busyLabel={t('forgot.submitting')} />
       </form>
       <BackToLogin />
     </AuthFrame>

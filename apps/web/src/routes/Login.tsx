@@ -7,11 +7,10 @@ import { type FormEvent, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation, useSearchParams } from 'react-router';
 import { Alert } from '../components/ui/Alert';
-import { Button } from '../components/ui/Button';
 import { type LoginRouteState, useAuth } from '../features/auth/auth-context';
+import { focusFirstInvalid, useAuthRequest } from '../features/auth/auth-form';
 import { BotCheck, botCheckError, useBotCheck } from '../features/auth/BotCheck';
-import { apiErrorText } from '../features/auth/error-text';
-import { AuthFrame, Divider, EmailField, PasswordField } from '../features/auth/form-fields';
+import { AuthFrame, Divider, EmailField, PasswordField, SubmitButton } from '../features/auth/form-fields';
 import { SocialButtons } from '../features/auth/SocialButtons';
 
 const PERMISSION_REASONS = ['youtube_permission', 'twitch_permission', 'discord_permission'];
@@ -37,7 +36,7 @@ interface FieldErrors {
 }
 
 export default function Login() {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const { login } = useAuth();
   const location = useLocation();
   const [params] = useSearchParams();
@@ -45,8 +44,7 @@ export default function Login() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [fieldErrors, setFieldErrors] = useState<FieldErrors>({});
-  const [formError, setFormError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, formError, setFormError, send } = useAuthRequest('login.failed');
   const formRef = useRef<HTMLFormElement>(null);
   const notice = sessionMessage(location.state);
   const redirectError = redirectErrorKey(params);
@@ -57,10 +55,8 @@ export default function Login() {
     if (email.trim() === '') errors.email = t('auth.validation.emailRequired');
     if (password === '') errors.password = t('auth.validation.passwordRequired');
     setFieldErrors(errors);
-    const firstInvalid = (['email', 'password'] as const).find((field) => errors[field]);
-    if (firstInvalid) {
+    if (focusFirstInvalid(formRef, ['email', 'password'], errors)) {
       setFormError(null);
-      formRef.current?.querySelector<HTMLInputElement>(`[name="${firstInvalid}"]`)?.focus();
       return;
     }
     const botError = botCheckError(t, botCheck);
@@ -68,15 +64,7 @@ export default function Login() {
       setFormError(botError);
       return;
     }
-    setFormError(null);
-    setBusy(true);
-    try {
-      await login(email.trim(), password, botCheck.token);
-    } catch (error) {
-      setFormError(apiErrorText(t, i18n, error, 'login.failed'));
-      botCheck.reset();
-      setBusy(false);
-    }
+    await send(() => login(email.trim(), password, botCheck.token), botCheck.reset);
   }
 
   return (
@@ -110,9 +98,7 @@ export default function Login() {
           onChange={(event) => setPassword(event.target.value)}
         />
         <BotCheck check={botCheck} />
-        <Button type="submit" size="lg" className="w-full" busy={busy}>
-          {busy ? t('login.submitting') : t('login.submit')}
-        </Button>
+        <SubmitButton busy={busy} label={t('login.submit')} busyLabel={t('login.submitting')} />
       </form>
       <Divider>{t('login.socialTitle')}</Divider>
       <SocialButtons action="login" />

@@ -4,10 +4,15 @@ import { type FormEvent, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router';
 import { Alert } from '../components/ui/Alert';
-import { Button } from '../components/ui/Button';
 import { LinkButton } from '../components/ui/LinkButton';
-import { apiErrorText } from '../features/auth/error-text';
-import { AuthFrame, BackToLogin, NewPasswordField, PasswordField } from '../features/auth/form-fields';
+import { useAuthRequest } from '../features/auth/auth-form';
+import {
+  AuthFrame,
+  BackToLogin,
+  NewPasswordField,
+  PasswordField,
+  SubmitButton,
+} from '../features/auth/form-fields';
 import { ApiError, apiFetch } from '../lib/api';
 
 interface FieldErrors {
@@ -16,15 +21,14 @@ interface FieldErrors {
 }
 
 export default function ResetPassword() {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const { token = '' } = useParams();
   const [password, setPassword] = useState('');
   const [confirmation, setConfirmation] = useState('');
   const [fieldErrors, setFieldErrors] = useState<FieldErrors>({});
-  const [formError, setFormError] = useState<string | null>(null);
   const [tokenInvalid, setTokenInvalid] = useState(false);
   const [done, setDone] = useState(false);
-  const [busy, setBusy] = useState(false);
+  const { busy, formError, send } = useAuthRequest('reset.failed');
   const passwordRef = useRef<HTMLInputElement>(null);
   const confirmationRef = useRef<HTMLInputElement>(null);
 
@@ -48,17 +52,14 @@ export default function ResetPassword() {
       confirmationRef.current?.focus();
       return;
     }
-    setFormError(null);
-    setBusy(true);
-    try {
-      await apiFetch('/reset-password', { method: 'POST', json: { token, newPassword: password } });
-      setDone(true);
-    } catch (error) {
-      setFormError(apiErrorText(t, i18n, error, 'reset.failed'));
-      setTokenInvalid(error instanceof ApiError && error.errorKey === ERROR_KEYS.resetTokenInvalid);
-    } finally {
-      setBusy(false);
-    }
+    await send(
+      async () => {
+        await apiFetch('/reset-password', { method: 'POST', json: { token, newPassword: password } });
+        setDone(true);
+      },
+      (error) =>
+        setTokenInvalid(error instanceof ApiError && error.errorKey === ERROR_KEYS.resetTokenInvalid),
+    );
   }
 
   if (done) {
@@ -112,9 +113,7 @@ export default function ResetPassword() {
           disabled={busy}
           onChange={(event) => setConfirmation(event.target.value)}
         />
-        <Button type="submit" size="lg" className="w-full" busy={busy}>
-          {busy ? t('reset.submitting') : t('reset.submit')}
-        </Button>
+        <SubmitButton busy={busy} label={t('reset.submit')} busyLabel={t('reset.submitting')} />
       </form>
       <BackToLogin />
     </AuthFrame>

@@ -4,14 +4,14 @@ import { type FormEvent, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate } from 'react-router';
 import { Alert } from '../components/ui/Alert';
-import { Button } from '../components/ui/Button';
+import { focusFirstInvalid, useAuthRequest, useTermsAgreement } from '../features/auth/auth-form';
 import { BotCheck, botCheckError, useBotCheck } from '../features/auth/BotCheck';
-import { apiErrorText } from '../features/auth/error-text';
 import {
   AuthFrame,
   Divider,
   EmailField,
   NewPasswordField,
+  SubmitButton,
   TermsCheckbox,
   TextField,
 } from '../features/auth/form-fields';
@@ -25,17 +25,15 @@ interface FieldErrors {
 }
 
 export default function Signup() {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const navigate = useNavigate();
   const botCheck = useBotCheck();
   const [email, setEmail] = useState('');
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
-  const [agreed, setAgreed] = useState(false);
+  const terms = useTermsAgreement();
   const [fieldErrors, setFieldErrors] = useState<FieldErrors>({});
-  const [formError, setFormError] = useState<string | null>(null);
-  const [termsInvalid, setTermsInvalid] = useState(false);
-  const [busy, setBusy] = useState(false);
+  const { busy, formError, setFormError, send } = useAuthRequest('errors.signupFailed');
   const formRef = useRef<HTMLFormElement>(null);
 
   function validate(): FieldErrors {
@@ -61,11 +59,9 @@ export default function Signup() {
     event.preventDefault();
     const errors = validate();
     setFieldErrors(errors);
-    setTermsInvalid(!agreed);
-    const firstInvalid = (['email', 'username', 'password'] as const).find((field) => errors[field]);
-    if (firstInvalid) {
+    const agreed = terms.accept();
+    if (focusFirstInvalid(formRef, ['email', 'username', 'password'], errors)) {
       setFormError(null);
-      formRef.current?.querySelector<HTMLInputElement>(`[name="${firstInvalid}"]`)?.focus();
       return;
     }
     if (!agreed) {
@@ -77,19 +73,13 @@ export default function Signup() {
       setFormError(botError);
       return;
     }
-    setFormError(null);
-    setBusy(true);
-    try {
+    await send(async () => {
       await authFetch('/signup', {
         method: 'POST',
         json: { email: email.trim(), username: username.trim(), password, recaptchaToken: botCheck.token },
       });
       navigate('/signup-success');
-    } catch (error) {
-      setFormError(apiErrorText(t, i18n, error, 'errors.signupFailed'));
-      botCheck.reset();
-      setBusy(false);
-    }
+    }, botCheck.reset);
   }
 
   return (
@@ -138,19 +128,9 @@ export default function Signup() {
           disabled={busy}
           onChange={(event) => setPassword(event.target.value)}
         />
-        <TermsCheckbox
-          checked={agreed}
-          disabled={busy}
-          invalid={termsInvalid}
-          onChange={(checked) => {
-            setAgreed(checked);
-            if (checked) setTermsInvalid(false);
-          }}
-        />
+        <TermsCheckbox {...terms.checkbox} disabled={busy} />
         <BotCheck check={botCheck} />
-        <Button type="submit" size="lg" className="w-full" busy={busy}>
-          {busy ? t('signup.submitting') : t('signup.submit')}
-        </Button>
+        <SubmitButton busy={busy} label={t('signup.submit')} busyLabel={t('signup.submitting')} />
       </form>
       <Divider>{t('signup.socialTitle')}</Divider>
       <SocialButtons action="signup" />

@@ -4,6 +4,7 @@ import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '@telerace/protocol';
 import { type InputHTMLAttributes, type ReactNode, type Ref, useId, useState } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
+import { Button } from '../../components/ui/Button';
 import { LineIcon } from '../../components/ui/Icon';
 import { Panel } from '../../components/ui/Panel';
 import { cx } from '../../lib/cx';
@@ -144,6 +145,23 @@ export function NewPasswordField(props: Omit<TextFieldProps, 'type' | 'trailing'
       hint={t('signup.passwordHint', { min: PASSWORD_MIN_LENGTH, max: PASSWORD_MAX_LENGTH })}
       {...props}
     />
+  );
+}
+
+/** An auth screen's full-width submit button; its label says when the request is under way. */
+export function SubmitButton({
+  busy,
+  label,
+  busyLabel,
+}: {
+  busy: boolean;
+  label: string;
+  busyLabel: string;
+}) {
+  return (
+    <Button type="submit" size="lg" className="w-full" busy={busy}>
+      {busy ? busyLabel : label}
+    </Button>
   );
 }
 
