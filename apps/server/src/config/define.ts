@@ -10,7 +10,7 @@ export type EmptyMeaning = 'unset' | 'none' | 'value';
 
 export interface Setting<T> {
   env: string;
-  /** Parses the variable's text (never empty unless `empty` is `value`). */
+  /** Parses the variable's text, or the default's (empty only as a default or with `empty: 'value'`). */
   schema: z.ZodType<T, string>;
   /** The text used when the variable is unset, parsed by `schema`; null: the value is null. */
   default: string | null;
