@@ -227,8 +227,10 @@ describe('car agent ↔ server', () => {
     await welcomed(server);
     await vi.waitFor(() => expect(agent.link.isWelcomed).toBe(true));
 
-    server.send({ type: 'ping', timestamp: 1234 });
-    await vi.waitFor(() => expect(server.received).toContainEqual({ type: 'pong', timestamp: 1234 }));
+    // The server's keepalive is the WebSocket ping: the agent answers it.
+    const pong = new Promise<void>((resolve) => server.sockets[0]?.once('pong', () => resolve()));
+    server.sockets[0]?.ping();
+    await pong;
 
     server.send('not json');
     server.send({ type: 'drive', throttle: 5, steer: 0, seq: 1 });

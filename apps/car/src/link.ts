@@ -29,7 +29,7 @@ export interface LinkOptions {
   livenessMs?: number;
 }
 
-type Forwarded = Exclude<ServerCarMessage, { type: 'welcome' | 'incompatible' | 'ping' | 'error' }>;
+type Forwarded = Exclude<ServerCarMessage, { type: 'welcome' | 'incompatible' | 'error' }>;
 
 /**
  * Between attempts once the server said this agent is too old: reconnecting cannot help until
@@ -179,9 +179,6 @@ export class CarLink extends EventEmitter<LinkEvents> {
         return;
       case 'error':
         this.options.log(`the server refused a message: ${parsed.error} (${parsed.errorKey})`);
-        return;
-      case 'ping':
-        this.send({ type: 'pong', timestamp: parsed.timestamp });
         return;
       default:
         this.emit('message', parsed);

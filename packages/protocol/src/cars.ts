@@ -160,7 +160,6 @@ export type ControllerServerMessage = z.infer<typeof ControllerServerMessage>;
 export const CarAgentMessage = z.discriminatedUnion('type', [
   z.object({ type: z.literal('hello'), protocolVersion: z.number().int(), agentVersion: z.string().max(40) }),
   z.object({ type: z.literal('telemetry'), ...Telemetry.shape }),
-  z.object({ type: z.literal('pong'), timestamp: z.number().optional() }),
 ]);
 export type CarAgentMessage = z.infer<typeof CarAgentMessage>;
 
@@ -177,7 +176,6 @@ export const ServerCarMessage = z.discriminatedUnion('type', [
   z.object({ type: z.literal('stop') }),
   z.object({ type: z.literal('config'), settings: CarConfig }),
   z.object({ type: z.literal('command'), command: z.enum(['reboot', 'shutdown']) }),
-  z.object({ type: z.literal('ping'), timestamp: z.number() }),
   /**
    * Where to send the camera's RTP (the car's Janus mountpoint): sent when a driving session
    * starts (or the car connects during one), and again when the mountpoint's port changes.

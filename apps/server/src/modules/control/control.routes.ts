@@ -51,8 +51,6 @@ function carSocket(app: FastifyInstance) {
     messages: messageTable<CarLink, CarAgentMessage>(CarAgentMessage, {
       hello: (link, message) => link.hello(message.protocolVersion, message.agentVersion),
       telemetry: (link, { type: _type, ...telemetry }) => link.telemetry(telemetry),
-      // Liveness only: hearing anything counts.
-      pong: () => undefined,
     }),
     keepalive: CAR_KEEPALIVE,
     dropped: app.carRelay.dropped.car,
