@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { CONTROL_LIMITS, type EventServerMessage, SOCKET_CLOSE_CODES } from '@telerace/protocol';
+import {
+  CONTROL_LIMITS,
+  DISCONNECT_REASONS,
+  type EventServerMessage,
+  SOCKET_CLOSE_CODES,
+} from '@telerace/protocol';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp } from '../../test/app.js';
@@ -95,6 +100,26 @@ describe('event socket /api/race-ws', () => {
     bystander.send({ type: 'ping', timestamp: 1 });
     expect(await bystander.nextOfType('pong')).toEqual({ type: 'pong', timestamp: 1 });
     await bystander.close();
+  });
+
+  it('an account deleted by an admin sends force_disconnect {reason: account_deleted}, a reason the web translates', async () => {
+    const { app } = testApp;
+    const member = await buildUser(app.database.db);
+    const admin = await buildAdmin(app.database.db);
+    const socket = await openSocket(url(await tokenFor(app, member)), originOf(app));
+    const response = await app.inject({
+      method: 'DELETE',
+      url: `/api/admin/users/${member.id}`,
+      headers: await authHeader(app, admin),
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    const message = await socket.nextOfType('force_disconnect');
+    expect(message).toEqual({ type: 'force_disconnect', reason: 'account_deleted' });
+    expect(DISCONNECT_REASONS).toContain(message.reason);
+    expect(await socket.closed).toEqual({
+      code: SOCKET_CLOSE_CODES.forceDisconnect,
+      reason: 'account_deleted',
+    });
   });
 
   it('is not counted by the /api rate limiter', async () => {
