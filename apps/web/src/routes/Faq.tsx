@@ -6,6 +6,7 @@ import { CAR_SESSION_DEFAULT_MINUTES, MINIMUM_AGE, PING_THRESHOLDS_MS, TICKETS }
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Blocks, RichText } from '../components/content/RichContent';
+import { ScrollTable } from '../components/ui/ScrollTable';
 import { TicketRules } from '../features/tickets/TicketRules';
 
 interface Question {
@@ -36,6 +37,8 @@ function toGroups(value: unknown): Group[] {
 
 type Arrow = 'up' | 'down' | 'left' | 'right';
 const ARROWS: Record<Arrow, string> = { up: '↑', down: '↓', left: '←', right: '→' };
+const CONTROL_COLUMNS = ['action', 'keyboard', 'gamepad', 'touch'] as const;
+
 const CONTROL_ROWS = [
   { id: 'throttle', letter: 'W', arrow: 'up' },
   { id: 'reverse', letter: 'S', arrow: 'down' },
@@ -49,51 +52,36 @@ const kbdClass =
 function ControlsTable() {
   const { t } = useTranslation();
   return (
-    <section
-      aria-label={t('pages.faq.controls.caption')}
-      // biome-ignore lint/a11y/noNoninteractiveTabindex: a table wider than the screen must scroll from the keyboard.
-      tabIndex={0}
-      className="overflow-x-auto rounded-xl border border-line"
-    >
-      <table className="w-full border-collapse text-left text-sm">
-        <caption className="sr-only">{t('pages.faq.controls.caption')}</caption>
-        <thead className="bg-surface-2">
-          <tr>
-            <th scope="col" className="px-4 py-2.5 font-semibold">
-              {t('pages.faq.controls.action')}
+    <ScrollTable label={t('pages.faq.controls.caption')}>
+      <thead className="bg-surface-2">
+        <tr>
+          {CONTROL_COLUMNS.map((column) => (
+            <th key={column} scope="col" className="px-4 py-2.5 font-semibold">
+              {t(`pages.faq.controls.${column}`)}
             </th>
-            <th scope="col" className="px-4 py-2.5 font-semibold">
-              {t('pages.faq.controls.keyboard')}
-            </th>
-            <th scope="col" className="px-4 py-2.5 font-semibold">
-              {t('pages.faq.controls.gamepad')}
-            </th>
-            <th scope="col" className="px-4 py-2.5 font-semibold">
-              {t('pages.faq.controls.touch')}
-            </th>
-          </tr>
-        </thead>
-        <tbody className="divide-y divide-line">
-          {CONTROL_ROWS.map((row) => (
-            <tr key={row.id}>
-              <th scope="row" className="px-4 py-2.5 font-medium">
-                {t(`pages.faq.controls.rows.${row.id}.action`)}
-              </th>
-              <td className="px-4 py-2.5 whitespace-nowrap">
-                <kbd className={kbdClass}>{row.letter}</kbd>{' '}
-                <span className="text-muted">{t('pages.faq.controls.or')}</span>{' '}
-                <kbd className={kbdClass}>
-                  <span aria-hidden="true">{ARROWS[row.arrow]}</span>
-                  <span className="sr-only">{t(`pages.faq.controls.keys.${row.arrow}`)}</span>
-                </kbd>
-              </td>
-              <td className="px-4 py-2.5">{t(`pages.faq.controls.rows.${row.id}.gamepad`)}</td>
-              <td className="px-4 py-2.5">{t(`pages.faq.controls.rows.${row.id}.touch`)}</td>
-            </tr>
           ))}
-        </tbody>
-      </table>
-    </section>
+        </tr>
+      </thead>
+      <tbody className="divide-y divide-line">
+        {CONTROL_ROWS.map((row) => (
+          <tr key={row.id}>
+            <th scope="row" className="px-4 py-2.5 font-medium">
+              {t(`pages.faq.controls.rows.${row.id}.action`)}
+            </th>
+            <td className="px-4 py-2.5 whitespace-nowrap">
+              <kbd className={kbdClass}>{row.letter}</kbd>{' '}
+              <span className="text-muted">{t('pages.faq.controls.or')}</span>{' '}
+              <kbd className={kbdClass}>
+                <span aria-hidden="true">{ARROWS[row.arrow]}</span>
+                <span className="sr-only">{t(`pages.faq.controls.keys.${row.arrow}`)}</span>
+              </kbd>
+            </td>
+            <td className="px-4 py-2.5">{t(`pages.faq.controls.rows.${row.id}.gamepad`)}</td>
+            <td className="px-4 py-2.5">{t(`pages.faq.controls.rows.${row.id}.touch`)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </ScrollTable>
   );
 }
 

@@ -5,6 +5,7 @@
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
+import { ScrollTable } from '../ui/ScrollTable';
 
 type Table = { head: string[]; rows: string[][] };
 type Block = string | string[] | Table;
@@ -89,39 +90,31 @@ export function Blocks({ value }: { value: unknown }) {
           );
         }
         return (
-          <section
-            key={key}
-            aria-label={block.head.join(', ')}
-            // biome-ignore lint/a11y/noNoninteractiveTabindex: a table wider than the screen must scroll from the keyboard.
-            tabIndex={0}
-            className="overflow-x-auto rounded-xl border border-line"
-          >
-            <table className="w-full border-collapse text-left text-sm">
-              <thead className="bg-surface-2">
-                <tr>
-                  {block.head.map((cell) => (
-                    <th key={cell} scope="col" className="px-4 py-3 font-semibold text-fg">
-                      {cell}
-                    </th>
+          <ScrollTable key={key} label={block.head.join(', ')} captioned={false}>
+            <thead className="bg-surface-2">
+              <tr>
+                {block.head.map((cell) => (
+                  <th key={cell} scope="col" className="px-4 py-3 font-semibold text-fg">
+                    {cell}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-line">
+              {block.rows.map((row) => (
+                <tr key={row.join('|')} className="align-top">
+                  <th scope="row" className="px-4 py-3 font-medium text-fg">
+                    <RichText text={row[0] ?? ''} />
+                  </th>
+                  {row.slice(1).map((cell) => (
+                    <td key={cell} className="px-4 py-3">
+                      <RichText text={cell} />
+                    </td>
                   ))}
                 </tr>
-              </thead>
-              <tbody className="divide-y divide-line">
-                {block.rows.map((row) => (
-                  <tr key={row.join('|')} className="align-top">
-                    <th scope="row" className="px-4 py-3 font-medium text-fg">
-                      <RichText text={row[0] ?? ''} />
-                    </th>
-                    {row.slice(1).map((cell) => (
-                      <td key={cell} className="px-4 py-3">
-                        <RichText text={cell} />
-                      </td>
-                    ))}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </section>
+              ))}
+            </tbody>
+          </ScrollTable>
         );
       })}
     </>

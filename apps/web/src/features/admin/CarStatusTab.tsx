@@ -10,6 +10,7 @@ import { type ReactNode, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Alert } from '../../components/ui/Alert';
 import { Button } from '../../components/ui/Button';
+import { ScrollTable } from '../../components/ui/ScrollTable';
 import { Spinner } from '../../components/ui/Spinner';
 import { formatRelativeTime } from '../../lib/relative-time';
 import { displayName } from '../../lib/username';
@@ -18,7 +19,7 @@ import { CarImage } from '../cars/CarImage';
 import { StatusBadge } from '../cars/StatusBadge';
 import { AddCarDialog, type CarAction, CarActionDialog, type CarActionKind } from './CarStatusTabDialogs';
 import { SessionDurationSettings } from './CarStatusTabSettings';
-import { bodyCell, headCell, tableClasses, tableFrame } from './table-styles';
+import { bodyCell, headCell } from './table-styles';
 
 const ACTION = 'h-8! px-2! text-xs!';
 
@@ -248,88 +249,80 @@ export function CarStatusTab() {
             <CarCardCompact key={car.id} car={car} now={now} onAction={(kind) => openAction(kind, car)} />
           ))}
         </ul>
-        <section
-          aria-label={t('carStatus.caption')}
-          // biome-ignore lint/a11y/noNoninteractiveTabindex: a table wider than the screen must scroll from the keyboard.
-          tabIndex={0}
-          className={`${tableFrame} hidden md:block`}
-        >
-          <table className={tableClasses}>
-            <caption className="sr-only">{t('carStatus.caption')}</caption>
-            <thead>
-              <tr>
-                <th scope="col" className={headCell}>
-                  {t('carStatus.car')}
-                </th>
-                <th scope="col" className={headCell}>
-                  {t('carStatus.status')}
-                </th>
-                <th scope="col" className={headCell}>
-                  {t('carStatus.driver')}
-                </th>
-                <th scope="col" className={headCell}>
-                  {t('carStatus.code')}
-                </th>
-                <th scope="col" className={headCell}>
-                  {t('carStatus.telemetry')}
-                </th>
-                <th scope="col" className={headCell}>
-                  {t('carStatus.actionsHeader')}
-                </th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-line">
-              {query.data.map((car) => {
-                const end = car.session_ends_at
-                  ? sessionEndText(t, car.session_ends_at, now.getTime(), i18n.resolvedLanguage)
-                  : null;
-                return (
-                  <tr key={car.id} data-testid={`admin-car-${car.id}`} className="hover:bg-surface-2/50">
-                    <th scope="row" className={`${bodyCell} min-w-44 font-semibold`}>
-                      <div className="flex items-center gap-3">
-                        <div className="h-10 w-16 shrink-0 overflow-hidden rounded-md border border-line">
-                          <CarImage src={car.image_url} />
-                        </div>
-                        <div className="min-w-0">
-                          <div className="truncate">{car.name}</div>
-                          <div className="font-mono text-xs font-normal text-muted">
-                            #{car.id} · {t('carStatus.stream', { id: car.stream_id })}
-                          </div>
+        <ScrollTable label={t('carStatus.caption')} className="hidden md:block">
+          <thead>
+            <tr>
+              <th scope="col" className={headCell}>
+                {t('carStatus.car')}
+              </th>
+              <th scope="col" className={headCell}>
+                {t('carStatus.status')}
+              </th>
+              <th scope="col" className={headCell}>
+                {t('carStatus.driver')}
+              </th>
+              <th scope="col" className={headCell}>
+                {t('carStatus.code')}
+              </th>
+              <th scope="col" className={headCell}>
+                {t('carStatus.telemetry')}
+              </th>
+              <th scope="col" className={headCell}>
+                {t('carStatus.actionsHeader')}
+              </th>
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-line">
+            {query.data.map((car) => {
+              const end = car.session_ends_at
+                ? sessionEndText(t, car.session_ends_at, now.getTime(), i18n.resolvedLanguage)
+                : null;
+              return (
+                <tr key={car.id} data-testid={`admin-car-${car.id}`} className="hover:bg-surface-2/50">
+                  <th scope="row" className={`${bodyCell} min-w-44 font-semibold`}>
+                    <div className="flex items-center gap-3">
+                      <div className="h-10 w-16 shrink-0 overflow-hidden rounded-md border border-line">
+                        <CarImage src={car.image_url} />
+                      </div>
+                      <div className="min-w-0">
+                        <div className="truncate">{car.name}</div>
+                        <div className="font-mono text-xs font-normal text-muted">
+                          #{car.id} · {t('carStatus.stream', { id: car.stream_id })}
                         </div>
                       </div>
-                    </th>
-                    <td className={bodyCell}>
-                      <StatusBadge online={car.status === 'online'} />
-                    </td>
-                    <td className={`${bodyCell} min-w-32`}>
-                      {car.current_user_id === null ? (
-                        <span className="text-muted">{t('carStatus.noDriver')}</span>
-                      ) : (
-                        <>
-                          <div className="font-semibold">{displayName(car.username ?? '—')}</div>
-                          {end && (
-                            <div className="text-xs text-muted" title={end.title}>
-                              {end.text}
-                            </div>
-                          )}
-                        </>
-                      )}
-                    </td>
-                    <td className={bodyCell}>
-                      <CodeCell car={car} now={now} />
-                    </td>
-                    <td className={`${bodyCell} min-w-28`}>
-                      <TelemetryCell car={car} now={now} />
-                    </td>
-                    <td className={`${bodyCell} min-w-56`}>
-                      <RowActions car={car} onAction={(kind) => openAction(kind, car)} />
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </section>
+                    </div>
+                  </th>
+                  <td className={bodyCell}>
+                    <StatusBadge online={car.status === 'online'} />
+                  </td>
+                  <td className={`${bodyCell} min-w-32`}>
+                    {car.current_user_id === null ? (
+                      <span className="text-muted">{t('carStatus.noDriver')}</span>
+                    ) : (
+                      <>
+                        <div className="font-semibold">{displayName(car.username ?? '—')}</div>
+                        {end && (
+                          <div className="text-xs text-muted" title={end.title}>
+                            {end.text}
+                          </div>
+                        )}
+                      </>
+                    )}
+                  </td>
+                  <td className={bodyCell}>
+                    <CodeCell car={car} now={now} />
+                  </td>
+                  <td className={`${bodyCell} min-w-28`}>
+                    <TelemetryCell car={car} now={now} />
+                  </td>
+                  <td className={`${bodyCell} min-w-56`}>
+                    <RowActions car={car} onAction={(kind) => openAction(kind, car)} />
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </ScrollTable>
       </>
     );
   }

@@ -1,12 +1,13 @@
 /** The admin Login History tab: who logged in, when and from where; paged and refreshed every 5 s. */
 import { useTranslation } from 'react-i18next';
 import { Alert } from '../../components/ui/Alert';
+import { ScrollTable } from '../../components/ui/ScrollTable';
 import { Spinner } from '../../components/ui/Spinner';
 import { formatRelativeTime } from '../../lib/relative-time';
 import { displayName, usernameSuffix } from '../../lib/username';
 import { ADMIN_LOGINS_KEY, fetchLogins } from './admin-api';
 import { Pagination } from './Pagination';
-import { bodyCell, headCell, tableClasses, tableFrame } from './table-styles';
+import { bodyCell, headCell } from './table-styles';
 import { usePagedQuery } from './use-paged-query';
 
 export function LoginsTab() {
@@ -32,48 +33,40 @@ export function LoginsTab() {
           {t('admin.logins.empty')}
         </p>
       ) : (
-        <section
-          aria-label={t('admin.logins.caption')}
-          // biome-ignore lint/a11y/noNoninteractiveTabindex: a table wider than the screen must scroll from the keyboard.
-          tabIndex={0}
-          className={tableFrame}
-        >
-          <table className={tableClasses}>
-            <caption className="sr-only">{t('admin.logins.caption')}</caption>
-            <thead>
-              <tr>
-                <th scope="col" className={headCell}>
-                  {t('admin.logins.time')}
-                </th>
-                <th scope="col" className={headCell}>
-                  {t('admin.logins.username')}
-                </th>
-                <th scope="col" className={headCell}>
-                  {t('admin.logins.ip')}
-                </th>
+        <ScrollTable label={t('admin.logins.caption')}>
+          <thead>
+            <tr>
+              <th scope="col" className={headCell}>
+                {t('admin.logins.time')}
+              </th>
+              <th scope="col" className={headCell}>
+                {t('admin.logins.username')}
+              </th>
+              <th scope="col" className={headCell}>
+                {t('admin.logins.ip')}
+              </th>
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-line">
+            {logins.map((login) => (
+              <tr key={login.id} className="hover:bg-surface-2/50">
+                <td
+                  className={`${bodyCell} whitespace-nowrap`}
+                  title={new Date(login.created_at).toLocaleString(i18n.resolvedLanguage)}
+                >
+                  {formatRelativeTime(t, login.created_at, now)}
+                </td>
+                <td className={`${bodyCell} font-semibold whitespace-nowrap`}>
+                  {displayName(login.username)}
+                  <span className="ml-1 font-mono text-xs font-normal text-muted">
+                    {usernameSuffix(login.username)}
+                  </span>
+                </td>
+                <td className={`${bodyCell} font-mono text-xs whitespace-nowrap`}>{login.ip}</td>
               </tr>
-            </thead>
-            <tbody className="divide-y divide-line">
-              {logins.map((login) => (
-                <tr key={login.id} className="hover:bg-surface-2/50">
-                  <td
-                    className={`${bodyCell} whitespace-nowrap`}
-                    title={new Date(login.created_at).toLocaleString(i18n.resolvedLanguage)}
-                  >
-                    {formatRelativeTime(t, login.created_at, now)}
-                  </td>
-                  <td className={`${bodyCell} font-semibold whitespace-nowrap`}>
-                    {displayName(login.username)}
-                    <span className="ml-1 font-mono text-xs font-normal text-muted">
-                      {usernameSuffix(login.username)}
-                    </span>
-                  </td>
-                  <td className={`${bodyCell} font-mono text-xs whitespace-nowrap`}>{login.ip}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </section>
+            ))}
+          </tbody>
+        </ScrollTable>
       )}
       <Pagination
         name={t('admin.tabs.logins')}

@@ -6,6 +6,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Alert } from '../../components/ui/Alert';
 import { Button } from '../../components/ui/Button';
+import { ScrollTable } from '../../components/ui/ScrollTable';
 import { Spinner } from '../../components/ui/Spinner';
 import { formatRelativeTime } from '../../lib/relative-time';
 import { displayName, usernameSuffix } from '../../lib/username';
@@ -13,7 +14,7 @@ import { useAuth } from '../auth/auth-context';
 import { TICKETS_QUERY_KEY } from '../tickets/tickets-api';
 import { ADMIN_USERS_KEY, fetchUsers } from './admin-api';
 import { Pagination } from './Pagination';
-import { bodyCell, headCell, tableClasses, tableFrame } from './table-styles';
+import { bodyCell, headCell } from './table-styles';
 import { type UserAction, UserActionDialog, type UserActionKind } from './UserActionDialog';
 import { usePagedQuery } from './use-paged-query';
 import { YesNo } from './YesNo';
@@ -100,101 +101,93 @@ export function UsersTab() {
           {t('admin.users.empty')}
         </p>
       ) : (
-        <section
-          aria-label={t('admin.users.caption')}
-          // biome-ignore lint/a11y/noNoninteractiveTabindex: a table wider than the screen must scroll from the keyboard.
-          tabIndex={0}
-          className={tableFrame}
-        >
-          <table className={tableClasses}>
-            <caption className="sr-only">{t('admin.users.caption')}</caption>
-            <thead>
-              <tr>
-                <th scope="col" className={headCell}>
-                  {t('admin.users.id')}
-                </th>
-                <th scope="col" className={headCell}>
-                  {t('admin.users.username')}
-                </th>
-                <th scope="col" className={headCell}>
-                  {t('admin.users.email')}
-                </th>
-                <th scope="col" className={`${headCell} text-right`}>
-                  {t('admin.users.tickets')}
-                </th>
-                <th scope="col" className={headCell}>
-                  {t('admin.users.admin')}
-                </th>
-                <th scope="col" className={headCell}>
-                  {t('admin.users.banned')}
-                </th>
-                <th scope="col" className={headCell}>
-                  {t('admin.users.lastLogin')}
-                </th>
-                <th scope="col" className={headCell}>
-                  {t('admin.users.actions')}
-                </th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-line">
-              {users.map((user) => {
-                const isSelf = user.id === me?.id;
-                return (
-                  <tr key={user.id} data-testid={`admin-user-${user.id}`} className="hover:bg-surface-2/50">
-                    <td className={`${bodyCell} text-muted tabular-nums`}>{user.id}</td>
-                    <th
-                      scope="row"
-                      className={`${bodyCell} max-w-40 truncate font-semibold`}
-                      title={user.username}
-                    >
-                      {displayName(user.username)}
-                      <span className="ml-1 font-mono text-xs font-normal text-muted">
-                        {usernameSuffix(user.username)}
+        <ScrollTable label={t('admin.users.caption')}>
+          <thead>
+            <tr>
+              <th scope="col" className={headCell}>
+                {t('admin.users.id')}
+              </th>
+              <th scope="col" className={headCell}>
+                {t('admin.users.username')}
+              </th>
+              <th scope="col" className={headCell}>
+                {t('admin.users.email')}
+              </th>
+              <th scope="col" className={`${headCell} text-right`}>
+                {t('admin.users.tickets')}
+              </th>
+              <th scope="col" className={headCell}>
+                {t('admin.users.admin')}
+              </th>
+              <th scope="col" className={headCell}>
+                {t('admin.users.banned')}
+              </th>
+              <th scope="col" className={headCell}>
+                {t('admin.users.lastLogin')}
+              </th>
+              <th scope="col" className={headCell}>
+                {t('admin.users.actions')}
+              </th>
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-line">
+            {users.map((user) => {
+              const isSelf = user.id === me?.id;
+              return (
+                <tr key={user.id} data-testid={`admin-user-${user.id}`} className="hover:bg-surface-2/50">
+                  <td className={`${bodyCell} text-muted tabular-nums`}>{user.id}</td>
+                  <th
+                    scope="row"
+                    className={`${bodyCell} max-w-40 truncate font-semibold`}
+                    title={user.username}
+                  >
+                    {displayName(user.username)}
+                    <span className="ml-1 font-mono text-xs font-normal text-muted">
+                      {usernameSuffix(user.username)}
+                    </span>
+                    {isSelf && (
+                      <span className="ml-1.5 text-xs font-normal text-accent-2">({t('admin.you')})</span>
+                    )}
+                  </th>
+                  <td className={`${bodyCell} max-w-36 truncate`} title={user.email ?? undefined}>
+                    {user.email ?? '—'}
+                  </td>
+                  <td className={`${bodyCell} text-right font-semibold tabular-nums`}>
+                    {user.tickets}
+                    {user.ticket_adjustment !== 0 && (
+                      <span className="block text-xs font-normal text-muted">
+                        ({user.ticket_adjustment > 0 ? '+' : ''}
+                        {user.ticket_adjustment})
                       </span>
-                      {isSelf && (
-                        <span className="ml-1.5 text-xs font-normal text-accent-2">({t('admin.you')})</span>
-                      )}
-                    </th>
-                    <td className={`${bodyCell} max-w-36 truncate`} title={user.email ?? undefined}>
-                      {user.email ?? '—'}
-                    </td>
-                    <td className={`${bodyCell} text-right font-semibold tabular-nums`}>
-                      {user.tickets}
-                      {user.ticket_adjustment !== 0 && (
-                        <span className="block text-xs font-normal text-muted">
-                          ({user.ticket_adjustment > 0 ? '+' : ''}
-                          {user.ticket_adjustment})
-                        </span>
-                      )}
-                    </td>
-                    <td className={bodyCell}>
-                      <YesNo value={user.is_admin} />
-                    </td>
-                    <td className={bodyCell}>
-                      <YesNo value={user.is_banned} alarming />
-                    </td>
-                    <td
-                      className={`${bodyCell} whitespace-nowrap`}
-                      title={user.last_login_at ? dateTime(user.last_login_at) : undefined}
-                    >
-                      {formatRelativeTime(t, user.last_login_at, now)}
-                    </td>
-                    <td className={bodyCell}>
-                      <RowActions
-                        user={user}
-                        isSelf={isSelf}
-                        onAction={(kind) => {
-                          setNotice(null);
-                          setAction({ kind, user });
-                        }}
-                      />
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </section>
+                    )}
+                  </td>
+                  <td className={bodyCell}>
+                    <YesNo value={user.is_admin} />
+                  </td>
+                  <td className={bodyCell}>
+                    <YesNo value={user.is_banned} alarming />
+                  </td>
+                  <td
+                    className={`${bodyCell} whitespace-nowrap`}
+                    title={user.last_login_at ? dateTime(user.last_login_at) : undefined}
+                  >
+                    {formatRelativeTime(t, user.last_login_at, now)}
+                  </td>
+                  <td className={bodyCell}>
+                    <RowActions
+                      user={user}
+                      isSelf={isSelf}
+                      onAction={(kind) => {
+                        setNotice(null);
+                        setAction({ kind, user });
+                      }}
+                    />
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </ScrollTable>
       )}
       <Pagination
         name={t('admin.tabs.users')}

@@ -10,6 +10,7 @@ import {
   TICKETS,
 } from '@telerace/protocol';
 import { useTranslation } from 'react-i18next';
+import { ScrollTable } from '../../components/ui/ScrollTable';
 import { cx } from '../../lib/cx';
 
 /** The social platforms a user can link, each worth `TICKETS.perLinkedAccount`. */
@@ -68,46 +69,38 @@ export function TicketRules({ headingLevel = 3, className }: TicketRulesProps) {
       <section className="space-y-3">
         <Heading className={headingClass}>{t('pages.tickets.loyalty.title')}</Heading>
         <p>{t('pages.tickets.loyalty.text')}</p>
-        <section
-          aria-label={t('pages.tickets.loyalty.caption')}
-          // biome-ignore lint/a11y/noNoninteractiveTabindex: a table wider than the screen must scroll from the keyboard.
-          tabIndex={0}
-          className="overflow-x-auto rounded-xl border border-line"
-        >
-          <table className="w-full border-collapse text-left text-sm">
-            <caption className="sr-only">{t('pages.tickets.loyalty.caption')}</caption>
-            <thead className="bg-surface-2">
-              <tr>
-                <th scope="col" className="px-4 py-2.5 font-semibold">
-                  {t('pages.tickets.loyalty.length')}
-                </th>
-                <th scope="col" className="px-4 py-2.5 text-right font-semibold">
-                  {t('pages.tickets.loyalty.tickets')}
-                </th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-line">
-              {LOYALTY_TIERS.map((tier) => (
-                <tr key={tier.months}>
-                  <th scope="row" className="px-4 py-2 font-normal">
-                    {tierLabel(tier.months)}
-                  </th>
-                  <td className="px-4 py-2 text-right font-semibold text-accent tabular-nums">
-                    {t('pages.tickets.loyalty.bonus', { value: tier.tickets })}
-                  </td>
-                </tr>
-              ))}
-              <tr>
+        <ScrollTable label={t('pages.tickets.loyalty.caption')}>
+          <thead className="bg-surface-2">
+            <tr>
+              <th scope="col" className="px-4 py-2.5 font-semibold">
+                {t('pages.tickets.loyalty.length')}
+              </th>
+              <th scope="col" className="px-4 py-2.5 text-right font-semibold">
+                {t('pages.tickets.loyalty.tickets')}
+              </th>
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-line">
+            {LOYALTY_TIERS.map((tier) => (
+              <tr key={tier.months}>
                 <th scope="row" className="px-4 py-2 font-normal">
-                  {t('pages.tickets.loyalty.extraYear')}
+                  {tierLabel(tier.months)}
                 </th>
                 <td className="px-4 py-2 text-right font-semibold text-accent tabular-nums">
-                  {t('pages.tickets.loyalty.bonus', { value: LOYALTY_PER_EXTRA_YEAR })}
+                  {t('pages.tickets.loyalty.bonus', { value: tier.tickets })}
                 </td>
               </tr>
-            </tbody>
-          </table>
-        </section>
+            ))}
+            <tr>
+              <th scope="row" className="px-4 py-2 font-normal">
+                {t('pages.tickets.loyalty.extraYear')}
+              </th>
+              <td className="px-4 py-2 text-right font-semibold text-accent tabular-nums">
+                {t('pages.tickets.loyalty.bonus', { value: LOYALTY_PER_EXTRA_YEAR })}
+              </td>
+            </tr>
+          </tbody>
+        </ScrollTable>
       </section>
 
       <section className="space-y-2">

@@ -1,0 +1,35 @@
+/**
+ * A table in a framed region that scrolls sideways when the table is wider than the screen. The
+ * region is named by the table's label and reachable with Tab, so keyboard users can scroll it.
+ */
+import type { ReactNode } from 'react';
+import { cx } from '../../lib/cx';
+
+export function ScrollTable({
+  label,
+  captioned = true,
+  className,
+  children,
+}: {
+  /** Names the region, and the table through a caption only screen readers show. */
+  label: string;
+  /** False where the header row already says what the table is (content pages' tables). */
+  captioned?: boolean;
+  className?: string;
+  /** The table's head and body. */
+  children: ReactNode;
+}) {
+  return (
+    <section
+      aria-label={label}
+      // biome-ignore lint/a11y/noNoninteractiveTabindex: a table wider than the screen must scroll from the keyboard.
+      tabIndex={0}
+      className={cx('overflow-x-auto rounded-xl border border-line', className)}
+    >
+      <table className="w-full border-collapse text-left text-sm">
+        {captioned && <caption className="sr-only">{label}</caption>}
+        {children}
+      </table>
+    </section>
+  );
+}
