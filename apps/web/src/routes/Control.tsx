@@ -36,6 +36,35 @@ import { useControlSocket } from '../features/control/use-control-socket';
 import { useDriveInput } from '../features/control/use-drive-input';
 import { VideoPlayer } from '../features/control/VideoPlayer';
 
+/** One joystick of the pair with its caption under it: throttle moves up and down, steering sideways. */
+function CaptionedJoystick({
+  axis,
+  value,
+  onChange,
+  describedBy,
+}: {
+  axis: 'throttle' | 'steer';
+  value: number;
+  onChange: (axis: 'throttle' | 'steer', value: number) => void;
+  describedBy: string;
+}) {
+  const { t } = useTranslation();
+  const label = t(`control.${axis}`);
+  return (
+    <div className="flex flex-col items-center gap-2">
+      <Joystick
+        axis={axis === 'throttle' ? 'vertical' : 'horizontal'}
+        value={value}
+        onChange={(next) => onChange(axis, next)}
+        label={label}
+        describedBy={describedBy}
+        testId={`joystick-${axis}`}
+      />
+      <span className="text-xs font-semibold text-muted uppercase">{label}</span>
+    </div>
+  );
+}
+
 function BackButton() {
   const { t } = useTranslation();
   return (
@@ -182,31 +211,21 @@ function Driving({
             aria-label={t('control.joysticks')}
             className="flex items-center justify-between gap-3 rounded-2xl border border-line bg-surface px-3 py-4 sm:px-8"
           >
-            <div className="flex flex-col items-center gap-2">
-              <Joystick
-                axis="vertical"
-                value={joystick.throttle}
-                onChange={(value) => setJoystick('throttle', value)}
-                label={t('control.throttle')}
-                describedBy={hintId}
-                testId="joystick-throttle"
-              />
-              <span className="text-xs font-semibold text-muted uppercase">{t('control.throttle')}</span>
-            </div>
+            <CaptionedJoystick
+              axis="throttle"
+              value={joystick.throttle}
+              onChange={setJoystick}
+              describedBy={hintId}
+            />
             <p id={hintId} className="hidden max-w-56 text-center text-xs text-muted sm:block">
               {t('control.keyboardHint')}
             </p>
-            <div className="flex flex-col items-center gap-2">
-              <Joystick
-                axis="horizontal"
-                value={joystick.steer}
-                onChange={(value) => setJoystick('steer', value)}
-                label={t('control.steer')}
-                describedBy={hintId}
-                testId="joystick-steer"
-              />
-              <span className="text-xs font-semibold text-muted uppercase">{t('control.steer')}</span>
-            </div>
+            <CaptionedJoystick
+              axis="steer"
+              value={joystick.steer}
+              onChange={setJoystick}
+              describedBy={hintId}
+            />
           </section>
         </div>
 

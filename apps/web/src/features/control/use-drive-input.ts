@@ -112,13 +112,16 @@ export function useDriveInput(socket: ControlSocket | null, connected: boolean) 
       neutralize();
     };
 
-    window.addEventListener('keydown', onKeyDown);
-    window.addEventListener('keyup', onKeyUp);
-    window.addEventListener('blur', onBlur);
-    window.addEventListener('focus', onFocus);
-    document.addEventListener('visibilitychange', onVisibility);
-    window.addEventListener('gamepadconnected', onGamepadConnected);
-    window.addEventListener('gamepaddisconnected', onGamepadDisconnected);
+    // One signal removes every listener below when the page goes away.
+    const listening = new AbortController();
+    const options = { signal: listening.signal };
+    window.addEventListener('keydown', onKeyDown, options);
+    window.addEventListener('keyup', onKeyUp, options);
+    window.addEventListener('blur', onBlur, options);
+    window.addEventListener('focus', onFocus, options);
+    document.addEventListener('visibilitychange', onVisibility, options);
+    window.addEventListener('gamepadconnected', onGamepadConnected, options);
+    window.addEventListener('gamepaddisconnected', onGamepadDisconnected, options);
 
     let frame = 0;
     const poll = () => {
@@ -133,13 +136,7 @@ export function useDriveInput(socket: ControlSocket | null, connected: boolean) 
     if (typeof requestAnimationFrame === 'function') frame = requestAnimationFrame(poll);
 
     return () => {
-      window.removeEventListener('keydown', onKeyDown);
-      window.removeEventListener('keyup', onKeyUp);
-      window.removeEventListener('blur', onBlur);
-      window.removeEventListener('focus', onFocus);
-      document.removeEventListener('visibilitychange', onVisibility);
-      window.removeEventListener('gamepadconnected', onGamepadConnected);
-      window.removeEventListener('gamepaddisconnected', onGamepadDisconnected);
+      listening.abort();
       if (typeof cancelAnimationFrame === 'function') cancelAnimationFrame(frame);
       pressed.current.clear();
       sources.current = { keyboard: NEUTRAL, joystick: NEUTRAL, gamepad: NEUTRAL };
