@@ -1,32 +1,15 @@
-/** Queries of the account module (the member's own row and session). */
+/** Queries of the account module: the member's own session, linked platforms and deletion. */
 import { and, eq, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { refreshTokens, subscriptions, users } from '../../db/schema.js';
+import {
+  loginHistory,
+  passwordResets,
+  refreshTokens,
+  subscriptions,
+  ticketLedger,
+  users,
+} from '../../db/schema.js';
 import { hashToken } from '../../tokens.js';
-import type { UserRow } from '../users/users.repo.js';
-
-export type UserChanges = Partial<
-  Pick<
-    typeof users.$inferInsert,
-    | 'username'
-    | 'usernameSkeleton'
-    | 'email'
-    | 'passwordHash'
-    | 'bio'
-    | 'avatarUrl'
-    | 'preferredTheme'
-    | 'youtubeId'
-    | 'twitchId'
-    | 'discordId'
-    | 'tokensValidAfter'
-  >
->;
-
-export async function updateUser(db: Db, userId: number, changes: UserChanges): Promise<UserRow> {
-  const [row] = await db.update(users).set(changes).where(eq(users.id, userId)).returning();
-  if (!row) throw new Error(`user ${userId} vanished during an update`);
-  return row;
-}
 
 export async function emailTaken(db: Db, email: string, exceptId: number): Promise<boolean> {
   const rows = await db
@@ -52,12 +35,38 @@ export async function deleteSubscription(db: Db, userId: number, platform: strin
     .where(and(eq(subscriptions.userId, userId), eq(subscriptions.platform, platform)));
 }
 
-/** PostgreSQL's unique_violation, whether drizzle wrapped the driver error or not. */
-export function isUniqueViolation(error: unknown): boolean {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth += 1) {
-    if ((current as { code?: unknown }).code === '23505') return true;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return false;
+/**
+ * A deleted member's row: renamed (`username`, with the skeleton of that name so the old one and
+ * its look-alikes are free again) and scrubbed of personal data; every row that belonged only to
+ * them (tickets, subscriptions, logins, resets, sessions) goes.
+ */
+export async function scrubDeletedAccount(
+  tx: Db,
+  userId: number,
+  name: { username: string; usernameSkeleton: string },
+  now: Date,
+): Promise<void> {
+  await tx
+    .update(users)
+    .set({
+      ...name,
+      email: null,
+      passwordHash: null,
+      bio: '',
+      avatarUrl: null,
+      preferredTheme: 'dark',
+      youtubeId: null,
+      twitchId: null,
+      discordId: null,
+      isAdmin: false,
+      termsAcceptedAt: null,
+      lastLoginAt: null,
+      deletedAt: now,
+    })
+    .where(eq(users.id, userId));
+  await tx.delete(ticketLedger).where(eq(ticketLedger.userId, userId));
+  await tx.delete(subscriptions).where(eq(subscriptions.userId, userId));
+  await tx.delete(loginHistory).where(eq(loginHistory.userId, userId));
+  await tx.delete(passwordResets).where(eq(passwordResets.userId, userId));
+  await tx.delete(refreshTokens).where(eq(refreshTokens.userId, userId));
 }

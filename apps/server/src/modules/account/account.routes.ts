@@ -16,24 +16,14 @@ import {
 } from '@telerace/protocol';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { minutesToWait } from '../../domain-error.js';
 import { unauthorized } from '../../http/authenticate.js';
 import { HttpError } from '../../http/errors.js';
 import { SlidingWindowCounter } from '../../sliding-window.js';
 import { REFRESH_COOKIE } from '../auth/auth.routes.js';
-import { ticketsForUser } from '../tickets/tickets.service.js';
 import { presentUser } from '../users/user.presenter.js';
-import type { UserRow } from '../users/users.repo.js';
-import { refreshFamilyOf } from './account.repo.js';
-import {
-  changePassword,
-  disconnectPlatform,
-  updateDetails,
-  updateProfile,
-  updateTheme,
-} from './account.service.js';
+import { isWrongCurrentPassword } from './account.service.js';
 import { ADDRESS_CHANGE_MIN_MS, AddressChangeLimiter } from './address-changes.js';
-import { deleteAccount } from './delete-account.js';
-import { assertDeletionConsent } from './deletion-consent.js';
 
 function sleep(ms: number): Promise<void> {
   return ms > 0 ? sleepFor(ms) : Promise.resolve();
@@ -45,29 +35,24 @@ function sleep(ms: number): Promise<void> {
  */
 const WRONG_CURRENT_PASSWORDS_PER_HOUR = 10;
 
-const isWrongCurrentPassword = (error: unknown): boolean =>
-  error instanceof HttpError && error.errorKey === ERROR_KEYS.wrongCurrentPassword;
-
 function tooManyPasswordChecks(waitMs: number): HttpError {
-  const minutes = Math.max(1, Math.ceil(waitMs / 60_000));
   return new HttpError(
     429,
-    `Too many wrong passwords. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+    `Too many wrong passwords. Try again in ${minutesToWait(waitMs)}.`,
     ERROR_KEYS.tooManyRequests,
   );
 }
 
 function tooManyAddressChanges(waitMs: number): HttpError {
-  const minutes = Math.max(1, Math.ceil(waitMs / 60_000));
   return new HttpError(
     429,
-    `Too many address changes. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+    `Too many address changes. Try again in ${minutesToWait(waitMs)}.`,
     ERROR_KEYS.tooManyRequests,
   );
 }
 
 export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
-  const db = app.database.db;
+  const { account, tickets } = app;
   const auth = { preHandler: app.authenticate };
   // Same attributes as the auth module sets it with, so browsers drop that very cookie.
   const refreshCookie = {
@@ -80,13 +65,7 @@ export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
   /** The session family of the caller's own refresh cookie, if it is theirs. */
   const ownFamily = async (request: FastifyRequest): Promise<string | undefined> => {
     const token = request.cookies?.[REFRESH_COOKIE];
-    return token ? refreshFamilyOf(db, request.currentUser.id, token) : undefined;
-  };
-
-  /** The member's row changed (committed): the user cache and the car list learn it before the answer. */
-  const changed = (row: UserRow): UserRow => {
-    app.events.emit('user.changed', { userId: row.id, username: row.username });
-    return row;
+    return token ? account.sessionFamilyOf(request.currentUser.id, token) : undefined;
   };
 
   const wrongPasswords = new SlidingWindowCounter<number>(WRONG_CURRENT_PASSWORDS_PER_HOUR, 60 * 60_000);
@@ -121,7 +100,7 @@ export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
         const { email } = request.body;
         const changesAddress = email !== null && email !== undefined && email !== member.email?.toLowerCase();
         if (!changesAddress) {
-          const user = changed(await updateDetails(db, member, request.body));
+          const user = await account.updateDetails(member, request.body);
           return { user: presentUser(user), message: 'Your details were updated.' };
         }
         const waitMs = addressChanges.take(member.id, request.ip);
@@ -131,7 +110,7 @@ export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
         }
         const started = performance.now();
         try {
-          const user = changed(await updateDetails(db, member, request.body));
+          const user = await account.updateDetails(member, request.body);
           return { user: presentUser(user), message: 'Your details were updated.' };
         } catch (error) {
           // A wrong current password told nothing about the address: it does not use the budget.
@@ -150,7 +129,7 @@ export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     '/me',
     { ...auth, schema: { body: UpdateProfileRequest, response: { 200: UserResponse } } },
     async (request) => ({
-      user: presentUser(changed(await updateProfile(db, request.currentUser.id, request.body))),
+      user: presentUser(await account.updateProfile(request.currentUser.id, request.body)),
     }),
   );
 
@@ -158,7 +137,7 @@ export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     '/me/theme',
     { ...auth, schema: { body: UpdateThemeRequest, response: { 200: UserResponse } } },
     async (request) => ({
-      user: presentUser(changed(await updateTheme(db, request.currentUser.id, request.body.preferred_theme))),
+      user: presentUser(await account.updateTheme(request.currentUser.id, request.body.preferred_theme)),
     }),
   );
 
@@ -167,9 +146,7 @@ export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     { ...auth, schema: { body: ChangePasswordRequest, response: { 200: UserMessageResponse } } },
     async (request, reply) =>
       checkingPassword(request, reply, async () => {
-        const user = await changePassword(
-          db,
-          app.events,
+        const user = await account.changePassword(
           request.currentUser,
           request.body,
           await ownFamily(request),
@@ -182,7 +159,7 @@ export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     '/me/disconnect',
     { ...auth, schema: { body: DisconnectPlatformRequest, response: { 200: UserResponse } } },
     async (request) => ({
-      user: presentUser(changed(await disconnectPlatform(db, request.currentUser, request.body.platform))),
+      user: presentUser(await account.disconnectPlatform(request.currentUser, request.body.platform)),
     }),
   );
 
@@ -191,18 +168,22 @@ export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     { ...auth, schema: { body: DeleteAccountRequest, response: { 200: MessageResponse } } },
     async (request, reply) => {
       await checkingPassword(request, reply, () =>
-        assertDeletionConsent(db, request.currentUser, request.accessClaims, request.body.currentPassword),
+        account.assertDeletionConsent(
+          request.currentUser,
+          request.accessClaims,
+          request.body.currentPassword,
+        ),
       );
       // Lost a race with another deletion (or a ban-and-delete by an admin): the account is gone.
-      if (!(await deleteAccount(db, app.events, request.currentUser.id))) throw unauthorized();
+      if (!(await account.deleteAccount(request.currentUser.id))) throw unauthorized();
       reply.clearCookie(REFRESH_COOKIE, refreshCookie);
       return { message: 'Your account was deleted.' };
     },
   );
 
   app.get('/me/tickets', { ...auth, schema: { response: { 200: TicketsResponse } } }, async (request) => {
-    const tickets = await ticketsForUser(db, request.currentUser.id);
-    if (!tickets) throw unauthorized();
-    return tickets;
+    const counted = await tickets.forUser(request.currentUser.id);
+    if (!counted) throw unauthorized();
+    return counted;
   });
 };

@@ -1,4 +1,8 @@
-/** The member's own account: details, profile, theme, password and linked accounts. */
+/**
+ * The member's own account: details, profile, theme, password, linked accounts and deletion (also
+ * the admin's). Every change is committed before its events are emitted (the user cache and the
+ * car list learn it before the answer leaves).
+ */
 import {
   ERROR_KEYS,
   type Platform,
@@ -6,26 +10,30 @@ import {
   type UpdateDetailsRequest,
   type UpdateProfileRequest,
 } from '@telerace/protocol';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/client.js';
+import { DomainError } from '../../domain-error.js';
 import type { EventBus } from '../../events.js';
-import { HttpError } from '../../http/errors.js';
+import type { AccessTokenClaims } from '../auth/access-token.js';
 import { invalidateResetTokens } from '../auth/password-resets.repo.js';
 import { assertAcceptablePassword, hashPassword, verifyPassword } from '../auth/passwords.js';
 import { revokeUserSessions } from '../auth/sessions.repo.js';
-import { acceptableUsername, isUsernameTaken } from '../users/usernames.js';
-import type { UserRow } from '../users/users.repo.js';
+import { acceptableUsername, isUsernameTaken, usernameSkeleton } from '../users/usernames.js';
 import {
-  deleteSubscription,
-  emailTaken,
   isUniqueViolation,
+  lockLiveUser,
   type UserChanges,
+  type UserRow,
   updateUser,
-} from './account.repo.js';
+} from '../users/users.repo.js';
+import { deleteSubscription, emailTaken, refreshFamilyOf, scrubDeletedAccount } from './account.repo.js';
+import { assertDeletionConsent } from './deletion-consent.js';
 
-const inUseError = (): HttpError =>
-  new HttpError(409, 'Email or username already in use', ERROR_KEYS.emailOrUsernameInUse);
-const wrongPasswordError = (): HttpError =>
-  new HttpError(400, 'Current password is incorrect', ERROR_KEYS.wrongCurrentPassword);
+const inUseError = (): DomainError =>
+  new DomainError('conflict', 'Email or username already in use', ERROR_KEYS.emailOrUsernameInUse);
+const wrongPasswordError = (): DomainError =>
+  new DomainError('invalid', 'Current password is incorrect', ERROR_KEYS.wrongCurrentPassword);
 
 /** The part of a username before its last `#` (what the member typed and the web app shows). */
 export function usernameBase(username: string): string {
@@ -33,118 +41,193 @@ export function usernameBase(username: string): string {
   return hash === -1 ? username : username.slice(0, hash);
 }
 
+/** The name a deleted member keeps (the web app shows the part before `#`: "Deleted driver"). */
+export const deletedUsername = (id: number): string => `Deleted driver#${id}`;
+
+/** Whether a failure is a wrong (or missing) current password: those are counted by the routes. */
+export const isWrongCurrentPassword = (error: unknown): boolean =>
+  error instanceof DomainError && error.errorKey === ERROR_KEYS.wrongCurrentPassword;
+
 async function assertCurrentPassword(user: UserRow, currentPassword: string | undefined): Promise<void> {
   if (user.passwordHash === null) {
-    throw new HttpError(
-      400,
+    throw new DomainError(
+      'invalid',
       'Your account has no password yet. Set a password first, then change your details.',
       ERROR_KEYS.wrongCurrentPassword,
     );
   }
   if (currentPassword === undefined) {
-    throw new HttpError(400, 'Current password is required', ERROR_KEYS.wrongCurrentPassword);
+    throw new DomainError('invalid', 'Current password is required', ERROR_KEYS.wrongCurrentPassword);
   }
   if (!(await verifyPassword(user.passwordHash, currentPassword))) throw wrongPasswordError();
 }
 
-/** Updates the row, turning a unique-index race into the same 409 as the checks before it. */
-async function saveUnique(db: Db, userId: number, changes: UserChanges): Promise<UserRow> {
-  try {
-    return await updateUser(db, userId, changes);
-  } catch (error) {
-    if (isUniqueViolation(error)) throw inUseError();
-    throw error;
-  }
-}
-
-/**
- * Username and e-mail. A username equal to the current base keeps the current name (suffix
- * included); any other is taken exactly as typed. The e-mail changes only when given and different.
- */
-export async function updateDetails(db: Db, user: UserRow, request: UpdateDetailsRequest): Promise<UserRow> {
-  await assertCurrentPassword(user, request.currentPassword);
-  const changes: UserChanges = {};
-  if (request.username !== usernameBase(user.username)) {
-    // Admins may carry a reserved name ("Support"); nobody an invisible character or a look-alike.
-    const chosen = acceptableUsername(request.username, { allowReserved: user.isAdmin });
-    if (chosen.username !== usernameBase(user.username)) {
-      if (await isUsernameTaken(db, chosen.username, user.id)) throw inUseError();
-      changes.username = chosen.username;
-      changes.usernameSkeleton = chosen.usernameSkeleton;
-    }
-  }
-  const email = request.email ?? null;
-  if (email !== null && email !== user.email?.toLowerCase()) {
-    if (await emailTaken(db, email, user.id)) throw inUseError();
-    changes.email = email;
-  }
-  if (Object.keys(changes).length === 0) return user;
-  const saved = await saveUnique(db, user.id, changes);
-  // A reset link mailed to the old address must not outlive the address.
-  if (changes.email !== undefined) await invalidateResetTokens(db, user.id);
-  return saved;
-}
-
-export function updateProfile(db: Db, userId: number, request: UpdateProfileRequest): Promise<UserRow> {
-  return updateUser(db, userId, { bio: request.bio, avatarUrl: request.avatar_url || null });
-}
-
-export function updateTheme(db: Db, userId: number, theme: Theme): Promise<UserRow> {
-  return updateUser(db, userId, { preferredTheme: theme });
-}
-
-/**
- * Sets (social-only account) or changes the password, then ends every other session: every
- * refresh family but `keepFamilyId` (the caller's, when known) is revoked, every access token
- * issued so far is refused (`tokens_valid_after`; the caller's page refreshes with its kept cookie
- * and goes on), outstanding reset links die, and the sockets of the ended sessions are told to
- * close. With the caller's session known, only the other sessions' sockets close (a
- * `user.sessions-revoked` would also throw the caller's own page out, right after its change).
- */
-export async function changePassword(
-  db: Db,
-  events: EventBus,
-  user: UserRow,
-  request: { currentPassword?: string | undefined; newPassword: string },
-  keepFamilyId: string | undefined,
-): Promise<UserRow> {
-  if (user.passwordHash !== null) await assertCurrentPassword(user, request.currentPassword);
-  assertAcceptablePassword(request.newPassword);
-  const passwordHash = await hashPassword(request.newPassword);
-  const { row, ended } = await db.transaction(async (tx) => {
-    // The server's clock, as the tokens' `iat` is.
-    const updated = await updateUser(tx, user.id, { passwordHash, tokensValidAfter: new Date() });
-    await invalidateResetTokens(tx, user.id);
-    return { row: updated, ended: await revokeUserSessions(tx, user.id, keepFamilyId) };
-  });
-  events.emit('user.changed', { userId: row.id, username: row.username });
-  if (keepFamilyId === undefined) {
-    events.emit('user.sessions-revoked', { userId: user.id, reason: 'password_changed' });
-  } else {
-    for (const sessionId of ended) events.emit('session.revoked', { userId: user.id, sessionId });
-  }
-  return row;
-}
-
 const PLATFORM_COLUMN = { youtube: 'youtubeId', twitch: 'twitchId', discord: 'discordId' } as const;
 
-/**
- * Unlinks a social account, refusing to leave the member without any way to sign in. Loyalty from
- * that platform's subscription goes with it: it can no longer be tied to this member.
- */
-export async function disconnectPlatform(db: Db, user: UserRow, platform: Platform): Promise<UserRow> {
-  const column = PLATFORM_COLUMN[platform];
-  if (user[column] === null) return user;
-  const othersLinked = Object.values(PLATFORM_COLUMN).some((c) => c !== column && user[c] !== null);
-  if (user.passwordHash === null && !othersLinked) {
-    throw new HttpError(
-      409,
-      'Set a password before disconnecting your last linked account.',
-      ERROR_KEYS.lastSignInMethod,
+export interface DeleteAccountOptions {
+  /** Runs inside the deletion's transaction with the row as it was (the admin's audit record). */
+  inTransaction?: (tx: Db, before: UserRow) => Promise<void>;
+}
+
+export interface AccountServiceDeps {
+  db: Db;
+  bus: EventBus;
+  clock: Clock;
+  log: FastifyBaseLogger;
+}
+
+export class AccountService {
+  readonly #db: Db;
+  readonly #events: EventBus;
+  readonly #clock: Clock;
+
+  constructor(deps: AccountServiceDeps) {
+    this.#db = deps.db;
+    this.#events = deps.bus;
+    this.#clock = deps.clock;
+  }
+
+  /** The member's row changed (committed). */
+  #changed(row: UserRow): UserRow {
+    this.#events.emit('user.changed', { userId: row.id, username: row.username });
+    return row;
+  }
+
+  /** Updates the row, turning a unique-index race into the same 409 as the checks before it. */
+  async #saveUnique(userId: number, changes: UserChanges): Promise<UserRow> {
+    try {
+      return await updateUser(this.#db, userId, changes);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw inUseError();
+      throw error;
+    }
+  }
+
+  /**
+   * Username and e-mail. A username equal to the current base keeps the current name (suffix
+   * included); any other is taken exactly as typed. The e-mail changes only when given and different.
+   */
+  async updateDetails(user: UserRow, request: UpdateDetailsRequest): Promise<UserRow> {
+    await assertCurrentPassword(user, request.currentPassword);
+    const changes: UserChanges = {};
+    if (request.username !== usernameBase(user.username)) {
+      // Admins may carry a reserved name ("Support"); nobody an invisible character or a look-alike.
+      const chosen = acceptableUsername(request.username, { allowReserved: user.isAdmin });
+      if (chosen.username !== usernameBase(user.username)) {
+        if (await isUsernameTaken(this.#db, chosen.username, user.id)) throw inUseError();
+        changes.username = chosen.username;
+        changes.usernameSkeleton = chosen.usernameSkeleton;
+      }
+    }
+    const email = request.email ?? null;
+    if (email !== null && email !== user.email?.toLowerCase()) {
+      if (await emailTaken(this.#db, email, user.id)) throw inUseError();
+      changes.email = email;
+    }
+    if (Object.keys(changes).length === 0) return this.#changed(user);
+    const saved = await this.#saveUnique(user.id, changes);
+    // A reset link mailed to the old address must not outlive the address.
+    if (changes.email !== undefined) await invalidateResetTokens(this.#db, user.id, this.#clock.now());
+    return this.#changed(saved);
+  }
+
+  async updateProfile(userId: number, request: UpdateProfileRequest): Promise<UserRow> {
+    return this.#changed(
+      await updateUser(this.#db, userId, { bio: request.bio, avatarUrl: request.avatar_url || null }),
     );
   }
-  return db.transaction(async (tx) => {
-    await deleteSubscription(tx, user.id, platform);
-    return updateUser(tx, user.id, { [column]: null });
-  });
+
+  async updateTheme(userId: number, theme: Theme): Promise<UserRow> {
+    return this.#changed(await updateUser(this.#db, userId, { preferredTheme: theme }));
+  }
+
+  /** The session family of the caller's own refresh token, if it is theirs. */
+  sessionFamilyOf(userId: number, refreshToken: string): Promise<string | undefined> {
+    return refreshFamilyOf(this.#db, userId, refreshToken);
+  }
+
+  /**
+   * Sets (social-only account) or changes the password, then ends every other session: every
+   * refresh family but `keepFamilyId` (the caller's, when known) is revoked, every access token
+   * issued so far is refused (`tokens_valid_after`; the caller's page refreshes with its kept
+   * cookie and goes on), outstanding reset links die, and the sockets of the ended sessions are
+   * told to close. With the caller's session known, only the other sessions' sockets close (a
+   * `user.sessions-revoked` would also throw the caller's own page out, right after its change).
+   */
+  async changePassword(
+    user: UserRow,
+    request: { currentPassword?: string | undefined; newPassword: string },
+    keepFamilyId: string | undefined,
+  ): Promise<UserRow> {
+    if (user.passwordHash !== null) await assertCurrentPassword(user, request.currentPassword);
+    assertAcceptablePassword(request.newPassword);
+    const passwordHash = await hashPassword(request.newPassword);
+    const { row, ended } = await this.#db.transaction(async (tx) => {
+      // The system's clock, as the access tokens' `iat` is.
+      const updated = await updateUser(tx, user.id, { passwordHash, tokensValidAfter: new Date() });
+      await invalidateResetTokens(tx, user.id, this.#clock.now());
+      return { row: updated, ended: await revokeUserSessions(tx, user.id, keepFamilyId) };
+    });
+    this.#changed(row);
+    if (keepFamilyId === undefined) {
+      this.#events.emit('user.sessions-revoked', { userId: user.id, reason: 'password_changed' });
+    } else {
+      for (const sessionId of ended) this.#events.emit('session.revoked', { userId: user.id, sessionId });
+    }
+    return row;
+  }
+
+  /**
+   * Unlinks a social account, refusing to leave the member without any way to sign in. Loyalty
+   * from that platform's subscription goes with it: it can no longer be tied to this member.
+   */
+  async disconnectPlatform(user: UserRow, platform: Platform): Promise<UserRow> {
+    const column = PLATFORM_COLUMN[platform];
+    if (user[column] === null) return this.#changed(user);
+    const othersLinked = Object.values(PLATFORM_COLUMN).some((c) => c !== column && user[c] !== null);
+    if (user.passwordHash === null && !othersLinked) {
+      throw new DomainError(
+        'conflict',
+        'Set a password before disconnecting your last linked account.',
+        ERROR_KEYS.lastSignInMethod,
+      );
+    }
+    const row = await this.#db.transaction(async (tx) => {
+      await deleteSubscription(tx, user.id, platform);
+      return updateUser(tx, user.id, { [column]: null });
+    });
+    return this.#changed(row);
+  }
+
+  /** Whether the caller may delete their account now (deletion-consent.ts). */
+  assertDeletionConsent(
+    user: UserRow,
+    claims: AccessTokenClaims,
+    currentPassword: string | undefined,
+  ): Promise<void> {
+    return assertDeletionConsent(this.#db, user, claims, currentPassword, this.#clock.now().getTime());
+  }
+
+  /**
+   * Deletes a live member (DELETE /me and the admin's DELETE /admin/users/:id); false when there is
+   * no live member with that id. The row stays, scrubbed of personal data and renamed
+   * `Deleted driver#<id>`, so race results keep an anonymous name. One transaction; sessions are
+   * told to end once it is committed.
+   */
+  async deleteAccount(userId: number, options: DeleteAccountOptions = {}): Promise<boolean> {
+    const username = deletedUsername(userId);
+    const deleted = await this.#db.transaction(async (tx) => {
+      const before = await lockLiveUser(tx, userId);
+      if (!before) return false;
+      const name = { username, usernameSkeleton: usernameSkeleton(username) };
+      await scrubDeletedAccount(tx, userId, name, this.#clock.now());
+      await options.inTransaction?.(tx, before);
+      return true;
+    });
+    if (deleted) {
+      this.#events.emit('user.changed', { userId, username });
+      this.#events.emit('user.sessions-revoked', { userId, reason: 'account_deleted' });
+    }
+    return deleted;
+  }
 }

@@ -6,7 +6,7 @@
  */
 import { ERROR_KEYS } from '@telerace/protocol';
 import type { Db } from '../../db/client.js';
-import { HttpError } from '../../http/errors.js';
+import { DomainError } from '../../domain-error.js';
 import type { AccessTokenClaims } from '../auth/access-token.js';
 import { verifyPassword } from '../auth/passwords.js';
 import { sessionStartedAt } from '../auth/sessions.repo.js';
@@ -24,17 +24,17 @@ export async function assertDeletionConsent(
 ): Promise<void> {
   if (user.passwordHash !== null) {
     if (currentPassword === undefined) {
-      throw new HttpError(400, 'Current password is required', ERROR_KEYS.wrongCurrentPassword);
+      throw new DomainError('invalid', 'Current password is required', ERROR_KEYS.wrongCurrentPassword);
     }
     if (!(await verifyPassword(user.passwordHash, currentPassword))) {
-      throw new HttpError(400, 'Current password is incorrect', ERROR_KEYS.wrongCurrentPassword);
+      throw new DomainError('invalid', 'Current password is incorrect', ERROR_KEYS.wrongCurrentPassword);
     }
     return;
   }
   const startedAt = claims.sessionId ? await sessionStartedAt(db, user.id, claims.sessionId) : undefined;
   if (startedAt === undefined || now - startedAt.getTime() > RECENT_SIGN_IN_MS) {
-    throw new HttpError(
-      403,
+    throw new DomainError(
+      'forbidden',
       'Please sign in again, then delete your account within 5 minutes.',
       ERROR_KEYS.recentSignInRequired,
     );

@@ -1,5 +1,5 @@
 /** Queries of the admin Users and Login History tabs. */
-import { and, asc, count, desc, eq, isNull } from 'drizzle-orm';
+import { asc, count, desc, eq, isNull } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { loginHistory, users } from '../../db/schema.js';
 import type { UserRow } from '../users/users.repo.js';
@@ -51,24 +51,4 @@ export async function listLogins(db: Db, page: Page): Promise<{ rows: LoginRow[]
     db.select({ n: count() }).from(loginHistory),
   ]);
   return { rows, totalCount: total?.n ?? 0 };
-}
-
-/** A live member, locked until the transaction ends (admin actions read-then-write it). */
-export async function lockLiveUser(tx: Db, id: number): Promise<UserRow | undefined> {
-  const [row] = await tx
-    .select()
-    .from(users)
-    .where(and(eq(users.id, id), isNull(users.deletedAt)))
-    .for('update');
-  return row;
-}
-
-export async function setUserFlags(
-  tx: Db,
-  id: number,
-  flags: Partial<Pick<UserRow, 'isBanned' | 'isAdmin'>>,
-): Promise<UserRow> {
-  const [row] = await tx.update(users).set(flags).where(eq(users.id, id)).returning();
-  if (!row) throw new Error(`user ${id} vanished during an update`);
-  return row;
 }

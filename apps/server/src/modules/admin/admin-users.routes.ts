@@ -12,15 +12,7 @@ import {
 } from '@telerace/protocol';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import {
-  type Actor,
-  adjustTickets,
-  deleteMember,
-  listAdminUsers,
-  listLoginHistory,
-  setAdmin,
-  setBanned,
-} from './admin-users.service.js';
+import type { Actor } from './admin-users.service.js';
 
 const actorOf = (request: FastifyRequest): Actor => ({
   id: request.currentUser.id,
@@ -28,26 +20,26 @@ const actorOf = (request: FastifyRequest): Actor => ({
 });
 
 export const adminUserRoutes: FastifyPluginAsyncZod = async (app) => {
-  const db = app.database.db;
+  const service = app.adminUsers;
   const admin = { preHandler: app.requireAdmin };
 
   app.get(
     '/users',
     { ...admin, schema: { querystring: PageQuery, response: { 200: AdminUsersResponse } } },
-    async (request) => listAdminUsers(db, request.query),
+    async (request) => service.list(request.query),
   );
 
   app.get(
     '/logins',
     { ...admin, schema: { querystring: PageQuery, response: { 200: AdminLoginsResponse } } },
-    async (request) => listLoginHistory(db, request.query),
+    async (request) => service.loginHistory(request.query),
   );
 
   app.post(
     '/users/:id/ban',
     { ...admin, schema: { params: UserIdParams, body: BanRequest, response: { 200: AdminUserResponse } } },
     async (request) => ({
-      user: await setBanned(db, app.events, actorOf(request), request.params.id, request.body.ban),
+      user: await service.setBanned(actorOf(request), request.params.id, request.body.ban),
     }),
   );
 
@@ -58,7 +50,7 @@ export const adminUserRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: { params: UserIdParams, body: ToggleAdminRequest, response: { 200: AdminUserResponse } },
     },
     async (request) => ({
-      user: await setAdmin(db, app.events, actorOf(request), request.params.id, request.body.makeAdmin),
+      user: await service.setAdmin(actorOf(request), request.params.id, request.body.makeAdmin),
     }),
   );
 
@@ -69,8 +61,7 @@ export const adminUserRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: { params: UserIdParams, body: AdjustTicketsRequest, response: { 200: AdminUserResponse } },
     },
     async (request) => ({
-      user: await adjustTickets(
-        db,
+      user: await service.adjustTickets(
         actorOf(request),
         request.params.id,
         request.body.amount,
@@ -83,7 +74,7 @@ export const adminUserRoutes: FastifyPluginAsyncZod = async (app) => {
     '/users/:id',
     { ...admin, schema: { params: UserIdParams, response: { 200: MessageResponse } } },
     async (request) => {
-      await deleteMember(db, app.events, actorOf(request), request.params.id);
+      await service.deleteMember(actorOf(request), request.params.id);
       return { message: 'The account was deleted.' };
     },
   );

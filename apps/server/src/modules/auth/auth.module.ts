@@ -20,17 +20,18 @@ declare module '../../module.js' {
 
 export const authModule = defineModule({
   name: 'auth',
-  services: ({ config, db, bus, log }) => ({
+  services: ({ config, db, bus, clock, log }) => ({
     auth: new AuthService({
       db,
-      keys: accessTokenKeys(config.jwtSecret, config.accessTokenTtlSeconds),
-      events: bus,
+      bus,
+      clock,
       log,
+      keys: accessTokenKeys(config.jwtSecret, config.accessTokenTtlSeconds),
       mailer: mailerFor(config, log),
       limiter: new LoginLimiter(),
       publicUrl: config.publicUrl,
     }),
-    loginCodes: new LoginCodes(db, { secure: config.publicUrl.startsWith('https://') }),
+    loginCodes: new LoginCodes(db, clock, { secure: config.publicUrl.startsWith('https://') }),
   }),
   routes: () => [{ plugin: authRoutes }],
   stop: ({ auth }) => auth.close(),

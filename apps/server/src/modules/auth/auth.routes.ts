@@ -30,7 +30,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
   const cookieOptions = { httpOnly: true, secure, sameSite: 'strict', path: COOKIE_PATH } as const;
 
   function setSessionCookie(reply: FastifyReply, session: IssuedSession): void {
-    const maxAge = Math.max(0, Math.floor((session.expiresAt.getTime() - Date.now()) / 1000));
+    const maxAge = Math.max(0, Math.floor((session.expiresAt.getTime() - app.clock.now().getTime()) / 1000));
     reply.setCookie(REFRESH_COOKIE, session.refreshToken, { ...cookieOptions, maxAge });
   }
 
@@ -65,15 +65,10 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
     { schema: { body: LoginRequest, response: { 200: AccessTokenResponse } } },
     async (request, reply) => {
       await requireHuman(request.body.recaptchaToken, request.ip);
-      try {
-        const session = await service.login(request.body, request.ip);
-        setSessionCookie(reply, session);
-        return { accessToken: session.accessToken };
-      } catch (error) {
-        const retryAfter = (error as { retryAfterSeconds?: number }).retryAfterSeconds;
-        if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
-        throw error;
-      }
+      // Too many attempts: the error handler sets Retry-After from the refusal.
+      const session = await service.login(request.body, request.ip);
+      setSessionCookie(reply, session);
+      return { accessToken: session.accessToken };
     },
   );
 

@@ -1,21 +1,30 @@
 /**
  * Accounts and sessions: sign-up, log-in, refresh-token rotation (with a grace window for
  * concurrent tabs and reuse detection), log-out, password reset, completing a registration.
- * Routes stay thin; everything here throws HttpError for the client-facing failures.
+ * Routes stay thin; everything here throws DomainError for the client-facing failures. Expiries
+ * (sessions, reset links) come from the injected clock.
  */
 import { createHmac, randomUUID } from 'node:crypto';
 import { ERROR_KEYS, type User } from '@telerace/protocol';
-import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
+import { type Clock, minutesAfter } from '../../clock.js';
 import type { Db } from '../../db/client.js';
-import { loginHistory, users } from '../../db/schema.js';
+import { DomainError, secondsToWait } from '../../domain-error.js';
 import type { EventBus } from '../../events.js';
-import { HttpError } from '../../http/errors.js';
 import { hashToken, newOpaqueToken } from '../../tokens.js';
 import { type Mailer, passwordResetMail } from '../mail/mailer.js';
 import { presentUser } from '../users/user.presenter.js';
 import { acceptableUsername } from '../users/usernames.js';
-import { findUserByEmail, findUserById, type UserRow } from '../users/users.repo.js';
+import {
+  acceptTerms,
+  findUserByEmail,
+  findUserById,
+  insertUser,
+  isUniqueViolation,
+  setLivePassword,
+  signupClash,
+  type UserRow,
+} from '../users/users.repo.js';
 import { type AccessTokenKeys, signAccessToken } from './access-token.js';
 import type { LoginLimiter } from './login-limiter.js';
 import {
@@ -29,6 +38,7 @@ import {
   findRefreshToken,
   insertRefreshToken,
   markRefreshTokenUsed,
+  recordLogin,
   revokeFamily,
   revokeUserSessions,
   usedWithin,
@@ -49,14 +59,19 @@ export const MESSAGES = {
   passwordReset: 'Your password has been changed. You can now log in.',
 } as const;
 
-const invalidCredentials = () => new HttpError(401, 'Invalid credentials', ERROR_KEYS.invalidCredentials);
+const invalidCredentials = () =>
+  new DomainError('unauthorized', 'Invalid credentials', ERROR_KEYS.invalidCredentials);
 const sessionExpired = () =>
-  new HttpError(401, 'Your session has expired. Please log in again.', ERROR_KEYS.sessionExpired);
-const banned = () => new HttpError(403, 'This account is banned', ERROR_KEYS.banned);
+  new DomainError(
+    'unauthorized',
+    'Your session has expired. Please log in again.',
+    ERROR_KEYS.sessionExpired,
+  );
+const banned = () => new DomainError('forbidden', 'This account is banned', ERROR_KEYS.banned);
 const resetTokenInvalid = () =>
-  new HttpError(400, 'This reset link is invalid or has expired.', ERROR_KEYS.resetTokenInvalid);
-export const emailOrUsernameInUse = () =>
-  new HttpError(409, 'Email or username already in use', ERROR_KEYS.emailOrUsernameInUse);
+  new DomainError('invalid', 'This reset link is invalid or has expired.', ERROR_KEYS.resetTokenInvalid);
+const emailOrUsernameInUse = () =>
+  new DomainError('conflict', 'Email or username already in use', ERROR_KEYS.emailOrUsernameInUse);
 
 /** A new session as the client receives it: the access token and the refresh cookie's value. */
 export interface IssuedSession {
@@ -67,20 +82,13 @@ export interface IssuedSession {
 
 export interface AuthServiceDeps {
   db: Db;
-  keys: AccessTokenKeys;
-  events: EventBus;
+  bus: EventBus;
+  clock: Clock;
   log: FastifyBaseLogger;
+  keys: AccessTokenKeys;
   mailer: Mailer;
   limiter: LoginLimiter;
   publicUrl: string;
-}
-
-/** PostgreSQL's unique_violation, whether drizzle wraps the driver's error or not. */
-export function isUniqueViolation(error: unknown): boolean {
-  for (let e: unknown = error; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
-    if ((e as { code?: unknown }).code === '23505') return true;
-  }
-  return false;
 }
 
 export class AuthService {
@@ -96,22 +104,17 @@ export class AuthService {
     assertAcceptablePassword(input.password);
     // Normalised, with no invisible characters and no reserved name; unique on its look-alike form.
     const { username, usernameSkeleton } = acceptableUsername(input.username);
-    const clash = await db
-      .select({ id: users.id })
-      .from(users)
-      .where(
-        sql`lower(${users.email}) = lower(${input.email}) or lower(${users.username}) = lower(${username}) or ${users.usernameSkeleton} = ${usernameSkeleton}`,
-      )
-      .limit(1);
-    if (clash.length > 0) throw emailOrUsernameInUse();
+    if (await signupClash(db, { email: input.email, username, usernameSkeleton })) {
+      throw emailOrUsernameInUse();
+    }
     const passwordHash = await hashPassword(input.password);
     try {
-      await db.insert(users).values({
+      await insertUser(db, {
         email: input.email,
         username,
         usernameSkeleton,
         passwordHash,
-        termsAcceptedAt: new Date(),
+        termsAcceptedAt: this.deps.clock.now(),
       });
     } catch (error) {
       // Two sign-ups racing for the same name: the unique index decides.
@@ -142,21 +145,24 @@ export class AuthService {
     limiter.recordSuccess(input.email, ip);
 
     const session = await this.#startSession(user.id);
-    await db.transaction(async (tx) => {
-      await tx.insert(loginHistory).values({ userId: user.id, ip });
-      await tx.update(users).set({ lastLoginAt: sql`now()` }).where(eq(users.id, user.id));
-    });
-    // /me shows last_login_at: the cached row goes.
-    this.deps.events.emit('user.changed', { userId: user.id, username: user.username });
+    await this.#recordLogin(user, ip);
     return session;
+  }
+
+  async #recordLogin(user: UserRow, ip: string): Promise<void> {
+    const now = this.deps.clock.now();
+    await this.deps.db.transaction((tx) => recordLogin(tx, user.id, ip, now));
+    // /me shows last_login_at: the cached row goes.
+    this.deps.bus.emit('user.changed', { userId: user.id, username: user.username });
   }
 
   /** Rotates a refresh token: the next token of the same family and a new access token. */
   async refresh(refreshToken: string | undefined): Promise<IssuedSession> {
-    const { db, log } = this.deps;
+    const { db, log, clock } = this.deps;
     if (!refreshToken) throw sessionExpired();
     const row = await findRefreshToken(db, hashToken(refreshToken));
-    if (!row || row.revokedAt !== null || row.expiresAt.getTime() <= Date.now()) throw sessionExpired();
+    const now = clock.now();
+    if (!row || row.revokedAt !== null || row.expiresAt.getTime() <= now.getTime()) throw sessionExpired();
 
     const user = await findUserById(db, row.userId);
     if (!user || user.isBanned) {
@@ -164,17 +170,17 @@ export class AuthService {
       throw sessionExpired();
     }
 
-    if (!(await markRefreshTokenUsed(db, row.id))) {
+    if (!(await markRefreshTokenUsed(db, row.id, now))) {
       // Already used. Moments ago: another tab of the same browser refreshed at the same time; it
       // gets the same successor below. Longer ago: the token was copied — end the whole session,
       // thief and owner alike.
-      if (!(await usedWithin(db, row.id, REFRESH_GRACE_SECONDS))) {
+      if (!(await usedWithin(db, row.id, REFRESH_GRACE_SECONDS, now))) {
         await revokeFamily(db, row.familyId);
         log.warn(
           { userId: row.userId, familyId: row.familyId },
           'refresh token reuse detected: session revoked',
         );
-        this.deps.events.emit('session.revoked', { userId: row.userId, sessionId: row.familyId });
+        this.deps.bus.emit('session.revoked', { userId: row.userId, sessionId: row.familyId });
         throw sessionExpired();
       }
     }
@@ -198,24 +204,25 @@ export class AuthService {
     const row = await findRefreshToken(this.deps.db, hashToken(refreshToken));
     if (!row) return;
     await revokeFamily(this.deps.db, row.familyId);
-    this.deps.events.emit('session.revoked', { userId: row.userId, sessionId: row.familyId });
+    this.deps.bus.emit('session.revoked', { userId: row.userId, sessionId: row.familyId });
   }
 
   /** Always completes the same way; sends a link only for a live account under the hourly cap. */
   async requestPasswordReset(email: string): Promise<void> {
-    const { db, log, mailer, publicUrl } = this.deps;
+    const { db, log, mailer, publicUrl, clock } = this.deps;
     const user = await findUserByEmail(db, email);
     if (!user?.email) return;
-    if ((await countRecentResets(db, user.id, 60)) >= RESET_MAILS_PER_HOUR) {
+    const now = clock.now();
+    if ((await countRecentResets(db, user.id, minutesAfter(now, -60))) >= RESET_MAILS_PER_HOUR) {
       log.info({ userId: user.id }, 'password reset not sent: hourly limit reached');
       return;
     }
     const token = newOpaqueToken();
-    await replaceResetToken(db, {
-      userId: user.id,
-      tokenHash: hashToken(token),
-      expiresAt: new Date(Date.now() + RESET_TOKEN_MINUTES * 60_000),
-    });
+    await replaceResetToken(
+      db,
+      { userId: user.id, tokenHash: hashToken(token), expiresAt: minutesAfter(now, RESET_TOKEN_MINUTES) },
+      now,
+    );
     const message = passwordResetMail(
       user.email,
       `${publicUrl}/reset-password/${token}`,
@@ -229,40 +236,32 @@ export class AuthService {
   }
 
   async resetPassword(token: string, newPassword: string): Promise<void> {
-    const { db, events, limiter } = this.deps;
+    const { db, bus, limiter, clock } = this.deps;
     assertAcceptablePassword(newPassword);
     const passwordHash = await hashPassword(newPassword);
+    const now = clock.now();
     const reset = await db.transaction(async (tx) => {
-      const id = await consumeResetToken(tx, hashToken(token));
+      const id = await consumeResetToken(tx, hashToken(token), now);
       if (id === null) return null;
       // tokens_valid_after: access tokens issued before the reset die with the old password (the
-      // server's clock, as the tokens' `iat` is).
-      const updated = await tx
-        .update(users)
-        .set({ passwordHash, tokensValidAfter: new Date() })
-        .where(and(eq(users.id, id), isNull(users.deletedAt)))
-        .returning({ email: users.email, username: users.username });
-      const [row] = updated;
+      // system's clock, as the tokens' `iat` is).
+      const row = await setLivePassword(tx, id, { passwordHash, tokensValidAfter: new Date() });
       if (!row) return null;
-      await invalidateResetTokens(tx, id);
+      await invalidateResetTokens(tx, id, now);
       await revokeUserSessions(tx, id);
       if (row.email) limiter.clearAccount(row.email);
       return { userId: id, username: row.username };
     });
     if (reset === null) throw resetTokenInvalid();
     const { userId } = reset;
-    events.emit('user.changed', reset);
-    events.emit('user.sessions-revoked', { userId, reason: 'password_changed' });
+    bus.emit('user.changed', reset);
+    bus.emit('user.sessions-revoked', { userId, reason: 'password_changed' });
   }
 
   async completeRegistration(user: UserRow): Promise<User> {
     if (user.termsAcceptedAt !== null) return presentUser(user);
-    const [row] = await this.deps.db
-      .update(users)
-      .set({ termsAcceptedAt: sql`coalesce(${users.termsAcceptedAt}, now())` })
-      .where(eq(users.id, user.id))
-      .returning();
-    this.deps.events.emit('user.changed', { userId: user.id, username: row?.username ?? user.username });
+    const row = await acceptTerms(this.deps.db, user.id, this.deps.clock.now());
+    this.deps.bus.emit('user.changed', { userId: user.id, username: row?.username ?? user.username });
     return presentUser(row ?? user);
   }
 
@@ -276,17 +275,13 @@ export class AuthService {
     if (!user) return null;
     if (user.isBanned) throw banned();
     const session = await this.#startSession(user.id);
-    await db.transaction(async (tx) => {
-      await tx.insert(loginHistory).values({ userId: user.id, ip });
-      await tx.update(users).set({ lastLoginAt: sql`now()` }).where(eq(users.id, user.id));
-    });
-    // /me shows last_login_at: the cached row goes.
-    this.deps.events.emit('user.changed', { userId: user.id, username: user.username });
+    await this.#recordLogin(user, ip);
     return session;
   }
 
   async #startSession(userId: number): Promise<IssuedSession> {
-    return this.#issue(userId, randomUUID(), new Date(Date.now() + SESSION_LIFETIME_MS));
+    const now = this.deps.clock.now();
+    return this.#issue(userId, randomUUID(), new Date(now.getTime() + SESSION_LIFETIME_MS));
   }
 
   async #issue(
@@ -300,6 +295,7 @@ export class AuthService {
       userId,
       familyId,
       tokenHash: hashToken(refreshToken),
+      createdAt: this.deps.clock.now(),
       expiresAt,
     });
     const accessToken = await signAccessToken(this.deps.keys, userId, familyId);
@@ -315,12 +311,11 @@ function waitText(waitMs: number): string {
   return `${minutes} minute${minutes === 1 ? '' : 's'}`;
 }
 
-export function tooManyLoginAttempts(waitMs: number): HttpError & { retryAfterSeconds: number } {
-  const error = new HttpError(
-    429,
+export function tooManyLoginAttempts(waitMs: number): DomainError {
+  return new DomainError(
+    'rate_limited',
     `Too many login attempts. Try again in ${waitText(waitMs)}.`,
     ERROR_KEYS.tooManyLoginAttempts,
-  ) as HttpError & { retryAfterSeconds: number };
-  error.retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000));
-  return error;
+    { retryAfterSeconds: secondsToWait(waitMs) },
+  );
 }

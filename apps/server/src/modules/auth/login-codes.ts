@@ -13,9 +13,10 @@
  * victim is never signed in as the attacker. Only SHA-256 hashes of the code and nonce are stored.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/client.js';
 import { hashToken, newOpaqueToken } from '../../tokens.js';
-import { consumeLoginCode, deleteStaleLoginCodes, insertLoginCode } from './login-codes.repo.js';
+import { consumeLoginCode, deleteLoginCodesExpiredBefore, insertLoginCode } from './login-codes.repo.js';
 
 /** The cookie holding the flow's nonce. */
 export const SIGN_IN_FLOW_COOKIE = 'telerace_signin';
@@ -23,6 +24,9 @@ export const SIGN_IN_FLOW_COOKIE = 'telerace_signin';
 export const SIGN_IN_FLOW_SECONDS = 10 * 60;
 /** A code only has to survive one redirect and one request. */
 export const LOGIN_CODE_TTL_SECONDS = 60;
+
+/** How long expired codes stay stored (for whoever looks into a failed sign-in). */
+const STALE_CODES_KEPT_MS = 60 * 60_000;
 
 /** base64url of 32 random bytes: what newOpaqueToken makes; anything else is not ours. */
 const OPAQUE = /^[A-Za-z0-9_-]{43}$/;
@@ -32,6 +36,7 @@ export class LoginCodes {
 
   constructor(
     private readonly db: Db,
+    private readonly clock: Clock,
     options: { secure: boolean },
   ) {
     this.#cookie = {
@@ -68,12 +73,15 @@ export class LoginCodes {
   async issueLoginCode(userId: number, nonce: string): Promise<string> {
     if (!OPAQUE.test(nonce)) throw new Error('issueLoginCode needs the nonce of a started sign-in flow');
     const code = newOpaqueToken();
-    await deleteStaleLoginCodes(this.db);
+    const now = this.clock.now();
+    // Codes are worth nothing a minute after they were issued: forget those an hour past expiry.
+    await deleteLoginCodesExpiredBefore(this.db, new Date(now.getTime() - STALE_CODES_KEPT_MS));
     await insertLoginCode(this.db, {
       codeHash: hashToken(code),
       bindingHash: hashToken(nonce),
       userId,
-      ttlSeconds: LOGIN_CODE_TTL_SECONDS,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + LOGIN_CODE_TTL_SECONDS * 1000),
     });
     return code;
   }
@@ -81,6 +89,6 @@ export class LoginCodes {
   /** The member the code signs in, or null: unknown, used, expired, or not this browser's. */
   async exchange(code: string, nonce: string | null): Promise<number | null> {
     if (nonce === null || !OPAQUE.test(code)) return null;
-    return consumeLoginCode(this.db, hashToken(code), hashToken(nonce));
+    return consumeLoginCode(this.db, hashToken(code), hashToken(nonce), this.clock.now());
   }
 }

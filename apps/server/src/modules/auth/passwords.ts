@@ -6,7 +6,7 @@
 import { hash, verify } from '@node-rs/argon2';
 import { ERROR_KEYS } from '@telerace/protocol';
 import { dictionary } from '@zxcvbn-ts/language-common';
-import { HttpError } from '../../http/errors.js';
+import { DomainError } from '../../domain-error.js';
 
 const ARGON2ID = 2; // @node-rs/argon2's Algorithm.Argon2id (a const enum, so not importable here)
 const OPTIONS = { algorithm: ARGON2ID, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
@@ -21,8 +21,8 @@ export function isCommonPassword(password: string): boolean {
 /** Throws the client-facing error when a chosen password is too common. */
 export function assertAcceptablePassword(password: string): void {
   if (isCommonPassword(password)) {
-    throw new HttpError(
-      400,
+    throw new DomainError(
+      'invalid',
       'This password is too common. Please choose another one.',
       ERROR_KEYS.passwordTooCommon,
     );

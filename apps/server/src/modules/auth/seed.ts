@@ -13,14 +13,21 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { and, eq, isNull, ne, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/client.js';
-import { appSettings, users } from '../../db/schema.js';
 import { assignUsername } from '../users/usernames.js';
-import { findUserByEmail, findUserById, type UserRow } from '../users/users.repo.js';
+import {
+  findUserByEmail,
+  findUserById,
+  insertUser,
+  liveAdminExists,
+  type UserChanges,
+  type UserRow,
+  updateUser,
+} from '../users/users.repo.js';
 import { hashPassword, verifyPassword } from './passwords.js';
+import { rememberSeededAccount, seededAccountId } from './seed.repo.js';
 
 export const DEMO_ACCOUNTS_FILE = 'demo-accounts.json';
 export const DEMO_ADMIN_EMAIL = 'admin@demo.telerace.local';
@@ -46,15 +53,8 @@ export type SeedResult = 'created' | 'promoted' | 'adopted' | 'exists' | 'restor
 
 /** The live account whose id is kept under `key`, if any. */
 async function rememberedAccount(db: Db, key: string): Promise<UserRow | undefined> {
-  const [row] = await db.select().from(appSettings).where(eq(appSettings.key, key));
-  return typeof row?.value === 'number' ? findUserById(db, row.value) : undefined;
-}
-
-async function remember(db: Db, key: string, userId: number): Promise<void> {
-  await db
-    .insert(appSettings)
-    .values({ key, value: userId })
-    .onConflictDoUpdate({ target: appSettings.key, set: { value: userId, updatedAt: sql`now()` } });
+  const id = await seededAccountId(db, key);
+  return id === undefined ? undefined : findUserById(db, id);
 }
 
 async function passwordIs(account: UserRow, password: string): Promise<boolean> {
@@ -65,35 +65,14 @@ async function createAccount(
   db: Db,
   account: Credentials & { username: string; isAdmin: boolean },
 ): Promise<UserRow> {
-  const [row] = await db
-    .insert(users)
-    .values({
-      email: account.email,
-      // An operator's admin may be called `admin`; a demo driver may not carry a staff name.
-      ...(await assignUsername(db, account.username, { allowReserved: account.isAdmin })),
-      passwordHash: await hashPassword(account.password),
-      isAdmin: account.isAdmin,
-      termsAcceptedAt: new Date(),
-    })
-    .returning();
-  if (!row) throw new Error('insert returned no row');
-  return row;
-}
-
-/** Whether a live admin exists other than `exceptId` (the demo admin, whose password is public). */
-async function anotherAdminExists(db: Db, exceptId: number | undefined): Promise<boolean> {
-  const rows = await db
-    .select({ id: users.id })
-    .from(users)
-    .where(
-      and(
-        eq(users.isAdmin, true),
-        isNull(users.deletedAt),
-        exceptId === undefined ? undefined : ne(users.id, exceptId),
-      ),
-    )
-    .limit(1);
-  return rows.length > 0;
+  return insertUser(db, {
+    email: account.email,
+    // An operator's admin may be called `admin`; a demo driver may not carry a staff name.
+    ...(await assignUsername(db, account.username, { allowReserved: account.isAdmin })),
+    passwordHash: await hashPassword(account.password),
+    isAdmin: account.isAdmin,
+    termsAcceptedAt: new Date(),
+  });
 }
 
 /**
@@ -105,14 +84,15 @@ async function seedFirstAdmin(db: Db, admin: Credentials): Promise<{ result: See
   const seeded = await rememberedAccount(db, SEEDED_ADMIN_ID_KEY);
   if (seeded?.isAdmin) return { result: 'exists', userId: seeded.id };
   const demoAdmin = await rememberedAccount(db, DEMO_ADMIN_ID_KEY);
-  if (await anotherAdminExists(db, demoAdmin?.id)) return { result: 'skipped: an admin already exists' };
+  // Another live admin than the demo admin (whose password is public) is a real one.
+  if (await liveAdminExists(db, demoAdmin?.id)) return { result: 'skipped: an admin already exists' };
   const holder = await findUserByEmail(db, admin.email);
   if (holder) {
     if (!(await passwordIs(holder, admin.password))) {
       return { result: 'skipped: the address belongs to an account whose password is not ADMIN_PASSWORD' };
     }
-    await db.update(users).set({ isAdmin: true }).where(eq(users.id, holder.id));
-    await remember(db, SEEDED_ADMIN_ID_KEY, holder.id);
+    await updateUser(db, holder.id, { isAdmin: true });
+    await rememberSeededAccount(db, SEEDED_ADMIN_ID_KEY, holder.id);
     return { result: 'promoted', userId: holder.id };
   }
   const created = await createAccount(db, {
@@ -120,7 +100,7 @@ async function seedFirstAdmin(db: Db, admin: Credentials): Promise<{ result: See
     username: admin.email.split('@')[0] ?? 'admin',
     isAdmin: true,
   });
-  await remember(db, SEEDED_ADMIN_ID_KEY, created.id);
+  await rememberSeededAccount(db, SEEDED_ADMIN_ID_KEY, created.id);
   return { result: 'created', userId: created.id };
 }
 
@@ -142,22 +122,22 @@ async function seedDemoAccount(
     const holder = await findUserByEmail(db, account.email);
     if (!holder) {
       const created = await createAccount(db, account);
-      await remember(db, key, created.id);
+      await rememberSeededAccount(db, key, created.id);
       return { result: 'created', userId: created.id };
     }
     if (!(await passwordIs(holder, account.password))) {
       return { result: 'skipped: the demo address belongs to another account' };
     }
-    await remember(db, key, holder.id);
+    await rememberSeededAccount(db, key, holder.id);
     existing = holder;
     result = 'adopted';
   }
-  const changes: Partial<typeof users.$inferInsert> = {};
+  const changes: UserChanges = {};
   if (existing.isAdmin !== account.isAdmin) changes.isAdmin = account.isAdmin;
   if (!(await passwordIs(existing, account.password)))
     changes.passwordHash = await hashPassword(account.password);
   if (Object.keys(changes).length > 0) {
-    await db.update(users).set(changes).where(eq(users.id, existing.id));
+    await updateUser(db, existing.id, changes);
     if (result === 'exists') result = 'restored';
   }
   return { result, userId: existing.id };

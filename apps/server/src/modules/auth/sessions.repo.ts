@@ -3,16 +3,16 @@
  * family ends that session; revoking all of a user's families ends every session (logout, bans,
  * deletions, password changes).
  */
-import { and, eq, gt, isNull, min, ne, sql } from 'drizzle-orm';
+import { and, eq, gt, isNull, min, ne } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { refreshTokens } from '../../db/schema.js';
+import { loginHistory, refreshTokens, users } from '../../db/schema.js';
 
 export type RefreshTokenRow = typeof refreshTokens.$inferSelect;
 
 /** Stores a token; one already stored under the same hash (a derived successor) is left as it is. */
 export async function insertRefreshToken(
   db: Db,
-  values: { userId: number; familyId: string; tokenHash: string; expiresAt: Date },
+  values: { userId: number; familyId: string; tokenHash: string; createdAt: Date; expiresAt: Date },
 ): Promise<void> {
   await db.insert(refreshTokens).values(values).onConflictDoNothing({ target: refreshTokens.tokenHash });
 }
@@ -23,17 +23,17 @@ export async function findRefreshToken(db: Db, tokenHash: string): Promise<Refre
 }
 
 /** Marks a fresh token used; false when it was already used (or revoked) — the check and the write are one statement. */
-export async function markRefreshTokenUsed(db: Db, id: number): Promise<boolean> {
+export async function markRefreshTokenUsed(db: Db, id: number, now: Date): Promise<boolean> {
   const rows = await db
     .update(refreshTokens)
-    .set({ usedAt: sql`now()` })
+    .set({ usedAt: now })
     .where(and(eq(refreshTokens.id, id), isNull(refreshTokens.usedAt), isNull(refreshTokens.revokedAt)))
     .returning({ id: refreshTokens.id });
   return rows.length === 1;
 }
 
-/** True when the (used) token was used less than `seconds` ago, by the database's clock. */
-export async function usedWithin(db: Db, id: number, seconds: number): Promise<boolean> {
+/** True when the (used) token was used less than `seconds` before `now`. */
+export async function usedWithin(db: Db, id: number, seconds: number, now: Date): Promise<boolean> {
   const rows = await db
     .select({ id: refreshTokens.id })
     .from(refreshTokens)
@@ -41,7 +41,7 @@ export async function usedWithin(db: Db, id: number, seconds: number): Promise<b
       and(
         eq(refreshTokens.id, id),
         isNull(refreshTokens.revokedAt),
-        gt(refreshTokens.usedAt, sql`now() - make_interval(secs => ${seconds})`),
+        gt(refreshTokens.usedAt, new Date(now.getTime() - seconds * 1000)),
       ),
     );
   return rows.length === 1;
@@ -81,4 +81,10 @@ export async function revokeUserSessions(db: Db, userId: number, exceptFamilyId?
     )
     .returning({ familyId: refreshTokens.familyId });
   return [...new Set(rows.map((row) => row.familyId))];
+}
+
+/** A successful sign-in: its line in the login history and the member's last login. */
+export async function recordLogin(tx: Db, userId: number, ip: string, now: Date): Promise<void> {
+  await tx.insert(loginHistory).values({ userId, ip, createdAt: now });
+  await tx.update(users).set({ lastLoginAt: now }).where(eq(users.id, userId));
 }

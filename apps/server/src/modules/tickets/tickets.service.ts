@@ -5,7 +5,10 @@
  * always add up to the unclamped sum and a client can explain a total of 0 or 500.
  */
 import { computeTickets, loyaltyTickets, TICKETS, type TicketsResponse } from '@telerace/protocol';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/client.js';
+import type { EventBus } from '../../events.js';
 import { linkedAccountCount } from '../users/users.repo.js';
 import {
   activeSubscriptions,
@@ -31,7 +34,7 @@ export function wholeMonthsBetween(since: Date, now: Date): number {
 export async function ticketsForUsers(
   db: Db,
   userIds: readonly number[],
-  now: Date = new Date(),
+  now: Date,
 ): Promise<Map<number, TicketsResponse>> {
   const ids = [...new Set(userIds)];
   const donationsSince = new Date(now.getTime() - TICKETS.donationExpiryDays * DAY_MS);
@@ -76,22 +79,40 @@ export async function ticketsForUsers(
   return result;
 }
 
-/** Tickets of one member; undefined when there is no such row. */
-export async function ticketsForUser(
-  db: Db,
-  userId: number,
-  now: Date = new Date(),
-): Promise<TicketsResponse | undefined> {
-  return (await ticketsForUsers(db, [userId], now)).get(userId);
+export interface TicketsServiceDeps {
+  db: Db;
+  bus: EventBus;
+  clock: Clock;
+  log: FastifyBaseLogger;
 }
 
-/**
- * Records tickets given or taken (donations from the chat integrations, admin adjustments).
- * Idempotent on `sourceId`: replaying the same event adds nothing. Returns whether it was added.
- */
-export function addLedgerEntry(
-  db: Db,
-  entry: { userId: number; kind: LedgerKind; amount: number; sourceId: string },
-): Promise<boolean> {
-  return insertLedgerEntry(db, entry);
+export class TicketsService {
+  readonly #db: Db;
+  readonly #clock: Clock;
+
+  constructor(deps: TicketsServiceDeps) {
+    this.#db = deps.db;
+    this.#clock = deps.clock;
+  }
+
+  /**
+   * Tickets of each member, keyed by id, now. `db` is the caller's transaction when the count
+   * must see its own writes (an admin's adjustment and its audit record).
+   */
+  forUsers(userIds: readonly number[], db: Db = this.#db): Promise<Map<number, TicketsResponse>> {
+    return ticketsForUsers(db, userIds, this.#clock.now());
+  }
+
+  /** Tickets of one member; undefined when there is no such row. */
+  async forUser(userId: number, db: Db = this.#db): Promise<TicketsResponse | undefined> {
+    return (await this.forUsers([userId], db)).get(userId);
+  }
+
+  /**
+   * Records tickets given or taken (donations from the chat integrations, admin adjustments).
+   * Idempotent on `sourceId`: replaying the same event adds nothing. Returns whether it was added.
+   */
+  add(entry: { userId: number; kind: LedgerKind; amount: number; sourceId: string }, db: Db = this.#db) {
+    return insertLedgerEntry(db, entry);
+  }
 }

@@ -5,7 +5,7 @@ import type { Db } from '../../db/client.js';
 import { subscriptions, ticketLedger } from '../../db/schema.js';
 import { startTestApp } from '../../test/app.js';
 import { authHeader, buildUser, type UserOverrides } from '../../test/factories.js';
-import { addLedgerEntry, ticketsForUser, ticketsForUsers, wholeMonthsBetween } from './tickets.service.js';
+import { type TicketsService, ticketsForUsers, wholeMonthsBetween } from './tickets.service.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const daysAgo = (days: number, now = new Date()) => new Date(now.getTime() - days * DAY_MS);
@@ -23,9 +23,11 @@ const nextSource = () => `test:${++sourceSeq}:${Math.random()}`;
 describe('tickets', () => {
   let testApp: Awaited<ReturnType<typeof startTestApp>>;
   let db: Db;
+  let tickets: TicketsService;
   beforeAll(async () => {
     testApp = await startTestApp();
     db = testApp.app.database.db;
+    tickets = testApp.app.tickets;
   });
   afterAll(() => testApp.close());
 
@@ -108,14 +110,16 @@ describe('tickets', () => {
     expect(expiring.tickets).toBe(120);
   });
 
-  it('expires a donation exactly at the expiry boundary (ticketsForUser with a fixed now)', async () => {
+  it('expires a donation exactly at the expiry boundary (ticketsForUsers with a fixed now)', async () => {
     const user = await buildUser(db, { password: null });
     const now = new Date('2026-06-01T12:00:00Z');
     await donation(user.id, 30, daysAgo(TICKETS.donationExpiryDays, now));
     await donation(user.id, 7, now);
-    expect((await ticketsForUser(db, user.id, now))?.breakdown.donations).toBe(7);
+    expect((await ticketsForUsers(db, [user.id], now)).get(user.id)?.breakdown.donations).toBe(7);
     // A day earlier, the donation dated `now` is not counted yet and the older one is still live.
-    expect((await ticketsForUser(db, user.id, daysAgo(1, now)))?.breakdown.donations).toBe(30);
+    expect((await ticketsForUsers(db, [user.id], daysAgo(1, now))).get(user.id)?.breakdown.donations).toBe(
+      30,
+    );
   });
 
   it('applies negative adjustments and clamps the total at 0 and 500', async () => {
@@ -140,31 +144,31 @@ describe('tickets', () => {
     const b = await buildUser(db, { password: null });
     await donation(b.id, 12);
     await subscription(a.id, 'twitch', monthsAgo(3));
-    const both = await ticketsForUsers(db, [a.id, b.id]);
-    expect(both.get(a.id)).toEqual(await ticketsForUser(db, a.id));
+    const both = await tickets.forUsers([a.id, b.id]);
+    expect(both.get(a.id)).toEqual(await tickets.forUser(a.id));
     expect(both.get(a.id)?.tickets).toBe(155);
     expect(both.get(b.id)?.tickets).toBe(112);
-    expect((await ticketsForUsers(db, [])).size).toBe(0);
+    expect((await tickets.forUsers([])).size).toBe(0);
   });
 
   it('adds a ledger entry once per source id', async () => {
     const user = await buildUser(db, { password: null });
     const entry = { userId: user.id, kind: 'donation' as const, amount: 5, sourceId: nextSource() };
-    expect(await addLedgerEntry(db, entry)).toBe(true);
-    expect(await addLedgerEntry(db, entry)).toBe(false);
-    expect((await ticketsForUser(db, user.id))?.tickets).toBe(105);
+    expect(await tickets.add(entry)).toBe(true);
+    expect(await tickets.add(entry)).toBe(false);
+    expect((await tickets.forUser(user.id))?.tickets).toBe(105);
   });
 
   it('counts a donation recorded in the same millisecond as the moment asked about', async () => {
     const user = await buildUser(db, { password: null });
-    await addLedgerEntry(db, { userId: user.id, kind: 'donation', amount: 7, sourceId: nextSource() });
+    await tickets.add({ userId: user.id, kind: 'donation', amount: 7, sourceId: nextSource() });
     // The database keeps microseconds; the app's clock (and this Date) has milliseconds.
     const [row] = await db
       .select({ createdAt: ticketLedger.createdAt })
       .from(ticketLedger)
       .where(eq(ticketLedger.userId, user.id));
     if (!row) throw new Error('no ledger row');
-    expect((await ticketsForUser(db, user.id, row.createdAt))?.tickets).toBe(107);
+    expect((await ticketsForUsers(db, [user.id], row.createdAt)).get(user.id)?.tickets).toBe(107);
   });
 });
 

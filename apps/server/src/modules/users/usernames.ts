@@ -11,12 +11,11 @@
  */
 import { randomInt } from 'node:crypto';
 import { ERROR_KEYS, USERNAME_MAX_LENGTH } from '@telerace/protocol';
-import { and, isNull, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import unhomoglyph from 'unhomoglyph';
 import type { Db } from '../../db/client.js';
-import { users } from '../../db/schema.js';
-import { HttpError } from '../../http/errors.js';
+import { DomainError } from '../../domain-error.js';
+import { isUniqueViolation, setUsernameSkeleton, usernameClash, usersWithoutSkeleton } from './users.repo.js';
 
 const FOUR_DIGIT_ATTEMPTS = 5;
 const SIX_DIGIT_ATTEMPTS = 5;
@@ -118,17 +117,17 @@ export function checkUsername(raw: string, options: { allowReserved?: boolean } 
   return { ok: true, username, usernameSkeleton: usernameSkeleton(username) };
 }
 
-const PROBLEM_ERRORS: Record<UsernameProblem, () => HttpError> = {
+const PROBLEM_ERRORS: Record<UsernameProblem, () => DomainError> = {
   characters: () =>
-    new HttpError(
-      400,
+    new DomainError(
+      'invalid',
       'Usernames cannot contain invisible, control or formatting characters.',
       ERROR_KEYS.usernameInvalidCharacters,
     ),
-  reserved: () => new HttpError(400, 'This username is reserved.', ERROR_KEYS.usernameReserved),
+  reserved: () => new DomainError('invalid', 'This username is reserved.', ERROR_KEYS.usernameReserved),
   length: () =>
-    new HttpError(
-      400,
+    new DomainError(
+      'invalid',
       `body.username: must be 1–${USERNAME_MAX_LENGTH} characters once normalised`,
       ERROR_KEYS.validation,
     ),
@@ -156,22 +155,9 @@ export function baseUsername(raw: string, fallback = 'driver'): string {
   return cleaned || fallback;
 }
 
-/**
- * Whether a name, or one that looks like it, is already used (deleted members included: they keep
- * their name). Rows from before the skeleton column (null) are still compared case-insensitively.
- */
-export async function isUsernameTaken(db: Db, username: string, exceptUserId?: number): Promise<boolean> {
-  const rows = await db
-    .select({ id: users.id })
-    .from(users)
-    .where(
-      and(
-        sql`(lower(${users.username}) = lower(${username}) or ${users.usernameSkeleton} = ${usernameSkeleton(username)})`,
-        exceptUserId === undefined ? undefined : sql`${users.id} <> ${exceptUserId}`,
-      ),
-    )
-    .limit(1);
-  return rows.length > 0;
+/** Whether a name, or one that looks like it, is already used (deleted members' names included). */
+export function isUsernameTaken(db: Db, username: string, exceptUserId?: number): Promise<boolean> {
+  return usernameClash(db, username, usernameSkeleton(username), exceptUserId);
 }
 
 function randomDigits(digits: number): string {
@@ -211,18 +197,10 @@ export async function assignUsername(
  * which is logged, and start-up goes on (its name still counts case-insensitively).
  */
 export async function fillUsernameSkeletons(db: Db, log: FastifyBaseLogger): Promise<void> {
-  const rows = await db
-    .select({ id: users.id, username: users.username })
-    .from(users)
-    .where(isNull(users.usernameSkeleton))
-    .orderBy(users.id);
   let filled = 0;
-  for (const row of rows) {
+  for (const row of await usersWithoutSkeleton(db)) {
     try {
-      await db
-        .update(users)
-        .set({ usernameSkeleton: usernameSkeleton(row.username) })
-        .where(sql`${users.id} = ${row.id}`);
+      await setUsernameSkeleton(db, row.id, usernameSkeleton(row.username));
       filled += 1;
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
@@ -233,11 +211,4 @@ export async function fillUsernameSkeletons(db: Db, log: FastifyBaseLogger): Pro
     }
   }
   if (filled > 0) log.info({ filled }, 'username skeletons filled');
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  for (let e: unknown = error; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
-    if ((e as { code?: unknown }).code === '23505') return true;
-  }
-  return false;
 }
