@@ -1,6 +1,8 @@
+import { ERROR_KEYS } from '@telerace/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { DomainError, type DomainErrorKind } from '../domain-error.js';
 import { startTestApp } from '../test/app.js';
 
 /** Routes that exist only in this test, to drive the error handler through real requests. */
@@ -17,6 +19,13 @@ const probeRoutes: FastifyPluginAsyncZod = async (app) => {
     { schema: { querystring: z.object({ limit: z.coerce.number().int().max(100) }) } },
     async (request) => ({ limit: request.query.limit }),
   );
+  app.get('/test/domain/:kind', async (request) => {
+    const { kind } = request.params as { kind: DomainErrorKind };
+    throw new DomainError(kind, `refused: ${kind}`, ERROR_KEYS.forbidden, {
+      ...(kind === 'rate_limited' ? { retryAfterSeconds: 42 } : {}),
+      details: { why: 'internal detail' },
+    });
+  });
   app.get('/test/crash', async () => {
     throw new Error('connection to db-internal.example:5432 refused: secret detail');
   });
@@ -49,6 +58,25 @@ describe('error responses', () => {
       expect(response.json()).toEqual({ error: 'Not found', errorKey: 'errors.notFound' });
     }
   });
+
+  it.each([
+    ['invalid', 400],
+    ['unauthorized', 401],
+    ['forbidden', 403],
+    ['not_found', 404],
+    ['conflict', 409],
+    ['rate_limited', 429],
+    ['unavailable', 503],
+  ] as const)(
+    'answers a service refusal of kind %s with %i and its message and key',
+    async (kind, status) => {
+      const response = await testApp.app.inject(`/api/test/domain/${kind}`);
+      expect(response.statusCode).toBe(status);
+      expect(response.json()).toEqual({ error: `refused: ${kind}`, errorKey: ERROR_KEYS.forbidden });
+      expect(response.headers['retry-after']).toBe(kind === 'rate_limited' ? '42' : undefined);
+      expect(response.body).not.toContain('internal detail');
+    },
+  );
 
   it('answers JSON 404 to a non-GET request outside the API', async () => {
     const response = await testApp.app.inject({ method: 'POST', url: '/some/page' });

@@ -18,8 +18,8 @@ import {
 import type { FastifyBaseLogger } from 'fastify';
 import { type Clock, minutesAfter } from '../../clock.js';
 import type { Db } from '../../db/client.js';
+import { DomainError, minutesToWait, secondsToWait } from '../../domain-error.js';
 import type { DomainEvents, EventBus } from '../../events.js';
-import { HttpError } from '../../http/errors.js';
 import { SlidingWindowCounter } from '../../sliding-window.js';
 import { hashToken, newOpaqueToken } from '../../tokens.js';
 import { type AuditActor, recordAudit } from '../admin/audit.repo.js';
@@ -76,12 +76,14 @@ export interface Viewer {
 /** Who acts on a car: an admin, or the server itself (SYSTEM_ACTOR) for the simulated cars. */
 export type Actor = AuditActor;
 
-export const carNotFound = (): HttpError => new HttpError(404, 'Car not found', ERROR_KEYS.carNotFound);
-const invalidCode = (): HttpError =>
-  new HttpError(403, 'Invalid control code', ERROR_KEYS.invalidControlCode);
-const carInUse = (): HttpError =>
-  new HttpError(409, 'This car is in use by another driver.', ERROR_KEYS.carInUse);
-const carOffline = (): HttpError => new HttpError(409, 'The car is offline.', ERROR_KEYS.carOffline);
+export const carNotFound = (): DomainError =>
+  new DomainError('not_found', 'Car not found', ERROR_KEYS.carNotFound);
+const invalidCode = (): DomainError =>
+  new DomainError('forbidden', 'Invalid control code', ERROR_KEYS.invalidControlCode);
+const carInUse = (): DomainError =>
+  new DomainError('conflict', 'This car is in use by another driver.', ERROR_KEYS.carInUse);
+const carOffline = (): DomainError =>
+  new DomainError('conflict', 'The car is offline.', ERROR_KEYS.carOffline);
 
 /** Wrong tries on one car after which its code is dead (an admin generates a new one). */
 export const CODE_FAILURES_PER_CAR = 10;
@@ -90,15 +92,13 @@ export const WRONG_CODES_PER_MEMBER_PER_HOUR = 20;
 const HOUR_MS = 60 * 60_000;
 export const DEFAULT_CONTROL_CODE_TTL_MINUTES = 15;
 
-function tooManyWrongCodes(waitMs: number): HttpError & { retryAfterSeconds: number } {
-  const minutes = Math.max(1, Math.ceil(waitMs / 60_000));
-  const error = new HttpError(
-    429,
-    `Too many wrong control codes. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+function tooManyWrongCodes(waitMs: number): DomainError {
+  return new DomainError(
+    'rate_limited',
+    `Too many wrong control codes. Try again in ${minutesToWait(waitMs)}.`,
     ERROR_KEYS.tooManyControlCodeAttempts,
-  ) as HttpError & { retryAfterSeconds: number };
-  error.retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000));
-  return error;
+    { retryAfterSeconds: secondsToWait(waitMs) },
+  );
 }
 
 /** A fallback for timers lost to clock differences between Node and the database. */
