@@ -1,6 +1,8 @@
 /** Members' car calls: the list, one car's status, and connecting with a control code. */
 import { Car, CarIdParams, CarsResponse, ConnectRequest, ConnectResponse } from '@telerace/protocol';
+import type { FastifyTypeProviderDefault } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { CachedJson, JSON_CONTENT_TYPE } from '../../http/cached-json.js';
 
 /** Connect attempts per client IP and 10 minutes. */
 const CONNECT_ATTEMPTS_PER_10_MIN = 30;
@@ -8,7 +10,15 @@ const CONNECT_ATTEMPTS_PER_10_MIN = 30;
 export const carRoutes: FastifyPluginAsyncZod = async (app) => {
   const member = { preHandler: app.authenticate };
 
-  app.get('/cars', { ...member, schema: { response: { 200: CarsResponse } } }, async () => app.cars.list());
+  // The same list for every member, polled by all of them: serialized once per change, and sent
+  // as the JSON text it already is (so typed without the zod provider, which expects the object).
+  const carList = new CachedJson(CarsResponse);
+  app
+    .withTypeProvider<FastifyTypeProviderDefault>()
+    .get('/cars', { ...member, schema: { response: { 200: CarsResponse } } }, async (_request, reply) => {
+      reply.type(JSON_CONTENT_TYPE);
+      return carList.json(await app.cars.list());
+    });
 
   app.get(
     '/cars/:id/status',
