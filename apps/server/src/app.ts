@@ -20,7 +20,12 @@ import { type Database, openDatabase } from './db/client.js';
 import { EventBus } from './events.js';
 import { authenticatePlugin } from './http/authenticate.js';
 import { HttpError, handleError, notFoundError } from './http/errors.js';
-import { type LogStream, loggerOptions } from './http/logging.js';
+import {
+  type LogStream,
+  loggerOptions,
+  registerSlowRequestLog,
+  requestLogController,
+} from './http/logging.js';
 import { registerSecurityHeaders } from './http/security.js';
 import { registerSpa } from './http/spa.js';
 import { type ModuleContext, type Services, serviceRegistry } from './module.js';
@@ -78,6 +83,7 @@ function trustProxySetting(
 export async function buildApp(config: Config, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: loggerOptions(config.logLevel, options.logStream),
+    logController: requestLogController(config.logLevel),
     trustProxy: trustProxySetting(config.trustProxy),
     frameworkErrors: handleError,
   });
@@ -179,6 +185,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(handleError);
+  registerSlowRequestLog(app);
 
   await registerSecurityHeaders(app, config);
 

@@ -67,7 +67,7 @@ function statusOf(error: FastifyError): number {
 export function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   if (error.validation) {
     const message = validationMessage(error);
-    request.log.info({ validation: message }, 'request validation failed');
+    request.log.info({ req: request, validation: message }, 'request validation failed');
     reply.code(400).send({ error: message, errorKey: ERROR_KEYS.validation } satisfies ErrorBody);
     return;
   }
@@ -80,11 +80,11 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
   }
   const status = statusOf(error);
   if (status >= 500) {
-    request.log.error({ err: error }, 'request failed');
+    request.log.error({ req: request, err: error }, 'request failed');
     reply.code(status).send(INTERNAL_ERROR_BODY);
     return;
   }
   const errorKey = error instanceof HttpError ? error.errorKey : KEY_BY_STATUS[status];
-  request.log.info({ status, error: error.message }, 'request rejected');
+  request.log.info({ req: request, status, error: error.message }, 'request rejected');
   reply.code(status).send({ error: error.message, ...(errorKey ? { errorKey } : {}) } satisfies ErrorBody);
 }

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp } from '../test/app.js';
-import { REDACTED, redactUrl } from './logging.js';
+import { REDACTED, redactUrl, SLOW_REQUEST_MS } from './logging.js';
 
 /** A route that logs carelessly, as future code might: the logger must still hide credentials. */
 const carelessRoutes: FastifyPluginAsync = async (app) => {
@@ -87,5 +87,42 @@ describe('request logs', () => {
     expect(careless.headers.cookie).toBe(REDACTED);
     expect(careless.body.password).toBe(REDACTED);
     expect(careless.body.email).toBe('a@example.com');
+  });
+});
+
+/** A quick answer and one slower than the slow-request threshold. */
+const timedRoutes: FastifyPluginAsync = async (app) => {
+  app.get('/test/quick', async () => ({ ok: true }));
+  app.get('/test/slow', async () => {
+    await new Promise((resolve) => setTimeout(resolve, SLOW_REQUEST_MS + 50));
+    return { ok: true };
+  });
+};
+
+describe('what is logged per request (info level)', () => {
+  let testApp: Awaited<ReturnType<typeof startTestApp>>;
+  beforeAll(async () => {
+    testApp = await startTestApp({}, { apiPlugins: [timedRoutes] });
+  });
+  afterAll(() => testApp.close());
+
+  const linesAbout = (url: string) =>
+    testApp.logLines().filter((line) => (line.req as { url?: string } | undefined)?.url === url);
+
+  it('nothing for a quick, successful request', async () => {
+    expect((await testApp.app.inject('/api/test/quick')).statusCode).toBe(200);
+    expect(linesAbout('/api/test/quick')).toEqual([]);
+  });
+
+  it('a slow request, with its URL, status and time', async () => {
+    expect((await testApp.app.inject('/api/test/slow?token=SECRET-1')).statusCode).toBe(200);
+    const [line] = linesAbout(`/api/test/slow?token=${REDACTED}`);
+    expect(line).toMatchObject({ msg: 'slow request', statusCode: 200 });
+    expect(line?.responseTime).toBeGreaterThanOrEqual(SLOW_REQUEST_MS);
+  });
+
+  it('a rejected request, with its URL', async () => {
+    expect((await testApp.app.inject('/api/cars')).statusCode).toBe(401);
+    expect(linesAbout('/api/cars')).toMatchObject([{ msg: 'request rejected', status: 401 }]);
   });
 });

@@ -3,7 +3,7 @@
  * headers, in bodies, and in query strings (sockets carry `token` and `control_token` there,
  * because browsers cannot set headers on a WebSocket).
  */
-import type { FastifyRequest, FastifyServerOptions } from 'fastify';
+import { type FastifyInstance, type FastifyRequest, type FastifyServerOptions, LogController } from 'fastify';
 import type { LogLevel } from '../config.js';
 
 export const REDACTED = '[REDACTED]';
@@ -132,4 +132,28 @@ export function loggerOptions(
       },
     },
   };
+}
+
+/**
+ * Fastify's two lines per request ("incoming request", "request completed") only at debug and
+ * trace: at the default level they halved the throughput of a cached read, for lines nobody reads
+ * at thousands per second. What stays at every level: failed and rejected requests (with their
+ * URL, by the error handler) and slow ones (`registerSlowRequestLog`); see docs/decisions.md.
+ */
+export function requestLogController(level: LogLevel): LogController {
+  return new LogController({ disableRequestLogging: level !== 'debug' && level !== 'trace' });
+}
+
+/** A request that took longer than this to answer is logged (warn) with its URL and status. */
+export const SLOW_REQUEST_MS = 1_000;
+
+export function registerSlowRequestLog(app: FastifyInstance, thresholdMs = SLOW_REQUEST_MS): void {
+  app.addHook('onResponse', (request, reply, done) => {
+    if (reply.elapsedTime >= thresholdMs)
+      request.log.warn(
+        { req: request, statusCode: reply.statusCode, responseTime: Math.round(reply.elapsedTime) },
+        'slow request',
+      );
+    done();
+  });
 }
