@@ -83,13 +83,20 @@ function track(child: ChildProcess, url: string, cleanup: () => void): Running {
   };
 }
 
+/**
+ * Extra Node flags for the measured server only, e.g. `BENCH_NODE_ARGS="--cpu-prof
+ * --cpu-prof-dir=/tmp/prof"` to profile it under a bench's load (Node refuses --cpu-prof in
+ * NODE_OPTIONS, and that would profile the bench and the load process too).
+ */
+const SERVER_NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+
 /** The real, built Telerace server on an embedded database in a throw-away folder. */
 export async function startTelerace(env: Record<string, string> = {}): Promise<Running> {
   const main = join(ROOT, 'apps/server/dist/main.js');
   if (!existsSync(main)) throw new Error('The server is not built: run `npm run build` first.');
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'telerace-bench-'));
-  const child = spawn(process.execPath, [main], {
+  const child = spawn(process.execPath, [...SERVER_NODE_ARGS, main], {
     env: {
       ...process.env,
       PORT: String(port),
