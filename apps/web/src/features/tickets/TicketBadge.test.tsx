@@ -24,7 +24,7 @@ describe('TicketBadge', () => {
     expect(badge).toHaveTextContent('135');
 
     await user.click(badge);
-    const dialog = screen.getByRole('dialog', { name: 'Your tickets' });
+    const dialog = await screen.findByRole('dialog', { name: 'Your tickets' });
     const breakdown = within(dialog).getByRole('region', { name: 'Where your tickets come from' });
     expect(within(breakdown).getByText('Linked accounts').nextSibling).toHaveTextContent('25');
     expect(within(breakdown).getByText('Adjustments').nextSibling).toHaveTextContent('-5');

@@ -1,10 +1,14 @@
 /** The top bar's ticket count (spec §2): hidden until known and on failure; opens the ticket-info modal. */
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { cx } from '../../lib/cx';
 import { useAuth } from '../auth/auth-context';
-import { TicketInfoModal } from './TicketInfoModal';
 import { useTickets } from './tickets-api';
+
+// The modal, with the ticket rules, is fetched when first opened: the top bar is in the first download.
+const TicketInfoModal = lazy(() =>
+  import('./TicketInfoModal').then(({ TicketInfoModal }) => ({ default: TicketInfoModal })),
+);
 
 function TicketIcon() {
   return (
@@ -48,7 +52,11 @@ export function TicketBadge() {
         <TicketIcon />
         {data.tickets.toLocaleString(i18n.resolvedLanguage)}
       </button>
-      <TicketInfoModal open={open} onClose={() => setOpen(false)} tickets={data} />
+      {open && (
+        <Suspense fallback={null}>
+          <TicketInfoModal open onClose={() => setOpen(false)} tickets={data} />
+        </Suspense>
+      )}
     </>
   );
 }
