@@ -3,12 +3,13 @@ import { resolve } from 'node:path';
 import tailwindcss from '@tailwindcss/vite';
 import react from '@vitejs/plugin-react';
 import { defaultClientConditions, defineConfig } from 'vite';
+import { splitEnglishTexts } from './src/i18n/split-texts.js';
 
 const SERVER = 'http://127.0.0.1:8080';
 
 export default defineConfig({
   root: import.meta.dirname,
-  plugins: [react(), tailwindcss()],
+  plugins: [react(), tailwindcss(), splitEnglishTexts()],
   resolve: {
     // `source` makes workspace packages (@telerace/protocol) resolve to their TypeScript sources.
     conditions: ['source', ...defaultClientConditions],
@@ -42,15 +43,17 @@ export default defineConfig({
             { name: 'vendor', test: /node_modules[\\/]/, priority: 1 },
             // The French texts in one file, fetched when French is shown (src/i18n).
             { name: 'texts-fr', test: /src[\\/]i18n[\\/]((pages|documents)[\\/])?fr\.json$/, priority: 1 },
-            // The English texts of the long documents, fetched with the pages that show them (src/i18n).
+            // The English texts of the long documents, fetched with the pages that show them, and those
+            // of the other pages fetched when shown, fetched with the first of them (src/i18n).
             { name: 'texts-documents-en', test: /src[\\/]i18n[\\/]documents[\\/]en\.json$/, priority: 1 },
+            { name: 'texts-later-en', test: /src[\\/]i18n[\\/]en\.json\?later$/, priority: 1 },
             // The app's own code for the first page in one file, not one small chunk per module that a
             // lazily loaded page also uses. Not its dependencies as well: that would pull the French
             // texts (statically imported for tests and the dev server) back into it.
             {
               name: 'app',
               test: (id) =>
-                !/[\\/]fr\.json$|[\\/]documents[\\/]en\.json$/.test(id) &&
+                !/[\\/]fr\.json$|[\\/]documents[\\/]en\.json$|[\\/]en\.json\?later$/.test(id) &&
                 /apps[\\/]web[\\/]src[\\/]|packages[\\/]protocol[\\/]|preload-helper/.test(id),
               tags: ['$initial'],
               includeDependenciesRecursively: false,

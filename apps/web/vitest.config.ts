@@ -2,10 +2,11 @@
 import react from '@vitejs/plugin-react';
 import { defaultClientConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
+import { splitEnglishTexts } from './src/i18n/split-texts.js';
 
 export default defineConfig({
   root: import.meta.dirname,
-  plugins: [react()],
+  plugins: [react(), splitEnglishTexts()],
   resolve: {
     conditions: ['source', ...defaultClientConditions],
   },

@@ -1,5 +1,5 @@
 /** Entry point: translations, styles, then the providers around the router once the texts are there. */
-import i18n, { i18nReady } from './i18n';
+import i18n, { i18nReady, loadLaterEnglish } from './i18n';
 import './styles.css';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
@@ -23,14 +23,15 @@ const queryClient = new QueryClient({
   defaultOptions: { queries: { retry: 1 } },
 });
 const router = createAppRouter();
-// The race event socket follows the session for the page's whole life. Its code (and the schemas it
-// checks messages with) is fetched when a session first starts: a signed-out visitor never needs it.
-// Once bound, it follows the token itself; a failed fetch is tried again at the next token.
+// The race event socket follows the session for the page's whole life. Its code (with the schemas it
+// checks messages with, and the English texts of its alerts) is fetched when a session first starts:
+// a signed-out visitor never needs it. Once bound, it follows the token itself; a failed fetch is
+// tried again at the next token.
 let eventSession: Promise<unknown> | null = null;
 onTokenChange((token) => {
   if (!token || eventSession) return;
-  eventSession = import('./features/events/event-session')
-    .then(({ bindEventSocketToSession }) =>
+  eventSession = Promise.all([import('./features/events/event-session'), loadLaterEnglish()])
+    .then(([{ bindEventSocketToSession }]) =>
       bindEventSocketToSession({
         navigate: (to) => router.navigate(to),
         notify: (message) => window.alert(message),

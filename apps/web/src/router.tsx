@@ -2,34 +2,38 @@
 import { createBrowserRouter, matchRoutes, type RouteObject } from 'react-router';
 import { AppLayout, type RouteHandle } from './components/layout/AppLayout';
 import { RequireAdmin, RequireAuth } from './features/auth/guards';
-import { loadEnglishDocuments } from './i18n';
+import { loadEnglishDocuments, loadLaterEnglish } from './i18n';
 import { type LazyPage, lazyPage } from './lib/lazy-page';
 import ErrorPage from './routes/ErrorPage';
 // The landing page (and the page for unknown paths) is in the first download; every other page is
 // fetched the first time it is shown.
 import Home from './routes/Home';
 
-/** A page showing a long document: its code and its English texts (i18n/documents) are fetched together. */
-const documentPage = (load: Parameters<typeof lazyPage>[0]): LazyPage =>
-  lazyPage(() => Promise.all([load(), loadEnglishDocuments()]).then(([page]) => page));
+type PageLoad = Parameters<typeof lazyPage>[0];
+
+/** A page fetched when shown: its code and the English texts of such pages (src/i18n) together. */
+const laterPage = (load: PageLoad, ...texts: (() => Promise<void>)[]): LazyPage =>
+  lazyPage(() => Promise.all([load(), loadLaterEnglish(), ...texts.map((l) => l())]).then(([page]) => page));
+/** A page showing a long document: also its English text (i18n/documents). */
+const documentPage = (load: PageLoad): LazyPage => laterPage(load, loadEnglishDocuments);
 
 const About = documentPage(() => import('./routes/About'));
-const Admin = lazyPage(() => import('./routes/Admin'));
-const AuthCallback = lazyPage(() => import('./routes/AuthCallback'));
-const CarSelection = lazyPage(() => import('./routes/CarSelection'));
-const Claim = lazyPage(() => import('./routes/Claim'));
-const CompleteRegistration = lazyPage(() => import('./routes/CompleteRegistration'));
-const Control = lazyPage(() => import('./routes/Control'));
+const Admin = laterPage(() => import('./routes/Admin'));
+const AuthCallback = laterPage(() => import('./routes/AuthCallback'));
+const CarSelection = laterPage(() => import('./routes/CarSelection'));
+const Claim = laterPage(() => import('./routes/Claim'));
+const CompleteRegistration = laterPage(() => import('./routes/CompleteRegistration'));
+const Control = laterPage(() => import('./routes/Control'));
 const Faq = documentPage(() => import('./routes/Faq'));
-const ForgotPassword = lazyPage(() => import('./routes/ForgotPassword'));
-const Leaderboards = lazyPage(() => import('./routes/Leaderboards'));
-const Login = lazyPage(() => import('./routes/Login'));
+const ForgotPassword = laterPage(() => import('./routes/ForgotPassword'));
+const Leaderboards = laterPage(() => import('./routes/Leaderboards'));
+const Login = laterPage(() => import('./routes/Login'));
 const PrivacyPolicy = documentPage(() => import('./routes/PrivacyPolicy'));
-const Profile = lazyPage(() => import('./routes/Profile'));
-const ResetPassword = lazyPage(() => import('./routes/ResetPassword'));
-const Settings = lazyPage(() => import('./routes/Settings'));
-const Signup = lazyPage(() => import('./routes/Signup'));
-const SignupSuccess = lazyPage(() => import('./routes/SignupSuccess'));
+const Profile = laterPage(() => import('./routes/Profile'));
+const ResetPassword = laterPage(() => import('./routes/ResetPassword'));
+const Settings = laterPage(() => import('./routes/Settings'));
+const Signup = laterPage(() => import('./routes/Signup'));
+const SignupSuccess = laterPage(() => import('./routes/SignupSuccess'));
 const TermsOfService = documentPage(() => import('./routes/TermsOfService'));
 
 interface PageHandle extends RouteHandle {

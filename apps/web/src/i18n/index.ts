@@ -2,9 +2,10 @@
  * Translations: English and French, English as fallback. The language is detected in the
  * spec's order (query string `lng`, cookie, localStorage, sessionStorage, browser language,
  * <html lang>, then English), remembered in localStorage and a cookie, and mirrored on <html lang>.
- * English, every language's fallback, is in the first download, but for the long documents (about,
- * FAQ, privacy, terms: `documents/`), fetched with those pages' code; in the production build French
- * is a chunk of its own, fetched only when shown (tests and the dev server have it all at once).
+ * In the production build English, every language's fallback, is in the first download but for
+ * the texts only pages fetched when shown use, which come with those pages' code: the long
+ * documents (about, FAQ, privacy, terms: `documents/`) and the sections of LATER_SECTIONS; French is
+ * a chunk of its own, fetched only when shown. Tests and the dev server have it all at once.
  */
 import { DEFAULT_LANGUAGE, LANGUAGE_COOKIE, LANGUAGES, type Language } from '@telerace/protocol';
 import i18next, { type BackendModule, type i18n as I18n } from 'i18next';
@@ -13,14 +14,15 @@ import { initReactI18next } from 'react-i18next';
 import documentsEn from './documents/en.json';
 import documentsFr from './documents/fr.json';
 import en from './en.json';
+import firstPageEn from './en.json?first-page';
 import fr from './fr.json';
 import pagesEn from './pages/en.json';
 import pagesFr from './pages/fr.json';
 
-/** A function, so that the production build leaves the English documents out of the first download. */
+/** A function, so that the production build leaves the later English texts out of the first download. */
 const english = () =>
   import.meta.env.PROD
-    ? { translation: { ...en, pages: pagesEn } }
+    ? { translation: { ...firstPageEn, pages: pagesEn } }
     : { translation: { ...en, pages: { ...pagesEn, ...documentsEn } } };
 /** A function, so that the production build leaves the French texts out of the first download. */
 const bundledFrench = () => ({ translation: { ...fr, pages: { ...pagesFr, ...documentsFr } } });
@@ -111,24 +113,33 @@ export function i18nReady(): Promise<void> {
   return new Promise((resolve) => i18n.on('initialized', () => resolve()));
 }
 
-let englishDocuments: Promise<void> | undefined;
+/** Fetches English texts once (none outside the build); a failure is not kept, the next call tries again. */
+function englishTexts(load: () => Promise<Texts>): () => Promise<void> {
+  let loading: Promise<void> | undefined;
+  return () => {
+    if (!import.meta.env.PROD) return Promise.resolve();
+    loading ??= load().then(
+      (texts) => {
+        i18n.addResourceBundle('en', 'translation', texts, true, false);
+      },
+      (error: unknown) => {
+        loading = undefined;
+        throw error;
+      },
+    );
+    return loading;
+  };
+}
 
 /**
- * Adds the English texts of the long documents (i18n/documents: about, FAQ, privacy, terms) in the
- * production build, where they are a chunk fetched with those pages' code; elsewhere they are there
- * from the start. English is every language's fallback, so they are fetched whatever is shown.
+ * The English texts of the pages fetched when shown (LATER_SECTIONS), fetched with the first of
+ * them. English is every language's fallback, so they are fetched whatever is shown.
  */
-export function loadEnglishDocuments(): Promise<void> {
-  if (!import.meta.env.PROD) return Promise.resolve();
-  englishDocuments ??= import('./documents/en.json').then(
-    ({ default: documents }: JsonModule) => {
-      i18n.addResourceBundle('en', 'translation', { pages: documents }, true, false);
-    },
-    (error: unknown) => {
-      // Not cached: the page's next load tries again.
-      englishDocuments = undefined;
-      throw error;
-    },
-  );
-  return englishDocuments;
-}
+export const loadLaterEnglish = englishTexts(() =>
+  import('./en.json?later').then((texts: JsonModule) => texts.default),
+);
+
+/** The English texts of the long documents (about, FAQ, privacy, terms), fetched with those pages. */
+export const loadEnglishDocuments = englishTexts(() =>
+  import('./documents/en.json').then((documents: JsonModule) => ({ pages: documents.default })),
+);
