@@ -59,11 +59,7 @@ export class CarRelay implements CarPresence {
       // car stops and the control socket closes now, before the car session itself is ended.
       events.on('user.sessions-revoked', ({ userId, reason }) => {
         for (const link of this.#controllersOf(userId))
-          this.#detach(
-            link,
-            SOCKET_CLOSE_CODES.forceDisconnect,
-            reason === 'deleted' ? 'account_deleted' : reason,
-          );
+          this.#detach(link, SOCKET_CLOSE_CODES.forceDisconnect, reason);
       }),
       // One login session ended (log-out, refresh-token reuse): its sockets close.
       events.on('session.revoked', ({ userId, sessionId }) => {
@@ -78,7 +74,7 @@ export class CarRelay implements CarPresence {
         const car = this.#cars.get(carId);
         if (car?.ready) car.send({ type: 'config', settings: config });
       }),
-      events.on('car.command', ({ carId, command }) => {
+      events.on('car.command-requested', ({ carId, command }) => {
         const car = this.#cars.get(carId);
         if (car?.ready) car.send({ type: 'command', command });
       }),
