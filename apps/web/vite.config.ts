@@ -26,7 +26,8 @@ export default defineConfig({
       },
       // The protocol's modules only declare constants and schemas: one the first page does not use
       // (a zod schema is a call, kept unless its module may be dropped) stays out of its download.
-      treeshake: { moduleSideEffects: (id) => !/packages[\\/]protocol[\\/]src[\\/]/.test(id) },
+      // Every other module keeps the default (its package's `sideEffects`, none for JSON).
+      treeshake: { moduleSideEffects: [{ test: /packages[\\/]protocol[\\/]src[\\/]/, sideEffects: false }] },
       output: {
         // Libraries change less often than the app: separate chunks stay cached across releases.
         codeSplitting: {
