@@ -4,7 +4,7 @@
  * (then shows its secret once). Errors show the server's text, else the action's fallback (§8).
  */
 import type { AdminCar } from '@telerace/protocol';
-import { type FormEvent, useId, useState } from 'react';
+import { type FormEvent, type ReactNode, useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Alert } from '../../components/ui/Alert';
 import { Button } from '../../components/ui/Button';
@@ -97,6 +97,41 @@ export function OneTimeValue({ value, label, testId }: { value: string; label: s
   );
 }
 
+/** What an action gave back (a control code, a car's secret), shown until the admin is done. */
+function RevealDialog({
+  title,
+  onClose,
+  children,
+}: {
+  title: string;
+  onClose: () => void;
+  children: ReactNode;
+}) {
+  const { t } = useTranslation();
+  return (
+    <Modal
+      open
+      onClose={onClose}
+      size="sm"
+      title={title}
+      footer={<Button onClick={onClose}>{t('carStatus.done')}</Button>}
+    >
+      <div className="space-y-3">{children}</div>
+    </Modal>
+  );
+}
+
+/** A car's secret: the server keeps only its hash, so this is the one time it can be copied. */
+function CarSecret({ secret }: { secret: string }) {
+  const { t } = useTranslation();
+  return (
+    <>
+      <OneTimeValue value={secret} label={t('carStatus.secretLabel')} testId="car-secret" />
+      <Alert tone="warning">{t('carStatus.secretOnce')}</Alert>
+    </>
+  );
+}
+
 export interface CarActionDialogProps {
   action: CarAction | null;
   onClose: () => void;
@@ -147,26 +182,19 @@ function ActionDialog({ action, onClose, onDone }: CarActionDialogProps & { acti
   if (shown !== null) {
     const isSecret = kind === 'rotateSecret';
     return (
-      <Modal
-        open
-        onClose={onClose}
-        size="sm"
+      <RevealDialog
         title={t(isSecret ? 'carStatus.secretTitle' : 'carStatus.codeTitle', params)}
-        footer={<Button onClick={onClose}>{t('carStatus.done')}</Button>}
+        onClose={onClose}
       >
-        <div className="space-y-3">
-          <OneTimeValue
-            value={shown}
-            label={t(isSecret ? 'carStatus.secretLabel' : 'carStatus.codeLabel')}
-            testId={isSecret ? 'car-secret' : 'control-code'}
-          />
-          {isSecret ? (
-            <Alert tone="warning">{t('carStatus.secretOnce')}</Alert>
-          ) : (
+        {isSecret ? (
+          <CarSecret secret={shown} />
+        ) : (
+          <>
+            <OneTimeValue value={shown} label={t('carStatus.codeLabel')} testId="control-code" />
             <p className="text-sm text-muted">{t('carStatus.codeHint')}</p>
-          )}
-        </div>
-      </Modal>
+          </>
+        )}
+      </RevealDialog>
     );
   }
 
@@ -244,19 +272,10 @@ function AddCar({ onClose, onDone }: { onClose: () => void; onDone: () => void }
 
   if (created) {
     return (
-      <Modal
-        open
-        onClose={onClose}
-        size="sm"
-        title={t('carStatus.add.createdTitle', { name: created.name })}
-        footer={<Button onClick={onClose}>{t('carStatus.done')}</Button>}
-      >
-        <div className="space-y-3">
-          <p className="text-sm text-muted">{t('carStatus.add.createdText', { id: created.id })}</p>
-          <OneTimeValue value={created.secret} label={t('carStatus.secretLabel')} testId="car-secret" />
-          <Alert tone="warning">{t('carStatus.secretOnce')}</Alert>
-        </div>
-      </Modal>
+      <RevealDialog title={t('carStatus.add.createdTitle', { name: created.name })} onClose={onClose}>
+        <p className="text-sm text-muted">{t('carStatus.add.createdText', { id: created.id })}</p>
+        <CarSecret secret={created.secret} />
+      </RevealDialog>
     );
   }
 

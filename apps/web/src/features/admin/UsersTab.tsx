@@ -22,6 +22,33 @@ import { YesNo } from './YesNo';
 /** Compact buttons: four of them share one table cell. */
 const ACTION = 'h-8! px-2! text-xs!';
 
+/** One row action; `selfHint` disables it and says why (an admin's own account). */
+function ActionButton({
+  kind,
+  danger = false,
+  selfHint,
+  onAction,
+}: {
+  kind: UserActionKind;
+  danger?: boolean;
+  selfHint?: string;
+  onAction: (kind: UserActionKind) => void;
+}) {
+  const { t } = useTranslation();
+  return (
+    <Button
+      variant={danger ? 'ghost' : 'secondary'}
+      size="sm"
+      className={danger ? `${ACTION} text-danger!` : ACTION}
+      disabled={selfHint !== undefined}
+      title={selfHint}
+      onClick={() => onAction(kind)}
+    >
+      {t(`admin.actions.${kind}`)}
+    </Button>
+  );
+}
+
 function RowActions({
   user,
   isSelf,
@@ -35,39 +62,14 @@ function RowActions({
   const selfHint = isSelf ? t('admin.actions.selfHint') : undefined;
   return (
     <fieldset className="grid grid-cols-[auto_auto] gap-1 2xl:flex" aria-label={displayName(user.username)}>
-      <Button
-        variant="secondary"
-        size="sm"
-        className={ACTION}
-        disabled={isSelf}
-        title={selfHint}
-        onClick={() => onAction(user.is_banned ? 'unban' : 'ban')}
-      >
-        {user.is_banned ? t('admin.actions.unban') : t('admin.actions.ban')}
-      </Button>
-      <Button
-        variant="secondary"
-        size="sm"
-        className={ACTION}
-        disabled={isSelf}
-        title={selfHint}
-        onClick={() => onAction(user.is_admin ? 'removeAdmin' : 'makeAdmin')}
-      >
-        {user.is_admin ? t('admin.actions.removeAdmin') : t('admin.actions.makeAdmin')}
-      </Button>
-      <Button variant="secondary" size="sm" className={ACTION} onClick={() => onAction('adjust')}>
-        {t('admin.actions.adjust')}
-      </Button>
-      <Button
-        variant="ghost"
-        size="sm"
-        className={`${ACTION} text-danger!`}
-        disabled={isSelf}
-        title={selfHint}
-        onClick={() => onAction('delete')}
-      >
-        {t('admin.actions.delete')}
-      </Button>
+      <ActionButton kind={user.is_banned ? 'unban' : 'ban'} selfHint={selfHint} onAction={onAction} />
+      <ActionButton
+        kind={user.is_admin ? 'removeAdmin' : 'makeAdmin'}
+        selfHint={selfHint}
+        onAction={onAction}
+      />
+      <ActionButton kind="adjust" onAction={onAction} />
+      <ActionButton kind="delete" danger selfHint={selfHint} onAction={onAction} />
     </fieldset>
   );
 }
