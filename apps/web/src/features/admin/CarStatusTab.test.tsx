@@ -3,28 +3,14 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import i18n from '../../i18n';
+import { buildAdminCar } from '../../test/cars';
 import { adminUser, callsTo, json, renderSignedIn, stubFetch } from '../profile/testing';
 import { CarStatusTab } from './CarStatusTab';
 
 const minutesFromNow = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
 
-const base: Omit<AdminCar, 'id' | 'name'> = {
-  image_url: null,
-  status: 'online',
-  stream_id: 7,
-  current_user_id: null,
-  username: null,
-  config_forward_speed: 100,
-  config_backward_speed: 100,
-  config_steering_trim: 0,
-  session_ends_at: null,
-  control_code: null,
-  control_code_expires_at: null,
-  last_telemetry: null,
-};
 const cars: AdminCar[] = [
-  {
-    ...base,
+  buildAdminCar({
     id: 1,
     name: 'Red Comet',
     current_user_id: 12,
@@ -33,16 +19,15 @@ const cars: AdminCar[] = [
     control_code: 'K7P2QA',
     control_code_expires_at: minutesFromNow(11.5),
     last_telemetry: { speed: 2.5, battery: 64, at: new Date(Date.now() - 12_000).toISOString() },
-  },
-  { ...base, id: 2, name: 'Blue Bolt', status: 'offline', stream_id: 8 },
-  {
-    ...base,
+  }),
+  buildAdminCar({ id: 2, name: 'Blue Bolt', status: 'offline', stream_id: 8 }),
+  buildAdminCar({
     id: 3,
     name: 'Old Gold',
     stream_id: 9,
     control_code: 'H4RDQ2',
     control_code_expires_at: minutesFromNow(-1),
-  },
+  }),
 ];
 
 const routes = (extra: Parameters<typeof stubFetch>[0] = {}) =>
@@ -186,7 +171,10 @@ describe('admin CarStatusTab', () => {
   it('adds a car and shows its secret once', async () => {
     const fetchMock = routes({
       'POST /api/admin/cars': () =>
-        json(201, { car: { ...base, id: 9, name: 'Green Flash', status: 'offline' }, secret: 'sec_new' }),
+        json(201, {
+          car: buildAdminCar({ id: 9, name: 'Green Flash', status: 'offline' }),
+          secret: 'sec_new',
+        }),
     });
     const user = userEvent.setup();
     await renderSignedIn(<CarStatusTab />, adminUser);

@@ -6,31 +6,20 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import i18n from '../../i18n';
 import { resetAuthClient } from '../../lib/auth-client';
 import CarSelection from '../../routes/CarSelection';
+import { buildCar } from '../../test/cars';
 import { callsTo, json, member, renderSignedIn, stubFetch } from '../profile/testing';
 
-const base: Omit<Car, 'id' | 'name'> = {
-  image_url: null,
-  status: 'online',
-  stream_id: 7,
-  current_user_id: null,
-  username: null,
-  config_forward_speed: 100,
-  config_backward_speed: 100,
-  config_steering_trim: 0,
-  session_ends_at: null,
-};
 const cars: Car[] = [
-  { ...base, id: 1, name: 'Red Comet' },
-  { ...base, id: 2, name: 'Blue Bolt', status: 'offline', stream_id: 8 },
-  { ...base, id: 3, name: 'Green Flash', current_user_id: 44, username: 'drifter#44', stream_id: 9 },
-  {
-    ...base,
+  buildCar({ id: 1, name: 'Red Comet' }),
+  buildCar({ id: 2, name: 'Blue Bolt', status: 'offline', stream_id: 8 }),
+  buildCar({ id: 3, name: 'Green Flash', current_user_id: 44, username: 'drifter#44', stream_id: 9 }),
+  buildCar({
     id: 4,
     name: 'Yellow Jacket',
     current_user_id: member.id,
     username: member.username,
     stream_id: 10,
-  },
+  }),
 ];
 
 function ControlMarker() {

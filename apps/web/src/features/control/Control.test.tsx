@@ -1,10 +1,11 @@
-import type { Car, User } from '@telerace/protocol';
+import type { User } from '@telerace/protocol';
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import i18n from '../../i18n';
 import { resetAuthClient } from '../../lib/auth-client';
 import Control from '../../routes/Control';
+import { buildCar } from '../../test/cars';
 import { FakeJanus } from '../../test/fake-janus';
 import { FakeSocket } from '../../test/fake-socket';
 import { adminUser, callsTo, json, member, renderSignedIn, stubFetch } from '../profile/testing';
@@ -12,19 +13,15 @@ import { adminUser, callsTo, json, member, renderSignedIn, stubFetch } from '../
 vi.mock('janus-gateway', async () => ({ default: (await import('../../test/fake-janus')).FakeJanus }));
 vi.mock('webrtc-adapter', () => ({ default: { browserDetails: { browser: 'chrome', version: 140 } } }));
 
-const car: Car = {
+const car = buildCar({
   id: 3,
   name: 'Red Comet',
-  image_url: null,
-  status: 'online',
-  stream_id: 7,
   current_user_id: member.id,
   username: member.username,
   config_forward_speed: 80,
   config_backward_speed: 40,
   config_steering_trim: -5,
-  session_ends_at: null,
-};
+});
 
 function renderControl(user: User = member) {
   return renderSignedIn(<Control />, user, {
