@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createTrack } from '../sim/track.js';
-import { SimCamera, type SpawnFn } from './sim-camera.js';
+import { SimCamera, type SimCameraOptions, type SpawnFn } from './sim-camera.js';
 import { decodeTimestamp } from './timestamp-strip.js';
 
 const track = createTrack();
@@ -32,16 +32,26 @@ function fakeGst() {
   return { child, spawn, calls, written, flush };
 }
 
+/** A camera on a car parked on the start line, streaming 160×120 to a local port. */
+function parkedCarCamera(options: Partial<SimCameraOptions> & Pick<SimCameraOptions, 'spawn'>) {
+  return new SimCamera({
+    getState: () => ({ ...track.start, speed: 0 }),
+    track,
+    host: '127.0.0.1',
+    port: 5004,
+    width: 160,
+    height: 120,
+    ...options,
+  });
+}
+
 afterEach(() => vi.useRealTimers());
 
 describe('SimCamera', () => {
   it('spawns the sim pipeline and writes stamped frames of the right size', async () => {
     const gst = fakeGst();
-    const cam = new SimCamera({
+    const cam = parkedCarCamera({
       getState: () => ({ ...track.start, speed: 1 }),
-      track,
-      host: '127.0.0.1',
-      port: 5004,
       width: 320,
       height: 240,
       spawn: gst.spawn,
@@ -69,13 +79,7 @@ describe('SimCamera', () => {
 
   it('drops frames instead of queueing when GStreamer falls behind', async () => {
     const gst = fakeGst();
-    const cam = new SimCamera({
-      getState: () => ({ ...track.start, speed: 0 }),
-      track,
-      host: '127.0.0.1',
-      port: 5004,
-      width: 160,
-      height: 120,
+    const cam = parkedCarCamera({
       poolSize: 2,
       spawn: gst.spawn,
     });
@@ -94,13 +98,7 @@ describe('SimCamera', () => {
     vi.useFakeTimers();
     const gst = fakeGst();
     const exits: Array<number | null> = [];
-    const cam = new SimCamera({
-      getState: () => ({ ...track.start, speed: 0 }),
-      track,
-      host: '127.0.0.1',
-      port: 5004,
-      width: 160,
-      height: 120,
+    const cam = parkedCarCamera({
       framerate: 10,
       poolSize: 100,
       spawn: gst.spawn,
@@ -120,13 +118,7 @@ describe('SimCamera', () => {
     const first = fakeGst();
     const second = fakeGst();
     let n = 0;
-    const cam = new SimCamera({
-      getState: () => ({ ...track.start, speed: 0 }),
-      track,
-      host: '127.0.0.1',
-      port: 5004,
-      width: 160,
-      height: 120,
+    const cam = parkedCarCamera({
       poolSize: 1,
       spawn: (c, a, o) => (n++ === 0 ? first.spawn : second.spawn)(c, a, o),
     });
