@@ -86,12 +86,27 @@ describe('language detection order', () => {
   it('falls back to English for an unsupported language', () => {
     expect(detect({ query: 'de', navigator: ['es-ES'], html: 'it' })).toBe('en');
   });
+
+  it('skips a storage that refuses access (private browsing)', () => {
+    vi.spyOn(Storage.prototype, 'getItem').mockImplementation(() => {
+      throw new DOMException('denied', 'SecurityError');
+    });
+    expect(detect({ local: 'en', session: 'en', navigator: ['fr-FR'] })).toBe('fr');
+  });
 });
 
 describe('remembering the language', () => {
   it('caches the detected language in localStorage and the language cookie', () => {
     detect({ query: 'fr' });
     expect(window.localStorage.getItem(LANGUAGE_STORAGE_KEY)).toBe('fr');
+    expect(document.cookie).toContain(`${LANGUAGE_COOKIE}=fr`);
+  });
+
+  it('still sets the cookie when localStorage refuses to store', () => {
+    vi.spyOn(Storage.prototype, 'setItem').mockImplementation(() => {
+      throw new DOMException('full', 'QuotaExceededError');
+    });
+    detect({ query: 'fr' });
     expect(document.cookie).toContain(`${LANGUAGE_COOKIE}=fr`);
   });
 

@@ -7,10 +7,10 @@
  * documents (about, FAQ, privacy, terms: `documents/`) and the sections of LATER_SECTIONS; French is
  * a chunk of its own, fetched only when shown. Tests and the dev server have it all at once.
  */
-import { DEFAULT_LANGUAGE, LANGUAGE_COOKIE, LANGUAGES, type Language } from '@telerace/protocol';
+import { DEFAULT_LANGUAGE, LANGUAGES, type Language } from '@telerace/protocol';
 import i18next, { type BackendModule, type i18n as I18n } from 'i18next';
-import LanguageDetector from 'i18next-browser-languagedetector';
 import { initReactI18next } from 'react-i18next';
+import { languageDetector } from './detector';
 import documentsEn from './documents/en.json';
 import documentsFr from './documents/fr.json';
 import en from './en.json';
@@ -58,16 +58,7 @@ const languageChunks: BackendModule = {
 /** Each language named in itself, as the language switch shows it. */
 export const LANGUAGE_NAMES: Record<Language, string> = { en: 'English', fr: 'Français' };
 
-export const DETECTION_ORDER = [
-  'querystring',
-  'cookie',
-  'localStorage',
-  'sessionStorage',
-  'navigator',
-  'htmlTag',
-];
-export const LANGUAGE_STORAGE_KEY = 'i18nextLng';
-const ONE_YEAR_MINUTES = 60 * 24 * 365;
+export { LANGUAGE_STORAGE_KEY } from './detector';
 
 export function createI18n(): I18n {
   const instance = i18next.createInstance();
@@ -77,7 +68,7 @@ export function createI18n(): I18n {
     document.documentElement.lang = instance.resolvedLanguage ?? DEFAULT_LANGUAGE;
   });
   void instance
-    .use(LanguageDetector)
+    .use(languageDetector)
     .use(initReactI18next)
     .init({
       resources: import.meta.env.PROD ? { en: english() } : { en: english(), fr: bundledFrench() },
@@ -90,16 +81,6 @@ export function createI18n(): I18n {
       nonExplicitSupportedLngs: true,
       initAsync: false,
       interpolation: { escapeValue: false },
-      detection: {
-        order: DETECTION_ORDER,
-        lookupQuerystring: 'lng',
-        lookupCookie: LANGUAGE_COOKIE,
-        lookupLocalStorage: LANGUAGE_STORAGE_KEY,
-        lookupSessionStorage: LANGUAGE_STORAGE_KEY,
-        caches: ['localStorage', 'cookie'],
-        cookieMinutes: ONE_YEAR_MINUTES,
-        cookieOptions: { path: '/', sameSite: 'lax' },
-      },
     });
   return instance;
 }
