@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createTrack } from '../sim/track.js';
 import type { SpawnFn } from './sim-camera.js';
 import { lastErrorLine, VideoStreamer, type VideoStreamerOptions, type VideoTarget } from './streamer.js';
-import { alive, udpSink } from './testing.js';
+import { alive, expectSilence, rtpArrives, udpSink } from './testing.js';
 
 const track = createTrack();
 const A: VideoTarget = { host: '127.0.0.1', port: 5004, codec: 'h264' };
@@ -343,21 +343,16 @@ describe('VideoStreamer (real gst-launch-1.0)', () => {
     cleanups.push(() => s.stop());
 
     s.start({ host: '127.0.0.1', port: first.port, codec: 'h264' });
-    await vi.waitFor(() => expect(first.rtp().length).toBeGreaterThan(10), { timeout: 10_000, interval: 50 });
+    await rtpArrives(first);
     expect(s.fps()).toBeUndefined();
     await vi.waitFor(() => expect(s.fps()).toBeGreaterThan(0), { timeout: 5_000, interval: 200 });
     const firstPid = s.pid as number;
     expect(alive(firstPid)).toBe(true);
 
     s.start({ host: '127.0.0.1', port: second.port, codec: 'h264' });
-    await vi.waitFor(() => expect(second.rtp().length).toBeGreaterThan(10), {
-      timeout: 10_000,
-      interval: 50,
-    });
+    await rtpArrives(second);
     expect(alive(firstPid)).toBe(false);
-    const onFirst = first.packets.length;
-    await new Promise((r) => setTimeout(r, 500));
-    expect(first.packets.length).toBe(onFirst);
+    await expectSilence(first, 500);
 
     const secondPid = s.pid as number;
     expect(secondPid).not.toBe(firstPid);
@@ -380,7 +375,7 @@ describe('VideoStreamer (real gst-launch-1.0)', () => {
     });
     cleanups.push(() => s.stop());
     s.start({ host: '127.0.0.1', port: sink.port, codec: 'h264' });
-    await vi.waitFor(() => expect(sink.rtp().length).toBeGreaterThan(5), { timeout: 10_000, interval: 50 });
+    await rtpArrives(sink, { moreThan: 5 });
     const pid = s.pid as number;
     process.kill(pid, 'SIGKILL');
     await vi.waitFor(() => expect(log.some((l) => l.includes('(signal SIGKILL)'))).toBe(true), {
@@ -389,10 +384,7 @@ describe('VideoStreamer (real gst-launch-1.0)', () => {
     await vi.waitFor(() => expect(s.pid).toBeDefined(), { timeout: 5_000 });
     expect(s.pid).not.toBe(pid);
     const before = sink.rtp().length;
-    await vi.waitFor(() => expect(sink.rtp().length).toBeGreaterThan(before + 5), {
-      timeout: 10_000,
-      interval: 50,
-    });
+    await rtpArrives(sink, { moreThan: before + 5 });
     const last = s.pid as number;
     await s.stop();
     expect(alive(last)).toBe(false);

@@ -1,6 +1,7 @@
 /** Test helpers for the video tests: a UDP port that collects RTP, and processes that exist. */
 import { createSocket } from 'node:dgram';
 import { readdirSync, readFileSync } from 'node:fs';
+import { expect, vi } from 'vitest';
 
 export interface UdpSink {
   port: number;
@@ -24,6 +25,18 @@ export async function udpSink(): Promise<UdpSink> {
     rtp: () => packets.filter(isRtp96),
     close: () => new Promise((resolve) => socket.close(() => resolve())),
   };
+}
+
+/** Waits until the sink holds more than `moreThan` RTP packets (GStreamer takes a while to start). */
+export async function rtpArrives(sink: UdpSink, { moreThan = 10, timeout = 10_000 } = {}): Promise<void> {
+  await vi.waitFor(() => expect(sink.rtp().length).toBeGreaterThan(moreThan), { timeout, interval: 50 });
+}
+
+/** Checks that nothing more reaches the sink for `ms`: whatever streamed to it has stopped. */
+export async function expectSilence(sink: UdpSink, ms: number): Promise<void> {
+  const received = sink.packets.length;
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  expect(sink.packets.length).toBe(received);
 }
 
 /** Whether a process exists (a child that exited and was reaped no longer does). */
