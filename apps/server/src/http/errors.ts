@@ -74,7 +74,10 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
   if (error instanceof DomainError) {
     const status = STATUS_OF_KIND[error.kind];
     if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
-    request.log.info({ status, error: error.message, details: error.details }, 'request rejected');
+    request.log.info(
+      { req: request, status, error: error.message, details: error.details },
+      'request rejected',
+    );
     reply.code(status).send({ error: error.message, errorKey: error.errorKey } satisfies ErrorBody);
     return;
   }

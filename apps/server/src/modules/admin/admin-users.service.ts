@@ -15,7 +15,7 @@ import type { TicketsService } from '../tickets/tickets.service.js';
 import { presentUser } from '../users/user.presenter.js';
 import { lockLiveUser, type UserRow, updateUser } from '../users/users.repo.js';
 import { listLogins, listUsers, type Page } from './admin-users.repo.js';
-import { recordAudit } from './audit.repo.js';
+import { type AuditAction, recordAudit } from './audit.repo.js';
 
 export interface Actor {
   id: number;
@@ -80,13 +80,8 @@ export class AdminUsersService {
     };
   }
 
-  /** Runs `action` on a locked live member other than the actor, in one transaction. */
-  async #onOtherMember<T>(
-    actor: Actor,
-    targetId: number,
-    action: (tx: Db, target: UserRow) => Promise<T>,
-  ): Promise<T> {
-    if (targetId === actor.id) throw selfError();
+  /** Runs `action` on a locked live member, in one transaction. */
+  async #onMember<T>(targetId: number, action: (tx: Db, target: UserRow) => Promise<T>): Promise<T> {
     return this.#db.transaction(async (tx) => {
       const target = await lockLiveUser(tx, targetId);
       if (!target) throw notFound();
@@ -94,20 +89,37 @@ export class AdminUsersService {
     });
   }
 
-  /** Bans (ending every session at once) or unbans a member. */
+  /** Sets one of the member's flags with its audit record (`is_banned`/`is_admin` before and after). */
+  async #setFlag(
+    tx: Db,
+    actor: Actor,
+    target: UserRow,
+    change: { flag: 'isBanned' | 'isAdmin'; value: boolean; action: AuditAction },
+  ): Promise<UserRow> {
+    const { flag, value, action } = change;
+    const updated = await updateUser(tx, target.id, { [flag]: value });
+    const column = flag === 'isBanned' ? 'is_banned' : 'is_admin';
+    await recordAudit(tx, {
+      actor,
+      action,
+      targetType: 'user',
+      targetId: target.id,
+      before: { [column]: target[flag] },
+      after: { [column]: updated[flag] },
+    });
+    return updated;
+  }
+
+  /** Bans (ending every session at once) or unbans a member; nobody bans themselves. */
   async setBanned(actor: Actor, targetId: number, ban: boolean): Promise<AdminUser> {
-    const row = await this.#onOtherMember(actor, targetId, async (tx, target) => {
-      const updated = await updateUser(tx, target.id, { isBanned: ban });
+    if (targetId === actor.id) throw selfError();
+    const row = await this.#onMember(targetId, async (tx, target) => {
       if (ban) await revokeUserSessions(tx, target.id);
-      await recordAudit(tx, {
-        actor,
+      return this.#setFlag(tx, actor, target, {
+        flag: 'isBanned',
+        value: ban,
         action: ban ? 'user.ban' : 'user.unban',
-        targetType: 'user',
-        targetId: target.id,
-        before: { is_banned: target.isBanned },
-        after: { is_banned: updated.isBanned },
       });
-      return updated;
     });
     this.#events.emit('user.changed', { userId: row.id, username: row.username });
     if (ban) this.#events.emit('user.sessions-revoked', { userId: row.id, reason: 'banned' });
@@ -126,20 +138,13 @@ export class AdminUsersService {
         ERROR_KEYS.cannotRemoveOwnAdmin,
       );
     }
-    const row = await this.#db.transaction(async (tx) => {
-      const target = await lockLiveUser(tx, targetId);
-      if (!target) throw notFound();
-      const updated = await updateUser(tx, target.id, { isAdmin: makeAdmin });
-      await recordAudit(tx, {
-        actor,
+    const row = await this.#onMember(targetId, (tx, target) =>
+      this.#setFlag(tx, actor, target, {
+        flag: 'isAdmin',
+        value: makeAdmin,
         action: makeAdmin ? 'user.grant-admin' : 'user.revoke-admin',
-        targetType: 'user',
-        targetId: target.id,
-        before: { is_admin: target.isAdmin },
-        after: { is_admin: updated.isAdmin },
-      });
-      return updated;
-    });
+      }),
+    );
     this.#events.emit('user.changed', { userId: row.id, username: row.username });
     this.#events.emit('user.role-changed', { userId: row.id, isAdmin: row.isAdmin });
     return this.#adminUser(row);
@@ -155,9 +160,7 @@ export class AdminUsersService {
     amount: number,
     requestId: string | undefined,
   ): Promise<AdminUser> {
-    return this.#db.transaction(async (tx) => {
-      const target = await lockLiveUser(tx, targetId);
-      if (!target) throw notFound();
+    return this.#onMember(targetId, async (tx, target) => {
       const before = await this.#tickets.forUser(target.id, tx);
       const added = await this.#tickets.add(
         {
