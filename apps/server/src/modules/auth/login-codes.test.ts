@@ -5,16 +5,17 @@
  * /auth/callback?token=<code>…, which the page then exchanges at POST /api/auth/exchange.
  */
 import { ERROR_KEYS } from '@telerace/protocol';
-import { eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { FastifyPluginAsync } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loginCodes, loginHistory } from '../../db/schema.js';
 import { startTestApp } from '../../test/app.js';
+import { ManualClock } from '../../test/clock.js';
 import { buildUser } from '../../test/factories.js';
 import { listen } from '../../test/sockets.js';
 import type { UserRow } from '../users/users.repo.js';
 import { REFRESH_COOKIE } from './auth.routes.js';
-import { SIGN_IN_FLOW_COOKIE } from './login-codes.js';
+import { LOGIN_CODE_TTL_SECONDS, SIGN_IN_FLOW_COOKIE } from './login-codes.js';
 
 /** What a social provider's routes (issue 13) do with the login-code API. */
 const fakeProvider: FastifyPluginAsync = async (app) => {
@@ -78,8 +79,10 @@ class Browser {
 
 let t: Awaited<ReturnType<typeof startTestApp>>;
 let base: string;
+/** Codes expire by this clock: a test moves it instead of rewriting rows. */
+const clock = new ManualClock();
 beforeAll(async () => {
-  t = await startTestApp({}, { apiPlugins: [fakeProvider] });
+  t = await startTestApp({}, { apiPlugins: [fakeProvider], clock });
   base = `http://${await listen(t.app)}`;
 });
 afterAll(() => t.close());
@@ -182,15 +185,18 @@ describe('refused codes (login CSRF)', () => {
     expect((await post()).status).toBe(400);
   });
 
-  it('a code older than 60 s is refused', async () => {
+  it('a code works for 60 s, then is refused', async () => {
     const member = await buildUser(t.app.database.db);
-    const browser = new Browser(base);
-    const code = await browser.signInWithProvider(member);
-    await t.app.database.db
-      .update(loginCodes)
-      .set({ expiresAt: sql`now() - interval '1 second'` })
-      .where(eq(loginCodes.userId, member.id));
-    expect((await browser.exchange(code)).status).toBe(400);
+    const early = new Browser(base);
+    const late = new Browser(base);
+    const earlyCode = await early.signInWithProvider(member);
+    const lateCode = await late.signInWithProvider(member);
+    clock.advance(LOGIN_CODE_TTL_SECONDS * 1000 - 1000);
+    expect((await early.exchange(earlyCode)).status).toBe(200);
+    clock.advance(2000);
+    const refused = await late.exchange(lateCode);
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toEqual(INVALID);
   });
 
   it('a banned member gets the ban; a deleted one a refused code', async () => {
