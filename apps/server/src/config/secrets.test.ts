@@ -43,7 +43,10 @@ describe('secret settings', () => {
     // The admin was seeded (its password went through) and the requests were logged.
     expect(log).toContain('operator@example.com');
     expect(log).toContain('/api/public-config');
-    const values = { ...SAMPLES, DATABASE_URL: testApp.environment.env.DATABASE_URL };
+    const values: Record<string, string | undefined> = {
+      ...SAMPLES,
+      DATABASE_URL: testApp.environment.env.DATABASE_URL,
+    };
     for (const entry of secrets) {
       const value = values[entry.env];
       if (value !== undefined) expect(log, entry.env).not.toContain(value);

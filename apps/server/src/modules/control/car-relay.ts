@@ -13,7 +13,7 @@ import {
   type Telemetry,
 } from '@telerace/protocol';
 import type { FastifyBaseLogger } from 'fastify';
-import type { EventBus } from '../../events.js';
+import type { EventBus, EventHandlers } from '../../events.js';
 import { type DropCounters, newDropCounters } from '../../sockets/message-guard.js';
 import type { SocketConnection } from '../../sockets/socket-connection.js';
 import type { CarPresence } from '../cars/cars.service.js';
@@ -29,7 +29,6 @@ export class CarRelay implements CarPresence {
   readonly #cars = new Map<number, CarLink>();
   readonly #controllers = new Map<number, ControllerLink>();
   readonly #telemetry = new Map<number, Telemetry & { at: string }>();
-  readonly #unsubscribe: (() => void)[] = [];
   /** Dropped messages of the car sockets and of the controller sockets. */
   readonly dropped: { car: DropCounters; controller: DropCounters } = {
     car: newDropCounters(),
@@ -40,45 +39,48 @@ export class CarRelay implements CarPresence {
     readonly events: EventBus,
     readonly log: FastifyBaseLogger,
     readonly options: CarRelayOptions,
-  ) {
-    this.#unsubscribe.push(
-      events.on('car.session-ended', ({ carId, sessionId, reason }) => {
+  ) {}
+
+  /** What the relay does about each domain event (subscribed by the control module). */
+  handlers(): EventHandlers {
+    return {
+      'car.session-ended': ({ carId, sessionId, reason }) => {
         this.#stop(carId);
         const controller = this.#controllers.get(carId);
         if (controller && controller.sessionId === sessionId) {
           this.#controllers.delete(carId);
           controller.close(SOCKET_CLOSE_CODES.sessionEnded, reason);
         }
-      }),
-      events.on('car.deleted', ({ carId }) => {
+      },
+      'car.deleted': ({ carId }) => {
         this.#stop(carId);
         this.#cars.get(carId)?.close(SOCKET_CLOSE_CODES.carRevoked, 'car deleted');
         this.#controllers.get(carId)?.close(SOCKET_CLOSE_CODES.sessionEnded, 'car_deleted');
-      }),
+      },
       // Every session of the member ended (ban, deletion, password change, log-out everywhere): the
       // car stops and the control socket closes now, before the car session itself is ended.
-      events.on('user.sessions-revoked', ({ userId, reason }) => {
+      'user.sessions-revoked': ({ userId, reason }) => {
         for (const link of this.#controllersOf(userId))
           this.#detach(link, SOCKET_CLOSE_CODES.forceDisconnect, reason);
-      }),
+      },
       // One login session ended (log-out, refresh-token reuse): its sockets close.
-      events.on('session.revoked', ({ userId, sessionId }) => {
+      'session.revoked': ({ userId, sessionId }) => {
         for (const link of this.#controllersOf(userId))
           if (link.loginSessionId === sessionId)
             this.#detach(link, SOCKET_CLOSE_CODES.sessionRevoked, 'session_revoked');
-      }),
-      events.on('car.secret-rotated', ({ carId }) => {
+      },
+      'car.secret-rotated': ({ carId }) => {
         this.#cars.get(carId)?.close(SOCKET_CLOSE_CODES.carRevoked, 'secret rotated');
-      }),
-      events.on('car.config-changed', ({ carId, config }) => {
+      },
+      'car.config-changed': ({ carId, config }) => {
         const car = this.#cars.get(carId);
         if (car?.ready) car.send({ type: 'config', settings: config });
-      }),
-      events.on('car.command-requested', ({ carId, command }) => {
+      },
+      'car.command-requested': ({ carId, command }) => {
         const car = this.#cars.get(carId);
         if (car?.ready) car.send({ type: 'command', command });
-      }),
-    );
+      },
+    };
   }
 
   isOnline(carId: number): boolean {
@@ -182,7 +184,6 @@ export class CarRelay implements CarPresence {
 
   /** Server shutdown: cars go to neutral, then every socket closes. */
   close(): void {
-    for (const off of this.#unsubscribe) off();
     for (const car of this.#cars.values()) {
       car.stop();
       car.close(1001, 'server shutting down');

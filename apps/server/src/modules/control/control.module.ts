@@ -24,6 +24,7 @@ export const controlModule = defineModule({
     }),
   }),
   sockets: () => [{ plugin: controlRoutes }],
+  on: ({ carRelay }) => carRelay.handlers(),
   // Cars to neutral and sockets closed before the server stops accepting.
   stop: ({ carRelay }) => carRelay.close(),
 });

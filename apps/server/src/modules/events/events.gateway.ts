@@ -108,21 +108,7 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
   const check: TokenCheck = (token) => memberFromAccessToken(app.database.db, keys, token);
   const sockets = app.eventSockets;
 
-  const offRevoked = app.events.on('user.sessions-revoked', ({ userId, reason }) =>
-    sockets.disconnectUser(userId, reason),
-  );
-  const offSession = app.events.on('session.revoked', ({ userId, sessionId }) =>
-    sockets.closeSession(userId, sessionId),
-  );
-  const offEnded = app.events.on('car.session-ended', ({ userId, reason }) =>
-    sockets.sendToUser(userId, { type: 'force_disconnect', reason }),
-  );
-  app.addHook('preClose', async () => {
-    offRevoked();
-    offSession();
-    offEnded();
-    sockets.closeAll();
-  });
+  app.addHook('preClose', async () => sockets.closeAll());
 
   const send = (link: EventLink, message: EventServerMessage) => link.connection.send(message);
   registerSockets(app, [

@@ -13,4 +13,10 @@ export const eventsModule = defineModule({
   name: 'events',
   services: () => ({ eventSockets: new EventSockets() }),
   sockets: () => [{ plugin: eventRoutes }],
+  on: ({ eventSockets }) => ({
+    'user.sessions-revoked': ({ userId, reason }) => eventSockets.disconnectUser(userId, reason),
+    'session.revoked': ({ userId, sessionId }) => eventSockets.closeSession(userId, sessionId),
+    'car.session-ended': ({ userId, reason }) =>
+      eventSockets.sendToUser(userId, { type: 'force_disconnect', reason }),
+  }),
 });

@@ -6,7 +6,7 @@
  * mountpoints…) never reach Janus from a browser. A member's video sockets close when their
  * sessions are revoked (janus-sockets.ts).
  */
-import { ERROR_KEYS, JANUS_PATH, JANUS_SUBPROTOCOL, SOCKET_CLOSE_CODES } from '@telerace/protocol';
+import { ERROR_KEYS, JANUS_PATH, JANUS_SUBPROTOCOL } from '@telerace/protocol';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import WebSocket from 'ws';
 import { memberFromAccessToken } from '../../http/authenticate.js';
@@ -16,7 +16,7 @@ import { MessageRateLimit } from '../../sockets/message-guard.js';
 import { queryOf } from '../../sockets/socket-auth.js';
 import { accessTokenKeys } from '../auth/access-token.js';
 import { type JanusAnswer, type JanusRequest, JanusSocketGuard } from './janus-guard.js';
-import { JanusSockets } from './janus-sockets.js';
+import type { JanusSockets } from './janus-sockets.js';
 import type { VideoService } from './video.service.js';
 
 /** Largest signalling message from a browser (an SDP answer with its candidates fits easily). */
@@ -28,26 +28,12 @@ const SOCKETS_PER_MEMBER = 4;
 
 export interface JanusProxyOptions {
   video: VideoService;
+  /** The open video sockets by member (the video module closes them on revocations). */
+  sockets: JanusSockets;
 }
 
-export const janusProxyRoutes: FastifyPluginAsync<JanusProxyOptions> = async (app, { video }) => {
+export const janusProxyRoutes: FastifyPluginAsync<JanusProxyOptions> = async (app, { video, sockets }) => {
   const keys = accessTokenKeys(app.config.jwtSecret, app.config.accessTokenTtlSeconds);
-  const sockets = new JanusSockets();
-  const offRevoked = app.events.on('user.sessions-revoked', ({ userId }) =>
-    sockets.closeMember(userId, SOCKET_CLOSE_CODES.forceDisconnect, 'sessions revoked'),
-  );
-  const offSessionRevoked = app.events.on('session.revoked', ({ userId, sessionId }) =>
-    sockets.closeSession(userId, sessionId, SOCKET_CLOSE_CODES.sessionRevoked, 'session ended'),
-  );
-  // A demoted admin's players go too: they were admitted to watch with PINs shown to admins.
-  const offRoleChanged = app.events.on('user.role-changed', ({ userId, isAdmin }) => {
-    if (!isAdmin) sockets.closeMember(userId, SOCKET_CLOSE_CODES.roleChanged, 'role changed');
-  });
-  app.addHook('preClose', async () => {
-    offRevoked();
-    offSessionRevoked();
-    offRoleChanged();
-  });
 
   const admission: Admission<{ userId: number; sessionId: string | null; at: number }> = {
     path: JANUS_PATH,

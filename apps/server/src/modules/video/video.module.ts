@@ -3,9 +3,11 @@
  * the ICE servers route. Janus starts as soon as Fastify is ready, without waiting for the
  * migrations: the site serves meanwhile, and cars that connect get their target once it answers.
  */
+import { SOCKET_CLOSE_CODES } from '@telerace/protocol';
 import { defineModule } from '../../module.js';
 import { findLiveCar, findLiveSessionOfCar } from '../cars/cars.repo.js';
 import { janusProxyRoutes } from './janus-proxy.js';
+import { JanusSockets } from './janus-sockets.js';
 import { videoRoutes } from './video.routes.js';
 import { VideoService } from './video.service.js';
 
@@ -13,6 +15,8 @@ declare module '../../module.js' {
   interface Services {
     /** Live video: Janus and the cars' mountpoints. */
     video: VideoService;
+    /** The open /janus sockets by member and login session. */
+    janusSockets: JanusSockets;
     /** Resolves once the video service found (or started) its Janus, or gave up. */
     videoStarted(): Promise<void>;
   }
@@ -30,6 +34,7 @@ export const videoModule = defineModule({
     });
     return {
       video,
+      janusSockets: new JanusSockets(),
       videoStarted: async () => {
         await app.ready();
         await video.started();
@@ -37,15 +42,27 @@ export const videoModule = defineModule({
     };
   },
   routes: () => [{ plugin: videoRoutes }],
-  sockets: ({ services }) => [{ plugin: janusProxyRoutes, options: { video: services.video } }],
-  on: ({ video }) => ({
+  sockets: ({ services }) => [
+    { plugin: janusProxyRoutes, options: { video: services.video, sockets: services.janusSockets } },
+  ],
+  on: ({ video, janusSockets }) => ({
     'car.online': ({ carId }) => video.carOnline(carId),
     'car.offline': ({ carId }) => video.carOffline(carId),
     'car.deleted': ({ carId }) => video.carDeleted(carId),
     'car.session-started': ({ carId }) => video.sessionStarted(carId),
     'car.session-ended': ({ carId }) => video.sessionEnded(carId),
-    // Admins are shown every PIN: a demoted admin must not keep one.
-    'user.role-changed': ({ isAdmin }) => (isAdmin ? undefined : video.adminDemoted()),
+    // Revoked sessions take their players with them.
+    'user.sessions-revoked': ({ userId }) =>
+      janusSockets.closeMember(userId, SOCKET_CLOSE_CODES.forceDisconnect, 'sessions revoked'),
+    'session.revoked': ({ userId, sessionId }) =>
+      janusSockets.closeSession(userId, sessionId, SOCKET_CLOSE_CODES.sessionRevoked, 'session ended'),
+    // Admins are shown every PIN: a demoted admin must not keep one (new PINs), and their players
+    // go too (they were admitted to watch with PINs shown to admins).
+    'user.role-changed': ({ userId, isAdmin }) => {
+      if (isAdmin) return;
+      janusSockets.closeMember(userId, SOCKET_CLOSE_CODES.roleChanged, 'role changed');
+      return video.adminDemoted();
+    },
   }),
   // Not awaited: the site serves while Janus starts.
   ready: ({ video }) => void video.start(),
