@@ -11,7 +11,6 @@ import { useTranslation } from 'react-i18next';
 import { Alert } from '../../components/ui/Alert';
 import { Button } from '../../components/ui/Button';
 import { ScrollTable } from '../../components/ui/ScrollTable';
-import { Spinner } from '../../components/ui/Spinner';
 import { formatRelativeTime } from '../../lib/relative-time';
 import { displayName } from '../../lib/username';
 import { ADMIN_CARS_KEY, fetchAdminCars } from '../cars/admin-cars-api';
@@ -19,6 +18,7 @@ import { CarImage } from '../cars/CarImage';
 import { StatusBadge } from '../cars/StatusBadge';
 import { AddCarDialog, type CarAction, CarActionDialog, type CarActionKind } from './CarStatusTabDialogs';
 import { SessionDurationSettings } from './CarStatusTabSettings';
+import { TableEmpty, TableLoading } from './table-states';
 import { bodyCell, headCell } from './table-styles';
 
 const ACTION = 'h-8! px-2! text-xs!';
@@ -227,19 +227,11 @@ export function CarStatusTab() {
 
   let table: ReactNode;
   if (query.isPending) {
-    table = (
-      <div className="flex justify-center py-10">
-        <Spinner size="lg" className="text-accent" />
-      </div>
-    );
+    table = <TableLoading />;
   } else if (query.isError && !query.data) {
     table = <Alert tone="error">{t('carStatus.loadFailed')}</Alert>;
   } else if (query.data.length === 0) {
-    table = (
-      <p className="rounded-xl border border-dashed border-line px-4 py-10 text-center text-muted">
-        {t('carStatus.empty')}
-      </p>
-    );
+    table = <TableEmpty>{t('carStatus.empty')}</TableEmpty>;
   } else {
     table = (
       <>

@@ -2,11 +2,11 @@
 import { useTranslation } from 'react-i18next';
 import { Alert } from '../../components/ui/Alert';
 import { ScrollTable } from '../../components/ui/ScrollTable';
-import { Spinner } from '../../components/ui/Spinner';
 import { formatRelativeTime } from '../../lib/relative-time';
 import { displayName, usernameSuffix } from '../../lib/username';
 import { ADMIN_LOGINS_KEY, fetchLogins } from './admin-api';
 import { Pagination } from './Pagination';
+import { TableEmpty, TableLoading } from './table-states';
 import { bodyCell, headCell } from './table-styles';
 import { usePagedQuery } from './use-paged-query';
 
@@ -16,11 +16,7 @@ export function LoginsTab() {
   const now = new Date();
 
   if (query.isPending) {
-    return (
-      <div className="flex justify-center py-10">
-        <Spinner size="lg" className="text-accent" />
-      </div>
-    );
+    return <TableLoading />;
   }
   if (query.isError && !query.data) return <Alert tone="error">{t('admin.logins.loadFailed')}</Alert>;
   const { logins, totalCount } = query.data;
@@ -29,9 +25,7 @@ export function LoginsTab() {
     <div className="space-y-4">
       {query.isError && <Alert tone="warning">{t('admin.logins.loadFailed')}</Alert>}
       {logins.length === 0 ? (
-        <p className="rounded-xl border border-dashed border-line px-4 py-10 text-center text-muted">
-          {t('admin.logins.empty')}
-        </p>
+        <TableEmpty>{t('admin.logins.empty')}</TableEmpty>
       ) : (
         <ScrollTable label={t('admin.logins.caption')}>
           <thead>

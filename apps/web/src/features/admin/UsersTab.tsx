@@ -7,13 +7,13 @@ import { useTranslation } from 'react-i18next';
 import { Alert } from '../../components/ui/Alert';
 import { Button } from '../../components/ui/Button';
 import { ScrollTable } from '../../components/ui/ScrollTable';
-import { Spinner } from '../../components/ui/Spinner';
 import { formatRelativeTime } from '../../lib/relative-time';
 import { displayName, usernameSuffix } from '../../lib/username';
 import { useAuth } from '../auth/auth-context';
 import { TICKETS_QUERY_KEY } from '../tickets/tickets-api';
 import { ADMIN_USERS_KEY, fetchUsers } from './admin-api';
 import { Pagination } from './Pagination';
+import { TableEmpty, TableLoading } from './table-states';
 import { bodyCell, headCell } from './table-styles';
 import { type UserAction, UserActionDialog, type UserActionKind } from './UserActionDialog';
 import { usePagedQuery } from './use-paged-query';
@@ -85,11 +85,7 @@ export function UsersTab() {
   const dateTime = (iso: string) => new Date(iso).toLocaleString(i18n.resolvedLanguage);
 
   if (query.isPending) {
-    return (
-      <div className="flex justify-center py-10">
-        <Spinner size="lg" className="text-accent" />
-      </div>
-    );
+    return <TableLoading />;
   }
   if (query.isError && !query.data) return <Alert tone="error">{t('admin.users.loadFailed')}</Alert>;
   const { users, totalCount } = query.data;
@@ -99,9 +95,7 @@ export function UsersTab() {
       {query.isError && <Alert tone="warning">{t('admin.users.loadFailed')}</Alert>}
       {notice && <Alert tone="success">{notice}</Alert>}
       {users.length === 0 ? (
-        <p className="rounded-xl border border-dashed border-line px-4 py-10 text-center text-muted">
-          {t('admin.users.empty')}
-        </p>
+        <TableEmpty>{t('admin.users.empty')}</TableEmpty>
       ) : (
         <ScrollTable label={t('admin.users.caption')}>
           <thead>

@@ -1,0 +1,19 @@
+/** What an admin tab shows instead of its table while it loads, or when it has no rows. */
+import type { ReactNode } from 'react';
+import { Spinner } from '../../components/ui/Spinner';
+
+export function TableLoading() {
+  return (
+    <div className="flex justify-center py-10">
+      <Spinner size="lg" className="text-accent" />
+    </div>
+  );
+}
+
+export function TableEmpty({ children }: { children: ReactNode }) {
+  return (
+    <p className="rounded-xl border border-dashed border-line px-4 py-10 text-center text-muted">
+      {children}
+    </p>
+  );
+}
