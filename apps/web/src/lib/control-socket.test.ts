@@ -153,7 +153,7 @@ describe('ControlSocket', () => {
     expect(state.telemetry).toEqual({ speed: 1.234, battery: 87 });
     expect(state.telemetryAt).toBe(1_000);
     expect(state.carOnline).toBe(false);
-    expect(state.error).toBe('Invalid control token');
+    expect(state.error).toEqual({ text: 'Invalid control token', errorKey: 'errors.invalidControlToken' });
     expect(error).toHaveBeenCalledTimes(1);
     expect(warn).toHaveBeenCalledTimes(1);
   });

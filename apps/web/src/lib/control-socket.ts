@@ -54,8 +54,8 @@ export interface ControlState {
   telemetryAt: number | null;
   /** Whether the car itself is connected to the server, null until the server says. */
   carOnline: boolean | null;
-  /** The server's last error text (refused connection, rate limit…). */
-  error: string | null;
+  /** The server's last error (refused message, rate limit…): its text and its i18n key. */
+  error: { text: string; errorKey: string } | null;
   /** Connection attempts in a row that closed without ever opening (refused: bad or expired code…). */
   failedAttempts: number;
   /** Set when the server ended the connection for good; no reconnect follows. */
@@ -223,7 +223,7 @@ export class ControlSocket extends StateStore<ControlState> {
         this.update({ carOnline: message.online });
         break;
       case 'error':
-        this.update({ error: message.error });
+        this.update({ error: { text: message.error, errorKey: message.errorKey } });
         break;
       case 'auth-ok':
         break;

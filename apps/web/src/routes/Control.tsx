@@ -14,6 +14,7 @@ import { Alert } from '../components/ui/Alert';
 import { LinkButton } from '../components/ui/LinkButton';
 import { Panel } from '../components/ui/Panel';
 import { useAuth } from '../features/auth/auth-context';
+import { socketErrorText } from '../features/auth/error-text';
 import {
   carStatusQueryKey,
   clearControlToken,
@@ -133,7 +134,7 @@ function Driving({
   streamId: string;
   controlToken: string;
 }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const { user } = useAuth();
   const hintId = useId();
   // The PIN kept at connect time starts the video while the status loads.
@@ -193,7 +194,7 @@ function Driving({
 
       {state?.error && (
         <Alert tone="error" title={t('control.serverError')}>
-          {state.error}
+          {socketErrorText(t, i18n, state.error)}
         </Alert>
       )}
 

@@ -10,3 +10,8 @@ export function apiErrorText(t: TFunction, i18n: I18n, error: unknown, fallbackK
   }
   return t(fallbackKey);
 }
+
+/** A socket's `{error, errorKey}`: the translated key, else the server's text. */
+export function socketErrorText(t: TFunction, i18n: I18n, error: { text: string; errorKey: string }): string {
+  return i18n.exists(error.errorKey) ? t(error.errorKey) : error.text;
+}
