@@ -4,42 +4,35 @@ import { type FormEvent, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from '../../components/ui/Button';
 import { cx } from '../../lib/cx';
-import { apiErrorText } from '../auth/error-text';
 import { TextField } from '../auth/form-fields';
 import { TextAreaField } from './fields';
-import { type FormStatus, FormStatusAlert } from './form-status';
+import { FormStatusAlert } from './form-status';
 import { updateProfile } from './profile-api';
+import { useFormSave } from './use-form-save';
 
 export function isAvatarUrl(value: string): boolean {
   return /^https?:\/\//i.test(value) && URL.canParse(value);
 }
 
 export function AboutForm({ user, onSaved }: { user: User; onSaved: (user: User) => void }) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const [avatarUrl, setAvatarUrl] = useState(user.avatar_url ?? '');
   const [bio, setBio] = useState(user.bio);
   const [urlError, setUrlError] = useState<string | null>(null);
-  const [status, setStatus] = useState<FormStatus>(null);
-  const [busy, setBusy] = useState(false);
+  const { status, busy, clearStatus, save } = useFormSave('profile.about.failed');
   const bioTooLong = bio.length > BIO_MAX_LENGTH;
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
-    setStatus(null);
+    clearStatus();
     const url = avatarUrl.trim();
     const urlProblem = url !== '' && !isAvatarUrl(url) ? t('profile.about.avatarUrlInvalid') : null;
     setUrlError(urlProblem);
     if (urlProblem || bioTooLong) return;
-    setBusy(true);
-    try {
-      const saved = await updateProfile({ bio, avatar_url: url === '' ? null : url });
-      onSaved(saved);
-      setStatus({ tone: 'success', text: t('profile.about.saved') });
-    } catch (error) {
-      setStatus({ tone: 'error', text: apiErrorText(t, i18n, error, 'profile.about.failed') });
-    } finally {
-      setBusy(false);
-    }
+    await save(async () => {
+      onSaved(await updateProfile({ bio, avatar_url: url === '' ? null : url }));
+      return t('profile.about.saved');
+    });
   };
 
   return (

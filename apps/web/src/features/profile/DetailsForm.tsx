@@ -8,25 +8,24 @@ import { useTranslation } from 'react-i18next';
 import { Alert } from '../../components/ui/Alert';
 import { Button } from '../../components/ui/Button';
 import { displayName, usernameSuffix } from '../../lib/username';
-import { apiErrorText } from '../auth/error-text';
 import { EmailField, PasswordField, TextField } from '../auth/form-fields';
-import { type FormStatus, FormStatusAlert } from './form-status';
+import { FormStatusAlert } from './form-status';
 import { updateDetails } from './profile-api';
+import { useFormSave } from './use-form-save';
 
 export function DetailsForm({ user, onSaved }: { user: User; onSaved: (user: User) => void }) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const [username, setUsername] = useState(() => displayName(user.username));
   const [email, setEmail] = useState(user.email ?? '');
   const [currentPassword, setCurrentPassword] = useState('');
   const [usernameError, setUsernameError] = useState<string | null>(null);
   const [passwordError, setPasswordError] = useState<string | null>(null);
-  const [status, setStatus] = useState<FormStatus>(null);
-  const [busy, setBusy] = useState(false);
+  const { status, busy, clearStatus, save } = useFormSave('profile.errorFallback');
   const suffix = usernameSuffix(user.username);
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
-    setStatus(null);
+    clearStatus();
     const name = username.trim();
     const nameProblem =
       name === ''
@@ -44,19 +43,14 @@ export function DetailsForm({ user, onSaved }: { user: User; onSaved: (user: Use
     if (newEmail.toLowerCase() !== (user.email ?? '').toLowerCase())
       body.email = newEmail === '' ? null : newEmail;
 
-    setBusy(true);
-    try {
+    await save(async () => {
       const { user: saved } = await updateDetails(body);
       onSaved(saved);
       setUsername(displayName(saved.username));
       setEmail(saved.email ?? '');
       setCurrentPassword('');
-      setStatus({ tone: 'success', text: t('profile.details.saved') });
-    } catch (error) {
-      setStatus({ tone: 'error', text: apiErrorText(t, i18n, error, 'profile.errorFallback') });
-    } finally {
-      setBusy(false);
-    }
+      return t('profile.details.saved');
+    });
   };
 
   return (

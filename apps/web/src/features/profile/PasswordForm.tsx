@@ -6,25 +6,24 @@ import { type ChangePasswordRequest, PASSWORD_MIN_LENGTH, type User } from '@tel
 import { type FormEvent, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from '../../components/ui/Button';
-import { apiErrorText } from '../auth/error-text';
 import { PasswordField } from '../auth/form-fields';
-import { type FormStatus, FormStatusAlert } from './form-status';
+import { FormStatusAlert } from './form-status';
 import { changePassword } from './profile-api';
+import { useFormSave } from './use-form-save';
 
 export function PasswordForm({ user, onSaved }: { user: User; onSaved: (user: User) => void }) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const [currentPassword, setCurrentPassword] = useState('');
   const [newPassword, setNewPassword] = useState('');
   const [confirmation, setConfirmation] = useState('');
   const [newError, setNewError] = useState<string | null>(null);
   const [confirmError, setConfirmError] = useState<string | null>(null);
-  const [status, setStatus] = useState<FormStatus>(null);
-  const [busy, setBusy] = useState(false);
+  const { status, busy, clearStatus, save } = useFormSave('profile.errorFallback');
   const hadPassword = user.has_password;
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
-    setStatus(null);
+    clearStatus();
     const tooShort = newPassword.length < PASSWORD_MIN_LENGTH;
     const mismatch = newPassword !== confirmation;
     setNewError(tooShort ? t('profile.password.tooShort', { min: PASSWORD_MIN_LENGTH }) : null);
@@ -32,22 +31,14 @@ export function PasswordForm({ user, onSaved }: { user: User; onSaved: (user: Us
     if (tooShort || mismatch) return;
 
     const body: ChangePasswordRequest = hadPassword ? { currentPassword, newPassword } : { newPassword };
-    setBusy(true);
-    try {
+    await save(async () => {
       const { user: saved } = await changePassword(body);
       onSaved(saved);
       setCurrentPassword('');
       setNewPassword('');
       setConfirmation('');
-      setStatus({
-        tone: 'success',
-        text: hadPassword ? t('profile.password.changed') : t('profile.password.setDone'),
-      });
-    } catch (error) {
-      setStatus({ tone: 'error', text: apiErrorText(t, i18n, error, 'profile.errorFallback') });
-    } finally {
-      setBusy(false);
-    }
+      return hadPassword ? t('profile.password.changed') : t('profile.password.setDone');
+    });
   };
 
   return (
