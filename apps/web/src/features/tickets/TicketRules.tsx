@@ -22,6 +22,21 @@ export interface TicketRulesProps {
   className?: string;
 }
 
+/** A row of the loyalty table: how long one has followed, and the bonus tickets it gives. */
+function LoyaltyRow({ length, tickets }: { length: string; tickets: number }) {
+  const { t } = useTranslation();
+  return (
+    <tr>
+      <th scope="row" className="px-4 py-2 font-normal">
+        {length}
+      </th>
+      <td className="px-4 py-2 text-right font-semibold text-accent tabular-nums">
+        {t('pages.tickets.loyalty.bonus', { value: tickets })}
+      </td>
+    </tr>
+  );
+}
+
 export function TicketRules({ headingLevel = 3, className }: TicketRulesProps) {
   const { t } = useTranslation();
   const Heading = `h${headingLevel}` as const;
@@ -82,23 +97,9 @@ export function TicketRules({ headingLevel = 3, className }: TicketRulesProps) {
           </thead>
           <tbody className="divide-y divide-line">
             {LOYALTY_TIERS.map((tier) => (
-              <tr key={tier.months}>
-                <th scope="row" className="px-4 py-2 font-normal">
-                  {tierLabel(tier.months)}
-                </th>
-                <td className="px-4 py-2 text-right font-semibold text-accent tabular-nums">
-                  {t('pages.tickets.loyalty.bonus', { value: tier.tickets })}
-                </td>
-              </tr>
+              <LoyaltyRow key={tier.months} length={tierLabel(tier.months)} tickets={tier.tickets} />
             ))}
-            <tr>
-              <th scope="row" className="px-4 py-2 font-normal">
-                {t('pages.tickets.loyalty.extraYear')}
-              </th>
-              <td className="px-4 py-2 text-right font-semibold text-accent tabular-nums">
-                {t('pages.tickets.loyalty.bonus', { value: LOYALTY_PER_EXTRA_YEAR })}
-              </td>
-            </tr>
+            <LoyaltyRow length={t('pages.tickets.loyalty.extraYear')} tickets={LOYALTY_PER_EXTRA_YEAR} />
           </tbody>
         </ScrollTable>
       </section>
