@@ -97,6 +97,42 @@ export function OneTimeValue({ value, label, testId }: { value: string; label: s
   );
 }
 
+/** A car dialog with Cancel beside its one action (confirm a car action, add a car). */
+function CancellableDialog({
+  title,
+  description,
+  onClose,
+  action,
+  children,
+}: {
+  title: string;
+  description?: string;
+  onClose: () => void;
+  action: ReactNode;
+  children: ReactNode;
+}) {
+  const { t } = useTranslation();
+  return (
+    <Modal
+      open
+      onClose={onClose}
+      size="sm"
+      title={title}
+      description={description}
+      footer={
+        <>
+          <Button variant="secondary" onClick={onClose}>
+            {t('carStatus.cancel')}
+          </Button>
+          {action}
+        </>
+      }
+    >
+      {children}
+    </Modal>
+  );
+}
+
 /** What an action gave back (a control code, a car's secret), shown until the admin is done. */
 function RevealDialog({
   title,
@@ -199,25 +235,18 @@ function ActionDialog({ action, onClose, onDone }: CarActionDialogProps & { acti
   }
 
   return (
-    <Modal
-      open
-      onClose={onClose}
-      size="sm"
+    <CancellableDialog
       title={t(`carStatus.actions.${kind}Title`, params)}
       description={t(`carStatus.actions.${kind}Text`, params)}
-      footer={
-        <>
-          <Button variant="secondary" onClick={onClose}>
-            {t('carStatus.cancel')}
-          </Button>
-          <Button variant={DANGER[kind] ? 'danger' : 'primary'} busy={busy} onClick={() => void confirm()}>
-            {t(`carStatus.actions.${kind}`)}
-          </Button>
-        </>
+      onClose={onClose}
+      action={
+        <Button variant={DANGER[kind] ? 'danger' : 'primary'} busy={busy} onClick={() => void confirm()}>
+          {t(`carStatus.actions.${kind}`)}
+        </Button>
       }
     >
       {error && <Alert tone="error">{error}</Alert>}
-    </Modal>
+    </CancellableDialog>
   );
 }
 
@@ -280,20 +309,13 @@ function AddCar({ onClose, onDone }: { onClose: () => void; onDone: () => void }
   }
 
   return (
-    <Modal
-      open
-      onClose={onClose}
-      size="sm"
+    <CancellableDialog
       title={t('carStatus.add.title')}
-      footer={
-        <>
-          <Button variant="secondary" onClick={onClose}>
-            {t('carStatus.cancel')}
-          </Button>
-          <Button type="submit" form={formId} busy={busy}>
-            {t('carStatus.add.submit')}
-          </Button>
-        </>
+      onClose={onClose}
+      action={
+        <Button type="submit" form={formId} busy={busy}>
+          {t('carStatus.add.submit')}
+        </Button>
       }
     >
       <form id={formId} noValidate onSubmit={onSubmit} className="space-y-4">
@@ -319,6 +341,6 @@ function AddCar({ onClose, onDone }: { onClose: () => void; onDone: () => void }
         />
         {error && <Alert tone="error">{error}</Alert>}
       </form>
-    </Modal>
+    </CancellableDialog>
   );
 }
