@@ -4,7 +4,7 @@ import { type FormEvent, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Alert } from '../components/ui/Alert';
 import { useAuthRequest } from '../features/auth/auth-form';
-import { AuthFrame, BackToLogin, EmailField, SubmitButton } from '../features/auth/form-fields';
+import { AccountEmailField, AuthFrame, BackToLogin, SubmitButton } from '../features/auth/form-fields';
 import { apiFetch } from '../lib/api';
 
 export default function ForgotPassword() {
@@ -50,15 +50,12 @@ export default function ForgotPassword() {
     <AuthFrame title={t('screens.forgotPassword')} intro={t('forgot.intro')}>
       <form noValidate onSubmit={onSubmit} className="space-y-5">
         {formError && <Alert tone="error">{formError}</Alert>}
-        <EmailField
+        <AccountEmailField
           ref={inputRef}
-          label={t('auth.email')}
-          name="email"
-          required
           value={email}
           error={fieldError}
           disabled={busy}
-          onChange={(event) => setEmail(event.target.value)}
+          onChange={setEmail}
         />
         <SubmitButton busy={busy} label={t('forgot.submit')} busyLabel={t('forgot.submitting')} />
       </form>

@@ -10,7 +10,13 @@ import { Alert } from '../components/ui/Alert';
 import { type LoginRouteState, useAuth } from '../features/auth/auth-context';
 import { focusFirstInvalid, useAuthRequest } from '../features/auth/auth-form';
 import { BotCheck, botCheckError, useBotCheck } from '../features/auth/BotCheck';
-import { AuthFrame, Divider, EmailField, PasswordField, SubmitButton } from '../features/auth/form-fields';
+import {
+  AccountEmailField,
+  AuthFrame,
+  Divider,
+  PasswordField,
+  SubmitButton,
+} from '../features/auth/form-fields';
 import { SocialButtons } from '../features/auth/SocialButtons';
 
 const PERMISSION_REASONS = ['youtube_permission', 'twitch_permission', 'discord_permission'];
@@ -73,15 +79,7 @@ export default function Login() {
         {notice && !formError && <Alert tone="warning">{t(notice)}</Alert>}
         {redirectError && !formError && <Alert tone="error">{t(redirectError)}</Alert>}
         {formError && <Alert tone="error">{formError}</Alert>}
-        <EmailField
-          label={t('auth.email')}
-          name="email"
-          required
-          value={email}
-          error={fieldErrors.email}
-          disabled={busy}
-          onChange={(event) => setEmail(event.target.value)}
-        />
+        <AccountEmailField value={email} error={fieldErrors.email} disabled={busy} onChange={setEmail} />
         <PasswordField
           label={t('auth.password')}
           name="password"

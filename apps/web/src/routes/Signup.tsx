@@ -7,9 +7,9 @@ import { Alert } from '../components/ui/Alert';
 import { focusFirstInvalid, useAuthRequest, useTermsAgreement } from '../features/auth/auth-form';
 import { BotCheck, botCheckError, useBotCheck } from '../features/auth/BotCheck';
 import {
+  AccountEmailField,
   AuthFrame,
   Divider,
-  EmailField,
   NewPasswordField,
   SubmitButton,
   TermsCheckbox,
@@ -86,15 +86,7 @@ export default function Signup() {
     <AuthFrame eyebrow={t('signup.eyebrow')} title={t('screens.signup')} intro={t('signup.intro')}>
       <form ref={formRef} noValidate onSubmit={onSubmit} className="space-y-5">
         {formError && <Alert tone="error">{formError}</Alert>}
-        <EmailField
-          label={t('auth.email')}
-          name="email"
-          required
-          value={email}
-          error={fieldErrors.email}
-          disabled={busy}
-          onChange={(event) => setEmail(event.target.value)}
-        />
+        <AccountEmailField value={email} error={fieldErrors.email} disabled={busy} onChange={setEmail} />
         <TextField
           label={t('signup.username')}
           name="username"

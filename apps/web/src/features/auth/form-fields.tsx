@@ -134,6 +134,23 @@ export function EmailField(
   return <TextField type="email" autoComplete="email" inputMode="email" spellCheck={false} {...props} />;
 }
 
+/** The required account e-mail of the login, sign-up and forgot-password forms. */
+export function AccountEmailField({
+  onChange,
+  ...props
+}: Omit<TextFieldProps, 'label' | 'name' | 'required' | 'onChange'> & { onChange: (value: string) => void }) {
+  const { t } = useTranslation();
+  return (
+    <EmailField
+      label={t('auth.email')}
+      name="email"
+      required
+      onChange={(event) => onChange(event.target.value)}
+      {...props}
+    />
+  );
+}
+
 /** A password being chosen: the browser may suggest one, and the limits are shown as a hint. */
 export function NewPasswordField(props: Omit<TextFieldProps, 'type' | 'trailing' | 'autoComplete' | 'hint'>) {
   const { t } = useTranslation();
