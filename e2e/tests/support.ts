@@ -18,8 +18,9 @@ type Messages = any;
 
 function load(lang: 'en' | 'fr'): Messages {
   const ui = JSON.parse(readFileSync(join(I18N, `${lang}.json`), 'utf8'));
-  const pages = JSON.parse(readFileSync(join(I18N, 'pages', `${lang}.json`), 'utf8'));
-  return { ...ui, pages };
+  const read = (folder: string) => JSON.parse(readFileSync(join(I18N, folder, `${lang}.json`), 'utf8'));
+  // The app shows `pages.*` from both folders (the long documents are fetched apart, src/i18n).
+  return { ...ui, pages: { ...read('pages'), ...read('documents') } };
 }
 
 /** The app's own texts, so the tests check what a reader sees in each language. */
