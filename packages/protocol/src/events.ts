@@ -30,6 +30,10 @@ export const DOMAIN_EVENTS = {
    * sockets opened with that session's access tokens belong to it.
    */
   'session.revoked': z.object({ userId: id, sessionId: z.string().min(1) }),
+  /** A member signed up (e-mail and password; social sign-up arrives with issue 13). */
+  'user.created': z.object({ userId: id, username: z.string() }),
+  /** An admin added or removed tickets by hand (`tickets` is the member's total after it). */
+  'tickets.adjusted': z.object({ userId: id, amount: z.number().int(), tickets: z.number().int() }),
   /** An admin granted or removed the admin role. */
   'user.role-changed': z.object({ userId: id, isAdmin: z.boolean() }),
   /**

@@ -160,7 +160,7 @@ export class AdminUsersService {
     amount: number,
     requestId: string | undefined,
   ): Promise<AdminUser> {
-    return this.#onMember(targetId, async (tx, target) => {
+    const adjusted = await this.#onMember(targetId, async (tx, target) => {
       const before = await this.#tickets.forUser(target.id, tx);
       const added = await this.#tickets.add(
         {
@@ -171,7 +171,7 @@ export class AdminUsersService {
         },
         tx,
       );
-      if (!added) return presentAdminUser(target, before);
+      if (!added) return { user: presentAdminUser(target, before), changed: false };
       const after = await this.#tickets.forUser(target.id, tx);
       await recordAudit(tx, {
         actor,
@@ -186,8 +186,11 @@ export class AdminUsersService {
           ...(requestId ? { request_id: requestId } : {}),
         },
       });
-      return presentAdminUser(target, after);
+      return { user: presentAdminUser(target, after), changed: true };
     });
+    const { user, changed } = adjusted;
+    if (changed) this.#events.emit('tickets.adjusted', { userId: user.id, amount, tickets: user.tickets });
+    return user;
   }
 
   /** Deletes another member's account (one's own goes through DELETE /me). */

@@ -274,14 +274,18 @@ describe('admin users (/api/admin…)', () => {
       expect((await adjust(999999, { amount: 1 })).statusCode).toBe(404);
     });
 
-    it('adds once for a repeated requestId', async () => {
+    it('adds once for a repeated requestId, and publishes the fact once', async () => {
       const driver = await buildUser(db);
+      const facts: DomainEvents['tickets.adjusted'][] = [];
+      const off = testApp.app.events.on('tickets.adjusted', (event) => facts.push(event));
       const requestId = `req-${crypto.randomUUID()}`;
       expect((await adjust(driver.id, { amount: 10, requestId })).json().user.tickets).toBe(110);
       const again = await adjust(driver.id, { amount: 10, requestId });
+      off();
       expect(again.statusCode).toBe(200);
       expect(again.json().user.tickets).toBe(110);
       expect(await auditFor(driver.id)).toHaveLength(1);
+      expect(facts).toEqual([{ userId: driver.id, amount: 10, tickets: 110 }]);
     });
 
     it('clamps the total at 0 and 500 while keeping the adjustment sum', async () => {

@@ -37,8 +37,12 @@ afterAll(() => t.close());
 
 describe('the whole path: sign-up → login → refresh → logout', () => {
   it('works end to end and the logs never carry a credential', async () => {
+    const created: DomainEvents['user.created'][] = [];
+    const off = t.app.events.on('user.created', (event) => created.push(event));
     const account = await signup(t.app);
+    off();
     const user = await userByEmail(t, account.email);
+    expect(created).toEqual([{ userId: user.id, username: user.username }]);
     expect(user.termsAcceptedAt).not.toBeNull();
     expect(user.passwordHash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
 

@@ -108,8 +108,9 @@ export class AuthService {
       throw emailOrUsernameInUse();
     }
     const passwordHash = await hashPassword(input.password);
+    let created: { id: number; username: string };
     try {
-      await insertUser(db, {
+      created = await insertUser(db, {
         email: input.email,
         username,
         usernameSkeleton,
@@ -121,6 +122,7 @@ export class AuthService {
       if (isUniqueViolation(error)) throw emailOrUsernameInUse();
       throw error;
     }
+    this.deps.bus.emit('user.created', { userId: created.id, username: created.username });
   }
 
   /**
