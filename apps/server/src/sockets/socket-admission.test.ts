@@ -14,18 +14,17 @@ import {
   connectCar,
   controllerUrl,
   createCar,
+  driveCar,
+  eventsUrl,
+  type ListeningTestApp,
   listen,
   openSocket,
   originOf,
   refusedStatus,
+  startListeningTestApp,
   type TestSocket,
   takeCar,
 } from '../test/sockets.js';
-
-type App = Awaited<ReturnType<typeof startTestApp>>;
-
-const eventUrl = (host: string, token: string) =>
-  `ws://${host}/api/race-ws?token=${encodeURIComponent(token)}`;
 
 /** The status and JSON body of a refused upgrade. */
 function refusal(url: string, origin: string): Promise<{ status: number; body: unknown }> {
@@ -65,40 +64,38 @@ async function closeAll(sockets: TestSocket[]): Promise<void> {
 }
 
 describe('per-member caps', () => {
-  let testApp: App;
-  let host: string;
+  let testApp: ListeningTestApp;
   beforeAll(async () => {
-    testApp = await startTestApp();
-    host = await listen(testApp.app);
+    testApp = await startListeningTestApp();
   });
   afterAll(() => testApp.close());
 
   it(`a member's ${CONTROL_LIMITS.eventSocketsPerMember + 1}th event socket is refused with 429; a closed one frees its place`, async () => {
-    const { app } = testApp;
+    const { app, host } = testApp;
     const member = await buildUser(app.database.db);
     const token = await tokenFor(app, member);
     const sockets: TestSocket[] = [];
     for (let i = 0; i < CONTROL_LIMITS.eventSocketsPerMember; i += 1)
-      sockets.push(await openSocket(eventUrl(host, token), originOf(app)));
-    const refused = await refusal(eventUrl(host, token), originOf(app).origin);
+      sockets.push(await openSocket(eventsUrl(host, token), originOf(app)));
+    const refused = await refusal(eventsUrl(host, token), originOf(app).origin);
     expect(refused.status).toBe(429);
     expect(refused.body).toMatchObject({ errorKey: ERROR_KEYS.tooManyRequests });
     // Another member is not affected.
     const other = await openSocket(
-      eventUrl(host, await tokenFor(app, await buildUser(app.database.db))),
+      eventsUrl(host, await tokenFor(app, await buildUser(app.database.db))),
       originOf(app),
     );
     await sockets.pop()?.close();
-    sockets.push(await openSocket(eventUrl(host, token), originOf(app)));
+    sockets.push(await openSocket(eventsUrl(host, token), originOf(app)));
     await closeAll([...sockets, other]);
   });
 
   it('many upgrades of one member at the same moment: exactly the cap gets in', async () => {
-    const { app } = testApp;
+    const { app, host } = testApp;
     const member = await buildUser(app.database.db);
     const token = await tokenFor(app, member);
     const attempts = await Promise.allSettled(
-      Array.from({ length: 20 }, () => openSocket(eventUrl(host, token), originOf(app))),
+      Array.from({ length: 20 }, () => openSocket(eventsUrl(host, token), originOf(app))),
     );
     const opened = attempts.flatMap((a) => (a.status === 'fulfilled' ? [a.value] : []));
     const statuses = attempts.flatMap((a) =>
@@ -110,7 +107,7 @@ describe('per-member caps', () => {
   });
 
   it('an upgrade whose client leaves before it completes gives its place back', async () => {
-    const { app } = testApp;
+    const { app, host } = testApp;
     const member = await buildUser(app.database.db);
     const token = await tokenFor(app, member);
     const { port } = app.server.address() as { port: number };
@@ -139,12 +136,12 @@ describe('per-member caps', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     const sockets: TestSocket[] = [];
     for (let i = 0; i < CONTROL_LIMITS.eventSocketsPerMember; i += 1)
-      sockets.push(await openSocket(eventUrl(host, token), originOf(app)));
+      sockets.push(await openSocket(eventsUrl(host, token), originOf(app)));
     await closeAll(sockets);
   });
 
   it(`a member's ${CONTROL_LIMITS.controllerSocketsPerMember + 1}th controller socket is refused with 429; cars are not counted`, async () => {
-    const { app } = testApp;
+    const { app, host } = testApp;
     const driver = await buildUser(app.database.db);
     const controllers: TestSocket[] = [];
     const cars: TestSocket[] = [];
@@ -171,29 +168,21 @@ describe('per-member caps', () => {
 });
 
 describe('per-address cap (SOCKETS_PER_IP)', () => {
-  let testApp: App;
-  let host: string;
+  let testApp: ListeningTestApp;
   beforeAll(async () => {
-    testApp = await startTestApp({ SOCKETS_PER_IP: '3' });
-    host = await listen(testApp.app);
+    testApp = await startListeningTestApp({ SOCKETS_PER_IP: '3' });
   });
   afterAll(() => testApp.close());
 
   it('counts event and controller sockets of every member together, and not car sockets', async () => {
-    const { app } = testApp;
-    const driving = await createCar(app);
-    const car = await connectCar(host, driving.carId, driving.secret);
-    const taken = await takeCar(app, driving);
-    const controller = await openSocket(
-      controllerUrl(host, driving.carId, taken.accessToken, taken.controlToken),
-      originOf(app),
-    );
-    const first = await openSocket(eventUrl(host, taken.accessToken), originOf(app));
+    const { app, host } = testApp;
+    const { car, taken, controller } = await driveCar(app, host);
+    const first = await openSocket(eventsUrl(host, taken.accessToken), originOf(app));
     const second = await openSocket(
-      eventUrl(host, await tokenFor(app, await buildUser(app.database.db))),
+      eventsUrl(host, await tokenFor(app, await buildUser(app.database.db))),
       originOf(app),
     );
-    const third = eventUrl(host, await tokenFor(app, await buildUser(app.database.db)));
+    const third = eventsUrl(host, await tokenFor(app, await buildUser(app.database.db)));
     const refused = await refusal(third, originOf(app).origin);
     expect(refused.status).toBe(429);
     expect(refused.body).toMatchObject({ errorKey: ERROR_KEYS.tooManyRequests });
@@ -206,14 +195,14 @@ describe('per-address cap (SOCKETS_PER_IP)', () => {
   });
 
   it('refused and failed upgrades are not counted', async () => {
-    const { app } = testApp;
+    const { app, host } = testApp;
     for (let i = 0; i < 5; i += 1) {
-      expect(await refusedStatus(openSocket(eventUrl(host, 'not-a-token'), originOf(app)))).toBe(401);
+      expect(await refusedStatus(openSocket(eventsUrl(host, 'not-a-token'), originOf(app)))).toBe(401);
     }
     const member = await buildUser(app.database.db);
     const sockets: TestSocket[] = [];
     for (let i = 0; i < 3; i += 1)
-      sockets.push(await openSocket(eventUrl(host, await tokenFor(app, member)), originOf(app)));
+      sockets.push(await openSocket(eventsUrl(host, await tokenFor(app, member)), originOf(app)));
     await closeAll(sockets);
   });
 });

@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
 import WebSocket from 'ws';
 import type { UserRow } from '../modules/users/users.repo.js';
+import { startTestApp, type TestAppOptions } from './app.js';
 import { authHeader, buildAdmin, buildUser, tokenFor } from './factories.js';
 
 export async function listen(app: FastifyInstance): Promise<string> {
@@ -13,6 +14,17 @@ export async function listen(app: FastifyInstance): Promise<string> {
   const { port } = app.server.address() as { port: number };
   return `127.0.0.1:${port}`;
 }
+
+/** A test app (see startTestApp) listening on a real port: sockets need one; `host` is `127.0.0.1:port`. */
+export async function startListeningTestApp(
+  extraEnv: Record<string, string> = {},
+  options: TestAppOptions = {},
+) {
+  const testApp = await startTestApp(extraEnv, options);
+  return { ...testApp, host: await listen(testApp.app) };
+}
+
+export type ListeningTestApp = Awaited<ReturnType<typeof startListeningTestApp>>;
 
 type Json = Record<string, unknown> & { type?: string };
 
@@ -175,6 +187,33 @@ export function controllerUrl(
   controlToken: string,
 ): string {
   return `ws://${host}/rcsocket?type=controller&car=${carId}&control_token=${encodeURIComponent(controlToken)}&token=${encodeURIComponent(accessToken)}`;
+}
+
+/** The event socket (/api/race-ws) of the member whose access token this is. */
+export const eventsUrl = (host: string, accessToken: string) =>
+  `ws://${host}/api/race-ws?token=${encodeURIComponent(accessToken)}`;
+
+export interface DriveOptions {
+  /** Who takes the car; default a new member. */
+  driver?: UserRow;
+  /** The access token the control socket opens with; default the driver's from takeCar. */
+  accessToken?: (driverId: number) => Promise<string>;
+}
+
+/**
+ * A new car online over its socket and a member driving it: the car taken with a fresh code and
+ * its control socket open.
+ */
+export async function driveCar(app: FastifyInstance, host: string, options: DriveOptions = {}) {
+  const driving = await createCar(app);
+  const car = await connectCar(host, driving.carId, driving.secret);
+  const taken = await takeCar(app, driving, options.driver);
+  const accessToken = options.accessToken ? await options.accessToken(taken.driver.id) : taken.accessToken;
+  const controller = await openSocket(
+    controllerUrl(host, driving.carId, accessToken, taken.controlToken),
+    originOf(app),
+  );
+  return { driving, car, taken, controller };
 }
 
 export const originOf = (app: FastifyInstance) => ({ origin: new URL(app.config.publicUrl).origin });

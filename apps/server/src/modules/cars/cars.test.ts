@@ -2,16 +2,20 @@ import { CONTROL_CODE_ALPHABET, CONTROL_CODE_LENGTH } from '@telerace/protocol';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLog, carSessions, cars } from '../../db/schema.js';
-import { startTestApp } from '../../test/app.js';
 import { authHeader, buildUser } from '../../test/factories.js';
-import { connectCar, createCar, generateCode, listen, takeCar } from '../../test/sockets.js';
+import {
+  connectCar,
+  createCar,
+  generateCode,
+  type ListeningTestApp,
+  startListeningTestApp,
+  takeCar,
+} from '../../test/sockets.js';
 import { hashToken } from '../../tokens.js';
 
-let testApp: Awaited<ReturnType<typeof startTestApp>>;
-let host: string;
+let testApp: ListeningTestApp;
 beforeAll(async () => {
-  testApp = await startTestApp();
-  host = await listen(testApp.app);
+  testApp = await startListeningTestApp();
 });
 afterAll(() => testApp.close());
 
@@ -262,7 +266,7 @@ describe('connecting to a car', () => {
     expect(await find()).toMatchObject({ status: 'offline', username: null, current_user_id: null });
     expect((await app.inject({ method: 'GET', url: '/api/cars' })).statusCode).toBe(401);
 
-    const car = await connectCar(host, driving.carId, driving.secret);
+    const car = await connectCar(testApp.host, driving.carId, driving.secret);
     expect((await find())?.status).toBe('online');
     const { driver } = await takeCar(app, driving);
     expect(await find()).toMatchObject({ username: driver.username, current_user_id: driver.id });

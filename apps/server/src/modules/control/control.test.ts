@@ -9,7 +9,6 @@ import { eq, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { carSessions } from '../../db/schema.js';
-import { startTestApp } from '../../test/app.js';
 import {
   authHeader,
   buildAdmin,
@@ -23,20 +22,21 @@ import {
   controllerUrl,
   createCar,
   type Driving,
-  listen,
+  driveCar,
+  eventsUrl,
+  type ListeningTestApp,
   openSocket,
   originOf,
   refusedStatus,
+  startListeningTestApp,
   type TestSocket,
   takeCar,
 } from '../../test/sockets.js';
 import { REFRESH_COOKIE } from '../auth/auth.routes.js';
 
-let testApp: Awaited<ReturnType<typeof startTestApp>>;
-let host: string;
+let testApp: ListeningTestApp;
 beforeAll(async () => {
-  testApp = await startTestApp();
-  host = await listen(testApp.app);
+  testApp = await startListeningTestApp();
 });
 afterAll(() => testApp.close());
 
@@ -48,19 +48,10 @@ async function drivingSetup(): Promise<{
   taken: Awaited<ReturnType<typeof takeCar>>;
   events: TestSocket;
 }> {
-  const { app } = testApp;
-  const driving = await createCar(app);
-  const car = await connectCar(host, driving.carId, driving.secret);
-  const taken = await takeCar(app, driving);
-  const controller = await openSocket(
-    controllerUrl(host, driving.carId, taken.accessToken, taken.controlToken),
-    originOf(app),
-  );
+  const { app, host } = testApp;
+  const { driving, car, taken, controller } = await driveCar(app, host);
   await controller.nextOfType('car-status');
-  const events = await openSocket(
-    `ws://${host}/api/race-ws?token=${encodeURIComponent(taken.accessToken)}`,
-    originOf(app),
-  );
+  const events = await openSocket(eventsUrl(host, taken.accessToken), originOf(app));
   return { driving, car, controller, taken, events };
 }
 
@@ -81,14 +72,10 @@ async function driveWith(
   controller: TestSocket;
   taken: Awaited<ReturnType<typeof takeCar>>;
 }> {
-  const { app } = testApp;
-  const driving = await createCar(app);
-  const car = await connectCar(host, driving.carId, driving.secret);
-  const taken = await takeCar(app, driving, user);
-  const controller = await openSocket(
-    controllerUrl(host, driving.carId, await token(taken.driver.id), taken.controlToken),
-    originOf(app),
-  );
+  const { driving, car, taken, controller } = await driveCar(testApp.app, testApp.host, {
+    driver: user,
+    accessToken: token,
+  });
   await controller.nextOfType('car-status');
   controller.send({ type: 'drive', throttle: 0.6, steer: 0 });
   await car.next((m) => m.type === 'drive' && m.throttle === 0.6);
@@ -106,12 +93,14 @@ async function carIsFree(carId: number, headers: { authorization: string }) {
 describe('car sockets', () => {
   it('refuse a wrong or missing secret with 401 at the upgrade', async () => {
     const { carId, secret } = await createCar(testApp.app);
-    const url = `ws://${host}/rcsocket?type=car&car=${carId}`;
+    const url = `ws://${testApp.host}/rcsocket?type=car&car=${carId}`;
     expect(await refusedStatus(openSocket(url))).toBe(401);
     expect(await refusedStatus(openSocket(url, { authorization: 'Bearer nope' }))).toBe(401);
     expect(
       await refusedStatus(
-        openSocket(`ws://${host}/rcsocket?type=car&car=999999`, { authorization: `Bearer ${secret}` }),
+        openSocket(`ws://${testApp.host}/rcsocket?type=car&car=999999`, {
+          authorization: `Bearer ${secret}`,
+        }),
       ),
     ).toBe(401);
   });
@@ -124,7 +113,7 @@ describe('car sockets', () => {
       { protocolVersion: MIN_SUPPORTED_CAR_PROTOCOL_VERSION - 1, reason: 'client_too_old' },
     ];
     for (const { protocolVersion, reason } of refusals) {
-      const car = await openSocket(`ws://${host}/rcsocket?type=car&car=${carId}`, {
+      const car = await openSocket(`ws://${testApp.host}/rcsocket?type=car&car=${carId}`, {
         authorization: `Bearer ${secret}`,
       });
       car.send({ type: 'hello', protocolVersion, agentVersion: 'some' });
@@ -132,7 +121,7 @@ describe('car sockets', () => {
       expect((await car.closed).code).toBe(SOCKET_CLOSE_CODES.incompatible);
     }
 
-    const good = await connectCar(host, carId, secret);
+    const good = await connectCar(testApp.host, carId, secret);
     expect(good.messages[0]).toEqual({
       type: 'welcome',
       config: { forwardSpeedPercent: 100, backwardSpeedPercent: 100, trimValue: 0 },
@@ -142,8 +131,8 @@ describe('car sockets', () => {
 
   it('a second connection for the same car replaces the first', async () => {
     const { carId, secret } = await createCar(testApp.app);
-    const first = await connectCar(host, carId, secret);
-    const second = await connectCar(host, carId, secret);
+    const first = await connectCar(testApp.host, carId, secret);
+    const second = await connectCar(testApp.host, carId, secret);
     expect((await first.closed).code).toBe(SOCKET_CLOSE_CODES.replaced);
     expect(testApp.app.carRelay.isOnline(carId)).toBe(true);
     await second.close();
@@ -151,7 +140,7 @@ describe('car sockets', () => {
   });
 
   it('rotate-secret closes the current socket and the old secret is refused with 401', async () => {
-    const { app } = testApp;
+    const { app, host } = testApp;
     const driving = await createCar(app);
     const car = await connectCar(host, driving.carId, driving.secret);
     const response = await app.inject({
@@ -169,7 +158,7 @@ describe('car sockets', () => {
   });
 
   it('forward admin commands and config to the car', async () => {
-    const { app } = testApp;
+    const { app, host } = testApp;
     const driving = await createCar(app);
     const car = await connectCar(host, driving.carId, driving.secret);
     const command = await app.inject({
@@ -194,7 +183,7 @@ describe('car sockets', () => {
 
 describe('controller sockets', () => {
   it("accept PUBLIC_URL's origin only: not the address the request was made to, nor a rebound domain", async () => {
-    const { app } = testApp;
+    const { app, host } = testApp;
     const driving = await createCar(app);
     const taken = await takeCar(app, driving);
     const url = controllerUrl(host, driving.carId, taken.accessToken, taken.controlToken);
@@ -207,7 +196,7 @@ describe('controller sockets', () => {
   });
 
   it('are refused without a valid access token, control token, or Origin', async () => {
-    const { app } = testApp;
+    const { app, host } = testApp;
     const driving = await createCar(app);
     const other = await createCar(app);
     const taken = await takeCar(app, driving);
@@ -292,14 +281,7 @@ describe('controller sockets', () => {
   });
 
   it('a silent controller is treated as gone and the car stops', async () => {
-    const { app } = testApp;
-    const driving = await createCar(app);
-    const car = await connectCar(host, driving.carId, driving.secret);
-    const taken = await takeCar(app, driving);
-    const controller = await openSocket(
-      controllerUrl(host, driving.carId, taken.accessToken, taken.controlToken),
-      originOf(app),
-    );
+    const { car, controller } = await driveCar(testApp.app, testApp.host);
     // A peer that stops answering pings: pause the socket so ws stops reading (and ponging).
     controller.send({ type: 'drive', throttle: 0.3, steer: 0 });
     await car.next((m) => m.type === 'drive');
@@ -377,7 +359,7 @@ describe('ending a session', () => {
     ['expiry', 'session_expired'],
     ['delete', 'car_deleted'],
   ] as const)('by %s stops the car, tells the driver (%s) and frees the car', async (how, reason) => {
-    const { app } = testApp;
+    const { app, host } = testApp;
     const { driving, car, controller, events, taken } = await drivingSetup();
     controller.send({ type: 'drive', throttle: 0.8, steer: 0 });
     await car.next((m) => m.type === 'drive' && m.throttle === 0.8);

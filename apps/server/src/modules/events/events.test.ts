@@ -7,20 +7,24 @@ import {
 } from '@telerace/protocol';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp } from '../../test/app.js';
 import { authHeader, buildAdmin, buildSession, buildUser, tokenFor } from '../../test/factories.js';
-import { listen, openSocket, originOf, refusedStatus } from '../../test/sockets.js';
+import {
+  eventsUrl,
+  type ListeningTestApp,
+  openSocket,
+  originOf,
+  refusedStatus,
+  startListeningTestApp,
+} from '../../test/sockets.js';
 import { REFRESH_COOKIE } from '../auth/auth.routes.js';
 
-let testApp: Awaited<ReturnType<typeof startTestApp>>;
-let host: string;
+let testApp: ListeningTestApp;
 beforeAll(async () => {
-  testApp = await startTestApp();
-  host = await listen(testApp.app);
+  testApp = await startListeningTestApp();
 });
 afterAll(() => testApp.close());
 
-const url = (token: string) => `ws://${host}/api/race-ws?token=${encodeURIComponent(token)}`;
+const url = (token: string) => eventsUrl(testApp.host, token);
 
 /** An access token of the member (see tokenFor: `seconds`, `session`). */
 const accessToken = (
@@ -37,12 +41,12 @@ describe('event socket /api/race-ws', () => {
     const member = await buildUser(app.database.db);
     const token = await tokenFor(app, member);
     expect(await refusedStatus(openSocket(url('not-a-token'), originOf(app)))).toBe(401);
-    expect(await refusedStatus(openSocket(`ws://${host}/api/race-ws`, originOf(app)))).toBe(401);
+    expect(await refusedStatus(openSocket(`ws://${testApp.host}/api/race-ws`, originOf(app)))).toBe(401);
     expect(await refusedStatus(openSocket(url(token), { origin: 'https://evil.example' }))).toBe(403);
     expect(await refusedStatus(openSocket(url(token)))).toBe(403);
     // Only PUBLIC_URL's origin: not the address the request was made to, nor a rebound domain
     // that sends a matching Host.
-    expect(await refusedStatus(openSocket(url(token), { origin: `http://${host}` }))).toBe(403);
+    expect(await refusedStatus(openSocket(url(token), { origin: `http://${testApp.host}` }))).toBe(403);
     expect(
       await refusedStatus(
         openSocket(url(token), { origin: 'http://rebound.example', host: 'rebound.example' }),
@@ -123,16 +127,12 @@ describe('event socket /api/race-ws', () => {
   });
 
   it('is not counted by the /api rate limiter', async () => {
-    const limited = await startTestApp({}, { rateLimit: { max: 2, timeWindowMs: 60_000 } });
+    const limited = await startListeningTestApp({}, { rateLimit: { max: 2, timeWindowMs: 60_000 } });
     try {
-      const limitedHost = await listen(limited.app);
       const member = await buildUser(limited.app.database.db);
       const token = await tokenFor(limited.app, member);
       for (let i = 0; i < 4; i += 1) {
-        const socket = await openSocket(
-          `ws://${limitedHost}/api/race-ws?token=${encodeURIComponent(token)}`,
-          originOf(limited.app),
-        );
+        const socket = await openSocket(eventsUrl(limited.host, token), originOf(limited.app));
         await socket.close();
       }
     } finally {
