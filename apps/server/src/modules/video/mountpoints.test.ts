@@ -23,6 +23,7 @@ import {
   type TestSocket,
   takeCar,
 } from '../../test/sockets.js';
+import { startOwnJanusTestApp } from '../../test/video.js';
 import { JanusClient } from './janus-client.js';
 import { JanusSupervisor } from './janus-process.js';
 import { mountpointSecret } from './video.service.js';
@@ -58,12 +59,7 @@ describe('live video with the server’s own Janus', () => {
   let admin: JanusClient;
 
   beforeAll(async () => {
-    testApp = await startTestApp({ VIDEO: 'auto' });
-    await testApp.app.videoStarted();
-    host = await listen(testApp.app);
-    const supervisor = testApp.app.video.supervisor;
-    if (!supervisor) throw new Error('the server did not start its Janus');
-    admin = new JanusClient(supervisor.httpUrl, supervisor.adminKey);
+    ({ testApp, host, janusAdmin: admin } = await startOwnJanusTestApp());
   }, 60_000);
   afterAll(() => testApp.close());
 

@@ -13,22 +13,22 @@ import { SOCKET_CLOSE_CODES } from '@telerace/protocol';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { users } from '../../db/schema.js';
-import { startTestApp } from '../../test/app.js';
+import type { startTestApp } from '../../test/app.js';
 import { buildAdmin, buildUser, tokenFor } from '../../test/factories.js';
 import {
   connectCar,
   createCar,
   type Driving,
-  listen,
   openSocket,
   originOf,
   refusedStatus,
   type TestSocket,
   takeCar,
 } from '../../test/sockets.js';
+import { startOwnJanusTestApp } from '../../test/video.js';
 import { fakeCamera, WebRtcViewer } from '../../test/webrtc.js';
 import { accessTokenKeys, signAccessToken } from '../auth/access-token.js';
-import { JanusClient } from './janus-client.js';
+import type { JanusClient } from './janus-client.js';
 import { mountpointSecret } from './video.service.js';
 
 type TestApp = Awaited<ReturnType<typeof startTestApp>>;
@@ -57,12 +57,7 @@ describe('a driver whose session ends stops watching (real Janus, real WebRTC)',
   const peers: WebRtcViewer[] = [];
 
   beforeAll(async () => {
-    testApp = await startTestApp({ VIDEO: 'auto' });
-    await testApp.app.videoStarted();
-    host = await listen(testApp.app);
-    const supervisor = testApp.app.video.supervisor;
-    if (!supervisor) throw new Error('the server did not start its Janus');
-    admin = new JanusClient(supervisor.httpUrl, supervisor.adminKey);
+    ({ testApp, host, janusAdmin: admin } = await startOwnJanusTestApp());
   }, 60_000);
   afterAll(async () => {
     for (const stop of cameras) stop();
