@@ -13,9 +13,10 @@ declare module '../../module.js' {
 
 export const carDirectoryModule = defineModule({
   name: 'car-directory',
-  services: ({ db, bus, log, clock }) => ({
-    carDirectory: new CarDirectory(db, bus, log, () => clock.now().getTime()),
+  services: ({ db, log, clock }) => ({
+    carDirectory: new CarDirectory(db, log, () => clock.now().getTime()),
   }),
+  on: ({ carDirectory }) => carDirectory.handlers(),
   start: ({ carDirectory }) => carDirectory.start(),
   stop: ({ carDirectory }) => carDirectory.stop(),
 });

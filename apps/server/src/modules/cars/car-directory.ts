@@ -8,7 +8,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
-import type { EventBus } from '../../events.js';
+import type { EventHandlers } from '../../events.js';
 import { type CarRow, type CarSessionRow, listCarsWithHolders } from './cars.repo.js';
 
 /** What the members' views show of a car and its holder (a `CarWithHolder` is one too). */
@@ -42,13 +42,11 @@ export class CarDirectory {
   #loaded = false;
   /** Counts the changes applied, so a load that raced one is done again. */
   #changes = 0;
-  #unsubscribe: (() => void)[] = [];
   /** Lists and cars answered from memory (tests and diagnostics). */
   readonly stats = { answered: 0 };
 
   constructor(
     readonly db: Db,
-    readonly events: EventBus,
     readonly log: FastifyBaseLogger,
     /** The clock's time in ms (clock.ts): which sessions hold their car. */
     readonly now: () => number = Date.now,
@@ -59,11 +57,13 @@ export class CarDirectory {
     return this.#loaded;
   }
 
-  /** Listens to the events, then loads (again while a change raced the load). */
-  async start(): Promise<void> {
-    const { events } = this;
-    this.#unsubscribe.push(
-      events.on('car.created', ({ carId, name, imageUrl, streamId, config }) =>
+  /**
+   * What each fact changes (subscribed by the module from the start, so a change that races the
+   * first load is not lost: the load runs again).
+   */
+  handlers(): EventHandlers {
+    return {
+      'car.created': ({ carId, name, imageUrl, streamId, config }) =>
         this.#set(carId, {
           car: {
             id: carId,
@@ -77,8 +77,7 @@ export class CarDirectory {
           session: null,
           username: null,
         }),
-      ),
-      events.on('car.config-changed', ({ carId, config }) =>
+      'car.config-changed': ({ carId, config }) =>
         this.#update(carId, (entry) => ({
           ...entry,
           car: {
@@ -88,26 +87,27 @@ export class CarDirectory {
             configSteeringTrim: config.trimValue,
           },
         })),
-      ),
-      events.on('car.deleted', ({ carId }) => this.#set(carId, null)),
-      events.on('car.session-started', ({ carId, sessionId, userId, username, expiresAt }) =>
+      'car.deleted': ({ carId }) => this.#set(carId, null),
+      'car.session-started': ({ carId, sessionId, userId, username, expiresAt }) =>
         this.#update(carId, (entry) => ({
           ...entry,
           session: { id: sessionId, userId, expiresAt: new Date(expiresAt) },
           username,
         })),
-      ),
-      events.on('car.session-ended', ({ carId, sessionId }) =>
+      'car.session-ended': ({ carId, sessionId }) =>
         this.#update(carId, (entry) =>
           entry.session?.id === sessionId ? { ...entry, session: null, username: null } : entry,
         ),
-      ),
-      events.on('user.changed', ({ userId, username }) => {
+      'user.changed': ({ userId, username }) => {
         for (const entry of this.#cars.values()) {
           if (entry.session?.userId === userId) this.#set(entry.car.id, { ...entry, username });
         }
-      }),
-    );
+      },
+    };
+  }
+
+  /** The first load, after the migrations. */
+  async start(): Promise<void> {
     await this.reload();
   }
 
@@ -126,8 +126,6 @@ export class CarDirectory {
   }
 
   stop(): void {
-    for (const off of this.#unsubscribe) off();
-    this.#unsubscribe = [];
     this.#loaded = false;
   }
 
