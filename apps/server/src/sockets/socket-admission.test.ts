@@ -7,7 +7,7 @@
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { CONTROL_LIMITS, ERROR_KEYS } from '@telerace/protocol';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startTestApp } from '../test/app.js';
 import { buildUser, tokenFor } from '../test/factories.js';
 import {
@@ -16,14 +16,13 @@ import {
   createCar,
   driveCar,
   eventsUrl,
-  type ListeningTestApp,
   listen,
   openSocket,
   originOf,
   refusedStatus,
-  startListeningTestApp,
   type TestSocket,
   takeCar,
+  useListeningTestApp,
 } from '../test/sockets.js';
 
 /** The status and JSON body of a refused upgrade. */
@@ -64,11 +63,7 @@ async function closeAll(sockets: TestSocket[]): Promise<void> {
 }
 
 describe('per-member caps', () => {
-  let testApp: ListeningTestApp;
-  beforeAll(async () => {
-    testApp = await startListeningTestApp();
-  });
-  afterAll(() => testApp.close());
+  const testApp = useListeningTestApp();
 
   it(`a member's ${CONTROL_LIMITS.eventSocketsPerMember + 1}th event socket is refused with 429; a closed one frees its place`, async () => {
     const { app, host } = testApp;
@@ -168,11 +163,7 @@ describe('per-member caps', () => {
 });
 
 describe('per-address cap (SOCKETS_PER_IP)', () => {
-  let testApp: ListeningTestApp;
-  beforeAll(async () => {
-    testApp = await startListeningTestApp({ SOCKETS_PER_IP: '3' });
-  });
-  afterAll(() => testApp.close());
+  const testApp = useListeningTestApp({ SOCKETS_PER_IP: '3' });
 
   it('counts event and controller sockets of every member together, and not car sockets', async () => {
     const { app, host } = testApp;

@@ -3,7 +3,7 @@
  * message inbox to wait for messages, and helpers that provision a car and a driver over REST.
  */
 import type { FastifyInstance } from 'fastify';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import WebSocket from 'ws';
 import type { UserRow } from '../modules/users/users.repo.js';
 import { startTestApp, type TestAppOptions } from './app.js';
@@ -25,6 +25,22 @@ export async function startListeningTestApp(
 }
 
 export type ListeningTestApp = Awaited<ReturnType<typeof startListeningTestApp>>;
+
+/**
+ * The listening test app of a test file (or of the describe block that calls this): started before
+ * its tests, closed after them. Its fields are set in `beforeAll`: read them inside tests and hooks.
+ */
+export function useListeningTestApp(
+  extraEnv: Record<string, string> = {},
+  options: TestAppOptions = {},
+): ListeningTestApp {
+  const testApp = {} as ListeningTestApp;
+  beforeAll(async () => {
+    Object.assign(testApp, await startListeningTestApp(extraEnv, options));
+  });
+  afterAll(() => testApp.close());
+  return testApp;
+}
 
 type Json = Record<string, unknown> & { type?: string };
 

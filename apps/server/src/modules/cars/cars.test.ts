@@ -1,23 +1,12 @@
 import { CONTROL_CODE_ALPHABET, CONTROL_CODE_LENGTH } from '@telerace/protocol';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { auditLog, carSessions, cars } from '../../db/schema.js';
 import { authHeader, buildUser } from '../../test/factories.js';
-import {
-  connectCar,
-  createCar,
-  generateCode,
-  type ListeningTestApp,
-  startListeningTestApp,
-  takeCar,
-} from '../../test/sockets.js';
+import { connectCar, createCar, generateCode, takeCar, useListeningTestApp } from '../../test/sockets.js';
 import { hashToken } from '../../tokens.js';
 
-let testApp: ListeningTestApp;
-beforeAll(async () => {
-  testApp = await startListeningTestApp();
-});
-afterAll(() => testApp.close());
+const testApp = useListeningTestApp();
 
 const ADMIN_ENDPOINTS: [string, string, Record<string, unknown>?][] = [
   ['GET', '/api/admin/cars'],

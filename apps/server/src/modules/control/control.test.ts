@@ -7,7 +7,7 @@ import {
 } from '@telerace/protocol';
 import { eq, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { carSessions } from '../../db/schema.js';
 import {
   authHeader,
@@ -24,21 +24,16 @@ import {
   type Driving,
   driveCar,
   eventsUrl,
-  type ListeningTestApp,
   openSocket,
   originOf,
   refusedStatus,
-  startListeningTestApp,
   type TestSocket,
   takeCar,
+  useListeningTestApp,
 } from '../../test/sockets.js';
 import { REFRESH_COOKIE } from '../auth/auth.routes.js';
 
-let testApp: ListeningTestApp;
-beforeAll(async () => {
-  testApp = await startListeningTestApp();
-});
-afterAll(() => testApp.close());
+const testApp = useListeningTestApp();
 
 /** A car connected over the socket and a driver holding it with an open control socket. */
 async function drivingSetup(): Promise<{

@@ -6,23 +6,19 @@ import {
   SOCKET_CLOSE_CODES,
 } from '@telerace/protocol';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { authHeader, buildAdmin, buildSession, buildUser, tokenFor } from '../../test/factories.js';
 import {
   eventsUrl,
-  type ListeningTestApp,
   openSocket,
   originOf,
   refusedStatus,
   startListeningTestApp,
+  useListeningTestApp,
 } from '../../test/sockets.js';
 import { REFRESH_COOKIE } from '../auth/auth.routes.js';
 
-let testApp: ListeningTestApp;
-beforeAll(async () => {
-  testApp = await startListeningTestApp();
-});
-afterAll(() => testApp.close());
+const testApp = useListeningTestApp();
 
 const url = (token: string) => eventsUrl(testApp.host, token);
 
