@@ -3,7 +3,7 @@
  * transaction; events that end sessions are emitted only after the commit.
  */
 import { randomUUID } from 'node:crypto';
-import { type AdminUser, ERROR_KEYS, type TicketsResponse } from '@telerace/protocol';
+import { type AdminUser, ERROR_KEYS } from '@telerace/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/client.js';
@@ -12,8 +12,8 @@ import type { EventBus } from '../../events.js';
 import { type AccountService, deletedUsername } from '../account/account.service.js';
 import { revokeUserSessions } from '../auth/sessions.repo.js';
 import type { TicketsService } from '../tickets/tickets.service.js';
-import { presentUser } from '../users/user.presenter.js';
 import { lockLiveUser, type UserRow, updateUser } from '../users/users.repo.js';
+import { presentAdminUser } from './admin-user.presenter.js';
 import { listLogins, listUsers, type Page } from './admin-users.repo.js';
 import { type AuditAction, recordAudit } from './audit.repo.js';
 
@@ -25,14 +25,6 @@ export interface Actor {
 const notFound = (): DomainError => new DomainError('not_found', 'User not found', ERROR_KEYS.userNotFound);
 const selfError = (): DomainError =>
   new DomainError('invalid', 'You cannot do this to your own account.', ERROR_KEYS.cannotActOnSelf);
-
-function presentAdminUser(row: UserRow, tickets: TicketsResponse | undefined): AdminUser {
-  return {
-    ...presentUser(row),
-    tickets: tickets?.tickets ?? 0,
-    ticket_adjustment: tickets?.breakdown.adjustments ?? 0,
-  };
-}
 
 export interface AdminUsersServiceDeps {
   db: Db;

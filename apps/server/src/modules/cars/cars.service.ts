@@ -11,9 +11,7 @@ import {
   type Car,
   type CarConfig,
   type CarSessionEndReason,
-  type CarVideo,
   ERROR_KEYS,
-  type Telemetry,
 } from '@telerace/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import { type Clock, minutesAfter } from '../../clock.js';
@@ -24,7 +22,14 @@ import { SlidingWindowCounter } from '../../sliding-window.js';
 import { hashToken, newOpaqueToken } from '../../tokens.js';
 import { type AuditActor, recordAudit } from '../admin/audit.repo.js';
 import type { UserRow } from '../users/users.repo.js';
-import type { CarDirectory, ListedCar } from './car-directory.js';
+import type { CarDirectory } from './car-directory.js';
+import {
+  type CarPresence,
+  CarPresenter,
+  type CarVideoAccess,
+  NO_VIDEO,
+  type Viewer,
+} from './cars.presenter.js';
 import {
   type CarRow,
   type CarSessionRow,
@@ -53,25 +58,6 @@ import {
   setSessionMinutes,
 } from './cars.repo.js';
 import { newControlCode } from './control-code.js';
-
-/** What the control relay knows about connected cars (the service never touches a socket). */
-export interface CarPresence {
-  isOnline(carId: number): boolean;
-  lastTelemetry(carId: number): (Telemetry & { at: string }) | null;
-}
-
-/** The live video's part of a car (the PIN only for those who may watch). */
-export interface CarVideoAccess {
-  videoFor(carId: number, mayWatch: boolean): CarVideo;
-}
-
-const NO_VIDEO: CarVideoAccess = { videoFor: () => ({ available: false, pin: null }) };
-
-/** Who asks about a car: its driver and admins may watch its video. */
-export interface Viewer {
-  id: number;
-  isAdmin: boolean;
-}
 
 /** Who acts on a car: an admin, or the server itself (SYSTEM_ACTOR) for the simulated cars. */
 export type Actor = AuditActor;
@@ -158,6 +144,7 @@ export class CarsService {
   readonly presence: CarPresence;
   readonly video: CarVideoAccess;
   readonly controlCodeTtlMinutes: number;
+  readonly #presenter: CarPresenter;
 
   constructor(deps: CarsServiceDeps) {
     this.db = deps.db;
@@ -168,53 +155,21 @@ export class CarsService {
     this.presence = deps.presence;
     this.video = deps.video ?? NO_VIDEO;
     this.controlCodeTtlMinutes = deps.controlCodeTtlMinutes ?? DEFAULT_CONTROL_CODE_TTL_MINUTES;
+    this.#presenter = new CarPresenter(this.presence, this.video);
   }
 
   // ── reading ──────────────────────────────────────────────────────────────────────────────
-
-  present({ car, session, username }: ListedCar): Car {
-    return {
-      id: car.id,
-      name: car.name,
-      image_url: car.imageUrl,
-      status: this.presence.isOnline(car.id) ? 'online' : 'offline',
-      stream_id: car.streamId,
-      current_user_id: session?.userId ?? null,
-      username: session ? username : null,
-      config_forward_speed: car.configForwardSpeed,
-      config_backward_speed: car.configBackwardSpeed,
-      config_steering_trim: car.configSteeringTrim,
-      session_ends_at: session?.expiresAt.toISOString() ?? null,
-    };
-  }
-
-  /** One car for one member: with its video, and the PIN when they may watch it. */
-  presentFor(row: ListedCar, viewer: Viewer): Car {
-    const mayWatch = viewer.isAdmin || row.session?.userId === viewer.id;
-    return { ...this.present(row), video: this.video.videoFor(row.car.id, mayWatch) };
-  }
-
-  presentAdmin(row: CarWithHolder): AdminCar {
-    return {
-      ...this.presentFor(row, { id: 0, isAdmin: true }),
-      control_code: row.car.controlCode,
-      control_code_expires_at: row.car.controlCode
-        ? (row.car.controlCodeExpiresAt?.toISOString() ?? null)
-        : null,
-      last_telemetry: this.presence.lastTelemetry(row.car.id),
-    };
-  }
 
   async list(): Promise<Car[]> {
     // Before the start-up load (migrations still running) the database answers.
     const rows = this.directory.loaded
       ? this.directory.list(this.clock.now().getTime())
       : await listCarsWithHolders(this.db, this.clock.now());
-    return rows.map((row) => this.present(row));
+    return rows.map((row) => this.#presenter.car(row));
   }
 
   async listAdmin(): Promise<AdminCar[]> {
-    return (await listCarsWithHolders(this.db, this.clock.now())).map((row) => this.presentAdmin(row));
+    return (await listCarsWithHolders(this.db, this.clock.now())).map((row) => this.#presenter.adminCar(row));
   }
 
   async #row(carId: number, db: Db = this.db): Promise<CarWithHolder> {
@@ -224,14 +179,14 @@ export class CarsService {
   }
 
   async status(carId: number, viewer: Viewer): Promise<Car> {
-    if (!this.directory.loaded) return this.presentFor(await this.#row(carId), viewer);
+    if (!this.directory.loaded) return this.#presenter.carFor(await this.#row(carId), viewer);
     const row = this.directory.get(carId, this.clock.now().getTime());
     if (!row) throw carNotFound();
-    return this.presentFor(row, viewer);
+    return this.#presenter.carFor(row, viewer);
   }
 
   async adminCar(carId: number): Promise<AdminCar> {
-    return this.presentAdmin(await this.#row(carId));
+    return this.#presenter.adminCar(await this.#row(carId));
   }
 
   // ── driving ──────────────────────────────────────────────────────────────────────────────
@@ -399,7 +354,7 @@ export class CarsService {
       return car;
     });
     this.events.emit('car.created', carCreated(row));
-    return { car: this.presentAdmin({ car: row, session: null, username: null }), secret };
+    return { car: this.#presenter.adminCar({ car: row, session: null, username: null }), secret };
   }
 
   /** A new secret; the car's current socket is closed and must dial again with it. */

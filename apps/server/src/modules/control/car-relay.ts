@@ -16,7 +16,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { EventBus, EventHandlers } from '../../events.js';
 import { type DropCounters, newDropCounters } from '../../sockets/message-guard.js';
 import type { SocketConnection } from '../../sockets/socket-connection.js';
-import type { CarPresence } from '../cars/cars.service.js';
+import type { CarPresence } from '../cars/cars.presenter.js';
 import { CarLink } from './car-link.js';
 import { type ControllerAccess, ControllerLink } from './controller-link.js';
 

@@ -1,0 +1,12 @@
+/** A member as the admin's members tab shows it: the member's fields plus their tickets. */
+import type { AdminUser, TicketsResponse } from '@telerace/protocol';
+import { presentUser } from '../users/user.presenter.js';
+import type { UserRow } from '../users/users.repo.js';
+
+export function presentAdminUser(row: UserRow, tickets: TicketsResponse | undefined): AdminUser {
+  return {
+    ...presentUser(row),
+    tickets: tickets?.tickets ?? 0,
+    ticket_adjustment: tickets?.breakdown.adjustments ?? 0,
+  };
+}
