@@ -82,7 +82,8 @@ let base: string;
 /** Codes expire by this clock: a test moves it instead of rewriting rows. */
 const clock = new ManualClock();
 beforeAll(async () => {
-  t = await startTestApp({}, { apiPlugins: [fakeProvider], clock });
+  // Debug: request lines (with their addresses) are logged only then, and must stay redacted.
+  t = await startTestApp({ LOG_LEVEL: 'debug' }, { apiPlugins: [fakeProvider], clock });
   base = `http://${await listen(t.app)}`;
 });
 afterAll(() => t.close());
