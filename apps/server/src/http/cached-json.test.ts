@@ -1,6 +1,7 @@
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { type Car, CarsResponse } from '@telerace/protocol';
 import { describe, expect, it } from 'vitest';
-import { CachedJson, sameJsonValue } from './cached-json.js';
+import { acceptedEncoding, CachedJson, sameJsonValue } from './cached-json.js';
 
 const car = (id: number, status: 'online' | 'offline' = 'offline'): Car => ({
   id,
@@ -58,5 +59,48 @@ describe('CachedJson', () => {
   it('refuses an answer the schema rejects', () => {
     const cache = new CachedJson(CarsResponse);
     expect(() => cache.json([{ ...car(1), status: 'lost' } as unknown as Car])).toThrow();
+  });
+});
+
+describe('acceptedEncoding', () => {
+  it.each([
+    [undefined, null],
+    ['', null],
+    ['identity', null],
+    ['gzip, deflate', 'gzip'],
+    ['gzip, deflate, br', 'br'],
+    ['br;q=0, gzip', 'gzip'],
+    ['BR;q=0.5', 'br'],
+    ['gzip;q=0', null],
+    ['*', 'br'],
+  ])('%j takes %j', (header, encoding) => {
+    expect(acceptedEncoding(header)).toBe(encoding);
+  });
+});
+
+describe('CachedJson bodies', () => {
+  const fleet = (status: 'online' | 'offline') => Array.from({ length: 12 }, (_, i) => car(i + 1, status));
+
+  it('sends a large body compressed in the best accepted encoding, compressed once per change', () => {
+    const cache = new CachedJson(CarsResponse);
+    const br = cache.body(fleet('offline'), 'gzip, br');
+    expect(br.encoding).toBe('br');
+    expect(JSON.parse(brotliDecompressSync(br.body).toString())).toEqual(fleet('offline'));
+    expect(cache.body(fleet('offline'), 'br').body).toBe(br.body);
+    const gzip = cache.body(fleet('offline'), 'gzip');
+    expect(gzip.encoding).toBe('gzip');
+    expect(JSON.parse(gunzipSync(gzip.body).toString())).toEqual(fleet('offline'));
+    const changed = cache.body(fleet('online'), 'br');
+    expect(changed.body).not.toBe(br.body);
+    expect(JSON.parse(brotliDecompressSync(changed.body).toString())).toEqual(fleet('online'));
+  });
+
+  it('sends small bodies, and bodies for clients without a known encoding, as plain JSON', () => {
+    const cache = new CachedJson(CarsResponse);
+    expect(cache.body([car(1)], 'br')).toEqual({ body: cache.json([car(1)]), encoding: null });
+    expect(cache.body(fleet('offline'), undefined)).toEqual({
+      body: cache.json(fleet('offline')),
+      encoding: null,
+    });
   });
 });

@@ -6,7 +6,37 @@
  * Comparing values, rather than being told of changes, keeps it exact whatever the answer depends
  * on (presence, the clock, the directory).
  */
+import { brotliCompressSync, gzipSync, constants as zlib } from 'node:zlib';
 import { type ZodType, z } from 'zod';
+
+/** Encodings a cached body is stored in, best first (those @fastify/compress offers). */
+export type BodyEncoding = 'br' | 'gzip';
+/** Below this many bytes a body is sent as it is (@fastify/compress's default threshold). */
+export const COMPRESS_THRESHOLD_BYTES = 1024;
+
+/**
+ * The best encoding an `Accept-Encoding` header takes (br, then gzip), or null. A coding with
+ * `q=0` is refused; `*` takes br.
+ */
+export function acceptedEncoding(header: string | undefined): BodyEncoding | null {
+  if (!header) return null;
+  const accepted = new Set<string>();
+  for (const part of header.split(',')) {
+    const [name = '', ...params] = part.trim().toLowerCase().split(';');
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    if (q !== undefined && Number(q.slice(2)) === 0) continue;
+    accepted.add(name.trim());
+  }
+  if (accepted.has('br') || accepted.has('*')) return 'br';
+  return accepted.has('gzip') ? 'gzip' : null;
+}
+
+function encode(json: string, encoding: BodyEncoding): Buffer {
+  return encoding === 'br'
+    ? // The same quality as the app's on-the-fly compression; paid once per change here.
+      brotliCompressSync(json, { params: { [zlib.BROTLI_PARAM_QUALITY]: 4 } })
+    : gzipSync(json);
+}
 
 /** Structural equality of JSON-like values (plain objects, arrays, primitives). */
 export function sameJsonValue(a: unknown, b: unknown): boolean {
@@ -27,7 +57,8 @@ export function sameJsonValue(a: unknown, b: unknown): boolean {
 }
 
 export class CachedJson<Schema extends ZodType> {
-  #last: { value: z.output<Schema>; json: string } | null = null;
+  #last: { value: z.output<Schema>; json: string; encoded: Partial<Record<BodyEncoding, Buffer>> } | null =
+    null;
   /** How many answers were serialized (tests and diagnostics). */
   serialized = 0;
 
@@ -38,8 +69,27 @@ export class CachedJson<Schema extends ZodType> {
     if (this.#last && sameJsonValue(this.#last.value, value)) return this.#last.json;
     const json = JSON.stringify(z.encode(this.schema, value));
     this.serialized += 1;
-    this.#last = { value, json };
+    this.#last = { value, json, encoded: {} };
     return json;
+  }
+
+  /**
+   * The body to send for `value` to a client accepting `acceptEncoding`: the JSON, or — once it is
+   * worth compressing — its compressed bytes, compressed once per change instead of per request
+   * (every visitor's browser asks for them every 5 s).
+   */
+  body(
+    value: z.output<Schema>,
+    acceptEncoding: string | undefined,
+  ): { body: string | Buffer; encoding: BodyEncoding | null } {
+    const json = this.json(value);
+    const encoding = acceptedEncoding(acceptEncoding);
+    const last = this.#last;
+    if (encoding === null || last === null || Buffer.byteLength(json) < COMPRESS_THRESHOLD_BYTES) {
+      return { body: json, encoding: null };
+    }
+    last.encoded[encoding] ??= encode(json, encoding);
+    return { body: last.encoded[encoding], encoding };
   }
 }
 

@@ -3,6 +3,8 @@
  * made through the real API shows in the very next answer: create, configure, delete, connect
  * with a code, kick, expiry, a driver's rename, the car going online and offline, sim cars.
  */
+
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { Car } from '@telerace/protocol';
 import { CAR_SESSION_DEFAULT_MINUTES } from '@telerace/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,6 +40,28 @@ async function listed(carId: number): Promise<Car | undefined> {
 }
 
 describe('car directory', () => {
+  it('sends the list compressed once per change to clients that accept it, as the same JSON', async () => {
+    for (let i = 0; i < 6; i++) await createCar(testApp.app, `Compressed ${i}`);
+    const plain = await testApp.app.inject({ method: 'GET', url: '/api/cars', headers: memberHeaders });
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.body.length).toBeGreaterThan(1024);
+    for (const [accept, encoding, decode] of [
+      ['gzip, deflate, br', 'br', brotliDecompressSync],
+      ['gzip', 'gzip', gunzipSync],
+    ] as const) {
+      const packed = await testApp.app.inject({
+        method: 'GET',
+        url: '/api/cars',
+        headers: { ...memberHeaders, 'accept-encoding': accept },
+      });
+      expect(packed.statusCode).toBe(200);
+      expect(packed.headers['content-encoding']).toBe(encoding);
+      expect(packed.headers.vary).toContain('accept-encoding');
+      expect(packed.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(JSON.parse(decode(packed.rawPayload).toString())).toEqual(plain.json());
+    }
+  });
+
   it('answers the list and the status from memory', async () => {
     const { carId } = await createCar(testApp.app);
     const { stats } = testApp.app.cars.directory;

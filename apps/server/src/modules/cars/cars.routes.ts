@@ -10,14 +10,17 @@ const CONNECT_ATTEMPTS_PER_10_MIN = 30;
 export const carRoutes: FastifyPluginAsyncZod = async (app) => {
   const member = { preHandler: app.authenticate };
 
-  // The same list for every member, polled by all of them: serialized once per change, and sent
-  // as the JSON text it already is (so typed without the zod provider, which expects the object).
+  // The same list for every member, polled by all of them: serialized (and compressed) once per
+  // change, and sent as the bytes it already is (so typed without the zod provider, which
+  // expects the object; @fastify/compress leaves a body with its Content-Encoding alone).
   const carList = new CachedJson(CarsResponse);
   app
     .withTypeProvider<FastifyTypeProviderDefault>()
-    .get('/cars', { ...member, schema: { response: { 200: CarsResponse } } }, async (_request, reply) => {
-      reply.type(JSON_CONTENT_TYPE);
-      return carList.json(await app.cars.list());
+    .get('/cars', { ...member, schema: { response: { 200: CarsResponse } } }, async (request, reply) => {
+      const { body, encoding } = carList.body(await app.cars.list(), request.headers['accept-encoding']);
+      reply.type(JSON_CONTENT_TYPE).header('vary', 'accept-encoding');
+      if (encoding) reply.header('content-encoding', encoding);
+      return body;
     });
 
   app.get(
