@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { lstatSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { SERVER_DIR } from './process.js';
+import { captureOutput, SERVER_DIR } from './process.js';
 
 /** The environment without DATABASE_URL: the server uses PGlite under DATA_DIR/db on both projects. */
 export function embeddedDatabaseEnv(env: Record<string, string>): Record<string, string> {
@@ -83,14 +83,7 @@ export async function runNpmScript(
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
+  const output = captureOutput(child);
   const [code] = (await once(child, 'exit')) as [number | null];
-  return { code, stdout, stderr };
+  return { code, ...output() };
 }

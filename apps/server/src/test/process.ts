@@ -3,9 +3,7 @@
  * `source` condition), free ports, and waiting for an HTTP status.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 
 export const SERVER_DIR = new URL('../..', import.meta.url);
 
@@ -17,6 +15,11 @@ export function startServer(
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  return Object.assign(child, { output: captureOutput(child) });
+}
+
+/** Keeps what a child process writes from now on; the function returns it so far. */
+export function captureOutput(child: ChildProcess): () => { stdout: string; stderr: string } {
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => {
@@ -25,18 +28,10 @@ export function startServer(
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
   });
-  return Object.assign(child, { output: () => ({ stdout, stderr }) });
+  return () => ({ stdout, stderr });
 }
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}
+export { freeLoopbackPort as freePort } from '../free-port.js';
 
 export async function waitForStatus(url: string, status: number, timeoutMs: number): Promise<Response> {
   const deadline = Date.now() + timeoutMs;

@@ -11,11 +11,11 @@ import { randomInt } from 'node:crypto';
 import { EventEmitter, once } from 'node:events';
 import { accessSync, constants, existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { delimiter, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { FastifyBaseLogger } from 'fastify';
 import { spawnTiedToServer } from '../../child-process.js';
+import { freeLoopbackPort } from '../../free-port.js';
 import { JANUS_CONFIG_FOLDER, janusConfigFiles, newJanusSecrets } from './janus-config.js';
 
 const BACKOFF_INITIAL_MS = 1_000;
@@ -55,17 +55,6 @@ export function findJanusLibDir(): string | null {
     '/opt/janus/lib/janus',
   ];
   return candidates.find((dir) => existsSync(join(dir, 'plugins', 'libjanus_streaming.so'))) ?? null;
-}
-
-/** A TCP port free on 127.0.0.1 right now. */
-export async function freeLoopbackPort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
 }
 
 export interface JanusSupervisorOptions {
