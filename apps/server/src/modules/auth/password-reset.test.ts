@@ -46,6 +46,24 @@ function linksFor(email: string): string[] {
     );
 }
 
+/** The one answer to a used, expired, superseded or unknown link: it does not say which. */
+function expectLinkRefused(response: Awaited<ReturnType<typeof resetPassword>>): void {
+  expect(response.statusCode).toBe(400);
+  expect(response.json()).toEqual({
+    error: 'This reset link is invalid or has expired.',
+    errorKey: ERROR_KEYS.resetTokenInvalid,
+  });
+}
+
+/** A signed-in member who asked for a reset link and has not used it yet. */
+async function memberWithResetLink() {
+  const account = await signup(t.app);
+  const session = await login(t.app, account);
+  await forgot(account.email);
+  const [token] = linksFor(account.email);
+  return { account, session, token };
+}
+
 async function userId(email: string): Promise<number> {
   const [row] = await t.app.database.db.select().from(users).where(eq(users.email, email));
   return row?.id ?? 0;
@@ -92,12 +110,7 @@ describe('password reset', () => {
     expect((await refresh(t.app, session.refreshToken)).statusCode).toBe(401);
     await login(t.app, { email: account.email, password: 'a brand new passphrase' });
 
-    const again = await resetPassword(token ?? '', 'yet another passphrase');
-    expect(again.statusCode).toBe(400);
-    expect(again.json()).toEqual({
-      error: 'This reset link is invalid or has expired.',
-      errorKey: ERROR_KEYS.resetTokenInvalid,
-    });
+    expectLinkRefused(await resetPassword(token ?? '', 'yet another passphrase'));
   });
 
   it('refuses access tokens issued before the reset', async () => {
@@ -121,10 +134,7 @@ describe('password reset', () => {
   });
 
   it('a password change from the profile invalidates an outstanding reset link', async () => {
-    const account = await signup(t.app);
-    const session = await login(t.app, account);
-    await forgot(account.email);
-    const [token] = linksFor(account.email);
+    const { account, session, token } = await memberWithResetLink();
     const changed = await t.app.inject({
       method: 'POST',
       url: '/api/me/password',
@@ -132,17 +142,12 @@ describe('password reset', () => {
       payload: { currentPassword: account.password, newPassword: 'a changed passphrase' },
     });
     expect(changed.statusCode).toBe(200);
-    const reset = await resetPassword(token ?? '', 'the attacker passphrase');
-    expect(reset.statusCode).toBe(400);
-    expect(reset.json().errorKey).toBe(ERROR_KEYS.resetTokenInvalid);
+    expectLinkRefused(await resetPassword(token ?? '', 'the attacker passphrase'));
     await login(t.app, { email: account.email, password: 'a changed passphrase' });
   });
 
   it('an e-mail change invalidates an outstanding reset link (it went to the old address)', async () => {
-    const account = await signup(t.app);
-    const session = await login(t.app, account);
-    await forgot(account.email);
-    const [token] = linksFor(account.email);
+    const { account, session, token } = await memberWithResetLink();
     const changed = await t.app.inject({
       method: 'PATCH',
       url: '/api/me/details',
@@ -154,16 +159,11 @@ describe('password reset', () => {
       },
     });
     expect(changed.statusCode, changed.body).toBe(200);
-    const reset = await resetPassword(token ?? '', 'the attacker passphrase');
-    expect(reset.statusCode).toBe(400);
-    expect(reset.json().errorKey).toBe(ERROR_KEYS.resetTokenInvalid);
+    expectLinkRefused(await resetPassword(token ?? '', 'the attacker passphrase'));
   });
 
   it('a username-only change keeps the reset link', async () => {
-    const account = await signup(t.app);
-    const session = await login(t.app, account);
-    await forgot(account.email);
-    const [token] = linksFor(account.email);
+    const { account, session, token } = await memberWithResetLink();
     const changed = await t.app.inject({
       method: 'PATCH',
       url: '/api/me/details',
@@ -193,12 +193,7 @@ describe('password reset', () => {
     clock.advance(RESET_TOKEN_MINUTES * 60_000 - 1000);
     expect((await resetPassword(earlyToken ?? '', 'a brand new passphrase')).statusCode).toBe(200);
     clock.advance(2000);
-    const expired = await resetPassword(lateToken ?? '', 'a brand new passphrase');
-    expect(expired.statusCode).toBe(400);
-    expect(expired.json()).toEqual({
-      error: 'This reset link is invalid or has expired.',
-      errorKey: ERROR_KEYS.resetTokenInvalid,
-    });
+    expectLinkRefused(await resetPassword(lateToken ?? '', 'a brand new passphrase'));
   });
 
   it('sends at most 3 mails per account per hour, answering the same', async () => {
