@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loginHistory, refreshTokens, users } from '../../db/schema.js';
 import type { DomainEvents } from '../../events.js';
 import { startTestApp } from '../../test/app.js';
-import { login, newAccount, refresh, refreshCookieOf, signup } from '../../test/auth.js';
+import { login, newAccount, refresh, refreshCookieOf, signup, type TestAccount } from '../../test/auth.js';
 import { TOKEN_AUDIENCE, TOKEN_ISSUER } from './access-token.js';
 import { REFRESH_COOKIE } from './auth.routes.js';
 
@@ -81,13 +81,15 @@ describe('the whole path: sign-up → login → refresh → logout', () => {
 });
 
 describe('sign-up', () => {
+  const postSignup = (payload: TestAccount) => t.app.inject({ method: 'POST', url: '/api/signup', payload });
+
   it('refuses a taken e-mail or username, case-insensitively, with 409', async () => {
     const account = await signup(t.app);
     for (const payload of [
       newAccount({ email: account.email.toUpperCase() }),
       newAccount({ username: account.username.toUpperCase() }),
     ]) {
-      const response = await t.app.inject({ method: 'POST', url: '/api/signup', payload });
+      const response = await postSignup(payload);
       expect(response.statusCode).toBe(409);
       expect(response.json()).toEqual({
         error: 'Email or username already in use',
@@ -97,18 +99,10 @@ describe('sign-up', () => {
   });
 
   it('refuses a common password and a too short one', async () => {
-    const common = await t.app.inject({
-      method: 'POST',
-      url: '/api/signup',
-      payload: newAccount({ password: 'Password' }),
-    });
+    const common = await postSignup(newAccount({ password: 'Password' }));
     expect(common.statusCode).toBe(400);
     expect(common.json().errorKey).toBe(ERROR_KEYS.passwordTooCommon);
-    const short = await t.app.inject({
-      method: 'POST',
-      url: '/api/signup',
-      payload: newAccount({ password: 'x7!' }),
-    });
+    const short = await postSignup(newAccount({ password: 'x7!' }));
     expect(short.statusCode).toBe(400);
     expect(short.json().errorKey).toBe(ERROR_KEYS.validation);
   });
@@ -123,11 +117,7 @@ describe('sign-up', () => {
   });
 
   it('refuses a username with # (the suffix is the server’s)', async () => {
-    const response = await t.app.inject({
-      method: 'POST',
-      url: '/api/signup',
-      payload: newAccount({ username: 'a#1' }),
-    });
+    const response = await postSignup(newAccount({ username: 'a#1' }));
     expect(response.statusCode).toBe(400);
   });
 });
