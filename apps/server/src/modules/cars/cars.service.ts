@@ -20,7 +20,7 @@ import { DomainError, minutesToWait, secondsToWait } from '../../domain-error.js
 import type { DomainEvents, EventBus } from '../../events.js';
 import { SlidingWindowCounter } from '../../sliding-window.js';
 import { hashToken, newOpaqueToken } from '../../tokens.js';
-import { type AuditActor, recordAudit } from '../admin/audit.repo.js';
+import { type AuditAction, type AuditActor, type AuditEntry, recordAudit } from '../admin/audit.repo.js';
 import type { UserRow } from '../users/users.repo.js';
 import type { CarDirectory } from './car-directory.js';
 import {
@@ -360,40 +360,29 @@ export class CarsService {
   /** A new secret; the car's current socket is closed and must dial again with it. */
   async rotateSecret(actor: Actor, carId: number): Promise<string> {
     const secret = newOpaqueToken();
-    await this.db.transaction(async (tx) => {
-      if (!(await lockLiveCar(tx, carId))) throw carNotFound();
-      await setCarSecret(tx, carId, hashToken(secret));
-      await recordAudit(tx, {
-        actor,
-        action: 'car.rotate-secret',
-        targetType: 'car',
-        targetId: carId,
-        before: null,
-        after: { rotated: true },
-      });
-    });
+    await this.#auditedCarAction(
+      actor,
+      carId,
+      { action: 'car.rotate-secret', after: { rotated: true } },
+      (tx) => setCarSecret(tx, carId, hashToken(secret)),
+    );
     this.events.emit('car.secret-rotated', { carId });
     return secret;
   }
 
   /** Soft delete: the session ends (`car_deleted`), the car stops and its socket closes. */
   async delete(actor: Actor, carId: number): Promise<void> {
-    const ended = await this.db.transaction(async (tx) => {
-      const car = await lockLiveCar(tx, carId);
-      if (!car) throw carNotFound();
-      const now = this.clock.now();
-      const sessions = await endSessionsOfCar(tx, carId, 'car_deleted', now);
-      await markCarDeleted(tx, carId, now);
-      await recordAudit(tx, {
-        actor,
-        action: 'car.delete',
-        targetType: 'car',
-        targetId: carId,
-        before: { name: car.name },
-        after: { deleted: true },
-      });
-      return sessions;
-    });
+    const ended = await this.#auditedCarAction(
+      actor,
+      carId,
+      { action: 'car.delete', before: (car) => ({ name: car.name }), after: { deleted: true } },
+      async (tx) => {
+        const now = this.clock.now();
+        const sessions = await endSessionsOfCar(tx, carId, 'car_deleted', now);
+        await markCarDeleted(tx, carId, now);
+        return sessions;
+      },
+    );
     this.#emitEnded(ended, 'car_deleted');
     this.events.emit('car.deleted', { carId });
   }
@@ -405,19 +394,13 @@ export class CarsService {
   async generateCode(actor: Actor, carId: number): Promise<string> {
     const code = newControlCode();
     const expiresAt = minutesAfter(this.clock.now(), this.controlCodeTtlMinutes);
-    await this.db.transaction(async (tx) => {
-      if (!(await lockLiveCar(tx, carId))) throw carNotFound();
-      await setControlCode(tx, carId, code, expiresAt);
-      // The code itself is a credential: the append-only log never keeps it.
-      await recordAudit(tx, {
-        actor,
-        action: 'car.generate-code',
-        targetType: 'car',
-        targetId: carId,
-        before: null,
-        after: { code_generated: true },
-      });
-    });
+    // The code itself is a credential: the append-only log never keeps it.
+    await this.#auditedCarAction(
+      actor,
+      carId,
+      { action: 'car.generate-code', after: { code_generated: true } },
+      (tx) => setControlCode(tx, carId, code, expiresAt),
+    );
     this.events.emit('car.code-generated', { carId, expiresAt: expiresAt.toISOString() });
     return code;
   }
@@ -445,37 +428,51 @@ export class CarsService {
   }
 
   async command(actor: Actor, carId: number, command: 'reboot' | 'shutdown'): Promise<void> {
-    await this.db.transaction(async (tx) => {
-      if (!(await lockLiveCar(tx, carId))) throw carNotFound();
+    await this.#auditedCarAction(actor, carId, { action: 'car.command', after: { command } }, async () => {
       if (!this.presence.isOnline(carId)) throw carOffline();
-      await recordAudit(tx, {
-        actor,
-        action: 'car.command',
-        targetType: 'car',
-        targetId: carId,
-        before: null,
-        after: { command },
-      });
     });
     this.events.emit('car.command-requested', { carId, command });
   }
 
   async saveConfig(actor: Actor, carId: number, config: CarConfig): Promise<AdminCar> {
-    await this.db.transaction(async (tx) => {
-      const car = await lockLiveCar(tx, carId);
-      if (!car) throw carNotFound();
-      await setCarConfig(tx, carId, config);
-      await recordAudit(tx, {
-        actor,
-        action: 'car.config',
-        targetType: 'car',
-        targetId: carId,
-        before: configOf(car),
-        after: config,
-      });
-    });
+    await this.#auditedCarAction(
+      actor,
+      carId,
+      { action: 'car.config', before: configOf, after: config },
+      (tx) => setCarConfig(tx, carId, config),
+    );
     this.events.emit('car.config-changed', { carId, config });
     return this.adminCar(carId);
+  }
+
+  /**
+   * An admin action on a live car: the row is locked (not found once deleted), `act` runs and the
+   * action's audit record is written in the same transaction, so neither commits without the other.
+   */
+  #auditedCarAction<T>(
+    actor: Actor,
+    carId: number,
+    audit: {
+      action: AuditAction;
+      before?: (car: CarRow) => AuditEntry['before'];
+      after: AuditEntry['after'];
+    },
+    act: (tx: Db) => Promise<T>,
+  ): Promise<T> {
+    return this.db.transaction(async (tx) => {
+      const car = await lockLiveCar(tx, carId);
+      if (!car) throw carNotFound();
+      const result = await act(tx);
+      await recordAudit(tx, {
+        actor,
+        action: audit.action,
+        targetType: 'car',
+        targetId: carId,
+        before: audit.before?.(car) ?? null,
+        after: audit.after,
+      });
+      return result;
+    });
   }
 
   async settings(): Promise<AdminSettings> {
