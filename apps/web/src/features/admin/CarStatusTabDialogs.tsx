@@ -97,13 +97,31 @@ export function OneTimeValue({ value, label, testId }: { value: string; label: s
   );
 }
 
-/** A car dialog with Cancel beside its one action (confirm a car action, add a car). */
-function CancellableDialog({
+/** The car tab's dialogs: small, closed by Escape, the backdrop or their footer's buttons. */
+function CarDialog({
   title,
   description,
   onClose,
-  action,
+  footer,
   children,
+}: {
+  title: string;
+  description?: string;
+  onClose: () => void;
+  footer: ReactNode;
+  children: ReactNode;
+}) {
+  return (
+    <Modal open onClose={onClose} size="sm" title={title} description={description} footer={footer}>
+      {children}
+    </Modal>
+  );
+}
+
+/** A car dialog with Cancel beside its one action (confirm a car action, add a car). */
+function CancellableDialog({
+  action,
+  ...dialog
 }: {
   title: string;
   description?: string;
@@ -113,23 +131,17 @@ function CancellableDialog({
 }) {
   const { t } = useTranslation();
   return (
-    <Modal
-      open
-      onClose={onClose}
-      size="sm"
-      title={title}
-      description={description}
+    <CarDialog
+      {...dialog}
       footer={
         <>
-          <Button variant="secondary" onClick={onClose}>
+          <Button variant="secondary" onClick={dialog.onClose}>
             {t('carStatus.cancel')}
           </Button>
           {action}
         </>
       }
-    >
-      {children}
-    </Modal>
+    />
   );
 }
 
@@ -145,15 +157,13 @@ function RevealDialog({
 }) {
   const { t } = useTranslation();
   return (
-    <Modal
-      open
-      onClose={onClose}
-      size="sm"
+    <CarDialog
       title={title}
+      onClose={onClose}
       footer={<Button onClick={onClose}>{t('carStatus.done')}</Button>}
     >
       <div className="space-y-3">{children}</div>
-    </Modal>
+    </CarDialog>
   );
 }
 
