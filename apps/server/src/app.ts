@@ -201,6 +201,8 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     encodings: ['br', 'gzip'],
     // Brotli's default (11) costs far too much CPU for on-the-fly compression.
     brotliOptions: { params: { [zlib.BROTLI_PARAM_QUALITY]: 4 } },
+    // No client sends compressed bodies (they are small JSON): no per-request decompression hook.
+    globalDecompression: false,
   });
 
   await app.register(cookie);
