@@ -26,6 +26,7 @@ import {
   registerSlowRequestLog,
   requestLogController,
 } from './http/logging.js';
+import { registerRequestTurns } from './http/request-turns.js';
 import { registerSecurityHeaders } from './http/security.js';
 import { registerSpa } from './http/spa.js';
 import { type ModuleContext, type Services, serviceRegistry } from './module.js';
@@ -91,6 +92,10 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   // Beyond this the server refuses new connections instead of running out of file descriptors
   // (then /api/health would stop answering for everyone).
   app.server.maxConnections = config.maxConnections;
+
+  // First of all hooks: each request's work in its own turn of the event loop, so a driven car's
+  // commands never wait behind a whole batch of web requests (http/request-turns.ts).
+  registerRequestTurns(app);
 
   const database =
     options.database ??
