@@ -1,7 +1,7 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { type Car, CarsResponse } from '@telerace/protocol';
 import { describe, expect, it } from 'vitest';
-import { acceptedEncoding, CachedJson, sameJsonValue } from './cached-json.js';
+import { acceptedEncoding, CachedJson, JsonPerObject, sameJsonValue } from './cached-json.js';
 
 const car = (id: number, status: 'online' | 'offline' = 'offline'): Car => ({
   id,
@@ -102,5 +102,22 @@ describe('CachedJson bodies', () => {
       body: cache.json(fleet('offline')),
       encoding: null,
     });
+  });
+});
+
+describe('JsonPerObject', () => {
+  it('makes an object’s answer once, and a new object’s afresh', () => {
+    const answers = new JsonPerObject(CarsResponse);
+    let made = 0;
+    const first = Object.freeze({ cars: [car(1)] });
+    const answer = () => {
+      made += 1;
+      return first.cars;
+    };
+    expect(answers.json(first, answer)).toBe(JSON.stringify([car(1)]));
+    expect(answers.json(first, answer)).toBe(JSON.stringify([car(1)]));
+    expect(made).toBe(1);
+    const replaced = Object.freeze({ cars: [car(1, 'online')] });
+    expect(JSON.parse(answers.json(replaced, () => replaced.cars))).toEqual([car(1, 'online')]);
   });
 });

@@ -93,5 +93,25 @@ export class CachedJson<Schema extends ZodType> {
   }
 }
 
+/**
+ * JSON answers kept per object: for answers made from an immutable object that is replaced, never
+ * changed, when its data changes — a member's cached users row, dropped by `user.changed`. The
+ * answer is made once per row object and forgotten with it.
+ */
+export class JsonPerObject<Schema extends ZodType> {
+  readonly #answers = new WeakMap<object, string>();
+
+  constructor(readonly schema: Schema) {}
+
+  json(key: object, value: () => z.output<Schema>): string {
+    let json = this.#answers.get(key);
+    if (json === undefined) {
+      json = JSON.stringify(z.encode(this.schema, value()));
+      this.#answers.set(key, json);
+    }
+    return json;
+  }
+}
+
 /** Fastify's content type for the JSON it serializes itself, so a cached body looks the same. */
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';

@@ -14,10 +14,11 @@ import {
   UserMessageResponse,
   UserResponse,
 } from '@telerace/protocol';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, FastifyTypeProviderDefault } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { minutesToWait } from '../../domain-error.js';
 import { unauthorized } from '../../http/authenticate.js';
+import { JSON_CONTENT_TYPE, JsonPerObject } from '../../http/cached-json.js';
 import { HttpError } from '../../http/errors.js';
 import { SlidingWindowCounter } from '../../sliding-window.js';
 import { REFRESH_COOKIE } from '../auth/auth.routes.js';
@@ -85,9 +86,16 @@ export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     }
   }
 
-  app.get('/me', { ...auth, schema: { response: { 200: UserResponse } } }, async (request) => ({
-    user: presentUser(request.currentUser),
-  }));
+  // Read on every page load and poll: the answer is made once per users row (the member check's
+  // cached row is replaced, never changed, when the member changes) and sent as it is.
+  const meAnswers = new JsonPerObject(UserResponse);
+  app
+    .withTypeProvider<FastifyTypeProviderDefault>()
+    .get('/me', { ...auth, schema: { response: { 200: UserResponse } } }, async (request, reply) => {
+      const member = request.currentUser;
+      reply.type(JSON_CONTENT_TYPE);
+      return meAnswers.json(member, () => ({ user: presentUser(member) }));
+    });
 
   const addressChanges = new AddressChangeLimiter();
 
