@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,7 +6,13 @@ import { startTestApp } from '../test/app.js';
 import { CACHE_IMMUTABLE, CACHE_REVALIDATE, CACHE_SHORT, WEB_BUILD_MISSING_MESSAGE } from './spa.js';
 
 const INDEX_HTML =
-  '<!doctype html><html><body><div id="root"></div><script src="/assets/app-3f9a1c.js"></script></body></html>';
+  '<!doctype html><html><head><title>Telerace</title></head><body><div id="root"></div><script src="/assets/app-3f9a1c.js"></script></body></html>';
+/** What the web build lists for pages fetched when shown (apps/web/src/route-preloads.ts). */
+const ROUTE_PRELOADS = {
+  login: ['/assets/Login-1a2b.js', '/assets/auth-form-9z8y.js'],
+  // Never turned into a link: only the build's own hashed files are.
+  broken: ['https://elsewhere.example/x.js', '/assets/../../etc/passwd.js'],
+};
 /** Big enough to be worth compressing. */
 const APP_JS = `console.log(${JSON.stringify('telerace '.repeat(400))});\n`;
 
@@ -20,6 +26,7 @@ describe('web app serving', () => {
     await writeFile(join(web, 'assets', 'app-3f9a1c.js'), APP_JS);
     await writeFile(join(web, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
     await writeFile(join(web, '.env'), 'SECRET=1');
+    await writeFile(join(web, 'route-preloads.json'), JSON.stringify(ROUTE_PRELOADS));
   });
   afterAll(() => testApp.close());
 
@@ -33,6 +40,39 @@ describe('web app serving', () => {
       expect(response.body).toBe(INDEX_HTML);
     },
   );
+
+  it('adds the opened page’s files as modulepreload links, and nothing for other pages', async () => {
+    for (const url of ['/login', '/login?next=%2Fcar-selection']) {
+      const response = await testApp.app.inject(url);
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['content-type']).toMatch(/^text\/html/);
+      expect(response.headers['cache-control']).toBe(CACHE_REVALIDATE);
+      expect(response.body).toBe(
+        INDEX_HTML.replace(
+          '</head>',
+          '<link rel="modulepreload" crossorigin href="/assets/Login-1a2b.js">' +
+            '<link rel="modulepreload" crossorigin href="/assets/auth-form-9z8y.js"></head>',
+        ),
+      );
+    }
+    expect((await testApp.app.inject('/broken')).body).toBe(INDEX_HTML);
+    expect((await testApp.app.inject('/')).body).toBe(INDEX_HTML);
+  });
+
+  it('follows a new build without a restart', async () => {
+    const web = testApp.config.webDistDir;
+    const rebuilt = INDEX_HTML.replace('Telerace', 'Telerace 2');
+    await writeFile(join(web, 'route-preloads.json'), JSON.stringify({ login: ['/assets/Login-new.js'] }));
+    await writeFile(join(web, 'index.html'), rebuilt);
+    await utimes(join(web, 'index.html'), new Date(), new Date(Date.now() + 5_000));
+    const response = await testApp.app.inject('/login');
+    expect(response.body).toBe(
+      rebuilt.replace('</head>', '<link rel="modulepreload" crossorigin href="/assets/Login-new.js"></head>'),
+    );
+    await writeFile(join(web, 'route-preloads.json'), JSON.stringify(ROUTE_PRELOADS));
+    await writeFile(join(web, 'index.html'), INDEX_HTML);
+    await utimes(join(web, 'index.html'), new Date(), new Date(Date.now() + 10_000));
+  });
 
   it('answers HEAD like GET without a body', async () => {
     const response = await testApp.app.inject({ method: 'HEAD', url: '/leaderboards' });

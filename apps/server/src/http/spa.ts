@@ -8,6 +8,7 @@ import { join, relative, sep } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { notFoundError } from './errors.js';
+import { PageIndex } from './page-index.js';
 
 const INDEX_FILE = 'index.html';
 /** Vite's output folder for content-hashed files. */
@@ -51,8 +52,12 @@ export async function registerSpa(app: FastifyInstance, webDistDir: string): Pro
 
   // The handlers below return nothing on purpose: a returned reply is awaited by Fastify, and with
   // the file stream, compression and a not-found hop that piles up listeners on one response.
-  const sendIndex = (reply: FastifyReply): void => {
-    reply.code(200).sendFile(INDEX_FILE);
+  const pageIndex = new PageIndex(webDistDir);
+  const sendIndex = (reply: FastifyReply, path: string): void => {
+    const html = pageIndex.htmlFor(path);
+    if (html === null) reply.code(200).sendFile(INDEX_FILE);
+    else
+      reply.code(200).type('text/html; charset=utf-8').header('cache-control', CACHE_REVALIDATE).send(html);
   };
 
   const sendBuildMissing = (reply: FastifyReply): void => {
@@ -69,7 +74,7 @@ export async function registerSpa(app: FastifyInstance, webDistDir: string): Pro
     // `/api` itself: the paths below it have their own catch-all.
     if (isApiPath(path)) throw notFoundError();
     if (!webBuildExists()) sendBuildMissing(reply);
-    else if (path.endsWith('/')) sendIndex(reply);
+    else if (path.endsWith('/')) sendIndex(reply, path);
     // A missing file ends in callNotFound(), i.e. the handler below.
     else reply.sendFile(path);
   });
@@ -79,7 +84,7 @@ export async function registerSpa(app: FastifyInstance, webDistDir: string): Pro
     const isRead = request.method === 'GET' || request.method === 'HEAD';
     // A missing hashed file is a stale page asking for an old build: answer 404, not HTML.
     if (!isRead || isApiPath(path) || path.startsWith(`/${HASHED_ASSETS_DIR}/`)) throw notFoundError();
-    if (webBuildExists()) sendIndex(reply);
+    if (webBuildExists()) sendIndex(reply, path);
     else sendBuildMissing(reply);
   });
 }
