@@ -32,6 +32,21 @@ export async function listCarsWithHolders(db: Db, now: Date, carId?: number): Pr
   return rows.map((row) => ({ car: row.car, session: row.session, username: row.username }));
 }
 
+/** A car row's limits, as the protocol (and the car) reads them. */
+export function configOf(car: CarRow): CarConfig {
+  return {
+    forwardSpeedPercent: car.configForwardSpeed,
+    backwardSpeedPercent: car.configBackwardSpeed,
+    trimValue: car.configSteeringTrim,
+  };
+}
+
+/** The live car's limits, or null when it is gone (a car's `welcome`). */
+export async function findLiveCarConfig(db: Db, carId: number): Promise<CarConfig | null> {
+  const car = await findLiveCar(db, carId);
+  return car ? configOf(car) : null;
+}
+
 export async function findLiveCar(db: Db, carId: number): Promise<CarRow | undefined> {
   const [row] = await db
     .select()

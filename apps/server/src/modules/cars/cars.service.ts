@@ -35,6 +35,7 @@ import {
   type CarSessionRow,
   type CarWithHolder,
   clearControlCode,
+  configOf,
   type EndedSession,
   endExpiredSessions,
   endSessionsOfCar,
@@ -87,16 +88,8 @@ function tooManyWrongCodes(waitMs: number): DomainError {
   );
 }
 
-/** A fallback for timers lost to clock differences between Node and the database. */
+/** A safety net behind the per-session timers: a session whose timer was lost still ends. */
 const SWEEP_INTERVAL_MS = 10_000;
-
-export function configOf(car: CarRow): CarConfig {
-  return {
-    forwardSpeedPercent: car.configForwardSpeed,
-    backwardSpeedPercent: car.configBackwardSpeed,
-    trimValue: car.configSteeringTrim,
-  };
-}
 
 /** The `car.created` fact of a new row. */
 export function carCreated(car: CarRow): DomainEvents['car.created'] {
@@ -264,11 +257,6 @@ export class CarsService {
   /** The live cars with these names (the simulated cars are found by name). */
   liveCarsNamed(names: string[]): Promise<CarRow[]> {
     return findLiveCarsNamed(this.db, names);
-  }
-
-  async carConfig(carId: number): Promise<CarConfig | null> {
-    const car = await findLiveCar(this.db, carId);
-    return car ? configOf(car) : null;
   }
 
   /** Ends every session of the member (ban, account deletion). */

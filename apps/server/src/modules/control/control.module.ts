@@ -1,7 +1,6 @@
 /** Driving: the relay between controllers and car agents, and its socket (/rcsocket). */
 import { defineModule } from '../../module.js';
-import { findLiveCar } from '../cars/cars.repo.js';
-import { configOf } from '../cars/cars.service.js';
+import { findLiveCarConfig } from '../cars/cars.repo.js';
 import { CarRelay } from './car-relay.js';
 import { controlRoutes } from './control.routes.js';
 
@@ -17,10 +16,7 @@ export const controlModule = defineModule({
   services: ({ db, bus, log }) => ({
     carRelay: new CarRelay(bus, log, {
       // A car's `welcome` reads the row: it may connect before the car directory is loaded.
-      carConfig: async (carId) => {
-        const car = await findLiveCar(db, carId);
-        return car ? configOf(car) : null;
-      },
+      carConfig: (carId) => findLiveCarConfig(db, carId),
     }),
   }),
   sockets: () => [{ plugin: controlRoutes }],
