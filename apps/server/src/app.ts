@@ -30,7 +30,6 @@ import { registerRequestTurns } from './http/request-turns.js';
 import { registerSecurityHeaders } from './http/security.js';
 import { registerSpa } from './http/spa.js';
 import { type ModuleContext, type Services, serviceRegistry } from './module.js';
-import { accessTokenKeys } from './modules/auth/access-token.js';
 import { seedAccounts } from './modules/auth/seed.js';
 import type { AgentCommand } from './modules/cars/sim-cars.js';
 import { MODULES } from './modules/index.js';
@@ -240,7 +239,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
       });
       await api.register(authenticatePlugin, {
         users: services.userCache,
-        keys: accessTokenKeys(config.jwtSecret, config.accessTokenTtlSeconds),
+        keys: services.tokenKeys,
       });
       for (const module of MODULES) {
         for (const { plugin, prefix, options: pluginOptions } of module.routes?.(context) ?? []) {

@@ -4,7 +4,6 @@
  */
 import { defineModule } from '../../module.js';
 import { mailerFor } from '../mail/mailer.js';
-import { accessTokenKeys } from './access-token.js';
 import { authRoutes } from './auth.routes.js';
 import { AuthService } from './auth.service.js';
 import { LoginCodes } from './login-codes.js';
@@ -20,13 +19,13 @@ declare module '../../module.js' {
 
 export const authModule = defineModule({
   name: 'auth',
-  services: ({ config, db, bus, clock, log }) => ({
+  services: ({ config, db, bus, clock, log, services }) => ({
     auth: new AuthService({
       db,
       bus,
       clock,
       log,
-      keys: accessTokenKeys(config.jwtSecret, config.accessTokenTtlSeconds),
+      keys: services.tokenKeys,
       mailer: mailerFor(config, log),
       limiter: new LoginLimiter(),
       publicUrl: config.publicUrl,

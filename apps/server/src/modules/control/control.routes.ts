@@ -14,7 +14,6 @@ import { defineSocket, registerSockets } from '../../sockets/define-socket.js';
 import { messageTable } from '../../sockets/message-table.js';
 import { queryOf } from '../../sockets/socket-auth.js';
 import type { TokenCheck } from '../../sockets/socket-token.js';
-import { accessTokenKeys } from '../auth/access-token.js';
 import type { CarLink } from './car-link.js';
 import type { ControllerLink } from './controller-link.js';
 
@@ -94,7 +93,7 @@ function controllerSocket(app: FastifyInstance, check: TokenCheck) {
 }
 
 export const controlRoutes: FastifyPluginAsync = async (app) => {
-  const keys = accessTokenKeys(app.config.jwtSecret, app.config.accessTokenTtlSeconds);
-  const check: TokenCheck = (token) => memberFromAccessToken(app.database.db, keys, token);
+  const keys = app.tokenKeys;
+  const check: TokenCheck = (token) => memberFromAccessToken(app.userCache, keys, token);
   registerSockets(app, [carSocket(app), controllerSocket(app, check)]);
 };

@@ -22,7 +22,7 @@ import { messageTable } from '../../sockets/message-table.js';
 import { queryOf } from '../../sockets/socket-auth.js';
 import type { SocketConnection } from '../../sockets/socket-connection.js';
 import { SocketToken, type TokenCheck } from '../../sockets/socket-token.js';
-import { type AccessTokenClaims, accessTokenKeys } from '../auth/access-token.js';
+import type { AccessTokenClaims } from '../auth/access-token.js';
 
 /** Protocol pings keep proxies from closing idle sockets and find dead peers. */
 const EVENT_KEEPALIVE = { pingMs: 15_000, silenceMs: 20_000 };
@@ -104,8 +104,8 @@ function currentState(): EventServerMessage {
 }
 
 export const eventRoutes: FastifyPluginAsync = async (app) => {
-  const keys = accessTokenKeys(app.config.jwtSecret, app.config.accessTokenTtlSeconds);
-  const check: TokenCheck = (token) => memberFromAccessToken(app.database.db, keys, token);
+  const keys = app.tokenKeys;
+  const check: TokenCheck = (token) => memberFromAccessToken(app.userCache, keys, token);
   const sockets = app.eventSockets;
 
   app.addHook('preClose', async () => sockets.closeAll());

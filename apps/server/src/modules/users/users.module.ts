@@ -1,17 +1,26 @@
 /** Members' rows for the member check, held in memory and dropped by the writers' events. */
 import { defineModule } from '../../module.js';
+import { type AccessTokenKeys, accessTokenKeys } from '../auth/access-token.js';
 import { UserCache } from './user-cache.js';
 
 declare module '../../module.js' {
   interface Services {
     /** Members' rows for the member check, in memory and dropped by `user.changed` (user-cache.ts). */
     userCache: UserCache;
+    /**
+     * The access tokens' signing key, derived once: the REST member check, the auth service and
+     * every socket's admission verify with it (jose keeps the imported WebCrypto key per KeyObject).
+     */
+    tokenKeys: AccessTokenKeys;
   }
 }
 
 export const usersModule = defineModule({
   name: 'users',
-  services: ({ db }) => ({ userCache: new UserCache(db) }),
+  services: ({ db, config }) => ({
+    userCache: new UserCache(db),
+    tokenKeys: accessTokenKeys(config.jwtSecret, config.accessTokenTtlSeconds),
+  }),
   // `user.changed` is the one every writer emits; the others come with the same changes and are
   // listened to as well so that no order of listeners can leave a stale row behind.
   on: ({ userCache }) => ({

@@ -14,7 +14,6 @@ import { HttpError } from '../../http/errors.js';
 import { type Admission, defineRawSocket, registerSockets } from '../../sockets/define-socket.js';
 import { MessageRateLimit } from '../../sockets/message-guard.js';
 import { queryOf } from '../../sockets/socket-auth.js';
-import { accessTokenKeys } from '../auth/access-token.js';
 import { type JanusAnswer, type JanusRequest, JanusSocketGuard } from './janus-guard.js';
 import type { JanusSockets } from './janus-sockets.js';
 import type { VideoService } from './video.service.js';
@@ -33,7 +32,7 @@ export interface JanusProxyOptions {
 }
 
 export const janusProxyRoutes: FastifyPluginAsync<JanusProxyOptions> = async (app, { video, sockets }) => {
-  const keys = accessTokenKeys(app.config.jwtSecret, app.config.accessTokenTtlSeconds);
+  const keys = app.tokenKeys;
 
   const admission: Admission<{ userId: number; sessionId: string | null; at: number }> = {
     path: JANUS_PATH,
@@ -52,7 +51,7 @@ export const janusProxyRoutes: FastifyPluginAsync<JanusProxyOptions> = async (ap
       const at = Date.now();
       // Refuses banned and deleted members and tokens issued before a password change.
       const { user, claims } = await memberFromAccessToken(
-        app.database.db,
+        app.userCache,
         keys,
         queryOf(request).token ?? null,
       );

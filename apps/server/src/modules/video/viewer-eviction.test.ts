@@ -336,6 +336,9 @@ describe('a driver whose session ends stops watching (real Janus, real WebRTC)',
         .update(users)
         .set({ tokensValidAfter: new Date(Date.now() + 2_000) })
         .where(eq(users.id, member.id));
+      // What every writer of a users row says after its commit (a password change does): the
+      // member check's cache drops the row.
+      testApp.app.events.emit('user.changed', { userId: member.id, username: member.username });
       expect(await refusedStatus(openJanus(token))).toBe(401);
     });
   });
