@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { CAR_CONFIG_LIMITS } from './constants.js';
+import { LiveLeaderboardRow, RACE_SETTINGS_LIMITS, RaceState } from './races.js';
 import { DISCONNECT_REASONS, SocketErrorMessage } from './sockets.js';
 import { CarVideo, VideoCodec } from './video.js';
 
@@ -109,6 +110,11 @@ export const AdminCar = Car.extend({
   /** When the current code stops opening the car (ISO); null without a code. */
   control_code_expires_at: z.string().nullable(),
   last_telemetry: Telemetry.extend({ at: z.string() }).nullable(),
+  /**
+   * What the lap counter calls this car: a ZRound/RiCino transponder id, or a RotorHazard pilot
+   * id; null when none is set (the `car` lap counter needs none).
+   */
+  lap_counter_id: z.string().nullable(),
 });
 export type AdminCar = z.infer<typeof AdminCar>;
 
@@ -131,8 +137,32 @@ export const ConnectRequest = z.object({ code: ControlCode });
 export const ConnectResponse = z.object({ ok: z.literal(true), car: Car, controlToken: z.string() });
 export const CarCommandRequest = z.object({ command: z.enum(['reboot', 'shutdown']) });
 export const CarConfigRequest = CarConfig;
-export const AdminSettings = z.object({ car_session_duration_minutes: z.number().int().min(1).max(240) });
+/** PUT /api/admin/cars/{id}/lap-counter-id: a transponder or pilot id, or null to clear it. */
+export const LapCounterIdRequest = z.object({
+  lap_counter_id: z
+    .string()
+    .trim()
+    .min(1)
+    .max(40)
+    .regex(/^[A-Za-z0-9_.:-]+$/, 'letters, digits and _ . : - only')
+    .nullable(),
+});
+
+const settingInt = (limits: { min: number; max: number }) => z.number().int().min(limits.min).max(limits.max);
+
+/** Run-time settings (GET /api/admin/settings); PATCH takes any subset (AdminSettingsPatch). */
+export const AdminSettings = z.object({
+  car_session_duration_minutes: z.number().int().min(1).max(240),
+  race_countdown_seconds: settingInt(RACE_SETTINGS_LIMITS.countdownSeconds),
+  race_length_minutes: settingInt(RACE_SETTINGS_LIMITS.raceLengthMinutes),
+  min_lap_time_seconds: settingInt(RACE_SETTINGS_LIMITS.minLapSeconds),
+});
 export type AdminSettings = z.infer<typeof AdminSettings>;
+export const AdminSettingsPatch = AdminSettings.partial().refine(
+  (patch) => Object.keys(patch).length > 0,
+  'at least one setting is required',
+);
+export type AdminSettingsPatch = z.infer<typeof AdminSettingsPatch>;
 
 const unit = z.number().min(-1).max(1);
 
@@ -160,6 +190,11 @@ export type ControllerServerMessage = z.infer<typeof ControllerServerMessage>;
 export const CarAgentMessage = z.discriminatedUnion('type', [
   z.object({ type: z.literal('hello'), protocolVersion: z.number().int(), agentVersion: z.string().max(40) }),
   z.object({ type: z.literal('telemetry'), ...Telemetry.shape }),
+  /**
+   * The car crossed its finish line at `at` (epoch ms, the car's clock): the `car` lap counter
+   * (docs/races.md). Sent by the sim backend and by cars with a lap sensor.
+   */
+  z.object({ type: z.literal('pass'), at: z.number().int().positive() }),
 ]);
 export type CarAgentMessage = z.infer<typeof CarAgentMessage>;
 
@@ -192,9 +227,12 @@ export const ServerCarMessage = z.discriminatedUnion('type', [
 ]);
 export type ServerCarMessage = z.infer<typeof ServerCarMessage>;
 
-/** Event socket /api/race-ws (issue 12, races, adds the race messages). */
+/** Event socket /api/race-ws (spec §7 "Event channel"). */
 export const EventClientMessage = z.discriminatedUnion('type', [
   z.object({ type: z.literal('get_current_state') }),
+  /** Join the race lobby with a car the member holds (idempotent). */
+  z.object({ type: z.literal('join_lobby'), carId: z.number().int().positive() }),
+  z.object({ type: z.literal('toggle_ready') }),
   z.object({ type: z.literal('ping'), timestamp: z.number() }),
   z.object({ type: z.literal('ping_update'), latency: z.number().min(0).max(60_000) }),
   /** A refreshed access token, so the socket outlives the token that opened it. */
@@ -205,7 +243,10 @@ export type EventClientMessage = z.infer<typeof EventClientMessage>;
 export const EventServerMessage = z.discriminatedUnion('type', [
   z.object({ type: z.literal('pong'), timestamp: z.number() }),
   z.object({ type: z.literal('force_disconnect'), reason: z.enum(DISCONNECT_REASONS) }),
-  z.object({ type: z.literal('race_state_update'), payload: z.record(z.string(), z.unknown()) }),
+  z.object({ type: z.literal('race_state_update'), payload: RaceState }),
+  z.object({ type: z.literal('live_leaderboard_update'), data: z.array(LiveLeaderboardRow) }),
+  /** The join could not be taken now (results being written): retry in 2 s. */
+  z.object({ type: z.literal('server_busy') }),
   /** The `auth` message was accepted: the socket now lives until `expiresAt` (ISO time). */
   z.object({ type: z.literal('auth_ok'), expiresAt: z.string() }),
   SocketErrorMessage,
@@ -219,6 +260,7 @@ export const CAR_SESSION_END_REASONS = [
   'car_deleted',
   'banned',
   'account_deleted',
+  'race_ended',
 ] as const satisfies readonly (typeof DISCONNECT_REASONS)[number][];
 export type CarSessionEndReason = (typeof CAR_SESSION_END_REASONS)[number];
 

@@ -42,5 +42,14 @@ export const ERROR_KEYS = {
   tooManyControlCodeAttempts: 'errors.tooManyControlCodeAttempts',
   carInUse: 'errors.carInUse',
   carOffline: 'errors.carOffline',
+  notCarHolder: 'errors.notCarHolder',
+  raceNotInLobby: 'errors.raceNotInLobby',
+  raceNotRunning: 'errors.raceNotRunning',
+  raceInProgress: 'errors.raceInProgress',
+  notInLobby: 'errors.notInLobby',
+  raceNoParticipants: 'errors.raceNoParticipants',
+  lapCounterNotConnected: 'errors.lapCounterNotConnected',
+  lapCounterIdInUse: 'errors.lapCounterIdInUse',
+  raceNotFound: 'errors.raceNotFound',
 } as const;
 export type ErrorKey = (typeof ERROR_KEYS)[keyof typeof ERROR_KEYS];

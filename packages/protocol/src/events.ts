@@ -8,7 +8,8 @@
  * A separate entry point (`@telerace/protocol/events`): the browser never loads these.
  */
 import { z } from 'zod';
-import { CAR_SESSION_END_REASONS, CarConfig } from './cars.js';
+import { AdminSettings, CAR_SESSION_END_REASONS, CarConfig } from './cars.js';
+import { LAP_COUNTER_KINDS, LiveLeaderboardRow, RaceState } from './races.js';
 
 const id = z.number().int().positive();
 const isoTime = z.iso.datetime();
@@ -79,8 +80,38 @@ export const DOMAIN_EVENTS = {
   'car.config-changed': z.object({ carId: id, config: CarConfig }),
   /** An admin asked the car to reboot or shut down (the car was online when asked). */
   'car.command-requested': z.object({ carId: id, command: z.enum(['reboot', 'shutdown']) }),
-  /** An admin changed the driving settings (new sessions get the new duration). */
-  'settings.changed': z.object({ carSessionMinutes: z.number().int().positive() }),
+  /** An admin changed run-time settings: all of them after the change (new sessions get the new duration). */
+  'settings.changed': z.object({ settings: AdminSettings }),
+  /** The admin set or cleared what the lap counter calls a car (transponder or pilot id). */
+  'car.lap-counter-id-changed': z.object({ carId: id, lapCounterId: z.string().nullable() }),
+  /**
+   * A lap counter saw a car cross the finish line at `at` (epoch ms). The race engine decides
+   * whether it counts (docs/races.md "Lap counting").
+   */
+  'lap.passed': z.object({ carId: id, at: z.number().int().positive(), source: z.enum(LAP_COUNTER_KINDS) }),
+  /**
+   * The race changed (lobby opened, someone joined, left, got ready, reported a ping, the
+   * countdown ticked, the race started, ended, was written): the whole state after it, as every
+   * event socket receives it.
+   */
+  'race.changed': z.object({ state: RaceState }),
+  /** A lap counted (after it was stored): the live leaderboard after it. */
+  'race.lap-completed': z.object({
+    raceId: id,
+    carId: id,
+    userId: id,
+    lapNumber: z.number().int().positive(),
+    lapTimeMs: z.number().int().positive(),
+    completedAt: isoTime,
+    leaderboard: z.array(LiveLeaderboardRow),
+  }),
+  /** A race's results were written (`reason`: its time ran out, an admin ended it, a restart found it over). */
+  'race.finished': z.object({
+    raceId: id,
+    finishedAt: isoTime,
+    reason: z.enum(['expired', 'ended_by_admin', 'no_participants', 'recovered']),
+    userIds: z.array(id),
+  }),
 } as const;
 
 export type DomainEventName = keyof typeof DOMAIN_EVENTS;

@@ -19,6 +19,7 @@ export const DISCONNECT_REASONS = [
   'password_changed',
   'logout_all',
   'session_revoked',
+  'race_ended',
 ] as const;
 export type DisconnectReason = (typeof DISCONNECT_REASONS)[number];
 

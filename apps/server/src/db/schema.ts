@@ -10,6 +10,7 @@ import {
   integer,
   jsonb,
   pgTable,
+  primaryKey,
   serial,
   text,
   timestamp,
@@ -212,11 +213,14 @@ export const cars = pgTable(
     controlCodeExpiresAt: timestamp('control_code_expires_at', { withTimezone: true }),
     /** Wrong codes tried on this car since its code was generated; the code dies at 10. */
     controlCodeFailures: integer('control_code_failures').notNull().default(0),
+    /** What the lap counter calls this car (ZRound transponder or RotorHazard pilot id). */
+    lapCounterId: text('lap_counter_id'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     deletedAt: timestamp('deleted_at', { withTimezone: true }),
   },
   (t) => [
     uniqueIndex('cars_stream_id_key').on(t.streamId),
+    uniqueIndex('cars_lap_counter_id_key').on(t.lapCounterId).where(sql`${t.deletedAt} is null`),
     check('cars_forward_speed_check', sql`${t.configForwardSpeed} between 20 and 100`),
     check('cars_backward_speed_check', sql`${t.configBackwardSpeed} between 20 and 100`),
     check('cars_steering_trim_check', sql`${t.configSteeringTrim} between -50 and 50`),
@@ -272,5 +276,125 @@ export const loginCodes = pgTable(
   (t) => [
     uniqueIndex('login_codes_code_hash_key').on(t.codeHash),
     index('login_codes_user_idx').on(t.userId),
+  ],
+);
+
+/**
+ * Races (docs/races.md). At most one race is unfinished at a time (`finished_at` null: lobby,
+ * countdown, active or finishing); the engine's state is this row and its participants, so a
+ * restart resumes a countdown or a race from the stored times or ends it cleanly.
+ */
+export const races = pgTable(
+  'races',
+  {
+    id: serial('id').primaryKey(),
+    /** lobby, countdown, active, finishing, finished. */
+    status: text('status').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    /** When the countdown reaches zero and the race becomes active. */
+    countdownEndsAt: timestamp('countdown_ends_at', { withTimezone: true }),
+    /** When the race became active. */
+    startedAt: timestamp('started_at', { withTimezone: true }),
+    /** When the active race ends by itself. */
+    expiresAt: timestamp('expires_at', { withTimezone: true }),
+    finishedAt: timestamp('finished_at', { withTimezone: true }),
+    /** expired, ended_by_admin, no_participants, recovered. */
+    endReason: text('end_reason'),
+    /** The minimum lap time in force for this race (settings may change during it). */
+    minLapMs: integer('min_lap_ms').notNull(),
+  },
+  (t) => [
+    uniqueIndex('races_one_unfinished').on(sql`(true)`).where(sql`${t.finishedAt} is null`),
+    index('races_finished_at_idx').on(t.finishedAt),
+  ],
+);
+
+/**
+ * A member in a race with one car. The lap totals are kept here as laps arrive (so results and
+ * leaderboards never re-add laps); `position` is written when the race finishes. A participant
+ * who left the lobby before the start is deleted; one who leaves later keeps their laps.
+ */
+export const raceParticipants = pgTable(
+  'race_participants',
+  {
+    raceId: integer('race_id')
+      .notNull()
+      .references(() => races.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id),
+    carId: integer('car_id')
+      .notNull()
+      .references(() => cars.id),
+    isReady: boolean('is_ready').notNull().default(false),
+    joinedAt: timestamp('joined_at', { withTimezone: true }).notNull(),
+    /** The last counted pass (a lap ends there and the next starts); null before the first. */
+    lastPassAt: timestamp('last_pass_at', { withTimezone: true }),
+    laps: integer('laps').notNull().default(0),
+    lastLapMs: integer('last_lap_ms'),
+    bestLapMs: integer('best_lap_ms'),
+    position: integer('position'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.raceId, t.userId] }),
+    uniqueIndex('race_participants_race_car_key').on(t.raceId, t.carId),
+    index('race_participants_user_idx').on(t.userId, t.raceId),
+  ],
+);
+
+/** Every counted lap. Unique per (race, member, lap number): a replayed pass cannot count twice. */
+export const raceLaps = pgTable(
+  'race_laps',
+  {
+    id: serial('id').primaryKey(),
+    raceId: integer('race_id')
+      .notNull()
+      .references(() => races.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id),
+    carId: integer('car_id')
+      .notNull()
+      .references(() => cars.id),
+    lapNumber: integer('lap_number').notNull(),
+    lapTimeMs: integer('lap_time_ms').notNull(),
+    completedAt: timestamp('completed_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [uniqueIndex('race_laps_race_user_lap_key').on(t.raceId, t.userId, t.lapNumber)],
+);
+
+/**
+ * Leaderboard seasons: season N covers races finished in [starts_at, ends_at); season 0 has no
+ * dates and covers every race (docs/races.md "Seasons").
+ */
+export const seasons = pgTable('seasons', {
+  id: integer('id').primaryKey(),
+  name: text('name').notNull(),
+  startsAt: timestamp('starts_at', { withTimezone: true }),
+  endsAt: timestamp('ends_at', { withTimezone: true }),
+});
+
+/**
+ * Each member's all-time summary, maintained when a race's results are written: the best race
+ * (most laps, then best lap) and the number of races. The all-time and season-0 leaderboards
+ * read it through its ordering index instead of aggregating every race.
+ */
+export const userRaceStats = pgTable(
+  'user_race_stats',
+  {
+    userId: integer('user_id')
+      .primaryKey()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    bestRaceLaps: integer('best_race_laps').notNull(),
+    bestRaceLapMs: integer('best_race_lap_ms'),
+    bestRaceId: integer('best_race_id').references(() => races.id),
+    totalRaces: integer('total_races').notNull(),
+  },
+  (t) => [
+    index('user_race_stats_rank_idx').on(
+      sql`${t.bestRaceLaps} desc`,
+      sql`${t.bestRaceLapMs} asc nulls last`,
+      t.userId,
+    ),
   ],
 );

@@ -13,6 +13,7 @@ import { controlModule } from './control/control.module.js';
 import { eventsModule } from './events/events.module.js';
 import { healthModule } from './health/health.module.js';
 import { publicConfigModule } from './public-config/public-config.module.js';
+import { settingsModule } from './settings/settings.module.js';
 import { ticketsModule } from './tickets/tickets.module.js';
 import { usersModule } from './users/users.module.js';
 import { videoModule } from './video/video.module.js';
@@ -21,6 +22,7 @@ export const MODULES: readonly TeleraceModule[] = [
   healthModule,
   publicConfigModule,
   usersModule,
+  settingsModule,
   carDirectoryModule,
   controlModule,
   videoModule,

@@ -29,6 +29,7 @@ export function buildAdminCar(fields: CarIdentity & Partial<AdminCar>): AdminCar
     control_code: null,
     control_code_expires_at: null,
     last_telemetry: null,
+    lap_counter_id: null,
     ...fields,
   };
 }

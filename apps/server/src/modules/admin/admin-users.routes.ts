@@ -10,14 +10,8 @@ import {
   ToggleAdminRequest,
   UserIdParams,
 } from '@telerace/protocol';
-import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { Actor } from './admin-users.service.js';
-
-const actorOf = (request: FastifyRequest): Actor => ({
-  id: request.currentUser.id,
-  username: request.currentUser.username,
-});
+import { actorOf } from '../../http/actor.js';
 
 export const adminUserRoutes: FastifyPluginAsyncZod = async (app) => {
   const service = app.adminUsers;

@@ -2,7 +2,6 @@
 import {
   AdminCarResponse,
   AdminCarsResponse,
-  AdminSettings,
   CarCommandRequest,
   CarConfigRequest,
   CarIdParams,
@@ -12,14 +11,8 @@ import {
   MessageResponse,
   RotateSecretResponse,
 } from '@telerace/protocol';
-import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { Actor } from './cars.service.js';
-
-const actorOf = (request: FastifyRequest): Actor => ({
-  id: request.currentUser.id,
-  username: request.currentUser.username,
-});
+import { actorOf } from '../../http/actor.js';
 
 export const adminCarRoutes: FastifyPluginAsyncZod = async (app) => {
   const admin = { preHandler: app.requireAdmin };
@@ -81,15 +74,5 @@ export const adminCarRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: { params: CarIdParams, body: CarConfigRequest, response: { 200: AdminCarResponse } },
     },
     async (request) => ({ car: await cars.saveConfig(actorOf(request), request.params.id, request.body) }),
-  );
-
-  app.get('/settings', { ...admin, schema: { response: { 200: AdminSettings } } }, async () =>
-    cars.settings(),
-  );
-
-  app.patch(
-    '/settings',
-    { ...admin, schema: { body: AdminSettings, response: { 200: AdminSettings } } },
-    async (request) => cars.updateSettings(actorOf(request), request.body),
   );
 };

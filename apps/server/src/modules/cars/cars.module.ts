@@ -44,6 +44,7 @@ export const carsModule = defineModule({
       directory: services.carDirectory,
       presence: services.carRelay,
       video: services.video,
+      settings: services.settings,
       controlCodeTtlMinutes: config.controlCodeTtlMinutes,
     });
     const simCars = new SimCarSupervisor(log, options.simCarAgent);

@@ -60,6 +60,7 @@ export class CarPresenter {
         ? (row.car.controlCodeExpiresAt?.toISOString() ?? null)
         : null,
       last_telemetry: this.presence.lastTelemetry(row.car.id),
+      lap_counter_id: row.car.lapCounterId ?? null,
     };
   }
 }

@@ -3,10 +3,10 @@
  * module. Times come from the caller's clock (clock.ts), never from the database's `now()`, so the
  * service's timers and the stored expiries agree and tests can move time.
  */
-import { CAR_SESSION_DEFAULT_MINUTES, type CarConfig } from '@telerace/protocol';
+import type { CarConfig } from '@telerace/protocol';
 import { and, asc, eq, gt, inArray, isNotNull, isNull, lte, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { appSettings, carSessions, cars, users } from '../../db/schema.js';
+import { carSessions, cars, users } from '../../db/schema.js';
 
 export type CarRow = typeof cars.$inferSelect;
 export type CarSessionRow = typeof carSessions.$inferSelect;
@@ -224,18 +224,4 @@ export function endExpiredSessions(tx: Db, now: Date, carId?: number): Promise<E
       ),
     )
     .returning(endedColumns);
-}
-
-export const SESSION_MINUTES_KEY = 'car_session_duration_minutes';
-
-export async function sessionMinutes(db: Db): Promise<number> {
-  const [row] = await db.select().from(appSettings).where(eq(appSettings.key, SESSION_MINUTES_KEY));
-  return typeof row?.value === 'number' ? row.value : CAR_SESSION_DEFAULT_MINUTES;
-}
-
-export async function setSessionMinutes(tx: Db, minutes: number): Promise<void> {
-  await tx
-    .insert(appSettings)
-    .values({ key: SESSION_MINUTES_KEY, value: minutes })
-    .onConflictDoUpdate({ target: appSettings.key, set: { value: minutes, updatedAt: sql`now()` } });
 }

@@ -7,7 +7,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import {
   type AdminCar,
-  type AdminSettings,
   type Car,
   type CarConfig,
   type CarSessionEndReason,
@@ -21,6 +20,7 @@ import type { DomainEvents, EventBus } from '../../events.js';
 import { SlidingWindowCounter } from '../../sliding-window.js';
 import { hashToken, newOpaqueToken } from '../../tokens.js';
 import { type AuditAction, type AuditActor, type AuditEntry, recordAudit } from '../admin/audit.repo.js';
+import type { SettingsService } from '../settings/settings.service.js';
 import type { UserRow } from '../users/users.repo.js';
 import type { CarDirectory } from './car-directory.js';
 import {
@@ -51,12 +51,10 @@ import {
   lockLiveCar,
   markCarDeleted,
   recordWrongCode,
-  sessionMinutes,
   setCarConfig,
   setCarSecret,
   setControlCode,
   setSessionControlToken,
-  setSessionMinutes,
 } from './cars.repo.js';
 import { newControlCode } from './control-code.js';
 
@@ -121,6 +119,8 @@ export interface CarsServiceDeps {
   directory: CarDirectory;
   presence: CarPresence;
   video?: CarVideoAccess;
+  /** The admin's settings (the session duration), in memory. */
+  settings: Pick<SettingsService, 'get'>;
   /** CONTROL_CODE_TTL_MINUTES: how long a generated code opens its car. */
   controlCodeTtlMinutes?: number;
 }
@@ -136,6 +136,7 @@ export class CarsService {
   readonly directory: CarDirectory;
   readonly presence: CarPresence;
   readonly video: CarVideoAccess;
+  readonly settings: Pick<SettingsService, 'get'>;
   readonly controlCodeTtlMinutes: number;
   readonly #presenter: CarPresenter;
 
@@ -147,6 +148,7 @@ export class CarsService {
     this.directory = deps.directory;
     this.presence = deps.presence;
     this.video = deps.video ?? NO_VIDEO;
+    this.settings = deps.settings;
     this.controlCodeTtlMinutes = deps.controlCodeTtlMinutes ?? DEFAULT_CONTROL_CODE_TTL_MINUTES;
     this.#presenter = new CarPresenter(this.presence, this.video);
   }
@@ -193,7 +195,7 @@ export class CarsService {
   async connect(user: UserRow, carId: number, code: string): Promise<{ car: Car; controlToken: string }> {
     const controlToken = newOpaqueToken();
     const tokenHash = hashToken(controlToken);
-    const minutes = await sessionMinutes(this.db);
+    const minutes = (await this.settings.get()).car_session_duration_minutes;
     this.#emitEnded(await endExpiredSessions(this.db, this.clock.now(), carId), 'session_expired');
     const started = await this.db.transaction(async (tx) => {
       const car = await lockLiveCar(tx, carId);
@@ -461,27 +463,5 @@ export class CarsService {
       });
       return result;
     });
-  }
-
-  async settings(): Promise<AdminSettings> {
-    return { car_session_duration_minutes: await sessionMinutes(this.db) };
-  }
-
-  /** New sessions get the new duration; running ones keep theirs. */
-  async updateSettings(actor: Actor, settings: AdminSettings): Promise<AdminSettings> {
-    await this.db.transaction(async (tx) => {
-      const before = await sessionMinutes(tx);
-      await setSessionMinutes(tx, settings.car_session_duration_minutes);
-      await recordAudit(tx, {
-        actor,
-        action: 'settings.update',
-        targetType: 'settings',
-        targetId: 'car_session_duration_minutes',
-        before: { car_session_duration_minutes: before },
-        after: { car_session_duration_minutes: settings.car_session_duration_minutes },
-      });
-    });
-    this.events.emit('settings.changed', { carSessionMinutes: settings.car_session_duration_minutes });
-    return this.settings();
   }
 }

@@ -26,6 +26,8 @@ export interface CarLinkHandlers {
   config(): Promise<CarConfig | null>;
   onReady(link: CarLink): void;
   onTelemetry(link: CarLink, telemetry: Telemetry): void;
+  /** The car crossed its finish line at `at` (epoch ms, the car's clock). */
+  onPass(link: CarLink, at: number): void;
   onClose(link: CarLink): void;
 }
 
@@ -80,6 +82,11 @@ export class CarLink {
 
   close(code: number, reason: string): void {
     this.connection.close(code, reason);
+  }
+
+  /** A finish-line pass from a car that finished its handshake (the `car` lap counter). */
+  pass(at: number): void {
+    if (this.ready) this.handlers.onPass(this, at);
   }
 
   telemetry(telemetry: Telemetry): void {

@@ -120,6 +120,8 @@ export class CarRelay implements CarPresence {
           this.#telemetry.set(carId, { ...telemetry, at: new Date().toISOString() });
           this.#controllers.get(carId)?.send({ type: 'telemetry', telemetry });
         },
+        // A fact for whoever counts laps (the race module, on whichever instance runs it).
+        onPass: (_link, at) => this.events.emit('lap.passed', { carId, at, source: 'car' }),
         onClose: (closed) => {
           if (this.#cars.get(carId) !== closed) return;
           this.#cars.delete(carId);

@@ -50,6 +50,7 @@ function carSocket(app: FastifyInstance) {
     messages: messageTable<CarLink, CarAgentMessage>(CarAgentMessage, {
       hello: (link, message) => link.hello(message.protocolVersion, message.agentVersion),
       telemetry: (link, { type: _type, ...telemetry }) => link.telemetry(telemetry),
+      pass: (link, { at }) => link.pass(at),
     }),
     keepalive: CAR_KEEPALIVE,
     dropped: app.carRelay.dropped.car,

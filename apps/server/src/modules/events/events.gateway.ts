@@ -92,6 +92,7 @@ function currentState(): EventServerMessage {
   return {
     type: 'race_state_update',
     payload: {
+      race_id: null,
       race_status: 'idle',
       raffle_status: 'closed',
       race_expires_at: null,
@@ -144,6 +145,8 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
         ping: (link, { timestamp }) => send(link, { type: 'pong', timestamp }),
         // Participants' latency: read by the race engine once it exists.
         ping_update: () => undefined,
+        join_lobby: () => undefined,
+        toggle_ready: () => undefined,
         auth: async (link, { token }) => {
           const user = await link.token.renew(token, check);
           if (user) send(link, { type: 'auth_ok', expiresAt: link.token.expiresAt.toISOString() });

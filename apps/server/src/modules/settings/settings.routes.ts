@@ -1,0 +1,19 @@
+/** GET/PATCH /api/admin/settings: the run-time settings (admins; every save audited). */
+import { AdminSettings, AdminSettingsPatch } from '@telerace/protocol';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { actorOf } from '../../http/actor.js';
+
+export const settingsRoutes: FastifyPluginAsyncZod = async (app) => {
+  const admin = { preHandler: app.requireAdmin };
+  const settings = app.settings;
+
+  app.get('/admin/settings', { ...admin, schema: { response: { 200: AdminSettings } } }, async () =>
+    settings.get(),
+  );
+
+  app.patch(
+    '/admin/settings',
+    { ...admin, schema: { body: AdminSettingsPatch, response: { 200: AdminSettings } } },
+    async (request) => settings.update(actorOf(request), request.body),
+  );
+};
