@@ -60,6 +60,9 @@ describe('loadConfig', () => {
       stunUrls: ['stun:stun.l.google.com:19302'],
       turnUrls: [],
       turnSecret: null,
+      lapCounter: 'car',
+      zroundUrl: null,
+      rotorhazardUrl: null,
     });
   });
 
@@ -104,6 +107,9 @@ describe('loadConfig', () => {
       STUN_URLS: 'stun:stun.example:3478, stuns:stun.example:5349',
       TURN_URLS: 'turn:turn.example:3478?transport=udp,turns:turn.example:5349',
       TURN_SECRET: 'turn-secret',
+      LAP_COUNTER: 'zround',
+      ZROUND_URL: 'tcp://decoder.local:6000',
+      ROTORHAZARD_URL: 'http://rotorhazard.local',
     });
     expect(config).toEqual({
       port: 9000,
@@ -140,6 +146,9 @@ describe('loadConfig', () => {
       stunUrls: ['stun:stun.example:3478', 'stuns:stun.example:5349'],
       turnUrls: ['turn:turn.example:3478?transport=udp', 'turns:turn.example:5349'],
       turnSecret: 'turn-secret',
+      lapCounter: 'zround',
+      zroundUrl: 'tcp://decoder.local:6000',
+      rotorhazardUrl: 'http://rotorhazard.local',
     });
   });
 
@@ -243,6 +252,30 @@ describe('loadConfig', () => {
     [
       { TURN_SECRET: 'secret-value' },
       'Invalid configuration: TURN_URLS and TURN_SECRET must be set together',
+    ],
+    [
+      { LAP_COUNTER: 'lap' },
+      'Invalid configuration: LAP_COUNTER must be one of car, zround, rotorhazard (got "lap")',
+    ],
+    [
+      { LAP_COUNTER: 'zround' },
+      'Invalid configuration: LAP_COUNTER=zround needs ZROUND_URL (tcp://host:port)',
+    ],
+    [
+      { ZROUND_URL: 'tcp://decoder.local' },
+      'Invalid configuration: ZROUND_URL must be a tcp://host:port URL (got "tcp://decoder.local")',
+    ],
+    [
+      { ZROUND_URL: 'http://decoder.local:6000' },
+      'Invalid configuration: ZROUND_URL must be a tcp:// URL (got "http://decoder.local:6000")',
+    ],
+    [
+      { LAP_COUNTER: 'rotorhazard' },
+      'Invalid configuration: LAP_COUNTER=rotorhazard needs ROTORHAZARD_URL (http(s)://host:port)',
+    ],
+    [
+      { ROTORHAZARD_URL: 'ws://rh.local' },
+      'Invalid configuration: ROTORHAZARD_URL must be an http:// or https:// URL (got "ws://rh.local")',
     ],
     [
       { JANUS_ADMIN_KEY: 'secret-value' },

@@ -7,6 +7,7 @@ import { authConfig } from '../modules/auth/auth.config.js';
 import { carsConfig } from '../modules/cars/cars.config.js';
 import { mailConfig } from '../modules/mail/mail.config.js';
 import { publicConfigConfig } from '../modules/public-config/public-config.config.js';
+import { racesConfig } from '../modules/races/races.config.js';
 import { videoConfig } from '../modules/video/video.config.js';
 import { coreConfig } from './core.config.js';
 import { parseSections, parseSetting, type SectionOutput } from './define.js';
@@ -19,6 +20,7 @@ export const CONFIG_SECTIONS = [
   publicConfigConfig,
   carsConfig,
   videoConfig,
+  racesConfig,
 ] as const;
 
 type UnionToIntersection<U> = (U extends unknown ? (part: U) => void : never) extends (part: infer I) => void
