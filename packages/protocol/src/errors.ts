@@ -51,5 +51,6 @@ export const ERROR_KEYS = {
   lapCounterNotConnected: 'errors.lapCounterNotConnected',
   lapCounterIdInUse: 'errors.lapCounterIdInUse',
   raceNotFound: 'errors.raceNotFound',
+  seasonNotFound: 'errors.seasonNotFound',
 } as const;
 export type ErrorKey = (typeof ERROR_KEYS)[keyof typeof ERROR_KEYS];

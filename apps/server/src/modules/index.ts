@@ -12,6 +12,7 @@ import { carsModule } from './cars/cars.module.js';
 import { controlModule } from './control/control.module.js';
 import { eventsModule } from './events/events.module.js';
 import { healthModule } from './health/health.module.js';
+import { leaderboardsModule } from './leaderboards/leaderboards.module.js';
 import { publicConfigModule } from './public-config/public-config.module.js';
 import { settingsModule } from './settings/settings.module.js';
 import { ticketsModule } from './tickets/tickets.module.js';
@@ -31,5 +32,6 @@ export const MODULES: readonly TeleraceModule[] = [
   ticketsModule,
   accountModule,
   adminModule,
+  leaderboardsModule,
   eventsModule,
 ];
