@@ -1,0 +1,59 @@
+/** Leaderboard, race history and race rows as the protocol shapes them (times in ms, dates ISO). */
+import type { LeaderboardRow, RaceDetail, RaceHistoryRow } from '@telerace/protocol';
+import type {
+  FinishedRace,
+  HistoryEntry,
+  LapRow,
+  LeaderboardEntry,
+  RaceResult,
+} from './leaderboards.repo.js';
+
+export function presentLeaderboardRow(entry: LeaderboardEntry): LeaderboardRow {
+  return {
+    user_id: entry.userId,
+    username: entry.username,
+    avatar_url: entry.avatarUrl,
+    best_race_laps: entry.bestRaceLaps,
+    best_race_lap_time: entry.bestRaceLapMs,
+    total_races: entry.totalRaces,
+  };
+}
+
+export function presentHistoryRow(entry: HistoryEntry): RaceHistoryRow {
+  return {
+    race_id: entry.raceId,
+    race_finished_at: entry.finishedAt.toISOString(),
+    total_laps: entry.laps,
+    best_lap_time_ms: entry.bestLapMs,
+  };
+}
+
+/** The race with its participants in the given order, each with their own laps (already in lap order). */
+export function presentRaceDetail(race: FinishedRace, results: RaceResult[], laps: LapRow[]): RaceDetail {
+  const lapsByMember = new Map<number, RaceDetail['participants'][number]['laps']>();
+  for (const lap of laps) {
+    const list = lapsByMember.get(lap.userId) ?? [];
+    list.push({
+      lap_number: lap.lapNumber,
+      lap_time_ms: lap.lapTimeMs,
+      completed_at: lap.completedAt.toISOString(),
+    });
+    lapsByMember.set(lap.userId, list);
+  }
+  return {
+    id: race.id,
+    started_at: race.startedAt?.toISOString() ?? null,
+    finished_at: race.finishedAt.toISOString(),
+    participants: results.map((result) => ({
+      position: result.position,
+      user_id: result.userId,
+      username: result.username,
+      avatar_url: result.avatarUrl,
+      car_id: result.carId,
+      car_name: result.carName,
+      total_laps: result.laps,
+      best_lap_time_ms: result.bestLapMs,
+      laps: lapsByMember.get(result.userId) ?? [],
+    })),
+  };
+}

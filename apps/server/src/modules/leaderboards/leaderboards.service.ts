@@ -1,0 +1,100 @@
+/**
+ * Leaderboards (all-time, per season), a member's race history and a finished race's page. The
+ * all-time board (= season 0) reads the per-member summary kept by `recordRaceInStats`; its first
+ * pages come from memory (leaderboard-first-pages.ts). Season N > 0 covers the races finished in
+ * the season's [starts_at, ends_at) (docs/leaderboards.md).
+ */
+import {
+  ERROR_KEYS,
+  type LeaderboardPageQuery,
+  type LeaderboardResponse,
+  type RaceDetail,
+  type RaceHistoryResponse,
+} from '@telerace/protocol';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../../db/client.js';
+import { DomainError } from '../../domain-error.js';
+import type { EventHandlers } from '../../events.js';
+import { LeaderboardFirstPages } from './leaderboard-first-pages.js';
+import { presentHistoryRow, presentLeaderboardRow, presentRaceDetail } from './leaderboards.presenter.js';
+import {
+  allTimeCount,
+  allTimePage,
+  findFinishedRace,
+  findSeason,
+  type Page,
+  raceHistoryCount,
+  raceHistoryPage,
+  raceLapRows,
+  raceResults,
+  seasonCount,
+  seasonPage,
+} from './leaderboards.repo.js';
+
+/** Season 0 has no dates: every race, the same board as all-time. */
+export const ALL_TIME_SEASON = 0;
+
+const pageOf = ({ page, limit }: LeaderboardPageQuery): Page => ({ limit, offset: (page - 1) * limit });
+
+export class LeaderboardsService {
+  readonly db: Db;
+  readonly log: FastifyBaseLogger;
+  readonly firstPages = new LeaderboardFirstPages();
+
+  constructor({ db, log }: { db: Db; log: FastifyBaseLogger }) {
+    this.db = db;
+    this.log = log;
+  }
+
+  /** What keeps the first pages exact. */
+  handlers(): EventHandlers {
+    return {
+      'race.finished': () => this.firstPages.clear(),
+      'user.changed': ({ userId }) => this.firstPages.forgetMember(userId),
+    };
+  }
+
+  /** The all-time board: every member who raced, by best race (laps, then best lap), then id. */
+  allTime(query: LeaderboardPageQuery): Promise<LeaderboardResponse> {
+    if (query.page === 1) return this.firstPages.get(query.limit, () => this.#readAllTime(query));
+    return this.#readAllTime(query);
+  }
+
+  /** Season 0 is all-time; season N its date range; an unknown season is refused. */
+  async season(seasonId: number, query: LeaderboardPageQuery): Promise<LeaderboardResponse> {
+    if (seasonId === ALL_TIME_SEASON) return this.allTime(query);
+    const range = await findSeason(this.db, seasonId);
+    if (!range)
+      throw new DomainError('not_found', `Season ${seasonId} does not exist`, ERROR_KEYS.seasonNotFound);
+    const [rows, totalCount] = await Promise.all([
+      seasonPage(this.db, range, pageOf(query)),
+      seasonCount(this.db, range),
+    ]);
+    return { data: rows.map(presentLeaderboardRow), totalCount };
+  }
+
+  /** The member's finished races, newest first. */
+  async raceHistory(userId: number, query: LeaderboardPageQuery): Promise<RaceHistoryResponse> {
+    const [rows, totalCount] = await Promise.all([
+      raceHistoryPage(this.db, userId, pageOf(query)),
+      raceHistoryCount(this.db, userId),
+    ]);
+    return { data: rows.map(presentHistoryRow), totalCount };
+  }
+
+  /** A finished race with every participant's laps; a race still running is not shown yet. */
+  async race(raceId: number): Promise<RaceDetail> {
+    const race = await findFinishedRace(this.db, raceId);
+    if (!race) throw new DomainError('not_found', 'Race not found', ERROR_KEYS.raceNotFound);
+    const [results, laps] = await Promise.all([raceResults(this.db, raceId), raceLapRows(this.db, raceId)]);
+    return presentRaceDetail(race, results, laps);
+  }
+
+  async #readAllTime(query: LeaderboardPageQuery): Promise<LeaderboardResponse> {
+    const [rows, totalCount] = await Promise.all([
+      allTimePage(this.db, pageOf(query)),
+      allTimeCount(this.db),
+    ]);
+    return { data: rows.map(presentLeaderboardRow), totalCount };
+  }
+}
