@@ -2,8 +2,8 @@
  * The control page (spec §2 "Control page"): the car's live video (its status brings the video's
  * availability and pin; the player re-reads the status when Janus refuses the pin), twin
  * joysticks, keyboard and gamepad driving, connection state, ping and telemetry, and for admins
- * the car settings. Without the control token kept for this car in this tab, the driver is sent
- * back to enter the code.
+ * the car settings; and the race (features/race: join, lobby, countdown, timer, live leaderboard).
+ * Without the control token kept for this car in this tab, the driver is sent back to enter the code.
  */
 import { useQuery } from '@tanstack/react-query';
 import { type CarVideo, DISCONNECT_REASONS, SOCKET_CLOSE_CODES, TIMERS_MS } from '@telerace/protocol';
@@ -36,6 +36,10 @@ import {
 import { useControlSocket } from '../features/control/use-control-socket';
 import { useDriveInput } from '../features/control/use-drive-input';
 import { VideoPlayer } from '../features/control/VideoPlayer';
+import { RacePanel, RaceVideoOverlay } from '../features/race/RaceOverlays';
+import { raceStore } from '../features/race/race-store';
+import { useLobbyJoin } from '../features/race/use-lobby-join';
+import { useRace } from '../features/race/use-race';
 
 /** One joystick of the pair with its caption under it: throttle moves up and down, steering sideways. */
 function CaptionedJoystick({
@@ -150,6 +154,8 @@ function Driving({
   const { socket, state } = useControlSocket(carId, controlToken);
   const connection = state?.connection ?? 'connecting';
   const { merged, joystick, setJoystick, gamepadName } = useDriveInput(socket, connection === 'connected');
+  const race = useRace();
+  const lobbyJoin = useLobbyJoin(user?.id ?? null);
 
   const [wasConnected, setWasConnected] = useState(false);
   useEffect(() => {
@@ -201,13 +207,16 @@ function Driving({
       <div className="grid gap-4 lg:grid-cols-[minmax(0,1fr)_20rem]">
         {/* On a wide screen the video stays short enough for the joysticks to fit under it. */}
         <div className="mx-auto w-full space-y-4 lg:max-w-[max(32rem,calc((100dvh-25rem)*16/9))]">
-          <VideoPlayer
-            video={car ? (car.video ?? NO_VIDEO) : storedVideo}
-            streamId={car?.stream_id ?? Number(streamId)}
-            onPinRejected={carQuery.refetch}
-            topLeft={<TelemetryReadout telemetry={state?.telemetry ?? null} />}
-            bottom={<DriveMeter input={merged} />}
-          />
+          <div className="relative">
+            <VideoPlayer
+              video={car ? (car.video ?? NO_VIDEO) : storedVideo}
+              streamId={car?.stream_id ?? Number(streamId)}
+              onPinRejected={carQuery.refetch}
+              topLeft={<TelemetryReadout telemetry={state?.telemetry ?? null} />}
+              bottom={<DriveMeter input={merged} />}
+            />
+            <RaceVideoOverlay state={race.state} />
+          </div>
           <section
             aria-label={t('control.joysticks')}
             className="flex items-center justify-between gap-3 rounded-2xl border border-line bg-surface px-3 py-4 sm:px-8"
@@ -231,6 +240,14 @@ function Driving({
         </div>
 
         <aside className="space-y-4">
+          <RacePanel
+            carId={Number(carId)}
+            userId={user?.id ?? null}
+            race={race}
+            phase={lobbyJoin.phase}
+            onJoin={lobbyJoin.join}
+            onToggleReady={() => raceStore.toggleReady()}
+          />
           {user?.is_admin && <CarSettingsPanel carId={carId} car={car} />}
           <section className="rounded-2xl border border-line bg-surface px-4 py-4 text-sm">
             <h2 className="font-display text-lg font-black italic">{t('control.help.title')}</h2>

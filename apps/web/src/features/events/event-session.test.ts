@@ -4,6 +4,9 @@ import i18n from '../../i18n';
 import { resetAuthClient, setAccessToken } from '../../lib/auth-client';
 import { EventSocketManager } from '../../lib/event-socket';
 import { FakeSocket, fakeSocketFactory } from '../../test/fake-socket';
+import { tokenFor } from '../../test/fake-token';
+import { pilot, raceState } from '../../test/races';
+import { RaceStore } from '../race/race-store';
 import { bindEventSocketToSession, forceDisconnectText } from './event-session';
 
 const location = { protocol: 'http:', host: 'race.test' };
@@ -19,8 +22,9 @@ function bind() {
   const socket = new EventSocketManager({ createSocket: fakeSocketFactory, location });
   const navigate = vi.fn();
   const notify = vi.fn();
-  const unbind = bindEventSocketToSession({ navigate, notify, translate: i18n.t, socket });
-  return { socket, navigate, notify, unbind };
+  const races = new RaceStore(socket);
+  const unbind = bindEventSocketToSession({ navigate, notify, translate: i18n.t, socket, races });
+  return { socket, navigate, notify, unbind, races };
 }
 
 describe('event socket and the session', () => {
@@ -76,5 +80,48 @@ describe('event socket and the session', () => {
     expect(socket.currentToken).toBeNull();
     setAccessToken('a2');
     expect(FakeSocket.instances).toHaveLength(1);
+  });
+
+  it("feeds the race store, and alerts 'race ended' once and goes home when the member's race ends", () => {
+    setAccessToken(tokenFor(12));
+    const { navigate, notify, races, unbind } = bind();
+    FakeSocket.last.serverOpen();
+    FakeSocket.last.serverSend({
+      type: 'race_state_update',
+      payload: raceState({ participants: [pilot(12)] }),
+    });
+    expect(races.getState().state?.participants).toHaveLength(1);
+    FakeSocket.last.serverSend({
+      type: 'race_state_update',
+      payload: raceState({ race_status: 'active', participants: [pilot(12)] }),
+    });
+    expect(notify).not.toHaveBeenCalled();
+    FakeSocket.last.serverSend({
+      type: 'race_state_update',
+      payload: raceState({ race_status: 'idle', race_id: null }),
+    });
+    expect(notify).toHaveBeenCalledWith('The race has ended.');
+    expect(navigate).toHaveBeenCalledWith('/');
+    // The server's race_ended disconnect of the same race: home again, but no second alert.
+    FakeSocket.last.serverSend({ type: 'force_disconnect', reason: 'race_ended' });
+    expect(notify).toHaveBeenCalledTimes(1);
+    unbind();
+    expect(races.getState().state).toBeNull();
+  });
+
+  it('leaves a member who was not in the race where they are', () => {
+    setAccessToken(tokenFor(12));
+    const { navigate, notify } = bind();
+    FakeSocket.last.serverOpen();
+    FakeSocket.last.serverSend({
+      type: 'race_state_update',
+      payload: raceState({ race_status: 'active', participants: [pilot(5)] }),
+    });
+    FakeSocket.last.serverSend({
+      type: 'race_state_update',
+      payload: raceState({ race_status: 'idle', race_id: null }),
+    });
+    expect(notify).not.toHaveBeenCalled();
+    expect(navigate).not.toHaveBeenCalled();
   });
 });

@@ -2,11 +2,15 @@
  * Keeps the race event socket in step with the session (spec §4): connected whenever an access
  * token exists, disconnected when it is gone, following the auth client's token changes. A
  * `force_disconnect {reason}` from the server is shown to the user (translated when the reason is
- * known) and sends them home.
+ * known) and sends them home. The race store follows the same socket, and the end of a race the
+ * member took part in is announced once ('race ended') and sends them home too (race-end.ts).
  */
 import { DISCONNECT_REASONS } from '@telerace/protocol';
 import { getAccessToken, onTokenChange } from '../../lib/auth-client';
 import { type EventMessage, type EventSocketManager, eventSocket } from '../../lib/event-socket';
+import { readTokenClaims } from '../../lib/socket-token';
+import { RaceEndWatch } from '../race/race-end';
+import { type RaceStore, raceStore } from '../race/race-store';
 
 /** Reasons the server gives that have their own text (`control.forceDisconnect.<reason>`). */
 export const KNOWN_DISCONNECT_REASONS: readonly string[] = DISCONNECT_REASONS;
@@ -17,6 +21,8 @@ export interface EventSessionOptions {
   notify: (message: string) => void;
   translate: (key: string, options?: Record<string, unknown>) => string;
   socket?: EventSocketManager;
+  /** The race store fed by the socket (default: the app's, on the app's socket). */
+  races?: RaceStore;
 }
 
 export function forceDisconnectText(reason: unknown, translate: EventSessionOptions['translate']): string {
@@ -34,21 +40,39 @@ export function bindEventSocketToSession({
   notify,
   translate,
   socket = eventSocket,
+  races = raceStore,
 }: EventSessionOptions): () => void {
   const follow = (token: string | null) => {
     if (token) socket.connect(token);
-    else socket.disconnect();
+    else {
+      socket.disconnect();
+      races.clear();
+    }
   };
   follow(getAccessToken());
   const stopFollowing = onTokenChange(follow);
+  const detachRaces = races.attach();
+  const raceEnd = new RaceEndWatch(() => {
+    const member = Number(readTokenClaims(socket.currentToken)?.sub);
+    return Number.isInteger(member) ? member : null;
+  });
   const unsubscribe = socket.subscribe((message: EventMessage) => {
+    if (message.type === 'race_state_update' && raceEnd.onState(message.payload)) {
+      notify(translate('control.forceDisconnect.race_ended'));
+      navigate('/');
+    }
     if (message.type !== 'force_disconnect') return;
-    notify(forceDisconnectText(message.reason, translate));
+    // The race's end was already announced by its state: only the way home is left.
+    if (message.reason !== 'race_ended' || raceEnd.onRaceEndedDisconnect()) {
+      notify(forceDisconnectText(message.reason, translate));
+    }
     navigate('/');
   });
   return () => {
     stopFollowing();
     unsubscribe();
+    detachRaces();
+    races.clear();
     socket.disconnect();
   };
 }

@@ -1,0 +1,69 @@
+/** The race's pilots (spec §3 participants): name, car, ready state and ping in the spec's colours. */
+import type { RaceParticipant } from '@telerace/protocol';
+import { useTranslation } from 'react-i18next';
+import { cx } from '../../lib/cx';
+import { displayName } from '../../lib/username';
+import { pingTone } from '../control/readouts';
+
+const PING_COLOURS = { good: 'text-success', fair: 'text-warning', poor: 'text-danger' } as const;
+
+export function PingValue({ ms }: { ms: number | null }) {
+  const { t } = useTranslation();
+  if (ms === null) return <span className="text-muted">{t('race.ping.unknown')}</span>;
+  const tone = pingTone(ms);
+  return (
+    <span className={cx('font-mono tabular-nums', PING_COLOURS[tone])} data-tone={tone}>
+      {t('race.ping.value', { ms: Math.round(ms) })}
+      <span className="sr-only"> ({t(`control.ping.${tone}`)})</span>
+    </span>
+  );
+}
+
+export function ReadyBadge({ ready }: { ready: boolean }) {
+  const { t } = useTranslation();
+  return (
+    <span
+      className={cx(
+        'rounded-md px-1.5 py-0.5 text-xs font-bold uppercase',
+        ready ? 'bg-success/15 text-success' : 'bg-surface-2 text-muted',
+      )}
+    >
+      {ready ? t('race.lobby.ready') : t('race.lobby.notReady')}
+    </span>
+  );
+}
+
+export function ParticipantsList({
+  participants,
+  userId,
+}: {
+  participants: readonly RaceParticipant[];
+  userId: number | null;
+}) {
+  const { t } = useTranslation();
+  if (participants.length === 0) return <p className="text-sm text-muted">{t('race.noParticipants')}</p>;
+  return (
+    <ul
+      className="divide-y divide-line text-sm"
+      aria-label={t('race.participants')}
+      data-testid="race-participants"
+    >
+      {participants.map((p) => (
+        <li
+          key={p.userId}
+          className={cx('flex items-center gap-2 py-1.5', p.userId === userId && 'font-semibold')}
+        >
+          <span className="min-w-0 flex-1 truncate">
+            {displayName(p.username)}
+            {p.userId === userId && <span className="ml-1 text-xs text-muted">({t('race.you')})</span>}
+            <span className="block truncate text-xs font-normal text-muted">{p.carName}</span>
+          </span>
+          <ReadyBadge ready={p.isReady} />
+          <span className="w-16 text-right text-xs">
+            <PingValue ms={p.ping} />
+          </span>
+        </li>
+      ))}
+    </ul>
+  );
+}

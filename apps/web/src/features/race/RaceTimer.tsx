@@ -1,0 +1,27 @@
+/** The race clock (spec §2 "race timer mm:ss"): time left until `race_expires_at`, ticking each second. */
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { cx } from '../../lib/cx';
+import { formatRaceClock } from './race-format';
+
+export function RaceTimer({ expiresAt, className }: { expiresAt: string; className?: string }) {
+  const { t } = useTranslation();
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, []);
+  const end = Date.parse(expiresAt);
+  if (Number.isNaN(end)) return null;
+  const left = end - now;
+  return (
+    <span
+      role="timer"
+      aria-label={t('race.timer.label')}
+      data-testid="race-timer"
+      className={cx('font-mono font-black tabular-nums', left <= 30_000 && 'text-danger', className)}
+    >
+      {formatRaceClock(left)}
+    </span>
+  );
+}

@@ -1,0 +1,114 @@
+/**
+ * Joining the race lobby from the control page (spec §4 "Lobby join"): `join_lobby {carId}` is
+ * sent and the join is `joining` until the member appears among the participants (`joined`), or
+ * `failed` after TIMERS_MS.lobbyJoinTimeout without that (Retry sends it again). A `server_busy`
+ * answer (the engine is writing results) sends the join again after TIMERS_MS.serverBusyRetry,
+ * with a fresh timeout. An `error` while joining (e.g. errors.notCarHolder) fails the join with
+ * its text. Once joined, leaving the participants (the race ended, the session ended) ends it.
+ */
+import { type RaceState, TIMERS_MS } from '@telerace/protocol';
+import type { EventMessage, EventSocketManager } from '../../lib/event-socket';
+import { StateStore } from '../../lib/state-store';
+
+export type LobbyJoinPhase =
+  | { kind: 'none' }
+  | { kind: 'joining'; carId: number }
+  | { kind: 'joined'; carId: number }
+  /** `error` is the server's refusal when it gave one; without it the join timed out. */
+  | { kind: 'failed'; carId: number; error: { text: string; errorKey: string } | null };
+
+export function isParticipant(state: RaceState | null, userId: number | null): boolean {
+  return state?.participants.some((p) => p.userId === userId) ?? false;
+}
+
+export class LobbyJoin extends StateStore<{ phase: LobbyJoinPhase }> {
+  private timeout: ReturnType<typeof setTimeout> | undefined;
+  private busyRetry: ReturnType<typeof setTimeout> | undefined;
+  private unsubscribe: (() => void) | null = null;
+
+  constructor(
+    private readonly socket: EventSocketManager,
+    private readonly userId: number,
+    /** The latest race state known (the race store's), read when the join is sent. */
+    private readonly currentState: () => RaceState | null,
+  ) {
+    super({ phase: { kind: 'none' } });
+  }
+
+  get phase(): LobbyJoinPhase {
+    return this.state.phase;
+  }
+
+  start(): () => void {
+    this.unsubscribe ??= this.socket.subscribe((message) => this.receive(message));
+    // Already a participant (the page was reopened during the lobby): nothing to wait for.
+    const state = this.currentState();
+    const mine = state?.participants.find((p) => p.userId === this.userId);
+    if (mine) this.setPhase({ kind: 'joined', carId: mine.carId });
+    return () => this.stop();
+  }
+
+  stop(): void {
+    this.clearTimers();
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+  }
+
+  /** Sends the join (also the Retry of a failed one). */
+  join(carId: number): void {
+    if (isParticipant(this.currentState(), this.userId)) {
+      this.setPhase({ kind: 'joined', carId });
+      return;
+    }
+    this.setPhase({ kind: 'joining', carId });
+    this.send(carId);
+  }
+
+  private send(carId: number): void {
+    this.clearTimers();
+    this.socket.send({ type: 'join_lobby', carId });
+    this.timeout = setTimeout(() => {
+      if (this.phase.kind === 'joining') this.setPhase({ kind: 'failed', carId, error: null });
+    }, TIMERS_MS.lobbyJoinTimeout);
+  }
+
+  private receive(message: EventMessage): void {
+    const phase = this.phase;
+    if (message.type === 'race_state_update') {
+      const mine = message.payload.participants.find((p) => p.userId === this.userId);
+      if (mine && phase.kind !== 'joined') {
+        this.clearTimers();
+        this.setPhase({ kind: 'joined', carId: mine.carId });
+      } else if (!mine && phase.kind === 'joined') {
+        this.setPhase({ kind: 'none' });
+      }
+      return;
+    }
+    if (phase.kind !== 'joining') return;
+    if (message.type === 'server_busy') {
+      clearTimeout(this.timeout);
+      clearTimeout(this.busyRetry);
+      this.busyRetry = setTimeout(() => {
+        if (this.phase.kind === 'joining') this.send(phase.carId);
+      }, TIMERS_MS.serverBusyRetry);
+    } else if (message.type === 'error') {
+      this.clearTimers();
+      this.setPhase({
+        kind: 'failed',
+        carId: phase.carId,
+        error: { text: message.error, errorKey: message.errorKey },
+      });
+    }
+  }
+
+  private setPhase(phase: LobbyJoinPhase): void {
+    this.update({ phase });
+  }
+
+  private clearTimers(): void {
+    clearTimeout(this.timeout);
+    clearTimeout(this.busyRetry);
+    this.timeout = undefined;
+    this.busyRetry = undefined;
+  }
+}

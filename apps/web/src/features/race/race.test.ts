@@ -1,0 +1,181 @@
+import { IDLE_RACE_STATE, type RaceState } from '@telerace/protocol';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { EventSocketManager } from '../../lib/event-socket';
+import { FakeSocket, fakeSocketFactory } from '../../test/fake-socket';
+import { leaderboardRow, pilot, raceState } from '../../test/races';
+import { LobbyJoin } from './lobby-join';
+import { RaceEndWatch } from './race-end';
+import { formatLapTime, formatRaceClock } from './race-format';
+import { RaceStore } from './race-store';
+
+const location = { protocol: 'http:', host: 'race.test' };
+const ME = 12;
+
+function openSocket() {
+  const socket = new EventSocketManager({ createSocket: fakeSocketFactory, location });
+  socket.connect('token-1');
+  FakeSocket.last.serverOpen();
+  return socket;
+}
+
+const joins = () => FakeSocket.last.messages.filter((m) => m.type === 'join_lobby');
+
+beforeEach(() => FakeSocket.reset());
+afterEach(() => vi.useRealTimers());
+
+describe('race times', () => {
+  it('shows lap times in seconds with 2 decimals', () => {
+    expect(formatLapTime(12_345, 'en')).toBe('12.35');
+    expect(formatLapTime(9_000, 'en')).toBe('9.00');
+    expect(formatLapTime(61_004, 'fr')).toBe('61,00');
+    expect(formatLapTime(null)).toBe('—');
+  });
+
+  it('shows the race clock as mm:ss, rounded up and never negative', () => {
+    expect(formatRaceClock(180_000)).toBe('03:00');
+    expect(formatRaceClock(179_001)).toBe('03:00');
+    expect(formatRaceClock(59_000)).toBe('00:59');
+    expect(formatRaceClock(-5)).toBe('00:00');
+  });
+});
+
+describe('RaceStore', () => {
+  it('keeps the latest state and live leaderboard, and empties the leaderboard for a new race', () => {
+    const socket = openSocket();
+    const store = new RaceStore(socket);
+    store.attach();
+    const row = leaderboardRow(1, { laps: 2, last_lap: 10_000, best_lap: 9_000 });
+    FakeSocket.last.serverSend({ type: 'race_state_update', payload: raceState({ race_status: 'active' }) });
+    FakeSocket.last.serverSend({ type: 'live_leaderboard_update', data: [row] });
+    expect(store.getState().leaderboard).toEqual([row]);
+    FakeSocket.last.serverSend({ type: 'race_state_update', payload: raceState({ race_status: 'active' }) });
+    expect(store.getState().leaderboard).toEqual([row]);
+    FakeSocket.last.serverSend({ type: 'race_state_update', payload: raceState({ race_id: 8 }) });
+    expect(store.getState().state?.race_id).toBe(8);
+    expect(store.getState().leaderboard).toEqual([]);
+  });
+
+  it('records the latency of each pong and sends toggle_ready', () => {
+    const now = vi.fn(() => 1_000);
+    const socket = new EventSocketManager({ createSocket: fakeSocketFactory, location, now });
+    socket.connect('token-1');
+    FakeSocket.last.serverOpen();
+    const store = new RaceStore(socket);
+    store.attach();
+    now.mockReturnValue(1_040);
+    FakeSocket.last.serverSend({ type: 'pong', timestamp: 1_000 });
+    expect(store.getState().latency).toBe(40);
+    store.toggleReady();
+    expect(FakeSocket.last.messages.at(-1)).toEqual({ type: 'toggle_ready' });
+  });
+});
+
+describe('LobbyJoin', () => {
+  function joiner(state: RaceState | null = raceState({ race_status: 'idle', race_id: null })) {
+    vi.useFakeTimers();
+    const socket = openSocket();
+    const join = new LobbyJoin(socket, ME, () => state);
+    join.start();
+    return join;
+  }
+
+  it('is joining until the member appears among the participants', () => {
+    const join = joiner();
+    join.join(3);
+    expect(join.phase).toEqual({ kind: 'joining', carId: 3 });
+    expect(joins()).toEqual([{ type: 'join_lobby', carId: 3 }]);
+    FakeSocket.last.serverSend({
+      type: 'race_state_update',
+      payload: raceState({ participants: [pilot(5)] }),
+    });
+    expect(join.phase.kind).toBe('joining');
+    FakeSocket.last.serverSend({
+      type: 'race_state_update',
+      payload: raceState({ participants: [pilot(5), pilot(ME, { carId: 3 })] }),
+    });
+    expect(join.phase).toEqual({ kind: 'joined', carId: 3 });
+    // Confirmed: the timeout no longer fails it.
+    vi.advanceTimersByTime(10_000);
+    expect(join.phase.kind).toBe('joined');
+  });
+
+  it('fails after 5 s without confirmation, and Retry sends the join again', () => {
+    const join = joiner();
+    join.join(3);
+    vi.advanceTimersByTime(4_999);
+    expect(join.phase.kind).toBe('joining');
+    vi.advanceTimersByTime(1);
+    expect(join.phase).toEqual({ kind: 'failed', carId: 3, error: null });
+    join.join(3);
+    expect(join.phase.kind).toBe('joining');
+    expect(joins()).toHaveLength(2);
+  });
+
+  it('sends the join again 2 s after server_busy, with a fresh timeout', () => {
+    const join = joiner();
+    join.join(3);
+    vi.advanceTimersByTime(1_000);
+    FakeSocket.last.serverSend({ type: 'server_busy' });
+    vi.advanceTimersByTime(1_999);
+    expect(joins()).toHaveLength(1);
+    vi.advanceTimersByTime(1);
+    expect(joins()).toHaveLength(2);
+    // 5 s counted from the re-sent join, not the first one.
+    vi.advanceTimersByTime(4_999);
+    expect(join.phase.kind).toBe('joining');
+    vi.advanceTimersByTime(1);
+    expect(join.phase.kind).toBe('failed');
+  });
+
+  it("fails with the server's refusal (not the car's holder)", () => {
+    const join = joiner();
+    join.join(3);
+    FakeSocket.last.serverSend({ type: 'error', error: 'Not your car', errorKey: 'errors.notCarHolder' });
+    expect(join.phase).toEqual({
+      kind: 'failed',
+      carId: 3,
+      error: { text: 'Not your car', errorKey: 'errors.notCarHolder' },
+    });
+  });
+
+  it('is joined at once when already a participant, and ends when the member leaves the race', () => {
+    const join = joiner(raceState({ participants: [pilot(ME)] }));
+    expect(join.phase.kind).toBe('joined');
+    join.join(pilot(ME).carId);
+    expect(joins()).toEqual([]);
+    FakeSocket.last.serverSend({ type: 'race_state_update', payload: IDLE_RACE_STATE });
+    expect(join.phase.kind).toBe('none');
+  });
+});
+
+describe('RaceEndWatch', () => {
+  const running = (status: RaceState['race_status'], mine = true, raceId = 7) =>
+    raceState({ race_status: status, race_id: raceId, participants: mine ? [pilot(ME)] : [pilot(5)] });
+
+  it("announces the end of the member's race once, going from any running status to idle", () => {
+    for (const status of ['lobby', 'countdown', 'active', 'finishing'] as const) {
+      const watch = new RaceEndWatch(() => ME);
+      expect(watch.onState(running(status))).toBe(false);
+      expect(watch.onState(IDLE_RACE_STATE)).toBe(true);
+      expect(watch.onState(IDLE_RACE_STATE)).toBe(false);
+      // The server's race_ended disconnect that follows says nothing more.
+      expect(watch.onRaceEndedDisconnect()).toBe(false);
+    }
+  });
+
+  it("does not announce someone else's race, or an idle state on connecting", () => {
+    const watch = new RaceEndWatch(() => ME);
+    expect(watch.onState(IDLE_RACE_STATE)).toBe(false);
+    expect(watch.onState(running('active', false))).toBe(false);
+    expect(watch.onState(IDLE_RACE_STATE)).toBe(false);
+  });
+
+  it('announces once when the race_ended disconnect comes first, and again for the next race', () => {
+    const watch = new RaceEndWatch(() => ME);
+    watch.onState(running('active'));
+    expect(watch.onRaceEndedDisconnect()).toBe(true);
+    expect(watch.onState(IDLE_RACE_STATE)).toBe(false);
+    watch.onState(running('lobby', true, 8));
+    expect(watch.onState(IDLE_RACE_STATE)).toBe(true);
+  });
+});

@@ -1,0 +1,30 @@
+/** Joining the lobby from the control page (LobbyJoin for a screen's lifetime). */
+import { useCallback, useEffect, useState, useSyncExternalStore } from 'react';
+import { LobbyJoin, type LobbyJoinPhase } from './lobby-join';
+import { type RaceStore, raceStore } from './race-store';
+
+const NONE: LobbyJoinPhase = { kind: 'none' };
+
+export function useLobbyJoin(
+  userId: number | null,
+  store: RaceStore = raceStore,
+): { phase: LobbyJoinPhase; join: (carId: number) => void } {
+  const [joiner, setJoiner] = useState<LobbyJoin | null>(null);
+  useEffect(() => {
+    if (userId === null) return;
+    const next = new LobbyJoin(store.socket, userId, () => store.getState().state);
+    const stop = next.start();
+    setJoiner(next);
+    return () => {
+      stop();
+      setJoiner(null);
+    };
+  }, [store, userId]);
+  const subscribe = useCallback(
+    (listener: () => void) => joiner?.subscribe(listener) ?? (() => {}),
+    [joiner],
+  );
+  const phase = useSyncExternalStore(subscribe, () => joiner?.phase ?? NONE);
+  const join = useCallback((carId: number) => joiner?.join(carId), [joiner]);
+  return { phase, join };
+}
