@@ -1,6 +1,8 @@
 /** `npm run bench [-- name ...]`: runs the named benchmarks (all when none is named). */
 import { apiBench } from './api.bench.js';
+import { fanoutBench } from './fanout.bench.js';
 import { httpBench } from './http.bench.js';
+import { leaderboardsBench } from './leaderboards.bench.js';
 import { relayBench } from './relay.bench.js';
 import { relayUnderLoadBench } from './relay-under-load.bench.js';
 import { videoBench } from './video.bench.js';
@@ -8,7 +10,9 @@ import { webBench } from './web.bench.js';
 
 const BENCHES: Record<string, () => Promise<void>> = {
   api: apiBench,
+  fanout: fanoutBench,
   http: httpBench,
+  leaderboards: leaderboardsBench,
   relay: relayBench,
   'relay-under-load': relayUnderLoadBench,
   video: videoBench,

@@ -1,0 +1,372 @@
+/**
+ * `npm run bench -- fanout`: how long until every event socket has a race broadcast, and what an
+ * event socket costs the server in memory (issue 12, "Measurements"). 5,000 event sockets (1,000
+ * members × 5, the per-member cap) are held by client processes (fanout-worker.ts), never by the
+ * server's nor this bench's event loop. One driver holds a car and triggers the broadcasts on the
+ * real server (PGlite):
+ * - race_state_update: `join_lobby`, then `ping_update` with a new latency each time;
+ * - live_leaderboard_update: the car's `pass`es during an active race, one lap each.
+ * Each sample is timed from the trigger's send to each socket's receipt; "all" is the last socket.
+ * Baseline, same run, same clients: a bare `ws` server broadcasting the same payloads' bytes.
+ * Memory: the server's resident size (/proc VmRSS) before and after the sockets open, per socket.
+ * Targets: p99 ≤ 100 ms at 5,000 sockets, ≤ 20 KB per socket (reported, not asserted).
+ * Options (environment): FANOUT_SOCKETS (5000), FANOUT_WORKERS (2 client processes),
+ * FANOUT_STATE_SAMPLES (20), FANOUT_LAP_SAMPLES (5, at most 9).
+ */
+import type WebSocket from 'ws';
+import { BARE_BROADCAST_SCRIPT } from './lib/bare-broadcast.js';
+import { type Delivery, epochNow, FanoutClients } from './lib/fanout-clients.js';
+import { cpuMs, residentKb } from './lib/proc-stats.js';
+import { type Running, startScript, startTelerace } from './lib/processes.js';
+import { connectCar, openSocket, takeControl } from './lib/relay-clients.js';
+import { printTable, type Row, round, writeResult } from './lib/report.js';
+import { summarize } from './lib/stats.js';
+import { api, BENCH_SERVER_ENV, createCar, logInAdmin, signUpMember } from './lib/telerace-api.js';
+
+const SOCKETS = Number(process.env.FANOUT_SOCKETS ?? 5000);
+const WORKERS = Number(process.env.FANOUT_WORKERS ?? 2);
+const STATE_SAMPLES = Number(process.env.FANOUT_STATE_SAMPLES ?? 20);
+/** Lap samples are told apart by their lap count, one digit (`"laps":N`): 9 at most. */
+const LAP_SAMPLES = Math.min(9, Number(process.env.FANOUT_LAP_SAMPLES ?? 5));
+/** CONTROL_LIMITS.eventSocketsPerMember: a member may hold this many event sockets. */
+const SOCKETS_PER_MEMBER = 5;
+/** Sign-ups in flight (each costs an argon2 hash, and its log-in another). */
+const SIGNUP_CONCURRENCY = 4;
+/** The shortest lap the server accepts (PATCHed, min_lap_time_seconds), and the wait between passes. */
+const MIN_LAP_S = 1;
+const PASS_GAP_MS = MIN_LAP_S * 1000 + 300;
+/** A quiet moment between samples, so one broadcast's tail never overlaps the next. */
+const BETWEEN_SAMPLES_MS = 150;
+/** Latencies reported by the driver: four digits each, so `"ping":1001` never matches `"ping":10012`. */
+const FIRST_LATENCY = 1001;
+
+type Json = Record<string, unknown>;
+
+/** A socket in this process whose messages can be awaited (the driver's event socket). */
+class Inbox {
+  readonly #waiters = new Set<{ match: (m: Json) => boolean; resolve: (m: Json) => void }>();
+
+  constructor(readonly ws: WebSocket) {
+    ws.on('message', (data) => {
+      const message = JSON.parse(data.toString()) as Json;
+      for (const waiter of this.#waiters) {
+        if (!waiter.match(message)) continue;
+        this.#waiters.delete(waiter);
+        waiter.resolve(message);
+      }
+    });
+  }
+
+  next(match: (m: Json) => boolean, what: string, timeoutMs = 15_000): Promise<Json> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no ${what} within ${timeoutMs} ms`)), timeoutMs);
+      this.#waiters.add({
+        match,
+        resolve: (m) => {
+          clearTimeout(timer);
+          resolve(m);
+        },
+      });
+    });
+  }
+}
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const wsUrl = (base: string) => base.replace(/^http/, 'ws');
+
+/** Sends a message and returns when it was sent (epoch clock). */
+function sendAt(ws: WebSocket, message: unknown): number {
+  const text = JSON.stringify(message);
+  const at = epochNow();
+  ws.send(text);
+  return at;
+}
+
+interface Broadcasts {
+  race_state_update: Delivery[];
+  live_leaderboard_update: Delivery[];
+}
+
+interface TargetResult {
+  name: string;
+  sockets: { open: number; failed: number; errors: string[]; connect_s: number };
+  memory: { rss_before_kb: number; rss_after_kb: number; per_socket_kb: number };
+  broadcasts: Broadcasts;
+  /** CPU the server process used during the samples, per broadcast (ms). */
+  serverCpuMsPerBroadcast: number;
+}
+
+/** Members with a token each, enough for `sockets` event sockets at the per-member cap. */
+async function members(base: string, sockets: number): Promise<string[]> {
+  const count = Math.ceil(sockets / SOCKETS_PER_MEMBER);
+  const tokens: string[] = [];
+  let started = 0;
+  await Promise.all(
+    Array.from({ length: SIGNUP_CONCURRENCY }, async () => {
+      while (started < count) {
+        started++;
+        tokens.push(await signUpMember(base));
+      }
+    }),
+  );
+  return tokens;
+}
+
+/** Opens the sockets and measures the server's resident size around it. */
+async function connectMeasured(clients: FanoutClients, pid: number, urls: string[], origin?: string) {
+  const rssBefore = residentKb(pid);
+  const started = performance.now();
+  const sockets = await clients.connect(urls, origin);
+  const connectS = (performance.now() - started) / 1000;
+  // Let the handshakes' garbage go before the second reading (the heap shrinks back lazily).
+  await pause(2000);
+  const rssAfter = residentKb(pid);
+  return {
+    sockets: { ...sockets, connect_s: round(connectS, 1) },
+    memory: {
+      rss_before_kb: rssBefore,
+      rss_after_kb: rssAfter,
+      per_socket_kb: round((rssAfter - rssBefore) / Math.max(1, sockets.open), 2),
+    },
+  };
+}
+
+/** Runs `samples` in turn, adding the server's CPU time over them. */
+async function sampled(pid: number, run: () => Promise<Broadcasts>) {
+  const cpuBefore = cpuMs(pid);
+  const broadcasts = await run();
+  const count = broadcasts.race_state_update.length + broadcasts.live_leaderboard_update.length;
+  return { broadcasts, serverCpuMsPerBroadcast: round((cpuMs(pid) - cpuBefore) / Math.max(1, count), 1) };
+}
+
+/** What the real server sent, kept for the baseline to send the same bytes. */
+interface Payloads {
+  raceState: Json | null;
+  leaderboard: Json | null;
+}
+
+async function onTelerace(): Promise<{ result: TargetResult; payloads: Payloads }> {
+  const telerace: Running = await startTelerace(BENCH_SERVER_ENV);
+  const clients = new FanoutClients(WORKERS);
+  const base = telerace.url;
+  try {
+    const admin = await logInAdmin(base);
+    // The shortest countdown, and laps as short as allowed, so the lap samples come quickly.
+    await api(base, '/admin/settings', {
+      method: 'PATCH',
+      token: admin,
+      body: { race_countdown_seconds: 3, min_lap_time_seconds: MIN_LAP_S },
+    });
+    const car = await createCar(base, admin, 'Fan-out car');
+    const carSocket = await connectCar(base, car);
+    const driverToken = await signUpMember(base);
+    const controller = await takeControl(base, admin, car.id, driverToken);
+    const driver = new Inbox(
+      await openSocket(`${wsUrl(base)}/api/race-ws?token=${encodeURIComponent(driverToken)}`, {
+        origin: base,
+      }),
+    );
+
+    const setupStart = performance.now();
+    const tokens = await members(base, SOCKETS);
+    console.info(
+      `fanout: ${tokens.length} members signed up in ${round((performance.now() - setupStart) / 1000, 1)} s`,
+    );
+    const urls = Array.from(
+      { length: SOCKETS },
+      (_, i) =>
+        `${wsUrl(base)}/api/race-ws?token=${encodeURIComponent(tokens[Math.floor(i / SOCKETS_PER_MEMBER)] ?? '')}`,
+    );
+    const pid = telerace.child.pid ?? 0;
+    const connected = await connectMeasured(clients, pid, urls, base);
+    console.info(
+      `fanout: ${connected.sockets.open} event sockets open in ${connected.sockets.connect_s} s, ${connected.memory.per_socket_kb} KB each`,
+    );
+
+    const payloads: Payloads = { raceState: null, leaderboard: null };
+    const measured = await sampled(pid, async () => {
+      const broadcasts: Broadcasts = { race_state_update: [], live_leaderboard_update: [] };
+      // Joining the lobby: the first race state with the driver in it.
+      const joined = driver.next(
+        (m) => m.type === 'race_state_update',
+        'race state after join_lobby (is the race engine built?)',
+      );
+      broadcasts.race_state_update.push(
+        await clients.deliver(0, 'race_state_update', `"carId":${car.id}`, () =>
+          sendAt(driver.ws, { type: 'join_lobby', carId: car.id }),
+        ),
+      );
+      await joined;
+      for (let i = 0; i < STATE_SAMPLES; i++) {
+        await pause(BETWEEN_SAMPLES_MS);
+        const latency = FIRST_LATENCY + i;
+        const seen = driver.next(
+          (m) => m.type === 'race_state_update' && JSON.stringify(m).includes(`"ping":${latency}`),
+          'race state after ping_update',
+        );
+        broadcasts.race_state_update.push(
+          await clients.deliver(i + 1, 'race_state_update', `"ping":${latency}`, () =>
+            sendAt(driver.ws, { type: 'ping_update', latency }),
+          ),
+        );
+        payloads.raceState = await seen;
+      }
+
+      // The race: started by the admin, active after the countdown; each pass after the first is a lap.
+      const active = driver.next(
+        (m) => m.type === 'race_state_update' && (m.payload as Json | undefined)?.race_status === 'active',
+        'active race',
+      );
+      await api(base, '/admin/race/start', { method: 'POST', token: admin });
+      await active;
+      sendAt(carSocket, { type: 'pass', at: Date.now() });
+      for (let lap = 1; lap <= LAP_SAMPLES; lap++) {
+        await pause(PASS_GAP_MS);
+        const seen = driver.next((m) => m.type === 'live_leaderboard_update', 'live leaderboard');
+        broadcasts.live_leaderboard_update.push(
+          await clients.deliver(100 + lap, 'live_leaderboard_update', `"laps":${lap}`, () =>
+            sendAt(carSocket, { type: 'pass', at: Date.now() }),
+          ),
+        );
+        payloads.leaderboard = await seen;
+      }
+      return broadcasts;
+    });
+    controller.close();
+    carSocket.close();
+    driver.ws.close();
+    return { result: { name: 'telerace event sockets (PGlite)', ...connected, ...measured }, payloads };
+  } finally {
+    await clients.close();
+    await telerace.stop();
+  }
+}
+
+/** The payload of a sample on the baseline: the real one, with this sample's marker written in. */
+function withPing(state: Json, latency: number): Json {
+  const payload = state.payload as { participants: Json[] };
+  return {
+    ...state,
+    payload: { ...payload, participants: payload.participants.map((p) => ({ ...p, ping: latency })) },
+  };
+}
+
+function withLaps(board: Json, laps: number): Json {
+  const data = board.data as Json[];
+  return { ...board, data: data.map((row) => ({ ...row, laps })) };
+}
+
+async function onBaseline(payloads: Payloads): Promise<TargetResult> {
+  const bare = await startScript(BARE_BROADCAST_SCRIPT, null);
+  const clients = new FanoutClients(WORKERS);
+  try {
+    const pid = bare.child.pid ?? 0;
+    const urls = Array.from({ length: SOCKETS }, () => `${wsUrl(bare.url)}/listen`);
+    const connected = await connectMeasured(clients, pid, urls);
+    const trigger = await openSocket(`${wsUrl(bare.url)}/trigger`);
+    const measured = await sampled(pid, async () => {
+      const broadcasts: Broadcasts = { race_state_update: [], live_leaderboard_update: [] };
+      if (payloads.raceState) {
+        for (let i = 0; i <= STATE_SAMPLES; i++) {
+          await pause(BETWEEN_SAMPLES_MS);
+          const latency = FIRST_LATENCY + i;
+          const message = withPing(payloads.raceState, latency);
+          broadcasts.race_state_update.push(
+            await clients.deliver(i, 'race_state_update', `"ping":${latency}`, () =>
+              sendAt(trigger, message),
+            ),
+          );
+        }
+      }
+      if (payloads.leaderboard) {
+        for (let lap = 1; lap <= LAP_SAMPLES; lap++) {
+          await pause(BETWEEN_SAMPLES_MS);
+          const message = withLaps(payloads.leaderboard, lap);
+          broadcasts.live_leaderboard_update.push(
+            await clients.deliver(100 + lap, 'live_leaderboard_update', `"laps":${lap}`, () =>
+              sendAt(trigger, message),
+            ),
+          );
+        }
+      }
+      return broadcasts;
+    });
+    trigger.close();
+    return { name: 'bare ws broadcast, own process', ...connected, ...measured };
+  } finally {
+    await clients.close();
+    await bare.stop();
+  }
+}
+
+/** Per-socket delays pooled over the samples, and the time until the last socket had each sample. */
+function deliveryResult(deliveries: Delivery[]) {
+  const perSocket = summarize(deliveries.flatMap((d) => d.delays));
+  const all = summarize(
+    deliveries.map((d) => (d.missing > 0 ? Number.POSITIVE_INFINITY : Math.max(...d.delays))),
+  );
+  const first = summarize(deliveries.map((d) => Math.min(...d.delays)));
+  return {
+    samples: deliveries.length,
+    p50_ms: round(perSocket.p50, 1),
+    p99_ms: round(perSocket.p99, 1),
+    max_ms: round(perSocket.max, 1),
+    first_socket_p50_ms: round(first.p50, 1),
+    all_sockets_p50_ms: round(all.p50, 1),
+    all_sockets_max_ms: round(all.max, 1),
+    missing: deliveries.reduce((n, d) => n + d.missing, 0),
+    client_cpu_ms_per_broadcast: round(
+      deliveries.reduce((n, d) => n + d.clientCpuMs, 0) / Math.max(1, deliveries.length),
+      1,
+    ),
+  };
+}
+
+function targetResult(target: TargetResult) {
+  return {
+    what: target.name,
+    sockets: target.sockets,
+    memory: target.memory,
+    server_cpu_ms_per_broadcast: target.serverCpuMsPerBroadcast,
+    race_state_update: deliveryResult(target.broadcasts.race_state_update),
+    live_leaderboard_update: deliveryResult(target.broadcasts.live_leaderboard_update),
+  };
+}
+
+function rows(target: TargetResult): Row[] {
+  const result = targetResult(target);
+  return (['race_state_update', 'live_leaderboard_update'] as const).map((type) => {
+    const r = result[type];
+    return {
+      path: target.name,
+      message: type,
+      samples: r.samples,
+      'p50 ms': r.p50_ms,
+      'p99 ms': r.p99_ms,
+      'max ms': r.max_ms,
+      'first p50 ms': r.first_socket_p50_ms,
+      'all p50 ms': r.all_sockets_p50_ms,
+      missing: r.missing,
+      'KB/socket': result.memory.per_socket_kb,
+      'server cpu ms': result.server_cpu_ms_per_broadcast,
+      'client cpu ms': r.client_cpu_ms_per_broadcast,
+    };
+  });
+}
+
+export async function fanoutBench(): Promise<void> {
+  const telerace = await onTelerace();
+  const baseline = await onBaseline(telerace.payloads);
+  const targets = [baseline, telerace.result];
+  printTable(
+    `${SOCKETS} event sockets over ${WORKERS} client processes: delay from the trigger's send to each socket (target p99 ≤ 100 ms, ≤ 20 KB per socket)`,
+    targets.flatMap(rows),
+  );
+  const result = {
+    sockets: SOCKETS,
+    client_processes: WORKERS,
+    baseline: targetResult(baseline),
+    pglite: targetResult(telerace.result),
+  };
+  console.info(`written: ${writeResult('fanout', result)}`);
+}
