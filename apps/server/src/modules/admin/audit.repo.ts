@@ -21,6 +21,7 @@ export type AuditAction =
   | 'car.kick'
   | 'car.command'
   | 'car.config'
+  | 'car.lap-counter-id'
   | 'settings.update';
 
 /** Who acted: an admin, or the server itself (id null) for start-up provisioning. */

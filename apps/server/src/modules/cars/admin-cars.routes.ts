@@ -8,6 +8,7 @@ import {
   CreateCarRequest,
   CreateCarResponse,
   GenerateCodeResponse,
+  LapCounterIdRequest,
   MessageResponse,
   RotateSecretResponse,
 } from '@telerace/protocol';
@@ -74,5 +75,16 @@ export const adminCarRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: { params: CarIdParams, body: CarConfigRequest, response: { 200: AdminCarResponse } },
     },
     async (request) => ({ car: await cars.saveConfig(actorOf(request), request.params.id, request.body) }),
+  );
+
+  app.put(
+    '/cars/:id/lap-counter-id',
+    {
+      ...admin,
+      schema: { params: CarIdParams, body: LapCounterIdRequest, response: { 200: AdminCarResponse } },
+    },
+    async (request) => ({
+      car: await cars.setLapCounterId(actorOf(request), request.params.id, request.body.lap_counter_id),
+    }),
   );
 };

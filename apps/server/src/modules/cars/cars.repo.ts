@@ -4,7 +4,7 @@
  * service's timers and the stored expiries agree and tests can move time.
  */
 import type { CarConfig } from '@telerace/protocol';
-import { and, asc, eq, gt, inArray, isNotNull, isNull, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNotNull, isNull, lte, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { carSessions, cars, users } from '../../db/schema.js';
 
@@ -94,6 +94,24 @@ export async function setCarConfig(tx: Db, carId: number, config: CarConfig): Pr
       configSteeringTrim: config.trimValue,
     })
     .where(eq(cars.id, carId));
+}
+
+/** The car's lap counter id (transponder / pilot / node), null to clear it. */
+export async function setLapCounterId(tx: Db, carId: number, lapCounterId: string | null): Promise<void> {
+  await tx.update(cars).set({ lapCounterId }).where(eq(cars.id, carId));
+}
+
+/** The live car other than `carId` that has this lap counter id, if any. */
+export async function findOtherLiveCarWithLapCounterId(
+  db: Db,
+  lapCounterId: string,
+  carId: number,
+): Promise<CarRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(cars)
+    .where(and(eq(cars.lapCounterId, lapCounterId), isNull(cars.deletedAt), ne(cars.id, carId)));
+  return row;
 }
 
 /** Soft delete: the row stays for the audit log and the sessions' history; its code dies. */

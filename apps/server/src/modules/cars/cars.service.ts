@@ -21,7 +21,7 @@ import { SlidingWindowCounter } from '../../sliding-window.js';
 import { hashToken, newOpaqueToken } from '../../tokens.js';
 import { type AuditAction, type AuditActor, type AuditEntry, recordAudit } from '../admin/audit.repo.js';
 import type { SettingsService } from '../settings/settings.service.js';
-import type { UserRow } from '../users/users.repo.js';
+import { isUniqueViolation, type UserRow } from '../users/users.repo.js';
 import type { CarDirectory } from './car-directory.js';
 import {
   type CarPresence,
@@ -44,6 +44,7 @@ import {
   findLiveCarsNamed,
   findLiveSessionByToken,
   findLiveSessionOfCar,
+  findOtherLiveCarWithLapCounterId,
   insertCar,
   insertSession,
   listCarsWithHolders,
@@ -54,6 +55,7 @@ import {
   setCarConfig,
   setCarSecret,
   setControlCode,
+  setLapCounterId,
   setSessionControlToken,
 } from './cars.repo.js';
 import { newControlCode } from './control-code.js';
@@ -69,6 +71,8 @@ const carInUse = (): DomainError =>
   new DomainError('conflict', 'This car is in use by another driver.', ERROR_KEYS.carInUse);
 const carOffline = (): DomainError =>
   new DomainError('conflict', 'The car is offline.', ERROR_KEYS.carOffline);
+const lapCounterIdInUse = (): DomainError =>
+  new DomainError('conflict', 'Another car already has this lap counter id.', ERROR_KEYS.lapCounterIdInUse);
 
 /** Wrong tries on one car after which its code is dead (an admin generates a new one). */
 export const CODE_FAILURES_PER_CAR = 10;
@@ -432,6 +436,36 @@ export class CarsService {
       (tx) => setCarConfig(tx, carId, config),
     );
     this.events.emit('car.config-changed', { carId, config });
+    return this.adminCar(carId);
+  }
+
+  /**
+   * The car's id on the lap counter (a transponder, a pilot or `node:N`, see docs/races.md); null
+   * clears it. Two live cars never share one: checked here, and the unique index settles two
+   * admins saving the same id at once.
+   */
+  async setLapCounterId(actor: Actor, carId: number, lapCounterId: string | null): Promise<AdminCar> {
+    try {
+      await this.#auditedCarAction(
+        actor,
+        carId,
+        {
+          action: 'car.lap-counter-id',
+          before: (car) => ({ lap_counter_id: car.lapCounterId }),
+          after: { lap_counter_id: lapCounterId },
+        },
+        async (tx) => {
+          if (lapCounterId !== null && (await findOtherLiveCarWithLapCounterId(tx, lapCounterId, carId))) {
+            throw lapCounterIdInUse();
+          }
+          await setLapCounterId(tx, carId, lapCounterId);
+        },
+      );
+    } catch (error) {
+      if (isUniqueViolation(error)) throw lapCounterIdInUse();
+      throw error;
+    }
+    this.events.emit('car.lap-counter-id-changed', { carId, lapCounterId });
     return this.adminCar(carId);
   }
 
