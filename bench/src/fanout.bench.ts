@@ -16,7 +16,7 @@
 import type WebSocket from 'ws';
 import { BARE_BROADCAST_SCRIPT } from './lib/bare-broadcast.js';
 import { type Delivery, epochNow, FanoutClients } from './lib/fanout-clients.js';
-import { cpuMs, residentKb } from './lib/proc-stats.js';
+import { residentKb } from './lib/proc-stats.js';
 import { type Running, startScript, startTelerace } from './lib/processes.js';
 import { connectCar, openSocket, takeControl } from './lib/relay-clients.js';
 import { printTable, type Row, round, writeResult } from './lib/report.js';
@@ -92,8 +92,6 @@ interface TargetResult {
   sockets: { open: number; failed: number; errors: string[]; connect_s: number };
   memory: { rss_before_kb: number; rss_after_kb: number; per_socket_kb: number };
   broadcasts: Broadcasts;
-  /** CPU the server process used during the samples, per broadcast (ms). */
-  serverCpuMsPerBroadcast: number;
 }
 
 /** Members with a token each, enough for `sockets` event sockets at the per-member cap. */
@@ -131,111 +129,117 @@ async function connectMeasured(clients: FanoutClients, pid: number, urls: string
   };
 }
 
-/** Runs `samples` in turn, adding the server's CPU time over them. */
-async function sampled(pid: number, run: () => Promise<Broadcasts>) {
-  const cpuBefore = cpuMs(pid);
-  const broadcasts = await run();
-  const count = broadcasts.race_state_update.length + broadcasts.live_leaderboard_update.length;
-  return { broadcasts, serverCpuMsPerBroadcast: round((cpuMs(pid) - cpuBefore) / Math.max(1, count), 1) };
-}
-
 /** What the real server sent, kept for the baseline to send the same bytes. */
 interface Payloads {
   raceState: Json | null;
   leaderboard: Json | null;
 }
 
+/** The driver's side of the race: their car (with its agent socket), their event socket, the admin. */
+interface Scene {
+  base: string;
+  admin: string;
+  carId: number;
+  carSocket: WebSocket;
+  controller: WebSocket;
+  driver: Inbox;
+}
+
+async function setScene(base: string): Promise<Scene> {
+  const admin = await logInAdmin(base);
+  // The shortest countdown, and laps as short as allowed, so the lap samples come quickly.
+  await api(base, '/admin/settings', {
+    method: 'PATCH',
+    token: admin,
+    body: { race_countdown_seconds: 3, min_lap_time_seconds: MIN_LAP_S },
+  });
+  const car = await createCar(base, admin, 'Fan-out car');
+  const carSocket = await connectCar(base, car);
+  const driverToken = await signUpMember(base);
+  const controller = await takeControl(base, admin, car.id, driverToken);
+  const driver = new Inbox(
+    await openSocket(`${wsUrl(base)}/api/race-ws?token=${encodeURIComponent(driverToken)}`, { origin: base }),
+  );
+  return { base, admin, carId: car.id, carSocket, controller, driver };
+}
+
+/** The broadcasts timed on the real server, in the order a race brings them. */
+async function raceSamples(
+  clients: FanoutClients,
+  { base, admin, carId, carSocket, driver }: Scene,
+): Promise<{ broadcasts: Broadcasts; payloads: Payloads }> {
+  const broadcasts: Broadcasts = { race_state_update: [], live_leaderboard_update: [] };
+  const payloads: Payloads = { raceState: null, leaderboard: null };
+  // Joining the lobby: the first race state with the driver in it.
+  const joined = driver.next(
+    (m) => m.type === 'race_state_update',
+    'race state after join_lobby (is the race engine built?)',
+  );
+  broadcasts.race_state_update.push(
+    await clients.deliver(0, 'race_state_update', `"carId":${carId}`, () =>
+      sendAt(driver.ws, { type: 'join_lobby', carId }),
+    ),
+  );
+  await joined;
+  for (let i = 0; i < STATE_SAMPLES; i++) {
+    await pause(BETWEEN_SAMPLES_MS);
+    const latency = FIRST_LATENCY + i;
+    const seen = driver.next(
+      (m) => m.type === 'race_state_update' && JSON.stringify(m).includes(`"ping":${latency}`),
+      'race state after ping_update',
+    );
+    broadcasts.race_state_update.push(
+      await clients.deliver(i + 1, 'race_state_update', `"ping":${latency}`, () =>
+        sendAt(driver.ws, { type: 'ping_update', latency }),
+      ),
+    );
+    payloads.raceState = await seen;
+  }
+
+  // The race: started by the admin, active after the countdown; each pass after the first is a lap.
+  const active = driver.next(
+    (m) => m.type === 'race_state_update' && (m.payload as Json | undefined)?.race_status === 'active',
+    'active race',
+  );
+  await api(base, '/admin/race/start', { method: 'POST', token: admin });
+  await active;
+  sendAt(carSocket, { type: 'pass', at: Date.now() });
+  for (let lap = 1; lap <= LAP_SAMPLES; lap++) {
+    await pause(PASS_GAP_MS);
+    const seen = driver.next((m) => m.type === 'live_leaderboard_update', 'live leaderboard');
+    broadcasts.live_leaderboard_update.push(
+      await clients.deliver(100 + lap, 'live_leaderboard_update', `"laps":${lap}`, () =>
+        sendAt(carSocket, { type: 'pass', at: Date.now() }),
+      ),
+    );
+    payloads.leaderboard = await seen;
+  }
+  return { broadcasts, payloads };
+}
+
 async function onTelerace(): Promise<{ result: TargetResult; payloads: Payloads }> {
   const telerace: Running = await startTelerace(BENCH_SERVER_ENV);
   const clients = new FanoutClients(WORKERS);
-  const base = telerace.url;
   try {
-    const admin = await logInAdmin(base);
-    // The shortest countdown, and laps as short as allowed, so the lap samples come quickly.
-    await api(base, '/admin/settings', {
-      method: 'PATCH',
-      token: admin,
-      body: { race_countdown_seconds: 3, min_lap_time_seconds: MIN_LAP_S },
-    });
-    const car = await createCar(base, admin, 'Fan-out car');
-    const carSocket = await connectCar(base, car);
-    const driverToken = await signUpMember(base);
-    const controller = await takeControl(base, admin, car.id, driverToken);
-    const driver = new Inbox(
-      await openSocket(`${wsUrl(base)}/api/race-ws?token=${encodeURIComponent(driverToken)}`, {
-        origin: base,
-      }),
-    );
-
+    const scene = await setScene(telerace.url);
     const setupStart = performance.now();
-    const tokens = await members(base, SOCKETS);
+    const tokens = await members(telerace.url, SOCKETS);
     console.info(
       `fanout: ${tokens.length} members signed up in ${round((performance.now() - setupStart) / 1000, 1)} s`,
     );
-    const urls = Array.from(
-      { length: SOCKETS },
-      (_, i) =>
-        `${wsUrl(base)}/api/race-ws?token=${encodeURIComponent(tokens[Math.floor(i / SOCKETS_PER_MEMBER)] ?? '')}`,
+    const url = (token: string) => `${wsUrl(telerace.url)}/api/race-ws?token=${encodeURIComponent(token)}`;
+    const urls = Array.from({ length: SOCKETS }, (_, i) =>
+      url(tokens[Math.floor(i / SOCKETS_PER_MEMBER)] ?? ''),
     );
     const pid = telerace.child.pid ?? 0;
-    const connected = await connectMeasured(clients, pid, urls, base);
+    const connected = await connectMeasured(clients, pid, urls, telerace.url);
     console.info(
       `fanout: ${connected.sockets.open} event sockets open in ${connected.sockets.connect_s} s, ${connected.memory.per_socket_kb} KB each`,
     );
-
-    const payloads: Payloads = { raceState: null, leaderboard: null };
-    const measured = await sampled(pid, async () => {
-      const broadcasts: Broadcasts = { race_state_update: [], live_leaderboard_update: [] };
-      // Joining the lobby: the first race state with the driver in it.
-      const joined = driver.next(
-        (m) => m.type === 'race_state_update',
-        'race state after join_lobby (is the race engine built?)',
-      );
-      broadcasts.race_state_update.push(
-        await clients.deliver(0, 'race_state_update', `"carId":${car.id}`, () =>
-          sendAt(driver.ws, { type: 'join_lobby', carId: car.id }),
-        ),
-      );
-      await joined;
-      for (let i = 0; i < STATE_SAMPLES; i++) {
-        await pause(BETWEEN_SAMPLES_MS);
-        const latency = FIRST_LATENCY + i;
-        const seen = driver.next(
-          (m) => m.type === 'race_state_update' && JSON.stringify(m).includes(`"ping":${latency}`),
-          'race state after ping_update',
-        );
-        broadcasts.race_state_update.push(
-          await clients.deliver(i + 1, 'race_state_update', `"ping":${latency}`, () =>
-            sendAt(driver.ws, { type: 'ping_update', latency }),
-          ),
-        );
-        payloads.raceState = await seen;
-      }
-
-      // The race: started by the admin, active after the countdown; each pass after the first is a lap.
-      const active = driver.next(
-        (m) => m.type === 'race_state_update' && (m.payload as Json | undefined)?.race_status === 'active',
-        'active race',
-      );
-      await api(base, '/admin/race/start', { method: 'POST', token: admin });
-      await active;
-      sendAt(carSocket, { type: 'pass', at: Date.now() });
-      for (let lap = 1; lap <= LAP_SAMPLES; lap++) {
-        await pause(PASS_GAP_MS);
-        const seen = driver.next((m) => m.type === 'live_leaderboard_update', 'live leaderboard');
-        broadcasts.live_leaderboard_update.push(
-          await clients.deliver(100 + lap, 'live_leaderboard_update', `"laps":${lap}`, () =>
-            sendAt(carSocket, { type: 'pass', at: Date.now() }),
-          ),
-        );
-        payloads.leaderboard = await seen;
-      }
-      return broadcasts;
-    });
-    controller.close();
-    carSocket.close();
-    driver.ws.close();
-    return { result: { name: 'telerace event sockets (PGlite)', ...connected, ...measured }, payloads };
+    clients.serverPid = pid;
+    const { broadcasts, payloads } = await raceSamples(clients, scene);
+    for (const ws of [scene.controller, scene.carSocket, scene.driver.ws]) ws.close();
+    return { result: { name: 'telerace event sockets (PGlite)', ...connected, broadcasts }, payloads };
   } finally {
     await clients.close();
     await telerace.stop();
@@ -256,6 +260,34 @@ function withLaps(board: Json, laps: number): Json {
   return { ...board, data: data.map((row) => ({ ...row, laps })) };
 }
 
+/** As many broadcasts of each payload as the real server was timed on, sent through `/trigger`. */
+async function baselineSamples(
+  clients: FanoutClients,
+  trigger: WebSocket,
+  payloads: Payloads,
+): Promise<Broadcasts> {
+  const broadcasts: Broadcasts = { race_state_update: [], live_leaderboard_update: [] };
+  const { raceState, leaderboard } = payloads;
+  for (let i = 0; raceState && i <= STATE_SAMPLES; i++) {
+    await pause(BETWEEN_SAMPLES_MS);
+    const latency = FIRST_LATENCY + i;
+    const message = withPing(raceState, latency);
+    broadcasts.race_state_update.push(
+      await clients.deliver(i, 'race_state_update', `"ping":${latency}`, () => sendAt(trigger, message)),
+    );
+  }
+  for (let lap = 1; leaderboard && lap <= LAP_SAMPLES; lap++) {
+    await pause(BETWEEN_SAMPLES_MS);
+    const message = withLaps(leaderboard, lap);
+    broadcasts.live_leaderboard_update.push(
+      await clients.deliver(100 + lap, 'live_leaderboard_update', `"laps":${lap}`, () =>
+        sendAt(trigger, message),
+      ),
+    );
+  }
+  return broadcasts;
+}
+
 async function onBaseline(payloads: Payloads): Promise<TargetResult> {
   const bare = await startScript(BARE_BROADCAST_SCRIPT, null);
   const clients = new FanoutClients(WORKERS);
@@ -264,40 +296,18 @@ async function onBaseline(payloads: Payloads): Promise<TargetResult> {
     const urls = Array.from({ length: SOCKETS }, () => `${wsUrl(bare.url)}/listen`);
     const connected = await connectMeasured(clients, pid, urls);
     const trigger = await openSocket(`${wsUrl(bare.url)}/trigger`);
-    const measured = await sampled(pid, async () => {
-      const broadcasts: Broadcasts = { race_state_update: [], live_leaderboard_update: [] };
-      if (payloads.raceState) {
-        for (let i = 0; i <= STATE_SAMPLES; i++) {
-          await pause(BETWEEN_SAMPLES_MS);
-          const latency = FIRST_LATENCY + i;
-          const message = withPing(payloads.raceState, latency);
-          broadcasts.race_state_update.push(
-            await clients.deliver(i, 'race_state_update', `"ping":${latency}`, () =>
-              sendAt(trigger, message),
-            ),
-          );
-        }
-      }
-      if (payloads.leaderboard) {
-        for (let lap = 1; lap <= LAP_SAMPLES; lap++) {
-          await pause(BETWEEN_SAMPLES_MS);
-          const message = withLaps(payloads.leaderboard, lap);
-          broadcasts.live_leaderboard_update.push(
-            await clients.deliver(100 + lap, 'live_leaderboard_update', `"laps":${lap}`, () =>
-              sendAt(trigger, message),
-            ),
-          );
-        }
-      }
-      return broadcasts;
-    });
+    clients.serverPid = pid;
+    const broadcasts = await baselineSamples(clients, trigger, payloads);
     trigger.close();
-    return { name: 'bare ws broadcast, own process', ...connected, ...measured };
+    return { name: 'bare ws broadcast, own process', ...connected, broadcasts };
   } finally {
     await clients.close();
     await bare.stop();
   }
 }
+
+const perBroadcast = (deliveries: Delivery[], cost: (d: Delivery) => number) =>
+  round(deliveries.reduce((n, d) => n + cost(d), 0) / Math.max(1, deliveries.length), 1);
 
 /** Per-socket delays pooled over the samples, and the time until the last socket had each sample. */
 function deliveryResult(deliveries: Delivery[]) {
@@ -315,10 +325,8 @@ function deliveryResult(deliveries: Delivery[]) {
     all_sockets_p50_ms: round(all.p50, 1),
     all_sockets_max_ms: round(all.max, 1),
     missing: deliveries.reduce((n, d) => n + d.missing, 0),
-    client_cpu_ms_per_broadcast: round(
-      deliveries.reduce((n, d) => n + d.clientCpuMs, 0) / Math.max(1, deliveries.length),
-      1,
-    ),
+    server_cpu_ms_per_broadcast: perBroadcast(deliveries, (d) => d.serverCpuMs),
+    client_cpu_ms_per_broadcast: perBroadcast(deliveries, (d) => d.clientCpuMs),
   };
 }
 
@@ -327,7 +335,6 @@ function targetResult(target: TargetResult) {
     what: target.name,
     sockets: target.sockets,
     memory: target.memory,
-    server_cpu_ms_per_broadcast: target.serverCpuMsPerBroadcast,
     race_state_update: deliveryResult(target.broadcasts.race_state_update),
     live_leaderboard_update: deliveryResult(target.broadcasts.live_leaderboard_update),
   };
@@ -348,7 +355,7 @@ function rows(target: TargetResult): Row[] {
       'all p50 ms': r.all_sockets_p50_ms,
       missing: r.missing,
       'KB/socket': result.memory.per_socket_kb,
-      'server cpu ms': result.server_cpu_ms_per_broadcast,
+      'server cpu ms': r.server_cpu_ms_per_broadcast,
       'client cpu ms': r.client_cpu_ms_per_broadcast,
     };
   });

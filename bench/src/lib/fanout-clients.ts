@@ -6,6 +6,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { cpuMs } from './proc-stats.js';
 
 /** Bench → worker. */
 export type ToWorker =
@@ -27,6 +28,8 @@ export interface Delivery {
   missing: number;
   /** CPU the client processes spent while it was being delivered (ms, all workers). */
   clientCpuMs: number;
+  /** CPU the server process spent meanwhile (ms, in 10 ms ticks: meaningful summed over samples). */
+  serverCpuMs: number;
 }
 
 const WORKER = fileURLToPath(new URL('./fanout-worker.ts', import.meta.url));
@@ -74,6 +77,9 @@ class Worker {
 
 export class FanoutClients {
   readonly #workers: Worker[];
+
+  /** The server whose CPU time each delivery reports (set once it runs). */
+  serverPid = 0;
 
   constructor(workers: number) {
     this.#workers = Array.from({ length: workers }, () => new Worker());
@@ -123,9 +129,11 @@ export class FanoutClients {
       }),
     );
     const received = this.#workers.map((worker) => worker.next('received'));
+    const serverCpuBefore = cpuMs(this.serverPid);
     const sentAt = trigger();
     const replies = await Promise.all(received);
     return {
+      serverCpuMs: cpuMs(this.serverPid) - serverCpuBefore,
       delays: replies.flatMap((r) => r.times.map((t) => t - sentAt)),
       missing: replies.reduce((n, r) => n + r.missing, 0),
       clientCpuMs: replies.reduce((n, r) => n + r.cpuMs, 0),
