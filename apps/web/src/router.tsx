@@ -29,6 +29,7 @@ const ForgotPassword = laterPage(() => import('./routes/ForgotPassword'));
 const Leaderboards = laterPage(() => import('./routes/Leaderboards'));
 const Login = laterPage(() => import('./routes/Login'));
 const PrivacyPolicy = documentPage(() => import('./routes/PrivacyPolicy'));
+const Race = laterPage(() => import('./routes/Race'));
 const Profile = laterPage(() => import('./routes/Profile'));
 const ResetPassword = laterPage(() => import('./routes/ResetPassword'));
 const Settings = laterPage(() => import('./routes/Settings'));
@@ -57,6 +58,7 @@ export const routes: RouteObject[] = [
     children: [
       { index: true, element: <Home />, handle: title('screens.home') },
       { path: 'leaderboards', ...page(Leaderboards, 'screens.leaderboards') },
+      { path: 'races/:id', ...page(Race, 'screens.race') },
       { path: 'about', ...page(About, 'screens.about') },
       { path: 'faq', ...page(Faq, 'screens.faq') },
       { path: 'privacy-policy', ...page(PrivacyPolicy, 'screens.privacyPolicy') },

@@ -1,20 +1,30 @@
-/** A page of an admin list: page and page size state, refreshed every TIMERS_MS.adminRefresh (spec §9). */
+/**
+ * A page of a list: page and page size state. Admin lists start at 25 rows and are refreshed every
+ * TIMERS_MS.adminRefresh (spec §9); the leaderboards pass their own first size (10) and no refresh.
+ */
 
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { ADMIN_DEFAULT_PAGE_SIZE, type PageSize, TIMERS_MS } from '@telerace/protocol';
 import { useEffect, useState } from 'react';
 import { pageCount } from './Pagination';
 
+export interface PagedQueryOptions {
+  initialPageSize?: PageSize;
+  /** Refetch every TIMERS_MS.adminRefresh (default true). */
+  refresh?: boolean;
+}
+
 export function usePagedQuery<T extends { totalCount: number }>(
   key: readonly unknown[],
   fetchPage: (page: number, limit: number) => Promise<T>,
+  { initialPageSize = ADMIN_DEFAULT_PAGE_SIZE, refresh = true }: PagedQueryOptions = {},
 ) {
   const [page, setPage] = useState(1);
-  const [pageSize, setPageSize] = useState<PageSize>(ADMIN_DEFAULT_PAGE_SIZE);
+  const [pageSize, setPageSize] = useState<PageSize>(initialPageSize);
   const query = useQuery({
     queryKey: [...key, page, pageSize],
     queryFn: () => fetchPage(page, pageSize),
-    refetchInterval: TIMERS_MS.adminRefresh,
+    refetchInterval: refresh ? TIMERS_MS.adminRefresh : false,
     // The table keeps showing the last page while the next one loads.
     placeholderData: keepPreviousData,
   });

@@ -1,0 +1,203 @@
+import type { LeaderboardRow, RaceDetail } from '@telerace/protocol';
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { json, member, renderApp, resetBrowser, stubServer } from '../../test/app';
+import { lapChart } from './lap-chart';
+
+function leaderRow(rank: number): LeaderboardRow {
+  return {
+    user_id: rank,
+    username: `racer${rank}#${rank}`,
+    avatar_url: null,
+    best_race_laps: 40 - rank,
+    best_race_lap_time: 10_000 + rank * 123,
+    total_races: rank,
+  };
+}
+
+/** The boards of 23 members, paged as the server does. */
+function boardRoute({ url }: { url: URL }) {
+  const page = Number(url.searchParams.get('page'));
+  const limit = Number(url.searchParams.get('limit'));
+  const all = Array.from({ length: 23 }, (_, i) => leaderRow(i + 1));
+  return json(200, { data: all.slice((page - 1) * limit, page * limit), totalCount: all.length });
+}
+
+const race: RaceDetail = {
+  id: 41,
+  started_at: '2026-12-01T20:00:00.000Z',
+  finished_at: '2026-12-01T20:03:00.000Z',
+  participants: [
+    {
+      position: 2,
+      user_id: 5,
+      username: 'slowpoke#5',
+      avatar_url: null,
+      car_id: 105,
+      car_name: 'Blue Bolt',
+      total_laps: 2,
+      best_lap_time_ms: 14_000,
+      laps: [
+        { lap_number: 1, lap_time_ms: 15_000, completed_at: '2026-12-01T20:00:20.000Z' },
+        { lap_number: 2, lap_time_ms: 14_000, completed_at: '2026-12-01T20:00:34.000Z' },
+      ],
+    },
+    {
+      position: 1,
+      user_id: 12,
+      username: 'speedy#12',
+      avatar_url: null,
+      car_id: 103,
+      car_name: 'Red Comet',
+      total_laps: 3,
+      best_lap_time_ms: 11_111,
+      laps: [
+        { lap_number: 1, lap_time_ms: 12_000, completed_at: '2026-12-01T20:00:17.000Z' },
+        { lap_number: 2, lap_time_ms: 11_111, completed_at: '2026-12-01T20:00:28.000Z' },
+        { lap_number: 3, lap_time_ms: 11_500, completed_at: '2026-12-01T20:00:40.000Z' },
+      ],
+    },
+  ],
+};
+
+beforeEach(async () => {
+  await resetBrowser();
+});
+afterEach(() => vi.unstubAllGlobals());
+
+describe('Leaderboards page', () => {
+  it('shows the all-time board 10 rows a page, with names, best laps in seconds and paging', async () => {
+    const user = userEvent.setup();
+    const fetchMock = stubServer({ session: null, routes: { 'GET /api/leaderboards/all-time': boardRoute } });
+    renderApp('/leaderboards');
+    const table = await screen.findByRole('table', { name: 'All-time leaderboard' });
+    const rows = within(table).getAllByRole('row');
+    expect(rows).toHaveLength(11);
+    expect(rows[1]).toHaveTextContent('1Rracer13910.121');
+    expect(fetchMock.mock.calls.some(([url]) => url === '/api/leaderboards/all-time?page=1&limit=10')).toBe(
+      true,
+    );
+    expect(screen.queryByRole('tab', { name: 'My races' })).not.toBeInTheDocument();
+    expect(screen.getByText('Log in to see your race history.')).toBeVisible();
+
+    const pager = within(screen.getByRole('navigation', { name: 'Pages of All-time leaderboard' }));
+    expect(pager.getByText('Page 1 of 3')).toBeVisible();
+    await user.click(pager.getByRole('button', { name: 'Next' }));
+    await waitFor(() => expect(within(table).getAllByRole('row')[1]).toHaveTextContent(/^11Rracer11/));
+    await user.selectOptions(pager.getByRole('combobox', { name: 'Rows per page' }), '25');
+    await waitFor(() => expect(within(table).getAllByRole('row')).toHaveLength(24));
+    expect(pager.getByText('Page 1 of 1')).toBeVisible();
+  });
+
+  it('shows season 0 in its tab, and the empty and error states', async () => {
+    const user = userEvent.setup();
+    stubServer({
+      session: null,
+      routes: {
+        'GET /api/leaderboards/all-time': () => json(500, { error: 'boom', errorKey: 'errors.internal' }),
+        'GET /api/leaderboards/season/0': () => json(200, { data: [], totalCount: 0 }),
+      },
+    });
+    renderApp('/leaderboards');
+    expect(await screen.findByRole('alert')).toHaveTextContent('Could not load the leaderboard.');
+    await user.click(screen.getByRole('tab', { name: 'Season 0' }));
+    expect(await screen.findByText('No races yet. Be the first on the board!')).toBeVisible();
+  });
+
+  it("shows a signed-in member's race history, each race opening its page with the lap chart", async () => {
+    const user = userEvent.setup();
+    stubServer({
+      session: member,
+      routes: {
+        'GET /api/leaderboards/all-time': boardRoute,
+        'GET /api/me/race-history': () =>
+          json(200, {
+            data: [
+              {
+                race_id: 41,
+                race_finished_at: '2026-12-01T20:03:00.000Z',
+                total_laps: 3,
+                best_lap_time_ms: 11_111,
+              },
+            ],
+            totalCount: 1,
+          }),
+        'GET /api/races/41': () => json(200, race),
+      },
+    });
+    const { router } = renderApp('/leaderboards?tab=history');
+    const history = await screen.findByRole('table', { name: 'My race history' });
+    expect(within(history).getAllByRole('row')[1]).toHaveTextContent('Race #41');
+    expect(within(history).getAllByRole('row')[1]).toHaveTextContent('311.11');
+    await user.click(within(history).getByRole('link', { name: 'Race #41' }));
+    expect(router.state.location.pathname).toBe('/races/41');
+
+    const participants = await screen.findByRole('table', { name: 'Participants' });
+    const rows = within(participants).getAllByRole('row');
+    expect(rows[1]).toHaveTextContent('1SspeedyRed Comet311.11');
+    expect(rows[2]).toHaveTextContent('2SslowpokeBlue Bolt214.00');
+    const chart = screen.getByRole('img', { name: /Lap times/ });
+    expect(chart).toHaveAccessibleName('Lap times Lap time in seconds for each lap, one line per driver.');
+    const series = within(chart).getAllByTestId('race-chart-series');
+    expect(series.map((s) => s.getAttribute('data-driver'))).toEqual(['speedy', 'slowpoke']);
+    expect(series[0]?.querySelectorAll('circle')).toHaveLength(3);
+    expect(series[1]?.querySelectorAll('circle')).toHaveLength(2);
+    expect(screen.getByRole('table', { name: 'Lap times per driver (s)' })).toBeInTheDocument();
+  });
+
+  it('says when a race does not exist', async () => {
+    stubServer({
+      session: null,
+      routes: { 'GET /api/races/999': () => json(404, { error: 'nope', errorKey: 'errors.raceNotFound' }) },
+    });
+    renderApp('/races/999');
+    expect(await screen.findByTestId('race-not-found')).toHaveTextContent(
+      'This race does not exist or has not finished yet.',
+    );
+    expect(screen.getByRole('heading', { level: 1, name: 'Race not found' })).toBeVisible();
+  });
+});
+
+describe('lapChart', () => {
+  const box = { width: 400, height: 200, margin: { top: 0, right: 0, bottom: 0, left: 0 } };
+
+  it('puts lap 1 on the left, the last lap on the right and the fastest lap lowest', () => {
+    const chart = lapChart(
+      [
+        {
+          id: 1,
+          name: 'a',
+          laps: [
+            { lap_number: 2, lap_time_ms: 10_000 },
+            { lap_number: 1, lap_time_ms: 12_000 },
+          ],
+        },
+        { id: 2, name: 'b', laps: [{ lap_number: 3, lap_time_ms: 11_000 }] },
+      ],
+      box,
+    );
+    const [a, b] = chart.lines;
+    expect(a?.points.map((p) => p.lap)).toEqual([1, 2]);
+    expect(a?.points[0]?.x).toBe(0);
+    expect(b?.points[0]?.x).toBe(400);
+    expect(a?.points[1]?.y).toBeGreaterThan(a?.points[0]?.y ?? 0);
+    expect(a?.polyline).toBe(`${a?.points[0]?.x},${a?.points[0]?.y} ${a?.points[1]?.x},${a?.points[1]?.y}`);
+    expect(chart.xTicks.map((t) => t.value)).toEqual([1, 2, 3]);
+    // The y axis covers every lap time, with round numbers.
+    const values = chart.yTicks.map((t) => t.value);
+    expect(Math.min(...values)).toBeLessThanOrEqual(10);
+    expect(Math.max(...values)).toBeGreaterThanOrEqual(12);
+    for (const point of chart.lines.flatMap((l) => l.points)) {
+      expect(point.y).toBeGreaterThanOrEqual(0);
+      expect(point.y).toBeLessThanOrEqual(200);
+    }
+  });
+
+  it('centres a single lap and keeps one lap time off the frame', () => {
+    const chart = lapChart([{ id: 1, name: 'a', laps: [{ lap_number: 1, lap_time_ms: 9_990 }] }], box);
+    expect(chart.lines[0]?.points[0]).toMatchObject({ x: 200, lap: 1, seconds: 9.99 });
+    expect(chart.lines[0]?.points[0]?.y).toBeGreaterThan(0);
+    expect(chart.lines[0]?.points[0]?.y).toBeLessThan(200);
+  });
+});
