@@ -33,7 +33,13 @@ const cars: AdminCar[] = [
 const routes = (extra: Parameters<typeof stubFetch>[0] = {}) =>
   stubFetch({
     'GET /api/admin/cars': () => json(200, cars),
-    'GET /api/admin/settings': () => json(200, { car_session_duration_minutes: 10 }),
+    'GET /api/admin/settings': () =>
+      json(200, {
+        car_session_duration_minutes: 10,
+        race_countdown_seconds: 5,
+        race_length_minutes: 3,
+        min_lap_time_seconds: 3,
+      }),
     ...extra,
   });
 
@@ -197,7 +203,12 @@ describe('admin CarStatusTab', () => {
   });
 
   it('saves the session duration, within 1 to 240 minutes', async () => {
-    let answer = json(200, { car_session_duration_minutes: 15 });
+    let answer = json(200, {
+      car_session_duration_minutes: 15,
+      race_countdown_seconds: 5,
+      race_length_minutes: 3,
+      min_lap_time_seconds: 3,
+    });
     const fetchMock = routes({ 'PATCH /api/admin/settings': () => answer });
     const user = userEvent.setup();
     await renderSignedIn(<CarStatusTab />, adminUser);
@@ -218,6 +229,41 @@ describe('admin CarStatusTab', () => {
     answer = json(500, { error: 'Internal' });
     await user.click(screen.getByRole('button', { name: 'Save' }));
     expect(await screen.findByText('Failed to save settings.')).toBeVisible();
+  });
+
+  it('saves a car’s lap counter id, clears it when emptied, and shows why it was refused', async () => {
+    const user = userEvent.setup();
+    let answer = json(200, { car: { ...cars[0], lap_counter_id: '0A' } });
+    const fetchMock = routes({ 'PUT /api/admin/cars/1/lap-counter-id': () => answer });
+    await renderSignedIn(<CarStatusTab />, adminUser);
+    await screen.findByRole('table', { name: 'Cars' });
+    const red = row('Red Comet');
+    const input = red.getByRole('textbox', { name: 'Lap counter id of Red Comet' });
+    const save = red.getByRole('button', { name: 'Save the lap counter id of Red Comet' });
+
+    await user.type(input, 'two words');
+    await user.click(save);
+    expect(await red.findByRole('alert')).toHaveTextContent(
+      'Up to 40 letters, digits and _ . : - (empty clears it).',
+    );
+    expect(callsTo(fetchMock, 'PUT', '/api/admin/cars/1/lap-counter-id')).toEqual([]);
+
+    await user.clear(input);
+    await user.type(input, '0A');
+    await user.click(save);
+    expect(await red.findByText('Saved.')).toBeVisible();
+    expect(input).toHaveValue('0A');
+
+    answer = json(409, { error: 'in use', errorKey: 'errors.lapCounterIdInUse' });
+    await user.clear(input);
+    await user.click(save);
+    expect(await red.findByRole('alert')).toHaveTextContent(
+      'This lap counter id is already used by another car.',
+    );
+    expect(callsTo(fetchMock, 'PUT', '/api/admin/cars/1/lap-counter-id')).toEqual([
+      { lap_counter_id: '0A' },
+      { lap_counter_id: null },
+    ]);
   });
 
   it('says so when there are no cars, and when they cannot be loaded', async () => {

@@ -17,6 +17,7 @@ import { ADMIN_CARS_KEY, fetchAdminCars } from '../cars/admin-cars-api';
 import { CarImage } from '../cars/CarImage';
 import { StatusBadge } from '../cars/StatusBadge';
 import { AddCarDialog, type CarAction, CarActionDialog, type CarActionKind } from './CarStatusTabDialogs';
+import { LapCounterIdField } from './CarStatusTabLapCounter';
 import { SessionDurationSettings } from './CarStatusTabSettings';
 import { TableEmpty, TableLoading } from './table-states';
 import { bodyCell, headCell } from './table-styles';
@@ -199,6 +200,12 @@ function CarCardCompact({
             <TelemetryCell car={car} now={now} />
           </dd>
         </div>
+        <div className="col-span-2">
+          <dt className="text-xs font-semibold text-muted">{t('carStatus.lapCounter.header')}</dt>
+          <dd>
+            <LapCounterIdField car={car} />
+          </dd>
+        </div>
       </dl>
       <div className="mt-3 border-t border-line pt-3">
         <RowActions car={car} onAction={onAction} />
@@ -260,6 +267,9 @@ export function CarStatusTab() {
                 {t('carStatus.telemetry')}
               </th>
               <th scope="col" className={headCell}>
+                {t('carStatus.lapCounter.header')}
+              </th>
+              <th scope="col" className={headCell}>
                 {t('carStatus.actionsHeader')}
               </th>
             </tr>
@@ -306,6 +316,9 @@ export function CarStatusTab() {
                   </td>
                   <td className={`${bodyCell} min-w-28`}>
                     <TelemetryCell car={car} now={now} />
+                  </td>
+                  <td className={bodyCell}>
+                    <LapCounterIdField car={car} />
                   </td>
                   <td className={`${bodyCell} min-w-56`}>
                     <RowActions car={car} onAction={(kind) => openAction(kind, car)} />

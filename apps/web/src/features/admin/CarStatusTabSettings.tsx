@@ -1,6 +1,6 @@
 /** The driving session duration (spec §3 "Settings", §7 GET/PATCH /admin/settings): 1–240 minutes. */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { AdminSettings } from '@telerace/protocol';
+import { AdminSettingsPatch } from '@telerace/protocol';
 import { type FormEvent, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Alert } from '../../components/ui/Alert';
@@ -25,7 +25,8 @@ export function SessionDurationSettings() {
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
     if (busy) return;
-    const parsed = AdminSettings.safeParse({ car_session_duration_minutes: Number(value) });
+    // Only this setting is sent: the race settings have their own panel (a partial update).
+    const parsed = AdminSettingsPatch.safeParse({ car_session_duration_minutes: Number(value) });
     if (value.trim() === '' || !parsed.success) {
       setFieldError(t('carStatus.settings.invalid', LIMITS));
       return;

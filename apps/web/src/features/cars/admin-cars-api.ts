@@ -1,7 +1,9 @@
 /** The admin car calls (spec §7 "Admin calls" on cars and settings; adding a car and rotating its secret are ours). */
 import {
   AdminCar,
+  AdminCarResponse,
   AdminSettings,
+  type AdminSettingsPatch,
   CreateCarResponse,
   GenerateCodeResponse,
   RotateSecretResponse,
@@ -54,6 +56,18 @@ export function fetchSettings(): Promise<AdminSettings> {
   return authFetch('/admin/settings', {}, AdminSettings);
 }
 
-export function saveSettings(settings: AdminSettings): Promise<AdminSettings> {
+/** A partial update: only the given settings change. */
+export function saveSettings(settings: AdminSettingsPatch): Promise<AdminSettings> {
   return authFetch('/admin/settings', { method: 'PATCH', json: settings }, AdminSettings);
+}
+
+/** The car's id on the lap counter (transponder, pilot or `node:N`); null clears it. */
+export async function saveLapCounterId(carId: number, lapCounterId: string | null): Promise<AdminCar> {
+  return (
+    await authFetch(
+      `/admin/cars/${carId}/lap-counter-id`,
+      { method: 'PUT', json: { lap_counter_id: lapCounterId } },
+      AdminCarResponse,
+    )
+  ).car;
 }
