@@ -1,7 +1,7 @@
 /**
  * `npm run bench -- http`: the reads every signed-in visitor makes (`GET /api/cars`, polled every
- * 5 s, and `GET /api/me`) with a member's token, 50 connections for 10 s each, on the embedded
- * PGlite and on PostgreSQL. Next to each: a bare Fastify in its own process answering the same
+ * 5 s, `GET /api/me`, and the Leaderboards page's `GET /api/leaderboards/all-time`) with a
+ * member's token, 50 connections for 10 s each, on the embedded PGlite and on PostgreSQL. Next to each: a bare Fastify in its own process answering the same
  * bytes with the same content type, measured in the same run — the ratio telerace/bare is what the
  * server's own work costs (issue 11's target: ≥ 0.5, 0 errors; reported here, not asserted).
  * Options (environment): BENCH_DURATION (10 s), BENCH_CONNECTIONS (50), BENCH_CARS (10).
@@ -16,7 +16,7 @@ import { BENCH_SERVER_ENV, createFleet, logInAdmin, signUpMember } from './lib/t
 const SECONDS = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const CARS = Number(process.env.BENCH_CARS ?? 10);
-const PATHS = ['/api/cars', '/api/me'] as const;
+const PATHS = ['/api/cars', '/api/me', '/api/leaderboards/all-time'] as const;
 
 interface PathResult {
   path: string;

@@ -21,29 +21,42 @@ export interface LeaderboardEntry {
   totalRaces: number;
 }
 
-/** All-time (and season 0): one page of the summary in leaderboard order. */
+/**
+ * All-time (and season 0): one page of the summary in leaderboard order. The page's members are
+ * found first, from the rank index alone (which holds every ordering column), and only those
+ * are joined to their summary and users rows: a deep page (500 × 10) skips thousands of rows
+ * without reading them (measured 9.7 → 1.7 ms on PostgreSQL, docs/leaderboards.md).
+ */
 export function allTimePage(db: Db, page: Page): Promise<LeaderboardEntry[]> {
-  return (
-    db
-      .select({
-        userId: userRaceStats.userId,
-        username: users.username,
-        avatarUrl: users.avatarUrl,
-        bestRaceLaps: userRaceStats.bestRaceLaps,
-        bestRaceLapMs: userRaceStats.bestRaceLapMs,
-        totalRaces: userRaceStats.totalRaces,
-      })
-      .from(userRaceStats)
-      .innerJoin(users, eq(users.id, userRaceStats.userId))
-      // The rank index's order exactly, so a page is read from the index.
-      .orderBy(
-        desc(userRaceStats.bestRaceLaps),
-        sql`${userRaceStats.bestRaceLapMs} asc nulls last`,
-        asc(userRaceStats.userId),
-      )
-      .limit(page.limit)
-      .offset(page.offset)
-  );
+  const ranked = db
+    .select({
+      userId: userRaceStats.userId,
+      laps: userRaceStats.bestRaceLaps,
+      lapMs: userRaceStats.bestRaceLapMs,
+    })
+    .from(userRaceStats)
+    // The rank index's order exactly, so the page is read from the index.
+    .orderBy(
+      desc(userRaceStats.bestRaceLaps),
+      sql`${userRaceStats.bestRaceLapMs} asc nulls last`,
+      asc(userRaceStats.userId),
+    )
+    .limit(page.limit)
+    .offset(page.offset)
+    .as('ranked');
+  return db
+    .select({
+      userId: ranked.userId,
+      username: users.username,
+      avatarUrl: users.avatarUrl,
+      bestRaceLaps: ranked.laps,
+      bestRaceLapMs: ranked.lapMs,
+      totalRaces: userRaceStats.totalRaces,
+    })
+    .from(ranked)
+    .innerJoin(userRaceStats, eq(userRaceStats.userId, ranked.userId))
+    .innerJoin(users, eq(users.id, ranked.userId))
+    .orderBy(desc(ranked.laps), sql`${ranked.lapMs} asc nulls last`, asc(ranked.userId));
 }
 
 /** How many members have raced at least once. */
