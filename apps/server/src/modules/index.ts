@@ -14,6 +14,7 @@ import { eventsModule } from './events/events.module.js';
 import { healthModule } from './health/health.module.js';
 import { leaderboardsModule } from './leaderboards/leaderboards.module.js';
 import { publicConfigModule } from './public-config/public-config.module.js';
+import { racesModule } from './races/races.module.js';
 import { settingsModule } from './settings/settings.module.js';
 import { ticketsModule } from './tickets/tickets.module.js';
 import { usersModule } from './users/users.module.js';
@@ -33,5 +34,6 @@ export const MODULES: readonly TeleraceModule[] = [
   accountModule,
   adminModule,
   leaderboardsModule,
+  racesModule,
   eventsModule,
 ];

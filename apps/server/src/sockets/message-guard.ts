@@ -57,9 +57,29 @@ export interface JsonSocket {
  * Returns whether the message was queued.
  */
 export function sendJson(socket: JsonSocket, message: unknown, dropped?: DropCounters): boolean {
+  return sendText(socket, JSON.stringify(message), dropped);
+}
+
+/** A message serialized once for many sockets (a broadcast): its text and its size in bytes. */
+export interface SerializedMessage {
+  text: string;
+  bytes: number;
+}
+
+export function serialize(message: unknown): SerializedMessage {
+  const text = JSON.stringify(message);
+  return { text, bytes: Buffer.byteLength(text) };
+}
+
+/** sendJson for an already serialized message (`bytes` saves measuring it again per socket). */
+export function sendText(
+  socket: JsonSocket,
+  data: string,
+  dropped?: DropCounters,
+  bytes: number = Buffer.byteLength(data),
+): boolean {
   if (socket.readyState !== 1) return false;
-  const data = JSON.stringify(message);
-  if (socket.bufferedAmount + Buffer.byteLength(data) > CONTROL_LIMITS.maxBufferedBytes) {
+  if (socket.bufferedAmount + bytes > CONTROL_LIMITS.maxBufferedBytes) {
     if (dropped) dropped.slowReaders += 1;
     socket.terminate();
     return false;

@@ -14,7 +14,13 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { RawData, WebSocket } from 'ws';
 import { DomainError } from '../domain-error.js';
 import { HttpError } from '../http/errors.js';
-import { type DropCounters, MessageRateLimit, sendJson } from './message-guard.js';
+import {
+  type DropCounters,
+  MessageRateLimit,
+  type SerializedMessage,
+  sendJson,
+  sendText,
+} from './message-guard.js';
 import type { MessageTable } from './message-table.js';
 
 /** The server pings every `pingMs`; a peer that sent nothing (message or pong) for `silenceMs` is gone. */
@@ -95,6 +101,11 @@ export class SocketConnection {
   /** Queues a message (see sendJson: a client that does not read is dropped). */
   send(message: object): boolean {
     return sendJson(this.socket, message, this.options.dropped);
+  }
+
+  /** A broadcast's message, serialized once for every socket it goes to. */
+  sendSerialized(message: SerializedMessage): boolean {
+    return sendText(this.socket, message.text, this.options.dropped, message.bytes);
   }
 
   sendError(error: string, errorKey: ErrorKey): void {

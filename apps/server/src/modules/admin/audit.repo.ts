@@ -22,7 +22,10 @@ export type AuditAction =
   | 'car.command'
   | 'car.config'
   | 'car.lap-counter-id'
-  | 'settings.update';
+  | 'settings.update'
+  | 'race.start'
+  | 'race.end'
+  | 'race.sync-lap-counter';
 
 /** Who acted: an admin, or the server itself (id null) for start-up provisioning. */
 export interface AuditActor {
@@ -36,7 +39,7 @@ export const SYSTEM_ACTOR: AuditActor = { id: null, username: 'system' };
 export interface AuditEntry {
   actor: AuditActor;
   action: AuditAction;
-  targetType: 'user' | 'car' | 'settings';
+  targetType: 'user' | 'car' | 'settings' | 'race';
   targetId: string | number;
   /** The changed fields before and after the action. */
   before: Record<string, unknown> | null;

@@ -271,6 +271,23 @@ export class CarsService {
     this.#emitEnded(ended, reason);
   }
 
+  /**
+   * A race is over: the sessions its drivers hold on their race cars end ('race_ended': they go
+   * home with the race-ended alert). A car someone else holds by now is left alone.
+   */
+  async endRaceSessions(drivers: readonly { userId: number; carId: number }[]): Promise<void> {
+    const now = this.clock.now();
+    const ended = await this.db.transaction(async (tx) => {
+      const all: EndedSession[] = [];
+      for (const { userId, carId } of drivers) {
+        const live = await findLiveSessionOfCar(tx, carId, now);
+        if (live?.userId === userId) all.push(...(await endSessionsOfCar(tx, carId, 'race_ended', now)));
+      }
+      return all;
+    });
+    this.#emitEnded(ended, 'race_ended');
+  }
+
   /** Ends the sessions whose time is up; the timers call it, tests may too. */
   async sweepExpired(): Promise<void> {
     const ended = await endExpiredSessions(this.db, this.clock.now());

@@ -29,6 +29,10 @@ export class CarRelay implements CarPresence {
   readonly #cars = new Map<number, CarLink>();
   readonly #controllers = new Map<number, ControllerLink>();
   readonly #telemetry = new Map<number, Telemetry & { at: string }>();
+  /** Cars held at neutral (a race's countdown): their drivers' drives are not forwarded. */
+  #neutral = new Set<number>();
+  /** What each held car's driver asked for last, given to the car when the hold ends. */
+  readonly #requested = new Map<number, { throttle: number; steer: number }>();
   /** Dropped messages of the car sockets and of the controller sockets. */
   readonly dropped: { car: DropCounters; controller: DropCounters } = {
     car: newDropCounters(),
@@ -147,7 +151,14 @@ export class CarRelay implements CarPresence {
     const previous = this.#controllers.get(carId);
     const link = new ControllerLink(carId, sessionId, access, connection, {
       onDrive: (_link, throttle, steer) => {
-        if (this.#controllers.get(carId) === link) this.#cars.get(carId)?.drive(throttle, steer);
+        if (this.#controllers.get(carId) !== link) return;
+        if (!this.#neutral.has(carId)) {
+          this.#cars.get(carId)?.drive(throttle, steer);
+          return;
+        }
+        // The countdown: the car hears neutral (its deadman stays fed by the heartbeat).
+        this.#requested.set(carId, { throttle, steer });
+        this.#cars.get(carId)?.drive(0, 0);
       },
       onClose: (closed) => {
         if (this.#controllers.get(carId) !== closed) return;
@@ -163,6 +174,28 @@ export class CarRelay implements CarPresence {
     }
     link.send({ type: 'car-status', online: this.isOnline(carId) });
     return link;
+  }
+
+  /**
+   * A race's countdown: these cars go to neutral now and stay there whatever their drivers send,
+   * still hearing the server (the heartbeat repeats the neutral drive, so no deadman trips).
+   */
+  holdNeutral(carIds: readonly number[]): void {
+    this.#neutral = new Set(carIds);
+    this.#requested.clear();
+    for (const carId of carIds) this.#cars.get(carId)?.drive(0, 0);
+  }
+
+  /** The race is on: each held car gets what its driver asks for now (a driver holding W goes at once). */
+  releaseNeutral(): void {
+    const held = this.#neutral;
+    this.#neutral = new Set();
+    for (const carId of held) {
+      const requested = this.#requested.get(carId);
+      if (requested && this.#controllers.has(carId))
+        this.#cars.get(carId)?.drive(requested.throttle, requested.steer);
+    }
+    this.#requested.clear();
   }
 
   #controllersOf(userId: number): ControllerLink[] {

@@ -5,7 +5,10 @@
  * revoked (ban, deletion, password change, log-out everywhere) or the sockets of one session at
  * its log-out. A socket lives as long as its access token, renewed with `auth {token}`
  * (sockets/socket-token.ts); a member and a client address hold a few at most. Declared with the
- * socket kit (sockets/define-socket.ts). The race messages come with the race engine.
+ * socket kit (sockets/define-socket.ts). The race: `join_lobby`, `toggle_ready` and `ping_update`
+ * go to the race engine; every `race.changed` is broadcast as `race_state_update` and every
+ * counted lap as `live_leaderboard_update` (events.module.ts); `get_current_state` is answered
+ * from the engine's memory.
  */
 import {
   CONTROL_LIMITS,
@@ -17,18 +20,20 @@ import {
 import type { FastifyPluginAsync } from 'fastify';
 import { memberFromAccessToken } from '../../http/authenticate.js';
 import { defineSocket, registerSockets } from '../../sockets/define-socket.js';
-import { newDropCounters } from '../../sockets/message-guard.js';
+import { newDropCounters, serialize } from '../../sockets/message-guard.js';
 import { messageTable } from '../../sockets/message-table.js';
 import { queryOf } from '../../sockets/socket-auth.js';
 import type { SocketConnection } from '../../sockets/socket-connection.js';
 import { SocketToken, type TokenCheck } from '../../sockets/socket-token.js';
 import type { AccessTokenClaims } from '../auth/access-token.js';
+import { RaceBusyError } from '../races/race-engine.js';
 
 /** Protocol pings keep proxies from closing idle sockets and find dead peers. */
 const EVENT_KEEPALIVE = { pingMs: 15_000, silenceMs: 20_000 };
 
 /** One open event socket: the kit's connection and the token it lives on. */
 interface EventLink {
+  userId: number;
   connection: SocketConnection;
   token: SocketToken;
 }
@@ -50,6 +55,13 @@ export class EventSockets {
     const links = this.#byUser.get(userId);
     links?.delete(link);
     if (links?.size === 0) this.#byUser.delete(userId);
+  }
+
+  /** Sends one message to every open event socket, serialized once (a slow reader is dropped). */
+  broadcast(message: EventServerMessage): void {
+    const serialized = serialize(message);
+    for (const links of this.#byUser.values())
+      for (const { connection } of links) connection.sendSerialized(serialized);
   }
 
   /** Sends to every socket of the member (a slow reader among them is dropped). */
@@ -87,23 +99,6 @@ export class EventSockets {
   }
 }
 
-/** The race state before the race engine fills it. */
-function currentState(): EventServerMessage {
-  return {
-    type: 'race_state_update',
-    payload: {
-      race_id: null,
-      race_status: 'idle',
-      raffle_status: 'closed',
-      race_expires_at: null,
-      countdown_value: null,
-      readyCount: 0,
-      totalParticipants: 0,
-      participants: [],
-    },
-  };
-}
-
 export const eventRoutes: FastifyPluginAsync = async (app) => {
   const keys = app.tokenKeys;
   const check: TokenCheck = (token) => memberFromAccessToken(app.userCache, keys, token);
@@ -111,7 +106,17 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
 
   app.addHook('preClose', async () => sockets.closeAll());
 
+  const races = app.raceEngine;
   const send = (link: EventLink, message: EventServerMessage) => link.connection.send(message);
+  /** A join the engine cannot take now is answered `server_busy`: the client retries in 2 s. */
+  const joinLobby = async (link: EventLink, carId: number) => {
+    try {
+      await races.join(link.userId, carId);
+    } catch (error) {
+      if (!(error instanceof RaceBusyError)) throw error;
+      send(link, { type: 'server_busy' });
+    }
+  };
   registerSockets(app, [
     defineSocket({
       name: 'event',
@@ -128,6 +133,7 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
       admit: async (request) => (await check(queryOf(request).token ?? '')).claims,
       open: (connection, claims): EventLink => {
         const link: EventLink = {
+          userId: claims.userId,
           connection,
           token: new SocketToken(claims, () =>
             connection.close(SOCKET_CLOSE_CODES.tokenExpired, 'access token expired'),
@@ -141,12 +147,15 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
         return link;
       },
       messages: messageTable<EventLink, EventClientMessage>(EventClientMessage, {
-        get_current_state: (link) => send(link, currentState()),
+        get_current_state: (link) => {
+          send(link, { type: 'race_state_update', payload: races.state() });
+          if (races.state().race_status === 'active')
+            send(link, { type: 'live_leaderboard_update', data: races.leaderboard() });
+        },
         ping: (link, { timestamp }) => send(link, { type: 'pong', timestamp }),
-        // Participants' latency: read by the race engine once it exists.
-        ping_update: () => undefined,
-        join_lobby: () => undefined,
-        toggle_ready: () => undefined,
+        ping_update: (link, { latency }) => races.reportPing(link.userId, latency),
+        join_lobby: (link, { carId }) => joinLobby(link, carId),
+        toggle_ready: (link) => races.toggleReady(link.userId),
         auth: async (link, { token }) => {
           const user = await link.token.renew(token, check);
           if (user) send(link, { type: 'auth_ok', expiresAt: link.token.expiresAt.toISOString() });

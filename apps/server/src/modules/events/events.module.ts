@@ -1,4 +1,4 @@
-/** The members' event socket (/api/race-ws): pushes what concerns them (a session that ended, …). */
+/** The members' event socket (/api/race-ws): the race for everyone, and what concerns each member (a session that ended, …). */
 import { defineModule } from '../../module.js';
 import { EventSockets, eventRoutes } from './events.gateway.js';
 
@@ -13,10 +13,22 @@ export const eventsModule = defineModule({
   name: 'events',
   services: () => ({ eventSockets: new EventSockets() }),
   sockets: () => [{ plugin: eventRoutes }],
-  on: ({ eventSockets }) => ({
-    'user.sessions-revoked': ({ userId, reason }) => eventSockets.disconnectUser(userId, reason),
-    'session.revoked': ({ userId, sessionId }) => eventSockets.closeSession(userId, sessionId),
-    'car.session-ended': ({ userId, reason }) =>
-      eventSockets.sendToUser(userId, { type: 'force_disconnect', reason }),
-  }),
+  on: ({ eventSockets, raceEngine }) => {
+    let lastStatus = 'idle';
+    return {
+      'user.sessions-revoked': ({ userId, reason }) => eventSockets.disconnectUser(userId, reason),
+      'session.revoked': ({ userId, sessionId }) => eventSockets.closeSession(userId, sessionId),
+      'car.session-ended': ({ userId, reason }) =>
+        eventSockets.sendToUser(userId, { type: 'force_disconnect', reason }),
+      'race.changed': ({ state }) => {
+        eventSockets.broadcast({ type: 'race_state_update', payload: state });
+        // The green light: everyone's leaderboard starts (all at zero laps).
+        if (state.race_status === 'active' && lastStatus !== 'active')
+          eventSockets.broadcast({ type: 'live_leaderboard_update', data: raceEngine.leaderboard() });
+        lastStatus = state.race_status;
+      },
+      'race.lap-completed': ({ leaderboard }) =>
+        eventSockets.broadcast({ type: 'live_leaderboard_update', data: leaderboard }),
+    };
+  },
 });

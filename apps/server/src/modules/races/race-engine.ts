@@ -1,0 +1,468 @@
+/**
+ * The race engine (docs/races.md): runs the state machine of race-machine.ts against the
+ * database and the clock. Its state is the unfinished `races` row and its participants, so a
+ * restart (`start`) resumes a lobby, a countdown or a race from the stored times, or finishes a
+ * race whose time ran out while the server was down; nothing is ever left half-written.
+ *
+ * Every change is written first, then applied in memory, then published as `race.changed` (the
+ * whole state: the event sockets and the Race Control tab read it from there, never from the
+ * database). Commands run one at a time (a promise chain), so two joins or a join and a start
+ * never interleave their writes. Only pings skip the chain: they are not stored.
+ *
+ * One process runs the engine today; the scale-out issue (15) makes exactly one instance run it
+ * (an advisory lock around `start`), the others forwarding their sockets' commands.
+ */
+import { type AdminSettings, ERROR_KEYS, type RaceState } from '@telerace/protocol';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Clock, ClockTimer } from '../../clock.js';
+import type { Db } from '../../db/client.js';
+import { DomainError } from '../../domain-error.js';
+import type { EventBus } from '../../events.js';
+import type { CarDirectory } from '../cars/car-directory.js';
+import { recordRaceInStats } from '../leaderboards/user-race-stats.repo.js';
+import { applyPass, compareStandings, judgePass, liveLeaderboard, type Standing } from './lap-rules.js';
+import {
+  deleteParticipant,
+  discardRace,
+  findUnfinishedRace,
+  insertLobby,
+  type ParticipantRow,
+  recordFirstPass,
+  recordLap,
+  setReady,
+  updateRace,
+  upsertParticipant,
+  writeResults,
+} from './race.repo.js';
+import type { RaceMachineState, RaceRefusal } from './race-machine.js';
+import * as machine from './race-machine.js';
+
+/** The relay's part: participants' cars hear neutral during the countdown. */
+export interface NeutralHold {
+  holdNeutral(carIds: readonly number[]): void;
+  releaseNeutral(): void;
+}
+
+/** The cars module's part: the drivers' sessions end with the race. */
+export interface RaceSessions {
+  endRaceSessions(drivers: readonly { userId: number; carId: number }[]): Promise<void>;
+}
+
+export interface RaceEngineDeps {
+  db: Db;
+  bus: EventBus;
+  clock: Clock;
+  log: FastifyBaseLogger;
+  settings: { current(): AdminSettings };
+  directory: Pick<CarDirectory, 'get'>;
+  relay: NeutralHold;
+  sessions: RaceSessions;
+}
+
+/** A join that cannot be taken now (results being written, engine starting): the client retries. */
+export class RaceBusyError extends DomainError {
+  constructor(message = 'The race engine is busy; try again in a moment.') {
+    super('unavailable', message, ERROR_KEYS.raceInProgress);
+  }
+}
+
+export type FinishReason = 'expired' | 'ended_by_admin' | 'recovered';
+
+/** The admin's audit record, written in the transaction of the change it records. */
+export type Audit = (tx: Db, raceId: number) => Promise<void>;
+
+const RETRY_FINISH_MS = 1_000;
+
+function refusalError(refusal: RaceRefusal): DomainError {
+  if (refusal.kind === 'busy') return new RaceBusyError(refusal.message);
+  return new DomainError(refusal.kind, refusal.message, refusal.errorKey);
+}
+
+function unwrap(outcome: machine.Outcome): RaceMachineState {
+  if (machine.isRefusal(outcome)) throw refusalError(outcome);
+  return outcome;
+}
+
+export class RaceEngine {
+  readonly #deps: RaceEngineDeps;
+  #state: RaceMachineState = machine.IDLE;
+  /** By user id, from the countdown on. */
+  #standings = new Map<number, Standing>();
+  #minLapMs = 0;
+  #loaded = false;
+  #chain: Promise<unknown> = Promise.resolve();
+  #tickTimer: ClockTimer | undefined;
+  #endTimer: ClockTimer | undefined;
+  #stopped = false;
+
+  constructor(deps: RaceEngineDeps) {
+    this.#deps = deps;
+  }
+
+  // ── reading (memory only) ──────────────────────────────────────────────────────────────
+
+  /** The race state payload (spec §3) as every event socket receives it. */
+  state(): RaceState {
+    const s = this.#state;
+    const now = this.#deps.clock.now().getTime();
+    return {
+      race_id: s.raceId,
+      race_status: s.status,
+      raffle_status: 'closed',
+      race_expires_at:
+        s.status === 'active' && s.expiresAt !== null ? new Date(s.expiresAt).toISOString() : null,
+      countdown_value: machine.countdownValue(s, now),
+      readyCount: s.participants.filter((p) => p.isReady).length,
+      totalParticipants: s.participants.length,
+      participants: s.participants,
+    };
+  }
+
+  leaderboard() {
+    return liveLeaderboard(this.#standings.values());
+  }
+
+  // ── commands ────────────────────────────────────────────────────────────────────────────
+
+  /** `join_lobby {carId}`: only with a car the member holds right now. */
+  join(userId: number, carId: number): Promise<void> {
+    return this.#serial(async () => {
+      if (!this.#loaded) throw new RaceBusyError();
+      const listed = this.#deps.directory.get(carId);
+      if (!listed || listed.session?.userId !== userId)
+        throw new DomainError('forbidden', 'You do not hold this car.', ERROR_KEYS.notCarHolder);
+      const joiner = { userId, username: listed.username ?? '', carId, carName: listed.car.name };
+      // Validate before writing (the machine refuses a running race, a car taken by another).
+      const preview = machine.join(this.#state, joiner, this.#state.raceId ?? 0);
+      if (preview === this.#state) return;
+      unwrap(preview);
+      const now = this.#deps.clock.now();
+      const raceId = await this.#deps.db.transaction(async (tx) => {
+        const id =
+          this.#state.raceId ??
+          (await insertLobby(tx, now, this.#deps.settings.current().min_lap_time_seconds * 1000));
+        await upsertParticipant(tx, id, userId, carId, now);
+        return id;
+      });
+      if (this.#state.status === 'idle')
+        this.#minLapMs = this.#deps.settings.current().min_lap_time_seconds * 1000;
+      this.#apply(unwrap(machine.join(this.#state, joiner, raceId)));
+    });
+  }
+
+  /** `toggle_ready`: lobby participants only. */
+  toggleReady(userId: number): Promise<void> {
+    return this.#serial(async () => {
+      const next = unwrap(machine.toggleReady(this.#state, userId));
+      const participant = next.participants.find((p) => p.userId === userId);
+      if (this.#state.raceId === null || !participant) return;
+      await setReady(this.#deps.db, this.#state.raceId, userId, participant.isReady);
+      this.#apply(unwrap(machine.toggleReady(this.#state, userId)));
+    });
+  }
+
+  /** `ping_update {latency}` from a participant (memory only: it changes every 2 s). */
+  reportPing(userId: number, latency: number): void {
+    const next = machine.reportPing(this.#state, userId, latency);
+    if (next !== this.#state) this.#apply(next);
+  }
+
+  /** A participant's car session ended: they leave the lobby (a race keeps their laps). */
+  leave(userId: number, carId: number): Promise<void> {
+    return this.#serial(async () => {
+      const s = this.#state;
+      if (s.status !== 'lobby' || s.raceId === null) return;
+      if (!s.participants.some((p) => p.userId === userId && p.carId === carId)) return;
+      const next = machine.leave(s, userId);
+      if (machine.isEmptyLobby(next)) {
+        await this.#discard(s.raceId);
+        return;
+      }
+      await deleteParticipant(this.#deps.db, s.raceId, userId);
+      this.#apply(machine.leave(this.#state, userId));
+    });
+  }
+
+  /**
+   * Admin: lobby → countdown (the countdown and race length come from the settings now). `audit`
+   * writes the admin's record in the same transaction.
+   */
+  startRace(audit?: Audit): Promise<void> {
+    return this.#serial(async () => {
+      const settings = this.#deps.settings.current();
+      const next = unwrap(
+        machine.start(this.#state, {
+          now: this.#deps.clock.now().getTime(),
+          countdownSeconds: settings.race_countdown_seconds,
+          raceLengthMinutes: settings.race_length_minutes,
+        }),
+      );
+      const raceId = next.raceId as number;
+      await this.#deps.db.transaction(async (tx) => {
+        await updateRace(tx, raceId, {
+          status: 'countdown',
+          countdownEndsAt: new Date(next.countdownEndsAt as number),
+          expiresAt: new Date(next.expiresAt as number),
+        });
+        await audit?.(tx, raceId);
+      });
+      this.#standings = new Map(
+        next.participants.map((p, order) => [p.userId, this.#freshStanding(p, order)]),
+      );
+      this.#apply(next);
+      this.#schedule();
+    });
+  }
+
+  /** Admin: ends the race now (lobby: closes it without results). */
+  endRace(audit?: Audit): Promise<void> {
+    return this.#serial(async () => {
+      const next = unwrap(machine.end(this.#state));
+      await this.#finish(next, 'ended_by_admin', audit);
+    });
+  }
+
+  /** A `lap.passed` fact from the configured lap counter. */
+  recordPass(carId: number, at: number): Promise<void> {
+    return this.#serial(async () => {
+      const s = this.#state;
+      const participant = s.participants.find((p) => p.carId === carId);
+      const standing = participant && this.#standings.get(participant.userId);
+      const now = this.#deps.clock.now().getTime();
+      const verdict = judgePass(s.status, standing, at, now, this.#minLapMs);
+      if (!verdict.counts || !standing || s.raceId === null) {
+        if (!verdict.counts) this.#deps.log.debug({ carId, at, why: verdict.why }, 'pass ignored');
+        return;
+      }
+      const after = applyPass(standing, at, verdict);
+      if (verdict.lap === null) {
+        await recordFirstPass(this.#deps.db, s.raceId, standing.userId, new Date(at));
+        this.#standings.set(standing.userId, after);
+        return;
+      }
+      const completedAt = new Date(at);
+      await this.#deps.db.transaction((tx) =>
+        recordLap(tx, {
+          raceId: s.raceId as number,
+          userId: standing.userId,
+          carId,
+          lapNumber: verdict.lap.lapNumber,
+          lapTimeMs: verdict.lap.lapTimeMs,
+          completedAt,
+          bestLapMs: after.bestLapMs as number,
+        }),
+      );
+      this.#standings.set(standing.userId, after);
+      this.#deps.bus.emit('race.lap-completed', {
+        raceId: s.raceId,
+        carId,
+        userId: standing.userId,
+        lapNumber: verdict.lap.lapNumber,
+        lapTimeMs: verdict.lap.lapTimeMs,
+        completedAt: completedAt.toISOString(),
+        leaderboard: this.leaderboard(),
+      });
+    });
+  }
+
+  // ── life cycle ──────────────────────────────────────────────────────────────────────────
+
+  /** After the migrations: resume the unfinished race from the database, or finish it. */
+  start(): Promise<void> {
+    return this.#serial(async () => {
+      const found = await findUnfinishedRace(this.#deps.db);
+      this.#loaded = true;
+      if (!found) return;
+      const { race, participants } = found;
+      const now = this.#deps.clock.now().getTime();
+      this.#minLapMs = race.minLapMs;
+      const restored: RaceMachineState = {
+        status: race.status === 'finishing' ? 'finishing' : (race.status as RaceMachineState['status']),
+        raceId: race.id,
+        participants: participants.map((p) => ({
+          userId: p.userId,
+          username: p.username,
+          carId: p.carId,
+          carName: p.carName,
+          isReady: p.isReady,
+          ping: null,
+        })),
+        countdownEndsAt: race.countdownEndsAt?.getTime() ?? null,
+        expiresAt: race.expiresAt?.getTime() ?? null,
+      };
+      this.#standings = new Map(participants.map((p, order) => [p.userId, standingOf(p, order)]));
+      this.#deps.log.info({ raceId: race.id, status: race.status }, 'resuming the unfinished race');
+      if (restored.status === 'lobby') {
+        // Drivers whose car session ended while the server was down have left.
+        const kept = restored.participants.filter(
+          (p) => this.#deps.directory.get(p.carId)?.session?.userId === p.userId,
+        );
+        if (kept.length === 0) return this.#discard(race.id);
+        for (const p of restored.participants)
+          if (!kept.includes(p)) await deleteParticipant(this.#deps.db, race.id, p.userId);
+        this.#apply({ ...restored, participants: kept });
+        return;
+      }
+      if (restored.status === 'finishing')
+        return this.#finish(restored, (race.endReason as FinishReason) ?? 'recovered');
+      const advanced = machine.advance(restored, now);
+      if (advanced.status === 'finishing') return this.#finish(advanced, 'recovered');
+      if (advanced.status === 'active' && race.status === 'countdown')
+        await updateRace(this.#deps.db, race.id, {
+          status: 'active',
+          startedAt: new Date(restored.countdownEndsAt as number),
+        });
+      this.#apply(advanced);
+      this.#schedule();
+    });
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    this.#clearTimers();
+  }
+
+  // ── internals ───────────────────────────────────────────────────────────────────────────
+
+  #serial<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.#chain.then(work, work);
+    this.#chain = run.catch(() => undefined);
+    return run;
+  }
+
+  #apply(next: RaceMachineState): void {
+    const before = this.#state.status;
+    this.#state = next;
+    if (before === 'countdown' && next.status !== 'countdown') this.#deps.relay.releaseNeutral();
+    if (next.status === 'countdown' && before !== 'countdown')
+      this.#deps.relay.holdNeutral(next.participants.map((p) => p.carId));
+    this.#deps.bus.emit('race.changed', { state: this.state() });
+  }
+
+  #freshStanding(p: { userId: number; carId: number; username: string }, order: number): Standing {
+    return {
+      userId: p.userId,
+      carId: p.carId,
+      name: p.username,
+      lastPassAt: null,
+      laps: 0,
+      lastLapMs: null,
+      bestLapMs: null,
+      order,
+    };
+  }
+
+  /** Countdown: a tick at each whole second left; active: the end at `expiresAt`. */
+  #schedule(): void {
+    this.#clearTimers();
+    if (this.#stopped) return;
+    const s = this.#state;
+    const now = this.#deps.clock.now().getTime();
+    if (s.status === 'countdown' && s.countdownEndsAt !== null) {
+      const left = s.countdownEndsAt - now;
+      const delay = left <= 0 ? 0 : left % 1000 || 1000;
+      this.#tickTimer = this.#deps.clock.setTimeout(() => void this.#serial(() => this.#tick()), delay);
+    } else if (s.status === 'active' && s.expiresAt !== null) {
+      this.#endTimer = this.#deps.clock.setTimeout(
+        () => void this.#serial(() => this.#tick()),
+        Math.max(0, s.expiresAt - now),
+      );
+    }
+  }
+
+  async #tick(): Promise<void> {
+    const s = this.#state;
+    if (s.raceId === null) return;
+    const now = this.#deps.clock.now().getTime();
+    const next = machine.advance(s, now);
+    if (next.status === 'finishing') return this.#finish(next, 'expired');
+    if (next.status === 'active' && s.status === 'countdown')
+      await updateRace(this.#deps.db, s.raceId, {
+        status: 'active',
+        startedAt: new Date(s.countdownEndsAt as number),
+      });
+    this.#apply(next);
+    this.#schedule();
+  }
+
+  /**
+   * Writes the results (positions, the leaderboards' summary, the race finished) in one
+   * transaction, then back to idle and the drivers' sessions end. A lobby that never started is
+   * discarded instead: it is no race. A failed write is retried: the race stays `finishing`.
+   */
+  async #finish(state: RaceMachineState, reason: FinishReason, audit?: Audit): Promise<void> {
+    this.#clearTimers();
+    const raceId = state.raceId as number;
+    if (state.countdownEndsAt === null) return this.#discard(raceId, audit);
+    // Stored first with its reason: a restart from here finishes the same way.
+    await this.#deps.db.transaction(async (tx) => {
+      await updateRace(tx, raceId, { status: 'finishing', endReason: reason });
+      await audit?.(tx, raceId);
+    });
+    this.#apply({ ...state, status: 'finishing' });
+    const finishedAt = this.#deps.clock.now();
+    const order = [...this.#standings.values()].sort(compareStandings);
+    try {
+      await this.#deps.db.transaction(async (tx) => {
+        await writeResults(
+          tx,
+          raceId,
+          order.map((standing, index) => ({ userId: standing.userId, position: index + 1 })),
+          finishedAt,
+          reason,
+        );
+        await recordRaceInStats(tx, raceId);
+      });
+    } catch (error) {
+      this.#deps.log.error({ err: error, raceId }, 'writing the race results failed; retrying');
+      if (!this.#stopped)
+        this.#endTimer = this.#deps.clock.setTimeout(
+          () => void this.#serial(() => this.#finish(this.#state, reason)),
+          RETRY_FINISH_MS,
+        );
+      return;
+    }
+    const drivers = state.participants.map(({ userId, carId }) => ({ userId, carId }));
+    this.#standings = new Map();
+    this.#apply(machine.finished(this.#state));
+    this.#deps.bus.emit('race.finished', {
+      raceId,
+      finishedAt: finishedAt.toISOString(),
+      reason,
+      userIds: drivers.map((d) => d.userId),
+    });
+    await this.#deps.sessions.endRaceSessions(drivers);
+  }
+
+  /** A lobby that ends without a race (emptied, ended, or found empty at start-up) leaves no rows. */
+  async #discard(raceId: number, audit?: Audit): Promise<void> {
+    const drivers = this.#state.participants.map(({ userId, carId }) => ({ userId, carId }));
+    await this.#deps.db.transaction(async (tx) => {
+      await discardRace(tx, raceId);
+      await audit?.(tx, raceId);
+    });
+    this.#standings = new Map();
+    this.#apply(machine.IDLE);
+    if (drivers.length > 0) await this.#deps.sessions.endRaceSessions(drivers);
+  }
+
+  #clearTimers(): void {
+    this.#deps.clock.clear(this.#tickTimer);
+    this.#deps.clock.clear(this.#endTimer);
+    this.#tickTimer = undefined;
+    this.#endTimer = undefined;
+  }
+}
+
+function standingOf(p: ParticipantRow, order: number): Standing {
+  return {
+    userId: p.userId,
+    carId: p.carId,
+    name: p.username,
+    lastPassAt: p.lastPassAt?.getTime() ?? null,
+    laps: p.laps,
+    lastLapMs: p.lastLapMs,
+    bestLapMs: p.bestLapMs,
+    order,
+  };
+}
