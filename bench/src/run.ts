@@ -3,7 +3,6 @@ import { apiBench } from './api.bench.js';
 import { fanoutBench } from './fanout.bench.js';
 import { httpBench } from './http.bench.js';
 import { leaderboardsBench } from './leaderboards.bench.js';
-import { leaderboardsBench } from './leaderboards.bench.js';
 import { relayBench } from './relay.bench.js';
 import { relayUnderLoadBench } from './relay-under-load.bench.js';
 import { videoBench } from './video.bench.js';
@@ -13,7 +12,6 @@ const BENCHES: Record<string, () => Promise<void>> = {
   api: apiBench,
   fanout: fanoutBench,
   http: httpBench,
-  leaderboards: leaderboardsBench,
   leaderboards: leaderboardsBench,
   relay: relayBench,
   'relay-under-load': relayUnderLoadBench,
