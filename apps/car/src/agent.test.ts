@@ -16,6 +16,7 @@ import { CarAgent } from './agent.js';
 import { SimBackend } from './drive/sim.js';
 import { TOO_OLD_RETRY_MS } from './link.js';
 import { resolveSettings } from './settings.js';
+import { SimCar } from './sim/sim-car.js';
 import { VideoStreamer } from './video/streamer.js';
 import { alive, childrenOf, expectSilence, rtpArrives, udpSink } from './video/testing.js';
 
@@ -90,8 +91,12 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function startAgent(port: number, secret = SECRET, options: { camera?: boolean } = {}) {
-  const backend = new ObservedSim();
+async function startAgent(
+  port: number,
+  secret = SECRET,
+  options: { camera?: boolean; assist?: boolean } = {},
+) {
+  const backend = new ObservedSim(new SimCar(undefined, undefined, { assist: options.assist ?? false }));
   backend.car.start();
   const log: string[] = [];
   const exits: number[] = [];
@@ -180,6 +185,24 @@ describe('car agent ↔ server', () => {
       expect(telemetry.at(-1)).toMatchObject({ rssi: -45, battery: expect.any(Number) });
       expect((telemetry.at(-1) as { speed: number }).speed).toBeGreaterThan(0);
     });
+  });
+
+  it('reports each forward pass of the finish line to the server as a pass', async () => {
+    const server = await startServer();
+    cleanups.push(() => server.kill());
+    const { agent } = await startAgent(server.port, SECRET, { assist: true });
+    await vi.waitFor(() => expect(agent.link.isWelcomed).toBe(true), { timeout: 3000 });
+    const before = Date.now();
+
+    // The simulated car starts 1 m behind the line: full throttle takes it over in under a second.
+    heartbeat(server, 1, 0);
+    await vi.waitFor(() => expect(server.received.some((m) => m.type === 'pass')).toBe(true), {
+      timeout: 3000,
+    });
+    const passes = server.received.filter((m) => m.type === 'pass');
+    expect(passes).toHaveLength(1);
+    expect((passes[0] as { at: number }).at).toBeGreaterThanOrEqual(before);
+    expect((passes[0] as { at: number }).at).toBeLessThanOrEqual(Date.now());
   });
 
   it('goes neutral when the server falls silent (deadman)', async () => {

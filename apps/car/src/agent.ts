@@ -60,6 +60,9 @@ export class CarAgent {
       agentVersion: AGENT_VERSION,
       log: deps.log,
     });
+    // The finish line's passes go to the server as they happen; a pass while offline is lost
+    // (stale by the time the link is back: the server ignores passes older than 10 s anyway).
+    deps.backend.onPass?.((at) => this.sendPass(at));
     this.link.on('heard', () => this.driver.heard());
     this.link.on('welcome', (config) => this.driver.setConfig(config));
     this.link.on('close', () => {
@@ -128,6 +131,17 @@ export class CarAgent {
       ...(fps === undefined ? {} : { fps: Math.min(240, fps) }),
     });
     if (message.success) this.link.send(message.data);
+  }
+
+  /** Never throws: a lap must not take the agent down. */
+  private sendPass(at: number): void {
+    if (!this.link.isWelcomed || this.stopping) return;
+    try {
+      const message = CarAgentMessage.safeParse({ type: 'pass', at: Math.round(at) });
+      if (message.success) this.link.send(message.data);
+    } catch (error) {
+      this.deps.log(`pass not sent: ${(error as Error).message}`);
+    }
   }
 
   private async command(command: 'reboot' | 'shutdown'): Promise<void> {

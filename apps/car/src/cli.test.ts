@@ -32,6 +32,23 @@ describe('parseCli', () => {
     expect(result.settings.commands.reboot).toEqual(['sudo', 'systemctl', 'reboot']);
   });
 
+  it('turns the simulated car’s steering assist on by default, off with --assist off or the file', () => {
+    const assist = (args: string[], file?: string) => {
+      const result = parseCli([...base, ...args], { CAR_SECRET: 's3cret' }, file ? files(file) : noFile);
+      if (result.kind !== 'run') throw new Error(`expected run, got ${result.kind}`);
+      return result.settings.assist;
+    };
+    expect(assist([])).toBe(true);
+    expect(assist(['--assist', 'off'])).toBe(false);
+    expect(assist(['--assist', 'on'])).toBe(true);
+    expect(assist(['--config', 'car.json'], '{"assist": false}')).toBe(false);
+    expect(assist(['--config', 'car.json', '--assist', 'on'], '{"assist": false}')).toBe(true);
+    expect(error([...base, '--assist', 'maybe'])).toBe('--assist must be on or off');
+    expect(error([...base, '--config', 'car.json'], { CAR_SECRET: 's' }, files('{"assist": "off"}'))).toBe(
+      'config: "assist" must be true or false',
+    );
+  });
+
   it('prefers --secret when given', () => {
     const result = parseCli([...base, '--secret', 'flag'], { CAR_SECRET: 'env' }, noFile);
     expect(result.kind === 'run' && result.settings.secret).toBe('flag');

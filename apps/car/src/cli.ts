@@ -14,6 +14,8 @@ usage: npm run car -- --server URL --car ID [--drive sim|pca9685|pigpio] [--came
   --drive KIND     sim (default), pca9685 (PWM board over I2C) or pigpio (GPIO pins)
   --camera KIND    sim (default with --drive sim), libcamera (default otherwise), v4l2, test
                    or none (no video); or the CAMERA environment variable
+  --assist on|off  the simulated car's steering assist (steers toward the track's centre line,
+                   your steering adds on top); on by default
   --config FILE    JSON file with any of the above and pca9685, pigpio, slew, trimMax, commands,
                    video
   --version        print the version
@@ -42,6 +44,7 @@ export function parseCli(
         drive: { type: 'string' },
         camera: { type: 'string' },
         config: { type: 'string' },
+        assist: { type: 'string' },
         version: { type: 'boolean' },
         help: { type: 'boolean' },
       },
@@ -73,6 +76,7 @@ export function parseCli(
       secret: values.secret ?? (env.CAR_SECRET || undefined),
       drive: values.drive,
       camera: values.camera ?? (env.CAMERA || undefined),
+      assist: values.assist,
       file,
     });
     return { kind: 'run', settings };

@@ -11,6 +11,7 @@ import { openPca9685 } from './drive/pca9685.js';
 import { openPigpio } from './drive/pigpio.js';
 import { SimBackend } from './drive/sim.js';
 import type { AgentSettings } from './settings.js';
+import { SimCar } from './sim/sim-car.js';
 import { createVideoStreamer } from './video/streamer.js';
 import { wifiTelemetry } from './wifi.js';
 
@@ -25,7 +26,7 @@ async function openBackend(settings: AgentSettings): Promise<DriveBackend> {
     case 'pigpio':
       return openPigpio(settings.pigpio);
     case 'sim': {
-      const backend = new SimBackend();
+      const backend = new SimBackend(new SimCar(undefined, undefined, { assist: settings.assist }));
       backend.car.start();
       return backend;
     }
@@ -49,7 +50,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   log(
-    `telerace car agent ${AGENT_VERSION}: car ${settings.carId}, drive ${settings.drive}, camera ${settings.video.camera}, server ${settings.server}`,
+    `telerace car agent ${AGENT_VERSION}: car ${settings.carId}, drive ${settings.drive}${settings.drive === 'sim' ? ` (assist ${settings.assist ? 'on' : 'off'})` : ''}, camera ${settings.video.camera}, server ${settings.server}`,
   );
   const video = createVideoStreamer(settings.video, {
     log,

@@ -44,6 +44,8 @@ export interface AgentSettings {
   /** Argument vectors run without a shell on `reboot` / `shutdown` (hardware drives only). */
   commands: { reboot: string[]; shutdown: string[] };
   video: VideoSettings;
+  /** The simulated car's steering assist (sim/assist.ts); on unless `--assist off`. */
+  assist: boolean;
 }
 
 export const DEFAULT_COMMANDS = {
@@ -124,8 +126,23 @@ export interface SettingsInput {
   drive?: string | undefined;
   /** `--camera`, else the `CAMERA` environment variable. */
   camera?: string | undefined;
+  /** `--assist on|off`. */
+  assist?: string | undefined;
   /** The parsed configuration file, if any. */
   file?: unknown;
+}
+
+/** `--assist on|off`, or the file's `"assist": true|false`; on by default. */
+function assistFrom(input: SettingsInput, file: Json): boolean {
+  if (input.assist !== undefined) {
+    if (input.assist !== 'on' && input.assist !== 'off')
+      throw new SettingsError('--assist must be on or off');
+    return input.assist === 'on';
+  }
+  const value = file.assist;
+  if (value === undefined) return true;
+  if (typeof value !== 'boolean') throw new SettingsError('config: "assist" must be true or false');
+  return value;
 }
 
 /** Merges command line (first), environment secret and file (last), then validates. */
@@ -222,6 +239,7 @@ export function resolveSettings(input: SettingsInput): AgentSettings {
       framerate: intAt(video, 'video.', 'framerate', videoDefaults.framerate, 1, 60),
       bitrate: intAt(video, 'video.', 'bitrate', videoDefaults.bitrate, 50, 20_000),
     },
+    assist: assistFrom(input, file),
   };
   if (settings.pca9685.steering.channel === settings.pca9685.throttle.channel) {
     throw new SettingsError('config: pca9685 steering and throttle need different channels');

@@ -9,6 +9,11 @@ export interface DriveBackend {
   close(): Promise<void>;
   /** What the backend knows of the car for telemetry (the simulator knows speed and battery). */
   telemetry?(): Telemetry;
+  /**
+   * Calls `listener` with the time (epoch ms) of each forward crossing of the finish line that
+   * starts a new lap, for a backend that knows (the simulator; a real car with a lap sensor).
+   */
+  onPass?(listener: (at: number) => void): void;
 }
 
 export type DriveKind = 'sim' | 'pca9685' | 'pigpio';

@@ -22,6 +22,10 @@ export class SimBackend implements DriveBackend {
     this.car.stop();
   }
 
+  onPass(listener: (at: number) => void): void {
+    this.car.on('lap', (lap) => listener(lap.at));
+  }
+
   telemetry(): Telemetry {
     const { speed, battery } = this.car.state;
     return { speed: Math.round(speed * 100) / 100, battery: Math.round(battery * 10) / 10, rssi: SIM_RSSI };

@@ -1,10 +1,11 @@
 /**
  * The simulated car: a body on the track stepped at 60 Hz, with a battery that drains slowly.
- * Its state is exposed for the video renderer and the lap counter of later issues; `lap` fires
- * each time the car completes a lap forward over the finish line (backing over the line and
- * crossing it again does not count twice).
+ * Its state is exposed for the video renderer; `lap` fires each time the car crosses the finish
+ * line forward to a new lap (backing over the line and crossing it again does not count twice),
+ * and the agent reports it to the server as a `pass`.
  */
 import { EventEmitter } from 'node:events';
+import { assistSteer } from './assist.js';
 import { type BodyState, type CarPhysics, DEFAULT_PHYSICS, stepBody } from './physics.js';
 import { createTrack, finishLineCrossing, isOnTrack, type Track } from './track.js';
 
@@ -30,6 +31,14 @@ const BATTERY_IDLE_DRAIN = 0.002;
 const BATTERY_DRIVE_DRAIN = 0.03;
 export const SIM_HZ = 60;
 
+export interface SimCarOptions {
+  /**
+   * The steering assist (assist.ts): steers toward the centre line, the driver's steer added on
+   * top. Off here (the bare physics); the agent turns it on for simulated cars unless `--assist off`.
+   */
+  assist?: boolean;
+}
+
 export class SimCar extends EventEmitter<{ lap: [LapEvent] }> {
   readonly track: Track;
   private body: BodyState;
@@ -39,14 +48,17 @@ export class SimCar extends EventEmitter<{ lap: [LapEvent] }> {
   private battery = 100;
   private timer: NodeJS.Timeout | undefined;
   private lastTick = 0;
+  readonly assist: boolean;
 
   constructor(
     track: Track = createTrack(),
     private readonly physics: CarPhysics = DEFAULT_PHYSICS,
+    options: SimCarOptions = {},
   ) {
     super();
     this.track = track;
     this.body = { ...track.start, speed: 0 };
+    this.assist = options.assist ?? false;
   }
 
   setInput(throttle: number, steer: number): void {
@@ -55,7 +67,13 @@ export class SimCar extends EventEmitter<{ lap: [LapEvent] }> {
 
   step(dt: number): void {
     const from = this.body;
-    this.body = stepBody(from, this.input, dt, this.track, this.physics);
+    this.body = stepBody(
+      from,
+      { throttle: this.input.throttle, steer: this.steer() },
+      dt,
+      this.track,
+      this.physics,
+    );
     this.battery = Math.max(
       0,
       this.battery - dt * (BATTERY_IDLE_DRAIN + BATTERY_DRIVE_DRAIN * Math.abs(this.input.throttle)),
@@ -67,6 +85,17 @@ export class SimCar extends EventEmitter<{ lap: [LapEvent] }> {
       this.bestCrossings = this.crossings;
       this.emit('lap', { laps: this.crossings, at: Date.now() });
     }
+  }
+
+  /**
+   * The steer the wheels get: the driver's, plus the assist's while the car rolls forward
+   * (backing up, the driver steers alone: the assist's aim is ahead).
+   */
+  private steer(): number {
+    const steer = this.input.steer || 0;
+    if (!this.assist || this.body.speed < 0 || (this.body.speed === 0 && this.input.throttle <= 0))
+      return steer;
+    return Math.max(-1, Math.min(1, steer + assistSteer(this.track, this.body)));
   }
 
   /** Steps in real time at `hz` until `stop()`. */
