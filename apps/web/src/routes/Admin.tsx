@@ -4,21 +4,8 @@ import { Panel } from '../components/ui/Panel';
 import { AdminTabs } from '../features/admin/AdminTabs';
 import { CarStatusTab } from '../features/admin/CarStatusTab';
 import { LoginsTab } from '../features/admin/LoginsTab';
+import { RaceControlTab } from '../features/admin/RaceControlTab';
 import { UsersTab } from '../features/admin/UsersTab';
-
-function LaterPanel({ text }: { text: string }) {
-  const { t } = useTranslation();
-  return (
-    <div className="relative overflow-hidden rounded-xl border border-dashed border-line px-5 py-10 text-center">
-      <div
-        className="checkered pointer-events-none absolute -top-10 right-0 h-20 w-36 opacity-40 [mask-image:linear-gradient(to_left,black,transparent)]"
-        aria-hidden="true"
-      />
-      <p className="relative font-display text-lg font-black italic">{t('admin.comingSoon.title')}</p>
-      <p className="relative mt-1 text-sm text-muted">{text}</p>
-    </div>
-  );
-}
 
 export default function Admin() {
   const { t } = useTranslation();
@@ -31,7 +18,7 @@ export default function Admin() {
             {
               id: 'race-control',
               label: t('admin.tabs.raceControl'),
-              render: () => <LaterPanel text={t('admin.comingSoon.raceControl')} />,
+              render: () => <RaceControlTab />,
             },
             {
               id: 'car-status',

@@ -1,3 +1,4 @@
+import { IDLE_RACE_STATE } from '@telerace/protocol';
 import { screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -12,6 +13,8 @@ afterEach(() => {
 describe('admin tabs', () => {
   it('moves between the four tabs with the arrow keys, Home and End', async () => {
     stubFetch({
+      'GET /api/admin/race': () =>
+        json(200, { state: IDLE_RACE_STATE, leaderboard: [], lapCounter: { kind: 'car', connected: true } }),
       'GET /api/admin/users': () => json(200, { users: [], totalCount: 0 }),
       'GET /api/admin/logins': () =>
         json(200, {
@@ -29,7 +32,7 @@ describe('admin tabs', () => {
       'Login History',
     ]);
     expect(tabs[0]).toHaveAttribute('aria-selected', 'true');
-    expect(screen.getByRole('tabpanel', { name: 'Race Control' })).toHaveTextContent('Coming soon');
+    expect(await screen.findByRole('button', { name: 'Start race' })).toBeDisabled();
 
     await user.click(tabs[0] as HTMLElement);
     await user.keyboard('{ArrowRight}{ArrowRight}');
