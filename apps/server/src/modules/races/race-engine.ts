@@ -317,6 +317,11 @@ export class RaceEngine {
     });
   }
 
+  /** Resolves once the commands queued so far are done (tests; a stop waits for a write in flight). */
+  async settled(): Promise<void> {
+    await this.#chain;
+  }
+
   stop(): void {
     this.#stopped = true;
     this.#clearTimers();
