@@ -57,8 +57,10 @@ export default defineConfig({
       API_RATE_LIMIT_PER_MINUTE: '100000',
       SIGNUP_RATE_LIMIT_PER_HOUR: '1000',
       // Simulated cars driven by real car-agent processes over the real car socket: one for each
-      // driving test (a car stays taken for its session).
-      SIM_CARS: '3',
+      // driving test (a car stays taken for its session): Sim 1–3 for driving.spec.ts, Sim 4 and
+      // Sim 5 for the two drivers of race.spec.ts. An idle agent only holds its car socket; it
+      // renders and streams video only while driven.
+      SIM_CARS: '5',
     },
   },
 });
