@@ -1,4 +1,8 @@
-/** The live leaderboard (spec §2, §3): position, name, best lap, laps (and the last lap); own row highlighted. */
+/**
+ * The live leaderboard (spec §2, §3): position, name, best lap, laps (and the last lap); own row
+ * highlighted. In a narrow box (the control page's side panel, under 24rem) the last lap gives
+ * way and names shorten, so the laps column the spec asks for stays in view without scrolling.
+ */
 import type { LiveLeaderboardRow } from '@telerace/protocol';
 import { useTranslation } from 'react-i18next';
 import { cx } from '../../lib/cx';
@@ -19,7 +23,7 @@ export function LiveLeaderboard({
   const { t, i18n } = useTranslation();
   const language = i18n.resolvedLanguage;
   return (
-    <div className={cx('overflow-x-auto', className)}>
+    <div className={cx('@container overflow-x-auto', className)}>
       <table className="w-full border-collapse text-left text-sm" data-testid="live-leaderboard">
         <caption className="sr-only">{t('race.leaderboard.title')}</caption>
         <thead className="text-xs text-muted uppercase">
@@ -33,7 +37,7 @@ export function LiveLeaderboard({
             <th scope="col" className={cx(cell, 'text-right')}>
               {t('race.leaderboard.bestLap')}
             </th>
-            <th scope="col" className={cx(cell, 'text-right')}>
+            <th scope="col" className={cx(cell, 'text-right @max-sm:hidden')}>
               {t('race.leaderboard.lastLap')}
             </th>
             <th scope="col" className={cx(cell, 'text-right')}>
@@ -58,14 +62,14 @@ export function LiveLeaderboard({
                   aria-current={mine || undefined}
                 >
                   <td className={cx(cell, 'font-mono tabular-nums')}>{row.pos}</td>
-                  <th scope="row" className={cx(cell, 'max-w-40 truncate font-semibold')}>
+                  <th scope="row" className={cx(cell, 'max-w-40 truncate font-semibold @max-sm:max-w-24')}>
                     {displayName(row.name)}
                     {mine && <span className="ml-1 text-xs font-normal text-muted">({t('race.you')})</span>}
                   </th>
                   <td className={cx(cell, 'text-right font-mono tabular-nums')}>
                     {formatLapTime(row.best_lap, language)}
                   </td>
-                  <td className={cx(cell, 'text-right font-mono tabular-nums')}>
+                  <td className={cx(cell, 'text-right font-mono tabular-nums @max-sm:hidden')}>
                     {formatLapTime(row.last_lap, language)}
                   </td>
                   <td className={cx(cell, 'text-right font-mono tabular-nums')}>{row.laps}</td>
