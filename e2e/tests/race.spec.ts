@@ -159,6 +159,8 @@ test('two drivers and an admin run a whole race, from the lobby to the race char
   }
   const [first, second] = drivers as [Driver, Driver];
   await expect(second.page.getByTestId('race-lobby-count')).toHaveText(lobbyCount(2, 2));
+  // Each page measures its latency every 2 s and the server shares it: both pilots show a ping.
+  await expect(first.page.getByTestId('race-participants').locator('[data-tone]')).toHaveCount(2);
   await screenshot(first.page, testInfo, 'race-lobby');
 
   // The admin sees the ready lobby and starts the race: the countdown shows on the drivers' video.
