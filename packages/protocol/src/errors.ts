@@ -46,6 +46,7 @@ export const ERROR_KEYS = {
   raceNotInLobby: 'errors.raceNotInLobby',
   raceNotRunning: 'errors.raceNotRunning',
   raceInProgress: 'errors.raceInProgress',
+  raceBusy: 'errors.raceBusy',
   notInLobby: 'errors.notInLobby',
   raceNoParticipants: 'errors.raceNoParticipants',
   lapCounterNotConnected: 'errors.lapCounterNotConnected',

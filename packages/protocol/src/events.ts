@@ -109,7 +109,7 @@ export const DOMAIN_EVENTS = {
   'race.finished': z.object({
     raceId: id,
     finishedAt: isoTime,
-    reason: z.enum(['expired', 'ended_by_admin', 'no_participants', 'recovered']),
+    reason: z.enum(['expired', 'ended_by_admin', 'recovered']),
     userIds: z.array(id),
   }),
 } as const;

@@ -298,9 +298,9 @@ export const races = pgTable(
     /** When the active race ends by itself. */
     expiresAt: timestamp('expires_at', { withTimezone: true }),
     finishedAt: timestamp('finished_at', { withTimezone: true }),
-    /** expired, ended_by_admin, no_participants, recovered. */
+    /** expired, ended_by_admin, recovered (a lobby that never started is deleted, not finished). */
     endReason: text('end_reason'),
-    /** The minimum lap time in force for this race (settings may change during it). */
+    /** The minimum lap time in force for this race: the setting when it started (settings may change during it). */
     minLapMs: integer('min_lap_ms').notNull(),
   },
   (t) => [

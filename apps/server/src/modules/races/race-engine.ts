@@ -62,14 +62,14 @@ export interface RaceEngineDeps {
 /** A join that cannot be taken now (results being written, engine starting): the client retries. */
 export class RaceBusyError extends DomainError {
   constructor(message = 'The race engine is busy; try again in a moment.') {
-    super('unavailable', message, ERROR_KEYS.raceInProgress);
+    super('unavailable', message, ERROR_KEYS.raceBusy);
   }
 }
 
 export type FinishReason = 'expired' | 'ended_by_admin' | 'recovered';
 
 /** The admin's audit record, written in the transaction of the change it records. */
-export type Audit = (tx: Db, raceId: number) => Promise<void>;
+export type Audit = (tx: Db, raceId: number | string) => Promise<void>;
 
 const RETRY_FINISH_MS = 1_000;
 
@@ -89,6 +89,11 @@ export class RaceEngine {
   /** By user id, from the countdown on. */
   #standings = new Map<number, Standing>();
   #minLapMs = 0;
+  /**
+   * Participants whose car session ended after the start: they keep their laps, and their car's
+   * passes no longer count (someone else may take the car with a new code).
+   */
+  #departed = new Set<number>();
   #loaded = false;
   #chain: Promise<unknown> = Promise.resolve();
   #tickTimer: ClockTimer | undefined;
@@ -144,8 +149,6 @@ export class RaceEngine {
         await upsertParticipant(tx, id, userId, carId, now);
         return id;
       });
-      if (this.#state.status === 'idle')
-        this.#minLapMs = this.#deps.settings.current().min_lap_time_seconds * 1000;
       this.#apply(unwrap(machine.join(this.#state, joiner, raceId)));
     });
   }
@@ -171,8 +174,11 @@ export class RaceEngine {
   leave(userId: number, carId: number): Promise<void> {
     return this.#serial(async () => {
       const s = this.#state;
-      if (s.status !== 'lobby' || s.raceId === null) return;
-      if (!s.participants.some((p) => p.userId === userId && p.carId === carId)) return;
+      if (s.raceId === null || !s.participants.some((p) => p.userId === userId && p.carId === carId)) return;
+      if (s.status !== 'lobby') {
+        this.#departed.add(userId);
+        return;
+      }
       const next = machine.leave(s, userId);
       if (machine.isEmptyLobby(next)) {
         await this.#discard(s.raceId);
@@ -198,17 +204,21 @@ export class RaceEngine {
         }),
       );
       const raceId = next.raceId as number;
+      const minLapMs = settings.min_lap_time_seconds * 1000;
       await this.#deps.db.transaction(async (tx) => {
         await updateRace(tx, raceId, {
           status: 'countdown',
           countdownEndsAt: new Date(next.countdownEndsAt as number),
           expiresAt: new Date(next.expiresAt as number),
+          minLapMs,
         });
         await audit?.(tx, raceId);
       });
       this.#standings = new Map(
         next.participants.map((p, order) => [p.userId, this.#freshStanding(p, order)]),
       );
+      this.#minLapMs = minLapMs;
+      this.#departed = new Set();
       this.#apply(next);
       this.#schedule();
     });
@@ -227,7 +237,10 @@ export class RaceEngine {
     return this.#serial(async () => {
       const s = this.#state;
       const participant = s.participants.find((p) => p.carId === carId);
-      const standing = participant && this.#standings.get(participant.userId);
+      const standing =
+        participant && !this.#departed.has(participant.userId)
+          ? this.#standings.get(participant.userId)
+          : undefined;
       const now = this.#deps.clock.now().getTime();
       const verdict = judgePass(s.status, standing, at, now, this.#minLapMs);
       if (!verdict.counts || !standing || s.raceId === null) {
@@ -429,6 +442,7 @@ export class RaceEngine {
     }
     const drivers = state.participants.map(({ userId, carId }) => ({ userId, carId }));
     this.#standings = new Map();
+    this.#departed = new Set();
     this.#apply(machine.finished(this.#state));
     this.#deps.bus.emit('race.finished', {
       raceId,

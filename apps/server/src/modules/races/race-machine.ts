@@ -55,11 +55,7 @@ const refuse = (kind: RefusalKind, errorKey: ErrorKey, message: string): RaceRef
   message,
 });
 
-const BUSY = refuse(
-  'busy',
-  ERROR_KEYS.raceInProgress,
-  'The last race is being saved; try again in a moment.',
-);
+const BUSY = refuse('busy', ERROR_KEYS.raceBusy, 'The last race is being saved; try again in a moment.');
 
 export interface Joiner {
   userId: number;

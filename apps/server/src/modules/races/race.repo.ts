@@ -72,7 +72,9 @@ export async function setReady(tx: Db, raceId: number, userId: number, isReady: 
 export async function updateRace(
   tx: Db,
   raceId: number,
-  fields: Partial<Pick<RaceRow, 'status' | 'countdownEndsAt' | 'startedAt' | 'expiresAt' | 'endReason'>>,
+  fields: Partial<
+    Pick<RaceRow, 'status' | 'countdownEndsAt' | 'startedAt' | 'expiresAt' | 'endReason' | 'minLapMs'>
+  >,
 ): Promise<void> {
   await tx.update(races).set(fields).where(eq(races.id, raceId));
 }

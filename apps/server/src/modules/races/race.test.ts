@@ -239,6 +239,32 @@ describe('a race from the lobby to the results', () => {
     expect(await app.database.db.select().from(races)).toEqual([]);
   });
 
+  it('after the start, a driver whose session ends keeps their laps; their car no longer counts', async () => {
+    const { app, alice, bob, viewerEvents, adminHeaders } = await raceSetup();
+    alice.events.send({ type: 'join_lobby', carId: alice.carId });
+    bob.events.send({ type: 'join_lobby', carId: bob.carId });
+    await raceState(viewerEvents, (s) => s.totalParticipants === 2);
+    await app.inject({ method: 'POST', url: '/api/admin/race/start', headers: adminHeaders });
+    clock.advance(5_000);
+    await raceState(viewerEvents, (s) => s.race_status === 'active');
+    const t0 = clock.now().getTime();
+    alice.car.send({ type: 'pass', at: t0 });
+    clock.advance(4_000);
+    alice.car.send({ type: 'pass', at: t0 + 4_000 });
+    await viewerEvents.next(
+      (m) => m.type === 'live_leaderboard_update' && (m.data as Json[]).some((row) => row.laps === 1),
+    );
+
+    await app.inject({ method: 'POST', url: `/api/admin/cars/${alice.carId}/kick`, headers: adminHeaders });
+    expect((await alice.events.nextOfType('force_disconnect')).reason).toBe('kicked');
+    clock.advance(4_000);
+    alice.car.send({ type: 'pass', at: t0 + 8_000 });
+    await app.raceEngine.settled();
+    const view = (await app.inject({ method: 'GET', url: '/api/admin/race', headers: adminHeaders })).json();
+    expect(view.state.totalParticipants).toBe(2);
+    expect(view.leaderboard.find((row: Json) => row.user_id === alice.driver.id)?.laps).toBe(1);
+  });
+
   it('members only: the admin race calls refuse members (403) and anonymous callers (401)', async () => {
     const { app } = testApp;
     const member = await buildUser(app.database.db);

@@ -71,7 +71,7 @@ export class RacesService {
     }));
     const synced = await this.lapCounter.syncNames(drivers);
     const raceId = this.engine.state().race_id;
-    await this.#audit(actor, 'race.sync-lap-counter', { synced })(this.#db, raceId ?? 0);
+    await this.#audit(actor, 'race.sync-lap-counter', { synced })(this.#db, raceId ?? 'none');
     return synced;
   }
 
@@ -80,7 +80,7 @@ export class RacesService {
     action: 'race.start' | 'race.end' | 'race.sync-lap-counter',
     details: Record<string, unknown> | null = null,
   ): Audit {
-    return (tx, raceId) =>
+    return (tx, raceId: number | string) =>
       recordAudit(tx, { actor, action, targetType: 'race', targetId: raceId, before: null, after: details });
   }
 }
