@@ -17,18 +17,29 @@ const fresh = (overrides: Partial<Standing> = {}): Standing => ({
 });
 
 describe('which passes count', () => {
+  it('ignores a pass dated before the race went active', () => {
+    expect(judgePass('active', fresh(), NOW - 1, NOW, MIN_LAP, NOW)).toEqual({
+      counts: false,
+      why: 'before_start',
+    });
+    expect(judgePass('active', fresh(), NOW, NOW, MIN_LAP, NOW).counts).toBe(true);
+  });
+
   it('only during an active race, only for a car in it', () => {
     for (const status of ['idle', 'lobby', 'countdown', 'finishing'] as const)
-      expect(judgePass(status, fresh(), NOW, NOW, MIN_LAP)).toEqual({ counts: false, why: 'not_active' });
-    expect(judgePass('active', undefined, NOW, NOW, MIN_LAP)).toEqual({ counts: false, why: 'not_in_race' });
+      expect(judgePass(status, fresh(), NOW, NOW, MIN_LAP, 0)).toEqual({ counts: false, why: 'not_active' });
+    expect(judgePass('active', undefined, NOW, NOW, MIN_LAP, 0)).toEqual({
+      counts: false,
+      why: 'not_in_race',
+    });
   });
 
   it('the first pass starts the first lap; the next completes it', () => {
-    const first = judgePass('active', fresh(), NOW, NOW, MIN_LAP);
+    const first = judgePass('active', fresh(), NOW, NOW, MIN_LAP, 0);
     expect(first).toEqual({ counts: true, lap: null });
     const started = applyPass(fresh(), NOW, first);
     expect(started).toMatchObject({ lastPassAt: NOW, laps: 0 });
-    const second = judgePass('active', started, NOW + 12_340, NOW + 12_340, MIN_LAP);
+    const second = judgePass('active', started, NOW + 12_340, NOW + 12_340, MIN_LAP, 0);
     expect(second).toEqual({ counts: true, lap: { lapNumber: 1, lapTimeMs: 12_340 } });
     expect(applyPass(started, NOW + 12_340, second)).toMatchObject({
       laps: 1,
@@ -39,13 +50,13 @@ describe('which passes count', () => {
   });
 
   it('ignores passes from the future beyond the tolerance and older than the maximum age', () => {
-    expect(judgePass('active', fresh(), NOW + PASS_FUTURE_TOLERANCE_MS, NOW, MIN_LAP).counts).toBe(true);
-    expect(judgePass('active', fresh(), NOW + PASS_FUTURE_TOLERANCE_MS + 1, NOW, MIN_LAP)).toEqual({
+    expect(judgePass('active', fresh(), NOW + PASS_FUTURE_TOLERANCE_MS, NOW, MIN_LAP, 0).counts).toBe(true);
+    expect(judgePass('active', fresh(), NOW + PASS_FUTURE_TOLERANCE_MS + 1, NOW, MIN_LAP, 0)).toEqual({
       counts: false,
       why: 'future',
     });
-    expect(judgePass('active', fresh(), NOW - PASS_MAX_AGE_MS, NOW, MIN_LAP).counts).toBe(true);
-    expect(judgePass('active', fresh(), NOW - PASS_MAX_AGE_MS - 1, NOW, MIN_LAP)).toEqual({
+    expect(judgePass('active', fresh(), NOW - PASS_MAX_AGE_MS, NOW, MIN_LAP, 0).counts).toBe(true);
+    expect(judgePass('active', fresh(), NOW - PASS_MAX_AGE_MS - 1, NOW, MIN_LAP, 0)).toEqual({
       counts: false,
       why: 'stale',
     });
@@ -53,12 +64,12 @@ describe('which passes count', () => {
 
   it('ignores a pass closer than the minimum lap time to the previous one (and one before it)', () => {
     const started = fresh({ lastPassAt: NOW - 5_000 });
-    expect(judgePass('active', started, NOW - 5_000 + MIN_LAP - 1, NOW, MIN_LAP)).toEqual({
+    expect(judgePass('active', started, NOW - 5_000 + MIN_LAP - 1, NOW, MIN_LAP, 0)).toEqual({
       counts: false,
       why: 'too_soon',
     });
-    expect(judgePass('active', started, NOW - 6_000, NOW, MIN_LAP).counts).toBe(false);
-    expect(judgePass('active', started, NOW - 5_000 + MIN_LAP, NOW, MIN_LAP)).toEqual({
+    expect(judgePass('active', started, NOW - 6_000, NOW, MIN_LAP, 0).counts).toBe(false);
+    expect(judgePass('active', started, NOW - 5_000 + MIN_LAP, NOW, MIN_LAP, 0)).toEqual({
       counts: true,
       lap: { lapNumber: 1, lapTimeMs: MIN_LAP },
     });
@@ -67,7 +78,7 @@ describe('which passes count', () => {
   it('keeps the best lap and the last lap apart', () => {
     let standing = fresh({ lastPassAt: 0 });
     for (const at of [10_000, 18_000, 30_000]) {
-      standing = applyPass(standing, at, judgePass('active', standing, at, at, MIN_LAP));
+      standing = applyPass(standing, at, judgePass('active', standing, at, at, MIN_LAP, 0));
     }
     expect(standing).toMatchObject({ laps: 3, lastLapMs: 12_000, bestLapMs: 8_000 });
   });

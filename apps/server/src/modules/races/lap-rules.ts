@@ -3,7 +3,8 @@
  * Pure: the engine passes the race's standing and its clock's now.
  *
  * A race's first pass of a car starts its first lap; each later pass completes a lap. Ignored:
- * passes outside an active race, from the future (beyond a small clock-skew tolerance) or older
+ * passes outside an active race or dated before its start (a decoder's late report of a pass made
+ * during the countdown), from the future (beyond a small clock-skew tolerance) or older
  * than PASS_MAX_AGE_MS, and passes closer than the minimum lap time to the car's previous pass
  * (a wheel bouncing on the sensor, a decoder reporting twice).
  */
@@ -29,7 +30,7 @@ export interface Standing {
 }
 
 export type PassVerdict =
-  | { counts: false; why: 'not_active' | 'not_in_race' | 'future' | 'stale' | 'too_soon' }
+  | { counts: false; why: 'not_active' | 'not_in_race' | 'before_start' | 'future' | 'stale' | 'too_soon' }
   | { counts: true; lap: null }
   | { counts: true; lap: { lapNumber: number; lapTimeMs: number } };
 
@@ -39,9 +40,12 @@ export function judgePass(
   at: number,
   now: number,
   minLapMs: number,
+  /** When the race went active (the countdown's end), epoch ms. */
+  startedAt: number,
 ): PassVerdict {
   if (status !== 'active') return { counts: false, why: 'not_active' };
   if (!standing) return { counts: false, why: 'not_in_race' };
+  if (at < startedAt) return { counts: false, why: 'before_start' };
   if (at > now + PASS_FUTURE_TOLERANCE_MS) return { counts: false, why: 'future' };
   if (at < now - PASS_MAX_AGE_MS) return { counts: false, why: 'stale' };
   if (standing.lastPassAt === null) return { counts: true, lap: null };

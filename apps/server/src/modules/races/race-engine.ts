@@ -242,7 +242,7 @@ export class RaceEngine {
           ? this.#standings.get(participant.userId)
           : undefined;
       const now = this.#deps.clock.now().getTime();
-      const verdict = judgePass(s.status, standing, at, now, this.#minLapMs);
+      const verdict = judgePass(s.status, standing, at, now, this.#minLapMs, s.countdownEndsAt ?? now);
       if (!verdict.counts || !standing || s.raceId === null) {
         if (!verdict.counts) this.#deps.log.debug({ carId, at, why: verdict.why }, 'pass ignored');
         return;
