@@ -1,4 +1,4 @@
-import { SOCKET_CLOSE_CODES } from '@telerace/protocol';
+import { IDLE_RACE_STATE, SOCKET_CLOSE_CODES } from '@telerace/protocol';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FakeSocket, fakeSocketFactory } from '../test/fake-socket';
 import { tokenFor } from '../test/fake-token';
@@ -89,7 +89,7 @@ describe('EventSocketManager', () => {
     const unsubscribe = events.subscribe(b);
     events.connect('t1');
     FakeSocket.last.serverOpen();
-    FakeSocket.last.serverSend({ type: 'race_state_update', payload: { race_status: 'idle' } });
+    FakeSocket.last.serverSend({ type: 'race_state_update', payload: IDLE_RACE_STATE });
     FakeSocket.last.serverSend('not json');
     expect(error).toHaveBeenCalledTimes(1);
     unsubscribe();
@@ -124,7 +124,7 @@ describe('EventSocketManager', () => {
     events.subscribe(after);
     events.connect('t1');
     FakeSocket.last.serverOpen();
-    FakeSocket.last.serverSend({ type: 'race_state_update', payload: {} });
+    FakeSocket.last.serverSend({ type: 'race_state_update', payload: IDLE_RACE_STATE });
     expect(after).toHaveBeenCalledTimes(1);
     expect(error).toHaveBeenCalledTimes(1);
   });
