@@ -105,7 +105,7 @@ describe('EventSocketManager', () => {
     events.subscribe(listener);
     events.connect('t1');
     FakeSocket.last.serverOpen();
-    FakeSocket.last.serverSend({ type: 'server_busy' });
+    FakeSocket.last.serverSend({ type: 'confetti' });
     FakeSocket.last.serverSend({ type: 'pong', timestamp: 'soon' });
     FakeSocket.last.serverSend({ payload: {} });
     expect(listener).not.toHaveBeenCalled();
