@@ -8,6 +8,8 @@ import { type AdminCar, TIMERS_MS } from '@telerace/protocol';
 import type { TFunction } from 'i18next';
 import { type ReactNode, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { TableEmpty, TableLoading } from '../../components/table/table-states';
+import { bodyCell, headCell } from '../../components/table/table-styles';
 import { Alert } from '../../components/ui/Alert';
 import { Button } from '../../components/ui/Button';
 import { ScrollTable } from '../../components/ui/ScrollTable';
@@ -19,8 +21,6 @@ import { StatusBadge } from '../cars/StatusBadge';
 import { AddCarDialog, type CarAction, CarActionDialog, type CarActionKind } from './CarStatusTabDialogs';
 import { LapCounterIdField } from './CarStatusTabLapCounter';
 import { SessionDurationSettings } from './CarStatusTabSettings';
-import { TableEmpty, TableLoading } from './table-states';
-import { bodyCell, headCell } from './table-styles';
 
 const ACTION = 'h-8! px-2! text-xs!';
 

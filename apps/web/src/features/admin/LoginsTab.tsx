@@ -1,55 +1,40 @@
 /** The admin Login History tab: who logged in, when and from where; paged and refreshed every 5 s. */
 import { useTranslation } from 'react-i18next';
-import { Alert } from '../../components/ui/Alert';
+import { PagedTable } from '../../components/table/PagedTable';
+import { TableHead } from '../../components/table/TableHead';
+import { TimeAgoCell } from '../../components/table/TimeAgoCell';
+import { bodyCell } from '../../components/table/table-styles';
+import { usePagedQuery } from '../../components/table/use-paged-query';
 import { ScrollTable } from '../../components/ui/ScrollTable';
-import { formatRelativeTime } from '../../lib/relative-time';
 import { displayName, usernameSuffix } from '../../lib/username';
 import { ADMIN_LOGINS_KEY, fetchLogins } from './admin-api';
-import { Pagination } from './Pagination';
-import { TableEmpty, TableLoading } from './table-states';
-import { bodyCell, headCell } from './table-styles';
-import { usePagedQuery } from './use-paged-query';
 
 export function LoginsTab() {
-  const { t, i18n } = useTranslation();
-  const { query, page, pageSize, setPage, setPageSize } = usePagedQuery(ADMIN_LOGINS_KEY, fetchLogins);
+  const { t } = useTranslation();
+  const paged = usePagedQuery(ADMIN_LOGINS_KEY, fetchLogins);
   const now = new Date();
 
-  if (query.isPending) {
-    return <TableLoading />;
-  }
-  if (query.isError && !query.data) return <Alert tone="error">{t('admin.logins.loadFailed')}</Alert>;
-  const { logins, totalCount } = query.data;
-
   return (
-    <div className="space-y-4">
-      {query.isError && <Alert tone="warning">{t('admin.logins.loadFailed')}</Alert>}
-      {logins.length === 0 ? (
-        <TableEmpty>{t('admin.logins.empty')}</TableEmpty>
-      ) : (
+    <PagedTable
+      paged={paged}
+      rowsOf={(data) => data.logins}
+      loadFailed={t('admin.logins.loadFailed')}
+      empty={t('admin.logins.empty')}
+      pagerName={t('admin.tabs.logins')}
+    >
+      {(logins) => (
         <ScrollTable label={t('admin.logins.caption')}>
-          <thead>
-            <tr>
-              <th scope="col" className={headCell}>
-                {t('admin.logins.time')}
-              </th>
-              <th scope="col" className={headCell}>
-                {t('admin.logins.username')}
-              </th>
-              <th scope="col" className={headCell}>
-                {t('admin.logins.ip')}
-              </th>
-            </tr>
-          </thead>
+          <TableHead
+            columns={[
+              { label: t('admin.logins.time') },
+              { label: t('admin.logins.username') },
+              { label: t('admin.logins.ip') },
+            ]}
+          />
           <tbody className="divide-y divide-line">
             {logins.map((login) => (
               <tr key={login.id} className="hover:bg-surface-2/50">
-                <td
-                  className={`${bodyCell} whitespace-nowrap`}
-                  title={new Date(login.created_at).toLocaleString(i18n.resolvedLanguage)}
-                >
-                  {formatRelativeTime(t, login.created_at, now)}
-                </td>
+                <TimeAgoCell at={login.created_at} now={now} />
                 <td className={`${bodyCell} font-semibold whitespace-nowrap`}>
                   {displayName(login.username)}
                   <span className="ml-1 font-mono text-xs font-normal text-muted">
@@ -62,14 +47,6 @@ export function LoginsTab() {
           </tbody>
         </ScrollTable>
       )}
-      <Pagination
-        name={t('admin.tabs.logins')}
-        page={page}
-        pageSize={pageSize}
-        totalCount={totalCount}
-        onPageChange={setPage}
-        onPageSizeChange={setPageSize}
-      />
-    </div>
+    </PagedTable>
   );
 }

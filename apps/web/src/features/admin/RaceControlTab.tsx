@@ -10,6 +10,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type AdminRaceResponse, TIMERS_MS } from '@telerace/protocol';
 import { type ReactNode, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { TableLoading } from '../../components/table/table-states';
 import { Alert } from '../../components/ui/Alert';
 import { Button } from '../../components/ui/Button';
 import { Modal } from '../../components/ui/Modal';
@@ -22,7 +23,6 @@ import { RaceTimer } from '../race/RaceTimer';
 import { useRace } from '../race/use-race';
 import { RaceSettingsForm } from './RaceSettingsForm';
 import { ADMIN_RACE_KEY, endRace, fetchAdminRace, startRace, syncLapCounter } from './race-api';
-import { TableLoading } from './table-states';
 
 type RaceAction = 'start' | 'end' | 'sync';
 

@@ -4,19 +4,19 @@ import { useQueryClient } from '@tanstack/react-query';
 import type { AdminUser } from '@telerace/protocol';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { PagedTable } from '../../components/table/PagedTable';
+import { TableHead } from '../../components/table/TableHead';
+import { TimeAgoCell } from '../../components/table/TimeAgoCell';
+import { bodyCell } from '../../components/table/table-styles';
+import { usePagedQuery } from '../../components/table/use-paged-query';
 import { Alert } from '../../components/ui/Alert';
 import { Button } from '../../components/ui/Button';
 import { ScrollTable } from '../../components/ui/ScrollTable';
-import { formatRelativeTime } from '../../lib/relative-time';
 import { displayName, usernameSuffix } from '../../lib/username';
 import { useAuth } from '../auth/auth-context';
 import { TICKETS_QUERY_KEY } from '../tickets/tickets-api';
 import { ADMIN_USERS_KEY, fetchUsers } from './admin-api';
-import { Pagination } from './Pagination';
-import { TableEmpty, TableLoading } from './table-states';
-import { bodyCell, headCell } from './table-styles';
 import { type UserAction, UserActionDialog, type UserActionKind } from './UserActionDialog';
-import { usePagedQuery } from './use-paged-query';
 import { YesNo } from './YesNo';
 
 /** Compact buttons: four of them share one table cell. */
@@ -75,57 +75,49 @@ function RowActions({
 }
 
 export function UsersTab() {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const { user: me } = useAuth();
   const queryClient = useQueryClient();
-  const { query, page, pageSize, setPage, setPageSize } = usePagedQuery(ADMIN_USERS_KEY, fetchUsers);
+  const paged = usePagedQuery(ADMIN_USERS_KEY, fetchUsers);
   const [action, setAction] = useState<UserAction | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const now = new Date();
-  const dateTime = (iso: string) => new Date(iso).toLocaleString(i18n.resolvedLanguage);
-
-  if (query.isPending) {
-    return <TableLoading />;
-  }
-  if (query.isError && !query.data) return <Alert tone="error">{t('admin.users.loadFailed')}</Alert>;
-  const { users, totalCount } = query.data;
 
   return (
-    <div className="space-y-4">
-      {query.isError && <Alert tone="warning">{t('admin.users.loadFailed')}</Alert>}
-      {notice && <Alert tone="success">{notice}</Alert>}
-      {users.length === 0 ? (
-        <TableEmpty>{t('admin.users.empty')}</TableEmpty>
-      ) : (
+    <PagedTable
+      paged={paged}
+      rowsOf={(data) => data.users}
+      loadFailed={t('admin.users.loadFailed')}
+      empty={t('admin.users.empty')}
+      pagerName={t('admin.tabs.users')}
+      above={notice && <Alert tone="success">{notice}</Alert>}
+      below={
+        <UserActionDialog
+          action={action}
+          onClose={() => setAction(null)}
+          onDone={(message) => {
+            setAction(null);
+            setNotice(message);
+            void queryClient.invalidateQueries({ queryKey: ADMIN_USERS_KEY });
+            void queryClient.invalidateQueries({ queryKey: TICKETS_QUERY_KEY });
+          }}
+        />
+      }
+    >
+      {(users) => (
         <ScrollTable label={t('admin.users.caption')}>
-          <thead>
-            <tr>
-              <th scope="col" className={headCell}>
-                {t('admin.users.id')}
-              </th>
-              <th scope="col" className={headCell}>
-                {t('admin.users.username')}
-              </th>
-              <th scope="col" className={headCell}>
-                {t('admin.users.email')}
-              </th>
-              <th scope="col" className={`${headCell} text-right`}>
-                {t('admin.users.tickets')}
-              </th>
-              <th scope="col" className={headCell}>
-                {t('admin.users.admin')}
-              </th>
-              <th scope="col" className={headCell}>
-                {t('admin.users.banned')}
-              </th>
-              <th scope="col" className={headCell}>
-                {t('admin.users.lastLogin')}
-              </th>
-              <th scope="col" className={headCell}>
-                {t('admin.users.actions')}
-              </th>
-            </tr>
-          </thead>
+          <TableHead
+            columns={[
+              { label: t('admin.users.id') },
+              { label: t('admin.users.username') },
+              { label: t('admin.users.email') },
+              { label: t('admin.users.tickets'), numeric: true },
+              { label: t('admin.users.admin') },
+              { label: t('admin.users.banned') },
+              { label: t('admin.users.lastLogin') },
+              { label: t('admin.users.actions') },
+            ]}
+          />
           <tbody className="divide-y divide-line">
             {users.map((user) => {
               const isSelf = user.id === me?.id;
@@ -163,12 +155,7 @@ export function UsersTab() {
                   <td className={bodyCell}>
                     <YesNo value={user.is_banned} alarming />
                   </td>
-                  <td
-                    className={`${bodyCell} whitespace-nowrap`}
-                    title={user.last_login_at ? dateTime(user.last_login_at) : undefined}
-                  >
-                    {formatRelativeTime(t, user.last_login_at, now)}
-                  </td>
+                  <TimeAgoCell at={user.last_login_at} now={now} />
                   <td className={bodyCell}>
                     <RowActions
                       user={user}
@@ -185,24 +172,6 @@ export function UsersTab() {
           </tbody>
         </ScrollTable>
       )}
-      <Pagination
-        name={t('admin.tabs.users')}
-        page={page}
-        pageSize={pageSize}
-        totalCount={totalCount}
-        onPageChange={setPage}
-        onPageSizeChange={setPageSize}
-      />
-      <UserActionDialog
-        action={action}
-        onClose={() => setAction(null)}
-        onDone={(message) => {
-          setAction(null);
-          setNotice(message);
-          void queryClient.invalidateQueries({ queryKey: ADMIN_USERS_KEY });
-          void queryClient.invalidateQueries({ queryKey: TICKETS_QUERY_KEY });
-        }}
-      />
-    </div>
+    </PagedTable>
   );
 }

@@ -1,10 +1,5 @@
-/** The admin race calls (spec §7 "/admin/race/*") and the race settings (PATCH /admin/settings, partial). */
-import {
-  AdminRaceResponse,
-  AdminSettings,
-  type AdminSettingsPatch,
-  SyncLapCounterResponse,
-} from '@telerace/protocol';
+/** The admin race calls (spec §7 "/admin/race/*"); the race settings are saved by SettingsForm. */
+import { AdminRaceResponse, SyncLapCounterResponse } from '@telerace/protocol';
 import { authFetch } from '../../lib/auth-client';
 
 export const ADMIN_RACE_KEY = ['admin', 'race'] as const;
@@ -24,8 +19,4 @@ export function endRace(): Promise<AdminRaceResponse> {
 /** How many drivers' names the lap counter took. */
 export async function syncLapCounter(): Promise<number> {
   return (await authFetch('/admin/race/sync-lap-counter', { method: 'POST' }, SyncLapCounterResponse)).synced;
-}
-
-export function saveRaceSettings(patch: AdminSettingsPatch): Promise<AdminSettings> {
-  return authFetch('/admin/settings', { method: 'PATCH', json: patch }, AdminSettings);
 }

@@ -6,8 +6,8 @@
 import type { RaceDetail } from '@telerace/protocol';
 import { useId } from 'react';
 import { useTranslation } from 'react-i18next';
+import { bodyCell, headCell } from '../../components/table/table-styles';
 import { displayName } from '../../lib/username';
-import { bodyCell, headCell } from '../admin/table-styles';
 import { formatLapTime } from '../race/race-format';
 import { lapChart, seriesColour } from './lap-chart';
 

@@ -6,16 +6,13 @@
 import { LEADERBOARD_DEFAULT_PAGE_SIZE, type LeaderboardResponse } from '@telerace/protocol';
 import { useTranslation } from 'react-i18next';
 import { Avatar } from '../../components/layout/Avatar';
-import { Alert } from '../../components/ui/Alert';
+import { PagedTable } from '../../components/table/PagedTable';
+import { TableHead } from '../../components/table/TableHead';
+import { bodyCell, numberCell } from '../../components/table/table-styles';
+import { usePagedQuery } from '../../components/table/use-paged-query';
 import { ScrollTable } from '../../components/ui/ScrollTable';
 import { displayName } from '../../lib/username';
-import { Pagination } from '../admin/Pagination';
-import { TableEmpty, TableLoading } from '../admin/table-states';
-import { bodyCell, headCell } from '../admin/table-styles';
-import { usePagedQuery } from '../admin/use-paged-query';
 import { formatLapTime } from '../race/race-format';
-
-const number = `${bodyCell} text-right font-mono tabular-nums`;
 
 export function LeaderboardTable({
   queryKey,
@@ -29,66 +26,50 @@ export function LeaderboardTable({
   testId: string;
 }) {
   const { t, i18n } = useTranslation();
-  const { query, page, pageSize, setPage, setPageSize } = usePagedQuery(queryKey, fetchPage, {
+  const paged = usePagedQuery(queryKey, fetchPage, {
     initialPageSize: LEADERBOARD_DEFAULT_PAGE_SIZE,
     refresh: false,
   });
-  if (query.isPending) return <TableLoading />;
-  if (query.isError && !query.data) return <Alert tone="error">{t('leaderboards.loadFailed')}</Alert>;
-  const { data, totalCount } = query.data;
-  const first = (page - 1) * pageSize;
+  // Ranks run on across pages.
+  const first = (paged.page - 1) * paged.pageSize;
   return (
-    <div className="space-y-4">
-      {query.isError && <Alert tone="warning">{t('leaderboards.loadFailed')}</Alert>}
-      {data.length === 0 ? (
-        <TableEmpty>{t('leaderboards.empty')}</TableEmpty>
-      ) : (
+    <PagedTable
+      paged={paged}
+      rowsOf={(page) => page.data}
+      loadFailed={t('leaderboards.loadFailed')}
+      empty={t('leaderboards.empty')}
+      pagerName={caption}
+    >
+      {(rows) => (
         <ScrollTable label={caption}>
-          <thead>
-            <tr data-testid={testId}>
-              <th scope="col" className={`${headCell} text-right`}>
-                {t('leaderboards.columns.rank')}
-              </th>
-              <th scope="col" className={headCell}>
-                {t('leaderboards.columns.driver')}
-              </th>
-              <th scope="col" className={`${headCell} text-right`}>
-                {t('leaderboards.columns.bestLaps')}
-              </th>
-              <th scope="col" className={`${headCell} text-right`}>
-                {t('leaderboards.columns.bestLap')}
-              </th>
-              <th scope="col" className={`${headCell} text-right`}>
-                {t('leaderboards.columns.races')}
-              </th>
-            </tr>
-          </thead>
+          <TableHead
+            testId={testId}
+            columns={[
+              { label: t('leaderboards.columns.rank'), numeric: true },
+              { label: t('leaderboards.columns.driver') },
+              { label: t('leaderboards.columns.bestLaps'), numeric: true },
+              { label: t('leaderboards.columns.bestLap'), numeric: true },
+              { label: t('leaderboards.columns.races'), numeric: true },
+            ]}
+          />
           <tbody className="divide-y divide-line">
-            {data.map((row, index) => (
+            {rows.map((row, index) => (
               <tr key={row.user_id} className="hover:bg-surface-2/50">
-                <td className={`${number} font-bold`}>{first + index + 1}</td>
+                <td className={`${numberCell} font-bold`}>{first + index + 1}</td>
                 <th scope="row" className={`${bodyCell} text-left font-semibold`}>
                   <span className="flex items-center gap-2">
                     <Avatar username={row.username} url={row.avatar_url} />
                     <span className="truncate">{displayName(row.username)}</span>
                   </span>
                 </th>
-                <td className={number}>{row.best_race_laps}</td>
-                <td className={number}>{formatLapTime(row.best_race_lap_time, i18n.resolvedLanguage)}</td>
-                <td className={number}>{row.total_races}</td>
+                <td className={numberCell}>{row.best_race_laps}</td>
+                <td className={numberCell}>{formatLapTime(row.best_race_lap_time, i18n.resolvedLanguage)}</td>
+                <td className={numberCell}>{row.total_races}</td>
               </tr>
             ))}
           </tbody>
         </ScrollTable>
       )}
-      <Pagination
-        name={caption}
-        page={page}
-        pageSize={pageSize}
-        totalCount={totalCount}
-        onPageChange={setPage}
-        onPageSizeChange={setPageSize}
-      />
-    </div>
+    </PagedTable>
   );
 }

@@ -1,6 +1,6 @@
-/** What an admin tab shows instead of its table while it loads, or when it has no rows. */
+/** What a table's place shows while its rows load, or when there are none (admin tabs, leaderboards, race page). */
 import type { ReactNode } from 'react';
-import { Spinner } from '../../components/ui/Spinner';
+import { Spinner } from '../ui/Spinner';
 
 export function TableLoading() {
   return (

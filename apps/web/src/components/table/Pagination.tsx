@@ -1,9 +1,9 @@
-/** Page controls of the admin tables: page size (10/25/50/100), previous/next, "page X of Y" and the total. */
+/** Page controls of the paged tables (admin lists, leaderboards): page size (10/25/50/100), previous/next, "page X of Y" and the total. */
 import { PAGE_SIZES, type PageSize } from '@telerace/protocol';
 import { useId } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Button } from '../../components/ui/Button';
-import { compactSelectClasses } from '../profile/fields';
+import { compactSelectClasses } from '../../features/profile/fields';
+import { Button } from '../ui/Button';
 
 export function pageCount(totalCount: number, pageSize: number): number {
   return Math.max(1, Math.ceil(totalCount / pageSize));

@@ -3,7 +3,7 @@
  * TIMERS_MS.adminRefresh (spec §9); the leaderboards pass their own first size (10) and no refresh.
  */
 
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { keepPreviousData, type UseQueryResult, useQuery } from '@tanstack/react-query';
 import { ADMIN_DEFAULT_PAGE_SIZE, type PageSize, TIMERS_MS } from '@telerace/protocol';
 import { useEffect, useState } from 'react';
 import { pageCount } from './Pagination';
@@ -14,11 +14,21 @@ export interface PagedQueryOptions {
   refresh?: boolean;
 }
 
+/** A page of a list and its controls' state, as PagedTable takes it. */
+export interface PagedQuery<T> {
+  query: UseQueryResult<T>;
+  page: number;
+  pageSize: PageSize;
+  setPage: (page: number) => void;
+  /** Changes the page size and goes back to the first page. */
+  setPageSize: (pageSize: PageSize) => void;
+}
+
 export function usePagedQuery<T extends { totalCount: number }>(
   key: readonly unknown[],
   fetchPage: (page: number, limit: number) => Promise<T>,
   { initialPageSize = ADMIN_DEFAULT_PAGE_SIZE, refresh = true }: PagedQueryOptions = {},
-) {
+): PagedQuery<T> {
   const [page, setPage] = useState(1);
   const [pageSize, setPageSize] = useState<PageSize>(initialPageSize);
   const query = useQuery({
