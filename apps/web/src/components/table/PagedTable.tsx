@@ -1,36 +1,47 @@
 /**
- * A paged list's frame, the same for the admin tabs and the leaderboards: a spinner while the first
- * page loads, an error in the table's place when no page came, a warning over the last page shown
- * when a later fetch failed, the empty text, and the page controls under the table. The caller draws
- * only the table of a page's rows.
+ * A paged table, the same for the admin tabs and the leaderboards: a spinner while the first page
+ * loads, an error in the table's place when no page came, a warning over the last page shown when a
+ * later fetch failed, the empty text, the table with its column headings, and the page controls
+ * under it. The caller draws only a row.
  */
 import type { ReactNode } from 'react';
 import { Alert } from '../ui/Alert';
+import { ScrollTable } from '../ui/ScrollTable';
 import { Pagination } from './Pagination';
+import { type TableColumn, TableHead } from './TableHead';
 import { TableEmpty, TableLoading } from './table-states';
 import type { PagedQuery } from './use-paged-query';
+
+export interface PagedTableTexts {
+  /** The table's accessible name. */
+  caption: string;
+  /** What is paged, for the page controls' accessible name. */
+  pager: string;
+  loadFailed: string;
+  empty: string;
+}
 
 export interface PagedTableProps<Page extends { totalCount: number }, Row> {
   paged: PagedQuery<Page>;
   /** The rows of a fetched page. */
   rowsOf: (page: Page) => readonly Row[];
-  loadFailed: string;
-  empty: string;
-  /** What is paged, for the page controls' accessible name. */
-  pagerName: string;
+  texts: PagedTableTexts;
+  columns: readonly TableColumn[];
+  headTestId?: string;
   /** Shown over the table, under a failed-fetch warning (a notice of the last action). */
   above?: ReactNode;
   /** Shown after the page controls (a dialog the rows open). */
   below?: ReactNode;
-  children: (rows: readonly Row[]) => ReactNode;
+  /** One row (a keyed <tr>); `index` counts from the page's first row. */
+  children: (row: Row, index: number) => ReactNode;
 }
 
 export function PagedTable<Page extends { totalCount: number }, Row>({
   paged: { query, page, pageSize, setPage, setPageSize },
   rowsOf,
-  loadFailed,
-  empty,
-  pagerName,
+  texts,
+  columns,
+  headTestId,
   above,
   below,
   children,
@@ -38,15 +49,22 @@ export function PagedTable<Page extends { totalCount: number }, Row>({
   if (query.isPending) return <TableLoading />;
   // Past pending, no page means the first fetch failed (a later failure keeps the last page).
   const data = query.data;
-  if (data === undefined) return <Alert tone="error">{loadFailed}</Alert>;
+  if (data === undefined) return <Alert tone="error">{texts.loadFailed}</Alert>;
   const rows = rowsOf(data);
   return (
     <div className="space-y-4">
-      {query.isError && <Alert tone="warning">{loadFailed}</Alert>}
+      {query.isError && <Alert tone="warning">{texts.loadFailed}</Alert>}
       {above}
-      {rows.length === 0 ? <TableEmpty>{empty}</TableEmpty> : children(rows)}
+      {rows.length === 0 ? (
+        <TableEmpty>{texts.empty}</TableEmpty>
+      ) : (
+        <ScrollTable label={texts.caption}>
+          <TableHead columns={columns} testId={headTestId} />
+          <tbody className="divide-y divide-line">{rows.map(children)}</tbody>
+        </ScrollTable>
+      )}
       <Pagination
-        name={pagerName}
+        name={texts.pager}
         page={page}
         pageSize={pageSize}
         totalCount={data.totalCount}

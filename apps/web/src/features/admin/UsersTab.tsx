@@ -5,13 +5,11 @@ import type { AdminUser } from '@telerace/protocol';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { PagedTable } from '../../components/table/PagedTable';
-import { TableHead } from '../../components/table/TableHead';
 import { TimeAgoCell } from '../../components/table/TimeAgoCell';
 import { bodyCell } from '../../components/table/table-styles';
 import { usePagedQuery } from '../../components/table/use-paged-query';
 import { Alert } from '../../components/ui/Alert';
 import { Button } from '../../components/ui/Button';
-import { ScrollTable } from '../../components/ui/ScrollTable';
 import { displayName, usernameSuffix } from '../../lib/username';
 import { useAuth } from '../auth/auth-context';
 import { TICKETS_QUERY_KEY } from '../tickets/tickets-api';
@@ -87,9 +85,22 @@ export function UsersTab() {
     <PagedTable
       paged={paged}
       rowsOf={(data) => data.users}
-      loadFailed={t('admin.users.loadFailed')}
-      empty={t('admin.users.empty')}
-      pagerName={t('admin.tabs.users')}
+      texts={{
+        caption: t('admin.users.caption'),
+        pager: t('admin.tabs.users'),
+        loadFailed: t('admin.users.loadFailed'),
+        empty: t('admin.users.empty'),
+      }}
+      columns={[
+        { label: t('admin.users.id') },
+        { label: t('admin.users.username') },
+        { label: t('admin.users.email') },
+        { label: t('admin.users.tickets'), numeric: true },
+        { label: t('admin.users.admin') },
+        { label: t('admin.users.banned') },
+        { label: t('admin.users.lastLogin') },
+        { label: t('admin.users.actions') },
+      ]}
       above={notice && <Alert tone="success">{notice}</Alert>}
       below={
         <UserActionDialog
@@ -104,74 +115,50 @@ export function UsersTab() {
         />
       }
     >
-      {(users) => (
-        <ScrollTable label={t('admin.users.caption')}>
-          <TableHead
-            columns={[
-              { label: t('admin.users.id') },
-              { label: t('admin.users.username') },
-              { label: t('admin.users.email') },
-              { label: t('admin.users.tickets'), numeric: true },
-              { label: t('admin.users.admin') },
-              { label: t('admin.users.banned') },
-              { label: t('admin.users.lastLogin') },
-              { label: t('admin.users.actions') },
-            ]}
-          />
-          <tbody className="divide-y divide-line">
-            {users.map((user) => {
-              const isSelf = user.id === me?.id;
-              return (
-                <tr key={user.id} data-testid={`admin-user-${user.id}`} className="hover:bg-surface-2/50">
-                  <td className={`${bodyCell} text-muted tabular-nums`}>{user.id}</td>
-                  <th
-                    scope="row"
-                    className={`${bodyCell} max-w-40 truncate font-semibold`}
-                    title={user.username}
-                  >
-                    {displayName(user.username)}
-                    <span className="ml-1 font-mono text-xs font-normal text-muted">
-                      {usernameSuffix(user.username)}
-                    </span>
-                    {isSelf && (
-                      <span className="ml-1.5 text-xs font-normal text-accent-2">({t('admin.you')})</span>
-                    )}
-                  </th>
-                  <td className={`${bodyCell} max-w-36 truncate`} title={user.email ?? undefined}>
-                    {user.email ?? '—'}
-                  </td>
-                  <td className={`${bodyCell} text-right font-semibold tabular-nums`}>
-                    {user.tickets}
-                    {user.ticket_adjustment !== 0 && (
-                      <span className="block text-xs font-normal text-muted">
-                        ({user.ticket_adjustment > 0 ? '+' : ''}
-                        {user.ticket_adjustment})
-                      </span>
-                    )}
-                  </td>
-                  <td className={bodyCell}>
-                    <YesNo value={user.is_admin} />
-                  </td>
-                  <td className={bodyCell}>
-                    <YesNo value={user.is_banned} alarming />
-                  </td>
-                  <TimeAgoCell at={user.last_login_at} now={now} />
-                  <td className={bodyCell}>
-                    <RowActions
-                      user={user}
-                      isSelf={isSelf}
-                      onAction={(kind) => {
-                        setNotice(null);
-                        setAction({ kind, user });
-                      }}
-                    />
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </ScrollTable>
-      )}
+      {(user) => {
+        const isSelf = user.id === me?.id;
+        return (
+          <tr key={user.id} data-testid={`admin-user-${user.id}`} className="hover:bg-surface-2/50">
+            <td className={`${bodyCell} text-muted tabular-nums`}>{user.id}</td>
+            <th scope="row" className={`${bodyCell} max-w-40 truncate font-semibold`} title={user.username}>
+              {displayName(user.username)}
+              <span className="ml-1 font-mono text-xs font-normal text-muted">
+                {usernameSuffix(user.username)}
+              </span>
+              {isSelf && <span className="ml-1.5 text-xs font-normal text-accent-2">({t('admin.you')})</span>}
+            </th>
+            <td className={`${bodyCell} max-w-36 truncate`} title={user.email ?? undefined}>
+              {user.email ?? '—'}
+            </td>
+            <td className={`${bodyCell} text-right font-semibold tabular-nums`}>
+              {user.tickets}
+              {user.ticket_adjustment !== 0 && (
+                <span className="block text-xs font-normal text-muted">
+                  ({user.ticket_adjustment > 0 ? '+' : ''}
+                  {user.ticket_adjustment})
+                </span>
+              )}
+            </td>
+            <td className={bodyCell}>
+              <YesNo value={user.is_admin} />
+            </td>
+            <td className={bodyCell}>
+              <YesNo value={user.is_banned} alarming />
+            </td>
+            <TimeAgoCell at={user.last_login_at} now={now} />
+            <td className={bodyCell}>
+              <RowActions
+                user={user}
+                isSelf={isSelf}
+                onAction={(kind) => {
+                  setNotice(null);
+                  setAction({ kind, user });
+                }}
+              />
+            </td>
+          </tr>
+        );
+      }}
     </PagedTable>
   );
 }

@@ -7,10 +7,8 @@ import { LEADERBOARD_DEFAULT_PAGE_SIZE, type LeaderboardResponse } from '@telera
 import { useTranslation } from 'react-i18next';
 import { Avatar } from '../../components/layout/Avatar';
 import { PagedTable } from '../../components/table/PagedTable';
-import { TableHead } from '../../components/table/TableHead';
 import { bodyCell, numberCell } from '../../components/table/table-styles';
 import { usePagedQuery } from '../../components/table/use-paged-query';
-import { ScrollTable } from '../../components/ui/ScrollTable';
 import { displayName } from '../../lib/username';
 import { formatLapTime } from '../race/race-format';
 
@@ -36,39 +34,34 @@ export function LeaderboardTable({
     <PagedTable
       paged={paged}
       rowsOf={(page) => page.data}
-      loadFailed={t('leaderboards.loadFailed')}
-      empty={t('leaderboards.empty')}
-      pagerName={caption}
+      texts={{
+        caption,
+        pager: caption,
+        loadFailed: t('leaderboards.loadFailed'),
+        empty: t('leaderboards.empty'),
+      }}
+      columns={[
+        { label: t('leaderboards.columns.rank'), numeric: true },
+        { label: t('leaderboards.columns.driver') },
+        { label: t('leaderboards.columns.bestLaps'), numeric: true },
+        { label: t('leaderboards.columns.bestLap'), numeric: true },
+        { label: t('leaderboards.columns.races'), numeric: true },
+      ]}
+      headTestId={testId}
     >
-      {(rows) => (
-        <ScrollTable label={caption}>
-          <TableHead
-            testId={testId}
-            columns={[
-              { label: t('leaderboards.columns.rank'), numeric: true },
-              { label: t('leaderboards.columns.driver') },
-              { label: t('leaderboards.columns.bestLaps'), numeric: true },
-              { label: t('leaderboards.columns.bestLap'), numeric: true },
-              { label: t('leaderboards.columns.races'), numeric: true },
-            ]}
-          />
-          <tbody className="divide-y divide-line">
-            {rows.map((row, index) => (
-              <tr key={row.user_id} className="hover:bg-surface-2/50">
-                <td className={`${numberCell} font-bold`}>{first + index + 1}</td>
-                <th scope="row" className={`${bodyCell} text-left font-semibold`}>
-                  <span className="flex items-center gap-2">
-                    <Avatar username={row.username} url={row.avatar_url} />
-                    <span className="truncate">{displayName(row.username)}</span>
-                  </span>
-                </th>
-                <td className={numberCell}>{row.best_race_laps}</td>
-                <td className={numberCell}>{formatLapTime(row.best_race_lap_time, i18n.resolvedLanguage)}</td>
-                <td className={numberCell}>{row.total_races}</td>
-              </tr>
-            ))}
-          </tbody>
-        </ScrollTable>
+      {(row, index) => (
+        <tr key={row.user_id} className="hover:bg-surface-2/50">
+          <td className={`${numberCell} font-bold`}>{first + index + 1}</td>
+          <th scope="row" className={`${bodyCell} text-left font-semibold`}>
+            <span className="flex items-center gap-2">
+              <Avatar username={row.username} url={row.avatar_url} />
+              <span className="truncate">{displayName(row.username)}</span>
+            </span>
+          </th>
+          <td className={numberCell}>{row.best_race_laps}</td>
+          <td className={numberCell}>{formatLapTime(row.best_race_lap_time, i18n.resolvedLanguage)}</td>
+          <td className={numberCell}>{row.total_races}</td>
+        </tr>
       )}
     </PagedTable>
   );

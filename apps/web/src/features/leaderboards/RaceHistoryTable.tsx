@@ -3,11 +3,9 @@ import { LEADERBOARD_DEFAULT_PAGE_SIZE } from '@telerace/protocol';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { PagedTable } from '../../components/table/PagedTable';
-import { TableHead } from '../../components/table/TableHead';
 import { TimeAgoCell } from '../../components/table/TimeAgoCell';
 import { bodyCell, numberCell } from '../../components/table/table-styles';
 import { usePagedQuery } from '../../components/table/use-paged-query';
-import { ScrollTable } from '../../components/ui/ScrollTable';
 import { formatLapTime } from '../race/race-format';
 import { fetchRaceHistory, RACE_HISTORY_KEY } from './leaderboards-api';
 
@@ -22,39 +20,34 @@ export function RaceHistoryTable() {
     <PagedTable
       paged={paged}
       rowsOf={(page) => page.data}
-      loadFailed={t('leaderboards.historyFailed')}
-      empty={t('leaderboards.historyEmpty')}
-      pagerName={t('leaderboards.historyPagerName')}
+      texts={{
+        caption: t('leaderboards.historyCaption'),
+        pager: t('leaderboards.historyPagerName'),
+        loadFailed: t('leaderboards.historyFailed'),
+        empty: t('leaderboards.historyEmpty'),
+      }}
+      columns={[
+        { label: t('leaderboards.columns.race') },
+        { label: t('leaderboards.columns.finished') },
+        { label: t('leaderboards.columns.laps'), numeric: true },
+        { label: t('leaderboards.columns.bestLap'), numeric: true },
+      ]}
+      headTestId="race-history-head"
     >
-      {(races) => (
-        <ScrollTable label={t('leaderboards.historyCaption')}>
-          <TableHead
-            testId="race-history-head"
-            columns={[
-              { label: t('leaderboards.columns.race') },
-              { label: t('leaderboards.columns.finished') },
-              { label: t('leaderboards.columns.laps'), numeric: true },
-              { label: t('leaderboards.columns.bestLap'), numeric: true },
-            ]}
-          />
-          <tbody className="divide-y divide-line">
-            {races.map((row) => (
-              <tr key={row.race_id} className="hover:bg-surface-2/50">
-                <th scope="row" className={`${bodyCell} text-left`}>
-                  <Link
-                    to={`/races/${row.race_id}`}
-                    className="font-semibold text-accent underline-offset-2 hover:underline"
-                  >
-                    {t('leaderboards.openRace', { id: row.race_id })}
-                  </Link>
-                </th>
-                <TimeAgoCell at={row.race_finished_at} now={now} />
-                <td className={numberCell}>{row.total_laps}</td>
-                <td className={numberCell}>{formatLapTime(row.best_lap_time_ms, i18n.resolvedLanguage)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </ScrollTable>
+      {(row) => (
+        <tr key={row.race_id} className="hover:bg-surface-2/50">
+          <th scope="row" className={`${bodyCell} text-left`}>
+            <Link
+              to={`/races/${row.race_id}`}
+              className="font-semibold text-accent underline-offset-2 hover:underline"
+            >
+              {t('leaderboards.openRace', { id: row.race_id })}
+            </Link>
+          </th>
+          <TimeAgoCell at={row.race_finished_at} now={now} />
+          <td className={numberCell}>{row.total_laps}</td>
+          <td className={numberCell}>{formatLapTime(row.best_lap_time_ms, i18n.resolvedLanguage)}</td>
+        </tr>
       )}
     </PagedTable>
   );
