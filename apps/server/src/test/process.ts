@@ -4,6 +4,8 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { freeLoopbackPort as freePortFor } from '../free-port.js';
+import { defaultAgentCommand } from '../modules/cars/sim-cars.js';
 
 export const SERVER_DIR = new URL('../..', import.meta.url);
 
@@ -31,7 +33,7 @@ export function captureOutput(child: ChildProcess): () => { stdout: string; stde
   return () => ({ stdout, stderr });
 }
 
-export { freeLoopbackPort as freePort } from '../free-port.js';
+export { freePortFor as freePort };
 
 export async function waitForStatus(url: string, status: number, timeoutMs: number): Promise<Response> {
   const deadline = Date.now() + timeoutMs;
@@ -69,4 +71,58 @@ export function processesMentioning(text: string): number[] {
     }
   }
   return pids;
+}
+
+/** A server process on a free loopback port, with a first admin, on the test environment's data. */
+export async function serverProcessSettings(
+  environmentEnv: Record<string, string>,
+  admin: { email: string; password: string },
+): Promise<{ port: number; base: string; env: Record<string, string> }> {
+  const port = await freePortFor();
+  const base = `http://127.0.0.1:${port}`;
+  return {
+    port,
+    base,
+    env: {
+      ...environmentEnv,
+      PORT: String(port),
+      PUBLIC_URL: base,
+      LOG_LEVEL: 'warn',
+      ADMIN_EMAIL: admin.email,
+      ADMIN_PASSWORD: admin.password,
+    },
+  };
+}
+
+/** A JSON call to a server process's /api; a status other than 2xx throws with the body. */
+export async function apiCall<T>(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  token?: string,
+): Promise<T> {
+  const response = await fetch(`${base}/api${path}`, {
+    method,
+    headers: {
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+/** A real car-agent process on the simulator, connecting to `base` as the car. */
+export function startSimAgent(base: string, carId: number, secret: string): ChildProcess {
+  const command = defaultAgentCommand();
+  return spawn(
+    command.command,
+    [...command.args, '--server', base, '--car', String(carId), '--drive', 'sim'],
+    {
+      env: { PATH: process.env.PATH ?? '', CAR_SECRET: secret },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
 }

@@ -11,13 +11,18 @@
  * Each time is measured from the observable event (the signal sent, the last message sent, the
  * close called) to the agent printing its neutral line, never from a sleep.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createTestEnvironment, type TestEnvironment } from '../../test/app.js';
-import { freePort, startServer, waitForStatus } from '../../test/process.js';
-import { defaultAgentCommand } from '../cars/sim-cars.js';
+import {
+  apiCall,
+  serverProcessSettings,
+  startServer,
+  startSimAgent,
+  waitForStatus,
+} from '../../test/process.js';
 
 const ADMIN = { email: 'safety-admin@telerace.test', password: 'safety-admin-Passw0rd!' };
 
@@ -28,18 +33,8 @@ const BOUNDS_MS = {
   controllerSilent: 2_500,
 };
 
-async function post<T>(base: string, path: string, body: unknown, token?: string): Promise<T> {
-  const response = await fetch(`${base}/api${path}`, {
-    method: 'POST',
-    headers: {
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`POST ${path}: ${response.status} ${await response.text()}`);
-  return (await response.json()) as T;
-}
+const post = <T>(base: string, path: string, body: unknown, token?: string) =>
+  apiCall<T>(base, 'POST', path, body, token);
 
 /** Resolves with the first line matching `pattern` the process prints from now on, and when. */
 function lineAppears(child: ChildProcess, pattern: RegExp): Promise<{ line: string; at: number }> {
@@ -97,16 +92,8 @@ describe('safety bounds of a driven car', () => {
   });
 
   async function startRig(): Promise<Rig> {
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    const server = startServer({
-      ...environment.env,
-      PORT: String(port),
-      PUBLIC_URL: base,
-      LOG_LEVEL: 'warn',
-      ADMIN_EMAIL: ADMIN.email,
-      ADMIN_PASSWORD: ADMIN.password,
-    });
+    const { port, base, env } = await serverProcessSettings(environment.env, ADMIN);
+    const server = startServer(env);
     children.push(server);
     await waitForStatus(`${base}/api/ready`, 200, 60_000);
 
@@ -121,12 +108,7 @@ describe('safety bounds of a driven car', () => {
       accessToken,
     );
 
-    const agentCommand = defaultAgentCommand();
-    const agent = spawn(
-      agentCommand.command,
-      [...agentCommand.args, '--server', base, '--car', String(car.id), '--drive', 'sim'],
-      { env: { PATH: process.env.PATH ?? '', CAR_SECRET: secret }, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const agent = startSimAgent(base, car.id, secret);
     children.push(agent);
     await lineAppears(agent, /welcomed as car/);
     return { server, agent, base, port, accessToken, carId: car.id };

@@ -6,38 +6,26 @@
  * resumes with every lap counted before the kill, the cars reconnect and lap on, and the results
  * keep them all.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import type { LiveLeaderboardRow, RaceDetail, RaceState } from '@telerace/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createTestEnvironment, type TestEnvironment } from '../../test/app.js';
-import { freePort, startServer, waitForStatus } from '../../test/process.js';
-import { defaultAgentCommand } from '../cars/sim-cars.js';
+import {
+  apiCall,
+  serverProcessSettings,
+  startServer,
+  startSimAgent,
+  waitForStatus,
+} from '../../test/process.js';
 
 const ADMIN = { email: 'race-admin@telerace.test', password: 'race-admin-Passw0rd!' };
 const MEMBER = { email: 'racer@telerace.test', username: 'racer', password: 'racer-Passw0rd!-long' };
 
 type Json = Record<string, unknown> & { type?: string };
 
-async function call<T>(
-  base: string,
-  method: string,
-  path: string,
-  body?: unknown,
-  token?: string,
-): Promise<T> {
-  const response = await fetch(`${base}/api${path}`, {
-    method,
-    headers: {
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
-  return (await response.json()) as T;
-}
+const call = apiCall;
 
 /** A socket that keeps what it receives, and waits for a message matching a predicate. */
 class Client {
@@ -114,16 +102,7 @@ describe('a race with real processes, and a server killed mid-race', () => {
   });
 
   it('countdown holds the cars, laps count, a SIGKILL and a restart lose no lap', async () => {
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    const env = {
-      ...environment.env,
-      PORT: String(port),
-      PUBLIC_URL: base,
-      LOG_LEVEL: 'warn',
-      ADMIN_EMAIL: ADMIN.email,
-      ADMIN_PASSWORD: ADMIN.password,
-    };
+    const { port, base, env } = await serverProcessSettings(environment.env, ADMIN);
     const boot = async () => {
       server = startServer(env);
       children.push(server);
@@ -160,15 +139,7 @@ describe('a race with real processes, and a server killed mid-race', () => {
         { name, image_url: null },
         admin,
       );
-      const command = defaultAgentCommand();
-      const agent = spawn(
-        command.command,
-        [...command.args, '--server', base, '--car', String(car.id), '--drive', 'sim'],
-        {
-          env: { PATH: process.env.PATH ?? '', CAR_SECRET: secret },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
-      );
+      const agent = startSimAgent(base, car.id, secret);
       children.push(agent);
       carIds.push(car.id);
     }
