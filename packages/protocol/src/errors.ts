@@ -52,6 +52,13 @@ export const ERROR_KEYS = {
   lapCounterNotConnected: 'errors.lapCounterNotConnected',
   lapCounterIdInUse: 'errors.lapCounterIdInUse',
   raceNotFound: 'errors.raceNotFound',
+  raffleAlreadyOpen: 'errors.raffleAlreadyOpen',
+  raffleNotOpen: 'errors.raffleNotOpen',
+  raffleNotFound: 'errors.raffleNotFound',
+  raffleEntryRefused: 'errors.raffleEntryRefused',
+  socialIdentityTaken: 'errors.socialIdentityTaken',
+  socialProviderUnavailable: 'errors.socialProviderUnavailable',
+  registrationIncomplete: 'errors.registrationIncomplete',
   seasonNotFound: 'errors.seasonNotFound',
 } as const;
 export type ErrorKey = (typeof ERROR_KEYS)[keyof typeof ERROR_KEYS];

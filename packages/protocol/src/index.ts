@@ -5,6 +5,7 @@ export * from './cars.js';
 export * from './constants.js';
 export * from './errors.js';
 export * from './races.js';
+export * from './raffles.js';
 export * from './sockets.js';
 export * from './tickets.js';
 export * from './video.js';

@@ -398,3 +398,98 @@ export const userRaceStats = pgTable(
     ),
   ],
 );
+
+/**
+ * Social sign-in attempts (OAuth 2.0 authorization code + PKCE): one row per redirect to a
+ * provider, found again by the hash of its `state`, bound to the browser that started it (the
+ * hash of a nonce kept in that browser's short-lived httpOnly cookie), single use, 10 minutes.
+ */
+export const oauthStates = pgTable(
+  'oauth_states',
+  {
+    id: serial('id').primaryKey(),
+    stateHash: text('state_hash').notNull(),
+    bindingHash: text('binding_hash').notNull(),
+    platform: text('platform').notNull(),
+    /** signup, login, claim or connect. */
+    action: text('action').notNull(),
+    /** The PKCE verifier (S256), needed once at the callback. */
+    codeVerifier: text('code_verifier').notNull(),
+    /** Who is linking a platform (connect); null otherwise. */
+    userId: integer('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+  },
+  (t) => [uniqueIndex('oauth_states_state_hash_key').on(t.stateHash)],
+);
+
+/**
+ * Raffles (docs/raffle-fairness.md). At most one is open. The seed stays secret until the draw
+ * (only its SHA-256, the commitment, is public before); the draw stores the entries' hash.
+ */
+export const raffles = pgTable(
+  'raffles',
+  {
+    id: serial('id').primaryKey(),
+    /** open, drawn, aborted. */
+    status: text('status').notNull(),
+    racers: integer('racers').notNull(),
+    /** 32 random bytes, hex; revealed by the draw. */
+    seed: text('seed').notNull(),
+    commitment: text('commitment').notNull(),
+    entriesHash: text('entries_hash'),
+    openedAt: timestamp('opened_at', { withTimezone: true }).notNull(),
+    drawnAt: timestamp('drawn_at', { withTimezone: true }),
+    closedAt: timestamp('closed_at', { withTimezone: true }),
+  },
+  (t) => [uniqueIndex('raffles_one_open').on(sql`(true)`).where(sql`${t.status} = 'open'`)],
+);
+
+/**
+ * Who entered a raffle, once per (raffle, platform, platform user id). `weight` is frozen at the
+ * draw (the ticket total of the account linked to the identity, or the base for chat users
+ * without an account); null while the raffle is open.
+ */
+export const raffleEntries = pgTable(
+  'raffle_entries',
+  {
+    raffleId: integer('raffle_id')
+      .notNull()
+      .references(() => raffles.id, { onDelete: 'cascade' }),
+    platform: text('platform').notNull(),
+    platformUserId: text('platform_user_id').notNull(),
+    displayName: text('display_name').notNull(),
+    weight: integer('weight'),
+    enteredAt: timestamp('entered_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.raffleId, t.platform, t.platformUserId] })],
+);
+
+/**
+ * A raffle's winners and their prizes: bound to the winning identity (platform, platform user
+ * id), claimable until `expires_at` by signing in with that exact identity. Claimed once
+ * (`claimed_at` set in one conditional update), or cleared by an admin.
+ */
+export const prizes = pgTable(
+  'prizes',
+  {
+    id: serial('id').primaryKey(),
+    raffleId: integer('raffle_id')
+      .notNull()
+      .references(() => raffles.id, { onDelete: 'cascade' }),
+    /** 1 for the first drawn winner. */
+    rank: integer('rank').notNull(),
+    platform: text('platform').notNull(),
+    platformUserId: text('platform_user_id').notNull(),
+    displayName: text('display_name').notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    claimedAt: timestamp('claimed_at', { withTimezone: true }),
+    claimedByUserId: integer('claimed_by_user_id').references(() => users.id),
+    clearedAt: timestamp('cleared_at', { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex('prizes_raffle_identity_key').on(t.raffleId, t.platform, t.platformUserId),
+    index('prizes_identity_idx').on(t.platform, t.platformUserId),
+  ],
+);

@@ -1,0 +1,83 @@
+/**
+ * Raffles (spec §1, §4 raffle status / raffle prize, §7 /admin/race/start-raffle|draw-winners|
+ * abort-raffle|clear-pending-wins; issue 13). The draw is publicly verifiable:
+ * docs/raffle-fairness.md fixes the procedure, `npm run verify-raffle` re-runs it.
+ */
+import { z } from 'zod';
+import { PLATFORMS } from './account.js';
+import { DEFAULT_RAFFLE_RACERS, MIN_RAFFLE_RACERS } from './constants.js';
+
+export const RAFFLE_STATUSES = ['open', 'drawn', 'aborted'] as const;
+export const RaffleRecordStatus = z.enum(RAFFLE_STATUSES);
+
+/** The weight of an entry whose identity is linked to no account (chat users). */
+export const RAFFLE_BASE_WEIGHT = 100;
+/** Racers a raffle may draw at most (a sensible bound for a track). */
+export const MAX_RAFFLE_RACERS = 20;
+/** How long a winner has to claim, by default (`PRIZE_CLAIM_MINUTES`). */
+export const PRIZE_CLAIM_DEFAULT_MINUTES = 15;
+
+export const StartRaffleRequest = z.object({
+  racers: z.number().int().min(MIN_RAFFLE_RACERS).max(MAX_RAFFLE_RACERS).default(DEFAULT_RAFFLE_RACERS),
+});
+
+/** A chat identity entering (the chat integrations' `enter`, or an admin adding one by hand). */
+export const RaffleEntryRequest = z.object({
+  platform: z.enum(PLATFORMS),
+  platformUserId: z
+    .string()
+    .trim()
+    .min(1)
+    .max(64)
+    .regex(/^[^\n:]+$/, 'no colon or line break'),
+  displayName: z.string().trim().min(1).max(64),
+});
+export type RaffleEntryRequest = z.infer<typeof RaffleEntryRequest>;
+
+export const RaffleEntry = z.object({
+  platform: z.enum(PLATFORMS),
+  platformUserId: z.string(),
+  displayName: z.string(),
+  /** Frozen at the draw; while open, the weight the entry would have now. */
+  weight: z.number().int(),
+});
+
+export const RaffleWinner = z.object({
+  platform: z.enum(PLATFORMS),
+  platformUserId: z.string(),
+  displayName: z.string(),
+});
+
+/** GET /api/raffles/{id} and /api/raffles/current (public). */
+export const RafflePublic = z.object({
+  id: z.number().int(),
+  status: RaffleRecordStatus,
+  racers: z.number().int(),
+  commitment: z.string(),
+  /** Only once drawn. */
+  entriesHash: z.string().optional(),
+  /** Only once drawn (hex of the 32 seed bytes). */
+  seed: z.string().optional(),
+  entries: z.array(RaffleEntry),
+  winners: z.array(RaffleWinner),
+  openedAt: z.string(),
+  drawnAt: z.string().optional(),
+});
+export type RafflePublic = z.infer<typeof RafflePublic>;
+
+export const RaffleIdParams = z.object({ id: z.coerce.number().int().positive() });
+
+/** A prize as the admin's Race Control tab shows it. */
+export const AdminPrize = RaffleWinner.extend({
+  id: z.number().int(),
+  rank: z.number().int(),
+  expiresAt: z.string(),
+  state: z.enum(['pending', 'claimed', 'expired', 'cleared']),
+});
+
+/** GET /api/admin/raffle: the open (or last) raffle with its prizes. */
+export const AdminRaffleResponse = z.object({
+  raffle: RafflePublic.nullable(),
+  prizes: z.array(AdminPrize),
+});
+export type AdminRaffleResponse = z.infer<typeof AdminRaffleResponse>;
