@@ -28,5 +28,10 @@ export const PublicConfig = z.object({
     chat: Link.nullable(),
   }),
   recaptchaSiteKey: z.string().nullable(),
+  /**
+   * Which social sign-in providers are configured (client id and secret set); the others' buttons
+   * are shown disabled (issue 13).
+   */
+  socialProviders: z.object({ twitch: z.boolean(), youtube: z.boolean(), discord: z.boolean() }),
 });
 export type PublicConfig = z.infer<typeof PublicConfig>;

@@ -6,6 +6,7 @@ const valid = {
   promoVideoUrl: '/media/promo.mp4',
   community: { streaming: 'https://www.twitch.tv/telerace', video: null, chat: 'http://discord.gg/x' },
   recaptchaSiteKey: 'site-key',
+  socialProviders: { twitch: true, youtube: false, discord: true },
 };
 
 const withCommunity = (community: Record<string, unknown>) => ({
@@ -18,8 +19,19 @@ const BODIES: [string, unknown][] = [
   ['a full config', valid],
   [
     'nulls everywhere',
-    { promoVideoUrl: null, community: { streaming: null, video: null, chat: null }, recaptchaSiteKey: null },
+    {
+      promoVideoUrl: null,
+      community: { streaming: null, video: null, chat: null },
+      recaptchaSiteKey: null,
+      socialProviders: { twitch: false, youtube: false, discord: false },
+    },
   ],
+  ['no social providers', { ...valid, socialProviders: undefined }],
+  [
+    'a provider flag that is not a boolean',
+    { ...valid, socialProviders: { ...valid.socialProviders, twitch: 1 } },
+  ],
+  ['a missing provider flag', { ...valid, socialProviders: { twitch: true, youtube: true } }],
   ['an embeddable player page', { ...valid, promoVideoUrl: 'https://www.youtube.com/embed/abc' }],
   ['unknown fields', { ...valid, extra: 1, community: { ...valid.community, other: 'x' } }],
   ['an empty site key', { ...valid, recaptchaSiteKey: '' }],

@@ -31,7 +31,19 @@ export function parsePublicConfig(body: unknown): PublicConfig {
       chat: linkOrNull(body.community, 'chat'),
     },
     recaptchaSiteKey,
+    socialProviders: socialProvidersOf(body.socialProviders),
   };
+}
+
+/** Which social sign-in providers are configured. */
+function socialProvidersOf(value: unknown): PublicConfig['socialProviders'] {
+  if (!isFields(value)) throw new Error('public config: socialProviders is not an object');
+  const flag = (name: 'twitch' | 'youtube' | 'discord') => {
+    if (typeof value[name] !== 'boolean')
+      throw new Error(`public config: socialProviders.${name} is not a boolean`);
+    return value[name] as boolean;
+  };
+  return { twitch: flag('twitch'), youtube: flag('youtube'), discord: flag('discord') };
 }
 
 export async function fetchPublicConfig(): Promise<PublicConfig> {

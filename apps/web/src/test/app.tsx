@@ -51,6 +51,7 @@ export const DEFAULT_PUBLIC_CONFIG: PublicConfig = {
   promoVideoUrl: '/media/promo.webm',
   community: { streaming: null, video: null, chat: null },
   recaptchaSiteKey: null,
+  socialProviders: { twitch: false, youtube: false, discord: false },
 };
 
 /** What GET /api/me/tickets answers for a member with nothing linked, given or adjusted. */

@@ -11,6 +11,8 @@ export function publicConfigOf(config: Config): PublicConfig {
     promoVideoUrl: config.promoVideoUrl,
     community: config.community,
     recaptchaSiteKey: config.recaptchaSiteKey,
+    // The social sign-in module (issue 13) fills these from its providers' settings.
+    socialProviders: { twitch: false, youtube: false, discord: false },
   });
 }
 

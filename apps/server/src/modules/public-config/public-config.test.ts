@@ -24,6 +24,7 @@ describe('GET /api/public-config', () => {
         chat: 'https://chat.example/invite',
       },
       recaptchaSiteKey: 'site-key-123',
+      socialProviders: { twitch: false, youtube: false, discord: false },
     });
     // Public by design: nothing secret.
     expect(response.body).not.toContain(testApp.config.jwtSecret);
