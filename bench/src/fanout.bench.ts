@@ -8,14 +8,19 @@
  * - live_leaderboard_update: the car's `pass`es during an active race, one lap each.
  * Each sample is timed from the trigger's send to each socket's receipt; "all" is the last socket.
  * Baseline, same run, same clients: a bare `ws` server broadcasting the same payloads' bytes.
- * Memory: the server's resident size (/proc VmRSS) before and after the sockets open, per socket.
+ * Memory: the server's resident size (/proc VmRSS) and its V8 heap in use, each after a full
+ * collection (through the inspector), before and after the sockets open, per socket.
  * Targets: p99 ≤ 100 ms at 5,000 sockets, ≤ 20 KB per socket (reported, not asserted).
  * Options (environment): FANOUT_SOCKETS (5000), FANOUT_WORKERS (2 client processes),
  * FANOUT_STATE_SAMPLES (20), FANOUT_LAP_SAMPLES (5, at most 9).
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type WebSocket from 'ws';
 import { BARE_BROADCAST_SCRIPT } from './lib/bare-broadcast.js';
 import { type Delivery, epochNow, FanoutClients } from './lib/fanout-clients.js';
+import { collectedHeapKb, inspectEnv } from './lib/inspector-heap.js';
 import { residentKb } from './lib/proc-stats.js';
 import { type Running, startScript, startTelerace } from './lib/processes.js';
 import { connectCar, openSocket, takeControl } from './lib/relay-clients.js';
@@ -90,7 +95,16 @@ interface Broadcasts {
 interface TargetResult {
   name: string;
   sockets: { open: number; failed: number; errors: string[]; connect_s: number };
-  memory: { rss_before_kb: number; rss_after_kb: number; per_socket_kb: number };
+  memory: {
+    rss_before_kb: number;
+    rss_after_kb: number;
+    /** Resident size per socket (the target's measure). */
+    per_socket_kb: number;
+    heap_before_kb: number;
+    heap_after_kb: number;
+    /** The part of it in V8's heap. */
+    heap_per_socket_kb: number;
+  };
   broadcasts: Broadcasts;
 }
 
@@ -111,20 +125,30 @@ async function members(base: string, sockets: number): Promise<string[]> {
 }
 
 /** Opens the sockets and measures the server's resident size around it. */
-async function connectMeasured(clients: FanoutClients, pid: number, urls: string[], origin?: string) {
-  const rssBefore = residentKb(pid);
+/** Opens the sockets and measures the server's memory around it, each time after a full collection. */
+async function connectMeasured(
+  clients: FanoutClients,
+  server: { pid: number; inspectPort: number },
+  urls: string[],
+  origin?: string,
+) {
+  const heapBefore = await collectedHeapKb(server.inspectPort);
+  const rssBefore = residentKb(server.pid);
   const started = performance.now();
   const sockets = await clients.connect(urls, origin);
   const connectS = (performance.now() - started) / 1000;
-  // Let the handshakes' garbage go before the second reading (the heap shrinks back lazily).
-  await pause(2000);
-  const rssAfter = residentKb(pid);
+  const heapAfter = await collectedHeapKb(server.inspectPort);
+  const rssAfter = residentKb(server.pid);
+  const perSocket = (before: number, after: number) => round((after - before) / Math.max(1, sockets.open), 2);
   return {
     sockets: { ...sockets, connect_s: round(connectS, 1) },
     memory: {
       rss_before_kb: rssBefore,
       rss_after_kb: rssAfter,
-      per_socket_kb: round((rssAfter - rssBefore) / Math.max(1, sockets.open), 2),
+      per_socket_kb: perSocket(rssBefore, rssAfter),
+      heap_before_kb: round(heapBefore),
+      heap_after_kb: round(heapAfter),
+      heap_per_socket_kb: perSocket(heapBefore, heapAfter),
     },
   };
 }
@@ -217,24 +241,36 @@ async function raceSamples(
   return { broadcasts, payloads };
 }
 
+/**
+ * Signs the members up on a first server, then measures on a second one started on the same data
+ * folder (same database, same JWT secret: the tokens stay valid). The sign-ups' argon2 hashes
+ * leave tens of MB of freed but resident allocator memory behind, which the sockets would then
+ * reuse: measured on that server, a socket looked 4× cheaper than on the bare `ws` server.
+ */
 async function onTelerace(): Promise<{ result: TargetResult; payloads: Payloads }> {
-  const telerace: Running = await startTelerace(BENCH_SERVER_ENV);
+  const dataDir = mkdtempSync(join(tmpdir(), 'telerace-fanout-'));
+  const env = { ...BENCH_SERVER_ENV, DATA_DIR: dataDir };
   const clients = new FanoutClients(WORKERS);
+  let telerace: Running | undefined;
   try {
-    const scene = await setScene(telerace.url);
+    const signups = await startTelerace(env);
     const setupStart = performance.now();
-    const tokens = await members(telerace.url, SOCKETS);
+    const tokens = await members(signups.url, SOCKETS).finally(() => signups.stop());
     console.info(
       `fanout: ${tokens.length} members signed up in ${round((performance.now() - setupStart) / 1000, 1)} s`,
     );
-    const url = (token: string) => `${wsUrl(telerace.url)}/api/race-ws?token=${encodeURIComponent(token)}`;
+    const inspect = await inspectEnv();
+    telerace = await startTelerace({ ...env, ...inspect.env });
+    const base = telerace.url;
+    const scene = await setScene(base);
+    const url = (token: string) => `${wsUrl(base)}/api/race-ws?token=${encodeURIComponent(token)}`;
     const urls = Array.from({ length: SOCKETS }, (_, i) =>
       url(tokens[Math.floor(i / SOCKETS_PER_MEMBER)] ?? ''),
     );
     const pid = telerace.child.pid ?? 0;
-    const connected = await connectMeasured(clients, pid, urls, telerace.url);
+    const connected = await connectMeasured(clients, { pid, inspectPort: inspect.port }, urls, base);
     console.info(
-      `fanout: ${connected.sockets.open} event sockets open in ${connected.sockets.connect_s} s, ${connected.memory.per_socket_kb} KB each`,
+      `fanout: ${connected.sockets.open} event sockets open in ${connected.sockets.connect_s} s, ${connected.memory.per_socket_kb} KB each (heap ${connected.memory.heap_per_socket_kb} KB)`,
     );
     clients.serverPid = pid;
     const { broadcasts, payloads } = await raceSamples(clients, scene);
@@ -242,7 +278,8 @@ async function onTelerace(): Promise<{ result: TargetResult; payloads: Payloads 
     return { result: { name: 'telerace event sockets (PGlite)', ...connected, broadcasts }, payloads };
   } finally {
     await clients.close();
-    await telerace.stop();
+    await telerace?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
@@ -289,12 +326,13 @@ async function baselineSamples(
 }
 
 async function onBaseline(payloads: Payloads): Promise<TargetResult> {
-  const bare = await startScript(BARE_BROADCAST_SCRIPT, null);
+  const inspect = await inspectEnv();
+  const bare = await startScript(BARE_BROADCAST_SCRIPT, null, inspect.env);
   const clients = new FanoutClients(WORKERS);
   try {
     const pid = bare.child.pid ?? 0;
     const urls = Array.from({ length: SOCKETS }, () => `${wsUrl(bare.url)}/listen`);
-    const connected = await connectMeasured(clients, pid, urls);
+    const connected = await connectMeasured(clients, { pid, inspectPort: inspect.port }, urls);
     const trigger = await openSocket(`${wsUrl(bare.url)}/trigger`);
     clients.serverPid = pid;
     const broadcasts = await baselineSamples(clients, trigger, payloads);
@@ -355,6 +393,7 @@ function rows(target: TargetResult): Row[] {
       'all p50 ms': r.all_sockets_p50_ms,
       missing: r.missing,
       'KB/socket': result.memory.per_socket_kb,
+      'heap KB/socket': result.memory.heap_per_socket_kb,
       'server cpu ms': r.server_cpu_ms_per_broadcast,
       'client cpu ms': r.client_cpu_ms_per_broadcast,
     };
