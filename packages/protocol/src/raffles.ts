@@ -74,6 +74,7 @@ export const AdminPrize = RaffleWinner.extend({
   expiresAt: z.string(),
   state: z.enum(['pending', 'claimed', 'expired', 'cleared']),
 });
+export type AdminPrize = z.infer<typeof AdminPrize>;
 
 /** GET /api/admin/raffle: the open (or last) raffle with its prizes. */
 export const AdminRaffleResponse = z.object({
@@ -81,3 +82,7 @@ export const AdminRaffleResponse = z.object({
   prizes: z.array(AdminPrize),
 });
 export type AdminRaffleResponse = z.infer<typeof AdminRaffleResponse>;
+
+/** POST /api/admin/race/clear-pending-wins: how many pending prizes were cleared. */
+export const ClearPendingWinsResponse = z.object({ cleared: z.number().int().nonnegative() });
+export type ClearPendingWinsResponse = z.infer<typeof ClearPendingWinsResponse>;
