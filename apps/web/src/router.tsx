@@ -30,6 +30,7 @@ const Leaderboards = laterPage(() => import('./routes/Leaderboards'));
 const Login = laterPage(() => import('./routes/Login'));
 const PrivacyPolicy = documentPage(() => import('./routes/PrivacyPolicy'));
 const Race = laterPage(() => import('./routes/Race'));
+const Raffle = laterPage(() => import('./routes/Raffle'));
 const Profile = laterPage(() => import('./routes/Profile'));
 const ResetPassword = laterPage(() => import('./routes/ResetPassword'));
 const Settings = laterPage(() => import('./routes/Settings'));
@@ -59,6 +60,7 @@ export const routes: RouteObject[] = [
       { index: true, element: <Home />, handle: title('screens.home') },
       { path: 'leaderboards', ...page(Leaderboards, 'screens.leaderboards') },
       { path: 'races/:id', ...page(Race, 'screens.race') },
+      { path: 'raffles/:id', ...page(Raffle, 'screens.raffle') },
       { path: 'about', ...page(About, 'screens.about') },
       { path: 'faq', ...page(Faq, 'screens.faq') },
       { path: 'privacy-policy', ...page(PrivacyPolicy, 'screens.privacyPolicy') },

@@ -1,7 +1,12 @@
 import { screen } from '@testing-library/react';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { renderApp, resetBrowser, stubServer } from '../test/app';
+import { DEFAULT_PUBLIC_CONFIG, json, renderApp, resetBrowser, stubServer } from '../test/app';
 import { redirectErrorKey } from './Login';
+
+const ALL_PROVIDERS = {
+  ...DEFAULT_PUBLIC_CONFIG,
+  socialProviders: { twitch: true, youtube: true, discord: true },
+};
 
 beforeEach(async () => {
   await resetBrowser();
@@ -39,7 +44,7 @@ describe('login page', () => {
   });
 
   it('has labelled fields with autocomplete, a forgot-password link and the three social logins', async () => {
-    stubServer({ session: null });
+    stubServer({ session: null, routes: { 'GET /api/public-config': () => json(200, ALL_PROVIDERS) } });
     renderApp('/login');
     expect(await screen.findByLabelText('Email')).toHaveAttribute('autocomplete', 'email');
     expect(screen.getByLabelText('Password')).toHaveAttribute('autocomplete', 'current-password');

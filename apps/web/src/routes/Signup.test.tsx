@@ -17,6 +17,7 @@ const publicConfig = (recaptchaSiteKey: string | null) =>
     promoVideoUrl: null,
     community: { streaming: null, video: null, chat: null },
     recaptchaSiteKey,
+    socialProviders: { twitch: true, youtube: true, discord: true },
   });
 
 function signupServer({

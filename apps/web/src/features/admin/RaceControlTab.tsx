@@ -4,7 +4,7 @@
  * counter; Start Race (only in lobby), End Race (after a confirmation, whenever a race is not
  * idle), Sync names to the lap counter; and the race settings. Read from GET /admin/race every
  * 5 s, and live from the event socket between two reads. Errors show the server's text, else the
- * spec's fallbacks (§8). The raffle half (issue 13) takes the slot marked below.
+ * spec's fallbacks (§8). The raffle half (issue 13) is RaffleControl.
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type AdminRaceResponse, TIMERS_MS } from '@telerace/protocol';
@@ -22,6 +22,7 @@ import { ParticipantsList } from '../race/ParticipantsList';
 import { RaceTimer } from '../race/RaceTimer';
 import { useRace } from '../race/use-race';
 import { RaceSettingsForm } from './RaceSettingsForm';
+import { RaffleControl } from './RaffleControl';
 import { ADMIN_RACE_KEY, endRace, fetchAdminRace, startRace, syncLapCounter } from './race-api';
 
 type RaceAction = 'start' | 'end' | 'sync';
@@ -166,11 +167,7 @@ export function RaceControlTab() {
 
       <RaceSettingsForm />
 
-      {/* Issue 13 (raffles): the raffle half of Race Control (Start Raffle, Draw Winners, Abort Raffle,
-          clear expired wins) goes here, beside the race half. */}
-      <p className="rounded-xl border border-dashed border-line px-4 py-4 text-center text-sm text-muted">
-        {t('raceControl.raffleLater')}
-      </p>
+      <RaffleControl />
 
       <Modal
         open={confirmEnd}

@@ -157,7 +157,7 @@ describe('LinkedAccounts', () => {
     await renderSignedIn(<LinkedAccounts user={member} onSaved={onSaved} />);
     expect(screen.getByRole('link', { name: 'Link your YouTube account' })).toHaveAttribute(
       'href',
-      '/api/connect/youtube',
+      '/api/connect/youtube?token=access-token-1',
     );
     await user.click(screen.getByRole('button', { name: 'Disconnect Twitch' }));
     expect(fetchMock).not.toHaveBeenCalled();

@@ -1,0 +1,279 @@
+/**
+ * The raffle half of the admin Race Control tab (spec §2, §4 raffle status, §5 racers, §8; issue
+ * 13): Start Raffle with the number of racers (enabled while no raffle is open), Draw Winners and
+ * Abort Raffle (while one is open; abort confirmed), Clear expired wins (confirmed), the entries as
+ * they arrive, an "Add entry" form, the winners with their prize's claim state, and the draw's audit
+ * data with a link to the public raffle page. Read from GET /admin/raffle every 5 s, and again at
+ * once whenever the event socket's `raffle_status` changes.
+ */
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import {
+  type AdminRaffleResponse,
+  DEFAULT_RAFFLE_RACERS,
+  MAX_RAFFLE_RACERS,
+  MIN_RAFFLE_RACERS,
+  TIMERS_MS,
+} from '@telerace/protocol';
+import { type FormEvent, useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
+import { TableLoading } from '../../components/table/table-states';
+import { Alert } from '../../components/ui/Alert';
+import { Button } from '../../components/ui/Button';
+import { Modal } from '../../components/ui/Modal';
+import { cx } from '../../lib/cx';
+import { apiErrorText } from '../auth/error-text';
+import { TextField } from '../auth/form-fields';
+import { useRace } from '../race/use-race';
+import { RaffleAudit } from '../raffles/RaffleAudit';
+import {
+  ADMIN_RAFFLE_KEY,
+  abortRaffle,
+  clearPendingWins,
+  drawWinners,
+  fetchAdminRaffle,
+  startRaffle,
+} from '../raffles/raffles-api';
+import { RaffleEntryForm } from './RaffleEntryForm';
+import { RaffleWinners } from './RaffleWinners';
+
+type RaffleAction = 'start' | 'draw' | 'abort' | 'clear';
+const T = 'raceControl.raffle';
+
+/** The racers typed, or null when it is not a whole number in range. */
+function parseRacers(text: string): number | null {
+  if (!/^\d+$/.test(text.trim())) return null;
+  const value = Number(text);
+  return value >= MIN_RAFFLE_RACERS && value <= MAX_RAFFLE_RACERS ? value : null;
+}
+
+export function RaffleControl() {
+  const { t, i18n } = useTranslation();
+  const queryClient = useQueryClient();
+  const query = useQuery({
+    queryKey: ADMIN_RAFFLE_KEY,
+    queryFn: fetchAdminRaffle,
+    refetchInterval: TIMERS_MS.adminRefresh,
+  });
+  const liveStatus = useRace().state?.raffle_status;
+  const [racers, setRacers] = useState(String(DEFAULT_RAFFLE_RACERS));
+  const [racersError, setRacersError] = useState<string | null>(null);
+  const [busy, setBusy] = useState<RaffleAction | null>(null);
+  const [confirming, setConfirming] = useState<'abort' | 'clear' | null>(null);
+  const [result, setResult] = useState<{ tone: 'success' | 'error'; text: string } | null>(null);
+
+  // The socket says the raffle opened or closed (maybe from another admin's tab): read it now.
+  useEffect(() => {
+    if (liveStatus) void queryClient.invalidateQueries({ queryKey: ADMIN_RAFFLE_KEY });
+  }, [liveStatus, queryClient]);
+
+  if (query.isPending) return <TableLoading />;
+  // A warning, not an alert: the race half of the tab above still works without the raffle.
+  if (query.isError && !query.data) return <Alert tone="warning">{t(`${T}.loadFailed`)}</Alert>;
+  const { raffle, prizes } = query.data;
+  const open = raffle?.status === 'open';
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: ADMIN_RAFFLE_KEY });
+
+  const run = async (action: RaffleAction, call: () => Promise<AdminRaffleResponse | null>) => {
+    setBusy(action);
+    setResult(null);
+    try {
+      const answer = await call();
+      if (answer) queryClient.setQueryData(ADMIN_RAFFLE_KEY, answer);
+      const winners = answer?.raffle?.winners.length ?? 0;
+      const done = { start: 'started', draw: 'drawn', abort: 'aborted', clear: 'cleared' }[action];
+      setResult({ tone: 'success', text: t(`${T}.${done}`, { count: winners }) });
+    } catch (failure) {
+      setResult({ tone: 'error', text: apiErrorText(t, i18n, failure, `${T}.${action}Failed`) });
+    } finally {
+      setBusy(null);
+      setConfirming(null);
+      refresh();
+    }
+  };
+
+  const onStart = (event: FormEvent) => {
+    event.preventDefault();
+    const count = parseRacers(racers);
+    if (count === null) {
+      setRacersError(t(`${T}.racersInvalid`, { min: MIN_RAFFLE_RACERS, max: MAX_RAFFLE_RACERS }));
+      return;
+    }
+    setRacersError(null);
+    void run('start', () => startRaffle(count));
+  };
+
+  const confirmAction = confirming ?? 'abort';
+  return (
+    <section className="space-y-4 rounded-xl border border-line p-4" aria-labelledby="admin-raffle-title">
+      <div className="flex flex-wrap items-baseline justify-between gap-2">
+        <h3 id="admin-raffle-title" className="font-display text-lg font-black italic">
+          {t(`${T}.title`)}
+          {raffle && (
+            <span className="ml-2 text-sm text-muted not-italic">
+              {t(`${T}.raffleNumber`, { id: raffle.id })}
+            </span>
+          )}
+        </h3>
+        <span
+          data-testid="raffle-status"
+          data-status={open ? 'open' : 'closed'}
+          className={cx(
+            'rounded-full px-2.5 py-0.5 text-xs font-bold uppercase',
+            open ? 'bg-success/15 text-success' : 'bg-surface-2 text-muted',
+          )}
+        >
+          {t(`${T}.statuses.${open ? 'open' : 'closed'}`)}
+        </span>
+      </div>
+      {query.isError && <Alert tone="warning">{t(`${T}.loadFailed`)}</Alert>}
+
+      <form noValidate onSubmit={onStart} className="flex flex-wrap items-end gap-2">
+        <div className="w-40">
+          <TextField
+            label={t(`${T}.racers`)}
+            data-testid="raffle-racers"
+            type="number"
+            inputMode="numeric"
+            min={MIN_RAFFLE_RACERS}
+            max={MAX_RAFFLE_RACERS}
+            step={1}
+            value={racers}
+            disabled={open}
+            error={racersError ?? undefined}
+            onChange={(event) => setRacers(event.target.value)}
+          />
+        </div>
+        <Button
+          type="submit"
+          className="mb-px"
+          data-testid="raffle-start"
+          disabled={open || busy !== null}
+          busy={busy === 'start'}
+          title={open ? t(`${T}.startHint`) : undefined}
+        >
+          {t(`${T}.start`)}
+        </Button>
+        <Button
+          className="mb-px"
+          data-testid="raffle-draw"
+          disabled={!open || busy !== null}
+          busy={busy === 'draw'}
+          title={open ? undefined : t(`${T}.openHint`)}
+          onClick={() => void run('draw', drawWinners)}
+        >
+          {t(`${T}.draw`)}
+        </Button>
+        <Button
+          variant="danger"
+          className="mb-px"
+          data-testid="raffle-abort"
+          disabled={!open || busy !== null}
+          busy={busy === 'abort'}
+          title={open ? undefined : t(`${T}.openHint`)}
+          onClick={() => setConfirming('abort')}
+        >
+          {t(`${T}.abort`)}
+        </Button>
+        <Button
+          variant="secondary"
+          className="mb-px"
+          data-testid="raffle-clear"
+          disabled={busy !== null}
+          busy={busy === 'clear'}
+          onClick={() => setConfirming('clear')}
+        >
+          {t(`${T}.clear`)}
+        </Button>
+      </form>
+      {result && <Alert tone={result.tone}>{result.text}</Alert>}
+
+      {!raffle ? (
+        <p className="text-sm text-muted">{t(`${T}.none`)}</p>
+      ) : (
+        <div className="grid gap-4 lg:grid-cols-2">
+          <section aria-labelledby="admin-raffle-entries">
+            <h4 id="admin-raffle-entries" className="mb-2 flex items-baseline gap-2 font-semibold">
+              {t(`${T}.entries`)}
+              <span className="text-sm font-normal text-muted" data-testid="raffle-entry-count">
+                {t(`${T}.entryCount`, { count: raffle.entries.length })}
+              </span>
+            </h4>
+            {raffle.entries.length === 0 ? (
+              <p className="text-sm text-muted">{t(`${T}.noEntries`)}</p>
+            ) : (
+              <ul
+                data-testid="raffle-entries"
+                aria-labelledby="admin-raffle-entries"
+                className="max-h-64 divide-y divide-line overflow-y-auto rounded-lg border border-line text-sm"
+              >
+                {raffle.entries.map((entry) => (
+                  <li
+                    key={`${entry.platform}:${entry.platformUserId}`}
+                    className="flex items-center justify-between gap-3 px-3 py-1.5"
+                  >
+                    <span className="min-w-0 truncate font-medium">{entry.displayName}</span>
+                    <span className="shrink-0 text-xs text-muted">
+                      {t(`social.${entry.platform}`)} · {t(`${T}.weight`, { weight: entry.weight })}
+                    </span>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </section>
+          <RaffleWinners prizes={prizes} />
+        </div>
+      )}
+
+      <RaffleEntryForm open={open} onAdded={refresh} />
+
+      {raffle && (
+        <section aria-labelledby="admin-raffle-audit" className="space-y-2">
+          <h4 id="admin-raffle-audit" className="font-semibold">
+            {t(`${T}.audit`)}
+          </h4>
+          <RaffleAudit
+            raffle={raffle}
+            texts={{
+              commitment: t(`${T}.commitment`),
+              entriesHash: t(`${T}.entriesHash`),
+              seed: t(`${T}.seed`),
+              pending: t(`${T}.revealedAtDraw`),
+            }}
+          />
+          <Link
+            to={`/raffles/${raffle.id}`}
+            data-testid="raffle-page-link"
+            className="inline-block text-sm font-semibold"
+          >
+            {t(`${T}.publicPage`)} <span aria-hidden="true">→</span>
+          </Link>
+        </section>
+      )}
+
+      <Modal
+        open={confirming !== null}
+        onClose={() => setConfirming(null)}
+        size="sm"
+        title={t(`${T}.${confirmAction}Title`)}
+        description={t(`${T}.${confirmAction}Text`)}
+        footer={
+          <>
+            <Button variant="secondary" onClick={() => setConfirming(null)}>
+              {t(`${T}.cancel`)}
+            </Button>
+            <Button
+              variant="danger"
+              busy={busy === confirmAction}
+              onClick={() =>
+                void run(confirmAction, confirmAction === 'abort' ? abortRaffle : clearPendingWins)
+              }
+            >
+              {t(`${T}.${confirmAction}`)}
+            </Button>
+          </>
+        }
+      />
+    </section>
+  );
+}

@@ -1,0 +1,117 @@
+/**
+ * The admin's "Add entry" form of Race Control's raffle half (issue 13): a chat identity entered by
+ * hand, for events without a chat integration. Only while a raffle is open; the server decides the
+ * weight (the linked account's tickets, else the base).
+ */
+import { PLATFORMS, type Platform, RAFFLE_BASE_WEIGHT } from '@telerace/protocol';
+import { type FormEvent, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Alert } from '../../components/ui/Alert';
+import { Button } from '../../components/ui/Button';
+import { cx } from '../../lib/cx';
+import { apiErrorText } from '../auth/error-text';
+import { FieldFrame, inputClasses, TextField } from '../auth/form-fields';
+import { addRaffleEntry } from '../raffles/raffles-api';
+
+const T = 'raceControl.raffle.addEntry';
+
+export function RaffleEntryForm({ open, onAdded }: { open: boolean; onAdded: () => void }) {
+  const { t, i18n } = useTranslation();
+  const [platform, setPlatform] = useState<Platform>('twitch');
+  const [userId, setUserId] = useState('');
+  const [name, setName] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [result, setResult] = useState<{ tone: 'success' | 'error'; text: string } | null>(null);
+
+  const onSubmit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (busy) return;
+    const entry = { platform, platformUserId: userId.trim(), displayName: name.trim() };
+    if (entry.platformUserId === '' || entry.displayName === '') {
+      setResult({ tone: 'error', text: t(`${T}.required`) });
+      return;
+    }
+    setBusy(true);
+    setResult(null);
+    try {
+      await addRaffleEntry(entry);
+      setUserId('');
+      setName('');
+      setResult({ tone: 'success', text: t(`${T}.added`, { name: entry.displayName }) });
+      onAdded();
+    } catch (failure) {
+      setResult({ tone: 'error', text: apiErrorText(t, i18n, failure, `${T}.failed`) });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section className="rounded-xl border border-line bg-surface-2/40 p-4" aria-labelledby="raffle-add-entry">
+      <h4 id="raffle-add-entry" className="font-semibold">
+        {t(`${T}.title`)}
+      </h4>
+      <p className="mt-1 text-sm text-muted">{t(`${T}.text`, { base: RAFFLE_BASE_WEIGHT })}</p>
+      <form
+        noValidate
+        onSubmit={onSubmit}
+        data-testid="raffle-add-entry"
+        className="mt-3 grid items-end gap-3 sm:grid-cols-[9rem_1fr_1fr_auto]"
+      >
+        <FieldFrame label={t(`${T}.platform`)}>
+          {(control) => (
+            <select
+              {...control}
+              data-testid="raffle-entry-platform"
+              className={cx(inputClasses, 'pr-8')}
+              value={platform}
+              disabled={!open || busy}
+              onChange={(event) => setPlatform(event.target.value as Platform)}
+            >
+              {PLATFORMS.map((option) => (
+                <option key={option} value={option}>
+                  {t(`social.${option}`)}
+                </option>
+              ))}
+            </select>
+          )}
+        </FieldFrame>
+        <TextField
+          label={t(`${T}.userId`)}
+          data-testid="raffle-entry-user-id"
+          value={userId}
+          maxLength={64}
+          autoComplete="off"
+          spellCheck={false}
+          disabled={!open || busy}
+          onChange={(event) => setUserId(event.target.value)}
+        />
+        <TextField
+          label={t(`${T}.displayName`)}
+          data-testid="raffle-entry-name"
+          value={name}
+          maxLength={64}
+          autoComplete="off"
+          disabled={!open || busy}
+          onChange={(event) => setName(event.target.value)}
+        />
+        <Button
+          type="submit"
+          variant="secondary"
+          className="mb-px"
+          data-testid="raffle-entry-submit"
+          disabled={!open}
+          busy={busy}
+          title={open ? undefined : t('raceControl.raffle.openHint')}
+        >
+          {t(`${T}.submit`)}
+        </Button>
+      </form>
+      {result && (
+        <Alert tone={result.tone} className="mt-3">
+          {result.text}
+        </Alert>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,48 @@
+/**
+ * The raffle calls (issue 13; spec §7 "/admin/race/start-raffle|draw-winners|abort-raffle|
+ * clear-pending-wins"): the admin's Race Control raffle half and the public raffle page.
+ */
+import { AdminRaffleResponse, type RaffleEntryRequest, RafflePublic } from '@telerace/protocol';
+import { z } from 'zod';
+import { authFetch } from '../../lib/auth-client';
+
+export const ADMIN_RAFFLE_KEY = ['admin', 'raffle'] as const;
+export const raffleKey = (id: number) => ['raffles', id] as const;
+
+export function fetchAdminRaffle(): Promise<AdminRaffleResponse> {
+  return authFetch('/admin/raffle', {}, AdminRaffleResponse);
+}
+
+export function startRaffle(racers: number): Promise<AdminRaffleResponse> {
+  return authFetch('/admin/race/start-raffle', { method: 'POST', json: { racers } }, AdminRaffleResponse);
+}
+
+export function drawWinners(): Promise<AdminRaffleResponse> {
+  return authFetch('/admin/race/draw-winners', { method: 'POST' }, AdminRaffleResponse);
+}
+
+export function abortRaffle(): Promise<AdminRaffleResponse> {
+  return authFetch('/admin/race/abort-raffle', { method: 'POST' }, AdminRaffleResponse);
+}
+
+/** The server answers the raffle view or only how many prizes it cleared: either will do. */
+const ClearAnswer = z.union([AdminRaffleResponse, z.object({ cleared: z.number().int() })]);
+
+export async function clearPendingWins(): Promise<AdminRaffleResponse | null> {
+  const answer = await authFetch('/admin/race/clear-pending-wins', { method: 'POST' }, ClearAnswer);
+  return 'prizes' in answer ? answer : null;
+}
+
+/** An admin adding a chat identity by hand (events without a chat integration). */
+export async function addRaffleEntry(entry: RaffleEntryRequest): Promise<void> {
+  await authFetch('/admin/race/raffle-entries', { method: 'POST', json: entry });
+}
+
+export function fetchRaffle(id: number): Promise<RafflePublic> {
+  return authFetch(`/raffles/${id}`, {}, RafflePublic);
+}
+
+/** The page's address, for the verification command (`npm run verify-raffle -- <url>`). */
+export function raffleJsonUrl(id: number, origin = window.location.origin): string {
+  return `${origin}/api/raffles/${id}`;
+}

@@ -1,0 +1,175 @@
+/**
+ * A raffle's public page (`/raffles/:id`; issue 13): its status, the commitment published when it
+ * opened, the entries with their weights, the winners and, once drawn, the revealed seed and the
+ * entries hash, with the command anyone can run to re-do the draw (docs/raffle-fairness.md). An
+ * open raffle is read again every 5 s, so entries and the draw show as they happen.
+ */
+import { useQuery } from '@tanstack/react-query';
+import { TIMERS_MS } from '@telerace/protocol';
+import type { ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useParams } from 'react-router';
+import { TableLoading } from '../components/table/table-states';
+import { bodyCell, headCell, numberCell } from '../components/table/table-styles';
+import { Alert } from '../components/ui/Alert';
+import { LinkButton } from '../components/ui/LinkButton';
+import { Panel } from '../components/ui/Panel';
+import { ScrollTable } from '../components/ui/ScrollTable';
+import { RaffleAudit } from '../features/raffles/RaffleAudit';
+import { fetchRaffle, raffleJsonUrl, raffleKey } from '../features/raffles/raffles-api';
+import { VerifyCommand } from '../features/raffles/VerifyCommand';
+import { ApiError } from '../lib/api';
+
+function BackLink() {
+  const { t } = useTranslation();
+  return (
+    <LinkButton to="/leaderboards" variant="secondary" size="sm">
+      <span aria-hidden="true">←</span> {t('rafflePage.back')}
+    </LinkButton>
+  );
+}
+
+function Fact({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div className="rounded-xl border border-line bg-surface-2/40 px-3 py-2">
+      <dt className="text-xs font-semibold text-muted uppercase">{label}</dt>
+      <dd className="mt-0.5 font-bold">{children}</dd>
+    </div>
+  );
+}
+
+export default function Raffle() {
+  const { t, i18n } = useTranslation();
+  const { id = '' } = useParams();
+  const raffleId = /^\d+$/.test(id) && Number(id) > 0 ? Number(id) : null;
+  const query = useQuery({
+    queryKey: raffleKey(raffleId ?? 0),
+    queryFn: () => fetchRaffle(raffleId ?? 0),
+    enabled: raffleId !== null,
+    retry: (count, error) => !(error instanceof ApiError && error.status < 500) && count < 1,
+    refetchInterval: (q) => (q.state.data?.status === 'open' ? TIMERS_MS.adminRefresh : false),
+  });
+  const notFound = raffleId === null || (query.error instanceof ApiError && query.error.status === 404);
+
+  if (notFound) {
+    return (
+      <div className="mx-auto max-w-xl">
+        <Panel level={1} eyebrow={t('rafflePage.eyebrow')} title={t('rafflePage.notFoundTitle')}>
+          <p className="text-muted" data-testid="raffle-not-found">
+            {t('rafflePage.notFound')}
+          </p>
+          <div className="mt-5">
+            <BackLink />
+          </div>
+        </Panel>
+      </div>
+    );
+  }
+  const raffle = query.data;
+  const when = (iso: string) => new Date(iso).toLocaleString(i18n.resolvedLanguage);
+  return (
+    <div className="mx-auto max-w-5xl space-y-4">
+      <BackLink />
+      <Panel level={1} eyebrow={t('rafflePage.eyebrow')} title={t('rafflePage.title', { id: raffleId })}>
+        {query.isPending ? (
+          <TableLoading />
+        ) : !raffle ? (
+          <Alert tone="error">{t('rafflePage.loadFailed')}</Alert>
+        ) : (
+          <div className="space-y-6">
+            <dl className="grid gap-3 sm:grid-cols-2 lg:grid-cols-4">
+              <Fact label={t('rafflePage.status')}>
+                <span data-testid="raffle-page-status" data-status={raffle.status}>
+                  {t(`rafflePage.statuses.${raffle.status}`)}
+                </span>
+              </Fact>
+              <Fact label={t('rafflePage.racers')}>{raffle.racers}</Fact>
+              <Fact label={t('rafflePage.openedAt')}>
+                <time dateTime={raffle.openedAt}>{when(raffle.openedAt)}</time>
+              </Fact>
+              <Fact label={t('rafflePage.drawnAt')}>
+                {raffle.drawnAt ? <time dateTime={raffle.drawnAt}>{when(raffle.drawnAt)}</time> : '—'}
+              </Fact>
+            </dl>
+
+            <section aria-labelledby="raffle-winners-title">
+              <h2 id="raffle-winners-title" className="mb-2 font-display text-xl font-black italic">
+                {t('rafflePage.winners')}
+              </h2>
+              {raffle.winners.length === 0 ? (
+                <p className="text-sm text-muted">
+                  {t(raffle.status === 'aborted' ? 'rafflePage.noWinnersAborted' : 'rafflePage.noWinners')}
+                </p>
+              ) : (
+                <ol data-testid="raffle-page-winners" className="list-decimal space-y-1 pl-6">
+                  {raffle.winners.map((winner) => (
+                    <li key={`${winner.platform}:${winner.platformUserId}`}>
+                      <span className="font-semibold">{winner.displayName}</span>{' '}
+                      <span className="text-sm text-muted">{t(`social.${winner.platform}`)}</span>
+                    </li>
+                  ))}
+                </ol>
+              )}
+            </section>
+
+            <section aria-labelledby="raffle-fairness-title" className="space-y-3">
+              <h2 id="raffle-fairness-title" className="font-display text-xl font-black italic">
+                {t('rafflePage.fairnessTitle')}
+              </h2>
+              <p className="text-sm text-muted">{t('rafflePage.fairnessText')}</p>
+              <RaffleAudit
+                raffle={raffle}
+                texts={{
+                  commitment: t('rafflePage.commitment'),
+                  entriesHash: t('rafflePage.entriesHash'),
+                  seed: t('rafflePage.seed'),
+                  pending: t('rafflePage.pending'),
+                }}
+              />
+              <h3 className="pt-2 font-semibold">{t('rafflePage.verifyTitle')}</h3>
+              <p className="text-sm text-muted">{t('rafflePage.verifyText')}</p>
+              <VerifyCommand command={`npm run verify-raffle -- ${raffleJsonUrl(raffle.id)}`} />
+            </section>
+
+            <section aria-labelledby="raffle-entries-title">
+              <h2 id="raffle-entries-title" className="mb-2 font-display text-xl font-black italic">
+                {t('rafflePage.entries')}{' '}
+                <span className="text-base font-normal text-muted not-italic">({raffle.entries.length})</span>
+              </h2>
+              {raffle.entries.length === 0 ? (
+                <p className="text-sm text-muted">{t('rafflePage.noEntries')}</p>
+              ) : (
+                <ScrollTable label={t('rafflePage.entriesCaption')}>
+                  <thead>
+                    <tr>
+                      <th scope="col" className={headCell}>
+                        {t('rafflePage.columns.name')}
+                      </th>
+                      <th scope="col" className={headCell}>
+                        {t('rafflePage.columns.platform')}
+                      </th>
+                      <th scope="col" className={`${headCell} text-right`}>
+                        {t('rafflePage.columns.weight')}
+                      </th>
+                    </tr>
+                  </thead>
+                  <tbody className="divide-y divide-line" data-testid="raffle-page-entries">
+                    {raffle.entries.map((entry) => (
+                      <tr key={`${entry.platform}:${entry.platformUserId}`}>
+                        <th scope="row" className={`${bodyCell} text-left font-semibold`}>
+                          {entry.displayName}
+                        </th>
+                        <td className={bodyCell}>{t(`social.${entry.platform}`)}</td>
+                        <td className={numberCell}>{entry.weight}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </ScrollTable>
+              )}
+            </section>
+          </div>
+        )}
+      </Panel>
+    </div>
+  );
+}
