@@ -22,6 +22,12 @@ declare module 'fastify' {
   interface FastifyInstance {
     accessTokens: AccessTokenKeys;
     authenticate(request: FastifyRequest): Promise<void>;
+    /**
+     * `authenticate` for the few routes a member who has not accepted the terms yet may call
+     * (a social sign-up before /complete-registration): GET /me, completing the registration,
+     * deleting the account.
+     */
+    authenticateBeforeTerms(request: FastifyRequest): Promise<void>;
     requireAdmin(request: FastifyRequest): Promise<void>;
   }
   interface FastifyRequest {
@@ -106,6 +112,21 @@ export async function memberFromAccessToken(
   return { user, claims };
 }
 
+const registrationIncomplete = (): HttpError =>
+  new HttpError(
+    403,
+    'Please accept the terms to finish your registration.',
+    ERROR_KEYS.registrationIncomplete,
+  );
+
+/**
+ * A member made by a social sign-up may do nothing but finish the registration (accept the
+ * terms), read /me and delete the account: everything else answers 403 `registrationIncomplete`.
+ */
+export function assertRegistrationComplete(user: UserRow): void {
+  if (user.termsAcceptedAt === null) throw registrationIncomplete();
+}
+
 /** The member behind an access token, or an HttpError (401) saying why not. */
 export async function userFromAccessToken(
   source: MemberSource,
@@ -122,12 +143,17 @@ export const authenticatePlugin = fp<{ users: UserCache; keys: AccessTokenKeys }
     app.decorate('accessTokens', keys);
     app.decorateRequest('currentUser', null as unknown as UserRow);
     app.decorateRequest('accessClaims', null as unknown as AccessTokenClaims);
-    const authenticate = async (request: FastifyRequest) => {
+    const authenticateBeforeTerms = async (request: FastifyRequest) => {
       const { user, claims } = await memberFromAccessToken(users, keys, bearerToken(request), verified);
       request.currentUser = user;
       request.accessClaims = claims;
     };
+    const authenticate = async (request: FastifyRequest) => {
+      await authenticateBeforeTerms(request);
+      assertRegistrationComplete(request.currentUser);
+    };
     app.decorate('authenticate', authenticate);
+    app.decorate('authenticateBeforeTerms', authenticateBeforeTerms);
     app.decorate('requireAdmin', async (request: FastifyRequest) => {
       await authenticate(request);
       if (!request.currentUser.isAdmin) throw new HttpError(403, 'Admins only', ERROR_KEYS.forbidden);

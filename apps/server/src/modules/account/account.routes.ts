@@ -55,6 +55,8 @@ function tooManyAddressChanges(waitMs: number): HttpError {
 export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
   const { account, tickets } = app;
   const auth = { preHandler: app.authenticate };
+  // Also open to a social sign-up that has not accepted the terms yet (authenticate.ts).
+  const authBeforeTerms = { preHandler: app.authenticateBeforeTerms };
   // Same attributes as the auth module sets it with, so browsers drop that very cookie.
   const refreshCookie = {
     httpOnly: true,
@@ -91,11 +93,15 @@ export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
   const meAnswers = new JsonPerObject(UserResponse);
   app
     .withTypeProvider<FastifyTypeProviderDefault>()
-    .get('/me', { ...auth, schema: { response: { 200: UserResponse } } }, async (request, reply) => {
-      const member = request.currentUser;
-      reply.type(JSON_CONTENT_TYPE);
-      return meAnswers.json(member, () => ({ user: presentUser(member) }));
-    });
+    .get(
+      '/me',
+      { ...authBeforeTerms, schema: { response: { 200: UserResponse } } },
+      async (request, reply) => {
+        const member = request.currentUser;
+        reply.type(JSON_CONTENT_TYPE);
+        return meAnswers.json(member, () => ({ user: presentUser(member) }));
+      },
+    );
 
   const addressChanges = new AddressChangeLimiter();
 
@@ -173,7 +179,7 @@ export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.delete(
     '/me',
-    { ...auth, schema: { body: DeleteAccountRequest, response: { 200: MessageResponse } } },
+    { ...authBeforeTerms, schema: { body: DeleteAccountRequest, response: { 200: MessageResponse } } },
     async (request, reply) => {
       await checkingPassword(request, reply, () =>
         account.assertDeletionConsent(

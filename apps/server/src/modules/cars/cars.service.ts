@@ -245,6 +245,56 @@ export class CarsService {
     return { car: await this.status(carId, { id: user.id, isAdmin: user.isAdmin }), controlToken };
   }
 
+  /**
+   * A car for a raffle winner who just claimed their prize (no control code): the car they
+   * already hold if any (with a fresh control token), else the first online car nobody holds, in
+   * a new session like a code connect. Null when no online car is free.
+   */
+  async assignFreeCar(user: UserRow): Promise<{ car: Car; controlToken: string } | null> {
+    const controlToken = newOpaqueToken();
+    const tokenHash = hashToken(controlToken);
+    const minutes = (await this.settings.get()).car_session_duration_minutes;
+    this.#emitEnded(await endExpiredSessions(this.db, this.clock.now()), 'session_expired');
+    const rows = await listCarsWithHolders(this.db, this.clock.now());
+    const held = rows.find((row) => row.session?.userId === user.id);
+    const candidates = held
+      ? [held]
+      : rows.filter((row) => row.session === null && this.presence.isOnline(row.car.id));
+    for (const { car } of candidates) {
+      // Each candidate is taken under its row lock, as connect() does: a code connect or another
+      // winner racing for the same car finds its live session and moves on.
+      const started = await this.db.transaction(async (tx) => {
+        if (!(await lockLiveCar(tx, car.id))) return 'taken' as const;
+        const now = this.clock.now();
+        const live = await findLiveSessionOfCar(tx, car.id, now);
+        if (live) {
+          if (live.userId !== user.id) return 'taken' as const;
+          await setSessionControlToken(tx, live.id, tokenHash);
+          return 'kept' as const;
+        }
+        return insertSession(tx, {
+          carId: car.id,
+          userId: user.id,
+          controlTokenHash: tokenHash,
+          expiresAt: minutesAfter(now, minutes),
+        });
+      });
+      if (started === 'taken') continue;
+      if (started !== 'kept') {
+        this.#schedule(started);
+        this.events.emit('car.session-started', {
+          carId: car.id,
+          userId: user.id,
+          username: user.username,
+          sessionId: started.id,
+          expiresAt: started.expiresAt.toISOString(),
+        });
+      }
+      return { car: await this.status(car.id, { id: user.id, isAdmin: user.isAdmin }), controlToken };
+    }
+    return null;
+  }
+
   /** The live session the control token opens, if it belongs to this member and this car. */
   async sessionForControlToken(userId: number, carId: number, token: string): Promise<CarSessionRow | null> {
     const session = await findLiveSessionByToken(this.db, hashToken(token), this.clock.now());

@@ -8,7 +8,7 @@
  */
 import { CarAgentMessage, CONTROL_LIMITS, ControllerMessage, ERROR_KEYS } from '@telerace/protocol';
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { memberFromAccessToken, unauthorized } from '../../http/authenticate.js';
+import { assertRegistrationComplete, memberFromAccessToken, unauthorized } from '../../http/authenticate.js';
 import { HttpError } from '../../http/errors.js';
 import { defineSocket, registerSockets } from '../../sockets/define-socket.js';
 import { messageTable } from '../../sockets/message-table.js';
@@ -95,6 +95,11 @@ function controllerSocket(app: FastifyInstance, check: TokenCheck) {
 
 export const controlRoutes: FastifyPluginAsync = async (app) => {
   const keys = app.tokenKeys;
-  const check: TokenCheck = (token) => memberFromAccessToken(app.userCache, keys, token);
+  // Driving is for members who accepted the terms (a social sign-up finishes its registration first).
+  const check: TokenCheck = async (token) => {
+    const member = await memberFromAccessToken(app.userCache, keys, token);
+    assertRegistrationComplete(member.user);
+    return member;
+  };
   registerSockets(app, [carSocket(app), controllerSocket(app, check)]);
 };
