@@ -8,6 +8,7 @@
  * A separate entry point (`@telerace/protocol/events`): the browser never loads these.
  */
 import { z } from 'zod';
+import { PLATFORMS } from './account.js';
 import { AdminSettings, CAR_SESSION_END_REASONS, CarConfig } from './cars.js';
 import { LAP_COUNTER_KINDS, LiveLeaderboardRow, RaceState } from './races.js';
 
@@ -112,6 +113,32 @@ export const DOMAIN_EVENTS = {
     reason: z.enum(['expired', 'ended_by_admin', 'recovered']),
     userIds: z.array(id),
   }),
+  /** An admin opened a raffle; `commitment` is the SHA-256 of its still secret seed. */
+  'raffle.opened': z.object({ raffleId: id, racers: z.number().int().positive(), commitment: z.string() }),
+  /** A new entry in the open raffle (a repeated entry of the same identity is no fact). */
+  'raffle.entered': z.object({
+    raffleId: id,
+    platform: z.enum(PLATFORMS),
+    platformUserId: z.string(),
+    displayName: z.string(),
+    entries: z.number().int().positive(),
+  }),
+  /** The raffle was drawn (seed revealed, winners' prizes created), winners first drawn first. */
+  'raffle.drawn': z.object({
+    raffleId: id,
+    winners: z.array(
+      z.object({ platform: z.enum(PLATFORMS), platformUserId: z.string(), displayName: z.string() }),
+    ),
+    drawnAt: isoTime,
+  }),
+  /** An admin closed the open raffle without a draw. */
+  'raffle.aborted': z.object({ raffleId: id }),
+  /** An admin cleared every pending prize (unclaimed, unexpired) at once. */
+  'prizes.cleared': z.object({ prizeIds: z.array(id) }),
+  /** A winner claimed their prize, signed in as `userId` with the winning identity. */
+  'prize.claimed': z.object({ prizeId: id, raffleId: id, userId: id }),
+  /** A claimed prize went back to pending (the claim could not give a car). */
+  'prize.released': z.object({ prizeId: id }),
 } as const;
 
 export type DomainEventName = keyof typeof DOMAIN_EVENTS;

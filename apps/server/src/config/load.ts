@@ -8,6 +8,7 @@ import { carsConfig } from '../modules/cars/cars.config.js';
 import { mailConfig } from '../modules/mail/mail.config.js';
 import { publicConfigConfig } from '../modules/public-config/public-config.config.js';
 import { racesConfig } from '../modules/races/races.config.js';
+import { rafflesConfig } from '../modules/raffles/raffles.config.js';
 import { videoConfig } from '../modules/video/video.config.js';
 import { coreConfig } from './core.config.js';
 import { parseSections, parseSetting, type SectionOutput } from './define.js';
@@ -21,6 +22,7 @@ export const CONFIG_SECTIONS = [
   carsConfig,
   videoConfig,
   racesConfig,
+  rafflesConfig,
 ] as const;
 
 type UnionToIntersection<U> = (U extends unknown ? (part: U) => void : never) extends (part: infer I) => void

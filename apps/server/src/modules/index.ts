@@ -15,6 +15,7 @@ import { healthModule } from './health/health.module.js';
 import { leaderboardsModule } from './leaderboards/leaderboards.module.js';
 import { publicConfigModule } from './public-config/public-config.module.js';
 import { racesModule } from './races/races.module.js';
+import { rafflesModule } from './raffles/raffles.module.js';
 import { settingsModule } from './settings/settings.module.js';
 import { ticketsModule } from './tickets/tickets.module.js';
 import { usersModule } from './users/users.module.js';
@@ -35,5 +36,6 @@ export const MODULES: readonly TeleraceModule[] = [
   adminModule,
   leaderboardsModule,
   racesModule,
+  rafflesModule,
   eventsModule,
 ];

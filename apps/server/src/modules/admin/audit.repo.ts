@@ -25,7 +25,12 @@ export type AuditAction =
   | 'settings.update'
   | 'race.start'
   | 'race.end'
-  | 'race.sync-lap-counter';
+  | 'race.sync-lap-counter'
+  | 'raffle.start'
+  | 'raffle.add-entry'
+  | 'raffle.draw'
+  | 'raffle.abort'
+  | 'prizes.clear';
 
 /** Who acted: an admin, or the server itself (id null) for start-up provisioning. */
 export interface AuditActor {
@@ -39,7 +44,7 @@ export const SYSTEM_ACTOR: AuditActor = { id: null, username: 'system' };
 export interface AuditEntry {
   actor: AuditActor;
   action: AuditAction;
-  targetType: 'user' | 'car' | 'settings' | 'race';
+  targetType: 'user' | 'car' | 'settings' | 'race' | 'raffle';
   targetId: string | number;
   /** The changed fields before and after the action. */
   before: Record<string, unknown> | null;

@@ -12,7 +12,7 @@
  * One process runs the engine today; the scale-out issue (15) makes exactly one instance run it
  * (an advisory lock around `start`), the others forwarding their sockets' commands.
  */
-import { type AdminSettings, ERROR_KEYS, type RaceState } from '@telerace/protocol';
+import { type AdminSettings, ERROR_KEYS, type RaceState, type RaffleStatus } from '@telerace/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock, ClockTimer } from '../../clock.js';
 import type { Db } from '../../db/client.js';
@@ -86,6 +86,8 @@ function unwrap(outcome: machine.Outcome): RaceMachineState {
 export class RaceEngine {
   readonly #deps: RaceEngineDeps;
   #state: RaceMachineState = machine.IDLE;
+  /** Set by the raffles module (memory only: it reads its own table again at start-up). */
+  #raffleStatus: RaffleStatus = 'closed';
   /** By user id, from the countdown on. */
   #standings = new Map<number, Standing>();
   #minLapMs = 0;
@@ -113,7 +115,7 @@ export class RaceEngine {
     return {
       race_id: s.raceId,
       race_status: s.status,
-      raffle_status: 'closed',
+      raffle_status: this.#raffleStatus,
       race_expires_at:
         s.status === 'active' && s.expiresAt !== null ? new Date(s.expiresAt).toISOString() : null,
       countdown_value: machine.countdownValue(s, now),
@@ -168,6 +170,30 @@ export class RaceEngine {
   reportPing(userId: number, latency: number): void {
     const next = machine.reportPing(this.#state, userId, latency);
     if (next !== this.#state) this.#apply(next);
+  }
+
+  /** Whether a raffle is open, as every race state shows it (the raffles module says so). */
+  setRaffleStatus(status: RaffleStatus): void {
+    if (status === this.#raffleStatus) return;
+    this.#raffleStatus = status;
+    this.#deps.bus.emit('race.changed', { state: this.state() });
+  }
+
+  /**
+   * A raffle was drawn: opens an empty lobby from idle for the winners to join once they claim
+   * their car (race-machine.ts `openLobby`; otherwise nothing changes). Answers the lobby's race id,
+   * or null when a race was already under way. Only its participants leaving discards it, never
+   * being empty while nobody has joined yet.
+   */
+  openLobby(): Promise<number | null> {
+    return this.#serial(async () => {
+      if (!this.#loaded) throw new RaceBusyError();
+      if (this.#state.status !== 'idle') return this.#state.status === 'lobby' ? this.#state.raceId : null;
+      const minLapMs = this.#deps.settings.current().min_lap_time_seconds * 1000;
+      const raceId = await insertLobby(this.#deps.db, this.#deps.clock.now(), minLapMs);
+      this.#apply(machine.openLobby(this.#state, raceId));
+      return raceId;
+    });
   }
 
   /** A participant's car session ended: they leave the lobby (a race keeps their laps). */
@@ -306,11 +332,12 @@ export class RaceEngine {
       this.#standings = new Map(participants.map((p, order) => [p.userId, standingOf(p, order)]));
       this.#deps.log.info({ raceId: race.id, status: race.status }, 'resuming the unfinished race');
       if (restored.status === 'lobby') {
-        // Drivers whose car session ended while the server was down have left.
+        // Drivers whose car session ended while the server was down have left. A lobby stored
+        // with nobody in it was opened by a raffle's draw and waits for its winners: it stays.
         const kept = restored.participants.filter(
           (p) => this.#deps.directory.get(p.carId)?.session?.userId === p.userId,
         );
-        if (kept.length === 0) return this.#discard(race.id);
+        if (kept.length === 0 && restored.participants.length > 0) return this.#discard(race.id);
         for (const p of restored.participants)
           if (!kept.includes(p)) await deleteParticipant(this.#deps.db, race.id, p.userId);
         this.#apply({ ...restored, participants: kept });

@@ -96,6 +96,17 @@ export function leave(state: RaceMachineState, userId: number): RaceMachineState
   return { ...state, participants: state.participants.filter((p) => p.userId !== userId) };
 }
 
+/**
+ * A raffle's draw opens the lobby its winners will join once they claim their car: an empty lobby
+ * from idle (`raceId` is the new race row). Anything else is left as it is: winners join the
+ * lobby already open, or the next one once the race running now is over.
+ */
+export function openLobby(state: RaceMachineState, raceId: number | null): RaceMachineState {
+  if (state.status !== 'idle') return state;
+  if (raceId === null) throw new Error('opening a lobby needs its race id');
+  return { ...IDLE, status: 'lobby', raceId };
+}
+
 export function isEmptyLobby(state: RaceMachineState): boolean {
   return state.status === 'lobby' && state.participants.length === 0;
 }

@@ -1,0 +1,467 @@
+/**
+ * Raffles through the real API (PGlite and PostgreSQL): open, entries, the draw (seed revealed,
+ * prizes, the winners' lobby, raffle_status on the event socket), abort, clearing pending prizes,
+ * the public JSON checked by the verifier, audits, admin-only calls, prize claims (20 at once →
+ * exactly one), and what a restart keeps. Time is the test's (ManualClock).
+ */
+import { createHash } from 'node:crypto';
+import {
+  type AdminRaffleResponse,
+  ERROR_KEYS,
+  RAFFLE_BASE_WEIGHT,
+  type RafflePublic,
+} from '@telerace/protocol';
+import { eq } from 'drizzle-orm';
+import type { FastifyInstance } from 'fastify';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { auditLog, users } from '../../db/schema.js';
+import { buildTestApp, createTestEnvironment, type TestApp, type TestEnvironment } from '../../test/app.js';
+import { ManualClock } from '../../test/clock.js';
+import { authHeader, buildAdmin, buildUser, tokenFor } from '../../test/factories.js';
+import {
+  connectCar,
+  createCar,
+  eventsUrl,
+  listen,
+  openSocket,
+  originOf,
+  type TestSocket,
+  takeCar,
+} from '../../test/sockets.js';
+import { verifyPublishedRaffle } from './verify.js';
+
+type Json = Record<string, unknown>;
+
+let environment: TestEnvironment;
+let clock: ManualClock;
+const running: TestApp[] = [];
+const sockets: TestSocket[] = [];
+
+beforeEach(async () => {
+  environment = await createTestEnvironment();
+  clock = new ManualClock();
+});
+afterEach(async () => {
+  for (const socket of sockets.splice(0)) socket.ws.terminate();
+  for (const testApp of running.splice(0)) await testApp.app.close();
+  await environment.dispose();
+});
+
+async function boot(persistentDatabase = false): Promise<FastifyInstance> {
+  const testApp = await buildTestApp(environment, { clock, persistentDatabase });
+  running.push(testApp);
+  return testApp.app;
+}
+
+async function stopServer(app: FastifyInstance): Promise<void> {
+  running.splice(
+    running.findIndex((testApp) => testApp.app === app),
+    1,
+  );
+  for (const socket of sockets.splice(0)) socket.ws.terminate();
+  await app.close();
+}
+
+/** The app, an admin's calls, and the anonymous public calls. */
+async function setup(persistentDatabase = false) {
+  const app = await boot(persistentDatabase);
+  const admin = await buildAdmin(app.database.db);
+  const headers = await authHeader(app, admin);
+  const call = (method: 'GET' | 'POST', url: string, payload?: Json) =>
+    app.inject({ method, url, headers, ...(payload ? { payload } : {}) });
+  const adminCall = async (url: string, payload?: Json) => {
+    const response = await call('POST', url, payload ?? {});
+    return { status: response.statusCode, body: response.json() as AdminRaffleResponse & Json };
+  };
+  const enter = (platform: string, platformUserId: string, displayName = platformUserId) =>
+    adminCall('/api/admin/race/raffle-entries', { platform, platformUserId, displayName });
+  const publicRaffle = async (path: string) => {
+    const response = await app.inject({ method: 'GET', url: `/api/raffles/${path}` });
+    return { status: response.statusCode, body: response.json() as RafflePublic & Json };
+  };
+  return { app, admin, headers, call, adminCall, enter, publicRaffle };
+}
+
+const audits = async (app: FastifyInstance) =>
+  (await app.database.db.select().from(auditLog).where(eq(auditLog.targetType, 'raffle'))).map((row) => ({
+    action: row.action,
+    targetId: row.targetId,
+    after: row.after as Json,
+  }));
+
+describe('a raffle from its opening to its winners', () => {
+  it('start → entries → draw: seed revealed, prizes, the winners lobby, raffle_status on the event socket', async () => {
+    const { app, admin, adminCall, enter, publicRaffle } = await setup();
+    const host = await listen(app);
+    const viewer = await buildUser(app.database.db);
+    const events = await openSocket(eventsUrl(host, await tokenFor(app, viewer)), originOf(app));
+    sockets.push(events);
+    const raceState = (predicate: (s: Json) => boolean) =>
+      events
+        .next((m) => m.type === 'race_state_update' && predicate(m.payload as Json))
+        .then((m) => m.payload as Json);
+
+    expect(await publicRaffle('current')).toMatchObject({
+      status: 404,
+      body: { errorKey: ERROR_KEYS.raffleNotFound },
+    });
+    expect(
+      (
+        await app.inject({ method: 'GET', url: '/api/admin/raffle', headers: await authHeader(app, admin) })
+      ).json(),
+    ).toEqual({
+      raffle: null,
+      prizes: [],
+    });
+
+    // Open: the commitment is published, the seed is not.
+    const opened = await adminCall('/api/admin/race/start-raffle', { racers: 2 });
+    expect(opened.status, JSON.stringify(opened.body)).toBe(200);
+    const raffle = opened.body.raffle as RafflePublic;
+    expect(raffle).toMatchObject({ status: 'open', racers: 2, entries: [], winners: [] });
+    expect(raffle.commitment).toMatch(/^[0-9a-f]{64}$/);
+    expect(raffle).not.toHaveProperty('seed');
+    expect(raffle).not.toHaveProperty('entriesHash');
+    expect(await raceState((s) => s.raffle_status === 'open')).toMatchObject({ race_status: 'idle' });
+    expect(app.raceEngine.state().raffle_status).toBe('open');
+
+    // A second raffle while one is open: refused.
+    expect(await adminCall('/api/admin/race/start-raffle', { racers: 1 })).toMatchObject({
+      status: 409,
+      body: { errorKey: ERROR_KEYS.raffleAlreadyOpen },
+    });
+
+    // Entries: a member's linked Twitch account weighs its tickets; chat users without an account weigh the base.
+    const linked = await buildUser(app.database.db, { twitchId: 'tw-linked' });
+    const linkedTickets = (await app.tickets.forUser(linked.id))?.tickets as number;
+    await buildUser(app.database.db, { youtubeId: 'yt-banned', isBanned: true });
+    expect((await enter('twitch', 'tw-linked', 'Linked')).status).toBe(200);
+    expect((await enter('discord', 'dc-chatter', 'Chatter')).status).toBe(200);
+    const third = await enter('youtube', 'UC-viewer', 'Viewer');
+    expect(third.body.raffle?.entries).toHaveLength(3);
+    // Idempotent: the same identity again changes nothing (even with another display name).
+    const again = await enter('twitch', 'tw-linked', 'Renamed');
+    expect(again.status).toBe(200);
+    expect(again.body.raffle?.entries).toHaveLength(3);
+    // A banned account's identity is refused.
+    expect(await enter('youtube', 'yt-banned')).toMatchObject({
+      status: 403,
+      body: { errorKey: ERROR_KEYS.raffleEntryRefused },
+    });
+
+    // The public JSON while open: the weights as they are now, still no seed.
+    const open = await publicRaffle('current');
+    expect(open.status).toBe(200);
+    expect(open.body).not.toHaveProperty('seed');
+    expect(open.body.entries).toEqual([
+      {
+        platform: 'discord',
+        platformUserId: 'dc-chatter',
+        displayName: 'Chatter',
+        weight: RAFFLE_BASE_WEIGHT,
+      },
+      { platform: 'twitch', platformUserId: 'tw-linked', displayName: 'Linked', weight: linkedTickets },
+      { platform: 'youtube', platformUserId: 'UC-viewer', displayName: 'Viewer', weight: RAFFLE_BASE_WEIGHT },
+    ]);
+
+    // The draw.
+    const drawnAt = clock.now();
+    const drawn = await adminCall('/api/admin/race/draw-winners');
+    expect(drawn.status, JSON.stringify(drawn.body)).toBe(200);
+    const result = drawn.body.raffle as RafflePublic;
+    expect(result.status).toBe('drawn');
+    expect(result.seed).toMatch(/^[0-9a-f]{64}$/);
+    expect(
+      createHash('sha256')
+        .update(Buffer.from(result.seed as string, 'hex'))
+        .digest('hex'),
+    ).toBe(raffle.commitment);
+    expect(result.commitment).toBe(raffle.commitment);
+    expect(result.entriesHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(result.drawnAt).toBe(drawnAt.toISOString());
+    expect(result.winners).toHaveLength(2);
+    expect(new Set(result.winners.map((w) => w.platformUserId)).size).toBe(2);
+    expect(drawn.body.prizes.map((p) => ({ rank: p.rank, state: p.state, expiresAt: p.expiresAt }))).toEqual(
+      [1, 2].map((rank) => ({
+        rank,
+        state: 'pending',
+        expiresAt: new Date(drawnAt.getTime() + 15 * 60_000).toISOString(),
+      })),
+    );
+    expect(drawn.body.prizes.map((p) => p.platformUserId)).toEqual(
+      result.winners.map((w) => w.platformUserId),
+    );
+
+    // The public JSON checks out with the verifier; the same by id.
+    const published = await publicRaffle(String(result.id));
+    expect(published.body).toEqual(result);
+    expect(verifyPublishedRaffle(published.body)).toMatchObject({ ok: true });
+
+    // The race: raffle closed, an empty lobby open for the winners.
+    const lobby = await raceState((s) => s.race_status === 'lobby');
+    expect(lobby).toMatchObject({ raffle_status: 'closed', totalParticipants: 0, participants: [] });
+    expect(app.raceEngine.state()).toMatchObject({ race_status: 'lobby', raffle_status: 'closed' });
+
+    // Closed: no draw, abort or entry any more.
+    for (const url of ['/api/admin/race/draw-winners', '/api/admin/race/abort-raffle'])
+      expect(await adminCall(url)).toMatchObject({
+        status: 409,
+        body: { errorKey: ERROR_KEYS.raffleNotOpen },
+      });
+    expect(await enter('discord', 'dc-late')).toMatchObject({
+      status: 409,
+      body: { errorKey: ERROR_KEYS.raffleNotOpen },
+    });
+    await expect(
+      app.raffles.enter({ platform: 'discord', platformUserId: 'dc-late', displayName: 'Late' }),
+    ).rejects.toMatchObject({ kind: 'conflict', errorKey: ERROR_KEYS.raffleNotOpen });
+
+    // Every admin change is audited, in its transaction, against the raffle.
+    const id = String(result.id);
+    expect(await audits(app)).toEqual([
+      { action: 'raffle.start', targetId: id, after: { racers: 2, commitment: raffle.commitment } },
+      ...['tw-linked', 'dc-chatter', 'UC-viewer'].map((platformUserId) =>
+        expect.objectContaining({
+          action: 'raffle.add-entry',
+          targetId: id,
+          after: expect.objectContaining({ platformUserId }),
+        }),
+      ),
+      {
+        action: 'raffle.draw',
+        targetId: id,
+        after: {
+          entries: 3,
+          entriesHash: result.entriesHash,
+          seed: result.seed,
+          winners: result.winners.map((w) => `${w.platform}:${w.platformUserId}`),
+          dropped: [],
+        },
+      },
+    ]);
+  });
+
+  it('a winner who claims their car joins the lobby the draw opened (an empty one is not discarded)', async () => {
+    const { app, adminCall, enter } = await setup();
+    const host = await listen(app);
+    await adminCall('/api/admin/race/start-raffle', { racers: 1 });
+    await enter('twitch', 'tw-winner');
+    await adminCall('/api/admin/race/draw-winners');
+    const raceId = app.raceEngine.state().race_id;
+    expect(raceId).not.toBeNull();
+
+    const driving = await createCar(app, 'Red');
+    sockets.push(await connectCar(host, driving.carId, driving.secret));
+    const { driver } = await takeCar(
+      app,
+      driving,
+      await buildUser(app.database.db, { twitchId: 'tw-winner' }),
+    );
+    await app.raceEngine.join(driver.id, driving.carId);
+    expect(app.raceEngine.state()).toMatchObject({
+      race_id: raceId,
+      race_status: 'lobby',
+      totalParticipants: 1,
+    });
+  });
+
+  it('a linked account banned after entering is dropped from the draw; weights are at least 1', async () => {
+    const { app, adminCall, enter } = await setup();
+    await adminCall('/api/admin/race/start-raffle', { racers: 5 });
+    const later = await buildUser(app.database.db, { discordId: 'dc-later-banned' });
+    const poor = await buildUser(app.database.db, { youtubeId: 'UC-poor' });
+    // An admin took every ticket away: the entry still weighs 1.
+    await app.tickets.add({ userId: poor.id, kind: 'adjustment', amount: -10_000, sourceId: 'test-poor' });
+    await enter('discord', 'dc-later-banned');
+    await enter('youtube', 'UC-poor');
+    await enter('twitch', 'tw-chat');
+    await app.database.db.update(users).set({ isBanned: true }).where(eq(users.id, later.id));
+
+    const drawn = await adminCall('/api/admin/race/draw-winners');
+    const raffle = drawn.body.raffle as RafflePublic;
+    expect(raffle.entries.map((e) => [e.platformUserId, e.weight])).toEqual([
+      ['tw-chat', RAFFLE_BASE_WEIGHT],
+      ['UC-poor', 1],
+    ]);
+    expect(raffle.winners).toHaveLength(2);
+    expect(verifyPublishedRaffle(raffle).ok).toBe(true);
+    expect((await audits(app)).find((a) => a.action === 'raffle.draw')?.after.dropped).toEqual([
+      'discord:dc-later-banned',
+    ]);
+  });
+
+  it('abort closes without winners; a new raffle may open after it', async () => {
+    const { app, adminCall, enter, publicRaffle } = await setup();
+    expect(await adminCall('/api/admin/race/abort-raffle')).toMatchObject({
+      status: 409,
+      body: { errorKey: ERROR_KEYS.raffleNotOpen },
+    });
+    const first = (await adminCall('/api/admin/race/start-raffle', {})).body.raffle as RafflePublic;
+    expect(first.racers).toBe(2);
+    await enter('twitch', 'tw-1');
+    const aborted = await adminCall('/api/admin/race/abort-raffle');
+    expect(aborted.status).toBe(200);
+    expect(aborted.body.raffle).toMatchObject({ id: first.id, status: 'aborted', winners: [] });
+    expect(aborted.body.raffle).not.toHaveProperty('seed');
+    expect(aborted.body.prizes).toEqual([]);
+    expect(app.raceEngine.state()).toMatchObject({ race_status: 'idle', raffle_status: 'closed' });
+    expect((await audits(app)).at(-1)).toEqual({
+      action: 'raffle.abort',
+      targetId: String(first.id),
+      after: { entries: 1 },
+    });
+
+    const second = await adminCall('/api/admin/race/start-raffle', { racers: 3 });
+    expect(second.status).toBe(200);
+    expect(second.body.raffle).toMatchObject({ status: 'open', racers: 3, entries: [] });
+    expect((await publicRaffle(String(first.id))).body.status).toBe('aborted');
+  });
+});
+
+describe('prizes', () => {
+  it('claim once, release, expiry on the clock, and clear-pending-wins', async () => {
+    const { app, adminCall, enter, call } = await setup();
+    await adminCall('/api/admin/race/start-raffle', { racers: 3 });
+    for (const id of ['tw-a', 'tw-b', 'tw-c']) await enter('twitch', id);
+    await adminCall('/api/admin/race/draw-winners');
+    const member = await buildUser(app.database.db);
+    const a = { platform: 'twitch', platformUserId: 'tw-a' } as const;
+    const b = { platform: 'twitch', platformUserId: 'tw-b' } as const;
+    const c = { platform: 'twitch', platformUserId: 'tw-c' } as const;
+
+    expect(await app.raffles.hasPendingPrize(a)).toBe(true);
+    // Another identity (never won; the same id on another platform) finds nothing.
+    expect(
+      await app.raffles.claimPrize({ platform: 'discord', platformUserId: 'tw-a' }, member.id),
+    ).toBeNull();
+    const claimed = await app.raffles.claimPrize(a, member.id);
+    expect(claimed).toEqual({ prizeId: expect.any(Number) });
+    expect(await app.raffles.claimPrize(a, member.id)).toBeNull();
+    expect(await app.raffles.hasPendingPrize(a)).toBe(false);
+
+    // No car to give: the claim is given back, the prize is pending again.
+    expect(await app.raffles.releasePrize(claimed?.prizeId as number)).toBe(true);
+    expect(await app.raffles.hasPendingPrize(a)).toBe(true);
+    expect(await app.raffles.releasePrize(claimed?.prizeId as number)).toBe(false);
+    expect((await app.raffles.claimPrize(a, member.id))?.prizeId).toBe(claimed?.prizeId);
+
+    // An admin clears the pending ones (b and c), not the claimed one.
+    const cleared = await call('POST', '/api/admin/race/clear-pending-wins');
+    expect(cleared.json()).toEqual({ cleared: 2 });
+    expect(await app.raffles.claimPrize(b, member.id)).toBeNull();
+    expect(await app.raffles.hasPendingPrize(c)).toBe(false);
+    expect(await app.raffles.releasePrize(claimed?.prizeId as number)).toBe(true);
+    const view = (await call('GET', '/api/admin/raffle')).json() as AdminRaffleResponse;
+    expect(Object.fromEntries(view.prizes.map((p) => [p.platformUserId, p.state]))).toEqual({
+      'tw-a': 'pending',
+      'tw-b': 'cleared',
+      'tw-c': 'cleared',
+    });
+    expect((await call('POST', '/api/admin/race/clear-pending-wins')).json()).toEqual({ cleared: 1 });
+    expect(
+      (await audits(app)).filter((x) => x.action === 'prizes.clear').map((x) => x.after.prizeIds),
+    ).toHaveLength(2);
+
+    // Expiry follows the clock: a new raffle's prize is claimable until PRIZE_CLAIM_MINUTES pass.
+    await adminCall('/api/admin/race/start-raffle', { racers: 1 });
+    await enter('discord', 'dc-late');
+    await adminCall('/api/admin/race/draw-winners');
+    const late = { platform: 'discord', platformUserId: 'dc-late' } as const;
+    clock.advance(15 * 60_000 - 1);
+    expect(await app.raffles.hasPendingPrize(late)).toBe(true);
+    clock.advance(1);
+    expect(await app.raffles.hasPendingPrize(late)).toBe(false);
+    expect(await app.raffles.claimPrize(late, member.id)).toBeNull();
+    const expired = (await call('GET', '/api/admin/raffle')).json() as AdminRaffleResponse;
+    expect(expired.prizes.map((p) => p.state)).toEqual(['expired']);
+    expect((await call('POST', '/api/admin/race/clear-pending-wins')).json()).toEqual({ cleared: 0 });
+  });
+
+  it('20 concurrent claims of one prize: exactly one succeeds', async () => {
+    const { app, adminCall, enter } = await setup();
+    await adminCall('/api/admin/race/start-raffle', { racers: 1 });
+    await enter('youtube', 'UC-winner');
+    await adminCall('/api/admin/race/draw-winners');
+    const claimants = await Promise.all(Array.from({ length: 20 }, () => buildUser(app.database.db)));
+    const identity = { platform: 'youtube', platformUserId: 'UC-winner' } as const;
+    const results = await Promise.all(claimants.map((member) => app.raffles.claimPrize(identity, member.id)));
+    expect(results.filter((r) => r !== null)).toHaveLength(1);
+    const view = await app.raffles.adminView();
+    expect(view.prizes.map((p) => p.state)).toEqual(['claimed']);
+  });
+});
+
+describe('who may call what', () => {
+  it('the admin calls refuse members (403) and anonymous callers (401); the public raffle is public', async () => {
+    const { app, adminCall, publicRaffle } = await setup();
+    const member = await authHeader(app, await buildUser(app.database.db));
+    const adminCalls: ['GET' | 'POST', string, Json?][] = [
+      ['GET', '/api/admin/raffle'],
+      ['POST', '/api/admin/race/start-raffle', { racers: 2 }],
+      [
+        'POST',
+        '/api/admin/race/raffle-entries',
+        { platform: 'twitch', platformUserId: 'x', displayName: 'x' },
+      ],
+      ['POST', '/api/admin/race/draw-winners', {}],
+      ['POST', '/api/admin/race/abort-raffle', {}],
+      ['POST', '/api/admin/race/clear-pending-wins', {}],
+    ];
+    for (const [method, url, payload] of adminCalls) {
+      const options = { method, url, ...(payload ? { payload } : {}) };
+      expect((await app.inject({ ...options, headers: member })).statusCode, url).toBe(403);
+      expect((await app.inject(options)).statusCode, url).toBe(401);
+    }
+    // Nothing was opened by the refused calls.
+    expect((await publicRaffle('current')).status).toBe(404);
+
+    const opened = (await adminCall('/api/admin/race/start-raffle', { racers: 2 })).body
+      .raffle as RafflePublic;
+    expect(await publicRaffle('current')).toMatchObject({ status: 200, body: { id: opened.id } });
+    expect(await publicRaffle(String(opened.id + 1))).toMatchObject({
+      status: 404,
+      body: { errorKey: ERROR_KEYS.raffleNotFound },
+    });
+    // Invalid bodies: racers under 1, an identity with a colon.
+    expect((await adminCall('/api/admin/race/start-raffle', { racers: 0 })).status).toBe(400);
+    expect(
+      (
+        await adminCall('/api/admin/race/raffle-entries', {
+          platform: 'twitch',
+          platformUserId: 'a:b',
+          displayName: 'x',
+        })
+      ).status,
+    ).toBe(400);
+  });
+});
+
+describe('a restart', () => {
+  it('keeps raffle_status open, and the empty lobby a draw opened', async () => {
+    const first = await setup(true);
+    await first.adminCall('/api/admin/race/start-raffle', { racers: 1 });
+    await first.enter('twitch', 'tw-1');
+    await stopServer(first.app);
+
+    const second = await boot(true);
+    expect(second.raceEngine.state()).toMatchObject({ race_status: 'idle', raffle_status: 'open' });
+    const admin = await buildAdmin(second.database.db);
+    const drawn = await second.inject({
+      method: 'POST',
+      url: '/api/admin/race/draw-winners',
+      headers: await authHeader(second, admin),
+    });
+    expect(drawn.statusCode).toBe(200);
+    const lobbyId = second.raceEngine.state().race_id;
+    expect(lobbyId).not.toBeNull();
+    await stopServer(second);
+
+    const third = await boot(true);
+    expect(third.raceEngine.state()).toMatchObject({
+      race_id: lobbyId,
+      race_status: 'lobby',
+      raffle_status: 'closed',
+      totalParticipants: 0,
+    });
+  });
+});
