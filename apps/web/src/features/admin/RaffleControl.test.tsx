@@ -1,0 +1,222 @@
+/**
+ * Race Control's raffle half (issue 13): which buttons a closed or open raffle enables, the calls
+ * they make (abort and clear only after a confirmation), the racers input's bounds, entries added
+ * by hand, the winners' claim states and the audit data with the public page's link.
+ */
+import type { AdminRaffleResponse, RafflePublic } from '@telerace/protocol';
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import i18n from '../../i18n';
+import { adminUser, callsTo, json, renderSignedIn, stubFetch } from '../profile/testing';
+import { RaffleControl } from './RaffleControl';
+
+const COMMITMENT = 'c'.repeat(64);
+
+function raffle(patch: Partial<RafflePublic> = {}): RafflePublic {
+  return {
+    id: 4,
+    status: 'open',
+    racers: 2,
+    commitment: COMMITMENT,
+    entries: [],
+    winners: [],
+    openedAt: '2026-11-25T20:00:00.000Z',
+    ...patch,
+  };
+}
+
+const entries: RafflePublic['entries'] = [
+  { platform: 'twitch', platformUserId: 't1', displayName: 'Zoe', weight: 125 },
+  { platform: 'discord', platformUserId: 'd2', displayName: 'Max', weight: 100 },
+];
+
+const drawn: AdminRaffleResponse = {
+  raffle: raffle({
+    status: 'drawn',
+    entries,
+    winners: [{ platform: 'twitch', platformUserId: 't1', displayName: 'Zoe' }],
+    entriesHash: 'e'.repeat(64),
+    seed: '5'.repeat(64),
+    drawnAt: '2026-11-25T20:10:00.000Z',
+  }),
+  prizes: [
+    {
+      id: 1,
+      rank: 1,
+      platform: 'twitch',
+      platformUserId: 't1',
+      displayName: 'Zoe',
+      state: 'pending',
+      expiresAt: '2026-11-25T20:25:00.000Z',
+    },
+    {
+      id: 2,
+      rank: 2,
+      platform: 'discord',
+      platformUserId: 'd2',
+      displayName: 'Max',
+      state: 'claimed',
+      expiresAt: '2026-11-25T20:25:00.000Z',
+    },
+  ],
+};
+
+beforeEach(async () => {
+  await i18n.changeLanguage('en');
+});
+afterEach(() => vi.unstubAllGlobals());
+
+describe('RaffleControl', () => {
+  it('with no raffle: Start enabled with 2 racers, Draw and Abort disabled', async () => {
+    stubFetch({ 'GET /api/admin/raffle': () => json(200, { raffle: null, prizes: [] }) });
+    await renderSignedIn(<RaffleControl />, adminUser);
+    expect(await screen.findByTestId('raffle-start')).toBeEnabled();
+    expect(screen.getByTestId('raffle-racers')).toHaveValue(2);
+    expect(screen.getByTestId('raffle-draw')).toBeDisabled();
+    expect(screen.getByTestId('raffle-abort')).toBeDisabled();
+    expect(screen.getByTestId('raffle-status')).toHaveTextContent('Closed');
+    expect(screen.getByTestId('raffle-entry-submit')).toBeDisabled();
+    expect(screen.queryByTestId('raffle-page-link')).toBeNull();
+  });
+
+  it('starts a raffle with the racers typed, refuses 0, then enables Draw and Abort', async () => {
+    const user = userEvent.setup();
+    let current: AdminRaffleResponse = { raffle: null, prizes: [] };
+    const fetchMock = stubFetch({
+      'GET /api/admin/raffle': () => json(200, current),
+      'POST /api/admin/race/start-raffle': ({ body }) => {
+        current = { raffle: raffle({ racers: (body as { racers: number }).racers }), prizes: [] };
+        return json(200, current);
+      },
+    });
+    await renderSignedIn(<RaffleControl />, adminUser);
+    const racers = await screen.findByTestId('raffle-racers');
+    await user.clear(racers);
+    await user.type(racers, '0');
+    await user.click(screen.getByTestId('raffle-start'));
+    expect(screen.getByText('Enter a whole number from 1 to 20.')).toBeVisible();
+    expect(callsTo(fetchMock, 'POST', '/api/admin/race/start-raffle')).toEqual([]);
+
+    await user.clear(racers);
+    await user.type(racers, '3');
+    await user.click(screen.getByTestId('raffle-start'));
+    expect(await screen.findByText('Raffle open: entries are being taken.')).toBeVisible();
+    expect(callsTo(fetchMock, 'POST', '/api/admin/race/start-raffle')).toEqual([{ racers: 3 }]);
+    expect(screen.getByTestId('raffle-start')).toBeDisabled();
+    expect(screen.getByTestId('raffle-draw')).toBeEnabled();
+    expect(screen.getByTestId('raffle-abort')).toBeEnabled();
+    expect(screen.getByTestId('raffle-status')).toHaveTextContent('Open');
+    expect(screen.getByTestId('raffle-commitment')).toHaveTextContent(COMMITMENT);
+    expect(screen.getByTestId('raffle-seed')).toHaveTextContent('revealed at the draw');
+    expect(screen.getByTestId('raffle-page-link')).toHaveAttribute('href', '/raffles/4');
+  });
+
+  it("shows the server's refusal to start, translated", async () => {
+    const user = userEvent.setup();
+    stubFetch({
+      'GET /api/admin/raffle': () => json(200, { raffle: null, prizes: [] }),
+      'POST /api/admin/race/start-raffle': () =>
+        json(409, { error: 'open', errorKey: 'errors.raffleAlreadyOpen' }),
+    });
+    await renderSignedIn(<RaffleControl />, adminUser);
+    await user.click(await screen.findByTestId('raffle-start'));
+    expect(await screen.findByRole('alert')).toHaveTextContent('A raffle is already open.');
+  });
+
+  it('adds an entry by hand, and shows the entries with their weights', async () => {
+    const user = userEvent.setup();
+    let current: AdminRaffleResponse = { raffle: raffle({ entries: entries.slice(0, 1) }), prizes: [] };
+    const fetchMock = stubFetch({
+      'GET /api/admin/raffle': () => json(200, current),
+      'POST /api/admin/race/raffle-entries': () => {
+        current = { raffle: raffle({ entries }), prizes: [] };
+        return json(201, { ok: true });
+      },
+    });
+    await renderSignedIn(<RaffleControl />, adminUser);
+    expect(await screen.findByTestId('raffle-entry-count')).toHaveTextContent('1 entry');
+    const form = screen.getByTestId('raffle-add-entry');
+    await user.selectOptions(within(form).getByTestId('raffle-entry-platform'), 'discord');
+    await user.type(within(form).getByTestId('raffle-entry-user-id'), ' d2 ');
+    await user.type(within(form).getByTestId('raffle-entry-name'), 'Max');
+    await user.click(within(form).getByTestId('raffle-entry-submit'));
+    expect(await screen.findByText('Entry added for Max.')).toBeVisible();
+    expect(callsTo(fetchMock, 'POST', '/api/admin/race/raffle-entries')).toEqual([
+      { platform: 'discord', platformUserId: 'd2', displayName: 'Max' },
+    ]);
+    await waitFor(() => expect(screen.getByTestId('raffle-entry-count')).toHaveTextContent('2 entries'));
+    const list = within(screen.getByTestId('raffle-entries'));
+    expect(list.getByText('Max')).toBeVisible();
+    expect(list.getByText('Twitch · weight 125')).toBeVisible();
+  });
+
+  it('draws the winners, then shows their claim states and the revealed seed', async () => {
+    const user = userEvent.setup();
+    let current: AdminRaffleResponse = { raffle: raffle({ entries }), prizes: [] };
+    const fetchMock = stubFetch({
+      'GET /api/admin/raffle': () => json(200, current),
+      'POST /api/admin/race/draw-winners': () => {
+        current = drawn;
+        return json(200, drawn);
+      },
+    });
+    await renderSignedIn(<RaffleControl />, adminUser);
+    await user.click(await screen.findByTestId('raffle-draw'));
+    expect(await screen.findByText('1 winner drawn.')).toBeVisible();
+    expect(callsTo(fetchMock, 'POST', '/api/admin/race/draw-winners')).toHaveLength(1);
+    const winners = screen.getByTestId('raffle-winners');
+    const [first, second] = within(winners).getAllByRole('listitem');
+    expect(first).toHaveTextContent('Zoe');
+    expect(first).toHaveTextContent('Pending');
+    expect(first).toHaveTextContent(/expires/);
+    expect(second).toHaveTextContent('Max');
+    expect(second).toHaveTextContent('Claimed');
+    expect(screen.getByTestId('raffle-seed')).toHaveTextContent('5'.repeat(64));
+    expect(screen.getByTestId('raffle-entries-hash')).toHaveTextContent('e'.repeat(64));
+    expect(screen.getByTestId('raffle-start')).toBeEnabled();
+    expect(screen.getByTestId('raffle-draw')).toBeDisabled();
+  });
+
+  it('aborts and clears expired wins only after their confirmations', async () => {
+    const user = userEvent.setup();
+    let current: AdminRaffleResponse = { raffle: raffle({ entries }), prizes: [] };
+    const fetchMock = stubFetch({
+      'GET /api/admin/raffle': () => json(200, current),
+      'POST /api/admin/race/abort-raffle': () => {
+        current = { raffle: raffle({ status: 'aborted', entries }), prizes: [] };
+        return json(200, current);
+      },
+      'POST /api/admin/race/clear-pending-wins': () => json(200, { cleared: 1 }),
+    });
+    await renderSignedIn(<RaffleControl />, adminUser);
+    await user.click(await screen.findByTestId('raffle-abort'));
+    const abort = screen.getByRole('dialog', { name: 'Abort the raffle?' });
+    await user.click(within(abort).getByRole('button', { name: 'Cancel' }));
+    expect(callsTo(fetchMock, 'POST', '/api/admin/race/abort-raffle')).toEqual([]);
+    await user.click(screen.getByTestId('raffle-abort'));
+    await user.click(
+      within(screen.getByRole('dialog', { name: 'Abort the raffle?' })).getByRole('button', {
+        name: 'Abort raffle',
+      }),
+    );
+    expect(await screen.findByText('The raffle was aborted.')).toBeVisible();
+    expect(callsTo(fetchMock, 'POST', '/api/admin/race/abort-raffle')).toHaveLength(1);
+    expect(screen.getByTestId('raffle-start')).toBeEnabled();
+
+    await user.click(screen.getByTestId('raffle-clear'));
+    const clear = screen.getByRole('dialog', { name: 'Clear the unclaimed wins?' });
+    expect(callsTo(fetchMock, 'POST', '/api/admin/race/clear-pending-wins')).toEqual([]);
+    await user.click(within(clear).getByRole('button', { name: 'Clear expired wins' }));
+    expect(await screen.findByText('Unclaimed wins cleared.')).toBeVisible();
+    expect(callsTo(fetchMock, 'POST', '/api/admin/race/clear-pending-wins')).toHaveLength(1);
+  });
+
+  it('says it in French', async () => {
+    await i18n.changeLanguage('fr');
+    stubFetch({ 'GET /api/admin/raffle': () => json(200, drawn) });
+    await renderSignedIn(<RaffleControl />, adminUser);
+    expect(await screen.findByTestId('raffle-start')).toHaveTextContent('Ouvrir le tirage');
+    expect(screen.getByTestId('raffle-winners')).toHaveTextContent('Réclamé');
+  });
+});
