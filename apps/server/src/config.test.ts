@@ -63,6 +63,27 @@ describe('loadConfig', () => {
       lapCounter: 'car',
       zroundUrl: null,
       rotorhazardUrl: null,
+      prizeClaimMinutes: 15,
+      social: {
+        twitch: {
+          credentials: null,
+          authUrl: 'https://id.twitch.tv/oauth2/authorize',
+          tokenUrl: 'https://id.twitch.tv/oauth2/token',
+          apiUrl: 'https://api.twitch.tv/helix',
+        },
+        youtube: {
+          credentials: null,
+          authUrl: 'https://accounts.google.com/o/oauth2/v2/auth',
+          tokenUrl: 'https://oauth2.googleapis.com/token',
+          apiUrl: 'https://www.googleapis.com/youtube/v3',
+        },
+        discord: {
+          credentials: null,
+          authUrl: 'https://discord.com/oauth2/authorize',
+          tokenUrl: 'https://discord.com/api/oauth2/token',
+          apiUrl: 'https://discord.com/api/v10',
+        },
+      },
     });
   });
 
@@ -110,6 +131,22 @@ describe('loadConfig', () => {
       LAP_COUNTER: 'zround',
       ZROUND_URL: 'tcp://decoder.local:6000',
       ROTORHAZARD_URL: 'http://rotorhazard.local',
+      PRIZE_CLAIM_MINUTES: '30',
+      TWITCH_CLIENT_ID: 'twitch-id',
+      TWITCH_CLIENT_SECRET: 'twitch-secret',
+      TWITCH_AUTH_URL: 'http://oauth.local/twitch/authorize',
+      TWITCH_TOKEN_URL: 'http://oauth.local/twitch/token',
+      TWITCH_API_URL: 'http://oauth.local/twitch/api',
+      GOOGLE_CLIENT_ID: 'google-id',
+      GOOGLE_CLIENT_SECRET: 'google-secret',
+      GOOGLE_AUTH_URL: 'http://oauth.local/google/authorize',
+      GOOGLE_TOKEN_URL: 'http://oauth.local/google/token',
+      YOUTUBE_API_URL: 'http://oauth.local/youtube/api',
+      DISCORD_CLIENT_ID: 'discord-id',
+      DISCORD_CLIENT_SECRET: 'discord-secret',
+      DISCORD_AUTH_URL: 'http://oauth.local/discord/authorize',
+      DISCORD_TOKEN_URL: 'http://oauth.local/discord/token',
+      DISCORD_API_URL: 'http://oauth.local/discord/api',
     });
     expect(config).toEqual({
       port: 9000,
@@ -149,6 +186,27 @@ describe('loadConfig', () => {
       lapCounter: 'zround',
       zroundUrl: 'tcp://decoder.local:6000',
       rotorhazardUrl: 'http://rotorhazard.local',
+      prizeClaimMinutes: 30,
+      social: {
+        twitch: {
+          credentials: { clientId: 'twitch-id', clientSecret: 'twitch-secret' },
+          authUrl: 'http://oauth.local/twitch/authorize',
+          tokenUrl: 'http://oauth.local/twitch/token',
+          apiUrl: 'http://oauth.local/twitch/api',
+        },
+        youtube: {
+          credentials: { clientId: 'google-id', clientSecret: 'google-secret' },
+          authUrl: 'http://oauth.local/google/authorize',
+          tokenUrl: 'http://oauth.local/google/token',
+          apiUrl: 'http://oauth.local/youtube/api',
+        },
+        discord: {
+          credentials: { clientId: 'discord-id', clientSecret: 'discord-secret' },
+          authUrl: 'http://oauth.local/discord/authorize',
+          tokenUrl: 'http://oauth.local/discord/token',
+          apiUrl: 'http://oauth.local/discord/api',
+        },
+      },
     });
   });
 

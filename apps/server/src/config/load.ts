@@ -9,6 +9,7 @@ import { mailConfig } from '../modules/mail/mail.config.js';
 import { publicConfigConfig } from '../modules/public-config/public-config.config.js';
 import { racesConfig } from '../modules/races/races.config.js';
 import { rafflesConfig } from '../modules/raffles/raffles.config.js';
+import { socialConfig } from '../modules/social/social.config.js';
 import { videoConfig } from '../modules/video/video.config.js';
 import { coreConfig } from './core.config.js';
 import { parseSections, parseSetting, type SectionOutput } from './define.js';
@@ -23,6 +24,7 @@ export const CONFIG_SECTIONS = [
   videoConfig,
   racesConfig,
   rafflesConfig,
+  socialConfig,
 ] as const;
 
 type UnionToIntersection<U> = (U extends unknown ? (part: U) => void : never) extends (part: infer I) => void

@@ -17,6 +17,7 @@ import { publicConfigModule } from './public-config/public-config.module.js';
 import { racesModule } from './races/races.module.js';
 import { rafflesModule } from './raffles/raffles.module.js';
 import { settingsModule } from './settings/settings.module.js';
+import { socialModule } from './social/social.module.js';
 import { ticketsModule } from './tickets/tickets.module.js';
 import { usersModule } from './users/users.module.js';
 import { videoModule } from './video/video.module.js';
@@ -37,5 +38,6 @@ export const MODULES: readonly TeleraceModule[] = [
   leaderboardsModule,
   racesModule,
   rafflesModule,
+  socialModule,
   eventsModule,
 ];

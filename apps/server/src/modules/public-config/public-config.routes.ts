@@ -11,8 +11,12 @@ export function publicConfigOf(config: Config): PublicConfig {
     promoVideoUrl: config.promoVideoUrl,
     community: config.community,
     recaptchaSiteKey: config.recaptchaSiteKey,
-    // The social sign-in module (issue 13) fills these from its providers' settings.
-    socialProviders: { twitch: false, youtube: false, discord: false },
+    // A provider whose app credentials are set (social.config.ts); the others' buttons are disabled.
+    socialProviders: {
+      twitch: config.social.twitch.credentials !== null,
+      youtube: config.social.youtube.credentials !== null,
+      discord: config.social.discord.credentials !== null,
+    },
   });
 }
 
