@@ -318,6 +318,30 @@ describe('a raffle from its opening to its winners', () => {
   });
 });
 
+describe('entries arriving during the draw', () => {
+  it('are either in the list drawn from or refused, never added to a drawn raffle', async () => {
+    const { app, adminCall } = await setup();
+    await adminCall('/api/admin/race/start-raffle', { racers: 3 });
+    const entering = Array.from({ length: 30 }, (_, i) =>
+      app.raffles.enter({ platform: 'discord', platformUserId: `dc-${i}`, displayName: `Viewer ${i}` }),
+    );
+    const drawing = adminCall('/api/admin/race/draw-winners');
+    const outcomes = await Promise.allSettled(entering);
+    expect((await drawing).status).toBe(200);
+
+    const published = (
+      await app.inject({ method: 'GET', url: '/api/raffles/current' })
+    ).json() as RafflePublic;
+    expect(verifyPublishedRaffle(published).ok).toBe(true);
+    const listed = new Set(published.entries.map((e) => e.platformUserId));
+    outcomes.forEach((outcome, i) => {
+      if (outcome.status === 'fulfilled') expect(listed.has(`dc-${i}`), `dc-${i}`).toBe(true);
+      else expect(outcome.reason).toMatchObject({ errorKey: ERROR_KEYS.raffleNotOpen });
+    });
+    expect(listed.size).toBe(outcomes.filter((o) => o.status === 'fulfilled').length);
+  });
+});
+
 describe('prizes', () => {
   it('claim once, release, expiry on the clock, and clear-pending-wins', async () => {
     const { app, adminCall, enter, call } = await setup();
