@@ -5,6 +5,18 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium.js';
 export const E2E_PORT = Number(process.env.E2E_PORT ?? 8181);
 const baseURL = `http://127.0.0.1:${E2E_PORT}`;
 
+/**
+ * raffle.spec.ts has a server of its own (its own port, data folder, race and one simulated car):
+ * a draw opens the race lobby and a claim takes "the first free online car", both global to a
+ * server, so sharing the main one would race with the driving and race tests' cars and lobby.
+ */
+export const E2E_RAFFLE_PORT = Number(process.env.E2E_RAFFLE_PORT ?? 8183);
+export const E2E_RAFFLE_URL = `http://127.0.0.1:${E2E_RAFFLE_PORT}`;
+/** The local Twitch stand-in (scripts/oauth-stand-in.mjs) the raffle server signs winners in with. */
+export const E2E_OAUTH_PORT = Number(process.env.E2E_OAUTH_PORT ?? 8282);
+export const E2E_OAUTH_URL = `http://127.0.0.1:${E2E_OAUTH_PORT}`;
+const E2E_OAUTH_CLIENT = { id: 'e2e-twitch-client', secret: 'e2e-twitch-secret' } as const;
+
 /** The admin the server creates at start-up (ADMIN_EMAIL / ADMIN_PASSWORD). */
 export const E2E_ADMIN = { email: 'admin@e2e.telerace.test', password: 'e2e-admin-Passw0rd!' } as const;
 /** Short-lived access tokens, so the browser tests also prove the silent refresh. */
@@ -40,27 +52,65 @@ export default defineConfig({
       grep: /@mobile|@phone/,
     },
   ],
-  webServer: {
-    command: 'node scripts/start-server.mjs',
-    url: `${baseURL}/api/ready`,
-    reuseExistingServer: false,
-    timeout: 60_000,
-    stdout: 'pipe',
-    stderr: 'pipe',
-    env: {
-      PORT: String(E2E_PORT),
-      LOG_LEVEL: 'warn',
-      ADMIN_EMAIL: E2E_ADMIN.email,
-      ADMIN_PASSWORD: E2E_ADMIN.password,
-      ACCESS_TOKEN_TTL_SECONDS: String(E2E_ACCESS_TOKEN_TTL_SECONDS),
-      // Every browser of the suite comes from 127.0.0.1: the per-IP limits are for real crowds.
-      API_RATE_LIMIT_PER_MINUTE: '100000',
-      SIGNUP_RATE_LIMIT_PER_HOUR: '1000',
-      // Simulated cars driven by real car-agent processes over the real car socket: one for each
-      // driving test (a car stays taken for its session): Sim 1–3 for driving.spec.ts, Sim 4 and
-      // Sim 5 for the two drivers of race.spec.ts. An idle agent only holds its car socket; it
-      // renders and streams video only while driven.
-      SIM_CARS: '5',
+  webServer: [
+    {
+      command: 'node scripts/start-server.mjs',
+      url: `${baseURL}/api/ready`,
+      reuseExistingServer: false,
+      timeout: 60_000,
+      stdout: 'pipe',
+      stderr: 'pipe',
+      env: {
+        PORT: String(E2E_PORT),
+        LOG_LEVEL: 'warn',
+        ADMIN_EMAIL: E2E_ADMIN.email,
+        ADMIN_PASSWORD: E2E_ADMIN.password,
+        ACCESS_TOKEN_TTL_SECONDS: String(E2E_ACCESS_TOKEN_TTL_SECONDS),
+        // Every browser of the suite comes from 127.0.0.1: the per-IP limits are for real crowds.
+        API_RATE_LIMIT_PER_MINUTE: '100000',
+        SIGNUP_RATE_LIMIT_PER_HOUR: '1000',
+        // Simulated cars driven by real car-agent processes over the real car socket: one for each
+        // driving test (a car stays taken for its session): Sim 1–3 for driving.spec.ts, Sim 4 and
+        // Sim 5 for the two drivers of race.spec.ts. An idle agent only holds its car socket; it
+        // renders and streams video only while driven.
+        SIM_CARS: '5',
+      },
     },
-  },
+    {
+      command: 'node scripts/oauth-stand-in.mjs',
+      url: `${E2E_OAUTH_URL}/health`,
+      reuseExistingServer: false,
+      timeout: 10_000,
+      env: {
+        E2E_OAUTH_PORT: String(E2E_OAUTH_PORT),
+        E2E_OAUTH_CLIENT_ID: E2E_OAUTH_CLIENT.id,
+        E2E_OAUTH_CLIENT_SECRET: E2E_OAUTH_CLIENT.secret,
+      },
+    },
+    {
+      // The raffle test's server: like the main one, with Twitch sign-in pointed at the stand-in
+      // and a single simulated car ("Sim 1"), the one a winner's claim is given.
+      command: 'node scripts/start-server.mjs',
+      url: `${E2E_RAFFLE_URL}/api/ready`,
+      reuseExistingServer: false,
+      timeout: 60_000,
+      stdout: 'pipe',
+      stderr: 'pipe',
+      env: {
+        PORT: String(E2E_RAFFLE_PORT),
+        LOG_LEVEL: 'warn',
+        ADMIN_EMAIL: E2E_ADMIN.email,
+        ADMIN_PASSWORD: E2E_ADMIN.password,
+        ACCESS_TOKEN_TTL_SECONDS: String(E2E_ACCESS_TOKEN_TTL_SECONDS),
+        API_RATE_LIMIT_PER_MINUTE: '100000',
+        SIGNUP_RATE_LIMIT_PER_HOUR: '1000',
+        SIM_CARS: '1',
+        TWITCH_CLIENT_ID: E2E_OAUTH_CLIENT.id,
+        TWITCH_CLIENT_SECRET: E2E_OAUTH_CLIENT.secret,
+        TWITCH_AUTH_URL: `${E2E_OAUTH_URL}/twitch/authorize`,
+        TWITCH_TOKEN_URL: `${E2E_OAUTH_URL}/twitch/token`,
+        TWITCH_API_URL: `${E2E_OAUTH_URL}/twitch/api`,
+      },
+    },
+  ],
 });

@@ -1,0 +1,233 @@
+/**
+ * A raffle from start to car in the browser (issue 13): the admin opens a raffle on the Race
+ * Control tab, adds three Twitch entries by hand and draws; the commitment published at the start
+ * matches the seed revealed at the draw, and the public raffle page shows the same audit data and
+ * a verification command that, run for real, agrees. A viewer whose Twitch account did not win is
+ * told so on the claim page; the winner claims with "Claim with Twitch" (the local Twitch
+ * stand-in, scripts/oauth-stand-in.mjs, signs them in), finishes the new account's registration,
+ * lands on the control page of the car they were given and drives it; the admin sees the prize
+ * claimed.
+ *
+ * It runs against a server of its own (playwright.config.ts `E2E_RAFFLE_URL`: one simulated car,
+ * "Sim 1", and Twitch pointed at the stand-in): a draw opens the race lobby and a claim takes the
+ * first free online car, both global to a server, and the other tests drive the main server's
+ * cars and race at the same time.
+ */
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import {
+  type APIRequestContext,
+  type Browser,
+  type BrowserContext,
+  expect,
+  type Page,
+  test,
+} from '@playwright/test';
+import { E2E_ADMIN, E2E_OAUTH_URL, E2E_RAFFLE_URL } from '../playwright.config.js';
+import { fill, logIn, screenshot, translations } from './support.js';
+
+const { en } = translations();
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
+
+test.use({ baseURL: E2E_RAFFLE_URL });
+// One raffle, one car and one provider identity at a time on this server: one step after another.
+test.describe.configure({ mode: 'serial', timeout: 120_000 });
+
+/** Twitch identities: the three entries (racers = 3, so all of them win) and a viewer who never entered. */
+const ENTRIES = [
+  { id: 'tw-winner-1', name: 'WinnerOne' },
+  { id: 'tw-2', name: 'SecondViewer' },
+  { id: 'tw-3', name: 'ThirdViewer' },
+] as const;
+const WINNER = ENTRIES[0];
+const STRANGER = { id: 'tw-stranger', name: 'NotEntered' } as const;
+
+const entryCount = (count: number) =>
+  fill(count === 1 ? en.raceControl.raffle.entryCount_one : en.raceControl.raffle.entryCount_other, {
+    count,
+  });
+
+/** Who the Twitch stand-in signs in from now on (its control endpoint). */
+async function signedInAtTwitch(request: APIRequestContext, identity: { id: string; name: string }) {
+  const response = await request.post(`${E2E_OAUTH_URL}/control/identity`, { data: identity });
+  expect(response.status()).toBe(200);
+}
+
+/** A fresh browser (no session) on the raffle server, cookie banner dismissed. */
+async function freshBrowser(browser: Browser): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ baseURL: E2E_RAFFLE_URL });
+  await context.addCookies([{ name: 'telerace_cookie_consent', value: '1', url: E2E_RAFFLE_URL }]);
+  return { context, page: await context.newPage() };
+}
+
+/** The raffle server's simulated car, once its agent is online. */
+async function simCar(request: APIRequestContext): Promise<number> {
+  const login = await request.post('/api/login', { data: { ...E2E_ADMIN, recaptchaToken: '' } });
+  expect(login.status()).toBe(200);
+  const { accessToken } = (await login.json()) as { accessToken: string };
+  let id = 0;
+  await expect(async () => {
+    const response = await request.get('/api/admin/cars', {
+      headers: { authorization: `Bearer ${accessToken}` },
+    });
+    const cars = (await response.json()) as { id: number; name: string; status: string }[];
+    const car = cars.find((c) => c.name === 'Sim 1');
+    expect(car?.status).toBe('online');
+    id = car?.id ?? 0;
+  }).toPass({ timeout: 30_000 });
+  return id;
+}
+
+/** The speed the car reports on the control page (m/s). */
+async function speed(page: Page): Promise<number> {
+  const text = (await page.getByTestId('telemetry-speed').textContent()) ?? '';
+  return Number.parseFloat(text.replace(',', '.')) || 0;
+}
+
+/** Clicks "Claim with Twitch" on the claim page. */
+async function claimWithTwitch(page: Page): Promise<void> {
+  await page.goto('/claim');
+  const label = fill(en.social.claimWith, { platform: en.social.twitch });
+  await page.getByRole('link', { name: label, exact: true }).click();
+}
+
+test('the admin draws a raffle and the winner claims a car with Twitch and drives it', async ({
+  browser,
+  request,
+}, testInfo) => {
+  const carId = await simCar(request);
+  const { context: adminContext, page: admin } = await freshBrowser(browser);
+  const raffle = admin.getByTestId('raffle-status');
+
+  await test.step('the admin opens a raffle for three racers', async () => {
+    await logIn(admin, E2E_ADMIN.email, E2E_ADMIN.password);
+    await admin.goto('/admin?tab=race-control');
+    await expect(raffle).toHaveAttribute('data-status', 'closed');
+    await admin.getByTestId('raffle-racers').fill('3');
+    await admin.getByTestId('raffle-start').click();
+    await expect(raffle).toHaveAttribute('data-status', 'open');
+    await expect(admin.getByText(en.raceControl.raffle.started)).toBeVisible();
+    // The commitment is published at once; the seed stays secret until the draw.
+    await expect(admin.getByTestId('raffle-commitment')).toHaveText(/^[0-9a-f]{64}$/);
+    await expect(admin.getByTestId('raffle-seed')).toHaveText(en.raceControl.raffle.revealedAtDraw);
+  });
+  const commitment = (await admin.getByTestId('raffle-commitment').textContent()) ?? '';
+
+  await test.step('three viewers are entered with the add-entry form', async () => {
+    const form = admin.getByTestId('raffle-add-entry');
+    for (const [index, entry] of ENTRIES.entries()) {
+      await form.getByTestId('raffle-entry-platform').selectOption('twitch');
+      await form.getByTestId('raffle-entry-user-id').fill(entry.id);
+      await form.getByTestId('raffle-entry-name').fill(entry.name);
+      await form.getByTestId('raffle-entry-submit').click();
+      await expect(admin.getByTestId('raffle-entry-count')).toHaveText(entryCount(index + 1));
+    }
+    const entries = admin.getByTestId('raffle-entries');
+    await expect(entries.getByRole('listitem')).toHaveCount(ENTRIES.length);
+    // Viewers without an account weigh the base 100.
+    for (const entry of ENTRIES) {
+      await expect(entries.getByRole('listitem').filter({ hasText: entry.name })).toContainText(
+        fill(en.raceControl.raffle.weight, { weight: 100 }),
+      );
+    }
+    await screenshot(admin, testInfo, 'race-control-raffle-entries');
+  });
+
+  await test.step('the draw picks all three, pending, and reveals the committed seed', async () => {
+    await admin.getByTestId('raffle-draw').click();
+    await expect(raffle).toHaveAttribute('data-status', 'closed');
+    await expect(admin.getByText(fill(en.raceControl.raffle.drawn_other, { count: 3 }))).toBeVisible();
+    const winners = admin.getByTestId('raffle-winners').getByRole('listitem');
+    await expect(winners).toHaveCount(ENTRIES.length);
+    for (const entry of ENTRIES) {
+      await expect(winners.filter({ hasText: entry.name })).toHaveAttribute('data-state', 'pending');
+    }
+    await expect(admin.getByTestId('raffle-entries-hash')).toHaveText(/^[0-9a-f]{64}$/);
+    await expect(admin.getByTestId('raffle-seed')).toHaveText(/^[0-9a-f]{64}$/);
+    const seed = (await admin.getByTestId('raffle-seed').textContent()) ?? '';
+    // The seed revealed now is the one committed to at the start.
+    expect(createHash('sha256').update(Buffer.from(seed, 'hex')).digest('hex')).toBe(commitment);
+    await screenshot(admin, testInfo, 'race-control-raffle-drawn');
+  });
+
+  await test.step('the public raffle page shows the draw and its verification command checks out', async () => {
+    const { context, page } = await freshBrowser(browser);
+    await admin.getByTestId('raffle-page-link').click();
+    await expect(admin).toHaveURL(/\/raffles\/\d+$/);
+    // The page is public: a visitor without a session reads the same thing.
+    await page.goto(new URL(admin.url()).pathname);
+    await expect(page.getByTestId('raffle-page-status')).toHaveAttribute('data-status', 'drawn');
+    await expect(page.getByTestId('raffle-page-entries').getByRole('row')).toHaveCount(ENTRIES.length);
+    const winners = page.getByTestId('raffle-page-winners');
+    for (const entry of ENTRIES) await expect(winners).toContainText(entry.name);
+    await expect(page.getByTestId('raffle-commitment')).toHaveText(commitment);
+    await expect(page.getByTestId('raffle-seed')).toHaveText(/^[0-9a-f]{64}$/);
+    await screenshot(page, testInfo, 'raffle-public-page');
+
+    // Run the command the page gives, as a viewer would in a copy of the repository.
+    const command = (await page.getByTestId('raffle-verify-command').textContent()) ?? '';
+    const source = /^npm run verify-raffle -- (\S+)$/.exec(command.trim())?.[1];
+    expect(source, command).toMatch(new RegExp(`^${E2E_RAFFLE_URL}/`));
+    const { stdout } = await promisify(execFile)(
+      'npm',
+      ['run', '--silent', 'verify-raffle', '--', source ?? ''],
+      {
+        cwd: ROOT,
+      },
+    );
+    expect(stdout).not.toContain('MISMATCH');
+    expect(stdout).toMatch(/^OK\s+/m);
+    await context.close();
+    await admin.goto('/admin?tab=race-control');
+  });
+
+  await test.step('a Twitch account that did not win is told no prize was found', async () => {
+    await signedInAtTwitch(request, STRANGER);
+    const { context, page } = await freshBrowser(browser);
+    await claimWithTwitch(page);
+    await expect(page).toHaveURL(/\/claim\?error=no_win_found$/);
+    await expect(page.getByText(en.claim.errors.no_win_found)).toBeVisible();
+    await screenshot(page, testInfo, 'claim-no-win-found');
+    await context.close();
+  });
+
+  const { context: winnerContext, page: winner } = await freshBrowser(browser);
+  await test.step('the winner claims with Twitch and finishes the new account', async () => {
+    await signedInAtTwitch(request, WINNER);
+    await claimWithTwitch(winner);
+    // A new account: the terms first, then on to the car.
+    await expect(winner).toHaveURL(/\/complete-registration$/);
+    // Their username comes from the Twitch display name.
+    await expect(winner.getByRole('heading', { name: new RegExp(WINNER.name) })).toBeVisible();
+    await winner.getByRole('checkbox').check();
+    await winner.getByRole('button', { name: en.completeRegistration.submit, exact: true }).click();
+  });
+
+  await test.step('the winner is on the control page of the free car and drives it', async () => {
+    await expect(winner).toHaveURL(new RegExp(`/control/${carId}/\\d+$`));
+    await expect(winner.getByTestId('connection-state')).toHaveText(en.control.connection.connected);
+    await winner.keyboard.down('w');
+    await expect.poll(() => speed(winner), { timeout: 15_000 }).toBeGreaterThan(1);
+    await screenshot(winner, testInfo, 'winner-driving');
+    await winner.keyboard.up('w');
+    await expect.poll(() => speed(winner), { timeout: 15_000 }).toBeLessThan(0.1);
+  });
+
+  await test.step("the admin sees the winner's prize claimed, the others still pending", async () => {
+    const winners = admin.getByTestId('raffle-winners').getByRole('listitem');
+    // Race Control re-reads the raffle every few seconds.
+    await expect(winners.filter({ hasText: WINNER.name })).toHaveAttribute('data-state', 'claimed', {
+      timeout: 15_000,
+    });
+    for (const entry of ENTRIES.slice(1)) {
+      await expect(winners.filter({ hasText: entry.name })).toHaveAttribute('data-state', 'pending');
+    }
+    await screenshot(admin, testInfo, 'race-control-raffle-claimed');
+  });
+
+  await winnerContext.close();
+  await adminContext.close();
+});
