@@ -11,6 +11,9 @@ const SAMPLES: Record<string, string> = {
   ADMIN_PASSWORD: 'admin-password-sample',
   JANUS_ADMIN_KEY: 'janus-admin-key-sample',
   TURN_SECRET: 'turn-secret-sample',
+  TWITCH_CLIENT_SECRET: 'twitch-client-secret-sample',
+  GOOGLE_CLIENT_SECRET: 'google-client-secret-sample',
+  DISCORD_CLIENT_SECRET: 'discord-client-secret-sample',
 };
 
 const secrets = settingsOf(CONFIG_SECTIONS).filter((entry) => entry.secret);
@@ -24,6 +27,10 @@ describe('secret settings', () => {
       ADMIN_EMAIL: 'operator@example.com',
       JANUS_URL: 'ws://127.0.0.1:1/janus',
       TURN_URLS: 'turn:turn.example:3478',
+      // Each provider's secret goes with its id.
+      TWITCH_CLIENT_ID: 'twitch-client-id',
+      GOOGLE_CLIENT_ID: 'google-client-id',
+      DISCORD_CLIENT_ID: 'discord-client-id',
     });
     await testApp.app.inject({ url: '/api/health' });
     await testApp.app.inject({ url: '/api/public-config' });
