@@ -87,11 +87,19 @@ async function speed(page: Page): Promise<number> {
   return Number.parseFloat(text.replace(',', '.')) || 0;
 }
 
-/** Clicks "Claim with Twitch" on the claim page. */
+/** Clicks "Claim with Twitch" on the claim page: a link, Twitch being the one provider configured here. */
 async function claimWithTwitch(page: Page): Promise<void> {
   await page.goto('/claim');
-  const label = fill(en.social.claimWith, { platform: en.social.twitch });
-  await page.getByRole('link', { name: label, exact: true }).click();
+  const claimWith = (platform: string) => fill(en.social.claimWith, { platform });
+  for (const platform of [en.social.youtube, en.social.discord]) {
+    await expect(page.getByRole('button', { name: claimWith(platform) })).toHaveAttribute(
+      'aria-disabled',
+      'true',
+    );
+  }
+  const twitch = page.getByRole('link', { name: claimWith(en.social.twitch), exact: true });
+  await expect(twitch).toHaveAttribute('href', '/api/auth/twitch?action=claim');
+  await twitch.click();
 }
 
 test('the admin draws a raffle and the winner claims a car with Twitch and drives it', async ({
