@@ -19,8 +19,9 @@ import {
 } from '@telerace/protocol';
 import type { FastifyPluginAsync } from 'fastify';
 import { memberFromAccessToken } from '../../http/authenticate.js';
+import { Broadcaster } from '../../sockets/broadcaster.js';
 import { defineSocket, registerSockets } from '../../sockets/define-socket.js';
-import { newDropCounters, serialize } from '../../sockets/message-guard.js';
+import { newDropCounters } from '../../sockets/message-guard.js';
 import { messageTable } from '../../sockets/message-table.js';
 import { queryOf } from '../../sockets/socket-auth.js';
 import type { SocketConnection } from '../../sockets/socket-connection.js';
@@ -41,6 +42,7 @@ interface EventLink {
 export class EventSockets {
   readonly #byUser = new Map<number, Set<EventLink>>();
   readonly dropped = newDropCounters();
+  readonly #broadcaster = new Broadcaster(() => this.#connections());
 
   add(userId: number, link: EventLink): void {
     let links = this.#byUser.get(userId);
@@ -57,11 +59,17 @@ export class EventSockets {
     if (links?.size === 0) this.#byUser.delete(userId);
   }
 
-  /** Sends one message to every open event socket, serialized once (a slow reader is dropped). */
+  /**
+   * Sends one message to every open event socket: serialized once, written a chunk of sockets per
+   * turn of the event loop so the relay is never held, a newer message of the same type replacing
+   * one still waiting (sockets/broadcaster.ts). A slow reader is dropped.
+   */
   broadcast(message: EventServerMessage): void {
-    const serialized = serialize(message);
-    for (const links of this.#byUser.values())
-      for (const { connection } of links) connection.sendSerialized(serialized);
+    this.#broadcaster.send(message.type, message);
+  }
+
+  *#connections(): Iterable<SocketConnection> {
+    for (const links of this.#byUser.values()) for (const { connection } of links) yield connection;
   }
 
   /** Sends to every socket of the member (a slow reader among them is dropped). */
