@@ -5,7 +5,7 @@ import type { SerializedMessage } from './message-guard.js';
 class Target implements BroadcastTarget {
   readonly received: string[] = [];
   sendSerialized(message: SerializedMessage): void {
-    this.received.push(message.text);
+    this.received.push(message.utf8.toString('utf8'));
   }
 }
 

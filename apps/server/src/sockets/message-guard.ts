@@ -46,6 +46,7 @@ export interface JsonSocket {
   /** Bytes queued but not yet written to the network. */
   readonly bufferedAmount: number;
   send(data: string): void;
+  send(data: Buffer, options: { binary: boolean }): void;
   terminate(): void;
 }
 
@@ -57,26 +58,30 @@ export interface JsonSocket {
  * Returns whether the message was queued.
  */
 export function sendJson(socket: JsonSocket, message: unknown, dropped?: DropCounters): boolean {
-  return sendText(socket, JSON.stringify(message), dropped);
+  const text = JSON.stringify(message);
+  return sendText(socket, text, Buffer.byteLength(text), dropped);
 }
 
-/** A message serialized once for many sockets (a broadcast): its text and its size in bytes. */
+/**
+ * A message serialized once for many sockets (a broadcast): its text, and its UTF-8 bytes, which
+ * every socket sends as they are (ws would otherwise encode the text again for each socket).
+ */
 export interface SerializedMessage {
   text: string;
-  bytes: number;
+  utf8: Buffer;
 }
 
 export function serialize(message: unknown): SerializedMessage {
   const text = JSON.stringify(message);
-  return { text, bytes: Buffer.byteLength(text) };
+  return { text, utf8: Buffer.from(text, 'utf8') };
 }
 
-/** sendJson for an already serialized message (`bytes` saves measuring it again per socket). */
+/** sendJson for an already serialized message: `data` is the text, or its UTF-8 bytes sent as a text frame. */
 export function sendText(
   socket: JsonSocket,
-  data: string,
+  data: string | Buffer,
+  bytes: number,
   dropped?: DropCounters,
-  bytes: number = Buffer.byteLength(data),
 ): boolean {
   if (socket.readyState !== 1) return false;
   if (socket.bufferedAmount + bytes > CONTROL_LIMITS.maxBufferedBytes) {
@@ -85,7 +90,8 @@ export function sendText(
     return false;
   }
   try {
-    socket.send(data);
+    if (typeof data === 'string') socket.send(data);
+    else socket.send(data, { binary: false });
     return true;
   } catch {
     // The close handler cleans up.

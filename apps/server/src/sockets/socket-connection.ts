@@ -105,7 +105,7 @@ export class SocketConnection {
 
   /** A broadcast's message, serialized once for every socket it goes to. */
   sendSerialized(message: SerializedMessage): boolean {
-    return sendText(this.socket, message.text, this.options.dropped, message.bytes);
+    return sendText(this.socket, message.utf8, message.utf8.length, this.options.dropped);
   }
 
   sendError(error: string, errorKey: ErrorKey): void {
