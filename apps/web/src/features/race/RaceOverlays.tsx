@@ -36,7 +36,7 @@ export function RaceVideoOverlay({ state }: { state: RaceState | null }) {
   }
   if (state?.race_status === 'active' && state.race_expires_at) {
     return (
-      <div className="pointer-events-none absolute inset-x-0 top-12 flex justify-center sm:top-3">
+      <div className="pointer-events-none absolute inset-x-0 top-20 flex justify-center">
         <span className="rounded-full bg-black/70 px-4 py-1 text-2xl text-white ring-1 ring-white/20 backdrop-blur">
           <RaceTimer expiresAt={state.race_expires_at} />
         </span>
