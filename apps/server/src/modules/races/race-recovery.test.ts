@@ -6,40 +6,15 @@
 import type { AdminRaceResponse } from '@telerace/protocol';
 import { asc } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { raceLaps, raceParticipants, races } from '../../db/schema.js';
-import { buildTestApp, createTestEnvironment, type TestApp, type TestEnvironment } from '../../test/app.js';
-import { ManualClock } from '../../test/clock.js';
-import { connectCar, createCar, listen, type TestSocket, takeCar } from '../../test/sockets.js';
+import { useRestartableApps } from '../../test/restartable-app.js';
+import { connectCar, createCar, listen, takeCar } from '../../test/sockets.js';
 
-let environment: TestEnvironment;
-let clock: ManualClock;
-const running: TestApp[] = [];
-const sockets: TestSocket[] = [];
-
-beforeEach(async () => {
-  environment = await createTestEnvironment();
-  clock = new ManualClock();
-});
-afterEach(async () => {
-  for (const socket of sockets.splice(0)) socket.ws.terminate();
-  for (const testApp of running.splice(0)) await testApp.app.close();
-  await environment.dispose();
-});
-
-async function boot(): Promise<FastifyInstance> {
-  const testApp = await buildTestApp(environment, { clock, persistentDatabase: true });
-  running.push(testApp);
-  return testApp.app;
-}
-
+const apps = useRestartableApps();
+const boot = () => apps.boot(true);
 /** The server goes away (its timers with it); nothing is written on the way out. */
-async function crash(app: FastifyInstance): Promise<void> {
-  const index = running.findIndex((testApp) => testApp.app === app);
-  running.splice(index, 1);
-  for (const socket of sockets.splice(0)) socket.ws.terminate();
-  await app.close();
-}
+const crash = (app: FastifyInstance) => apps.stop(app);
 
 const adminView = async (app: FastifyInstance, headers: Record<string, string>) =>
   (await app.inject({ method: 'GET', url: '/api/admin/race', headers })).json() as AdminRaceResponse;
@@ -49,7 +24,7 @@ async function raceInCountdown(app: FastifyInstance) {
   const host = await listen(app);
   const driving = await createCar(app, 'Red');
   const car = await connectCar(host, driving.carId, driving.secret);
-  sockets.push(car);
+  apps.sockets.push(car);
   const { driver } = await takeCar(app, driving);
   await app.raceEngine.join(driver.id, driving.carId);
   const started = await app.inject({
@@ -71,32 +46,32 @@ describe('a restart during a race', () => {
   it('mid-race: resumes with the stored end time and laps; a later lap counts from the stored pass', async () => {
     const first = await boot();
     const { carId, headers } = await raceInCountdown(first);
-    clock.advance(5_000);
+    apps.clock.advance(5_000);
     await settled(first);
     const before = await adminView(first, headers);
     expect(before.state.race_status).toBe('active');
-    const t0 = clock.now().getTime();
+    const t0 = apps.clock.now().getTime();
     pass(first, carId, t0);
-    clock.advance(6_000);
+    apps.clock.advance(6_000);
     pass(first, carId, t0 + 6_000);
     await settled(first);
     expect((await adminView(first, headers)).leaderboard[0]).toMatchObject({ laps: 1, best_lap: 6_000 });
     await crash(first);
 
-    clock.advance(2_000);
+    apps.clock.advance(2_000);
     const second = await boot();
     const resumed = await adminView(second, headers);
     expect(resumed.state.race_status).toBe('active');
     expect(resumed.state.race_expires_at).toBe(before.state.race_expires_at);
     expect(resumed.leaderboard[0]).toMatchObject({ laps: 1, last_lap: 6_000, best_lap: 6_000 });
 
-    clock.advance(5_000);
+    apps.clock.advance(5_000);
     pass(second, carId, t0 + 13_000);
     await settled(second);
     expect((await adminView(second, headers)).leaderboard[0]).toMatchObject({ laps: 2, last_lap: 7_000 });
 
     // Its end comes at the stored time.
-    clock.advance(Date.parse(before.state.race_expires_at as string) - clock.now().getTime());
+    apps.clock.advance(Date.parse(before.state.race_expires_at as string) - apps.clock.now().getTime());
     await settled(second);
     expect((await adminView(second, headers)).state.race_status).toBe('idle');
     const [race] = await second.database.db.select().from(races);
@@ -111,16 +86,16 @@ describe('a restart during a race', () => {
   it('down past the race end: ends it cleanly at start-up with its laps and results', async () => {
     const first = await boot();
     const { carId, driver, headers } = await raceInCountdown(first);
-    clock.advance(5_000);
+    apps.clock.advance(5_000);
     await settled(first);
-    const t0 = clock.now().getTime();
+    const t0 = apps.clock.now().getTime();
     pass(first, carId, t0);
-    clock.advance(8_000);
+    apps.clock.advance(8_000);
     pass(first, carId, t0 + 8_000);
     await settled(first);
     await crash(first);
 
-    clock.advance(10 * 60_000);
+    apps.clock.advance(10 * 60_000);
     const second = await boot();
     expect((await adminView(second, headers)).state.race_status).toBe('idle');
     const [race] = await second.database.db.select().from(races);
@@ -132,16 +107,16 @@ describe('a restart during a race', () => {
   it('mid-countdown: the countdown continues from its stored end', async () => {
     const first = await boot();
     const { headers } = await raceInCountdown(first);
-    clock.advance(2_000);
+    apps.clock.advance(2_000);
     await settled(first);
     expect((await adminView(first, headers)).state.countdown_value).toBe(3);
     await crash(first);
 
-    clock.advance(1_000);
+    apps.clock.advance(1_000);
     const second = await boot();
     const resumed = await adminView(second, headers);
     expect(resumed.state).toMatchObject({ race_status: 'countdown', countdown_value: 2 });
-    clock.advance(2_000);
+    apps.clock.advance(2_000);
     await settled(second);
     expect((await adminView(second, headers)).state.race_status).toBe('active');
   });

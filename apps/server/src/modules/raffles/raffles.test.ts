@@ -13,11 +13,10 @@ import {
 } from '@telerace/protocol';
 import { eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { auditLog, users } from '../../db/schema.js';
-import { buildTestApp, createTestEnvironment, type TestApp, type TestEnvironment } from '../../test/app.js';
-import { ManualClock } from '../../test/clock.js';
 import { authHeader, buildAdmin, buildUser, tokenFor } from '../../test/factories.js';
+import { useRestartableApps } from '../../test/restartable-app.js';
 import {
   connectCar,
   createCar,
@@ -25,42 +24,15 @@ import {
   listen,
   openSocket,
   originOf,
-  type TestSocket,
   takeCar,
 } from '../../test/sockets.js';
 import { verifyPublishedRaffle } from './verify.js';
 
 type Json = Record<string, unknown>;
 
-let environment: TestEnvironment;
-let clock: ManualClock;
-const running: TestApp[] = [];
-const sockets: TestSocket[] = [];
-
-beforeEach(async () => {
-  environment = await createTestEnvironment();
-  clock = new ManualClock();
-});
-afterEach(async () => {
-  for (const socket of sockets.splice(0)) socket.ws.terminate();
-  for (const testApp of running.splice(0)) await testApp.app.close();
-  await environment.dispose();
-});
-
-async function boot(persistentDatabase = false): Promise<FastifyInstance> {
-  const testApp = await buildTestApp(environment, { clock, persistentDatabase });
-  running.push(testApp);
-  return testApp.app;
-}
-
-async function stopServer(app: FastifyInstance): Promise<void> {
-  running.splice(
-    running.findIndex((testApp) => testApp.app === app),
-    1,
-  );
-  for (const socket of sockets.splice(0)) socket.ws.terminate();
-  await app.close();
-}
+const apps = useRestartableApps();
+const boot = (persistentDatabase = false) => apps.boot(persistentDatabase);
+const stopServer = (app: FastifyInstance) => apps.stop(app);
 
 /** The app, an admin's calls, and the anonymous public calls. */
 async function setup(persistentDatabase = false) {
@@ -95,7 +67,7 @@ describe('a raffle from its opening to its winners', () => {
     const host = await listen(app);
     const viewer = await buildUser(app.database.db);
     const events = await openSocket(eventsUrl(host, await tokenFor(app, viewer)), originOf(app));
-    sockets.push(events);
+    apps.sockets.push(events);
     const raceState = (predicate: (s: Json) => boolean) =>
       events
         .next((m) => m.type === 'race_state_update' && predicate(m.payload as Json))
@@ -165,7 +137,7 @@ describe('a raffle from its opening to its winners', () => {
     ]);
 
     // The draw.
-    const drawnAt = clock.now();
+    const drawnAt = apps.clock.now();
     const drawn = await adminCall('/api/admin/race/draw-winners');
     expect(drawn.status, JSON.stringify(drawn.body)).toBe(200);
     const result = drawn.body.raffle as RafflePublic;
@@ -251,7 +223,7 @@ describe('a raffle from its opening to its winners', () => {
     expect(raceId).not.toBeNull();
 
     const driving = await createCar(app, 'Red');
-    sockets.push(await connectCar(host, driving.carId, driving.secret));
+    apps.sockets.push(await connectCar(host, driving.carId, driving.secret));
     const { driver } = await takeCar(
       app,
       driving,
@@ -391,9 +363,9 @@ describe('prizes', () => {
     await enter('discord', 'dc-late');
     await adminCall('/api/admin/race/draw-winners');
     const late = { platform: 'discord', platformUserId: 'dc-late' } as const;
-    clock.advance(15 * 60_000 - 1);
+    apps.clock.advance(15 * 60_000 - 1);
     expect(await app.raffles.hasPendingPrize(late)).toBe(true);
-    clock.advance(1);
+    apps.clock.advance(1);
     expect(await app.raffles.hasPendingPrize(late)).toBe(false);
     expect(await app.raffles.claimPrize(late, member.id)).toBeNull();
     const expired = (await call('GET', '/api/admin/raffle')).json() as AdminRaffleResponse;
