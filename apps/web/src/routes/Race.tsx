@@ -2,61 +2,27 @@
  * A finished race's page (`/races/:id`, public; issue 12): its participants by position with
  * their laps and best lap, and the lap-time chart per driver. An unknown race shows a 404 state.
  */
-import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { useParams } from 'react-router';
 import { Avatar } from '../components/layout/Avatar';
+import { RecordBackLink, RecordNotFound, useRecord, useRecordId } from '../components/record-page';
 import { TableLoading } from '../components/table/table-states';
 import { bodyCell, headCell } from '../components/table/table-styles';
 import { Alert } from '../components/ui/Alert';
-import { LinkButton } from '../components/ui/LinkButton';
 import { Panel } from '../components/ui/Panel';
 import { ScrollTable } from '../components/ui/ScrollTable';
 import { LapChart } from '../features/leaderboards/LapChart';
 import { fetchRace, raceKey } from '../features/leaderboards/leaderboards-api';
 import { formatLapTime } from '../features/race/race-format';
-import { ApiError } from '../lib/api';
 import { formatRelativeTime } from '../lib/relative-time';
 import { displayName } from '../lib/username';
 
 const number = `${bodyCell} text-right font-mono tabular-nums`;
 
-function BackLink() {
-  const { t } = useTranslation();
-  return (
-    <LinkButton to="/leaderboards" variant="secondary" size="sm">
-      <span aria-hidden="true">←</span> {t('racePage.back')}
-    </LinkButton>
-  );
-}
-
 export default function Race() {
   const { t, i18n } = useTranslation();
-  const { id = '' } = useParams();
-  const raceId = /^\d+$/.test(id) ? Number(id) : null;
-  const query = useQuery({
-    queryKey: raceKey(raceId ?? 0),
-    queryFn: () => fetchRace(raceId ?? 0),
-    enabled: raceId !== null,
-    // A race that does not exist will not appear by asking again.
-    retry: (count, error) => !(error instanceof ApiError && error.status < 500) && count < 1,
-  });
-  const notFound = raceId === null || (query.error instanceof ApiError && query.error.status === 404);
-
-  if (notFound) {
-    return (
-      <div className="mx-auto max-w-xl">
-        <Panel level={1} eyebrow={t('racePage.eyebrow')} title={t('racePage.notFoundTitle')}>
-          <p className="text-muted" data-testid="race-not-found">
-            {t('racePage.notFound')}
-          </p>
-          <div className="mt-5">
-            <BackLink />
-          </div>
-        </Panel>
-      </div>
-    );
-  }
+  const raceId = useRecordId();
+  const { query, notFound } = useRecord(raceId, raceKey, fetchRace);
+  if (notFound) return <RecordNotFound i18nPrefix="racePage" testId="race-not-found" />;
   const race = query.data;
   const language = i18n.resolvedLanguage;
   const participants = race
@@ -64,7 +30,7 @@ export default function Race() {
     : [];
   return (
     <div className="mx-auto max-w-5xl space-y-4">
-      <BackLink />
+      <RecordBackLink i18nPrefix="racePage" />
       <Panel
         level={1}
         eyebrow={t('racePage.eyebrow')}

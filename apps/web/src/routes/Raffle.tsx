@@ -4,30 +4,18 @@
  * entries hash, with the command anyone can run to re-do the draw (docs/raffle-fairness.md). An
  * open raffle is read again every 5 s, so entries and the draw show as they happen.
  */
-import { useQuery } from '@tanstack/react-query';
 import { TIMERS_MS } from '@telerace/protocol';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useParams } from 'react-router';
+import { RecordBackLink, RecordNotFound, useRecord, useRecordId } from '../components/record-page';
 import { TableLoading } from '../components/table/table-states';
 import { bodyCell, headCell, numberCell } from '../components/table/table-styles';
 import { Alert } from '../components/ui/Alert';
-import { LinkButton } from '../components/ui/LinkButton';
 import { Panel } from '../components/ui/Panel';
 import { ScrollTable } from '../components/ui/ScrollTable';
 import { RaffleAudit } from '../features/raffles/RaffleAudit';
 import { fetchRaffle, raffleJsonUrl, raffleKey } from '../features/raffles/raffles-api';
 import { VerifyCommand } from '../features/raffles/VerifyCommand';
-import { ApiError } from '../lib/api';
-
-function BackLink() {
-  const { t } = useTranslation();
-  return (
-    <LinkButton to="/leaderboards" variant="secondary" size="sm">
-      <span aria-hidden="true">←</span> {t('rafflePage.back')}
-    </LinkButton>
-  );
-}
 
 function Fact({ label, children }: { label: string; children: ReactNode }) {
   return (
@@ -40,36 +28,16 @@ function Fact({ label, children }: { label: string; children: ReactNode }) {
 
 export default function Raffle() {
   const { t, i18n } = useTranslation();
-  const { id = '' } = useParams();
-  const raffleId = /^\d+$/.test(id) && Number(id) > 0 ? Number(id) : null;
-  const query = useQuery({
-    queryKey: raffleKey(raffleId ?? 0),
-    queryFn: () => fetchRaffle(raffleId ?? 0),
-    enabled: raffleId !== null,
-    retry: (count, error) => !(error instanceof ApiError && error.status < 500) && count < 1,
-    refetchInterval: (q) => (q.state.data?.status === 'open' ? TIMERS_MS.adminRefresh : false),
-  });
-  const notFound = raffleId === null || (query.error instanceof ApiError && query.error.status === 404);
-
-  if (notFound) {
-    return (
-      <div className="mx-auto max-w-xl">
-        <Panel level={1} eyebrow={t('rafflePage.eyebrow')} title={t('rafflePage.notFoundTitle')}>
-          <p className="text-muted" data-testid="raffle-not-found">
-            {t('rafflePage.notFound')}
-          </p>
-          <div className="mt-5">
-            <BackLink />
-          </div>
-        </Panel>
-      </div>
-    );
-  }
+  const raffleId = useRecordId();
+  const { query, notFound } = useRecord(raffleId, raffleKey, fetchRaffle, (data) =>
+    data?.status === 'open' ? TIMERS_MS.adminRefresh : false,
+  );
+  if (notFound) return <RecordNotFound i18nPrefix="rafflePage" testId="raffle-not-found" />;
   const raffle = query.data;
   const when = (iso: string) => new Date(iso).toLocaleString(i18n.resolvedLanguage);
   return (
     <div className="mx-auto max-w-5xl space-y-4">
-      <BackLink />
+      <RecordBackLink i18nPrefix="rafflePage" />
       <Panel level={1} eyebrow={t('rafflePage.eyebrow')} title={t('rafflePage.title', { id: raffleId })}>
         {query.isPending ? (
           <TableLoading />

@@ -1,0 +1,64 @@
+/**
+ * What the public pages of one record (a race `/races/:id`, a raffle `/raffles/:id`) share: the id
+ * from the address, a query that does not retry a record that does not exist, the back link and
+ * the not-found state.
+ */
+import { type QueryKey, useQuery } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
+import { useParams } from 'react-router';
+import { ApiError } from '../lib/api';
+import { LinkButton } from './ui/LinkButton';
+import { Panel } from './ui/Panel';
+
+/** The record's id from `/:id` (a positive whole number), null for anything else. */
+export function useRecordId(): number | null {
+  const { id = '' } = useParams();
+  return /^\d+$/.test(id) && Number(id) > 0 ? Number(id) : null;
+}
+
+/** The record, asked for once (a 4xx will not change by asking again); `notFound` for a bad id or a 404. */
+export function useRecord<T>(
+  id: number | null,
+  key: (id: number) => QueryKey,
+  fetch: (id: number) => Promise<T>,
+  refetchInterval?: (data: T | undefined) => number | false,
+) {
+  const query = useQuery({
+    queryKey: key(id ?? 0),
+    queryFn: () => fetch(id ?? 0),
+    enabled: id !== null,
+    retry: (count, error) => !(error instanceof ApiError && error.status < 500) && count < 1,
+    ...(refetchInterval
+      ? { refetchInterval: (q: { state: { data: T | undefined } }) => refetchInterval(q.state.data) }
+      : {}),
+  });
+  const notFound = id === null || (query.error instanceof ApiError && query.error.status === 404);
+  return { query, notFound };
+}
+
+/** The page's way back (`i18nPrefix.back`). */
+export function RecordBackLink({ i18nPrefix, to = '/leaderboards' }: { i18nPrefix: string; to?: string }) {
+  const { t } = useTranslation();
+  return (
+    <LinkButton to={to} variant="secondary" size="sm">
+      <span aria-hidden="true">←</span> {t(`${i18nPrefix}.back`)}
+    </LinkButton>
+  );
+}
+
+/** The not-found state (`i18nPrefix.eyebrow`, `.notFoundTitle`, `.notFound`). */
+export function RecordNotFound({ i18nPrefix, testId }: { i18nPrefix: string; testId: string }) {
+  const { t } = useTranslation();
+  return (
+    <div className="mx-auto max-w-xl">
+      <Panel level={1} eyebrow={t(`${i18nPrefix}.eyebrow`)} title={t(`${i18nPrefix}.notFoundTitle`)}>
+        <p className="text-muted" data-testid={testId}>
+          {t(`${i18nPrefix}.notFound`)}
+        </p>
+        <div className="mt-5">
+          <RecordBackLink i18nPrefix={i18nPrefix} />
+        </div>
+      </Panel>
+    </div>
+  );
+}
