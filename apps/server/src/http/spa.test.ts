@@ -13,6 +13,12 @@ const ROUTE_PRELOADS = {
   // Never turned into a link: only the build's own hashed files are.
   broken: ['https://elsewhere.example/x.js', '/assets/../../etc/passwd.js'],
 };
+/** What the web build lists as the first answers of pages (apps/web/src/data-preloads.ts). */
+const DATA_PRELOADS = {
+  leaderboards: ['/api/leaderboards/all-time?page=1&limit=10'],
+  // Never turned into a link: only our own API's paths with a plain query are.
+  broken: ['https://elsewhere.example/api/x', '/api/x?a="><script>', '/assets/x.json'],
+};
 /** Big enough to be worth compressing. */
 const APP_JS = `console.log(${JSON.stringify('telerace '.repeat(400))});\n`;
 
@@ -27,6 +33,7 @@ describe('web app serving', () => {
     await writeFile(join(web, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
     await writeFile(join(web, '.env'), 'SECRET=1');
     await writeFile(join(web, 'route-preloads.json'), JSON.stringify(ROUTE_PRELOADS));
+    await writeFile(join(web, 'data-preloads.json'), JSON.stringify(DATA_PRELOADS));
   });
   afterAll(() => testApp.close());
 
@@ -57,6 +64,25 @@ describe('web app serving', () => {
     }
     expect((await testApp.app.inject('/broken')).body).toBe(INDEX_HTML);
     expect((await testApp.app.inject('/')).body).toBe(INDEX_HTML);
+  });
+
+  it('adds the opened page’s first answers as fetch preloads the page’s own request reuses', async () => {
+    for (const url of ['/leaderboards', '/leaderboards?tab=season']) {
+      const response = await testApp.app.inject(url);
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['cache-control']).toBe(CACHE_REVALIDATE);
+      expect(response.body).toBe(
+        INDEX_HTML.replace(
+          '</head>',
+          '<link rel="preload" as="fetch" crossorigin="use-credentials" ' +
+            'href="/api/leaderboards/all-time?page=1&amp;limit=10"></head>',
+        ),
+      );
+    }
+    // The preloaded answer may be fetched by the page: the policy lets it connect to its origin.
+    const csp = (await testApp.app.inject('/leaderboards')).headers['content-security-policy'];
+    expect(csp).toMatch(/connect-src 'self'/);
+    expect((await testApp.app.inject('/broken')).body).toBe(INDEX_HTML);
   });
 
   it('follows a new build without a restart', async () => {

@@ -1,6 +1,7 @@
 /**
- * A paged table, the same for the admin tabs and the leaderboards: a spinner while the first page
- * loads, an error in the table's place when no page came, a warning over the last page shown when a
+ * A paged table, the same for the admin tabs and the leaderboards: the headings over empty rows and
+ * the page controls, hidden, while the first page loads (the place the page will take, so nothing
+ * moves when it arrives), an error in the table's place when no page came, a warning over the last page shown when a
  * later fetch failed, the empty text, the table with its column headings, and the page controls
  * under it. The caller draws only a row.
  */
@@ -9,7 +10,7 @@ import { Alert } from '../ui/Alert';
 import { ScrollTable } from '../ui/ScrollTable';
 import { Pagination } from './Pagination';
 import { type TableColumn, TableHead } from './TableHead';
-import { TableEmpty, TableLoading } from './table-states';
+import { TableEmpty, TableSkeleton } from './table-states';
 import type { PagedQuery } from './use-paged-query';
 
 export interface PagedTableTexts {
@@ -46,7 +47,24 @@ export function PagedTable<Page extends { totalCount: number }, Row>({
   below,
   children,
 }: PagedTableProps<Page, Row>) {
-  if (query.isPending) return <TableLoading />;
+  if (query.isPending) {
+    return (
+      <div className="space-y-4">
+        <TableSkeleton label={texts.caption} columns={columns} rows={pageSize} />
+        {/* The controls' height, shown when the total is known. */}
+        <div aria-hidden="true" inert className="invisible">
+          <Pagination
+            name={texts.pager}
+            page={page}
+            pageSize={pageSize}
+            totalCount={0}
+            onPageChange={setPage}
+            onPageSizeChange={setPageSize}
+          />
+        </div>
+      </div>
+    );
+  }
   // Past pending, no page means the first fetch failed (a later failure keeps the last page).
   const data = query.data;
   if (data === undefined) return <Alert tone="error">{texts.loadFailed}</Alert>;

@@ -2,6 +2,7 @@ import type { LeaderboardRow, RaceDetail } from '@telerace/protocol';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { DATA_PRELOADS } from '../../data-preloads';
 import { json, member, renderApp, resetBrowser, stubServer } from '../../test/app';
 import { lapChart } from './lap-chart';
 
@@ -88,6 +89,48 @@ describe('Leaderboards page', () => {
     await user.selectOptions(pager.getByRole('combobox', { name: 'Rows per page' }), '25');
     await waitFor(() => expect(within(table).getAllByRole('row')).toHaveLength(24));
     expect(pager.getByText('Page 1 of 1')).toBeVisible();
+  });
+
+  it('asks for the first page exactly as index.html preloads it, even signed in (no token, no header)', async () => {
+    const fetchMock = stubServer({
+      session: member,
+      routes: { 'GET /api/leaderboards/all-time': boardRoute },
+    });
+    renderApp('/leaderboards');
+    await screen.findByRole('table', { name: 'All-time leaderboard' });
+    const [preloaded] = DATA_PRELOADS.leaderboards ?? [];
+    const calls = fetchMock.mock.calls.filter(([url]) => String(url).startsWith('/api/leaderboards/'));
+    // What <link rel="preload" as="fetch" crossorigin="use-credentials"> sends: a browser hands its
+    // answer only to the same URL, credentials mode and headers.
+    expect(calls).toEqual([[preloaded, { credentials: 'include' }]]);
+  });
+
+  it('holds the board’s place while its first page loads: headings and 10 rows, then the rows', async () => {
+    let answer: ((response: Response) => void) | undefined;
+    stubServer({
+      session: null,
+      routes: {
+        'GET /api/leaderboards/all-time': () =>
+          new Promise<Response>((resolve) => {
+            answer = resolve;
+          }),
+      },
+    });
+    renderApp('/leaderboards');
+    const placeholder = await waitFor(() => {
+      const table = document.querySelector('[inert] table');
+      expect(table).not.toBeNull();
+      return table;
+    });
+    expect(screen.getByRole('status')).toHaveTextContent('Loading');
+    expect(placeholder?.querySelectorAll('thead th')).toHaveLength(5);
+    expect(placeholder?.querySelectorAll('tbody tr')).toHaveLength(10);
+    // The page asked for the board: its answer can now be sent.
+    await waitFor(() => expect(answer).toBeDefined());
+    answer?.(boardRoute({ url: new URL('http://x/api/leaderboards/all-time?page=1&limit=10') }));
+    const table = await screen.findByRole('table', { name: 'All-time leaderboard' });
+    expect(within(table).getAllByRole('row')).toHaveLength(11);
+    expect(document.querySelector('[inert] table')).toBeNull();
   });
 
   it('shows season 0 in its tab, and the empty and error states', async () => {
