@@ -5,41 +5,20 @@
  * an admin lowers a car's forward speed and the car itself applies the limit; on a phone, a thumb
  * on the throttle stick drives.
  */
-import { type APIRequestContext, expect, type Page, test } from '@playwright/test';
+import { expect, type Page, test } from '@playwright/test';
 import { E2E_ADMIN } from '../playwright.config.js';
-import { acceptCookies, logIn, newMember, screenshot, signUp, translations } from './support.js';
+import {
+  acceptCookies,
+  carWithCode,
+  logIn,
+  newMember,
+  screenshot,
+  signUp,
+  speed,
+  translations,
+} from './support.js';
 
 const { en } = translations();
-
-async function adminToken(request: APIRequestContext): Promise<string> {
-  const response = await request.post('/api/login', { data: { ...E2E_ADMIN, recaptchaToken: '' } });
-  expect(response.status()).toBe(200);
-  return ((await response.json()) as { accessToken: string }).accessToken;
-}
-
-/** A simulated car by name, once its agent is connected, and a fresh control code for it. */
-async function carWithCode(request: APIRequestContext, name: string): Promise<{ id: number; code: string }> {
-  const headers = { authorization: `Bearer ${await adminToken(request)}` };
-  let id = 0;
-  await expect(async () => {
-    const cars = (await (await request.get('/api/admin/cars', { headers })).json()) as {
-      id: number;
-      name: string;
-      status: string;
-    }[];
-    const car = cars.find((c) => c.name === name);
-    expect(car?.status).toBe('online');
-    id = car?.id ?? 0;
-  }).toPass({ timeout: 30_000 });
-  const response = await request.post(`/api/admin/cars/${id}/generate_code`, { headers });
-  return { id, code: ((await response.json()) as { code: string }).code };
-}
-
-/** The speed the car reports, as shown on the control page (m/s). */
-async function speed(page: Page): Promise<number> {
-  const text = (await page.getByTestId('telemetry-speed').textContent()) ?? '';
-  return Number.parseFloat(text.replace(',', '.')) || 0;
-}
 
 /** Frames the control page's player has decoded on its current connection. */
 async function framesDecoded(page: Page): Promise<number> {

@@ -22,6 +22,8 @@ import {
 import { E2E_ADMIN } from '../playwright.config.js';
 import {
   acceptCookies,
+  adminToken,
+  carWithCode,
   fill,
   logIn,
   type Member,
@@ -41,31 +43,6 @@ const { en } = translations();
  */
 const FIRST_LAP_TIMEOUT_MS = 30_000;
 const SECOND_LAP_TIMEOUT_MS = 25_000;
-
-async function adminToken(request: APIRequestContext): Promise<string> {
-  const response = await request.post('/api/login', { data: { ...E2E_ADMIN, recaptchaToken: '' } });
-  expect(response.status()).toBe(200);
-  return ((await response.json()) as { accessToken: string }).accessToken;
-}
-
-/** A simulated car by name, once its agent is connected, and a fresh control code for it. */
-async function carWithCode(request: APIRequestContext, name: string): Promise<{ id: number; code: string }> {
-  const headers = { authorization: `Bearer ${await adminToken(request)}` };
-  let id = 0;
-  await expect(async () => {
-    const cars = (await (await request.get('/api/admin/cars', { headers })).json()) as {
-      id: number;
-      name: string;
-      status: string;
-    }[];
-    const car = cars.find((c) => c.name === name);
-    expect(car?.status).toBe('online');
-    id = car?.id ?? 0;
-  }).toPass({ timeout: 30_000 });
-  const response = await request.post(`/api/admin/cars/${id}/generate_code`, { headers });
-  expect(response.status()).toBe(200);
-  return { id, code: ((await response.json()) as { code: string }).code };
-}
 
 interface Driver {
   member: Member;

@@ -27,7 +27,7 @@ import {
   test,
 } from '@playwright/test';
 import { E2E_ADMIN, E2E_OAUTH_URL, E2E_RAFFLE_URL } from '../playwright.config.js';
-import { fill, logIn, screenshot, translations } from './support.js';
+import { fill, logIn, onlineCar, screenshot, speed, translations } from './support.js';
 
 const { en } = translations();
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -63,30 +63,6 @@ async function freshBrowser(browser: Browser): Promise<{ context: BrowserContext
   return { context, page: await context.newPage() };
 }
 
-/** The raffle server's simulated car, once its agent is online. */
-async function simCar(request: APIRequestContext): Promise<number> {
-  const login = await request.post('/api/login', { data: { ...E2E_ADMIN, recaptchaToken: '' } });
-  expect(login.status()).toBe(200);
-  const { accessToken } = (await login.json()) as { accessToken: string };
-  let id = 0;
-  await expect(async () => {
-    const response = await request.get('/api/admin/cars', {
-      headers: { authorization: `Bearer ${accessToken}` },
-    });
-    const cars = (await response.json()) as { id: number; name: string; status: string }[];
-    const car = cars.find((c) => c.name === 'Sim 1');
-    expect(car?.status).toBe('online');
-    id = car?.id ?? 0;
-  }).toPass({ timeout: 30_000 });
-  return id;
-}
-
-/** The speed the car reports on the control page (m/s). */
-async function speed(page: Page): Promise<number> {
-  const text = (await page.getByTestId('telemetry-speed').textContent()) ?? '';
-  return Number.parseFloat(text.replace(',', '.')) || 0;
-}
-
 /** Clicks "Claim with Twitch" on the claim page: a link, Twitch being the one provider configured here. */
 async function claimWithTwitch(page: Page): Promise<void> {
   await page.goto('/claim');
@@ -106,7 +82,7 @@ test('the admin draws a raffle and the winner claims a car with Twitch and drive
   browser,
   request,
 }, testInfo) => {
-  const carId = await simCar(request);
+  const carId = await onlineCar(request, 'Sim 1');
   const { context: adminContext, page: admin } = await freshBrowser(browser);
   const raffle = admin.getByTestId('raffle-status');
 

@@ -10,6 +10,7 @@ import {
   type TestInfo,
   test,
 } from '@playwright/test';
+import { E2E_ADMIN } from '../playwright.config.js';
 
 const I18N = join(dirname(fileURLToPath(import.meta.url)), '../../apps/web/src/i18n');
 
@@ -73,4 +74,48 @@ export async function logIn(page: Page, email: string, password: string): Promis
   await page.getByLabel(en.auth.password, { exact: true }).fill(password);
   await page.getByRole('button', { name: en.login.submit, exact: true }).click();
   await expect(page).toHaveURL(/\/$/);
+}
+
+/** An access token of the admin the e2e server seeds (E2E_ADMIN). */
+export async function adminToken(request: APIRequestContext): Promise<string> {
+  const response = await request.post('/api/login', { data: { ...E2E_ADMIN, recaptchaToken: '' } });
+  expect(response.status()).toBe(200);
+  return ((await response.json()) as { accessToken: string }).accessToken;
+}
+
+/** A simulated car's id by name, once its agent is connected. */
+export async function onlineCar(request: APIRequestContext, name: string, token?: string): Promise<number> {
+  const headers = { authorization: `Bearer ${token ?? (await adminToken(request))}` };
+  let id = 0;
+  await expect(async () => {
+    const cars = (await (await request.get('/api/admin/cars', { headers })).json()) as {
+      id: number;
+      name: string;
+      status: string;
+    }[];
+    const car = cars.find((c) => c.name === name);
+    expect(car?.status).toBe('online');
+    id = car?.id ?? 0;
+  }).toPass({ timeout: 30_000 });
+  return id;
+}
+
+/** A simulated car by name, once its agent is connected, and a fresh control code for it. */
+export async function carWithCode(
+  request: APIRequestContext,
+  name: string,
+): Promise<{ id: number; code: string }> {
+  const token = await adminToken(request);
+  const id = await onlineCar(request, name, token);
+  const response = await request.post(`/api/admin/cars/${id}/generate_code`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  expect(response.status()).toBe(200);
+  return { id, code: ((await response.json()) as { code: string }).code };
+}
+
+/** The speed the car reports, as shown on the control page (m/s). */
+export async function speed(page: Page): Promise<number> {
+  const text = (await page.getByTestId('telemetry-speed').textContent()) ?? '';
+  return Number.parseFloat(text.replace(',', '.')) || 0;
 }
