@@ -20,7 +20,6 @@ import { HttpError } from './errors.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    accessTokens: AccessTokenKeys;
     authenticate(request: FastifyRequest): Promise<void>;
     /**
      * `authenticate` for the few routes a member who has not accepted the terms yet may call
@@ -140,7 +139,6 @@ export async function userFromAccessToken(
 export const authenticatePlugin = fp<{ users: UserCache; keys: AccessTokenKeys }>(
   async (app: FastifyInstance, { users, keys }) => {
     const verified = new VerifiedTokens();
-    app.decorate('accessTokens', keys);
     app.decorateRequest('currentUser', null as unknown as UserRow);
     app.decorateRequest('accessClaims', null as unknown as AccessTokenClaims);
     const authenticateBeforeTerms = async (request: FastifyRequest) => {

@@ -63,7 +63,7 @@ export function tokenFor(
   user: Pick<UserRow, 'id'>,
   options: { seconds?: number; session?: string } = {},
 ): Promise<string> {
-  // `app.accessTokens` is decorated inside the /api scope only: build the same keys from the config.
+  // The app's keys (`app.tokenKeys`) with this token's own lifetime when the test asks for one.
   const keys = accessTokenKeys(app.config.jwtSecret, options.seconds ?? app.config.accessTokenTtlSeconds);
   return signAccessToken(keys, user.id, options.session);
 }

@@ -156,8 +156,9 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
       },
       messages: messageTable<EventLink, EventClientMessage>(EventClientMessage, {
         get_current_state: (link) => {
-          send(link, { type: 'race_state_update', payload: races.state() });
-          if (races.state().race_status === 'active')
+          const state = races.state();
+          send(link, { type: 'race_state_update', payload: state });
+          if (state.race_status === 'active')
             send(link, { type: 'live_leaderboard_update', data: races.leaderboard() });
         },
         ping: (link, { timestamp }) => send(link, { type: 'pong', timestamp }),
