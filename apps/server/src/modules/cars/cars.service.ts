@@ -232,16 +232,28 @@ export class CarsService {
       }
       throw invalidCode();
     }
-    if (started) {
-      this.#schedule(started);
-      this.events.emit('car.session-started', {
-        carId,
-        userId: user.id,
-        username: user.username,
-        sessionId: started.id,
-        expiresAt: started.expiresAt.toISOString(),
-      });
-    }
+    if (started) this.#sessionStarted(started, user);
+    return this.#driving(carId, user, controlToken);
+  }
+
+  /** A new session's timer and fact. */
+  #sessionStarted(session: CarSessionRow, user: UserRow): void {
+    this.#schedule(session);
+    this.events.emit('car.session-started', {
+      carId: session.carId,
+      userId: user.id,
+      username: user.username,
+      sessionId: session.id,
+      expiresAt: session.expiresAt.toISOString(),
+    });
+  }
+
+  /** What a member who now holds the car gets: its status and their control token. */
+  async #driving(
+    carId: number,
+    user: UserRow,
+    controlToken: string,
+  ): Promise<{ car: Car; controlToken: string }> {
     return { car: await this.status(carId, { id: user.id, isAdmin: user.isAdmin }), controlToken };
   }
 
@@ -280,17 +292,8 @@ export class CarsService {
         });
       });
       if (started === 'taken') continue;
-      if (started !== 'kept') {
-        this.#schedule(started);
-        this.events.emit('car.session-started', {
-          carId: car.id,
-          userId: user.id,
-          username: user.username,
-          sessionId: started.id,
-          expiresAt: started.expiresAt.toISOString(),
-        });
-      }
-      return { car: await this.status(car.id, { id: user.id, isAdmin: user.isAdmin }), controlToken };
+      if (started !== 'kept') this.#sessionStarted(started, user);
+      return this.#driving(car.id, user, controlToken);
     }
     return null;
   }
