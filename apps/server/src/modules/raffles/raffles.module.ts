@@ -30,11 +30,30 @@ export const rafflesModule = defineModule({
   }),
   routes: () => [{ plugin: adminRaffleRoutes }, { plugin: raffleRoutes }],
   // The race state's raffle status follows the facts (so every instance shows it, issue 15).
-  on: ({ raceEngine }) => ({
-    'raffle.opened': () => raceEngine.setRaffleStatus('open'),
-    'raffle.drawn': () => raceEngine.setRaffleStatus('closed'),
-    'raffle.aborted': () => raceEngine.setRaffleStatus('closed'),
-  }),
+  on: ({ raceEngine, raffles }) => {
+    const forget = () => raffles.forgetPublicAnswers();
+    return {
+      'raffle.opened': () => {
+        forget();
+        raceEngine.setRaffleStatus('open');
+      },
+      'raffle.drawn': () => {
+        forget();
+        raceEngine.setRaffleStatus('closed');
+      },
+      'raffle.aborted': () => {
+        forget();
+        raceEngine.setRaffleStatus('closed');
+      },
+      'raffle.entered': forget,
+      'prizes.cleared': forget,
+      'prize.claimed': forget,
+      'prize.released': forget,
+      // An entry's weight is its account's ticket total.
+      'tickets.adjusted': forget,
+      'user.changed': forget,
+    };
+  },
   start: async ({ raffles, raceEngine }) => {
     raceEngine.setRaffleStatus((await raffles.isOpen()) ? 'open' : 'closed');
   },

@@ -71,10 +71,14 @@ const notFound = () => new DomainError('not_found', 'Raffle not found.', ERROR_K
 const identityOf = ({ platform, platformUserId }: Identity): Identity => ({ platform, platformUserId });
 const identityText = (e: Identity) => `${e.platform}:${e.platformUserId}`;
 
+/** How long a public raffle answer is shared by the requests that ask for it. */
+const PUBLIC_ANSWER_MS = 2_000;
+
 export class RafflesService {
   readonly #db: Db;
   readonly #bus: EventBus;
   readonly #clock: Clock;
+  readonly #publicAnswers = new Map<number | 'current', { at: number; answer: Promise<RafflePublic> }>();
   readonly #log: FastifyBaseLogger;
   readonly #tickets: Pick<TicketsService, 'forUsers'>;
   readonly #lobby: WinnersLobby;
@@ -97,17 +101,40 @@ export class RafflesService {
   }
 
   /** GET /api/raffles/{id}. */
-  async publicRaffle(id: number): Promise<RafflePublic> {
-    const raffle = await findRaffle(this.#db, id);
-    if (!raffle) throw notFound();
-    return this.#present(raffle);
+  publicRaffle(id: number): Promise<RafflePublic> {
+    return this.#publicAnswer(id, () => findRaffle(this.#db, id));
   }
 
   /** GET /api/raffles/current: the open raffle, else the last one. */
-  async currentRaffle(): Promise<RafflePublic> {
-    const raffle = await findLatestRaffle(this.#db);
-    if (!raffle) throw notFound();
-    return this.#present(raffle);
+  currentRaffle(): Promise<RafflePublic> {
+    return this.#publicAnswer('current', () => findLatestRaffle(this.#db));
+  }
+
+  /**
+   * The public answers are what a stream's audience polls (the raffle page reads it every 5 s):
+   * each is made once and shared by every request for PUBLIC_ANSWER_MS, and dropped at once by
+   * every raffle fact (`forgetPublicAnswers`). Only the weights of an open raffle's entries (ticket
+   * totals, which change elsewhere) may be that much behind.
+   */
+  #publicAnswer(key: number | 'current', find: () => Promise<RaffleRow | undefined>): Promise<RafflePublic> {
+    const now = this.#clock.now().getTime();
+    const cached = this.#publicAnswers.get(key);
+    if (cached && now - cached.at < PUBLIC_ANSWER_MS) return cached.answer;
+    const answer = find().then((raffle) => {
+      if (!raffle) throw notFound();
+      return this.#present(raffle);
+    });
+    this.#publicAnswers.set(key, { at: now, answer });
+    // A failure is not kept: the next request asks again.
+    answer.catch(() => {
+      if (this.#publicAnswers.get(key)?.answer === answer) this.#publicAnswers.delete(key);
+    });
+    return answer;
+  }
+
+  /** A raffle fact arrived: the public answers are made again on the next request. */
+  forgetPublicAnswers(): void {
+    this.#publicAnswers.clear();
   }
 
   /** The Race Control tab: the open (else the last) raffle and its prizes with their state now. */

@@ -14,7 +14,7 @@ import {
 import { eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { auditLog, users } from '../../db/schema.js';
+import { auditLog, raffleEntries, users } from '../../db/schema.js';
 import { authHeader, buildAdmin, buildUser, tokenFor } from '../../test/factories.js';
 import { useRestartableApps } from '../../test/restartable-app.js';
 import {
@@ -260,6 +260,29 @@ describe('a raffle from its opening to its winners', () => {
     expect((await audits(app)).find((a) => a.action === 'raffle.draw')?.after.dropped).toEqual([
       'discord:dc-later-banned',
     ]);
+  });
+
+  it('the public answer is shared for 2 s, and made again at once after an entry', async () => {
+    const { app, adminCall, enter, publicRaffle } = await setup();
+    const opened = await adminCall('/api/admin/race/start-raffle', { racers: 1 });
+    const raffleId = opened.body.raffle?.id as number;
+    await enter('twitch', 'tw-1');
+    expect((await publicRaffle('current')).body.entries).toHaveLength(1);
+    // A row written behind the service's back (no fact): the shared answer does not see it yet.
+    await app.database.db.insert(raffleEntries).values({
+      raffleId,
+      platform: 'twitch',
+      platformUserId: 'tw-quiet',
+      displayName: 'quiet',
+      enteredAt: apps.clock.now(),
+    });
+    expect((await publicRaffle('current')).body.entries).toHaveLength(1);
+    apps.clock.advance(2_000);
+    expect((await publicRaffle('current')).body.entries).toHaveLength(2);
+    // An entry's fact drops the answer at once.
+    await enter('twitch', 'tw-3');
+    expect((await publicRaffle(String(raffleId))).body.entries).toHaveLength(3);
+    expect((await publicRaffle('current')).body.entries).toHaveLength(3);
   });
 
   it('abort closes without winners; a new raffle may open after it', async () => {
