@@ -17,6 +17,7 @@ import { Modal } from '../../components/ui/Modal';
 import { cx } from '../../lib/cx';
 import { useAuth } from '../auth/auth-context';
 import { apiErrorText } from '../auth/error-text';
+import { type FormStatus, FormStatusAlert } from '../profile/form-status';
 import { LiveLeaderboard } from '../race/LiveLeaderboard';
 import { ParticipantsList } from '../race/ParticipantsList';
 import { RaceTimer } from '../race/RaceTimer';
@@ -48,7 +49,7 @@ export function RaceControlTab() {
   const live = useRace();
   const [busy, setBusy] = useState<RaceAction | null>(null);
   const [confirmEnd, setConfirmEnd] = useState(false);
-  const [result, setResult] = useState<{ tone: 'success' | 'error'; text: string } | null>(null);
+  const [result, setResult] = useState<FormStatus>(null);
 
   if (query.isPending) return <TableLoading />;
   if (query.isError && !query.data) return <Alert tone="error">{t('raceControl.loadFailed')}</Alert>;
@@ -148,7 +149,7 @@ export function RaceControlTab() {
           {t('raceControl.sync')}
         </Button>
       </div>
-      {result && <Alert tone={result.tone}>{result.text}</Alert>}
+      <FormStatusAlert status={result} />
 
       <div className="grid gap-5 lg:grid-cols-2">
         <section aria-labelledby="admin-race-participants">

@@ -19,11 +19,12 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { TableLoading } from '../../components/table/table-states';
 import { Alert } from '../../components/ui/Alert';
-import { Button } from '../../components/ui/Button';
+import { Button, type ButtonProps } from '../../components/ui/Button';
 import { Modal } from '../../components/ui/Modal';
 import { cx } from '../../lib/cx';
 import { apiErrorText } from '../auth/error-text';
 import { TextField } from '../auth/form-fields';
+import { type FormStatus, FormStatusAlert } from '../profile/form-status';
 import { useRace } from '../race/use-race';
 import { RaffleAudit } from '../raffles/RaffleAudit';
 import {
@@ -47,6 +48,32 @@ function parseRacers(text: string): number | null {
   return value >= MIN_RAFFLE_RACERS && value <= MAX_RAFFLE_RACERS ? value : null;
 }
 
+/** A raffle action's button, named and tagged after its action; none works while another runs. */
+function ActionButton({
+  action,
+  running,
+  blocked = false,
+  ...button
+}: Omit<ButtonProps, 'children' | 'busy' | 'disabled'> & {
+  action: RaffleAction;
+  running: RaffleAction | null;
+  /** The raffle's state does not allow the action now. */
+  blocked?: boolean;
+}) {
+  const { t } = useTranslation();
+  return (
+    <Button
+      className="mb-px"
+      data-testid={`raffle-${action}`}
+      disabled={blocked || running !== null}
+      busy={running === action}
+      {...button}
+    >
+      {t(`${T}.${action}`)}
+    </Button>
+  );
+}
+
 export function RaffleControl() {
   const { t, i18n } = useTranslation();
   const queryClient = useQueryClient();
@@ -60,7 +87,7 @@ export function RaffleControl() {
   const [racersError, setRacersError] = useState<string | null>(null);
   const [busy, setBusy] = useState<RaffleAction | null>(null);
   const [confirming, setConfirming] = useState<'abort' | 'clear' | null>(null);
-  const [result, setResult] = useState<{ tone: 'success' | 'error'; text: string } | null>(null);
+  const [result, setResult] = useState<FormStatus>(null);
 
   // The socket says the raffle opened or closed (maybe from another admin's tab): read it now.
   useEffect(() => {
@@ -104,6 +131,7 @@ export function RaffleControl() {
   };
 
   const confirmAction = confirming ?? 'abort';
+  const openHint = open ? undefined : t(`${T}.openHint`);
   return (
     <section className="space-y-4 rounded-xl border border-line p-4" aria-labelledby="admin-raffle-title">
       <div className="flex flex-wrap items-baseline justify-between gap-2">
@@ -144,49 +172,36 @@ export function RaffleControl() {
             onChange={(event) => setRacers(event.target.value)}
           />
         </div>
-        <Button
+        <ActionButton
+          action="start"
+          running={busy}
+          blocked={open}
           type="submit"
-          className="mb-px"
-          data-testid="raffle-start"
-          disabled={open || busy !== null}
-          busy={busy === 'start'}
           title={open ? t(`${T}.startHint`) : undefined}
-        >
-          {t(`${T}.start`)}
-        </Button>
-        <Button
-          className="mb-px"
-          data-testid="raffle-draw"
-          disabled={!open || busy !== null}
-          busy={busy === 'draw'}
-          title={open ? undefined : t(`${T}.openHint`)}
+        />
+        <ActionButton
+          action="draw"
+          running={busy}
+          blocked={!open}
+          title={openHint}
           onClick={() => void run('draw', drawWinners)}
-        >
-          {t(`${T}.draw`)}
-        </Button>
-        <Button
+        />
+        <ActionButton
+          action="abort"
+          running={busy}
+          blocked={!open}
           variant="danger"
-          className="mb-px"
-          data-testid="raffle-abort"
-          disabled={!open || busy !== null}
-          busy={busy === 'abort'}
-          title={open ? undefined : t(`${T}.openHint`)}
+          title={openHint}
           onClick={() => setConfirming('abort')}
-        >
-          {t(`${T}.abort`)}
-        </Button>
-        <Button
+        />
+        <ActionButton
+          action="clear"
+          running={busy}
           variant="secondary"
-          className="mb-px"
-          data-testid="raffle-clear"
-          disabled={busy !== null}
-          busy={busy === 'clear'}
           onClick={() => setConfirming('clear')}
-        >
-          {t(`${T}.clear`)}
-        </Button>
+        />
       </form>
-      {result && <Alert tone={result.tone}>{result.text}</Alert>}
+      <FormStatusAlert status={result} />
 
       {!raffle ? (
         <p className="text-sm text-muted">{t(`${T}.none`)}</p>

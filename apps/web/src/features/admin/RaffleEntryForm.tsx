@@ -6,11 +6,11 @@
 import { PLATFORMS, type Platform, RAFFLE_BASE_WEIGHT } from '@telerace/protocol';
 import { type FormEvent, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Alert } from '../../components/ui/Alert';
 import { Button } from '../../components/ui/Button';
 import { cx } from '../../lib/cx';
 import { apiErrorText } from '../auth/error-text';
 import { FieldFrame, inputClasses, TextField } from '../auth/form-fields';
+import { type FormStatus, FormStatusAlert } from '../profile/form-status';
 import { addRaffleEntry } from '../raffles/raffles-api';
 
 const T = 'raceControl.raffle.addEntry';
@@ -21,7 +21,7 @@ export function RaffleEntryForm({ open, onAdded }: { open: boolean; onAdded: () 
   const [userId, setUserId] = useState('');
   const [name, setName] = useState('');
   const [busy, setBusy] = useState(false);
-  const [result, setResult] = useState<{ tone: 'success' | 'error'; text: string } | null>(null);
+  const [result, setResult] = useState<FormStatus>(null);
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
@@ -45,6 +45,9 @@ export function RaffleEntryForm({ open, onAdded }: { open: boolean; onAdded: () 
       setBusy(false);
     }
   };
+
+  /** What the two text inputs share: an id or name is short, never autofilled, locked while closed. */
+  const textInput = { maxLength: 64, autoComplete: 'off', disabled: !open || busy } as const;
 
   return (
     <section className="rounded-xl border border-line bg-surface-2/40 p-4" aria-labelledby="raffle-add-entry">
@@ -80,20 +83,16 @@ export function RaffleEntryForm({ open, onAdded }: { open: boolean; onAdded: () 
           label={t(`${T}.userId`)}
           data-testid="raffle-entry-user-id"
           value={userId}
-          maxLength={64}
-          autoComplete="off"
           spellCheck={false}
-          disabled={!open || busy}
           onChange={(event) => setUserId(event.target.value)}
+          {...textInput}
         />
         <TextField
           label={t(`${T}.displayName`)}
           data-testid="raffle-entry-name"
           value={name}
-          maxLength={64}
-          autoComplete="off"
-          disabled={!open || busy}
           onChange={(event) => setName(event.target.value)}
+          {...textInput}
         />
         <Button
           type="submit"
@@ -107,11 +106,7 @@ export function RaffleEntryForm({ open, onAdded }: { open: boolean; onAdded: () 
           {t(`${T}.submit`)}
         </Button>
       </form>
-      {result && (
-        <Alert tone={result.tone} className="mt-3">
-          {result.text}
-        </Alert>
-      )}
+      <FormStatusAlert status={result} className="mt-3" />
     </section>
   );
 }

@@ -14,6 +14,7 @@ import { Spinner } from '../../components/ui/Spinner';
 import { apiErrorText } from '../auth/error-text';
 import { TextField } from '../auth/form-fields';
 import { ADMIN_SETTINGS_KEY, fetchSettings, saveSettings } from '../cars/admin-cars-api';
+import { type FormStatus, FormStatusAlert } from '../profile/form-status';
 
 export type SettingName = keyof AdminSettings;
 
@@ -47,7 +48,7 @@ export function SettingsForm({ titleId, texts, fields, saveTestId }: SettingsFor
   // What the admin typed, by field; a field not typed in shows the saved value.
   const [typed, setTyped] = useState<Partial<Record<SettingName, string>>>({});
   const [errors, setErrors] = useState<Partial<Record<SettingName, string>>>({});
-  const [result, setResult] = useState<{ tone: 'success' | 'error'; text: string } | null>(null);
+  const [result, setResult] = useState<FormStatus>(null);
   const [busy, setBusy] = useState(false);
   const shownText = (name: SettingName) => typed[name] ?? (query.data ? String(query.data[name]) : '');
 
@@ -117,11 +118,7 @@ export function SettingsForm({ titleId, texts, fields, saveTestId }: SettingsFor
           </Button>
         </form>
       )}
-      {result && (
-        <Alert tone={result.tone} className="mt-3">
-          {result.text}
-        </Alert>
-      )}
+      <FormStatusAlert status={result} className="mt-3" />
     </section>
   );
 }

@@ -1,9 +1,13 @@
-/** The outcome line under an account form: a success or an error message, announced when it appears. */
+/** The outcome line under a form: a success or an error message, announced when it appears. */
 import { Alert } from '../../components/ui/Alert';
 
 export type FormStatus = { tone: 'success' | 'error'; text: string } | null;
 
-export function FormStatusAlert({ status }: { status: FormStatus }) {
+export function FormStatusAlert({ status, className }: { status: FormStatus; className?: string }) {
   if (!status) return null;
-  return <Alert tone={status.tone}>{status.text}</Alert>;
+  return (
+    <Alert tone={status.tone} className={className}>
+      {status.text}
+    </Alert>
+  );
 }
