@@ -217,6 +217,24 @@ export function PasswordField(props: Omit<TextFieldProps, 'type' | 'trailing'>) 
   );
 }
 
+/** The member's current password, asked before an account change; the password manager fills it. */
+export function CurrentPasswordField({
+  onChange,
+  ...props
+}: Omit<TextFieldProps, 'type' | 'trailing' | 'name' | 'autoComplete' | 'required' | 'onChange'> & {
+  onChange: (value: string) => void;
+}) {
+  return (
+    <PasswordField
+      name="currentPassword"
+      autoComplete="current-password"
+      required
+      onChange={(event) => onChange(event.target.value)}
+      {...props}
+    />
+  );
+}
+
 function NewTabLink({ to, children }: { to: string; children?: ReactNode }) {
   const { t } = useTranslation();
   return (

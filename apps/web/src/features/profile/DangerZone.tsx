@@ -13,7 +13,7 @@ import { Modal } from '../../components/ui/Modal';
 import { ApiError } from '../../lib/api';
 import { useAuth } from '../auth/auth-context';
 import { apiErrorText } from '../auth/error-text';
-import { PasswordField } from '../auth/form-fields';
+import { CurrentPasswordField } from '../auth/form-fields';
 import { deleteAccount } from './profile-api';
 
 export function DangerZone() {
@@ -103,18 +103,15 @@ export function DangerZone() {
             </label>
           </div>
           {hasPassword ? (
-            <PasswordField
+            <CurrentPasswordField
               ref={passwordRef}
               label={t('profile.danger.password')}
-              name="currentPassword"
-              autoComplete="current-password"
               value={password}
-              onChange={(event) => {
-                setPassword(event.target.value);
+              onChange={(value) => {
+                setPassword(value);
                 setPasswordError(null);
               }}
               error={passwordError ?? undefined}
-              required
             />
           ) : (
             <p className="text-sm text-muted">{t('profile.danger.noPassword')}</p>

@@ -8,7 +8,7 @@ import { useTranslation } from 'react-i18next';
 import { Alert } from '../../components/ui/Alert';
 import { Button } from '../../components/ui/Button';
 import { displayName, usernameSuffix } from '../../lib/username';
-import { EmailField, PasswordField, TextField } from '../auth/form-fields';
+import { CurrentPasswordField, EmailField, TextField } from '../auth/form-fields';
 import { FormStatusAlert } from './form-status';
 import { updateDetails } from './profile-api';
 import { useFormSave } from './use-form-save';
@@ -77,16 +77,13 @@ export function DetailsForm({ user, onSaved }: { user: User; onSaved: (user: Use
         value={email}
         onChange={(event) => setEmail(event.target.value)}
       />
-      <PasswordField
+      <CurrentPasswordField
         label={t('profile.details.currentPassword')}
-        name="currentPassword"
-        autoComplete="current-password"
         value={currentPassword}
-        onChange={(event) => setCurrentPassword(event.target.value)}
+        onChange={setCurrentPassword}
         hint={t('profile.details.currentPasswordHint')}
         error={passwordError ?? undefined}
         disabled={!user.has_password}
-        required
       />
       <FormStatusAlert status={status} />
       <Button type="submit" busy={busy} disabled={!user.has_password}>

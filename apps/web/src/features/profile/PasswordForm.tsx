@@ -6,7 +6,7 @@ import { type ChangePasswordRequest, PASSWORD_MIN_LENGTH, type User } from '@tel
 import { type FormEvent, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from '../../components/ui/Button';
-import { PasswordField } from '../auth/form-fields';
+import { CurrentPasswordField, PasswordField } from '../auth/form-fields';
 import { FormStatusAlert } from './form-status';
 import { changePassword } from './profile-api';
 import { useFormSave } from './use-form-save';
@@ -50,13 +50,10 @@ export function PasswordForm({ user, onSaved }: { user: User; onSaved: (user: Us
     >
       {!hadPassword && <p className="text-sm text-muted">{t('profile.password.setIntro')}</p>}
       {hadPassword && (
-        <PasswordField
+        <CurrentPasswordField
           label={t('profile.password.current')}
-          name="currentPassword"
-          autoComplete="current-password"
           value={currentPassword}
-          onChange={(event) => setCurrentPassword(event.target.value)}
-          required
+          onChange={setCurrentPassword}
         />
       )}
       <PasswordField
