@@ -1,5 +1,6 @@
 /** After a sign-up: the account exists; the next step is logging in. */
 import { useTranslation } from 'react-i18next';
+import { LineIcon } from '../components/ui/Icon';
 import { LinkButton } from '../components/ui/LinkButton';
 import { AuthFrame } from '../features/auth/form-fields';
 
@@ -9,16 +10,9 @@ export default function SignupSuccess() {
     <AuthFrame eyebrow={t('signup.success.eyebrow')} title={t('screens.signupSuccess')}>
       <div className="flex items-start gap-4">
         <span className="inline-flex size-11 shrink-0 items-center justify-center rounded-full bg-success/15 text-success">
-          <svg
-            viewBox="0 0 24 24"
-            className="size-6"
-            fill="none"
-            stroke="currentColor"
-            strokeWidth="2.5"
-            aria-hidden="true"
-          >
+          <LineIcon className="size-6" strokeWidth="2.5">
             <path strokeLinecap="round" strokeLinejoin="round" d="m5 12.5 4.5 4.5L19 7.5" />
-          </svg>
+          </LineIcon>
         </span>
         <p className="leading-relaxed text-muted">{t('signup.success.text')}</p>
       </div>

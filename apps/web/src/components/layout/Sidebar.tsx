@@ -7,6 +7,7 @@ import { useTranslation } from 'react-i18next';
 import { NavLink } from 'react-router';
 import { useAuth } from '../../features/auth/auth-context';
 import { cx } from '../../lib/cx';
+import { LineIcon } from '../ui/Icon';
 import { SIDEBAR_ID } from './TopBar';
 
 type IconName = 'home' | 'trophy' | 'car' | 'gift' | 'gear' | 'shield' | 'help' | 'info';
@@ -24,18 +25,9 @@ const ICON_PATHS: Record<IconName, string> = {
 
 function NavIcon({ name }: { name: IconName }) {
   return (
-    <svg
-      viewBox="0 0 24 24"
-      className="size-5 shrink-0"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth="1.8"
-      strokeLinecap="round"
-      strokeLinejoin="round"
-      aria-hidden="true"
-    >
-      <path d={ICON_PATHS[name]} />
-    </svg>
+    <LineIcon className="shrink-0" strokeWidth="1.8">
+      <path strokeLinecap="round" strokeLinejoin="round" d={ICON_PATHS[name]} />
+    </LineIcon>
   );
 }
 

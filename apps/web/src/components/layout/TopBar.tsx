@@ -22,20 +22,13 @@ export interface TopBarProps {
 
 function MenuIcon({ open }: { open: boolean }) {
   return (
-    <svg
-      viewBox="0 0 24 24"
-      className="size-6"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth="2"
-      aria-hidden="true"
-    >
+    <LineIcon className="size-6">
       {open ? (
         <path strokeLinecap="round" d="M6 6l12 12M18 6 6 18" />
       ) : (
         <path strokeLinecap="round" d="M4 7h16M4 12h16M4 17h10" />
       )}
-    </svg>
+    </LineIcon>
   );
 }
 

@@ -7,6 +7,7 @@ import { useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Alert } from '../../components/ui/Alert';
 import { Button } from '../../components/ui/Button';
+import { LineIcon } from '../../components/ui/Icon';
 import { cx } from '../../lib/cx';
 import { saveCarConfig } from '../cars/cars-api';
 
@@ -112,16 +113,9 @@ export function CarSettingsPanel({ carId, car }: { carId: string; car: Car | und
             </span>
             {t('control.settings.title')}
           </span>
-          <svg
-            viewBox="0 0 24 24"
-            className={cx('size-5 transition-transform', open && 'rotate-180')}
-            fill="none"
-            stroke="currentColor"
-            strokeWidth="2"
-            aria-hidden="true"
-          >
+          <LineIcon className={cx('transition-transform', open && 'rotate-180')}>
             <path strokeLinecap="round" strokeLinejoin="round" d="m6 9 6 6 6-6" />
-          </svg>
+          </LineIcon>
         </button>
       </h2>
       <div id={panelId} hidden={!open} className="space-y-4 border-t border-line px-4 py-4">
