@@ -6,7 +6,7 @@ import { CAR_SESSION_DEFAULT_MINUTES, MINIMUM_AGE, PING_THRESHOLDS_MS, TICKETS }
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Blocks, RichText } from '../components/content/RichContent';
-import { ScrollTable } from '../components/ui/ScrollTable';
+import { ScrollTable, ScrollTableHead } from '../components/ui/ScrollTable';
 import { TicketRules } from '../features/tickets/TicketRules';
 
 interface Question {
@@ -53,15 +53,9 @@ function ControlsTable() {
   const { t } = useTranslation();
   return (
     <ScrollTable label={t('pages.faq.controls.caption')}>
-      <thead className="bg-surface-2">
-        <tr>
-          {CONTROL_COLUMNS.map((column) => (
-            <th key={column} scope="col" className="px-4 py-2.5 font-semibold">
-              {t(`pages.faq.controls.${column}`)}
-            </th>
-          ))}
-        </tr>
-      </thead>
+      <ScrollTableHead
+        columns={CONTROL_COLUMNS.map((column) => ({ label: t(`pages.faq.controls.${column}`) }))}
+      />
       <tbody className="divide-y divide-line">
         {CONTROL_ROWS.map((row) => (
           <tr key={row.id}>

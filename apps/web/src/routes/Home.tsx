@@ -139,15 +139,9 @@ function CallsToAction() {
   const { user } = useAuth();
   return (
     <div className="flex flex-wrap gap-3">
-      {user ? (
-        <LinkButton to="/car-selection" size="lg">
-          {t('pages.home.chooseCar')}
-        </LinkButton>
-      ) : (
-        <LinkButton to="/signup" size="lg">
-          {t('pages.home.signup')}
-        </LinkButton>
-      )}
+      <LinkButton to={user ? '/car-selection' : '/signup'} size="lg">
+        {user ? t('pages.home.chooseCar') : t('pages.home.signup')}
+      </LinkButton>
       <LinkButton to="/leaderboards" size="lg" variant="secondary">
         {t('pages.home.leaderboards')}
       </LinkButton>

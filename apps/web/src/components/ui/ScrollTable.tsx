@@ -33,3 +33,22 @@ export function ScrollTable({
     </section>
   );
 }
+
+/** The header row of a content page's table; a number column's heading is right-aligned. */
+export function ScrollTableHead({ columns }: { columns: readonly { label: string; numeric?: boolean }[] }) {
+  return (
+    <thead className="bg-surface-2">
+      <tr>
+        {columns.map((column) => (
+          <th
+            key={column.label}
+            scope="col"
+            className={cx('px-4 py-2.5 font-semibold', column.numeric && 'text-right')}
+          >
+            {column.label}
+          </th>
+        ))}
+      </tr>
+    </thead>
+  );
+}

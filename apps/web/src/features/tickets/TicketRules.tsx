@@ -10,7 +10,7 @@ import {
   TICKETS,
 } from '@telerace/protocol';
 import { useTranslation } from 'react-i18next';
-import { ScrollTable } from '../../components/ui/ScrollTable';
+import { ScrollTable, ScrollTableHead } from '../../components/ui/ScrollTable';
 import { cx } from '../../lib/cx';
 
 /** The social platforms a user can link, each worth `TICKETS.perLinkedAccount`. */
@@ -85,16 +85,12 @@ export function TicketRules({ headingLevel = 3, className }: TicketRulesProps) {
         <Heading className={headingClass}>{t('pages.tickets.loyalty.title')}</Heading>
         <p>{t('pages.tickets.loyalty.text')}</p>
         <ScrollTable label={t('pages.tickets.loyalty.caption')}>
-          <thead className="bg-surface-2">
-            <tr>
-              <th scope="col" className="px-4 py-2.5 font-semibold">
-                {t('pages.tickets.loyalty.length')}
-              </th>
-              <th scope="col" className="px-4 py-2.5 text-right font-semibold">
-                {t('pages.tickets.loyalty.tickets')}
-              </th>
-            </tr>
-          </thead>
+          <ScrollTableHead
+            columns={[
+              { label: t('pages.tickets.loyalty.length') },
+              { label: t('pages.tickets.loyalty.tickets'), numeric: true },
+            ]}
+          />
           <tbody className="divide-y divide-line">
             {LOYALTY_TIERS.map((tier) => (
               <LoyaltyRow key={tier.months} length={tierLabel(tier.months)} tickets={tier.tickets} />
