@@ -150,7 +150,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
       // Before seeding: the seeded names are checked against the old rows' look-alike forms.
       await fillUsernameSkeletons(database.db, app.log);
       await seedAccounts(database.db, config, app.log);
-      for (const module of MODULES) await module.start?.(services);
+      for (const module of MODULES) await module.start?.(services, context);
       migrated = true;
     })().catch((error: unknown) => {
       app.log.error({ err: error }, 'database migrations failed');
@@ -163,7 +163,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     return startMigrations();
   });
   app.addHook('onReady', async () => {
-    for (const module of MODULES) module.ready?.(services);
+    for (const module of MODULES) module.ready?.(services, context);
   });
   app.addHook('onListen', async () => {
     // Only once the port is ours (onReady runs before `listen` binds it): a server that cannot
@@ -175,7 +175,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     // once, newest first, so the relay's synchronous close (cars to neutral) never waits behind
     // a slow stop such as Janus's.
     for (const off of unsubscribe) off();
-    const stops = [...MODULES].reverse().map(async (module) => module.stop?.(services));
+    const stops = [...MODULES].reverse().map(async (module) => module.stop?.(services, context));
     for (const result of await Promise.allSettled(stops)) {
       if (result.status === 'rejected') app.log.error({ err: result.reason }, 'a module failed to stop');
     }

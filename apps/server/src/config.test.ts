@@ -84,6 +84,13 @@ describe('loadConfig', () => {
           apiUrl: 'https://discord.com/api/v10',
         },
       },
+      chatJoinCommand: '!join',
+      chatLanguage: 'en',
+      donationUsdRates: { USD: 1 },
+      tipsWebhookSecret: null,
+      twitch: { chat: null, eventSubSecret: null },
+      youtubeChat: null,
+      discordBot: null,
     });
   });
 
@@ -147,6 +154,23 @@ describe('loadConfig', () => {
       DISCORD_AUTH_URL: 'http://oauth.local/discord/authorize',
       DISCORD_TOKEN_URL: 'http://oauth.local/discord/token',
       DISCORD_API_URL: 'http://oauth.local/discord/api',
+      CHAT_JOIN_COMMAND: '!ride',
+      CHAT_LANGUAGE: 'fr',
+      DONATION_USD_RATES: 'EUR=1.08,cad=0.73',
+      TIPS_WEBHOOK_SECRET: 'tips-secret-of-16+',
+      TWITCH_CHANNEL: '#MyChannel',
+      TWITCH_BOT_USERNAME: 'telerace_bot',
+      TWITCH_BOT_TOKEN: 'oauth:abc',
+      TWITCH_IRC_URL: 'ws://127.0.0.1:9000',
+      TWITCH_EVENTSUB_SECRET: 'eventsub-secret',
+      YOUTUBE_API_KEY: 'yt-key',
+      YOUTUBE_OAUTH_TOKEN: 'yt-token',
+      YOUTUBE_LIVE_CHAT_ID: 'chat-1',
+      YOUTUBE_CHANNEL_ID: 'UC123',
+      DISCORD_BOT_TOKEN: 'bot-token',
+      DISCORD_GUILD_ID: '123456',
+      DISCORD_CHANNEL_ID: '234567',
+      DISCORD_LOYALTY_ROLE_ID: '345678',
     });
     expect(config).toEqual({
       port: 9000,
@@ -207,7 +231,34 @@ describe('loadConfig', () => {
           apiUrl: 'http://oauth.local/discord/api',
         },
       },
+      chatJoinCommand: '!ride',
+      chatLanguage: 'fr',
+      donationUsdRates: { USD: 1, EUR: 1.08, CAD: 0.73 },
+      tipsWebhookSecret: 'tips-secret-of-16+',
+      twitch: {
+        chat: {
+          channel: 'mychannel',
+          botUsername: 'telerace_bot',
+          botToken: 'oauth:abc',
+          ircUrl: 'ws://127.0.0.1:9000',
+        },
+        eventSubSecret: 'eventsub-secret',
+      },
+      youtubeChat: { apiKey: 'yt-key', oauthToken: 'yt-token', liveChatId: 'chat-1', channelId: 'UC123' },
+      discordBot: { botToken: 'bot-token', guildId: '123456', channelId: '234567', loyaltyRoleId: '345678' },
     });
+  });
+
+  it('refuses integration settings that only make sense together, and a malformed rate table', () => {
+    expect(() => loadConfig({ JWT_SECRET: SECRET, TWITCH_CHANNEL: 'x' })).toThrow(/TWITCH_BOT_USERNAME/);
+    expect(() => loadConfig({ JWT_SECRET: SECRET, YOUTUBE_API_KEY: 'k' })).toThrow(/YOUTUBE_LIVE_CHAT_ID/);
+    expect(() => loadConfig({ JWT_SECRET: SECRET, DISCORD_BOT_TOKEN: 't' })).toThrow(/DISCORD_GUILD_ID/);
+    expect(() => loadConfig({ JWT_SECRET: SECRET, DONATION_USD_RATES: 'EUR:1.08' })).toThrow(
+      /DONATION_USD_RATES/,
+    );
+    expect(() => loadConfig({ JWT_SECRET: SECRET, CHAT_JOIN_COMMAND: '! join' })).toThrow(
+      /CHAT_JOIN_COMMAND/,
+    );
   });
 
   it('derives PUBLIC_URL from PORT and treats empty variables as unset', () => {

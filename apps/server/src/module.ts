@@ -60,11 +60,11 @@ export interface TeleraceModule {
   /** What the module does about each domain event; subscribed once the services are built. */
   on?(services: Services): EventHandlers;
   /** Once Fastify is ready (before listening): work that must not wait for the migrations. */
-  ready?(services: Services): void;
+  ready?(services: Services, context: ModuleContext): void;
   /** After the migrations and seeding: load read models, resume timers. */
-  start?(services: Services): Promise<void>;
+  start?(services: Services, context: ModuleContext): Promise<void>;
   /** Before the server closes, in reverse module order: cars to neutral, sockets closed. */
-  stop?(services: Services): Promise<void> | void;
+  stop?(services: Services, context: ModuleContext): Promise<void> | void;
 }
 
 /** Identity, for type checking a module's definition where it is written. */

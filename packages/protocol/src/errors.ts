@@ -60,5 +60,8 @@ export const ERROR_KEYS = {
   socialProviderUnavailable: 'errors.socialProviderUnavailable',
   registrationIncomplete: 'errors.registrationIncomplete',
   seasonNotFound: 'errors.seasonNotFound',
+  integrationNotConnected: 'errors.integrationNotConnected',
+  testMessageUnsupported: 'errors.testMessageUnsupported',
+  invalidWebhookSignature: 'errors.invalidWebhookSignature',
 } as const;
 export type ErrorKey = (typeof ERROR_KEYS)[keyof typeof ERROR_KEYS];

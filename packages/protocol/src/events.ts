@@ -139,6 +139,25 @@ export const DOMAIN_EVENTS = {
   'prize.claimed': z.object({ prizeId: id, raffleId: id, userId: id }),
   /** A claimed prize went back to pending (the claim could not give a car). */
   'prize.released': z.object({ prizeId: id }),
+  /**
+   * Donation tickets recorded for a platform identity (bits, a Super Chat, a tip). `userId`: the
+   * account linked to the identity now, if any (the tickets count for it; else once it links).
+   */
+  'tickets.donated': z.object({
+    platform: z.enum(PLATFORMS),
+    platformUserId: z.string(),
+    userId: id.nullable(),
+    tickets: z.number().int().nonnegative(),
+    sourceId: z.string(),
+  }),
+  /** A platform subscription began, renewed or ended (loyalty tickets follow it). */
+  'subscription.changed': z.object({
+    platform: z.enum(PLATFORMS),
+    platformUserId: z.string(),
+    userId: id.nullable(),
+    active: z.boolean(),
+    months: z.number().int().nonnegative(),
+  }),
 } as const;
 
 export type DomainEventName = keyof typeof DOMAIN_EVENTS;

@@ -3,6 +3,10 @@
  * A wrong value throws a ConfigError whose message is one line naming the variable; main.ts prints
  * it and exits, so the process never starts half-configured.
  */
+import { discordConfig } from '../integrations/discord/discord.config.js';
+import { integrationsConfig } from '../integrations/integrations.config.js';
+import { twitchConfig } from '../integrations/twitch/twitch.config.js';
+import { youtubeConfig } from '../integrations/youtube/youtube.config.js';
 import { authConfig } from '../modules/auth/auth.config.js';
 import { carsConfig } from '../modules/cars/cars.config.js';
 import { mailConfig } from '../modules/mail/mail.config.js';
@@ -25,6 +29,10 @@ export const CONFIG_SECTIONS = [
   racesConfig,
   rafflesConfig,
   socialConfig,
+  integrationsConfig,
+  twitchConfig,
+  youtubeConfig,
+  discordConfig,
 ] as const;
 
 type UnionToIntersection<U> = (U extends unknown ? (part: U) => void : never) extends (part: infer I) => void

@@ -14,6 +14,12 @@ const SAMPLES: Record<string, string> = {
   TWITCH_CLIENT_SECRET: 'twitch-client-secret-sample',
   GOOGLE_CLIENT_SECRET: 'google-client-secret-sample',
   DISCORD_CLIENT_SECRET: 'discord-client-secret-sample',
+  TIPS_WEBHOOK_SECRET: 'tips-webhook-secret-sample',
+  TWITCH_BOT_TOKEN: 'oauth:twitch-bot-token-sample',
+  TWITCH_EVENTSUB_SECRET: 'twitch-eventsub-secret-sample',
+  YOUTUBE_API_KEY: 'youtube-api-key-sample',
+  YOUTUBE_OAUTH_TOKEN: 'youtube-oauth-token-sample',
+  DISCORD_BOT_TOKEN: 'discord-bot-token-sample',
 };
 
 const secrets = settingsOf(CONFIG_SECTIONS).filter((entry) => entry.secret);
@@ -31,6 +37,15 @@ describe('secret settings', () => {
       TWITCH_CLIENT_ID: 'twitch-client-id',
       GOOGLE_CLIENT_ID: 'google-client-id',
       DISCORD_CLIENT_ID: 'discord-client-id',
+      // Each integration configured, against nothing listening: they fail, log it and retry.
+      TWITCH_CHANNEL: 'sample_channel',
+      TWITCH_BOT_USERNAME: 'sample_bot',
+      TWITCH_IRC_URL: 'ws://127.0.0.1:1',
+      TWITCH_API_URL: 'http://127.0.0.1:1/helix',
+      YOUTUBE_LIVE_CHAT_ID: 'sample-live-chat',
+      YOUTUBE_API_URL: 'http://127.0.0.1:1/youtube/v3',
+      DISCORD_GUILD_ID: '123456789',
+      DISCORD_API_URL: 'http://127.0.0.1:1/api/v10',
     });
     await testApp.app.inject({ url: '/api/health' });
     await testApp.app.inject({ url: '/api/public-config' });

@@ -134,15 +134,18 @@ export const passwordResets = pgTable(
 
 /**
  * The ticket ledger: donations and admin adjustments. `source_id` is unique, so replaying the
- * same donation event or the same adjustment request adds nothing.
+ * same donation event or the same adjustment request adds nothing. An adjustment names the
+ * member (`user_id`); a donation names the platform identity that gave it (`platform`,
+ * `platform_user_id`) and counts for whichever account links that identity, now or later
+ * (docs/integrations.md "Tickets").
  */
 export const ticketLedger = pgTable(
   'ticket_ledger',
   {
     id: serial('id').primaryKey(),
-    userId: integer('user_id')
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
+    userId: integer('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    platform: text('platform'),
+    platformUserId: text('platform_user_id'),
     kind: text('kind').notNull(),
     amount: integer('amount').notNull(),
     sourceId: text('source_id').notNull(),
@@ -151,24 +154,48 @@ export const ticketLedger = pgTable(
   (t) => [
     uniqueIndex('ticket_ledger_source_id_key').on(t.sourceId),
     index('ticket_ledger_user_idx').on(t.userId),
+    index('ticket_ledger_identity_idx').on(t.platform, t.platformUserId),
     check('ticket_ledger_kind_check', sql`${t.kind} in ('donation', 'adjustment')`),
+    check(
+      'ticket_ledger_owner_check',
+      sql`${t.userId} is not null or (${t.platform} is not null and ${t.platformUserId} is not null)`,
+    ),
   ],
 );
 
-/** Active or past subscriptions on a platform (loyalty tickets); filled by the chat integrations. */
+/**
+ * A platform identity's subscription to the channel (loyalty tickets), active or ended; filled
+ * by the chat integrations. `subscribed_since` is set back by the cumulative months the platform
+ * reports. It counts for whichever account links the identity.
+ */
 export const subscriptions = pgTable(
   'subscriptions',
   {
     id: serial('id').primaryKey(),
-    userId: integer('user_id')
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
     platform: text('platform').notNull(),
+    platformUserId: text('platform_user_id').notNull(),
     subscribedSince: timestamp('subscribed_since', { withTimezone: true }).notNull(),
     active: boolean('active').notNull().default(true),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [uniqueIndex('subscriptions_user_platform_key').on(t.userId, t.platform)],
+  (t) => [uniqueIndex('subscriptions_identity_key').on(t.platform, t.platformUserId)],
+);
+
+/**
+ * Webhook deliveries already handled, by (source, delivery id): a platform retrying or an
+ * attacker replaying a signed delivery changes nothing. Shared by every instance (issue 15).
+ */
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    source: text('source').notNull(),
+    deliveryId: text('delivery_id').notNull(),
+    receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.source, t.deliveryId] }),
+    index('webhook_deliveries_received_idx').on(t.receivedAt),
+  ],
 );
 
 /**

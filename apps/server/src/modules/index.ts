@@ -3,6 +3,8 @@
  * before it) and started; they stop in reverse order. Adding a feature = adding its definition
  * here (docs/architecture.md "Adding a module").
  */
+import { integrationsModule } from '../integrations/integrations.module.js';
+import { tipsModule } from '../integrations/tips/tips.module.js';
 import type { TeleraceModule } from '../module.js';
 import { accountModule } from './account/account.module.js';
 import { adminModule } from './admin/admin.module.js';
@@ -39,5 +41,7 @@ export const MODULES: readonly TeleraceModule[] = [
   racesModule,
   rafflesModule,
   socialModule,
+  integrationsModule,
+  tipsModule,
   eventsModule,
 ];

@@ -29,12 +29,6 @@ export async function refreshFamilyOf(db: Db, userId: number, token: string): Pr
   return row?.familyId;
 }
 
-export async function deleteSubscription(db: Db, userId: number, platform: string): Promise<void> {
-  await db
-    .delete(subscriptions)
-    .where(and(eq(subscriptions.userId, userId), eq(subscriptions.platform, platform)));
-}
-
 /**
  * A deleted member's row: renamed (`username`, with the skeleton of that name so the old one and
  * its look-alikes are free again) and scrubbed of personal data; every row that belonged only to
@@ -46,6 +40,20 @@ export async function scrubDeletedAccount(
   name: { username: string; usernameSkeleton: string },
   now: Date,
 ): Promise<void> {
+  // What the platforms said of the member's identities (donations, subscriptions) goes with them.
+  const [linked] = await tx
+    .select({ youtube: users.youtubeId, twitch: users.twitchId, discord: users.discordId })
+    .from(users)
+    .where(eq(users.id, userId));
+  for (const [platform, platformUserId] of Object.entries(linked ?? {})) {
+    if (platformUserId === null) continue;
+    await tx
+      .delete(ticketLedger)
+      .where(and(eq(ticketLedger.platform, platform), eq(ticketLedger.platformUserId, platformUserId)));
+    await tx
+      .delete(subscriptions)
+      .where(and(eq(subscriptions.platform, platform), eq(subscriptions.platformUserId, platformUserId)));
+  }
   await tx
     .update(users)
     .set({
@@ -65,7 +73,6 @@ export async function scrubDeletedAccount(
     })
     .where(eq(users.id, userId));
   await tx.delete(ticketLedger).where(eq(ticketLedger.userId, userId));
-  await tx.delete(subscriptions).where(eq(subscriptions.userId, userId));
   await tx.delete(loginHistory).where(eq(loginHistory.userId, userId));
   await tx.delete(passwordResets).where(eq(passwordResets.userId, userId));
   await tx.delete(refreshTokens).where(eq(refreshTokens.userId, userId));

@@ -27,7 +27,7 @@ import {
   type UserRow,
   updateUser,
 } from '../users/users.repo.js';
-import { deleteSubscription, emailTaken, refreshFamilyOf, scrubDeletedAccount } from './account.repo.js';
+import { emailTaken, refreshFamilyOf, scrubDeletedAccount } from './account.repo.js';
 import { assertDeletionConsent } from './deletion-consent.js';
 
 const inUseError = (): DomainError =>
@@ -179,7 +179,8 @@ export class AccountService {
 
   /**
    * Unlinks a social account, refusing to leave the member without any way to sign in. Loyalty
-   * from that platform's subscription goes with it: it can no longer be tied to this member.
+   * and donations of that identity stop counting for the member (they follow the identity, and
+   * count again for whoever links it next: docs/integrations.md "Tickets").
    */
   async disconnectPlatform(user: UserRow, platform: Platform): Promise<UserRow> {
     const column = PLATFORM_COLUMN[platform];
@@ -192,11 +193,7 @@ export class AccountService {
         ERROR_KEYS.lastSignInMethod,
       );
     }
-    const row = await this.#db.transaction(async (tx) => {
-      await deleteSubscription(tx, user.id, platform);
-      return updateUser(tx, user.id, { [column]: null });
-    });
-    return this.#changed(row);
+    return this.#changed(await updateUser(this.#db, user.id, { [column]: null }));
   }
 
   /** Whether the caller may delete their account now (deletion-consent.ts). */

@@ -483,19 +483,22 @@ describe('account (/api/me…)', () => {
       expect((await rowOf(user.id))?.twitchId).toBe(user.twitchId);
     });
 
-    it('unlinks when another linked account remains, dropping that platform’s loyalty', async () => {
-      const { user, call } = await member({
+    it('unlinks when another linked account remains; that identity’s loyalty stops counting', async () => {
+      const { user, call, headers } = await member({
         password: null,
         twitchId: `tw-${unique()}`,
         discordId: `d-${unique()}`,
       });
       await db
         .insert(subscriptions)
-        .values({ userId: user.id, platform: 'twitch', subscribedSince: new Date() });
+        .values({ platform: 'twitch', platformUserId: user.twitchId as string, subscribedSince: new Date() });
+      const ticketsNow = async () =>
+        (await testApp.app.inject({ url: '/api/me/tickets', headers })).json().breakdown;
+      expect(await ticketsNow()).toMatchObject({ linkedAccounts: 50, loyalty: 5 });
       const response = await call('POST', '/api/me/disconnect', { platform: 'twitch' });
       expect(response.statusCode).toBe(200);
       expect(response.json().user).toMatchObject({ twitch_id: null, discord_id: user.discordId });
-      expect(await db.select().from(subscriptions).where(eq(subscriptions.userId, user.id))).toEqual([]);
+      expect(await ticketsNow()).toMatchObject({ linkedAccounts: 25, loyalty: 0 });
     });
 
     it('unlinks the only linked account when there is a password; unknown platforms are refused', async () => {
@@ -553,10 +556,10 @@ describe('account (/api/me…)', () => {
       const session = await buildSession(db, user);
       await db
         .insert(ticketLedger)
-        .values({ userId: user.id, kind: 'donation', amount: 5, sourceId: unique() });
-      await db
-        .insert(subscriptions)
-        .values({ userId: user.id, platform: 'twitch', subscribedSince: new Date() });
+        .values({ userId: user.id, kind: 'adjustment', amount: 5, sourceId: unique() });
+      const twitch = { platform: 'twitch', platformUserId: user.twitchId as string };
+      await db.insert(ticketLedger).values({ ...twitch, kind: 'donation', amount: 5, sourceId: unique() });
+      await db.insert(subscriptions).values({ ...twitch, subscribedSince: new Date() });
       await db.insert(loginHistory).values({ userId: user.id, ip: '203.0.113.9' });
       await db
         .insert(passwordResets)
@@ -591,8 +594,14 @@ describe('account (/api/me…)', () => {
         isAdmin: false,
       });
       expect(row?.deletedAt).toBeInstanceOf(Date);
-      for (const table of [ticketLedger, subscriptions, loginHistory, passwordResets, refreshTokens]) {
+      for (const table of [ticketLedger, loginHistory, passwordResets, refreshTokens]) {
         expect(await db.select().from(table).where(eq(table.userId, user.id))).toEqual([]);
+      }
+      // What Twitch said of the member's identity goes with the account.
+      for (const table of [ticketLedger, subscriptions]) {
+        expect(await db.select().from(table).where(eq(table.platformUserId, twitch.platformUserId))).toEqual(
+          [],
+        );
       }
       const after = await testApp.app.inject({ url: '/api/me', headers });
       expect(after.statusCode).toBe(401);

@@ -30,7 +30,8 @@ export type AuditAction =
   | 'raffle.add-entry'
   | 'raffle.draw'
   | 'raffle.abort'
-  | 'prizes.clear';
+  | 'prizes.clear'
+  | 'integration.test-message';
 
 /** Who acted: an admin, or the server itself (id null) for start-up provisioning. */
 export interface AuditActor {
@@ -44,7 +45,7 @@ export const SYSTEM_ACTOR: AuditActor = { id: null, username: 'system' };
 export interface AuditEntry {
   actor: AuditActor;
   action: AuditAction;
-  targetType: 'user' | 'car' | 'settings' | 'race' | 'raffle';
+  targetType: 'user' | 'car' | 'settings' | 'race' | 'raffle' | 'integration';
   targetId: string | number;
   /** The changed fields before and after the action. */
   before: Record<string, unknown> | null;

@@ -51,6 +51,8 @@ export const rafflesModule = defineModule({
       'prize.released': forget,
       // An entry's weight is its account's ticket total.
       'tickets.adjusted': forget,
+      'tickets.donated': forget,
+      'subscription.changed': forget,
       'user.changed': forget,
     };
   },

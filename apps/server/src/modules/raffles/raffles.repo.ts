@@ -4,9 +4,10 @@
  * read against `now`: nothing has to run when a prize expires.
  */
 import type { Platform } from '@telerace/protocol';
-import { and, asc, count, desc, eq, gt, isNotNull, isNull, or, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, isNotNull, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { prizes, raffleEntries, raffles, users } from '../../db/schema.js';
+import { linksIdentity, PLATFORM_ID_COLUMN } from '../users/users.repo.js';
 
 export type RaffleRow = typeof raffles.$inferSelect;
 export type PrizeRow = typeof prizes.$inferSelect;
@@ -26,13 +27,6 @@ export interface EntryRow {
   account: { userId: number; isBanned: boolean } | null;
 }
 
-/** The users column that holds each platform's id. */
-const accountColumn = {
-  youtube: users.youtubeId,
-  twitch: users.twitchId,
-  discord: users.discordId,
-} as const;
-
 /** The live account linked to this identity (identities are matched by id, never by e-mail). */
 export async function accountOf(
   db: Db,
@@ -41,7 +35,7 @@ export async function accountOf(
   const [row] = await db
     .select({ userId: users.id, isBanned: users.isBanned })
     .from(users)
-    .where(and(eq(accountColumn[identity.platform], identity.platformUserId), isNull(users.deletedAt)));
+    .where(and(eq(PLATFORM_ID_COLUMN[identity.platform], identity.platformUserId), isNull(users.deletedAt)));
   return row;
 }
 
@@ -77,11 +71,7 @@ export async function insertRaffle(
 }
 
 export async function entriesOf(db: Db, raffleId: number): Promise<EntryRow[]> {
-  const linked = or(
-    ...(Object.keys(accountColumn) as Platform[]).map((platform) =>
-      and(eq(raffleEntries.platform, platform), eq(accountColumn[platform], raffleEntries.platformUserId)),
-    ),
-  );
+  const linked = linksIdentity(raffleEntries.platform, raffleEntries.platformUserId);
   const rows = await db
     .select({
       platform: raffleEntries.platform,
@@ -123,6 +113,19 @@ export async function countEntries(db: Db, raffleId: number): Promise<number> {
     .from(raffleEntries)
     .where(eq(raffleEntries.raffleId, raffleId));
   return row?.n ?? 0;
+}
+
+/** The raffle's entries by platform (platforms without entries absent). */
+export async function entriesByPlatform(
+  db: Db,
+  raffleId: number,
+): Promise<Partial<Record<Platform, number>>> {
+  const rows = await db
+    .select({ platform: raffleEntries.platform, n: count() })
+    .from(raffleEntries)
+    .where(eq(raffleEntries.raffleId, raffleId))
+    .groupBy(raffleEntries.platform);
+  return Object.fromEntries(rows.map((row) => [row.platform, row.n]));
 }
 
 export async function deleteEntry(db: Db, raffleId: number, identity: Identity): Promise<void> {

@@ -10,6 +10,8 @@ import { randomBytes } from 'node:crypto';
 import {
   type AdminRaffleResponse,
   ERROR_KEYS,
+  PLATFORMS,
+  type Platform,
   RAFFLE_BASE_WEIGHT,
   type RaffleEntryRequest,
   type RafflePublic,
@@ -32,6 +34,7 @@ import {
   countEntries,
   deleteEntry,
   type EntryRow,
+  entriesByPlatform,
   entriesOf,
   findLatestRaffle,
   findOpenRaffle,
@@ -98,6 +101,17 @@ export class RafflesService {
 
   async isOpen(): Promise<boolean> {
     return (await findOpenRaffle(this.#db)) !== undefined;
+  }
+
+  /** Entries per platform in the open raffle (every platform listed); null when none is open. */
+  async openEntriesByPlatform(): Promise<Record<Platform, number> | null> {
+    const open = await findOpenRaffle(this.#db);
+    if (!open) return null;
+    const counts = await entriesByPlatform(this.#db, open.id);
+    return Object.fromEntries(PLATFORMS.map((platform) => [platform, counts[platform] ?? 0])) as Record<
+      Platform,
+      number
+    >;
   }
 
   /** GET /api/raffles/{id}. */

@@ -6,9 +6,8 @@ import type { Platform } from '@telerace/protocol';
 import { and, eq, isNull, or } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { users } from '../../db/schema.js';
-import type { UserRow } from '../users/users.repo.js';
+import { PLATFORM_ID_COLUMN, type UserRow } from '../users/users.repo.js';
 
-const COLUMN = { youtube: users.youtubeId, twitch: users.twitchId, discord: users.discordId } as const;
 const FIELD = { youtube: 'youtubeId', twitch: 'twitchId', discord: 'discordId' } as const;
 
 /** The live member holding this identity, if any. */
@@ -20,7 +19,7 @@ export async function findUserByIdentity(
   const [row] = await db
     .select()
     .from(users)
-    .where(and(eq(COLUMN[platform], platformUserId), isNull(users.deletedAt)));
+    .where(and(eq(PLATFORM_ID_COLUMN[platform], platformUserId), isNull(users.deletedAt)));
   return row;
 }
 
@@ -70,7 +69,7 @@ export async function linkIdentity(
       and(
         eq(users.id, userId),
         isNull(users.deletedAt),
-        or(isNull(COLUMN[platform]), eq(COLUMN[platform], platformUserId)),
+        or(isNull(PLATFORM_ID_COLUMN[platform]), eq(PLATFORM_ID_COLUMN[platform], platformUserId)),
       ),
     )
     .returning();

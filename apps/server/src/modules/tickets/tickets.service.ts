@@ -4,18 +4,30 @@
  * protocol's `computeTickets`. The breakdown shows each part before that clamp, so the parts
  * always add up to the unclamped sum and a client can explain a total of 0 or 500.
  */
-import { computeTickets, loyaltyTickets, TICKETS, type TicketsResponse } from '@telerace/protocol';
+import {
+  computeTickets,
+  loyaltyTickets,
+  type Platform,
+  TICKETS,
+  type TicketsResponse,
+} from '@telerace/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/client.js';
 import type { EventBus } from '../../events.js';
+import { findUserByIdentity } from '../social/social-accounts.repo.js';
 import { linkedAccountCount } from '../users/users.repo.js';
 import {
   activeSubscriptions,
+  endSubscription,
+  firstDelivery,
+  forgetDeliveries,
   insertLedgerEntry,
   type LedgerKind,
+  type LedgerOwner,
   ledgerSums,
   linkedIds,
+  upsertActiveSubscription,
 } from './tickets.repo.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -86,12 +98,24 @@ export interface TicketsServiceDeps {
   log: FastifyBaseLogger;
 }
 
+/** A platform identity: who gave a donation or holds a subscription, with or without an account. */
+export interface PlatformIdentity {
+  platform: Platform;
+  platformUserId: string;
+}
+
+/** Webhook deliveries are remembered this long (platforms refuse older ones: Twitch after 10 min). */
+const DELIVERY_MEMORY_MS = 24 * 60 * 60 * 1000;
+
 export class TicketsService {
   readonly #db: Db;
+  readonly #bus: EventBus;
   readonly #clock: Clock;
+  #deliveriesSincePrune = 0;
 
   constructor(deps: TicketsServiceDeps) {
     this.#db = deps.db;
+    this.#bus = deps.bus;
     this.#clock = deps.clock;
   }
 
@@ -109,10 +133,73 @@ export class TicketsService {
   }
 
   /**
-   * Records tickets given or taken (donations from the chat integrations, admin adjustments).
-   * Idempotent on `sourceId`: replaying the same event adds nothing. Returns whether it was added.
+   * Records tickets an admin gave or took. Idempotent on `sourceId`: replaying the same request
+   * adds nothing. Returns whether it was added.
    */
-  add(entry: { userId: number; kind: LedgerKind; amount: number; sourceId: string }, db: Db = this.#db) {
+  add(entry: LedgerOwner & { kind: LedgerKind; amount: number; sourceId: string }, db: Db = this.#db) {
     return insertLedgerEntry(db, entry);
+  }
+
+  /**
+   * Donation tickets for a platform identity (bits, a Super Chat, a tip): they count for the
+   * account that links the identity, now or once it links. Idempotent on `sourceId` (the
+   * platform's own id of the donation). Returns whether they were added.
+   */
+  async donate(identity: PlatformIdentity, tickets: number, sourceId: string): Promise<boolean> {
+    const added = await insertLedgerEntry(this.#db, {
+      ...identity,
+      kind: 'donation',
+      amount: tickets,
+      sourceId,
+    });
+    if (added) {
+      const account = await findUserByIdentity(this.#db, identity.platform, identity.platformUserId);
+      this.#bus.emit('tickets.donated', { ...identity, userId: account?.id ?? null, tickets, sourceId });
+    }
+    return added;
+  }
+
+  /**
+   * The identity subscribes (months = 0) or renews after `months` cumulative months: its
+   * subscription counts as started that many calendar months ago (the loyalty tier follows).
+   */
+  async subscribed(identity: PlatformIdentity, months: number): Promise<void> {
+    const now = this.#clock.now();
+    const since = new Date(now);
+    since.setUTCMonth(since.getUTCMonth() - months);
+    await upsertActiveSubscription(this.#db, identity, since, now);
+    const account = await findUserByIdentity(this.#db, identity.platform, identity.platformUserId);
+    this.#bus.emit('subscription.changed', {
+      ...identity,
+      userId: account?.id ?? null,
+      active: true,
+      months,
+    });
+  }
+
+  /** The identity's subscription ended: its loyalty tickets go. */
+  async unsubscribed(identity: PlatformIdentity): Promise<void> {
+    if (!(await endSubscription(this.#db, identity, this.#clock.now()))) return;
+    const account = await findUserByIdentity(this.#db, identity.platform, identity.platformUserId);
+    this.#bus.emit('subscription.changed', {
+      ...identity,
+      userId: account?.id ?? null,
+      active: false,
+      months: 0,
+    });
+  }
+
+  /**
+   * Whether this webhook delivery is new (true) or was already handled (a platform's retry, or a
+   * replay): shared by every instance through the database.
+   */
+  async firstDelivery(source: string, deliveryId: string): Promise<boolean> {
+    const first = await firstDelivery(this.#db, source, deliveryId);
+    this.#deliveriesSincePrune += 1;
+    if (this.#deliveriesSincePrune >= 500) {
+      this.#deliveriesSincePrune = 0;
+      await forgetDeliveries(this.#db, new Date(this.#clock.now().getTime() - DELIVERY_MEMORY_MS));
+    }
+    return first;
   }
 }

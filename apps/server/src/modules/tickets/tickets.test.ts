@@ -1,8 +1,8 @@
-import { TICKETS } from '@telerace/protocol';
+import { type Platform, TICKETS } from '@telerace/protocol';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../db/client.js';
-import { subscriptions, ticketLedger } from '../../db/schema.js';
+import { subscriptions, ticketLedger, users } from '../../db/schema.js';
 import { startTestApp } from '../../test/app.js';
 import { authHeader, buildUser, type UserOverrides } from '../../test/factories.js';
 import { type TicketsService, ticketsForUsers, wholeMonthsBetween } from './tickets.service.js';
@@ -46,8 +46,15 @@ describe('tickets', () => {
     db.insert(ticketLedger).values({ userId, kind: 'donation', amount, sourceId: nextSource(), createdAt });
   const adjustment = (userId: number, amount: number) =>
     db.insert(ticketLedger).values({ userId, kind: 'adjustment', amount, sourceId: nextSource() });
-  const subscription = (userId: number, platform: string, since: Date, active = true) =>
-    db.insert(subscriptions).values({ userId, platform, subscribedSince: since, active });
+  /** A subscription of an identity the member links (linking it adds its 25 tickets). */
+  const subscription = async (userId: number, platform: Platform, since: Date, active = true) => {
+    const platformUserId = `${platform}-${nextSource()}`;
+    await db
+      .update(users)
+      .set({ [`${platform}Id`]: platformUserId })
+      .where(eq(users.id, userId));
+    await db.insert(subscriptions).values({ platform, platformUserId, subscribedSince: since, active });
+  };
 
   it('refuses anonymous callers', async () => {
     expect((await testApp.app.inject('/api/me/tickets')).statusCode).toBe(401);
@@ -81,7 +88,7 @@ describe('tickets', () => {
       subscription(userId, 'twitch', months === 0 ? new Date() : monthsAgo(months)),
     );
     expect(result.breakdown.loyalty).toBe(loyalty);
-    expect(result.tickets).toBe(100 + loyalty);
+    expect(result.tickets).toBe(125 + loyalty);
   });
 
   it('ignores inactive subscriptions and counts only the highest tier', async () => {
@@ -91,7 +98,7 @@ describe('tickets', () => {
       await subscription(userId, 'discord', monthsAgo(24), false);
     });
     expect(result.breakdown.loyalty).toBe(45);
-    expect(result.tickets).toBe(145);
+    expect(result.tickets).toBe(100 + 75 + 45);
   });
 
   it('counts live donations up to the cap and drops expired ones', async () => {
@@ -140,7 +147,7 @@ describe('tickets', () => {
   });
 
   it('computes many members at once, equal to one by one', async () => {
-    const a = await buildUser(db, { password: null, twitchId: `many-${Math.random()}` });
+    const a = await buildUser(db, { password: null });
     const b = await buildUser(db, { password: null });
     await donation(b.id, 12);
     await subscription(a.id, 'twitch', monthsAgo(3));
@@ -157,6 +164,44 @@ describe('tickets', () => {
     expect(await tickets.add(entry)).toBe(true);
     expect(await tickets.add(entry)).toBe(false);
     expect((await tickets.forUser(user.id))?.tickets).toBe(105);
+  });
+
+  it('counts an identity’s donations and subscription for the account that links it, once it links', async () => {
+    const identity = { platform: 'twitch' as const, platformUserId: `viewer-${nextSource()}` };
+    const source = nextSource();
+    expect(await tickets.donate(identity, 12, source)).toBe(true);
+    expect(await tickets.donate(identity, 12, source)).toBe(false);
+    await tickets.subscribed(identity, 3);
+    const user = await buildUser(db, { password: null });
+    expect((await tickets.forUser(user.id))?.tickets).toBe(100);
+
+    await db.update(users).set({ twitchId: identity.platformUserId }).where(eq(users.id, user.id));
+    expect((await tickets.forUser(user.id))?.breakdown).toEqual({
+      base: 100,
+      linkedAccounts: 25,
+      loyalty: 30,
+      donations: 12,
+      adjustments: 0,
+    });
+
+    // A renewal reporting fewer months keeps the earlier start; the end removes the loyalty.
+    await tickets.subscribed(identity, 1);
+    expect((await tickets.forUser(user.id))?.breakdown.loyalty).toBe(30);
+    await tickets.unsubscribed(identity);
+    expect((await tickets.forUser(user.id))?.breakdown.loyalty).toBe(0);
+    // Subscribing again starts again.
+    await tickets.subscribed(identity, 0);
+    expect((await tickets.forUser(user.id))?.breakdown.loyalty).toBe(5);
+
+    await db.update(users).set({ twitchId: null }).where(eq(users.id, user.id));
+    expect((await tickets.forUser(user.id))?.tickets).toBe(100);
+  });
+
+  it('tells a new webhook delivery from a repeated one', async () => {
+    const id = nextSource();
+    expect(await tickets.firstDelivery('test', id)).toBe(true);
+    expect(await tickets.firstDelivery('test', id)).toBe(false);
+    expect(await tickets.firstDelivery('other', id)).toBe(true);
   });
 
   it('counts a donation recorded in the same millisecond as the moment asked about', async () => {

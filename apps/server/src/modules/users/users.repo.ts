@@ -1,5 +1,6 @@
 /** Queries on members shared by the auth, account, profile and admin modules. */
-import { and, eq, isNull, ne, sql } from 'drizzle-orm';
+import type { Platform } from '@telerace/protocol';
+import { type AnyColumn, and, eq, isNull, ne, or, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { users } from '../../db/schema.js';
 
@@ -26,6 +27,24 @@ export async function findUserByEmail(db: Db, email: string): Promise<UserRow | 
 /** Linked social accounts of a member (each adds tickets). */
 export function linkedAccountCount(row: Pick<UserRow, 'youtubeId' | 'twitchId' | 'discordId'>): number {
   return [row.youtubeId, row.twitchId, row.discordId].filter((id) => id !== null).length;
+}
+
+/** The users column that holds each platform's id. */
+export const PLATFORM_ID_COLUMN = {
+  youtube: users.youtubeId,
+  twitch: users.twitchId,
+  discord: users.discordId,
+} as const;
+
+/**
+ * The users row is the one that links the identity in (`platform`, `platformUserId`) columns of
+ * another table: a join condition (identities are matched by id, never by name or e-mail).
+ */
+export function linksIdentity(platform: AnyColumn, platformUserId: AnyColumn): SQL {
+  const byPlatform = (Object.keys(PLATFORM_ID_COLUMN) as Platform[]).map((name) =>
+    and(eq(platform, name), eq(PLATFORM_ID_COLUMN[name], platformUserId)),
+  );
+  return or(...byPlatform) as SQL;
 }
 
 /** PostgreSQL's unique_violation, whether drizzle wraps the driver's error or not. */

@@ -1,0 +1,32 @@
+/** The admin's Integrations tab: each integration's state, entries per platform, recent events. */
+import { AdminIntegrationsResponse, IntegrationIdParams, TestMessageRequest } from '@telerace/protocol';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { actorOf } from '../http/actor.js';
+
+export const integrationsRoutes: FastifyPluginAsyncZod = async (app) => {
+  const admin = { preHandler: app.requireAdmin };
+  const integrations = app.integrations;
+
+  app.get(
+    '/admin/integrations',
+    { ...admin, schema: { response: { 200: AdminIntegrationsResponse } } },
+    async () => integrations.adminView(),
+  );
+
+  app.post(
+    '/admin/integrations/:id/test-message',
+    {
+      ...admin,
+      schema: {
+        params: IntegrationIdParams,
+        body: TestMessageRequest.optional(),
+        response: { 204: z.null() },
+      },
+    },
+    async (request, reply) => {
+      await integrations.sendTestMessage(actorOf(request), request.params.id, request.body?.message);
+      return reply.code(204).send(null);
+    },
+  );
+};

@@ -1,0 +1,295 @@
+/**
+ * The integrations' hub: what every chat integration hands over (a viewer's join command, a
+ * subscription, a donation) becomes a raffle entry or tickets here, in one place, and each
+ * integration reports its connection state here for the admin's Integrations tab.
+ *
+ * Integrations know their platform's protocol; this knows the product's rules: the join command,
+ * one answer per viewer and raffle, donation currencies, the ticket ledger (docs/integrations.md).
+ */
+import {
+  type AdminIntegrationsResponse,
+  type ChatJoinOutcome,
+  ERROR_KEYS,
+  INTEGRATION_IDS,
+  type IntegrationEvent,
+  type IntegrationId,
+  type IntegrationState,
+  type IntegrationStatus,
+  type Platform,
+} from '@telerace/protocol';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../clock.js';
+import type { Db } from '../db/client.js';
+import { DomainError } from '../domain-error.js';
+import { type AuditActor, recordAudit } from '../modules/admin/audit.repo.js';
+import type { RafflesService } from '../modules/raffles/raffles.service.js';
+import type { TicketsService } from '../modules/tickets/tickets.service.js';
+import { type ChatLanguage, chatReply, testMessage } from './chat-replies.js';
+
+/** A viewer in a platform's chat. */
+export interface Viewer {
+  platform: Platform;
+  platformUserId: string;
+  displayName: string;
+}
+
+/** What an integration tells the hub about itself when it starts. */
+export interface IntegrationHandle {
+  id: IntegrationId;
+  /** The channel, live chat or guild it connects to, for the admin. */
+  target: string | null;
+  /** Writes a line in the platform's chat (absent where the platform does not allow it). */
+  sendTestMessage?: (text: string) => Promise<void>;
+}
+
+export interface JoinAnswer {
+  outcome: ChatJoinOutcome;
+  /** Whether the bot should answer this viewer (once per viewer and raffle). */
+  answer: boolean;
+}
+
+export interface IntegrationsSettings {
+  joinCommand: string;
+  language: ChatLanguage;
+  /** USD per unit of each currency (USD: 1). */
+  usdRates: Record<string, number>;
+}
+
+export interface IntegrationsServiceDeps {
+  db: Db;
+  clock: Clock;
+  log: FastifyBaseLogger;
+  raffles: RafflesService;
+  tickets: TicketsService;
+  settings: IntegrationsSettings;
+}
+
+/** How many recent events the admin sees. */
+const RECENT_EVENTS = 50;
+/** Viewers remembered as answered in one round (a round: while a raffle is open, or between two). */
+const ANSWERED_LIMIT = 100_000;
+
+interface StatusEntry {
+  state: IntegrationState;
+  target: string | null;
+  lastError: string | null;
+  lastErrorAt: Date | null;
+  since: Date;
+  sendTestMessage?: (text: string) => Promise<void>;
+}
+
+export class IntegrationsService {
+  readonly #db: Db;
+  readonly #clock: Clock;
+  readonly #log: FastifyBaseLogger;
+  readonly #raffles: RafflesService;
+  readonly #tickets: TicketsService;
+  readonly settings: IntegrationsSettings;
+  readonly #status = new Map<IntegrationId, StatusEntry>();
+  readonly #recent: IntegrationEvent[] = [];
+  /** `platform:id` of the viewers answered in this round. */
+  #answered = new Set<string>();
+
+  constructor(deps: IntegrationsServiceDeps) {
+    this.#db = deps.db;
+    this.#clock = deps.clock;
+    this.#log = deps.log;
+    this.#raffles = deps.raffles;
+    this.#tickets = deps.tickets;
+    this.settings = deps.settings;
+    const now = this.#clock.now();
+    for (const id of INTEGRATION_IDS) {
+      this.#status.set(id, {
+        state: 'not_configured',
+        target: null,
+        lastError: null,
+        lastErrorAt: null,
+        since: now,
+      });
+    }
+  }
+
+  // ── connection states ──────────────────────────────────────────────────────────────────
+
+  /** An integration found its settings and starts connecting. */
+  register(handle: IntegrationHandle): void {
+    const entry = this.#entry(handle.id);
+    entry.target = handle.target;
+    entry.sendTestMessage = handle.sendTestMessage;
+    this.setState(handle.id, 'connecting');
+  }
+
+  /** The integration's connection changed; `error` is kept (with its time) for the admin. */
+  setState(id: IntegrationId, state: IntegrationState, error?: string): void {
+    const entry = this.#entry(id);
+    if (error !== undefined) {
+      entry.lastError = error.slice(0, 300);
+      entry.lastErrorAt = this.#clock.now();
+    }
+    if (entry.state !== state) {
+      entry.state = state;
+      entry.since = this.#clock.now();
+      this.#log.info({ integration: id, state, error }, 'integration state');
+    }
+  }
+
+  status(id: IntegrationId): IntegrationStatus {
+    const entry = this.#entry(id);
+    return {
+      id,
+      state: entry.state,
+      target: entry.target,
+      lastError: entry.lastError,
+      lastErrorAt: entry.lastErrorAt?.toISOString() ?? null,
+      since: entry.since.toISOString(),
+      canSendTestMessage: entry.sendTestMessage !== undefined,
+    };
+  }
+
+  // ── what viewers do ────────────────────────────────────────────────────────────────────
+
+  /** Whether a chat line is the join command (its first word, any case). */
+  isJoinCommand(text: string): boolean {
+    const [first] = text.trim().split(/\s+/, 1);
+    return first !== undefined && first.toLowerCase() === this.settings.joinCommand.toLowerCase();
+  }
+
+  /**
+   * A viewer typed the join command: they enter the open raffle as (platform, id, name). Never
+   * throws for the viewer's sake: a closed raffle or a banned account is an outcome to answer.
+   */
+  async join(viewer: Viewer): Promise<JoinAnswer> {
+    let outcome: ChatJoinOutcome;
+    try {
+      const { entered } = await this.#raffles.enter(viewer);
+      outcome = entered ? 'entered' : 'already_in';
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      outcome = error.errorKey === ERROR_KEYS.raffleNotOpen ? 'no_raffle' : 'refused';
+    }
+    this.#note({ platform: viewer.platform, kind: 'join', displayName: viewer.displayName, outcome });
+    const key = `${viewer.platform}:${viewer.platformUserId}`;
+    const answer = !this.#answered.has(key);
+    if (answer && this.#answered.size < ANSWERED_LIMIT) this.#answered.add(key);
+    return { outcome, answer };
+  }
+
+  /** The bot's answer to viewers with one outcome ("@a, @b: you're in…"). */
+  reply(outcome: ChatJoinOutcome, mentions: readonly string[]): string {
+    return chatReply(this.settings.language, outcome, mentions);
+  }
+
+  /** A raffle opened or ended: every viewer may get one answer again. */
+  newRound(): void {
+    this.#answered = new Set();
+  }
+
+  /**
+   * A donation (bits, a Super Chat or Sticker, a tip): 1 ticket per whole USD, other currencies
+   * through DONATION_USD_RATES. Idempotent on `sourceId` (the platform's id of the donation).
+   * Returns the tickets it gave (0 for a replay or a currency without a rate).
+   */
+  async donation(
+    viewer: Viewer,
+    donation: { amount: number; currency: string; sourceId: string },
+  ): Promise<number> {
+    const currency = donation.currency.toUpperCase();
+    const rate = this.settings.usdRates[currency];
+    if (rate === undefined) {
+      this.#log.warn(
+        { currency, platform: viewer.platform },
+        'donation in a currency without a rate: no tickets',
+      );
+    }
+    const tickets = rate === undefined ? 0 : Math.floor(donation.amount * rate + 1e-9);
+    const added =
+      tickets > 0 &&
+      (await this.#tickets.donate(
+        { platform: viewer.platform, platformUserId: viewer.platformUserId },
+        tickets,
+        donation.sourceId,
+      ));
+    if (tickets === 0 || added) {
+      this.#note({
+        platform: viewer.platform,
+        kind: 'donation',
+        displayName: viewer.displayName,
+        amount: donation.amount,
+        currency,
+        tickets,
+      });
+    }
+    return added ? tickets : 0;
+  }
+
+  /** A viewer subscribed (months 0) or renewed after `months` cumulative months. */
+  async subscribed(viewer: Viewer, months: number): Promise<void> {
+    await this.#tickets.subscribed(
+      { platform: viewer.platform, platformUserId: viewer.platformUserId },
+      months,
+    );
+    this.#note({ platform: viewer.platform, kind: 'subscription', displayName: viewer.displayName, months });
+  }
+
+  /** A viewer's subscription ended: their loyalty tickets go. */
+  async unsubscribed(viewer: Viewer): Promise<void> {
+    await this.#tickets.unsubscribed({ platform: viewer.platform, platformUserId: viewer.platformUserId });
+    this.#note({ platform: viewer.platform, kind: 'subscription_end', displayName: viewer.displayName });
+  }
+
+  /** Whether this webhook delivery is new (see TicketsService.firstDelivery). */
+  firstDelivery(source: string, deliveryId: string): Promise<boolean> {
+    return this.#tickets.firstDelivery(source, deliveryId);
+  }
+
+  // ── the admin's view ───────────────────────────────────────────────────────────────────
+
+  async adminView(): Promise<AdminIntegrationsResponse> {
+    return {
+      joinCommand: this.settings.joinCommand,
+      integrations: INTEGRATION_IDS.map((id) => this.status(id)),
+      openRaffleEntries: await this.#raffles.openEntriesByPlatform(),
+      recentEvents: [...this.#recent],
+    };
+  }
+
+  /** "Send test message": a line in the platform's chat, audited. */
+  async sendTestMessage(actor: AuditActor, id: IntegrationId, message?: string): Promise<void> {
+    const entry = this.#entry(id);
+    if (!entry.sendTestMessage) {
+      throw new DomainError(
+        'invalid',
+        'This integration cannot send a chat message.',
+        ERROR_KEYS.testMessageUnsupported,
+      );
+    }
+    if (entry.state !== 'connected') {
+      throw new DomainError(
+        'conflict',
+        'This integration is not connected; the message was not sent.',
+        ERROR_KEYS.integrationNotConnected,
+      );
+    }
+    const text = message ?? testMessage(this.settings.language);
+    await entry.sendTestMessage(text);
+    await recordAudit(this.#db, {
+      actor,
+      action: 'integration.test-message',
+      targetType: 'integration',
+      targetId: id,
+      before: null,
+      after: { message: text },
+    });
+  }
+
+  #entry(id: IntegrationId): StatusEntry {
+    const entry = this.#status.get(id);
+    if (!entry) throw new Error(`unknown integration ${id}`);
+    return entry;
+  }
+
+  #note(event: Omit<IntegrationEvent, 'at'>): void {
+    this.#recent.unshift({ at: this.#clock.now().toISOString(), ...event });
+    this.#recent.length = Math.min(this.#recent.length, RECENT_EVENTS);
+  }
+}

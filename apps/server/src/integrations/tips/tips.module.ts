@@ -1,0 +1,16 @@
+/**
+ * Tips from tip services (docs/integrations.md "Tips"): a signed webhook, on when
+ * TIPS_WEBHOOK_SECRET is set. Nothing to connect to: it is "connected" while configured.
+ */
+import { defineModule } from '../../module.js';
+import { tipsRoutes } from './tips.routes.js';
+
+export const tipsModule = defineModule({
+  name: 'tips',
+  routes: ({ config }) => [{ plugin: tipsRoutes, options: { secret: config.tipsWebhookSecret } }],
+  start: async ({ integrations }, { config }) => {
+    if (config.tipsWebhookSecret === null) return;
+    integrations.register({ id: 'tips', target: '/api/webhooks/tips' });
+    integrations.setState('tips', 'connected');
+  },
+});
