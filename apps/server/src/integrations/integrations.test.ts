@@ -72,6 +72,25 @@ describe('the integrations hub', () => {
     });
   });
 
+  it('weighs a linked subscriber’s entry with their loyalty and donations; an unlinked viewer has the base', async () => {
+    const subscriber = { platform: 'twitch' as const, platformUserId: unique('tw'), displayName: 'Sub' };
+    const stranger = { platform: 'youtube' as const, platformUserId: unique('yt'), displayName: 'Stranger' };
+    await hub().subscribed(subscriber, 6);
+    await hub().donation(subscriber, { amount: 20, currency: 'USD', sourceId: unique('s') });
+    await hub().donation(stranger, { amount: 20, currency: 'USD', sourceId: unique('s') });
+    await buildUser(testApp.app.database.db, { twitchId: subscriber.platformUserId });
+    await testApp.app.raffles.start(ADMIN, 2);
+    await hub().join(subscriber);
+    await hub().join(stranger);
+    const { raffle } = await testApp.app.raffles.adminView();
+    const weights = Object.fromEntries(
+      raffle?.entries.map((entry) => [entry.displayName, entry.weight]) ?? [],
+    );
+    // 100 base + 25 linked Twitch + 45 loyalty (6 months) + 20 donation tickets.
+    expect(weights).toEqual({ Sub: 190, Stranger: 100 });
+    await testApp.app.raffles.abort(ADMIN);
+  });
+
   describe('the admin calls', () => {
     it('list every integration: those without settings are not configured; tips is on', async () => {
       const admin = await buildAdmin(testApp.app.database.db);
