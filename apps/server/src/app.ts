@@ -18,6 +18,7 @@ import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { type Database, openDatabase } from './db/client.js';
 import { EventBus } from './events.js';
+import { API_DESCRIPTION, registerApiDocs } from './http/api-docs.js';
 import { authenticatePlugin } from './http/authenticate.js';
 import { HttpError, handleError, notFoundError } from './http/errors.js';
 import {
@@ -195,9 +196,11 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
 
   // The OpenAPI description is generated from the same zod schemas the routes validate with.
   await app.register(swagger, {
-    openapi: { info: { title: 'Telerace API', version: SERVER_VERSION } },
+    openapi: { info: { title: 'Telerace API', version: SERVER_VERSION, description: API_DESCRIPTION } },
     transform: jsonSchemaTransform,
   });
+  // Its reference page at /api/docs (http/api-docs.ts).
+  await registerApiDocs(app, config);
 
   // Upgraded requests are hijacked before onSend, so compression never touches a WebSocket
   // (src/app.test.ts keeps it that way).
