@@ -5,6 +5,7 @@
  */
 import { integrationsModule } from '../integrations/integrations.module.js';
 import { tipsModule } from '../integrations/tips/tips.module.js';
+import { youtubeModule } from '../integrations/youtube/youtube.module.js';
 import type { TeleraceModule } from '../module.js';
 import { accountModule } from './account/account.module.js';
 import { adminModule } from './admin/admin.module.js';
@@ -43,5 +44,6 @@ export const MODULES: readonly TeleraceModule[] = [
   socialModule,
   integrationsModule,
   tipsModule,
+  youtubeModule,
   eventsModule,
 ];

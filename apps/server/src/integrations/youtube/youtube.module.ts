@@ -1,0 +1,39 @@
+/**
+ * YouTube live chat (docs/integrations.md "YouTube"): on when YOUTUBE_API_KEY or
+ * YOUTUBE_OAUTH_TOKEN and YOUTUBE_LIVE_CHAT_ID or YOUTUBE_CHANNEL_ID are set; otherwise the
+ * service is null and the integration stays "not configured".
+ */
+import { defineModule } from '../../module.js';
+import { YoutubeApi } from './youtube-api.js';
+import { YoutubeChat } from './youtube-chat.js';
+
+declare module '../../module.js' {
+  interface Services {
+    /** The live chat reader; null when YouTube chat is not configured. */
+    youtubeChat: YoutubeChat | null;
+  }
+}
+
+export const youtubeModule = defineModule({
+  name: 'youtube',
+  services: ({ config, clock, log, services }) => {
+    const settings = config.youtubeChat;
+    if (settings === null) return { youtubeChat: null };
+    return {
+      youtubeChat: new YoutubeChat({
+        api: new YoutubeApi(config.social.youtube.apiUrl, {
+          apiKey: settings.apiKey,
+          oauthToken: settings.oauthToken,
+        }),
+        hub: services.integrations,
+        clock,
+        log: log.child({ module: 'youtube' }),
+        liveChatId: settings.liveChatId,
+        channelId: settings.channelId,
+      }),
+    };
+  },
+  // In the background: the server starts whether or not YouTube answers.
+  start: async ({ youtubeChat }) => youtubeChat?.start(),
+  stop: ({ youtubeChat }) => youtubeChat?.stop(),
+});
