@@ -3,6 +3,7 @@
  * before it) and started; they stop in reverse order. Adding a feature = adding its definition
  * here (docs/architecture.md "Adding a module").
  */
+import { discordModule } from '../integrations/discord/discord.module.js';
 import { integrationsModule } from '../integrations/integrations.module.js';
 import { tipsModule } from '../integrations/tips/tips.module.js';
 import { youtubeModule } from '../integrations/youtube/youtube.module.js';
@@ -44,6 +45,7 @@ export const MODULES: readonly TeleraceModule[] = [
   socialModule,
   integrationsModule,
   tipsModule,
+  discordModule,
   youtubeModule,
   eventsModule,
 ];

@@ -1,0 +1,118 @@
+/**
+ * Discord has no paid subscription a bot can see, so the guild's own signs of support count as one
+ * for loyalty tickets (docs/integrations.md "Discord"):
+ * - with DISCORD_LOYALTY_ROLE_ID set, a member holding that role is a subscriber; their tier
+ *   counts from when the bot first saw them with it (months 0; the ledger keeps the earliest start
+ *   while it stays active);
+ * - without it, a server booster is one, for the whole months since they started boosting
+ *   (`premium_since`).
+ * Losing the role (or the boost) ends the subscription and its tickets.
+ *
+ * The bot asks for no privileged intent to read members: it sees a member's roles and boost on
+ * what the member does (a `/join`, a message in the channel), which is also when an entry's
+ * weight starts to matter.
+ */
+import type { APIInteractionGuildMember } from 'discord.js';
+import { GuildMember } from 'discord.js';
+import { and, eq } from 'drizzle-orm';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../../clock.js';
+import type { Db } from '../../db/client.js';
+import { subscriptions } from '../../db/schema.js';
+import type { IntegrationsService, Viewer } from '../integrations.service.js';
+
+/** What counts about a member: their role ids and when they started boosting. */
+export interface MemberStanding {
+  roles: readonly string[];
+  premiumSince: Date | null;
+}
+
+/** How many members' standing is remembered between their messages (a guild of any size). */
+const REMEMBERED_MEMBERS = 50_000;
+
+/** A member as discord.js gives it (a cached GuildMember, or the interaction's raw member). */
+export type AnyMember = GuildMember | APIInteractionGuildMember | null;
+
+export function memberStanding(member: AnyMember): MemberStanding | null {
+  if (!member) return null;
+  if (member instanceof GuildMember) {
+    return { roles: [...member.roles.cache.keys()], premiumSince: member.premiumSince };
+  }
+  return {
+    roles: member.roles,
+    premiumSince: member.premium_since ? new Date(member.premium_since) : null,
+  };
+}
+
+/** Whole calendar months from `since` to `now` (0 in the first month). */
+export function wholeMonthsBetween(since: Date, now: Date): number {
+  let months =
+    (now.getUTCFullYear() - since.getUTCFullYear()) * 12 + (now.getUTCMonth() - since.getUTCMonth());
+  const sinceInMonth = since.getTime() - Date.UTC(since.getUTCFullYear(), since.getUTCMonth());
+  const nowInMonth = now.getTime() - Date.UTC(now.getUTCFullYear(), now.getUTCMonth());
+  if (nowInMonth < sinceInMonth) months -= 1;
+  return Math.max(0, months);
+}
+
+/** The rule above: the months to subscribe the member with, or null when they are not loyal. */
+export function loyaltyMonths(
+  standing: MemberStanding,
+  loyaltyRoleId: string | null,
+  now: Date,
+): number | null {
+  if (loyaltyRoleId !== null) return standing.roles.includes(loyaltyRoleId) ? 0 : null;
+  return standing.premiumSince ? wholeMonthsBetween(standing.premiumSince, now) : null;
+}
+
+/**
+ * Tells the hub when a member's loyalty changes. Only changes: the members' last standing is
+ * remembered, so a chatty booster does not write a subscription on each message.
+ */
+export class DiscordLoyalty {
+  readonly #known = new Map<string, number | null>();
+
+  constructor(
+    private readonly deps: {
+      hub: IntegrationsService;
+      db: Db;
+      clock: Clock;
+      log: FastifyBaseLogger;
+      loyaltyRoleId: string | null;
+    },
+  ) {}
+
+  /** The member did something: their role or boost, as seen now. Never throws. */
+  async seen(viewer: Viewer, standing: MemberStanding | null): Promise<void> {
+    if (!standing) return;
+    try {
+      const months = loyaltyMonths(standing, this.deps.loyaltyRoleId, this.deps.clock.now());
+      const known = this.#known.get(viewer.platformUserId);
+      if (known === months) return;
+      if (months !== null) {
+        await this.deps.hub.subscribed(viewer, months);
+      } else if (known !== undefined || (await this.#hasActiveSubscription(viewer.platformUserId))) {
+        // Seen loyal before, here or before a restart: the role or the boost is gone.
+        await this.deps.hub.unsubscribed(viewer);
+      }
+      if (this.#known.size >= REMEMBERED_MEMBERS) this.#known.clear();
+      this.#known.set(viewer.platformUserId, months);
+    } catch (error) {
+      this.deps.log.error({ err: error }, 'discord: could not record a member’s loyalty');
+    }
+  }
+
+  async #hasActiveSubscription(platformUserId: string): Promise<boolean> {
+    const rows = await this.deps.db
+      .select({ id: subscriptions.id })
+      .from(subscriptions)
+      .where(
+        and(
+          eq(subscriptions.platform, 'discord'),
+          eq(subscriptions.platformUserId, platformUserId),
+          eq(subscriptions.active, true),
+        ),
+      )
+      .limit(1);
+    return rows.length > 0;
+  }
+}
