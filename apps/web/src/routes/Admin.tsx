@@ -1,8 +1,9 @@
-/** The admin page (spec §2): Race Control, Car Status, Users and Login History tabs. */
+/** The admin page (spec §2): Race Control, Car Status, Users, Login History and Integrations (issue 14) tabs. */
 import { useTranslation } from 'react-i18next';
 import { Panel } from '../components/ui/Panel';
 import { AdminTabs } from '../features/admin/AdminTabs';
 import { CarStatusTab } from '../features/admin/CarStatusTab';
+import { IntegrationsTab } from '../features/admin/IntegrationsTab';
 import { LoginsTab } from '../features/admin/LoginsTab';
 import { RaceControlTab } from '../features/admin/RaceControlTab';
 import { UsersTab } from '../features/admin/UsersTab';
@@ -27,6 +28,11 @@ export default function Admin() {
             },
             { id: 'users', label: t('admin.tabs.users'), render: () => <UsersTab /> },
             { id: 'logins', label: t('admin.tabs.logins'), render: () => <LoginsTab /> },
+            {
+              id: 'integrations',
+              label: t('admin.tabs.integrations'),
+              render: () => <IntegrationsTab />,
+            },
           ]}
         />
       </Panel>

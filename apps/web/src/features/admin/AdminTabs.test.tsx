@@ -11,7 +11,7 @@ afterEach(() => {
 });
 
 describe('admin tabs', () => {
-  it('moves between the four tabs with the arrow keys, Home and End', async () => {
+  it('moves between the five tabs with the arrow keys, Home and End', async () => {
     stubFetch({
       'GET /api/admin/race': () =>
         json(200, { state: IDLE_RACE_STATE, leaderboard: [], lapCounter: { kind: 'car', connected: true } }),
@@ -21,6 +21,8 @@ describe('admin tabs', () => {
           logins: [{ id: 1, created_at: new Date().toISOString(), username: 'speedy#12', ip: '203.0.113.9' }],
           totalCount: 1,
         }),
+      'GET /api/admin/integrations': () =>
+        json(200, { joinCommand: '!join', integrations: [], openRaffleEntries: null, recentEvents: [] }),
     });
     const user = userEvent.setup();
     await renderSignedIn(<Admin />, adminUser);
@@ -30,6 +32,7 @@ describe('admin tabs', () => {
       'Car Status',
       'Users',
       'Login History',
+      'Integrations',
     ]);
     expect(tabs[0]).toHaveAttribute('aria-selected', 'true');
     expect(await screen.findByRole('button', { name: 'Start race' })).toBeDisabled();
@@ -41,10 +44,14 @@ describe('admin tabs', () => {
     expect(await screen.findByText('No users yet.')).toBeVisible();
 
     await user.keyboard('{End}');
+    expect(screen.getByRole('tab', { name: 'Integrations' })).toHaveFocus();
+    expect(await screen.findByText('No raffle open')).toBeVisible();
+
+    await user.keyboard('{ArrowLeft}');
     expect(screen.getByRole('tab', { name: 'Login History' })).toHaveFocus();
     expect(await screen.findByRole('cell', { name: '203.0.113.9' })).toBeVisible();
 
-    await user.keyboard('{ArrowRight}');
+    await user.keyboard('{ArrowRight}{ArrowRight}');
     expect(screen.getByRole('tab', { name: 'Race Control' })).toHaveFocus();
     await user.keyboard('{ArrowLeft}{Home}');
     expect(screen.getByRole('tab', { name: 'Race Control' })).toHaveAttribute('aria-selected', 'true');
