@@ -6,6 +6,7 @@
 import { discordModule } from '../integrations/discord/discord.module.js';
 import { integrationsModule } from '../integrations/integrations.module.js';
 import { tipsModule } from '../integrations/tips/tips.module.js';
+import { twitchModule } from '../integrations/twitch/twitch.module.js';
 import { youtubeModule } from '../integrations/youtube/youtube.module.js';
 import type { TeleraceModule } from '../module.js';
 import { accountModule } from './account/account.module.js';
@@ -45,6 +46,7 @@ export const MODULES: readonly TeleraceModule[] = [
   socialModule,
   integrationsModule,
   tipsModule,
+  twitchModule,
   discordModule,
   youtubeModule,
   eventsModule,
