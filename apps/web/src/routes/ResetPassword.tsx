@@ -9,8 +9,8 @@ import { useAuthRequest } from '../features/auth/auth-form';
 import {
   AuthFrame,
   BackToLogin,
+  ConfirmPasswordField,
   NewPasswordField,
-  PasswordField,
   SubmitButton,
 } from '../features/auth/form-fields';
 import { ApiError, apiFetch } from '../lib/api';
@@ -94,24 +94,19 @@ export default function ResetPassword() {
         <NewPasswordField
           ref={passwordRef}
           label={t('reset.newPassword')}
-          name="newPassword"
-          required
           value={password}
           error={fieldErrors.password}
           disabled={busy}
-          onChange={(event) => setPassword(event.target.value)}
+          onChange={setPassword}
         />
-        <PasswordField
+        <ConfirmPasswordField
           ref={confirmationRef}
           label={t('reset.confirmPassword')}
-          name="confirmPassword"
-          autoComplete="new-password"
-          required
           maxLength={PASSWORD_MAX_LENGTH}
           value={confirmation}
           error={fieldErrors.confirmation}
           disabled={busy}
-          onChange={(event) => setConfirmation(event.target.value)}
+          onChange={setConfirmation}
         />
         <SubmitButton busy={busy} label={t('reset.submit')} busyLabel={t('reset.submitting')} />
       </form>

@@ -114,11 +114,10 @@ export default function Signup() {
         <NewPasswordField
           label={t('auth.password')}
           name="password"
-          required
           value={password}
           error={fieldErrors.password}
           disabled={busy}
-          onChange={(event) => setPassword(event.target.value)}
+          onChange={setPassword}
         />
         <TermsCheckbox {...terms.checkbox} disabled={busy} />
         <BotCheck check={botCheck} />

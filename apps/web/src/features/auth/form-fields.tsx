@@ -151,11 +151,21 @@ export function AccountEmailField({
   );
 }
 
+/** A password input that hands its text to `onChange`, for the fields below. */
+type PasswordValueProps = Omit<TextFieldProps, 'type' | 'trailing' | 'required' | 'onChange'> & {
+  onChange: (value: string) => void;
+};
+
+function PasswordValueField({ onChange, ...props }: PasswordValueProps) {
+  return <PasswordField required onChange={(event) => onChange(event.target.value)} {...props} />;
+}
+
 /** A password being chosen: the browser may suggest one, and the limits are shown as a hint. */
-export function NewPasswordField(props: Omit<TextFieldProps, 'type' | 'trailing' | 'autoComplete' | 'hint'>) {
+export function NewPasswordField(props: Omit<PasswordValueProps, 'autoComplete' | 'hint'>) {
   const { t } = useTranslation();
   return (
-    <PasswordField
+    <PasswordValueField
+      name="newPassword"
       autoComplete="new-password"
       minLength={PASSWORD_MIN_LENGTH}
       maxLength={PASSWORD_MAX_LENGTH}
@@ -163,6 +173,16 @@ export function NewPasswordField(props: Omit<TextFieldProps, 'type' | 'trailing'
       {...props}
     />
   );
+}
+
+/** The new password typed again, so that a typo is caught before it is sent. */
+export function ConfirmPasswordField(props: Omit<PasswordValueProps, 'name' | 'autoComplete'>) {
+  return <PasswordValueField name="confirmPassword" autoComplete="new-password" {...props} />;
+}
+
+/** The member's current password, asked before an account change; the password manager fills it. */
+export function CurrentPasswordField(props: Omit<PasswordValueProps, 'name' | 'autoComplete'>) {
+  return <PasswordValueField name="currentPassword" autoComplete="current-password" {...props} />;
 }
 
 /** An auth screen's full-width submit button; its label says when the request is under way. */
@@ -213,24 +233,6 @@ export function PasswordField(props: Omit<TextFieldProps, 'type' | 'trailing'>) 
           <EyeIcon crossed={visible} />
         </button>
       }
-    />
-  );
-}
-
-/** The member's current password, asked before an account change; the password manager fills it. */
-export function CurrentPasswordField({
-  onChange,
-  ...props
-}: Omit<TextFieldProps, 'type' | 'trailing' | 'name' | 'autoComplete' | 'required' | 'onChange'> & {
-  onChange: (value: string) => void;
-}) {
-  return (
-    <PasswordField
-      name="currentPassword"
-      autoComplete="current-password"
-      required
-      onChange={(event) => onChange(event.target.value)}
-      {...props}
     />
   );
 }

@@ -6,7 +6,7 @@ import { type ChangePasswordRequest, PASSWORD_MIN_LENGTH, type User } from '@tel
 import { type FormEvent, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from '../../components/ui/Button';
-import { CurrentPasswordField, PasswordField } from '../auth/form-fields';
+import { ConfirmPasswordField, CurrentPasswordField, PasswordField } from '../auth/form-fields';
 import { FormStatusAlert } from './form-status';
 import { changePassword } from './profile-api';
 import { useFormSave } from './use-form-save';
@@ -66,14 +66,11 @@ export function PasswordForm({ user, onSaved }: { user: User; onSaved: (user: Us
         error={newError ?? undefined}
         required
       />
-      <PasswordField
+      <ConfirmPasswordField
         label={t('profile.password.confirm')}
-        name="confirmPassword"
-        autoComplete="new-password"
         value={confirmation}
-        onChange={(event) => setConfirmation(event.target.value)}
+        onChange={setConfirmation}
         error={confirmError ?? undefined}
-        required
       />
       <FormStatusAlert status={status} />
       <Button type="submit" busy={busy}>
