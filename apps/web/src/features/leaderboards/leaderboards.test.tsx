@@ -25,40 +25,43 @@ function boardRoute({ url }: { url: URL }) {
   return json(200, { data: all.slice((page - 1) * limit, page * limit), totalCount: all.length });
 }
 
+type Participant = RaceDetail['participants'][number];
+
+/**
+ * A participant of the race below, its laps as [lap time ms, second of 20:00 it ended]; the lap
+ * count and the best lap follow from them, as the server computes them.
+ */
+function participant(
+  who: Pick<Participant, 'position' | 'user_id' | 'username' | 'car_id' | 'car_name'>,
+  laps: [lapMs: number, endedAtSecond: number][],
+): Participant {
+  return {
+    ...who,
+    avatar_url: null,
+    total_laps: laps.length,
+    best_lap_time_ms: Math.min(...laps.map(([lapMs]) => lapMs)),
+    laps: laps.map(([lapMs, second], i) => ({
+      lap_number: i + 1,
+      lap_time_ms: lapMs,
+      completed_at: `2026-12-01T20:00:${String(second).padStart(2, '0')}.000Z`,
+    })),
+  };
+}
+
 const race: RaceDetail = {
   id: 41,
   started_at: '2026-12-01T20:00:00.000Z',
   finished_at: '2026-12-01T20:03:00.000Z',
   participants: [
-    {
-      position: 2,
-      user_id: 5,
-      username: 'slowpoke#5',
-      avatar_url: null,
-      car_id: 105,
-      car_name: 'Blue Bolt',
-      total_laps: 2,
-      best_lap_time_ms: 14_000,
-      laps: [
-        { lap_number: 1, lap_time_ms: 15_000, completed_at: '2026-12-01T20:00:20.000Z' },
-        { lap_number: 2, lap_time_ms: 14_000, completed_at: '2026-12-01T20:00:34.000Z' },
-      ],
-    },
-    {
-      position: 1,
-      user_id: 12,
-      username: 'speedy#12',
-      avatar_url: null,
-      car_id: 103,
-      car_name: 'Red Comet',
-      total_laps: 3,
-      best_lap_time_ms: 11_111,
-      laps: [
-        { lap_number: 1, lap_time_ms: 12_000, completed_at: '2026-12-01T20:00:17.000Z' },
-        { lap_number: 2, lap_time_ms: 11_111, completed_at: '2026-12-01T20:00:28.000Z' },
-        { lap_number: 3, lap_time_ms: 11_500, completed_at: '2026-12-01T20:00:40.000Z' },
-      ],
-    },
+    participant({ position: 2, user_id: 5, username: 'slowpoke#5', car_id: 105, car_name: 'Blue Bolt' }, [
+      [15_000, 20],
+      [14_000, 34],
+    ]),
+    participant({ position: 1, user_id: 12, username: 'speedy#12', car_id: 103, car_name: 'Red Comet' }, [
+      [12_000, 17],
+      [11_111, 28],
+      [11_500, 40],
+    ]),
   ],
 };
 
