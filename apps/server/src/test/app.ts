@@ -132,6 +132,9 @@ export async function buildTestApp(
   };
 }
 
+/** What `startTestApp` gives: the app, its environment and `close()`. */
+export type StartedTestApp = Awaited<ReturnType<typeof startTestApp>>;
+
 /** A test environment and an app on it; `close()` stops the app and removes both. */
 export async function startTestApp(
   extraEnv: Record<string, string> = {},

@@ -2,9 +2,10 @@
  * Test support for live video: an app running its own Janus (VIDEO=auto), listening on a real
  * port, with an admin client of that Janus to look at its mountpoints and viewers.
  */
+import type { FastifyInstance } from 'fastify';
 import { JanusClient } from '../modules/video/janus-client.js';
 import { startTestApp } from './app.js';
-import { listen } from './sockets.js';
+import { listen, openSocket, originOf, type TestSocket } from './sockets.js';
 
 /** Resolves once the server's Janus answers; give its `beforeAll` a minute on a slow machine. */
 export async function startOwnJanusTestApp() {
@@ -14,4 +15,19 @@ export async function startOwnJanusTestApp() {
   const supervisor = testApp.app.video.supervisor;
   if (!supervisor) throw new Error('the server did not start its Janus');
   return { testApp, host, janusAdmin: new JanusClient(supervisor.httpUrl, supervisor.adminKey) };
+}
+
+/** A page's socket to the server's `/janus` proxy, from the app's own origin unless told. */
+export function openJanusSocket(
+  app: FastifyInstance,
+  host: string,
+  token: string,
+  origin = originOf(app).origin,
+): Promise<TestSocket> {
+  return openSocket(`ws://${host}/janus?token=${encodeURIComponent(token)}`, { origin }, 'janus-protocol');
+}
+
+/** Janus's answer to the request with this transaction (its acks skipped). */
+export function janusAnswer(janus: TestSocket, transaction: string) {
+  return janus.next((m) => m.transaction === transaction && m.janus !== 'ack', 10_000);
 }

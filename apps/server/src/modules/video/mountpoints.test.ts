@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Car } from '@telerace/protocol';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startTestApp } from '../../test/app.js';
+import { type StartedTestApp, startTestApp } from '../../test/app.js';
 import { authHeader, buildUser, tokenFor } from '../../test/factories.js';
 import { quietLogger } from '../../test/quiet-logger.js';
 import {
@@ -17,18 +17,14 @@ import {
   createCar,
   type Driving,
   listen,
-  openSocket,
-  originOf,
   refusedStatus,
   type TestSocket,
   takeCar,
 } from '../../test/sockets.js';
-import { startOwnJanusTestApp } from '../../test/video.js';
+import { janusAnswer, openJanusSocket, startOwnJanusTestApp } from '../../test/video.js';
 import { JanusClient } from './janus-client.js';
 import { JanusSupervisor } from './janus-process.js';
 import { mountpointSecret } from './video.service.js';
-
-type TestApp = Awaited<ReturnType<typeof startTestApp>>;
 
 /** Watches a mountpoint over REST: the plugin's error code, or 0 when Janus offers the stream. */
 async function watchResult(client: JanusClient, id: number, pin: string | null): Promise<number> {
@@ -47,14 +43,18 @@ async function watchResult(client: JanusClient, id: number, pin: string | null):
   }
 }
 
-async function carStatus(testApp: TestApp, carId: number, headers: Record<string, string>): Promise<Car> {
+async function carStatus(
+  testApp: StartedTestApp,
+  carId: number,
+  headers: Record<string, string>,
+): Promise<Car> {
   const response = await testApp.app.inject({ method: 'GET', url: `/api/cars/${carId}/status`, headers });
   expect(response.statusCode, response.body).toBe(200);
   return response.json() as Car;
 }
 
 describe('live video with the server’s own Janus', () => {
-  let testApp: TestApp;
+  let testApp: StartedTestApp;
   let host: string;
   let admin: JanusClient;
 
@@ -181,18 +181,7 @@ describe('live video with the server’s own Janus', () => {
   });
 
   describe('/janus', () => {
-    function janusUrl(token: string): string {
-      return `ws://${host}/janus?token=${encodeURIComponent(token)}`;
-    }
-
-    function openJanus(token: string, origin = originOf(testApp.app).origin): Promise<TestSocket> {
-      return openSocket(janusUrl(token), { origin }, 'janus-protocol');
-    }
-
-    /** Janus's answer to the request with this transaction (its acks skipped). */
-    function answer(janus: TestSocket, transaction: string) {
-      return janus.next((m) => m.transaction === transaction && m.janus !== 'ack', 10_000);
-    }
+    const openJanus = (token: string, origin?: string) => openJanusSocket(testApp.app, host, token, origin);
 
     it('refuses anonymous callers and other sites', async () => {
       const member = await buildUser(testApp.app.database.db);
@@ -210,7 +199,7 @@ describe('live video with the server’s own Janus', () => {
       expect(janus.ws.protocol).toBe('janus-protocol');
 
       janus.send({ janus: 'create', transaction: 'c1' });
-      const created = await answer(janus, 'c1');
+      const created = await janusAnswer(janus, 'c1');
       expect(created.janus).toBe('success');
       const session = (created.data as { id: number }).id;
 
@@ -220,7 +209,7 @@ describe('live video with the server’s own Janus', () => {
         session_id: session,
         transaction: 'a0',
       });
-      expect(await answer(janus, 'a0')).toMatchObject({ janus: 'error', error: { code: 403 } });
+      expect(await janusAnswer(janus, 'a0')).toMatchObject({ janus: 'error', error: { code: 403 } });
 
       janus.send({
         janus: 'attach',
@@ -228,7 +217,7 @@ describe('live video with the server’s own Janus', () => {
         session_id: session,
         transaction: 'a1',
       });
-      const attached = await answer(janus, 'a1');
+      const attached = await janusAnswer(janus, 'a1');
       expect(attached.janus).toBe('success');
       const handle = (attached.data as { id: number }).id;
 
@@ -241,11 +230,14 @@ describe('live video with the server’s own Janus', () => {
           transaction: `m-${request}`,
           body: { request, id: streamId },
         });
-        expect(await answer(janus, `m-${request}`)).toMatchObject({ janus: 'error', error: { code: 403 } });
+        expect(await janusAnswer(janus, `m-${request}`)).toMatchObject({
+          janus: 'error',
+          error: { code: 403 },
+        });
       }
       // Nor does anything on a session this socket did not create.
       janus.send({ janus: 'keepalive', session_id: session + 1, transaction: 'k1' });
-      expect(await answer(janus, 'k1')).toMatchObject({ janus: 'error', error: { code: 403 } });
+      expect(await janusAnswer(janus, 'k1')).toMatchObject({ janus: 'error', error: { code: 403 } });
 
       janus.send({
         janus: 'message',
@@ -254,7 +246,7 @@ describe('live video with the server’s own Janus', () => {
         transaction: 'w1',
         body: { request: 'watch', id: streamId, pin },
       });
-      const offer = await answer(janus, 'w1');
+      const offer = await janusAnswer(janus, 'w1');
       expect(offer).toMatchObject({ janus: 'event', jsep: { type: 'offer' } });
       expect(String((offer.jsep as { sdp: string }).sdp)).toContain('H264');
       await janus.close();
@@ -267,20 +259,20 @@ describe('live video with the server’s own Janus', () => {
       const sessions: number[] = [];
       for (const transaction of ['s1', 's2']) {
         janus.send({ janus: 'create', transaction });
-        const created = await answer(janus, transaction);
+        const created = await janusAnswer(janus, transaction);
         expect(created.janus).toBe('success');
         sessions.push((created.data as { id: number }).id);
       }
       janus.send({ janus: 'create', transaction: 's3' });
-      expect(await answer(janus, 's3')).toMatchObject({
+      expect(await janusAnswer(janus, 's3')).toMatchObject({
         janus: 'error',
         error: { code: 403, reason: 'Refused: too many sessions' },
       });
 
       janus.send({ janus: 'destroy', session_id: sessions[0], transaction: 'd1' });
-      expect(await answer(janus, 'd1')).toMatchObject({ janus: 'success' });
+      expect(await janusAnswer(janus, 'd1')).toMatchObject({ janus: 'success' });
       janus.send({ janus: 'create', transaction: 's4' });
-      expect(await answer(janus, 's4')).toMatchObject({ janus: 'success' });
+      expect(await janusAnswer(janus, 's4')).toMatchObject({ janus: 'success' });
       await janus.close();
     });
   });
@@ -290,7 +282,7 @@ describe('live video through an external Janus', () => {
   let janusDir: string;
   let janus: JanusSupervisor;
   let admin: JanusClient;
-  let testApp: TestApp;
+  let testApp: StartedTestApp;
   let host: string;
 
   beforeAll(async () => {
@@ -342,7 +334,7 @@ describe('live video through an external Janus', () => {
 });
 
 describe('live video off', () => {
-  let testApp: TestApp;
+  let testApp: StartedTestApp;
   beforeAll(async () => {
     testApp = await startTestApp({ VIDEO: 'off' });
   });
@@ -364,7 +356,7 @@ describe('live video without Janus installed', () => {
   it('runs without video and logs the install command once', async () => {
     const path = process.env.PATH;
     process.env.PATH = '/nonexistent';
-    let testApp: TestApp | undefined;
+    let testApp: StartedTestApp | undefined;
     try {
       testApp = await startTestApp({ VIDEO: 'auto' });
       await testApp.app.videoStarted();

@@ -13,25 +13,21 @@ import { SOCKET_CLOSE_CODES } from '@telerace/protocol';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { users } from '../../db/schema.js';
-import type { startTestApp } from '../../test/app.js';
+import type { StartedTestApp } from '../../test/app.js';
 import { buildAdmin, buildUser, tokenFor } from '../../test/factories.js';
 import {
   connectCar,
   createCar,
   type Driving,
-  openSocket,
-  originOf,
   refusedStatus,
   type TestSocket,
   takeCar,
 } from '../../test/sockets.js';
-import { startOwnJanusTestApp } from '../../test/video.js';
+import { janusAnswer, openJanusSocket, startOwnJanusTestApp } from '../../test/video.js';
 import { fakeCamera, WebRtcViewer } from '../../test/webrtc.js';
 import { accessTokenKeys, signAccessToken } from '../auth/access-token.js';
 import type { JanusClient } from './janus-client.js';
 import { mountpointSecret } from './video.service.js';
-
-type TestApp = Awaited<ReturnType<typeof startTestApp>>;
 
 /** What the issue asks: the old viewer stops receiving within a second. */
 const EVICTION_MS = 1_000;
@@ -50,7 +46,7 @@ const within = <T>(promise: Promise<T>) =>
   Promise.race([promise, new Promise<null>((resolve) => setTimeout(() => resolve(null), EVICTION_MS))]);
 
 describe('a driver whose session ends stops watching (real Janus, real WebRTC)', () => {
-  let testApp: TestApp;
+  let testApp: StartedTestApp;
   let host: string;
   let admin: JanusClient;
   const cameras: (() => void)[] = [];
@@ -70,18 +66,7 @@ describe('a driver whose session ends stops watching (real Janus, real WebRTC)',
   const viewersOf = async (streamId: number) =>
     Number((await admin.info(streamId, secretOf(streamId))).viewers);
 
-  function openJanus(token: string): Promise<TestSocket> {
-    return openSocket(
-      `ws://${host}/janus?token=${encodeURIComponent(token)}`,
-      originOf(testApp.app),
-      'janus-protocol',
-    );
-  }
-
-  /** Janus's answer to the request with this transaction (its acks skipped). */
-  function answer(janus: TestSocket, transaction: string) {
-    return janus.next((m) => m.transaction === transaction && m.janus !== 'ack', 10_000);
-  }
+  const openJanus = (token: string) => openJanusSocket(testApp.app, host, token);
 
   /** Attaches a streaming handle on the socket (creating its session the first time). */
   async function attach(janus: TestSocket, session?: number): Promise<{ session: number; handle: number }> {
@@ -89,13 +74,13 @@ describe('a driver whose session ends stops watching (real Janus, real WebRTC)',
     if (id === undefined) {
       const transaction = randomUUID();
       janus.send({ janus: 'create', transaction });
-      const created = await answer(janus, transaction);
+      const created = await janusAnswer(janus, transaction);
       expect(created.janus).toBe('success');
       id = (created.data as { id: number }).id;
     }
     const transaction = randomUUID();
     janus.send({ janus: 'attach', plugin: 'janus.plugin.streaming', session_id: id, transaction });
-    const attached = await answer(janus, transaction);
+    const attached = await janusAnswer(janus, transaction);
     expect(attached.janus).toBe('success');
     return { session: id, handle: (attached.data as { id: number }).id };
   }
@@ -110,7 +95,7 @@ describe('a driver whose session ends stops watching (real Janus, real WebRTC)',
       transaction,
       body: { request: 'watch', id: streamId, pin },
     });
-    const reply = await answer(janus, transaction);
+    const reply = await janusAnswer(janus, transaction);
     const data = (reply.plugindata as { data?: { error_code?: number } } | undefined)?.data;
     if (typeof data?.error_code === 'number') return data.error_code;
     expect(reply).toMatchObject({ janus: 'event', jsep: { type: 'offer' } });
@@ -139,7 +124,7 @@ describe('a driver whose session ends stops watching (real Janus, real WebRTC)',
       body: { request: 'start' },
       jsep: await peer.answer(viewer.offer),
     });
-    expect(await answer(viewer.janus, transaction)).toMatchObject({ janus: 'event' });
+    expect(await janusAnswer(viewer.janus, transaction)).toMatchObject({ janus: 'event' });
     await expect.poll(() => peer.packets, { timeout: 10_000 }).toBeGreaterThan(10);
     return peer;
   }
