@@ -2,7 +2,7 @@ import { mkdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp } from '../test/app.js';
+import { type StartedTestApp, startTestApp } from '../test/app.js';
 import { CACHE_IMMUTABLE, CACHE_REVALIDATE, CACHE_SHORT, WEB_BUILD_MISSING_MESSAGE } from './spa.js';
 
 const INDEX_HTML =
@@ -19,11 +19,13 @@ const DATA_PRELOADS = {
   // Never turned into a link: only our own API's paths with a plain query are.
   broken: ['https://elsewhere.example/api/x', '/api/x?a="><script>', '/assets/x.json'],
 };
+/** A page as served with `links` added at the end of its head. */
+const withHeadLinks = (html: string, links: string) => html.replace('</head>', `${links}</head>`);
 /** Big enough to be worth compressing. */
 const APP_JS = `console.log(${JSON.stringify('telerace '.repeat(400))});\n`;
 
 describe('web app serving', () => {
-  let testApp: Awaited<ReturnType<typeof startTestApp>>;
+  let testApp: StartedTestApp;
   beforeAll(async () => {
     testApp = await startTestApp();
     const web = testApp.config.webDistDir;
@@ -37,29 +39,26 @@ describe('web app serving', () => {
   });
   afterAll(() => testApp.close());
 
+  /** Opens `url` and expects index.html, revalidated on every visit, with `links` added to its head. */
+  async function expectIndexPage(url: string, links = ''): Promise<void> {
+    const response = await testApp.app.inject(url);
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toMatch(/^text\/html/);
+    expect(response.headers['cache-control']).toBe(CACHE_REVALIDATE);
+    expect(response.body).toBe(withHeadLinks(INDEX_HTML, links));
+  }
+
   it.each(['/', '/some/deep/path', '/car-selection', '/control/3/7?x=1', '/reset-password/abc.def'])(
     'serves index.html for %s',
-    async (url) => {
-      const response = await testApp.app.inject(url);
-      expect(response.statusCode).toBe(200);
-      expect(response.headers['content-type']).toMatch(/^text\/html/);
-      expect(response.headers['cache-control']).toBe(CACHE_REVALIDATE);
-      expect(response.body).toBe(INDEX_HTML);
-    },
+    (url) => expectIndexPage(url),
   );
 
   it('adds the opened page’s files as modulepreload links, and nothing for other pages', async () => {
     for (const url of ['/login', '/login?next=%2Fcar-selection']) {
-      const response = await testApp.app.inject(url);
-      expect(response.statusCode).toBe(200);
-      expect(response.headers['content-type']).toMatch(/^text\/html/);
-      expect(response.headers['cache-control']).toBe(CACHE_REVALIDATE);
-      expect(response.body).toBe(
-        INDEX_HTML.replace(
-          '</head>',
-          '<link rel="modulepreload" crossorigin href="/assets/Login-1a2b.js">' +
-            '<link rel="modulepreload" crossorigin href="/assets/auth-form-9z8y.js"></head>',
-        ),
+      await expectIndexPage(
+        url,
+        '<link rel="modulepreload" crossorigin href="/assets/Login-1a2b.js">' +
+          '<link rel="modulepreload" crossorigin href="/assets/auth-form-9z8y.js">',
       );
     }
     expect((await testApp.app.inject('/broken')).body).toBe(INDEX_HTML);
@@ -68,15 +67,10 @@ describe('web app serving', () => {
 
   it('adds the opened page’s first answers as fetch preloads the page’s own request reuses', async () => {
     for (const url of ['/leaderboards', '/leaderboards?tab=season']) {
-      const response = await testApp.app.inject(url);
-      expect(response.statusCode).toBe(200);
-      expect(response.headers['cache-control']).toBe(CACHE_REVALIDATE);
-      expect(response.body).toBe(
-        INDEX_HTML.replace(
-          '</head>',
-          '<link rel="preload" as="fetch" crossorigin="use-credentials" ' +
-            'href="/api/leaderboards/all-time?page=1&amp;limit=10"></head>',
-        ),
+      await expectIndexPage(
+        url,
+        '<link rel="preload" as="fetch" crossorigin="use-credentials" ' +
+          'href="/api/leaderboards/all-time?page=1&amp;limit=10">',
       );
     }
     // The preloaded answer may be fetched by the page: the policy lets it connect to its origin.
@@ -93,7 +87,7 @@ describe('web app serving', () => {
     await utimes(join(web, 'index.html'), new Date(), new Date(Date.now() + 5_000));
     const response = await testApp.app.inject('/login');
     expect(response.body).toBe(
-      rebuilt.replace('</head>', '<link rel="modulepreload" crossorigin href="/assets/Login-new.js"></head>'),
+      withHeadLinks(rebuilt, '<link rel="modulepreload" crossorigin href="/assets/Login-new.js">'),
     );
     await writeFile(join(web, 'route-preloads.json'), JSON.stringify(ROUTE_PRELOADS));
     await writeFile(join(web, 'index.html'), INDEX_HTML);
@@ -165,7 +159,7 @@ describe('web app serving', () => {
 });
 
 describe('web app not built', () => {
-  let testApp: Awaited<ReturnType<typeof startTestApp>>;
+  let testApp: StartedTestApp;
   beforeAll(async () => {
     testApp = await startTestApp();
   });
