@@ -111,6 +111,9 @@ class Browser {
 }
 
 const bearer = (accessToken: string) => ({ authorization: `Bearer ${accessToken}` });
+/** A member's POST to the API, with a JSON body when given. */
+const postAs = (accessToken: string, url: string, payload?: object) =>
+  t.app.inject({ method: 'POST', url, headers: bearer(accessToken), ...(payload ? { payload } : {}) });
 
 async function ticketsOf(app: FastifyInstance, accessToken: string): Promise<number> {
   const response = await app.inject({ url: '/api/me/tickets', headers: bearer(accessToken) });
@@ -182,20 +185,11 @@ describe('sign-up and login', () => {
     const tickets = await t.app.inject({ url: '/api/me/tickets', headers: bearer(accessToken) });
     expect(tickets.statusCode).toBe(403);
     expect(tickets.json().errorKey).toBe(ERROR_KEYS.registrationIncomplete);
-    const car = await t.app.inject({
-      method: 'POST',
-      url: '/api/cars/1/connect',
-      headers: bearer(accessToken),
-      payload: { code: 'ABCDEF' },
-    });
+    const car = await postAs(accessToken, '/api/cars/1/connect', { code: 'ABCDEF' });
     expect(car.statusCode).toBe(403);
     expect(car.json().errorKey).toBe(ERROR_KEYS.registrationIncomplete);
 
-    const completed = await t.app.inject({
-      method: 'POST',
-      url: '/api/auth/complete-registration',
-      headers: bearer(accessToken),
-    });
+    const completed = await postAs(accessToken, '/api/auth/complete-registration');
     expect(completed.statusCode).toBe(200);
     // Base 100 + 25 for the linked Twitch account.
     expect(await ticketsOf(t.app, accessToken)).toBe(125);
@@ -328,12 +322,7 @@ describe('linking and unlinking', () => {
     const me = await t.app.inject({ url: '/api/me', headers: bearer(accessToken) });
     expect(me.json().user.twitch_id).toBe(identity.id);
 
-    const unlinked = await t.app.inject({
-      method: 'POST',
-      url: '/api/me/disconnect',
-      headers: bearer(accessToken),
-      payload: { platform: 'twitch' },
-    });
+    const unlinked = await postAs(accessToken, '/api/me/disconnect', { platform: 'twitch' });
     expect(unlinked.statusCode).toBe(200);
     expect(unlinked.json().user.twitch_id).toBeNull();
     expect(await ticketsOf(t.app, accessToken)).toBe(100);
@@ -394,11 +383,7 @@ describe('the control socket before the terms', () => {
     const url = controllerUrl(host, driving.carId, accessToken, controlToken);
     expect(await refusedStatus(openSocket(url, originOf(t.app)))).toBe(403);
 
-    const completed = await t.app.inject({
-      method: 'POST',
-      url: '/api/auth/complete-registration',
-      headers: bearer(accessToken),
-    });
+    const completed = await postAs(accessToken, '/api/auth/complete-registration');
     expect(completed.statusCode).toBe(200);
     const controller = await openSocket(url, originOf(t.app));
     await controller.close();
@@ -441,11 +426,7 @@ describe('claim', () => {
     expect(query.get('final_destination')).toBe(`/control/${driving.carId}/${1000 + driving.carId}`);
     expect(query.get('carId')).toBe(String(driving.carId));
     const accessToken = await browser.exchange(query.get('token') ?? '');
-    const completed = await t.app.inject({
-      method: 'POST',
-      url: '/api/auth/complete-registration',
-      headers: bearer(accessToken),
-    });
+    const completed = await postAs(accessToken, '/api/auth/complete-registration');
     expect(completed.statusCode).toBe(200);
 
     const controller = await openSocket(
