@@ -10,18 +10,7 @@
  * not enabled), no READY in time, a reconnect that does not come back, `/join` not registered.
  * Nothing here throws out to the server; errors are logged without the token.
  */
-import {
-  type ChatInputCommandInteraction,
-  Client,
-  Events,
-  GatewayIntentBits,
-  type Interaction,
-  InteractionContextType,
-  type Message,
-  MessageFlags,
-  Routes,
-  SlashCommandBuilder,
-} from 'discord.js';
+import type { ChatInputCommandInteraction, Client, Interaction, Message } from 'discord.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { Backoff } from '../../modules/races/lap-counters/backoff.js';
 import type { IntegrationsService, Viewer } from '../integrations.service.js';
@@ -29,6 +18,17 @@ import { ChannelAnswers } from './channel-answers.js';
 import type { DiscordBotSettings } from './discord.config.js';
 import type { DiscordLoyalty } from './discord-loyalty.js';
 import { type AnyMember, memberStanding } from './discord-loyalty.js';
+
+/**
+ * discord.js, loaded when the bot first connects: a server without Discord configured does not
+ * pay for importing it (about a second on a small machine).
+ */
+type DiscordJs = typeof import('discord.js');
+let discordJs: Promise<DiscordJs> | undefined;
+const loadDiscordJs = () => {
+  discordJs ??= import('discord.js');
+  return discordJs;
+};
 
 export const FIRST_RETRY_MS = 1_000;
 export const MAX_RETRY_MS = 60_000;
@@ -118,17 +118,21 @@ export class DiscordBot {
   async #connect(): Promise<void> {
     if (this.#stopped) return;
     this.#deps.hub.setState('discord', 'connecting');
-    const client = this.#createClient();
-    this.#client = client;
-    this.#arm(CONNECT_TIMEOUT_MS, client, 'Discord did not get ready in time');
+    let client: Client | null = null;
     try {
+      const lib = await loadDiscordJs();
+      if (this.#stopped) return;
+      client = this.#createClient(lib);
+      this.#client = client;
+      this.#arm(CONNECT_TIMEOUT_MS, client, 'Discord did not get ready in time');
       await client.login(this.#deps.settings.botToken);
     } catch (error) {
       await this.#fail(client, error);
     }
   }
 
-  #createClient(): Client {
+  #createClient(lib: DiscordJs): Client {
+    const { Client, Events, GatewayIntentBits } = lib;
     const intents = [GatewayIntentBits.Guilds];
     // The text command needs the messages and their content (a privileged intent to enable).
     if (this.#deps.settings.channelId !== null) {
@@ -140,7 +144,7 @@ export class DiscordBot {
       // Answers mention their viewer; nothing a viewer types can make the bot ping @everyone.
       allowedMentions: { parse: ['users'] },
     });
-    client.once(Events.ClientReady, () => void this.#ready(client));
+    client.once(Events.ClientReady, () => void this.#ready(client, lib));
     client.on(Events.ShardReconnecting, () => {
       if (client !== this.#client) return;
       this.#deps.hub.setState('discord', 'connecting');
@@ -164,15 +168,19 @@ export class DiscordBot {
     client.on(Events.ShardError, (error) =>
       this.#deps.log.warn({ err: this.#scrubbed(error) }, 'discord: gateway error'),
     );
-    client.on(Events.InteractionCreate, (interaction) => void this.#onInteraction(interaction));
+    client.on(Events.InteractionCreate, (interaction) => {
+      this.#onInteraction(interaction, lib).catch((error) => this.#unexpected(error));
+    });
     if (this.#deps.settings.channelId !== null) {
-      client.on(Events.MessageCreate, (message) => void this.#onMessage(message));
+      client.on(Events.MessageCreate, (message) => {
+        this.#onMessage(message).catch((error) => this.#unexpected(error));
+      });
     }
     return client;
   }
 
   /** The guild is there: register `/join` (PUT the guild's commands), then connected. */
-  async #ready(client: Client): Promise<void> {
+  async #ready(client: Client, { SlashCommandBuilder, InteractionContextType }: DiscordJs): Promise<void> {
     if (client !== this.#client) return;
     try {
       const join = new SlashCommandBuilder()
@@ -180,7 +188,8 @@ export class DiscordBot {
         .setDescription(JOIN_DESCRIPTION.en)
         .setDescriptionLocalizations({ fr: JOIN_DESCRIPTION.fr })
         .setContexts(InteractionContextType.Guild);
-      await client.application?.commands.set([join.toJSON()], this.#deps.settings.guildId);
+      if (!client.application) throw new Error('READY carried no application');
+      await client.application.commands.set([join.toJSON()], this.#deps.settings.guildId);
     } catch (error) {
       await this.#fail(client, new Error(`could not register /join on the guild: ${this.#message(error)}`));
       return;
@@ -192,8 +201,11 @@ export class DiscordBot {
     this.#deps.log.info({ guildId: this.#deps.settings.guildId }, 'discord: /join registered, bot connected');
   }
 
-  /** This client failed: error state, let it go, and try a fresh one after the backoff delay. */
-  async #fail(client: Client, error: unknown): Promise<void> {
+  /**
+   * This client failed (null: none could be made): error state, let it go, and try a fresh one
+   * after the backoff delay.
+   */
+  async #fail(client: Client | null, error: unknown): Promise<void> {
     if (client !== this.#client || this.#stopped) return;
     this.#client = null;
     this.#clearTimers();
@@ -201,7 +213,7 @@ export class DiscordBot {
     const delay = this.#backoff.next();
     this.#deps.hub.setState('discord', 'error', message);
     this.#deps.log.warn({ error: message, retryInMs: delay }, 'discord: connection failed, retrying');
-    await client.destroy().catch(() => {});
+    await client?.destroy().catch(() => {});
     if (this.#stopped) return;
     this.#retryTimer = setTimeout(() => {
       this.#retryTimer = null;
@@ -228,7 +240,7 @@ export class DiscordBot {
 
   // ── what members do ────────────────────────────────────────────────────────────────────
 
-  async #onInteraction(interaction: Interaction): Promise<void> {
+  async #onInteraction(interaction: Interaction, { MessageFlags }: DiscordJs): Promise<void> {
     if (!interaction.isChatInputCommand() || interaction.commandName !== 'join') return;
     if (interaction.guildId !== this.#deps.settings.guildId) return;
     const viewer = this.#viewer(interaction);
@@ -281,7 +293,7 @@ export class DiscordBot {
     const client = this.#client;
     const channelId = this.#deps.settings.channelId;
     if (!client || channelId === null) throw new Error('Discord is not connected');
-    await client.rest.post(Routes.channelMessages(channelId), {
+    await client.rest.post(`/channels/${channelId}/messages`, {
       body: { content: text, allowed_mentions: { parse: ['users'] } },
     });
   }
@@ -293,6 +305,11 @@ export class DiscordBot {
     } catch (error) {
       this.#deps.log.warn({ error: this.#message(error) }, 'discord: could not answer in the channel');
     }
+  }
+
+  /** What a handler did not expect: logged, the bot carries on. */
+  #unexpected(error: unknown): void {
+    this.#deps.log.error({ err: this.#scrubbed(error) }, 'discord: unexpected error');
   }
 
   // ── never the token in a log ───────────────────────────────────────────────────────────

@@ -12,8 +12,7 @@
  * what the member does (a `/join`, a message in the channel), which is also when an entry's
  * weight starts to matter.
  */
-import type { APIInteractionGuildMember } from 'discord.js';
-import { GuildMember } from 'discord.js';
+import type { APIInteractionGuildMember, GuildMember } from 'discord.js';
 import { and, eq } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../clock.js';
@@ -35,13 +34,13 @@ export type AnyMember = GuildMember | APIInteractionGuildMember | null;
 
 export function memberStanding(member: AnyMember): MemberStanding | null {
   if (!member) return null;
-  if (member instanceof GuildMember) {
-    return { roles: [...member.roles.cache.keys()], premiumSince: member.premiumSince };
+  // The raw payload's roles are an array of ids; a cached GuildMember's are a manager.
+  if (Array.isArray(member.roles)) {
+    const raw = member as APIInteractionGuildMember;
+    return { roles: raw.roles, premiumSince: raw.premium_since ? new Date(raw.premium_since) : null };
   }
-  return {
-    roles: member.roles,
-    premiumSince: member.premium_since ? new Date(member.premium_since) : null,
-  };
+  const cached = member as GuildMember;
+  return { roles: [...cached.roles.cache.keys()], premiumSince: cached.premiumSince };
 }
 
 /** Whole calendar months from `since` to `now` (0 in the first month). */
