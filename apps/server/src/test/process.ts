@@ -1,8 +1,10 @@
 /**
  * Test support for tests that run real processes: the server as `npm run dev` starts it (tsx,
- * `source` condition), free ports, and waiting for an HTTP status.
+ * `source` condition), free ports, waiting for an HTTP status, and what a test does to such a
+ * server over HTTP (log in, add a car with its sim agent, take a car with a code).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
 import { freeLoopbackPort as freePortFor } from '../free-port.js';
 import { defaultAgentCommand } from '../modules/cars/sim-cars.js';
@@ -125,4 +127,95 @@ export function startSimAgent(base: string, carId: number, secret: string): Chil
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
+}
+
+/** SIGKILLs the process if it still runs, and resolves once it is gone. */
+export async function killProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGKILL');
+  await once(child, 'exit');
+}
+
+/** The server process on `env`, once it answers /api/ready (killed if it never does). */
+export async function startReadyServer(env: Record<string, string>, base: string): Promise<ChildProcess> {
+  const server = startServer(env);
+  try {
+    await waitForStatus(`${base}/api/ready`, 200, 60_000);
+  } catch (error) {
+    await killProcess(server);
+    throw error;
+  }
+  return server;
+}
+
+/** A member's access token from a server process's login. */
+export async function logIn(base: string, member: { email: string; password: string }): Promise<string> {
+  const { email, password } = member;
+  const answer = await apiCall<{ accessToken: string }>(base, 'POST', '/login', {
+    email,
+    password,
+    recaptchaToken: '',
+  });
+  return answer.accessToken;
+}
+
+/** A ready server process on a free port of the test environment's data, its first admin logged in. */
+export async function startServerProcess(
+  environmentEnv: Record<string, string>,
+  admin: { email: string; password: string },
+): Promise<{
+  server: ChildProcess;
+  port: number;
+  base: string;
+  env: Record<string, string>;
+  adminToken: string;
+}> {
+  const { port, base, env } = await serverProcessSettings(environmentEnv, admin);
+  const server = await startReadyServer(env, base);
+  try {
+    return { server, port, base, env, adminToken: await logIn(base, admin) };
+  } catch (error) {
+    await killProcess(server);
+    throw error;
+  }
+}
+
+/** A car the admin adds, and a real sim agent process connecting as it. */
+export async function addSimCar(
+  base: string,
+  adminToken: string,
+  name: string,
+): Promise<{ carId: number; agent: ChildProcess }> {
+  const { car, secret } = await apiCall<{ car: { id: number }; secret: string }>(
+    base,
+    'POST',
+    '/admin/cars',
+    { name, image_url: null },
+    adminToken,
+  );
+  return { carId: car.id, agent: startSimAgent(base, car.id, secret) };
+}
+
+/** The driver takes the car with a control code the admin generates; the control token. */
+export async function takeCarWithCode(
+  base: string,
+  carId: number,
+  adminToken: string,
+  driverToken = adminToken,
+): Promise<string> {
+  const { code } = await apiCall<{ code: string }>(
+    base,
+    'POST',
+    `/admin/cars/${carId}/generate_code`,
+    undefined,
+    adminToken,
+  );
+  const { controlToken } = await apiCall<{ controlToken: string }>(
+    base,
+    'POST',
+    `/cars/${carId}/connect`,
+    { code },
+    driverToken,
+  );
+  return controlToken;
 }

@@ -16,13 +16,8 @@ import { once } from 'node:events';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createTestEnvironment, type TestEnvironment } from '../../test/app.js';
-import {
-  apiCall,
-  serverProcessSettings,
-  startServer,
-  startSimAgent,
-  waitForStatus,
-} from '../../test/process.js';
+import { addSimCar, killProcess, startServerProcess, takeCarWithCode } from '../../test/process.js';
+import { controllerUrl } from '../../test/sockets.js';
 
 const ADMIN = { email: 'safety-admin@telerace.test', password: 'safety-admin-Passw0rd!' };
 
@@ -32,9 +27,6 @@ const BOUNDS_MS = {
   controllerClosed: 250,
   controllerSilent: 2_500,
 };
-
-const post = <T>(base: string, path: string, body: unknown, token?: string) =>
-  apiCall<T>(base, 'POST', path, body, token);
 
 /** Resolves with the first line matching `pattern` the process prints from now on, and when. */
 function lineAppears(child: ChildProcess, pattern: RegExp): Promise<{ line: string; at: number }> {
@@ -80,38 +72,19 @@ describe('safety bounds of a driven car', () => {
   });
   afterEach(async () => {
     for (const socket of sockets.splice(0)) socket.terminate();
-    for (const child of children.splice(0)) {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGKILL');
-        await once(child, 'exit');
-      }
-    }
+    for (const child of children.splice(0)) await killProcess(child);
   });
   afterAll(async () => {
     await environment?.dispose();
   });
 
   async function startRig(): Promise<Rig> {
-    const { port, base, env } = await serverProcessSettings(environment.env, ADMIN);
-    const server = startServer(env);
+    const { server, port, base, adminToken: accessToken } = await startServerProcess(environment.env, ADMIN);
     children.push(server);
-    await waitForStatus(`${base}/api/ready`, 200, 60_000);
-
-    const { accessToken } = await post<{ accessToken: string }>(base, '/login', {
-      ...ADMIN,
-      recaptchaToken: '',
-    });
-    const { car, secret } = await post<{ car: { id: number }; secret: string }>(
-      base,
-      '/admin/cars',
-      { name: `Safety car ${port}`, image_url: null },
-      accessToken,
-    );
-
-    const agent = startSimAgent(base, car.id, secret);
+    const { carId, agent } = await addSimCar(base, accessToken, `Safety car ${port}`);
     children.push(agent);
     await lineAppears(agent, /welcomed as car/);
-    return { server, agent, base, port, accessToken, carId: car.id };
+    return { server, agent, base, port, accessToken, carId };
   }
 
   /**
@@ -120,20 +93,9 @@ describe('safety bounds of a driven car', () => {
    * silent-driver test stop answering the server's pings.
    */
   async function driveFullThrottle(rig: Rig): Promise<Driver> {
-    const { code } = await post<{ code: string }>(
-      rig.base,
-      `/admin/cars/${rig.carId}/generate_code`,
-      undefined,
-      rig.accessToken,
-    );
-    const { controlToken } = await post<{ controlToken: string }>(
-      rig.base,
-      `/cars/${rig.carId}/connect`,
-      { code },
-      rig.accessToken,
-    );
+    const controlToken = await takeCarWithCode(rig.base, rig.carId, rig.accessToken);
     const socket = new WebSocket(
-      `ws://127.0.0.1:${rig.port}/rcsocket?type=controller&car=${rig.carId}&control_token=${controlToken}&token=${rig.accessToken}`,
+      controllerUrl(`127.0.0.1:${rig.port}`, rig.carId, rig.accessToken, controlToken),
       { headers: { origin: rig.base }, perMessageDeflate: false, autoPong: false },
     );
     sockets.push(socket);

@@ -13,12 +13,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createTestEnvironment, type TestEnvironment } from '../../test/app.js';
 import {
+  addSimCar,
   apiCall,
-  serverProcessSettings,
-  startServer,
-  startSimAgent,
-  waitForStatus,
+  killProcess,
+  logIn,
+  startReadyServer,
+  startServerProcess,
+  takeCarWithCode,
 } from '../../test/process.js';
+import { controllerUrl, eventsUrl } from '../../test/sockets.js';
 
 const ADMIN = { email: 'race-admin@telerace.test', password: 'race-admin-Passw0rd!' };
 const MEMBER = { email: 'racer@telerace.test', username: 'racer', password: 'racer-Passw0rd!-long' };
@@ -92,35 +95,18 @@ describe('a race with real processes, and a server killed mid-race', () => {
   afterAll(async () => {
     for (const timer of timers) clearInterval(timer);
     for (const client of clients) client.ws.terminate();
-    for (const child of children) {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGKILL');
-        await once(child, 'exit');
-      }
-    }
+    for (const child of children) await killProcess(child);
     await environment?.dispose();
   });
 
   it('countdown holds the cars, laps count, a SIGKILL and a restart lose no lap', async () => {
-    const { port, base, env } = await serverProcessSettings(environment.env, ADMIN);
-    const boot = async () => {
-      server = startServer(env);
-      children.push(server);
-      await waitForStatus(`${base}/api/ready`, 200, 60_000);
-    };
-    await boot();
+    const started = await startServerProcess(environment.env, ADMIN);
+    const { port, base, env, adminToken: admin } = started;
+    server = started.server;
+    children.push(server);
 
-    const admin = (
-      await call<{ accessToken: string }>(base, 'POST', '/login', { ...ADMIN, recaptchaToken: '' })
-    ).accessToken;
     await call(base, 'POST', '/signup', { ...MEMBER, recaptchaToken: '' });
-    const member = (
-      await call<{ accessToken: string }>(base, 'POST', '/login', {
-        email: MEMBER.email,
-        password: MEMBER.password,
-        recaptchaToken: '',
-      })
-    ).accessToken;
+    const member = await logIn(base, MEMBER);
     await call(
       base,
       'PATCH',
@@ -132,16 +118,9 @@ describe('a race with real processes, and a server killed mid-race', () => {
     // Two cars, each with its own real agent process on the simulator.
     const carIds: number[] = [];
     for (const name of ['Red', 'Blue']) {
-      const { car, secret } = await call<{ car: { id: number }; secret: string }>(
-        base,
-        'POST',
-        '/admin/cars',
-        { name, image_url: null },
-        admin,
-      );
-      const agent = startSimAgent(base, car.id, secret);
+      const { carId, agent } = await addSimCar(base, admin, name);
       children.push(agent);
-      carIds.push(car.id);
+      carIds.push(carId);
     }
     const drivers = [
       { token: admin, carId: carIds[0] as number },
@@ -151,11 +130,9 @@ describe('a race with real processes, and a server killed mid-race', () => {
     // Each driver takes their car once it is online, opens the event and control sockets, and
     // holds full throttle from now on (repeated every 100 ms, as the web page's heartbeat does).
     const open = async (driver: (typeof drivers)[number], controlToken: string) => {
-      const events = await Client.open(`ws://127.0.0.1:${port}/api/race-ws?token=${driver.token}`, base);
-      const control = await Client.open(
-        `ws://127.0.0.1:${port}/rcsocket?type=controller&car=${driver.carId}&control_token=${controlToken}&token=${driver.token}`,
-        base,
-      );
+      const host = `127.0.0.1:${port}`;
+      const events = await Client.open(eventsUrl(host, driver.token), base);
+      const control = await Client.open(controllerUrl(host, driver.carId, driver.token, controlToken), base);
       clients.push(events, control);
       return { events, control };
     };
@@ -176,20 +153,7 @@ describe('a race with real processes, and a server killed mid-race', () => {
           { timeout: 30_000 },
         )
         .toBe('online');
-      const { code } = await call<{ code: string }>(
-        base,
-        'POST',
-        `/admin/cars/${driver.carId}/generate_code`,
-        undefined,
-        admin,
-      );
-      const { controlToken } = await call<{ controlToken: string }>(
-        base,
-        'POST',
-        `/cars/${driver.carId}/connect`,
-        { code },
-        driver.token,
-      );
+      const controlToken = await takeCarWithCode(base, driver.carId, admin, driver.token);
       sockets.push({ ...(await open(driver, controlToken)), controlToken });
     }
     for (const index of [0, 1])
@@ -237,7 +201,8 @@ describe('a race with real processes, and a server killed mid-race', () => {
     // The server dies without a word, and comes back on the same database.
     server.kill('SIGKILL');
     await once(server, 'exit');
-    await boot();
+    server = await startReadyServer(env, base);
+    children.push(server);
 
     // The race is still on with the same end time; the laps before the kill are all there.
     const reopened = await open(drivers[0] as (typeof drivers)[number], sockets[0]?.controlToken as string);
