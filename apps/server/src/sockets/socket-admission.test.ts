@@ -22,41 +22,9 @@ import {
   refusedStatus,
   type TestSocket,
   takeCar,
+  upgradeRefusal,
   useListeningTestApp,
 } from '../test/sockets.js';
-
-/** The status and JSON body of a refused upgrade. */
-function refusal(url: string, origin: string): Promise<{ status: number; body: unknown }> {
-  const target = new URL(url.replace(/^ws/, 'http'));
-  return new Promise((resolve, reject) => {
-    const request = httpRequest({
-      host: target.hostname,
-      port: target.port,
-      path: `${target.pathname}${target.search}`,
-      agent: false,
-      headers: {
-        origin,
-        connection: 'Upgrade',
-        upgrade: 'websocket',
-        'sec-websocket-version': '13',
-        'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
-      },
-    });
-    request.on('upgrade', (_response, socket) => {
-      socket.destroy();
-      reject(new Error('the upgrade was accepted'));
-    });
-    request.on('response', (response) => {
-      let text = '';
-      response.on('data', (chunk: Buffer) => {
-        text += chunk.toString();
-      });
-      response.on('end', () => resolve({ status: response.statusCode ?? -1, body: JSON.parse(text) }));
-    });
-    request.on('error', reject);
-    request.end();
-  });
-}
 
 async function closeAll(sockets: TestSocket[]): Promise<void> {
   await Promise.all(sockets.map((socket) => socket.close()));
@@ -72,7 +40,7 @@ describe('per-member caps', () => {
     const sockets: TestSocket[] = [];
     for (let i = 0; i < CONTROL_LIMITS.eventSocketsPerMember; i += 1)
       sockets.push(await openSocket(eventsUrl(host, token), originOf(app)));
-    const refused = await refusal(eventsUrl(host, token), originOf(app).origin);
+    const refused = await upgradeRefusal(eventsUrl(host, token), originOf(app).origin);
     expect(refused.status).toBe(429);
     expect(refused.body).toMatchObject({ errorKey: ERROR_KEYS.tooManyRequests });
     // Another member is not affected.
@@ -153,7 +121,7 @@ describe('per-member caps', () => {
         controllers.push(controller);
       } else last = { url };
     }
-    const refused = await refusal(last?.url ?? '', originOf(app).origin);
+    const refused = await upgradeRefusal(last?.url ?? '', originOf(app).origin);
     expect(refused.status).toBe(429);
     expect(refused.body).toMatchObject({ errorKey: ERROR_KEYS.tooManyRequests });
     await controllers.pop()?.close();
@@ -174,7 +142,7 @@ describe('per-address cap (SOCKETS_PER_IP)', () => {
       originOf(app),
     );
     const third = eventsUrl(host, await tokenFor(app, await buildUser(app.database.db)));
-    const refused = await refusal(third, originOf(app).origin);
+    const refused = await upgradeRefusal(third, originOf(app).origin);
     expect(refused.status).toBe(429);
     expect(refused.body).toMatchObject({ errorKey: ERROR_KEYS.tooManyRequests });
     // A car agent behind the same address still connects.

@@ -2,6 +2,7 @@
  * Test support for the sockets: real `ws` clients against an app listening on a real port, a
  * message inbox to wait for messages, and helpers that provision a car and a driver over REST.
  */
+import { request as httpRequest } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, expect } from 'vitest';
 import WebSocket from 'ws';
@@ -136,6 +137,42 @@ export async function refusedStatus(promise: Promise<TestSocket>): Promise<numbe
     return (error as { status?: number }).status ?? -1;
   }
   throw new Error('the upgrade was accepted');
+}
+
+/**
+ * The status and JSON body of a refused upgrade, from a plain HTTP upgrade request (a `ws` client
+ * does not read the body of the refusal).
+ */
+export function upgradeRefusal(url: string, origin: string): Promise<{ status: number; body: unknown }> {
+  const target = new URL(url.replace(/^ws/, 'http'));
+  return new Promise((resolve, reject) => {
+    const request = httpRequest({
+      host: target.hostname,
+      port: target.port,
+      path: `${target.pathname}${target.search}`,
+      agent: false,
+      headers: {
+        origin,
+        connection: 'Upgrade',
+        upgrade: 'websocket',
+        'sec-websocket-version': '13',
+        'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+      },
+    });
+    request.on('upgrade', (_response, socket) => {
+      socket.destroy();
+      reject(new Error('the upgrade was accepted'));
+    });
+    request.on('response', (response) => {
+      let text = '';
+      response.on('data', (chunk: Buffer) => {
+        text += chunk.toString();
+      });
+      response.on('end', () => resolve({ status: response.statusCode ?? -1, body: JSON.parse(text) }));
+    });
+    request.on('error', reject);
+    request.end();
+  });
 }
 
 export interface Driving {
