@@ -125,14 +125,23 @@ export function seasonPage(db: Db, range: SeasonRange, page: Page): Promise<Lead
     .offset(page.offset);
 }
 
-/** How many members raced in a dated season. */
-export async function seasonCount(db: Db, range: SeasonRange): Promise<number> {
+/** A count over race participations joined to their race (the filters look at the race). */
+async function countParticipations(db: Db, counted: SQL<number>, where: SQL | undefined): Promise<number> {
   const [row] = await db
-    .select({ n: sql<number>`count(distinct ${raceParticipants.userId})::int` })
+    .select({ n: counted })
     .from(raceParticipants)
     .innerJoin(races, eq(races.id, raceParticipants.raceId))
-    .where(finishedInSeason(range));
+    .where(where);
   return row?.n ?? 0;
+}
+
+/** How many members raced in a dated season. */
+export function seasonCount(db: Db, range: SeasonRange): Promise<number> {
+  return countParticipations(
+    db,
+    sql<number>`count(distinct ${raceParticipants.userId})::int`,
+    finishedInSeason(range),
+  );
 }
 
 export interface HistoryEntry {
@@ -164,13 +173,8 @@ export async function raceHistoryPage(db: Db, userId: number, page: Page): Promi
   return rows.map((row) => ({ ...row, finishedAt: row.finishedAt as Date }));
 }
 
-export async function raceHistoryCount(db: Db, userId: number): Promise<number> {
-  const [row] = await db
-    .select({ n: count() })
-    .from(raceParticipants)
-    .innerJoin(races, eq(races.id, raceParticipants.raceId))
-    .where(memberFinishedRaces(userId));
-  return row?.n ?? 0;
+export function raceHistoryCount(db: Db, userId: number): Promise<number> {
+  return countParticipations(db, count(), memberFinishedRaces(userId));
 }
 
 export interface FinishedRace {
