@@ -14,10 +14,10 @@ import { spawn } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { WebSocketServer } from 'ws';
+import { agentArgs, CAR_DIR } from './agent-command.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -31,7 +31,6 @@ const seconds = Number(values.seconds);
 const [width, height] = values.size.split('x').map(Number);
 const CLK_TCK = 100;
 const SECRET = 'measure-video-cpu';
-const carDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -116,23 +115,14 @@ for (let i = 1; i <= agents; i++) {
   sinks.set(String(i), sink);
   const agent = spawn(
     process.execPath,
-    [
-      '--conditions=source',
-      '--import',
-      'tsx',
-      'src/main.ts',
-      '--server',
-      `http://127.0.0.1:${serverPort}`,
-      '--car',
-      String(i),
-      '--drive',
-      'sim',
-      '--camera',
-      'sim',
-      '--config',
+    agentArgs({
+      server: `http://127.0.0.1:${serverPort}`,
+      car: String(i),
+      drive: 'sim',
+      camera: 'sim',
       config,
-    ],
-    { cwd: carDir, env: { ...process.env, CAR_SECRET: SECRET }, stdio: ['ignore', 'ignore', 'inherit'] },
+    }),
+    { cwd: CAR_DIR, env: { ...process.env, CAR_SECRET: SECRET }, stdio: ['ignore', 'ignore', 'inherit'] },
   );
   procs.push(agent);
 }

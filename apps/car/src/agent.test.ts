@@ -12,6 +12,7 @@ import {
 } from '@telerace/protocol';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type WebSocket, WebSocketServer } from 'ws';
+import { agentArgs, CAR_DIR } from '../scripts/agent-command.mjs';
 import { CarAgent } from './agent.js';
 import { SimBackend } from './drive/sim.js';
 import { TOO_OLD_RETRY_MS } from './link.js';
@@ -417,25 +418,8 @@ describe('car agent video', () => {
     // agent, like the Pi's camera): what a crash or an out-of-memory kill leaves behind.
     const agent = spawn(
       process.execPath,
-      [
-        '--conditions=source',
-        '--import',
-        'tsx',
-        'src/main.ts',
-        '--server',
-        `http://127.0.0.1:${server.port}`,
-        '--car',
-        '5',
-        '--drive',
-        'sim',
-        '--camera',
-        'test',
-      ],
-      {
-        cwd: new URL('..', import.meta.url),
-        env: { PATH: process.env.PATH ?? '', CAR_SECRET: SECRET },
-        stdio: 'ignore',
-      },
+      agentArgs({ server: `http://127.0.0.1:${server.port}`, car: '5', drive: 'sim', camera: 'test' }),
+      { cwd: CAR_DIR, env: { PATH: process.env.PATH ?? '', CAR_SECRET: SECRET }, stdio: 'ignore' },
     );
     cleanups.push(() => {
       agent.kill('SIGKILL');
