@@ -218,6 +218,22 @@ describe('Discord failures', () => {
     }
   });
 
+  it('a gateway that closes for good (4004) is an error state, then connected once it takes the bot', async () => {
+    const standIn = await DiscordStandIn.start();
+    standIn.refuseIdentify = true;
+    const testApp = await startTestApp(standIn.env());
+    try {
+      await until(() => testApp.app.integrations.status('discord').state === 'error');
+      expect(testApp.app.integrations.status('discord').lastError).toBe('Discord refused the bot token');
+      standIn.refuseIdentify = false;
+      await connected(testApp);
+      expect(standIn.identifies.length).toBeGreaterThanOrEqual(2);
+    } finally {
+      await testApp.close();
+      await standIn.close();
+    }
+  });
+
   it('stops cleanly: closing the app closes the gateway connection and retries nothing', async () => {
     const standIn = await DiscordStandIn.start();
     const testApp = await startTestApp(standIn.env());

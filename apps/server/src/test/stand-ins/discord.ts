@@ -131,6 +131,8 @@ export class DiscordStandIn {
   /** REST calls refused for their token (a bad token's login attempts). */
   unauthorized = 0;
   resumes = 0;
+  /** The gateway closes every IDENTIFY with 4004 (a token the REST API took but the gateway did not). */
+  refuseIdentify = false;
 
   readonly #server: Server;
   readonly #wss: WebSocketServer;
@@ -423,7 +425,7 @@ export class DiscordStandIn {
           // identify
           const d = payload.d ?? {};
           this.identifies.push({ token: String(d.token), intents: Number(d.intents) });
-          if (d.token !== this.token) {
+          if (d.token !== this.token || this.refuseIdentify) {
             socket.close(4004, 'Authentication failed.');
             break;
           }
