@@ -231,10 +231,15 @@ export class IntegrationsService {
     this.#note({ platform: viewer.platform, kind: 'subscription', displayName: viewer.displayName, months });
   }
 
-  /** A viewer's subscription ended: their loyalty tickets go. */
-  async unsubscribed(viewer: Viewer): Promise<void> {
-    await this.#tickets.unsubscribed({ platform: viewer.platform, platformUserId: viewer.platformUserId });
-    this.#note({ platform: viewer.platform, kind: 'subscription_end', displayName: viewer.displayName });
+  /** A viewer's subscription ended: their loyalty tickets go. False when none was active (nothing noted). */
+  async unsubscribed(viewer: Viewer): Promise<boolean> {
+    const ended = await this.#tickets.unsubscribed({
+      platform: viewer.platform,
+      platformUserId: viewer.platformUserId,
+    });
+    if (ended)
+      this.#note({ platform: viewer.platform, kind: 'subscription_end', displayName: viewer.displayName });
+    return ended;
   }
 
   /** Whether this webhook delivery is new (see TicketsService.firstDelivery). */

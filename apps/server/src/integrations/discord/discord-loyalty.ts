@@ -13,11 +13,8 @@
  * weight starts to matter.
  */
 import type { APIInteractionGuildMember, GuildMember } from 'discord.js';
-import { and, eq } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../clock.js';
-import type { Db } from '../../db/client.js';
-import { subscriptions } from '../../db/schema.js';
 import type { IntegrationsService, Viewer } from '../integrations.service.js';
 
 /** What counts about a member: their role ids and when they started boosting. */
@@ -73,7 +70,6 @@ export class DiscordLoyalty {
   constructor(
     private readonly deps: {
       hub: IntegrationsService;
-      db: Db;
       clock: Clock;
       log: FastifyBaseLogger;
       loyaltyRoleId: string | null;
@@ -89,8 +85,9 @@ export class DiscordLoyalty {
       if (known === months) return;
       if (months !== null) {
         await this.deps.hub.subscribed(viewer, months);
-      } else if (known !== undefined || (await this.#hasActiveSubscription(viewer.platformUserId))) {
-        // Seen loyal before, here or before a restart: the role or the boost is gone.
+      } else {
+        // Loyal before (here or before a restart): the role or the boost is gone. The hub ends an
+        // active subscription only, so a member who never was loyal changes nothing.
         await this.deps.hub.unsubscribed(viewer);
       }
       if (this.#known.size >= REMEMBERED_MEMBERS) this.#known.clear();
@@ -98,20 +95,5 @@ export class DiscordLoyalty {
     } catch (error) {
       this.deps.log.error({ err: error }, 'discord: could not record a member’s loyalty');
     }
-  }
-
-  async #hasActiveSubscription(platformUserId: string): Promise<boolean> {
-    const rows = await this.deps.db
-      .select({ id: subscriptions.id })
-      .from(subscriptions)
-      .where(
-        and(
-          eq(subscriptions.platform, 'discord'),
-          eq(subscriptions.platformUserId, platformUserId),
-          eq(subscriptions.active, true),
-        ),
-      )
-      .limit(1);
-    return rows.length > 0;
   }
 }

@@ -16,7 +16,7 @@ declare module '../../module.js' {
 
 export const discordModule = defineModule({
   name: 'discord',
-  services: ({ config, db, clock, log, services }) => {
+  services: ({ config, clock, log, services }) => {
     if (config.discordBot === null) return { discordBot: null };
     const discordLog = log.child({ module: 'discord' });
     return {
@@ -26,7 +26,6 @@ export const discordModule = defineModule({
         hub: services.integrations,
         loyalty: new DiscordLoyalty({
           hub: services.integrations,
-          db,
           clock,
           log: discordLog,
           loyaltyRoleId: config.discordBot.loyaltyRoleId,

@@ -177,9 +177,9 @@ export class TicketsService {
     });
   }
 
-  /** The identity's subscription ended: its loyalty tickets go. */
-  async unsubscribed(identity: PlatformIdentity): Promise<void> {
-    if (!(await endSubscription(this.#db, identity, this.#clock.now()))) return;
+  /** The identity's subscription ended: its loyalty tickets go. False when none was active. */
+  async unsubscribed(identity: PlatformIdentity): Promise<boolean> {
+    if (!(await endSubscription(this.#db, identity, this.#clock.now()))) return false;
     const account = await findUserByIdentity(this.#db, identity.platform, identity.platformUserId);
     this.#bus.emit('subscription.changed', {
       ...identity,
@@ -187,6 +187,7 @@ export class TicketsService {
       active: false,
       months: 0,
     });
+    return true;
   }
 
   /**
