@@ -144,6 +144,16 @@ describe('the Twitch chat bot', () => {
       "@Bo: you're in the raffle. Good luck!",
     ]);
   });
+
+  it('reconnects at once when Twitch asks to, without reporting an error', async () => {
+    const connections = standIn.connectionCount();
+    const errorsBefore = hub().status('twitch').lastErrorAt;
+    standIn.requestReconnect();
+    await poll(() => standIn.connectionCount()).toBe(connections + 1);
+    await poll(() => hub().status('twitch').state).toBe('connected');
+    expect(standIn.joinedSessions()).toBe(1);
+    expect(hub().status('twitch').lastErrorAt).toBe(errorsBefore);
+  });
 });
 
 describe('the Twitch chat bot with a refused token', () => {

@@ -67,6 +67,8 @@ export class TwitchChat {
   #retryTimer: ClockTimer | undefined;
   #connectTimer: ClockTimer | undefined;
   #stopped = false;
+  /** Twitch sent RECONNECT (server maintenance): the coming disconnection is planned. */
+  #reconnectRequested = false;
 
   constructor(options: TwitchChatOptions) {
     this.#settings = options.settings;
@@ -75,6 +77,13 @@ export class TwitchChat {
     this.#log = options.log;
     this.#backoff = options.backoff ?? DEFAULT_BACKOFF;
     this.#connectTimeoutMs = options.connectTimeoutMs ?? 15_000;
+    const { secure, port } = ircConnection(options.settings.ircUrl);
+    if (secure && port !== 443) {
+      this.#log.warn(
+        { port },
+        'tmi.js always uses port 443 for wss://: the port of TWITCH_IRC_URL is ignored',
+      );
+    }
     this.#sender = new ChatSender({
       clock: options.clock,
       log: options.log,
@@ -135,6 +144,9 @@ export class TwitchChat {
     client.on('chat', (_channel: string, tags: ChatUserstate, message: string, self: boolean) => {
       if (!self && client === this.#client) void this.#onChat(tags, message);
     });
+    client.on('raw_message', (_copy: unknown, message: { command?: string }) => {
+      if (message.command === 'RECONNECT' && client === this.#client) this.#reconnectRequested = true;
+    });
     client.on('disconnected', (reason: string) => this.#lost(client, reason || 'disconnected'));
     this.#connectTimer = this.#clock.setTimeout(() => {
       if (client === this.#client && !this.#joined) {
@@ -190,6 +202,14 @@ export class TwitchChat {
     this.#client = null;
     this.#joined = false;
     if (client) void this.#disarm(client, false);
+    if (this.#reconnectRequested) {
+      // Routine on Twitch: not an error, and a fresh connection at once.
+      this.#reconnectRequested = false;
+      this.#hub.setState('twitch', 'connecting');
+      this.#log.info('Twitch chat asked the bot to reconnect');
+      this.#retryTimer = this.#clock.setTimeout(() => this.#connect(), 0);
+      return;
+    }
     if (wasJoined && heldMs >= STABLE_CONNECTION_MS) this.#failures = 0;
     const delay = Math.min(this.#backoff.maxMs, this.#backoff.firstMs * 2 ** Math.min(this.#failures, 20));
     // Up to 10 % more, so many servers restarted together do not knock in step.

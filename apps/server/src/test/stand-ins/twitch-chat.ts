@@ -61,6 +61,8 @@ export interface TwitchChatStandIn {
   connectionCount(): number;
   /** Drops every connection at once, as a Twitch edge restart would. */
   dropConnections(): void;
+  /** Asks every connection to reconnect (Twitch's RECONNECT before a server's maintenance). */
+  requestReconnect(): void;
   close(): Promise<void>;
 }
 
@@ -225,6 +227,9 @@ export async function startTwitchChatStandIn(
     dropConnections() {
       for (const session of sessions) session.socket.terminate();
       sessions.clear();
+    },
+    requestReconnect() {
+      for (const session of sessions) send(session, ':tmi.twitch.tv RECONNECT');
     },
     async close() {
       for (const session of sessions) session.socket.terminate();
