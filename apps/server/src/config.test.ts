@@ -91,6 +91,7 @@ describe('loadConfig', () => {
       twitch: { chat: null, eventSubSecret: null },
       youtubeChat: null,
       discordBot: null,
+      redisUrl: null,
     });
   });
 
@@ -171,6 +172,7 @@ describe('loadConfig', () => {
       DISCORD_GUILD_ID: '123456',
       DISCORD_CHANNEL_ID: '234567',
       DISCORD_LOYALTY_ROLE_ID: '345678',
+      REDIS_URL: 'redis://127.0.0.1:6379',
     });
     expect(config).toEqual({
       port: 9000,
@@ -246,6 +248,7 @@ describe('loadConfig', () => {
       },
       youtubeChat: { apiKey: 'yt-key', oauthToken: 'yt-token', liveChatId: 'chat-1', channelId: 'UC123' },
       discordBot: { botToken: 'bot-token', guildId: '123456', channelId: '234567', loyaltyRoleId: '345678' },
+      redisUrl: 'redis://127.0.0.1:6379',
     });
   });
 
@@ -259,6 +262,13 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ JWT_SECRET: SECRET, CHAT_JOIN_COMMAND: '! join' })).toThrow(
       /CHAT_JOIN_COMMAND/,
     );
+  });
+
+  it('refuses REDIS_URL without DATABASE_URL: the embedded database belongs to one process', () => {
+    expect(() => loadConfig({ JWT_SECRET: SECRET, REDIS_URL: 'redis://127.0.0.1:6379' })).toThrow(
+      /REDIS_URL needs DATABASE_URL/,
+    );
+    expect(() => loadConfig({ JWT_SECRET: SECRET, REDIS_URL: 'http://127.0.0.1:6379' })).toThrow(/REDIS_URL/);
   });
 
   it('derives PUBLIC_URL from PORT and treats empty variables as unset', () => {
