@@ -38,6 +38,7 @@ import { fillUsernameSkeletons } from './modules/users/usernames.js';
 import { JANUS_MAX_MESSAGE_BYTES } from './modules/video/janus-proxy.js';
 import { MIGRATIONS_DIR, SERVER_VERSION } from './paths.js';
 import { SocketAdmission } from './sockets/socket-admission.js';
+import { SocketMeter } from './sockets/socket-meter.js';
 
 export interface BuildAppOptions {
   /** Log destination; defaults to stdout. Tests pass a stream to read the log. */
@@ -116,6 +117,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   const clock = options.clock ?? systemClock;
   app.decorate('clock', clock);
   app.decorate('socketAdmission', new SocketAdmission(config.socketsPerIp));
+  app.decorate('socketMeter', new SocketMeter());
 
   // The modules: services built in order, decorated under their names, handlers subscribed.
   let migrated = false;

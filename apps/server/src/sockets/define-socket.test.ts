@@ -18,6 +18,7 @@ import { newDropCounters } from './message-guard.js';
 import { messageTable } from './message-table.js';
 import { SocketAdmission } from './socket-admission.js';
 import type { SocketConnection } from './socket-connection.js';
+import { SocketMeter } from './socket-meter.js';
 
 const TestMessage = z.discriminatedUnion('type', [
   z.object({ type: z.literal('echo'), text: z.string().max(10) }),
@@ -27,6 +28,7 @@ const TestMessage = z.discriminatedUnion('type', [
 type TestMessage = z.infer<typeof TestMessage>;
 
 const dropped = newDropCounters();
+const meter = new SocketMeter();
 let app: FastifyInstance;
 let host: string;
 
@@ -65,6 +67,7 @@ function testSocket(
 beforeAll(async () => {
   app = Fastify();
   app.decorate('socketAdmission', new SocketAdmission(100));
+  app.decorate('socketMeter', meter);
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   registerSockets(app, [
     testSocket('/kit', {}),
@@ -155,6 +158,24 @@ describe('a socket declared with the kit', () => {
     const second = await openSocket(url('/kit', 7));
     expect(await refusedStatus(openSocket(url('/kit', 7)))).toBe(429);
     await Promise.all([first.close(), second.close()]);
+  });
+
+  it('counts its open sockets and the messages in and out under its name, with its drop counters', async () => {
+    const traffic = meter.kinds().get('test');
+    expect(traffic?.dropped).toBe(dropped);
+    const before = { ...traffic };
+    const socket = await openSocket(url('/kit', 11));
+    expect(traffic?.open).toBe((before.open ?? 0) + 1);
+    socket.send({ type: 'echo', text: 'one' });
+    socket.send('{not json');
+    socket.send({ type: 'echo', text: 'two' });
+    expect(await socket.nextOfType('echo')).toEqual({ type: 'echo', text: 'one' });
+    expect(await socket.nextOfType('echo')).toEqual({ type: 'echo', text: 'two' });
+    expect(traffic?.received).toBe((before.received ?? 0) + 3);
+    // Both echoes and the error message.
+    expect(traffic?.sent).toBe((before.sent ?? 0) + 3);
+    await socket.close();
+    await expect.poll(() => traffic?.open).toBe(before.open);
   });
 
   it('tells sockets sharing a path apart by ?type=, and refuses another type (400)', async () => {

@@ -14,9 +14,12 @@ import type { MessageTable } from './message-table.js';
 import type { SocketKind } from './socket-admission.js';
 import { assertOwnOrigin, queryOf } from './socket-auth.js';
 import { type Keepalive, SocketConnection } from './socket-connection.js';
+import type { SocketTraffic } from './socket-meter.js';
 
 /** Who may open a socket, and how many. */
 export interface Admission<A> {
+  /** For logs and GET /metrics: `car`, `controller`, `event`, `video`. */
+  name: string;
   path: string;
   /** On a shared path: the `type` query value that selects this socket. */
   queryType?: string;
@@ -37,7 +40,10 @@ export interface Admission<A> {
 /** A socket route as registerSockets takes it (admitted values are the route's own business). */
 export interface SocketRoute {
   readonly admission: Admission<unknown>;
-  connect(socket: WebSocket, admitted: unknown, request: FastifyRequest): void;
+  /** The kit's drop counters of this socket (GET /metrics reads them); none for a raw socket. */
+  readonly dropped: DropCounters | null;
+  /** `traffic`: this kind's counts, bumped per message (sockets/socket-meter.ts). */
+  connect(socket: WebSocket, admitted: unknown, request: FastifyRequest, traffic: SocketTraffic): void;
 }
 
 export interface SocketDefinition<A, C> extends Admission<A> {
@@ -49,20 +55,20 @@ export interface SocketDefinition<A, C> extends Admission<A> {
   keepalive: Keepalive;
   /** Where dropped messages are counted (tests and logs read them). */
   dropped: DropCounters;
-  /** For logs: `car`, `controller`, `event`. */
-  name: string;
 }
 
 /** A JSON socket: admission, then the kit's message loop. */
 export function defineSocket<A, C>(definition: SocketDefinition<A, C>): SocketRoute {
   return {
     admission: definition as Admission<unknown>,
-    connect(socket, admitted, request) {
+    dropped: definition.dropped,
+    connect(socket, admitted, request, traffic) {
       const connection = new SocketConnection(socket, {
         name: definition.name,
         keepalive: definition.keepalive,
         maxMessagesPerSecond: definition.maxMessagesPerSecond ?? CONTROL_LIMITS.maxMessagesPerSecond,
         dropped: definition.dropped,
+        traffic,
         log: request.log,
       });
       connection.listen(definition.messages, definition.open(connection, admitted as A, request));
@@ -75,7 +81,17 @@ export function defineRawSocket<A>(
   admission: Admission<A>,
   connect: (socket: WebSocket, admitted: A, request: FastifyRequest) => void,
 ): SocketRoute {
-  return { admission: admission as Admission<unknown>, connect: connect as SocketRoute['connect'] };
+  return {
+    admission: admission as Admission<unknown>,
+    dropped: null,
+    connect(socket, admitted, request, traffic) {
+      // Messages in only: what goes out is the proxy's own business (it forwards Janus's answers).
+      socket.on('message', () => {
+        traffic.received += 1;
+      });
+      connect(socket, admitted as A, request);
+    },
+  };
 }
 
 async function admit(app: FastifyInstance, admission: Admission<unknown>, request: FastifyRequest) {
@@ -91,8 +107,11 @@ async function admit(app: FastifyInstance, admission: Admission<unknown>, reques
 /** Registers the routes, one per path; sockets sharing a path are chosen by `?type=`. */
 export function registerSockets(app: FastifyInstance, routes: readonly SocketRoute[]): void {
   const byPath = new Map<string, SocketRoute[]>();
-  for (const route of routes)
+  const trafficOf = new Map<SocketRoute, SocketTraffic>();
+  for (const route of routes) {
     byPath.set(route.admission.path, [...(byPath.get(route.admission.path) ?? []), route]);
+    trafficOf.set(route, app.socketMeter.kind(route.admission.name, route.dropped));
+  }
   for (const [path, shared] of byPath) {
     const admitted = new WeakMap<FastifyRequest, { route: SocketRoute; value: unknown }>();
     const select = (request: FastifyRequest): SocketRoute => {
@@ -118,11 +137,16 @@ export function registerSockets(app: FastifyInstance, routes: readonly SocketRou
       },
       (socket, request) => {
         const entry = admitted.get(request);
-        if (!entry) {
+        const traffic = entry && trafficOf.get(entry.route);
+        if (!entry || !traffic) {
           socket.close(1011, 'not admitted');
           return;
         }
-        entry.route.connect(socket, entry.value, request);
+        traffic.open += 1;
+        socket.once('close', () => {
+          traffic.open -= 1;
+        });
+        entry.route.connect(socket, entry.value, request, traffic);
       },
     );
   }

@@ -22,6 +22,7 @@ import {
   sendText,
 } from './message-guard.js';
 import type { MessageTable } from './message-table.js';
+import type { SocketTraffic } from './socket-meter.js';
 
 /** The server pings every `pingMs`; a peer that sent nothing (message or pong) for `silenceMs` is gone. */
 export interface Keepalive {
@@ -35,6 +36,8 @@ export interface ConnectionOptions {
   keepalive: Keepalive;
   maxMessagesPerSecond: number;
   dropped: DropCounters;
+  /** This kind's message counts (GET /metrics). */
+  traffic: SocketTraffic;
   log: FastifyBaseLogger;
 }
 
@@ -64,6 +67,11 @@ export function socketErrorOf(error: unknown): SocketErrorMessage {
 }
 
 export class SocketConnection {
+  /**
+   * `performance.now()` when the message being handled arrived: the relay's latency histogram
+   * measures from here to the drive's forwarding (a number, nothing allocated per message).
+   */
+  receivedAt = 0;
   #lastHeard = Date.now();
   readonly #rate: MessageRateLimit;
   readonly #pinger: NodeJS.Timeout;
@@ -100,12 +108,16 @@ export class SocketConnection {
 
   /** Queues a message (see sendJson: a client that does not read is dropped). */
   send(message: object): boolean {
-    return sendJson(this.socket, message, this.options.dropped);
+    const sent = sendJson(this.socket, message, this.options.dropped);
+    if (sent) this.options.traffic.sent += 1;
+    return sent;
   }
 
   /** A broadcast's message, serialized once for every socket it goes to. */
   sendSerialized(message: SerializedMessage): boolean {
-    return sendText(this.socket, message.utf8, message.utf8.length, this.options.dropped);
+    const sent = sendText(this.socket, message.utf8, message.utf8.length, this.options.dropped);
+    if (sent) this.options.traffic.sent += 1;
+    return sent;
   }
 
   sendError(error: string, errorKey: ErrorKey): void {
@@ -131,8 +143,10 @@ export class SocketConnection {
   }
 
   #receive<C>(data: RawData, table: MessageTable<C>, context: C): void {
+    this.receivedAt = performance.now();
     this.#lastHeard = Date.now();
     const { dropped, log, name } = this.options;
+    this.options.traffic.received += 1;
     // A socket being closed (session ended, token expired, revoked…) acts on nothing it still receives.
     if (!this.isOpen) return;
     if (byteLength(data) > CONTROL_LIMITS.maxPayloadBytes) {

@@ -35,6 +35,7 @@ export const janusProxyRoutes: FastifyPluginAsync<JanusProxyOptions> = async (ap
   const keys = app.tokenKeys;
 
   const admission: Admission<{ userId: number; sessionId: string | null; at: number }> = {
+    name: 'video',
     path: JANUS_PATH,
     ownOrigin: true,
     // Not counted per address, as before the kit: a member's few video sockets are capped below.
