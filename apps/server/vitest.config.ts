@@ -2,7 +2,7 @@
  * The server suite runs twice on the same files: against embedded PGlite and against a real
  * PostgreSQL (TEST_DB=postgres; admin URL from TEST_PG_ADMIN_URL, see src/test/app.ts).
  */
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   // `source`: workspace packages (@telerace/protocol) resolve to their TypeScript, no build needed.
@@ -19,7 +19,13 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'pglite', env: { TEST_DB: 'pglite' }, globalSetup: ['src/test/pglite-snapshot.ts'] },
+        test: {
+          name: 'pglite',
+          env: { TEST_DB: 'pglite' },
+          globalSetup: ['src/test/pglite-snapshot.ts'],
+          // Several server instances share one PostgreSQL (test/instances.ts): those tests run once, on postgres.
+          exclude: [...configDefaults.exclude, 'src/**/*.instances.test.ts'],
+        },
       },
       { extends: true, test: { name: 'postgres', env: { TEST_DB: 'postgres' } } },
     ],

@@ -16,7 +16,8 @@ const VIDEO_PACKAGES = [
 export const SYSTEM_PACKAGES = {
   // The quick start brings up live video: Janus, the simulated cameras' GStreamer, janus.js.
   run: VIDEO_PACKAGES,
-  test: ['chromium', 'fonts-dejavu-core', ...VIDEO_PACKAGES],
+  // redis-server: the scale-out tests run two instances that talk through Redis (.ci/run starts it).
+  test: ['chromium', 'fonts-dejavu-core', 'redis-server', ...VIDEO_PACKAGES],
 };
 
 function isInstalled(pkg) {
