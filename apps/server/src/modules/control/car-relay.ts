@@ -14,6 +14,7 @@ import {
 } from '@telerace/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import type { EventBus, EventHandlers } from '../../events.js';
+import { LatencyHistogram } from '../../scale-out/metrics/latency-histogram.js';
 import { type DropCounters, newDropCounters } from '../../sockets/message-guard.js';
 import type { SocketConnection } from '../../sockets/socket-connection.js';
 import type { CarPresence } from '../cars/cars.presenter.js';
@@ -38,6 +39,8 @@ export class CarRelay implements CarPresence {
     car: newDropCounters(),
     controller: newDropCounters(),
   };
+  /** From a drive message's arrival to its forwarding to the car's socket (GET /metrics). */
+  readonly driveLatency = new LatencyHistogram();
 
   constructor(
     readonly events: EventBus,
@@ -153,7 +156,10 @@ export class CarRelay implements CarPresence {
       onDrive: (_link, throttle, steer) => {
         if (this.#controllers.get(carId) !== link) return;
         if (!this.#neutral.has(carId)) {
-          this.#cars.get(carId)?.drive(throttle, steer);
+          const car = this.#cars.get(carId);
+          if (!car) return;
+          car.drive(throttle, steer);
+          this.driveLatency.observeSince(link.connection.receivedAt);
           return;
         }
         // The countdown: the car hears neutral (its deadman stays fed by the heartbeat).
