@@ -92,6 +92,10 @@ describe('loadConfig', () => {
       youtubeChat: null,
       discordBot: null,
       redisUrl: null,
+      redisNamespace: 'telerace',
+      metricsPort: null,
+      metricsHost: '127.0.0.1',
+      metricsToken: null,
     });
   });
 
@@ -173,6 +177,9 @@ describe('loadConfig', () => {
       DISCORD_CHANNEL_ID: '234567',
       DISCORD_LOYALTY_ROLE_ID: '345678',
       REDIS_URL: 'redis://127.0.0.1:6379',
+      METRICS_PORT: '9464',
+      METRICS_HOST: '0.0.0.0',
+      METRICS_TOKEN: 'metrics-token-of-16+',
     });
     expect(config).toEqual({
       port: 9000,
@@ -249,6 +256,10 @@ describe('loadConfig', () => {
       youtubeChat: { apiKey: 'yt-key', oauthToken: 'yt-token', liveChatId: 'chat-1', channelId: 'UC123' },
       discordBot: { botToken: 'bot-token', guildId: '123456', channelId: '234567', loyaltyRoleId: '345678' },
       redisUrl: 'redis://127.0.0.1:6379',
+      redisNamespace: 'telerace',
+      metricsPort: 9464,
+      metricsHost: '0.0.0.0',
+      metricsToken: 'metrics-token-of-16+',
     });
   });
 
@@ -269,6 +280,21 @@ describe('loadConfig', () => {
       /REDIS_URL needs DATABASE_URL/,
     );
     expect(() => loadConfig({ JWT_SECRET: SECRET, REDIS_URL: 'http://127.0.0.1:6379' })).toThrow(/REDIS_URL/);
+  });
+
+  it('refuses a metrics server open to the network without METRICS_TOKEN', () => {
+    expect(() => loadConfig({ JWT_SECRET: SECRET, METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0' })).toThrow(
+      'Invalid configuration: METRICS_HOST 0.0.0.0 is not loopback: set METRICS_TOKEN',
+    );
+    for (const host of ['127.0.0.1', '127.0.0.53', '::1', 'localhost'])
+      expect(loadConfig({ JWT_SECRET: SECRET, METRICS_PORT: '9464', METRICS_HOST: host }).metricsHost).toBe(
+        host,
+      );
+    expect(loadConfig({ JWT_SECRET: SECRET, METRICS_PORT: '0' }).metricsPort).toBe(0);
+    expect(() => loadConfig({ JWT_SECRET: SECRET, METRICS_PORT: '65536' })).toThrow(/METRICS_PORT/);
+    expect(() => loadConfig({ JWT_SECRET: SECRET, METRICS_TOKEN: 'short' })).toThrow(
+      'METRICS_TOKEN must be at least 16 characters long (got a value of 5 characters)',
+    );
   });
 
   it('derives PUBLIC_URL from PORT and treats empty variables as unset', () => {

@@ -15,6 +15,7 @@ import { racesConfig } from '../modules/races/races.config.js';
 import { rafflesConfig } from '../modules/raffles/raffles.config.js';
 import { socialConfig } from '../modules/social/social.config.js';
 import { videoConfig } from '../modules/video/video.config.js';
+import { metricsConfig } from '../scale-out/metrics/metrics.config.js';
 import { scaleOutConfig } from '../scale-out/scale-out.config.js';
 import { coreConfig } from './core.config.js';
 import { parseSections, parseSetting, type SectionOutput } from './define.js';
@@ -35,6 +36,7 @@ export const CONFIG_SECTIONS = [
   youtubeConfig,
   discordConfig,
   scaleOutConfig,
+  metricsConfig,
 ] as const;
 
 type UnionToIntersection<U> = (U extends unknown ? (part: U) => void : never) extends (part: infer I) => void

@@ -20,6 +20,7 @@ const SAMPLES: Record<string, string> = {
   YOUTUBE_API_KEY: 'youtube-api-key-sample',
   YOUTUBE_OAUTH_TOKEN: 'youtube-oauth-token-sample',
   DISCORD_BOT_TOKEN: 'discord-bot-token-sample',
+  METRICS_TOKEN: 'metrics-token-sample',
 };
 
 const secrets = settingsOf(CONFIG_SECTIONS).filter((entry) => entry.secret);

@@ -22,9 +22,18 @@ export type Schema = typeof schema;
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
 export type DatabaseKind = 'pglite' | 'postgres';
 
+/** What GET /metrics reads of the PostgreSQL pool (pg's Pool has these). */
+export interface PoolCounts {
+  readonly totalCount: number;
+  readonly idleCount: number;
+  readonly waitingCount: number;
+}
+
 export interface Database {
   readonly db: Db;
   readonly kind: DatabaseKind;
+  /** The connection pool on PostgreSQL; PGlite has none (one connection, no queue it shows). */
+  readonly pool?: PoolCounts;
   /** Rejects when the database cannot answer a trivial query. */
   ping(): Promise<void>;
   /** Applies the pending migrations from `migrationsFolder`. */
@@ -119,6 +128,7 @@ function openPostgres(url: string, onPoolError?: (error: Error) => void): Databa
   return {
     db,
     kind: 'postgres',
+    pool,
     async ping() {
       await db.execute(sql`select 1`);
     },
