@@ -17,6 +17,29 @@ export const E2E_OAUTH_PORT = Number(process.env.E2E_OAUTH_PORT ?? 8282);
 export const E2E_OAUTH_URL = `http://127.0.0.1:${E2E_OAUTH_PORT}`;
 const E2E_OAUTH_CLIENT = { id: 'e2e-twitch-client', secret: 'e2e-twitch-secret' } as const;
 
+/**
+ * The chat platforms' stand-ins (scripts/chat-stand-ins.ts) the raffle server's integrations
+ * connect to (integrations.spec.ts): Twitch chat, YouTube's live chat, Discord; fixed credentials.
+ */
+export const E2E_CHAT = {
+  twitchIrcPort: Number(process.env.E2E_TWITCH_IRC_PORT ?? 8284),
+  youtubePort: Number(process.env.E2E_YOUTUBE_PORT ?? 8285),
+  discordPort: Number(process.env.E2E_DISCORD_PORT ?? 8286),
+  controlPort: Number(process.env.E2E_CHAT_CONTROL_PORT ?? 8287),
+  twitchChannel: 'telerace',
+  twitchBotToken: 'oauth:e2e-twitch-bot-token',
+  eventSubSecret: 'e2e-eventsub-secret',
+  discordBotToken: 'e2e-discord-bot-token',
+  discordGuildId: '100000000000000001',
+  discordChannelId: '100000000000000002',
+} as const;
+/** integrations.spec.ts's server and its own Twitch sign-in stand-in (one raffle and one signed-in identity at a time per server). */
+export const E2E_CHAT_SERVER_URL = `http://127.0.0.1:${Number(process.env.E2E_CHAT_SERVER_PORT ?? 8184)}`;
+export const E2E_CHAT_OAUTH_URL = `http://127.0.0.1:${Number(process.env.E2E_CHAT_OAUTH_PORT ?? 8283)}`;
+export const E2E_CHAT_CONTROL_URL = `http://127.0.0.1:${E2E_CHAT.controlPort}`;
+export const E2E_YOUTUBE_URL = `http://127.0.0.1:${E2E_CHAT.youtubePort}`;
+export const E2E_DISCORD_URL = `http://127.0.0.1:${E2E_CHAT.discordPort}`;
+
 /** The admin the server creates at start-up (ADMIN_EMAIL / ADMIN_PASSWORD). */
 export const E2E_ADMIN = { email: 'admin@e2e.telerace.test', password: 'e2e-admin-Passw0rd!' } as const;
 /** Short-lived access tokens, so the browser tests also prove the silent refresh. */
@@ -88,6 +111,22 @@ export default defineConfig({
       },
     },
     {
+      command: 'node --import tsx scripts/chat-stand-ins.ts',
+      url: `${E2E_CHAT_CONTROL_URL}/health`,
+      reuseExistingServer: false,
+      timeout: 20_000,
+      env: {
+        E2E_TWITCH_IRC_PORT: String(E2E_CHAT.twitchIrcPort),
+        E2E_YOUTUBE_PORT: String(E2E_CHAT.youtubePort),
+        E2E_DISCORD_PORT: String(E2E_CHAT.discordPort),
+        E2E_CHAT_CONTROL_PORT: String(E2E_CHAT.controlPort),
+        E2E_TWITCH_BOT_TOKEN: E2E_CHAT.twitchBotToken,
+        E2E_DISCORD_BOT_TOKEN: E2E_CHAT.discordBotToken,
+        E2E_DISCORD_GUILD_ID: E2E_CHAT.discordGuildId,
+        E2E_DISCORD_CHANNEL_ID: E2E_CHAT.discordChannelId,
+      },
+    },
+    {
       // The raffle test's server: like the main one, with Twitch sign-in pointed at the stand-in
       // and a single simulated car ("Sim 1"), the one a winner's claim is given.
       command: 'node scripts/start-server.mjs',
@@ -110,6 +149,55 @@ export default defineConfig({
         TWITCH_AUTH_URL: `${E2E_OAUTH_URL}/twitch/authorize`,
         TWITCH_TOKEN_URL: `${E2E_OAUTH_URL}/twitch/token`,
         TWITCH_API_URL: `${E2E_OAUTH_URL}/twitch/api`,
+      },
+    },
+    {
+      command: 'node scripts/oauth-stand-in.mjs',
+      url: `${E2E_CHAT_OAUTH_URL}/health`,
+      reuseExistingServer: false,
+      timeout: 10_000,
+      env: {
+        E2E_OAUTH_PORT: new URL(E2E_CHAT_OAUTH_URL).port,
+        E2E_OAUTH_CLIENT_ID: E2E_OAUTH_CLIENT.id,
+        E2E_OAUTH_CLIENT_SECRET: E2E_OAUTH_CLIENT.secret,
+      },
+    },
+    {
+      // integrations.spec.ts's server: every chat integration on, against the stand-ins, Twitch
+      // sign-in against its own OAuth stand-in, one simulated car for the winner's claim.
+      command: 'node scripts/start-server.mjs',
+      url: `${E2E_CHAT_SERVER_URL}/api/ready`,
+      reuseExistingServer: false,
+      timeout: 60_000,
+      stdout: 'pipe',
+      stderr: 'pipe',
+      env: {
+        PORT: new URL(E2E_CHAT_SERVER_URL).port,
+        LOG_LEVEL: 'warn',
+        ADMIN_EMAIL: E2E_ADMIN.email,
+        ADMIN_PASSWORD: E2E_ADMIN.password,
+        ACCESS_TOKEN_TTL_SECONDS: String(E2E_ACCESS_TOKEN_TTL_SECONDS),
+        API_RATE_LIMIT_PER_MINUTE: '100000',
+        SIGNUP_RATE_LIMIT_PER_HOUR: '1000',
+        SIM_CARS: '1',
+        TWITCH_CLIENT_ID: E2E_OAUTH_CLIENT.id,
+        TWITCH_CLIENT_SECRET: E2E_OAUTH_CLIENT.secret,
+        TWITCH_AUTH_URL: `${E2E_CHAT_OAUTH_URL}/twitch/authorize`,
+        TWITCH_TOKEN_URL: `${E2E_CHAT_OAUTH_URL}/twitch/token`,
+        TWITCH_API_URL: `${E2E_CHAT_OAUTH_URL}/twitch/api`,
+        // The chat integrations (integrations.spec.ts), each against its stand-in.
+        TWITCH_CHANNEL: E2E_CHAT.twitchChannel,
+        TWITCH_BOT_USERNAME: 'telerace_bot',
+        TWITCH_BOT_TOKEN: E2E_CHAT.twitchBotToken,
+        TWITCH_IRC_URL: `ws://127.0.0.1:${E2E_CHAT.twitchIrcPort}`,
+        TWITCH_EVENTSUB_SECRET: E2E_CHAT.eventSubSecret,
+        YOUTUBE_API_URL: `${E2E_YOUTUBE_URL}/youtube/v3`,
+        YOUTUBE_OAUTH_TOKEN: 'stand-in-token',
+        YOUTUBE_LIVE_CHAT_ID: 'stand-in-chat-1',
+        DISCORD_API_URL: `${E2E_DISCORD_URL}/api/v10`,
+        DISCORD_BOT_TOKEN: E2E_CHAT.discordBotToken,
+        DISCORD_GUILD_ID: E2E_CHAT.discordGuildId,
+        DISCORD_CHANNEL_ID: E2E_CHAT.discordChannelId,
       },
     },
   ],
