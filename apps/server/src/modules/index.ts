@@ -9,6 +9,7 @@ import { tipsModule } from '../integrations/tips/tips.module.js';
 import { twitchModule } from '../integrations/twitch/twitch.module.js';
 import { youtubeModule } from '../integrations/youtube/youtube.module.js';
 import type { TeleraceModule } from '../module.js';
+import { leadershipModule } from '../scale-out/leadership.module.js';
 import { accountModule } from './account/account.module.js';
 import { adminModule } from './admin/admin.module.js';
 import { authModule } from './auth/auth.module.js';
@@ -29,6 +30,8 @@ import { videoModule } from './video/video.module.js';
 
 export const MODULES: readonly TeleraceModule[] = [
   healthModule,
+  // Before every module that hands it leader-only work (races, the chat integrations).
+  leadershipModule,
   publicConfigModule,
   usersModule,
   settingsModule,

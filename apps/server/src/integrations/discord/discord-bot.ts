@@ -96,6 +96,8 @@ export class DiscordBot {
 
   /** Starts connecting in the background; returns at once. */
   start(): void {
+    // Again after a stop when this instance leads again (issue 15).
+    this.#stopped = false;
     this.#deps.hub.register({
       id: 'discord',
       target: this.#deps.settings.guildId,

@@ -34,6 +34,14 @@ export const discordModule = defineModule({
       }),
     };
   },
-  start: async ({ discordBot }) => discordBot?.start(),
+  // One bot connection for the site: on the leader only (issue 15).
+  start: async ({ discordBot, leadership }) => {
+    if (discordBot)
+      await leadership.assign({
+        name: 'discord',
+        lead: () => discordBot.start(),
+        follow: () => discordBot.stop(),
+      });
+  },
   stop: ({ discordBot }) => discordBot?.stop(),
 });

@@ -96,6 +96,11 @@ export class ChatSender {
     return this.#lines.length + this.#answers.length;
   }
 
+  /** Takes messages again after `stop` (this instance leads again, issue 15). */
+  restart(): void {
+    this.#stopped = false;
+  }
+
   stop(): void {
     this.#stopped = true;
     this.#options.clock.clear(this.#timer);

@@ -100,6 +100,9 @@ export class TwitchChat {
 
   /** Connects in the background; the hub hears how it goes. */
   start(): void {
+    // Again after a stop when this instance leads again (issue 15).
+    this.#stopped = false;
+    this.#sender.restart();
     this.#connect();
   }
 

@@ -30,14 +30,19 @@ export const twitchModule = defineModule({
   routes: ({ config }) => [
     { plugin: twitchEventSubRoutes, options: { secret: config.twitch.eventSubSecret } },
   ],
-  start: async ({ integrations, twitchChat }, { config }) => {
+  start: async ({ integrations, twitchChat, leadership }, { config }) => {
     if (twitchChat) {
       integrations.register({
         id: 'twitch',
         target: twitchChat.target,
         sendTestMessage: (text) => twitchChat.sendTestMessage(text),
       });
-      twitchChat.start();
+      // One chat bot for the site: on the leader only (issue 15). Webhooks land anywhere.
+      await leadership.assign({
+        name: 'twitch',
+        lead: () => twitchChat.start(),
+        follow: () => twitchChat.stop(),
+      });
     } else if (config.twitch.eventSubSecret !== null) {
       // Webhooks only: nothing to connect to, so it is "connected" while configured.
       integrations.register({ id: 'twitch', target: '/api/webhooks/twitch' });

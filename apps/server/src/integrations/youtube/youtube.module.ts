@@ -34,6 +34,14 @@ export const youtubeModule = defineModule({
     };
   },
   // In the background: the server starts whether or not YouTube answers.
-  start: async ({ youtubeChat }) => youtubeChat?.start(),
+  // One reader of the live chat for the site: on the leader only (issue 15).
+  start: async ({ youtubeChat, leadership }) => {
+    if (youtubeChat)
+      await leadership.assign({
+        name: 'youtube',
+        lead: () => youtubeChat.start(),
+        follow: () => youtubeChat.stop(),
+      });
+  },
   stop: ({ youtubeChat }) => youtubeChat?.stop(),
 });

@@ -9,8 +9,12 @@
  * database). Commands run one at a time (a promise chain), so two joins or a join and a start
  * never interleave their writes. Only pings skip the chain: they are not stored.
  *
- * One process runs the engine today; the scale-out issue (15) makes exactly one instance run it
- * (an advisory lock around `start`), the others forwarding their sockets' commands.
+ * With several instances (issue 15, docs/decisions.md "Scale-out"), exactly one runs the engine:
+ * the leader (scale-out/leadership.ts) — `lead` resumes from the database as at start-up,
+ * `follow` stops the timers at once. A follower's engine is a copy of the leader's race, kept from
+ * the `race.changed` and `race.lap-completed` facts (`heardState`, `heardLap`), and sends its
+ * sockets' commands to the leader (`leader`); the facts every instance hears (`lap.passed`, a
+ * session that ended) count only on the leader.
  */
 import { type AdminSettings, ERROR_KEYS, type RaceState, type RaffleStatus } from '@telerace/protocol';
 import type { FastifyBaseLogger } from 'fastify';
@@ -18,6 +22,7 @@ import type { Clock, ClockTimer } from '../../clock.js';
 import type { Db } from '../../db/client.js';
 import { DomainError } from '../../domain-error.js';
 import type { EventBus } from '../../events.js';
+import { NoLeaderError } from '../../scale-out/leader-calls.js';
 import type { CarDirectory } from '../cars/car-directory.js';
 import { recordRaceInStats } from '../leaderboards/user-race-stats.repo.js';
 import { applyPass, compareStandings, judgePass, liveLeaderboard, type Standing } from './lap-rules.js';
@@ -48,6 +53,22 @@ export interface RaceSessions {
   endRaceSessions(drivers: readonly { userId: number; carId: number }[]): Promise<void>;
 }
 
+/** The way to the leader's engine, for a follower's commands (scale-out/leader-calls.ts). */
+export interface RaceLeader {
+  call(name: string, payload: unknown): Promise<unknown>;
+  tell(name: string, payload: unknown): void;
+}
+
+/** The names of the engine's commands as they travel to the leader (races/race-calls.ts). */
+export const RACE_CALLS = {
+  join: 'race.join',
+  toggleReady: 'race.toggle-ready',
+  ping: 'race.ping',
+  openLobby: 'race.open-lobby',
+  start: 'race.start',
+  end: 'race.end',
+} as const;
+
 export interface RaceEngineDeps {
   db: Db;
   bus: EventBus;
@@ -57,6 +78,8 @@ export interface RaceEngineDeps {
   directory: Pick<CarDirectory, 'get'>;
   relay: NeutralHold;
   sessions: RaceSessions;
+  /** Several instances: where a follower's commands go. Null (one process): this engine always leads. */
+  leader?: RaceLeader | null;
 }
 
 /** A join that cannot be taken now (results being written, engine starting): the client retries. */
@@ -101,16 +124,34 @@ export class RaceEngine {
   #tickTimer: ClockTimer | undefined;
   #endTimer: ClockTimer | undefined;
   #stopped = false;
+  /** Whether this engine runs the race (always, in one process) or follows the leader's. */
+  #leading: boolean;
+  /** A follower's copy of the leader's race and leaderboard. */
+  #followed: RaceState | null = null;
+  #followedBoard: LiveLeaderboard = [];
+  /** A fact heard while the follower's copy was loading from the database (the fact is newer). */
+  #heardWhileLoading = false;
 
   constructor(deps: RaceEngineDeps) {
     this.#deps = deps;
+    this.#leading = !deps.leader;
   }
 
   // ── reading (memory only) ──────────────────────────────────────────────────────────────
 
+  /** Whether this instance's engine runs the race (the others follow it). */
+  get leads(): boolean {
+    return this.#leading;
+  }
+
   /** The race state payload (spec §3) as every event socket receives it. */
   state(): RaceState {
-    const s = this.#state;
+    if (!this.#leading)
+      return { ...(this.#followed ?? this.#present(machine.IDLE)), raffle_status: this.#raffleStatus };
+    return this.#present(this.#state);
+  }
+
+  #present(s: RaceMachineState): RaceState {
     const now = this.#deps.clock.now().getTime();
     return {
       race_id: s.raceId,
@@ -125,7 +166,8 @@ export class RaceEngine {
     };
   }
 
-  leaderboard() {
+  leaderboard(): LiveLeaderboard {
+    if (!this.#leading) return this.#followedBoard;
     return liveLeaderboard(this.#standings.values());
   }
 
@@ -133,6 +175,7 @@ export class RaceEngine {
 
   /** `join_lobby {carId}`: only with a car the member holds right now. */
   join(userId: number, carId: number): Promise<void> {
+    if (!this.#leading) return this.toLeader(RACE_CALLS.join, { userId, carId }).then(() => undefined);
     return this.#serial(async () => {
       if (!this.#loaded) throw new RaceBusyError();
       const listed = this.#deps.directory.get(carId);
@@ -157,6 +200,7 @@ export class RaceEngine {
 
   /** `toggle_ready`: lobby participants only. */
   toggleReady(userId: number): Promise<void> {
+    if (!this.#leading) return this.toLeader(RACE_CALLS.toggleReady, { userId }).then(() => undefined);
     return this.#serial(async () => {
       const next = unwrap(machine.toggleReady(this.#state, userId));
       const participant = next.participants.find((p) => p.userId === userId);
@@ -168,6 +212,10 @@ export class RaceEngine {
 
   /** `ping_update {latency}` from a participant (memory only: it changes every 2 s). */
   reportPing(userId: number, latency: number): void {
+    if (!this.#leading) {
+      this.#deps.leader?.tell(RACE_CALLS.ping, { userId, latency });
+      return;
+    }
     const next = machine.reportPing(this.#state, userId, latency);
     if (next !== this.#state) this.#apply(next);
   }
@@ -176,6 +224,8 @@ export class RaceEngine {
   setRaffleStatus(status: RaffleStatus): void {
     if (status === this.#raffleStatus) return;
     this.#raffleStatus = status;
+    // Every instance hears the raffle's facts: only the leader publishes the race state for them.
+    if (!this.#leading) return;
     this.#deps.bus.emit('race.changed', { state: this.state() });
   }
 
@@ -186,6 +236,7 @@ export class RaceEngine {
    * being empty while nobody has joined yet.
    */
   openLobby(): Promise<number | null> {
+    if (!this.#leading) return this.toLeader(RACE_CALLS.openLobby, {}) as Promise<number | null>;
     return this.#serial(async () => {
       if (!this.#loaded) throw new RaceBusyError();
       if (this.#state.status !== 'idle') return this.#state.status === 'lobby' ? this.#state.raceId : null;
@@ -198,6 +249,8 @@ export class RaceEngine {
 
   /** A participant's car session ended: they leave the lobby (a race keeps their laps). */
   leave(userId: number, carId: number): Promise<void> {
+    // Every instance hears the session's end: the leader's engine acts on it.
+    if (!this.#leading) return Promise.resolve();
     return this.#serial(async () => {
       const s = this.#state;
       if (s.raceId === null || !s.participants.some((p) => p.userId === userId && p.carId === carId)) return;
@@ -220,6 +273,8 @@ export class RaceEngine {
    * writes the admin's record in the same transaction.
    */
   startRace(audit?: Audit): Promise<void> {
+    // The races service sends a follower's admin calls to the leader (the audit is a closure).
+    if (!this.#leading) return Promise.reject(new RaceBusyError());
     return this.#serial(async () => {
       const settings = this.#deps.settings.current();
       const next = unwrap(
@@ -252,6 +307,7 @@ export class RaceEngine {
 
   /** Admin: ends the race now (lobby: closes it without results). */
   endRace(audit?: Audit): Promise<void> {
+    if (!this.#leading) return Promise.reject(new RaceBusyError());
     return this.#serial(async () => {
       const next = unwrap(machine.end(this.#state));
       await this.#finish(next, 'ended_by_admin', audit);
@@ -260,6 +316,8 @@ export class RaceEngine {
 
   /** A `lap.passed` fact from the configured lap counter. */
   recordPass(carId: number, at: number): Promise<void> {
+    // Every instance hears every pass: only the leader counts it.
+    if (!this.#leading) return Promise.resolve();
     return this.#serial(async () => {
       const s = this.#state;
       const participant = s.participants.find((p) => p.carId === carId);
@@ -315,20 +373,7 @@ export class RaceEngine {
       const { race, participants } = found;
       const now = this.#deps.clock.now().getTime();
       this.#minLapMs = race.minLapMs;
-      const restored: RaceMachineState = {
-        status: race.status === 'finishing' ? 'finishing' : (race.status as RaceMachineState['status']),
-        raceId: race.id,
-        participants: participants.map((p) => ({
-          userId: p.userId,
-          username: p.username,
-          carId: p.carId,
-          carName: p.carName,
-          isReady: p.isReady,
-          ping: null,
-        })),
-        countdownEndsAt: race.countdownEndsAt?.getTime() ?? null,
-        expiresAt: race.expiresAt?.getTime() ?? null,
-      };
+      const restored = restoredState(found);
       this.#standings = new Map(participants.map((p, order) => [p.userId, standingOf(p, order)]));
       this.#deps.log.info({ raceId: race.id, status: race.status }, 'resuming the unfinished race');
       if (restored.status === 'lobby') {
@@ -365,6 +410,84 @@ export class RaceEngine {
   stop(): void {
     this.#stopped = true;
     this.#clearTimers();
+  }
+
+  /**
+   * This instance became the leader: the engine resumes the race from the database, as at
+   * start-up (what the last leader stored is the truth), and publishes it.
+   */
+  async lead(): Promise<void> {
+    if (this.#leading && this.#loaded) return;
+    this.#leading = true;
+    this.#stopped = false;
+    this.#loaded = false;
+    this.#followed = null;
+    this.#state = machine.IDLE;
+    this.#standings = new Map();
+    this.#departed = new Set();
+    await this.start();
+    // The followers' copies may still show the last leader's race: this one is the truth now.
+    if (this.#deps.leader) this.#deps.bus.emit('race.changed', { state: this.state() });
+  }
+
+  /**
+   * This instance no longer leads (or never did): the timers stop now and commands go to the
+   * leader from now on; the race shown is a copy loaded from the database, then kept from the facts.
+   */
+  follow(): Promise<void> {
+    if (this.#leading) this.#followed = this.#present(this.#state);
+    this.#leading = false;
+    this.#loaded = false;
+    this.#clearTimers();
+    this.#heardWhileLoading = false;
+    return this.#serial(async () => {
+      const found = await findUnfinishedRace(this.#deps.db);
+      if (this.#heardWhileLoading || this.#leading) return;
+      const restored = found ? restoredState(found) : machine.IDLE;
+      this.#heardState(this.#present(restored));
+      this.#followedBoard = found
+        ? liveLeaderboard(found.participants.map((p, order) => standingOf(p, order)))
+        : [];
+    });
+  }
+
+  /** A follower hears the leader's race (`race.changed`); the leader ignores its own. */
+  heardState(state: RaceState): void {
+    if (this.#leading) return;
+    this.#heardWhileLoading = true;
+    this.#heardState(state);
+  }
+
+  /** A follower hears a counted lap's leaderboard (`race.lap-completed`). */
+  heardLap(leaderboard: LiveLeaderboard): void {
+    if (!this.#leading) this.#followedBoard = leaderboard;
+  }
+
+  #heardState(state: RaceState): void {
+    const before = this.#followed;
+    this.#followed = state;
+    // A new race's board starts from its participants at zero laps (the leader's does too).
+    if (state.race_status === 'idle' || state.race_status === 'lobby') this.#followedBoard = [];
+    else if (before?.race_id !== state.race_id || before?.race_status === 'lobby')
+      this.#followedBoard = liveLeaderboard(
+        state.participants.map((p, order) => this.#freshStanding(p, order)),
+      );
+    // The cars connected here hear neutral during the countdown, whichever instance leads.
+    const was = before?.race_status ?? 'idle';
+    if (was === 'countdown' && state.race_status !== 'countdown') this.#deps.relay.releaseNeutral();
+    if (state.race_status === 'countdown' && was !== 'countdown')
+      this.#deps.relay.holdNeutral(state.participants.map((p) => p.carId));
+  }
+
+  /** A follower's command, run by the leader; "no leader right now" is a busy engine: retry. */
+  async toLeader(name: string, payload: unknown): Promise<unknown> {
+    if (!this.#deps.leader) throw new RaceBusyError();
+    try {
+      return await this.#deps.leader.call(name, payload);
+    } catch (error) {
+      if (error instanceof NoLeaderError) throw new RaceBusyError();
+      throw error;
+    }
   }
 
   // ── internals ───────────────────────────────────────────────────────────────────────────
@@ -498,6 +621,29 @@ export class RaceEngine {
     this.#tickTimer = undefined;
     this.#endTimer = undefined;
   }
+}
+
+type LiveLeaderboard = ReturnType<typeof liveLeaderboard>;
+
+/** The machine's state of an unfinished race as stored (start-up, a new leader, a follower's copy). */
+function restoredState({
+  race,
+  participants,
+}: NonNullable<Awaited<ReturnType<typeof findUnfinishedRace>>>): RaceMachineState {
+  return {
+    status: race.status === 'finishing' ? 'finishing' : (race.status as RaceMachineState['status']),
+    raceId: race.id,
+    participants: participants.map((p) => ({
+      userId: p.userId,
+      username: p.username,
+      carId: p.carId,
+      carName: p.carName,
+      isReady: p.isReady,
+      ping: null,
+    })),
+    countdownEndsAt: race.countdownEndsAt?.getTime() ?? null,
+    expiresAt: race.expiresAt?.getTime() ?? null,
+  };
 }
 
 function standingOf(p: ParticipantRow, order: number): Standing {

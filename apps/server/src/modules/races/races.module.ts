@@ -6,6 +6,7 @@ import { defineModule } from '../../module.js';
 import { adminRaceRoutes } from './admin-race.routes.js';
 import { LapCounterIds } from './lap-counter-ids.js';
 import { createLapCounter } from './lap-counters/index.js';
+import { raceCallHandler } from './race-calls.js';
 import { RaceEngine } from './race-engine.js';
 import { RacesService } from './races.service.js';
 
@@ -32,6 +33,7 @@ export const racesModule = defineModule({
       directory: services.carDirectory,
       relay: services.carRelay,
       sessions: services.cars,
+      leader: services.leaderCalls,
     });
     const lapCounterIds = new LapCounterIds({ db });
     const lapCounter = createLapCounter(config, {
@@ -54,15 +56,34 @@ export const racesModule = defineModule({
       if (source === races.lapCounterKind) return raceEngine.recordPass(carId, at);
     },
     'car.session-ended': ({ userId, carId }) => raceEngine.leave(userId, carId),
+    // A follower's copy of the leader's race (the leader ignores its own facts).
+    'race.changed': ({ state }) => raceEngine.heardState(state),
+    'race.lap-completed': ({ leaderboard }) => raceEngine.heardLap(leaderboard),
     'car.lap-counter-id-changed': ({ carId, lapCounterId }) => lapCounterIds.set(carId, lapCounterId),
     'car.deleted': ({ carId }) => lapCounterIds.remove(carId),
   }),
-  start: async ({ raceEngine, races, lapCounterIds }) => {
+  // The engine's timers, its lap counting and a hardware lap counter run on the leader only
+  // (scale-out/leadership.ts; one process always leads).
+  start: async ({ raceEngine, races, lapCounterIds, leadership, leaderCalls }) => {
     await lapCounterIds.load();
-    await raceEngine.start();
-    await races.startLapCounter();
+    await leadership.assign({
+      name: 'races',
+      lead: async () => {
+        await raceEngine.lead();
+        await races.startLapCounter();
+        await leaderCalls?.serve(raceCallHandler(raceEngine, races));
+      },
+      follow: async () => {
+        // Called first: the engine's timers stop in this very step, before anything is awaited.
+        const following = raceEngine.follow();
+        await leaderCalls?.unserve();
+        await races.lapCounter.stop();
+        await following;
+      },
+    });
   },
-  stop: async ({ raceEngine, races }) => {
+  stop: async ({ raceEngine, races, leaderCalls }) => {
+    await leaderCalls?.unserve();
     raceEngine.stop();
     await raceEngine.settled();
     await races.lapCounter.stop();

@@ -7,7 +7,7 @@ import type { Db } from '../../db/client.js';
 import type { EventBus } from '../../events.js';
 import { type AuditActor, recordAudit } from '../admin/audit.repo.js';
 import type { LapCounter, LapCounterDriver } from './lap-counter.js';
-import type { Audit, RaceEngine } from './race-engine.js';
+import { type Audit, RACE_CALLS, type RaceEngine } from './race-engine.js';
 
 export interface RacesServiceDeps {
   engine: RaceEngine;
@@ -51,12 +51,17 @@ export class RacesService {
     };
   }
 
+  /** A follower's admin calls run on the leader, which answers its own view (its lap counter's too). */
   async start(actor: AuditActor): Promise<AdminRaceResponse> {
+    if (!this.engine.leads)
+      return (await this.engine.toLeader(RACE_CALLS.start, { actor })) as AdminRaceResponse;
     await this.engine.startRace(this.#audit(actor, 'race.start'));
     return this.adminView();
   }
 
   async end(actor: AuditActor): Promise<AdminRaceResponse> {
+    if (!this.engine.leads)
+      return (await this.engine.toLeader(RACE_CALLS.end, { actor })) as AdminRaceResponse;
     const before = this.engine.state().race_status;
     await this.engine.endRace(this.#audit(actor, 'race.end', { ended_from: before }));
     return this.adminView();
