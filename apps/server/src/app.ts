@@ -37,6 +37,7 @@ import { MODULES } from './modules/index.js';
 import { fillUsernameSkeletons } from './modules/users/usernames.js';
 import { JANUS_MAX_MESSAGE_BYTES } from './modules/video/janus-proxy.js';
 import { MIGRATIONS_DIR, SERVER_VERSION } from './paths.js';
+import { sharedLimitsStore } from './scale-out/shared-limits.js';
 import { SocketAdmission } from './sockets/socket-admission.js';
 import { SocketMeter } from './sockets/socket-meter.js';
 
@@ -229,12 +230,16 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   }
 
   const limits = options.rateLimit ?? { max: config.apiRateLimitPerMinute, timeWindowMs: 60_000 };
+  // Several instances: one budget per client across all of them, in Redis (scale-out/shared-limits.ts).
+  const sharedLimits = sharedLimitsStore(config, app.log);
+  app.addHook('onClose', async () => sharedLimits.close());
   await app.register(
     async (api) => {
       // Inside the /api scope only: the web app's static files are not rate-limited.
       await api.register(rateLimit, {
         max: limits.max,
         timeWindow: limits.timeWindowMs,
+        ...sharedLimits.rateLimitOptions,
         errorResponseBuilder: (_request, context) =>
           new HttpError(
             context.statusCode,
