@@ -37,6 +37,8 @@ import { MODULES } from './modules/index.js';
 import { fillUsernameSkeletons } from './modules/users/usernames.js';
 import { JANUS_MAX_MESSAGE_BYTES } from './modules/video/janus-proxy.js';
 import { MIGRATIONS_DIR, SERVER_VERSION } from './paths.js';
+import { RedisChannels } from './scale-out/redis-channels.js';
+import { RedisTransport } from './scale-out/redis-transport.js';
 import { sharedLimitsStore } from './scale-out/shared-limits.js';
 import { SocketAdmission } from './sockets/socket-admission.js';
 import { SocketMeter } from './sockets/socket-meter.js';
@@ -111,8 +113,16 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
         : { kind: 'pglite', dataDir: join(config.dataDir, 'db') },
     );
   app.decorate('database', database);
+  // Several instances (REDIS_URL): facts and the relay between instances go through Redis.
+  const redis = config.redisUrl
+    ? new RedisChannels({ url: config.redisUrl, namespace: config.redisNamespace, log: app.log })
+    : null;
   // Strict under test: an event that does not match its schema fails the test that emitted it.
-  const bus = new EventBus({ log: app.log, strict: process.env.NODE_ENV === 'test' });
+  const bus = new EventBus({
+    log: app.log,
+    strict: process.env.NODE_ENV === 'test',
+    transport: redis ? new RedisTransport(redis, app.log) : undefined,
+  });
   app.decorate('events', bus);
   app.decorate('config', config);
   const clock = options.clock ?? systemClock;
@@ -134,6 +144,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     app,
     isMigrated: () => migrated,
     options,
+    redis,
   };
   for (const module of MODULES) {
     for (const [name, service] of Object.entries(module.services?.(context) ?? {})) {
@@ -147,6 +158,8 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   const startMigrations = (): Promise<void> => {
     migrationRun ??= (async () => {
       await options.migrationGate;
+      // Ready once the other instances' facts are heard (or Redis is known unreachable: logged).
+      await redis?.ready(5_000);
       const startedAt = Date.now();
       await database.migrate(MIGRATIONS_DIR);
       app.log.info({ db: database.kind, ms: Date.now() - startedAt }, 'database migrations applied');
@@ -187,6 +200,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   app.addHook('onClose', async () => {
     // Closing the database under a running migration would leave it half-applied.
     await migrationRun?.catch(() => undefined);
+    await redis?.close();
     await database.close();
   });
 

@@ -14,6 +14,7 @@ import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { Database, Db } from './db/client.js';
 import type { EventBus, EventHandlers } from './events.js';
+import type { RedisChannels } from './scale-out/redis-channels.js';
 
 /**
  * Every module's services by name. Each module adds its own entries by declaration merging
@@ -37,6 +38,8 @@ export interface ModuleContext {
   isMigrated(): boolean;
   /** What the caller of buildApp asked for (tests: a fake agent command, …). */
   options: BuildAppOptions;
+  /** This instance's Redis connections with REDIS_URL (scale-out, scale-out/redis-channels.ts); null in one process. */
+  redis: RedisChannels | null;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a plugin's own options type is checked where it is declared.

@@ -62,10 +62,13 @@ export const DOMAIN_EVENTS = {
     sessionId: id,
     expiresAt: isoTime,
   }),
-  /** A car agent finished its handshake (it can receive messages now). */
-  'car.online': z.object({ carId: id }),
-  /** A car agent's socket closed. */
-  'car.offline': z.object({ carId: id }),
+  /**
+   * A car agent finished its handshake (it can receive messages now). `instance`: the server
+   * instance holding its socket (scale-out: where a driver on another instance relays to).
+   */
+  'car.online': z.object({ carId: id, instance: z.string().min(1).optional() }),
+  /** A car agent's socket closed (on `instance`: a car that moved on is still online elsewhere). */
+  'car.offline': z.object({ carId: id, instance: z.string().min(1).optional() }),
   /** A driving session ended. */
   'car.session-ended': z.object({
     carId: id,

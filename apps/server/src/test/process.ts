@@ -129,6 +129,22 @@ export function startSimAgent(base: string, carId: number, secret: string): Chil
   );
 }
 
+/** Resolves with the first line matching `pattern` the process prints from now on, and when. */
+export function lineAppears(child: ChildProcess, pattern: RegExp): Promise<{ line: string; at: number }> {
+  return new Promise((resolve) => {
+    let buffer = '';
+    const onData = (chunk: Buffer) => {
+      const at = performance.now();
+      buffer += chunk.toString();
+      const line = buffer.split('\n').find((candidate) => pattern.test(candidate));
+      if (line === undefined) return;
+      child.stdout?.off('data', onData);
+      resolve({ line, at });
+    };
+    child.stdout?.on('data', onData);
+  });
+}
+
 /** SIGKILLs the process if it still runs, and resolves once it is gone. */
 export async function killProcess(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;

@@ -74,6 +74,17 @@ export class CarLink {
     if (this.ready) this.#sendDrive();
   }
 
+  /**
+   * Forwarded once and not repeated: a driver on another instance (scale-out) repeats it from
+   * there, so the car's deadman trips when that instance or the link to it is gone.
+   */
+  driveOnce(throttle: number, steer: number): void {
+    this.#lastDrive = null;
+    if (!this.ready) return;
+    this.#seq += 1;
+    this.send({ type: 'drive', throttle, steer, seq: this.#seq });
+  }
+
   /** Neutral now; nothing is repeated until the next drive. */
   stop(): void {
     this.#lastDrive = null;

@@ -4,6 +4,13 @@
  * control socket; a deleted car or a rotated secret closes the car's socket; revoked sessions
  * close the driver's control socket — and relays drive from the controller to the car and
  * telemetry back. Close reasons sent to a driver are DISCONNECT_REASONS.
+ *
+ * Scale-out (issue 15): a car's agent may be on another instance than its driver. Which instance
+ * holds each car comes from the `car.online`/`car.offline` facts (and each instance's periodic
+ * presence, relay-bridge.ts); a controller here drives a car held elsewhere through a RemoteCar,
+ * and a car held here hears its remote drivers through the bridge. A driver and a car on the same
+ * instance never use the bridge. The countdown's neutral hold follows the `race.changed` fact on
+ * every instance (the race engine runs on one), and is applied where the car is.
  */
 import {
   type CarConfig,
@@ -20,20 +27,39 @@ import type { SocketConnection } from '../../sockets/socket-connection.js';
 import type { CarPresence } from '../cars/cars.presenter.js';
 import { CarLink } from './car-link.js';
 import { type ControllerAccess, ControllerLink } from './controller-link.js';
+import { LOCAL_ONLY, PRESENCE_LASTS_MS, type RelayBridge, type RemoteCar } from './relay-bridge.js';
 
 export interface CarRelayOptions {
   /** Config for a car's `welcome`; null when the car is gone. */
   carConfig(carId: number): Promise<CarConfig | null>;
+  /** Cars held by other instances (scale-out); by default there are none. */
+  bridge?: RelayBridge;
+}
+
+/** A drive waiting for the end of the countdown; `once`: it came from another instance (not repeated here). */
+interface RequestedDrive {
+  throttle: number;
+  steer: number;
+  once: boolean;
 }
 
 export class CarRelay implements CarPresence {
   readonly #cars = new Map<number, CarLink>();
   readonly #controllers = new Map<number, ControllerLink>();
   readonly #telemetry = new Map<number, Telemetry & { at: string }>();
+  /** Cars whose socket another instance holds: which one, and when it last said so. */
+  readonly #elsewhere = new Map<number, { instance: string; seenAt: number }>();
+  /** Controllers here whose car is held by another instance. */
+  readonly #remotes = new Map<number, RemoteCar>();
+  /** Cars held here: the end of their hearing remote drivers. */
+  readonly #served = new Map<number, () => void>();
+  readonly #bridge: RelayBridge;
+  /** Whether a countdown holds cars at neutral (set by the engine's call or the `race.changed` fact). */
+  #holding = false;
   /** Cars held at neutral (a race's countdown): their drivers' drives are not forwarded. */
   #neutral = new Set<number>();
   /** What each held car's driver asked for last, given to the car when the hold ends. */
-  readonly #requested = new Map<number, { throttle: number; steer: number }>();
+  readonly #requested = new Map<number, RequestedDrive>();
   /** Dropped messages of the car sockets and of the controller sockets. */
   readonly dropped: { car: DropCounters; controller: DropCounters } = {
     car: newDropCounters(),
@@ -46,11 +72,39 @@ export class CarRelay implements CarPresence {
     readonly events: EventBus,
     readonly log: FastifyBaseLogger,
     readonly options: CarRelayOptions,
-  ) {}
+  ) {
+    this.#bridge = options.bridge ?? LOCAL_ONLY;
+    this.#bridge.onStateChange((connected) => {
+      // Drivers of cars held elsewhere: reachable again, or not for now.
+      for (const [carId, controller] of this.#controllers)
+        if (!this.#cars.has(carId) && this.#elsewhere.has(carId))
+          controller.send({ type: 'car-status', online: connected });
+    });
+    this.#bridge.sharePresence(
+      () => this.onlineCarIds(),
+      (instance, carIds) => this.#heardPresence(instance, carIds),
+    );
+  }
 
   /** What the relay does about each domain event (subscribed by the control module). */
   handlers(): EventHandlers {
     return {
+      'car.online': ({ carId, instance }) => {
+        if (instance !== undefined && instance !== this.#bridge.instanceId)
+          this.#elsewhere.set(carId, { instance, seenAt: Date.now() });
+        this.#controllers.get(carId)?.send({ type: 'car-status', online: this.isOnline(carId) });
+      },
+      'car.offline': ({ carId, instance }) => {
+        if (this.#elsewhere.get(carId)?.instance === instance) this.#elsewhere.delete(carId);
+        // A car that moved to another instance is still online there.
+        if (!this.isOnline(carId)) this.#controllers.get(carId)?.send({ type: 'car-status', online: false });
+      },
+      // The countdown, on whichever instance runs the race engine: hold the cars held here.
+      'race.changed': ({ state }) => {
+        if (state.race_status === 'countdown') {
+          if (!this.#holding) this.holdNeutral(state.participants.map((participant) => participant.carId));
+        } else if (this.#holding) this.releaseNeutral();
+      },
       'car.session-ended': ({ carId, sessionId, reason }) => {
         this.#stop(carId);
         const controller = this.#controllers.get(carId);
@@ -90,11 +144,21 @@ export class CarRelay implements CarPresence {
     };
   }
 
+  /** Whether the car can be driven from here: its agent is connected here, or to a reachable instance. */
   isOnline(carId: number): boolean {
+    if (this.holds(carId)) return true;
+    const elsewhere = this.#elsewhere.get(carId);
+    return (
+      elsewhere !== undefined && Date.now() - elsewhere.seenAt < PRESENCE_LASTS_MS && this.#bridge.connected
+    );
+  }
+
+  /** Whether this instance holds the car's socket, past its handshake (its video and messages go from here). */
+  holds(carId: number): boolean {
     return this.#cars.get(carId)?.ready ?? false;
   }
 
-  /** The cars whose agent is connected and past its handshake. */
+  /** The cars whose agent is connected here and past its handshake. */
   onlineCarIds(): number[] {
     return [...this.#cars.values()].filter((link) => link.ready).map((link) => link.carId);
   }
@@ -119,27 +183,36 @@ export class CarRelay implements CarPresence {
       connection,
       {
         config: () => this.options.carConfig(carId),
-        onReady: () => {
-          this.#controllers.get(carId)?.send({ type: 'car-status', online: true });
-          this.events.emit('car.online', { carId });
-        },
+        // The controller hears of it from the fact (car.online), like a controller elsewhere.
+        onReady: () => this.events.emit('car.online', { carId, instance: this.#bridge.instanceId }),
         onTelemetry: (_link, telemetry) => {
           this.#telemetry.set(carId, { ...telemetry, at: new Date().toISOString() });
           this.#controllers.get(carId)?.send({ type: 'telemetry', telemetry });
+          this.#bridge.sendTelemetry(carId, telemetry);
         },
         // A fact for whoever counts laps (the race module, on whichever instance runs it).
         onPass: (_link, at) => this.events.emit('lap.passed', { carId, at, source: 'car' }),
         onClose: (closed) => {
           if (this.#cars.get(carId) !== closed) return;
           this.#cars.delete(carId);
-          this.#controllers.get(carId)?.send({ type: 'car-status', online: false });
+          this.#served.get(carId)?.();
+          this.#served.delete(carId);
           this.log.info({ carId }, 'car disconnected');
-          this.events.emit('car.offline', { carId });
+          // The controller hears of it from the fact (car.offline).
+          this.events.emit('car.offline', { carId, instance: this.#bridge.instanceId });
         },
       },
       this.log,
     );
     this.#cars.set(carId, link);
+    if (!this.#served.has(carId))
+      this.#served.set(
+        carId,
+        this.#bridge.serveCar(carId, {
+          drive: (throttle, steer) => this.#driveHere(carId, throttle, steer, true),
+          stop: () => this.#stop(carId),
+        }),
+      );
     previous?.close(SOCKET_CLOSE_CODES.replaced, 'replaced by a new connection');
     return link;
   }
@@ -155,22 +228,18 @@ export class CarRelay implements CarPresence {
     const link = new ControllerLink(carId, sessionId, access, connection, {
       onDrive: (_link, throttle, steer) => {
         if (this.#controllers.get(carId) !== link) return;
-        if (!this.#neutral.has(carId)) {
-          const car = this.#cars.get(carId);
-          if (!car) return;
-          car.drive(throttle, steer);
-          this.driveLatency.observeSince(link.connection.receivedAt);
-          return;
-        }
-        // The countdown: the car hears neutral (its deadman stays fed by the heartbeat).
-        this.#requested.set(carId, { throttle, steer });
-        this.#cars.get(carId)?.drive(0, 0);
+        if (this.#cars.has(carId)) {
+          if (this.#driveHere(carId, throttle, steer, false))
+            this.driveLatency.observeSince(link.connection.receivedAt);
+        } else if (this.#elsewhere.has(carId)) this.#driveElsewhere(link, throttle, steer);
       },
       onClose: (closed) => {
         if (this.#controllers.get(carId) !== closed) return;
         this.#controllers.delete(carId);
         // Safety: the driver is gone, the car goes to neutral now.
         this.#stop(carId);
+        this.#remotes.get(carId)?.close();
+        this.#remotes.delete(carId);
       },
     });
     this.#controllers.set(carId, link);
@@ -187,6 +256,7 @@ export class CarRelay implements CarPresence {
    * still hearing the server (the heartbeat repeats the neutral drive, so no deadman trips).
    */
   holdNeutral(carIds: readonly number[]): void {
+    this.#holding = true;
     this.#neutral = new Set(carIds);
     this.#requested.clear();
     for (const carId of carIds) this.#cars.get(carId)?.drive(0, 0);
@@ -194,14 +264,62 @@ export class CarRelay implements CarPresence {
 
   /** The race is on: each held car gets what its driver asks for now (a driver holding W goes at once). */
   releaseNeutral(): void {
+    this.#holding = false;
     const held = this.#neutral;
     this.#neutral = new Set();
     for (const carId of held) {
+      // A driver that left meanwhile stopped the car, which forgot the request (#stop).
       const requested = this.#requested.get(carId);
-      if (requested && this.#controllers.has(carId))
-        this.#cars.get(carId)?.drive(requested.throttle, requested.steer);
+      const car = this.#cars.get(carId);
+      if (!requested || !car) continue;
+      if (requested.once) car.driveOnce(requested.throttle, requested.steer);
+      else car.drive(requested.throttle, requested.steer);
     }
     this.#requested.clear();
+  }
+
+  /**
+   * A drive for a car held here, from its controller here or (`once`) from another instance,
+   * which repeats it itself. During the countdown the car hears neutral (its deadman stays fed)
+   * and the request waits for the green light. True when the drive went to the car as asked.
+   */
+  #driveHere(carId: number, throttle: number, steer: number, once: boolean): boolean {
+    const car = this.#cars.get(carId);
+    if (!car) return false;
+    const held = this.#neutral.has(carId);
+    if (held) this.#requested.set(carId, { throttle, steer, once });
+    const [t, s] = held ? [0, 0] : [throttle, steer];
+    if (once) car.driveOnce(t, s);
+    else car.drive(t, s);
+    return !held;
+  }
+
+  /** A controller here, its car held by another instance: through the bridge, or offline when it cannot reach it. */
+  #driveElsewhere(link: ControllerLink, throttle: number, steer: number): void {
+    const { carId } = link;
+    let remote = this.#remotes.get(carId);
+    if (!remote) {
+      remote = this.#bridge.driveRemote(carId, (telemetry) => {
+        this.#telemetry.set(carId, { ...telemetry, at: new Date().toISOString() });
+        this.#controllers.get(carId)?.send({ type: 'telemetry', telemetry });
+      });
+      this.#remotes.set(carId, remote);
+    }
+    if (!remote.drive(throttle, steer)) link.send({ type: 'car-status', online: false });
+  }
+
+  /** Another instance says which cars it holds now: believed until PRESENCE_LASTS_MS without news. */
+  #heardPresence(instance: string, carIds: number[]): void {
+    const now = Date.now();
+    const held = new Set(carIds);
+    for (const [carId, elsewhere] of this.#elsewhere)
+      if (elsewhere.instance === instance && !held.has(carId)) this.#elsewhere.delete(carId);
+    for (const carId of carIds) {
+      const known = this.#elsewhere.get(carId);
+      // A newer `car.online` from another instance wins over this announcement while it is fresh.
+      const stale = !known || known.instance === instance || now - known.seenAt > PRESENCE_LASTS_MS;
+      if (!this.#cars.has(carId) && stale) this.#elsewhere.set(carId, { instance, seenAt: now });
+    }
   }
 
   #controllersOf(userId: number): ControllerLink[] {
@@ -217,10 +335,12 @@ export class CarRelay implements CarPresence {
     link.close(code, reason);
   }
 
+  /** Neutral now, wherever the car is held (no request waits for the green light any more). */
   #stop(carId: number): void {
+    this.#requested.delete(carId);
     const car = this.#cars.get(carId);
-    if (!car) return;
-    car.stop();
+    if (car) car.stop();
+    else this.#remotes.get(carId)?.stop();
   }
 
   /** Server shutdown: cars go to neutral, then every socket closes. */
@@ -230,5 +350,10 @@ export class CarRelay implements CarPresence {
       car.close(1001, 'server shutting down');
     }
     for (const controller of this.#controllers.values()) controller.close(1001, 'server shutting down');
+    for (const remote of this.#remotes.values()) remote.close();
+    this.#remotes.clear();
+    for (const stopServing of this.#served.values()) stopServing();
+    this.#served.clear();
+    this.#bridge.close();
   }
 }

@@ -16,7 +16,13 @@ import { once } from 'node:events';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createTestEnvironment, type TestEnvironment } from '../../test/app.js';
-import { addSimCar, killProcess, startServerProcess, takeCarWithCode } from '../../test/process.js';
+import {
+  addSimCar,
+  killProcess,
+  lineAppears,
+  startServerProcess,
+  takeCarWithCode,
+} from '../../test/process.js';
 import { controllerUrl } from '../../test/sockets.js';
 
 const ADMIN = { email: 'safety-admin@telerace.test', password: 'safety-admin-Passw0rd!' };
@@ -27,22 +33,6 @@ const BOUNDS_MS = {
   controllerClosed: 250,
   controllerSilent: 2_500,
 };
-
-/** Resolves with the first line matching `pattern` the process prints from now on, and when. */
-function lineAppears(child: ChildProcess, pattern: RegExp): Promise<{ line: string; at: number }> {
-  return new Promise((resolve) => {
-    let buffer = '';
-    const onData = (chunk: Buffer) => {
-      const at = performance.now();
-      buffer += chunk.toString();
-      const line = buffer.split('\n').find((candidate) => pattern.test(candidate));
-      if (line === undefined) return;
-      child.stdout?.off('data', onData);
-      resolve({ line, at });
-    };
-    child.stdout?.on('data', onData);
-  });
-}
 
 /** A server process with one car whose real agent is connected, and an admin to drive it. */
 interface Rig {

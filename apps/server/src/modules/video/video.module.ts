@@ -45,8 +45,9 @@ export const videoModule = defineModule({
   sockets: ({ services }) => [
     { plugin: janusProxyRoutes, options: { video: services.video, sockets: services.janusSockets } },
   ],
-  on: ({ video, janusSockets }) => ({
-    'car.online': ({ carId }) => video.carOnline(carId),
+  on: ({ video, janusSockets, carRelay }) => ({
+    // Only a car whose socket this instance holds gets this instance's mountpoint (scale-out).
+    'car.online': ({ carId }) => (carRelay.holds(carId) ? video.carOnline(carId) : undefined),
     'car.offline': ({ carId }) => video.carOffline(carId),
     'car.deleted': ({ carId }) => video.carDeleted(carId),
     'car.session-started': ({ carId }) => video.sessionStarted(carId),
