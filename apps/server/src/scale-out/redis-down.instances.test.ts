@@ -1,0 +1,142 @@
+/**
+ * Two instances while Redis goes away (a Redis of this test's own, killed; the shared one is left
+ * alone): a car driven from the other instance stops by its own deadman and its driver is told
+ * it is offline; driving within one instance goes on; a driver of a car on the other instance
+ * hears that it is offline (the existing car-status answer).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { type Instance, startTwoInstances, type TwoInstances } from '../test/instances.js';
+import {
+  addSimCar,
+  freePort,
+  killProcess,
+  lineAppears,
+  takeCarWithCode,
+  waitForStatus,
+} from '../test/process.js';
+import { controllerUrl } from '../test/sockets.js';
+
+/** The car's deadman is 500 ms; its drive stopped arriving when Redis died. */
+const DEADMAN_BOUND_MS = 750;
+const CONTROLLER_CLOSED_BOUND_MS = 250;
+
+/** A throw-away redis-server on a free port, answering PING. */
+async function startRedis(): Promise<{ process: ChildProcess; url: string }> {
+  const port = await freePort();
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const ping = spawn('redis-cli', ['-p', String(port), 'ping'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    let answer = '';
+    ping.stdout.on('data', (chunk: Buffer) => {
+      answer += chunk.toString();
+    });
+    await once(ping, 'exit');
+    if (answer.includes('PONG')) return { process: child, url: `redis://127.0.0.1:${port}` };
+    if (Date.now() > deadline) {
+      await killProcess(child);
+      throw new Error('redis-server did not start');
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** A control socket on `instance` for `carId`, driving full throttle every 100 ms, with what it heard. */
+async function drive(instance: Instance, carId: number, adminToken: string) {
+  const controlToken = await takeCarWithCode(instance.base, carId, adminToken);
+  const socket = new WebSocket(controllerUrl(`127.0.0.1:${instance.port}`, carId, adminToken, controlToken), {
+    headers: { origin: instance.base },
+    perMessageDeflate: false,
+  });
+  const heard: { type: string; online?: boolean; telemetry?: { speed?: number } }[] = [];
+  const moving = new Promise<void>((resolve) => {
+    socket.on('message', (data) => {
+      const message = JSON.parse(data.toString()) as (typeof heard)[number];
+      heard.push(message);
+      if (message.type === 'telemetry' && (message.telemetry?.speed ?? 0) > 0.5) resolve();
+    });
+  });
+  await once(socket, 'open');
+  const send = () => socket.send(JSON.stringify({ type: 'drive', throttle: 1, steer: 0 }));
+  send();
+  const repeat = setInterval(send, 100);
+  socket.once('close', () => clearInterval(repeat));
+  await moving;
+  return {
+    socket,
+    heard,
+    close: () => {
+      clearInterval(repeat);
+      socket.close(1000, 'tab closed');
+    },
+  };
+}
+
+describe('two instances when Redis goes down', () => {
+  let redis: { process: ChildProcess; url: string };
+  let pair: TwoInstances;
+  const children: ChildProcess[] = [];
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    pair = await startTwoInstances({ env: { REDIS_URL: redis.url } });
+  }, 120_000);
+  afterEach(async () => {
+    for (const child of children.splice(0)) await killProcess(child);
+  });
+  afterAll(async () => {
+    await pair?.dispose();
+    if (redis) await killProcess(redis.process);
+  });
+
+  it('a car on B driven from A stops by its deadman and its driver hears it is offline; driving within B goes on; a driver on A of a car on B hears it is offline', async () => {
+    const remote = await addSimCar(pair.b.base, pair.adminToken, 'Remote car');
+    const local = await addSimCar(pair.b.base, pair.adminToken, 'Local car');
+    children.push(remote.agent, local.agent);
+    await Promise.all([
+      lineAppears(remote.agent, /welcomed as car/),
+      lineAppears(local.agent, /welcomed as car/),
+    ]);
+    const fromA = await drive(pair.a, remote.carId, pair.adminToken);
+
+    const neutral = lineAppears(remote.agent, /neutral \(/);
+    const killedAt = performance.now();
+    await killProcess(redis.process);
+    const { line, at } = await neutral;
+    console.info(`Redis killed → remote car neutral: ${(at - killedAt).toFixed(1)} ms (${line.trim()})`);
+    expect(at - killedAt).toBeLessThanOrEqual(DEADMAN_BOUND_MS);
+    expect(line).toMatch(/deadman/);
+    await expect
+      .poll(() => fromA.heard.some((m) => m.type === 'car-status' && m.online === false))
+      .toBe(true);
+    fromA.close();
+
+    // Both instances still serve.
+    await waitForStatus(`${pair.a.base}/api/ready`, 200, 5_000);
+    // Within B: drive and stop as ever.
+    const withinB = await drive(pair.b, local.carId, pair.adminToken);
+    const stopped = lineAppears(local.agent, /neutral \(/);
+    const closedAt = performance.now();
+    withinB.close();
+    const stop = await stopped;
+    expect(stop.at - closedAt).toBeLessThanOrEqual(CONTROLLER_CLOSED_BOUND_MS);
+    expect(stop.line).toMatch(/stop from the server/);
+
+    // From A, the car on B is offline: its driver is told so at once (and nothing can reach it).
+    const controlToken = await takeCarWithCode(pair.a.base, local.carId, pair.adminToken);
+    const socket = new WebSocket(
+      controllerUrl(`127.0.0.1:${pair.a.port}`, local.carId, pair.adminToken, controlToken),
+      { headers: { origin: pair.a.base }, perMessageDeflate: false },
+    );
+    const [first] = await once(socket, 'message');
+    expect(JSON.parse(String(first))).toEqual({ type: 'car-status', online: false });
+    socket.close();
+  }, 90_000);
+});
