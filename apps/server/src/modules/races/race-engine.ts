@@ -472,11 +472,6 @@ export class RaceEngine {
       this.#followedBoard = liveLeaderboard(
         state.participants.map((p, order) => this.#freshStanding(p, order)),
       );
-    // The cars connected here hear neutral during the countdown, whichever instance leads.
-    const was = before?.race_status ?? 'idle';
-    if (was === 'countdown' && state.race_status !== 'countdown') this.#deps.relay.releaseNeutral();
-    if (state.race_status === 'countdown' && was !== 'countdown')
-      this.#deps.relay.holdNeutral(state.participants.map((p) => p.carId));
   }
 
   /** A follower's command, run by the leader; "no leader right now" is a busy engine: retry. */
