@@ -14,6 +14,8 @@ export const settingsModule = defineModule({
   name: 'settings',
   services: ({ db, bus, clock }) => ({ settings: new SettingsService({ db, bus, clock }) }),
   routes: () => [{ plugin: settingsRoutes }],
+  // What an admin saved on any instance is in force on every one.
+  on: ({ settings }) => ({ 'settings.changed': ({ settings: saved }) => settings.applied(saved) }),
   start: async ({ settings }) => {
     await settings.load();
   },

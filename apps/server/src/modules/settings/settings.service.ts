@@ -77,8 +77,13 @@ export class SettingsService {
       });
       return next;
     });
-    this.#current = after;
+    // Every instance (this one included, at once) takes them from the fact.
     this.#bus.emit('settings.changed', { settings: after });
     return after;
+  }
+
+  /** Settings saved by an admin on any instance (`settings.changed`). */
+  applied(settings: AdminSettings): void {
+    this.#current = settings;
   }
 }
