@@ -4,22 +4,30 @@
  * arrive and how many never did. The same clients and load then go through a bare `ws` forwarder
  * in the same run: the ratio is the relay's cost. Cars here are protocol-speaking clients in the
  * bench process (not agent processes), so sender and receiver share one clock.
+ *
+ * Scale-out (issue 15), when PostgreSQL and Redis are reachable: two instances on them; the same
+ * load with every driver on instance A and their car on instance B (each drive crosses Redis),
+ * beside the same load with driver and car both on A, in the same run: the difference is the
+ * Redis hop's cost. Target: cross-instance p99 ≤ 5 ms on loopback. RELAY_CROSS=0 skips it.
  * Options (environment): RELAY_PAIRS (50), RELAY_RATE (50 per second), RELAY_SECONDS (20).
  */
 
+import { startInstances } from './lib/instances.js';
 import { startScript, startTelerace } from './lib/processes.js';
 import {
   closePairs,
+  connectCar,
   type DriveMeasure,
   drive,
   FORWARDER_SCRIPT,
   forwarderPairs,
   type Pair,
+  takeControl,
   teleracePair,
 } from './lib/relay-clients.js';
 import { printTable, round, writeResult } from './lib/report.js';
 import { summarize } from './lib/stats.js';
-import { BENCH_SERVER_ENV, logInAdmin, signUpMember } from './lib/telerace-api.js';
+import { BENCH_SERVER_ENV, createCar, logInAdmin, signUpMember } from './lib/telerace-api.js';
 
 const PAIRS = Number(process.env.RELAY_PAIRS ?? 50);
 const RATE = Number(process.env.RELAY_RATE ?? 50);
@@ -36,6 +44,39 @@ async function teleracePairs(base: string): Promise<Pair[]> {
     pairs.push(await teleracePair(base, admin, member, `Bench ${i + 1}`, ip));
   }
   return pairs;
+}
+
+/** Pairs whose car's socket is on `carBase` and whose driver's on `driverBase` (instances of one site). */
+async function splitPairs(driverBase: string, carBase: string, label: string): Promise<Pair[]> {
+  const admin = await logInAdmin(driverBase);
+  const pairs: Pair[] = [];
+  for (let i = 0; i < PAIRS; i++) {
+    const ip = `10.78.${Math.floor(i / 250)}.${(i % 250) + 1}`;
+    const member = await signUpMember(driverBase, ip);
+    const car = await createCar(driverBase, admin, `${label} ${i + 1}`);
+    const carSocket = await connectCar(carBase, car);
+    const controller = await takeControl(driverBase, admin, car.id, member, ip);
+    pairs.push({ controller, car: carSocket });
+  }
+  // The drivers' instance hears `car.online` from the cars' one before the first drive.
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  return pairs;
+}
+
+/** Same-instance and cross-instance drives on two instances (PostgreSQL + Redis), or null without them. */
+async function scaleOut(): Promise<{ same: DriveMeasure; cross: DriveMeasure } | null> {
+  if (process.env.RELAY_CROSS === '0') return null;
+  const instances = await startInstances(2);
+  if (!instances) return null;
+  try {
+    const [a, b] = instances.servers;
+    if (!a || !b) throw new Error('two instances expected');
+    const same = await measure(await splitPairs(a.url, a.url, 'Same instance'));
+    const cross = await measure(await splitPairs(a.url, b.url, 'Cross instance'));
+    return { same, cross };
+  } finally {
+    await instances.stop();
+  }
 }
 
 async function measure(pairs: Pair[]): Promise<DriveMeasure> {
@@ -59,8 +100,12 @@ export async function relayBench(): Promise<void> {
     await telerace.stop();
   }
 
+  const split = await scaleOut();
+
   const b = summarize(base.latencies);
   const o = summarize(ours.latencies);
+  const same = split && summarize(split.same.latencies);
+  const cross = split && summarize(split.cross.latencies);
   const result = {
     pairs: PAIRS,
     rate_per_s: RATE,
@@ -74,6 +119,21 @@ export async function relayBench(): Promise<void> {
     baseline_max_ms: round(b.max, 3),
     baseline_lost: base.sent - base.received,
     ratio: round(o.p99 / b.p99),
+    // Two instances on PostgreSQL + Redis (null when they were not reachable).
+    scale_out:
+      split && same && cross
+        ? {
+            same_instance_p50_ms: round(same.p50, 3),
+            same_instance_p99_ms: round(same.p99, 3),
+            same_instance_lost: split.same.sent - split.same.received,
+            cross_instance_p50_ms: round(cross.p50, 3),
+            cross_instance_p99_ms: round(cross.p99, 3),
+            cross_instance_max_ms: round(cross.max, 3),
+            cross_instance_lost: split.cross.sent - split.cross.received,
+            redis_hop_p50_ms: round(cross.p50 - same.p50, 3),
+            redis_hop_p99_ms: round(cross.p99 - same.p99, 3),
+          }
+        : null,
   };
   printTable(`controller → car, ${PAIRS} pairs × ${RATE} drives/s for ${SECONDS} s`, [
     {
@@ -94,5 +154,24 @@ export async function relayBench(): Promise<void> {
     },
   ]);
   console.info(`p99 ratio telerace/baseline: ${result.ratio}`);
+  if (split && result.scale_out) {
+    printTable('two instances on PostgreSQL + Redis, same load', [
+      {
+        path: 'driver and car on A',
+        'p50 ms': result.scale_out.same_instance_p50_ms,
+        'p99 ms': result.scale_out.same_instance_p99_ms,
+        sent: split.same.sent,
+        lost: result.scale_out.same_instance_lost,
+      },
+      {
+        path: 'driver on A, car on B (Redis)',
+        'p50 ms': result.scale_out.cross_instance_p50_ms,
+        'p99 ms': result.scale_out.cross_instance_p99_ms,
+        sent: split.cross.sent,
+        lost: result.scale_out.cross_instance_lost,
+      },
+    ]);
+    console.info(`Redis hop: +${result.scale_out.redis_hop_p99_ms} ms at p99 (target cross p99 ≤ 5 ms)`);
+  }
   console.info(`written: ${writeResult('relay', result)}`);
 }
