@@ -6,9 +6,11 @@ import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   // `source`: workspace packages (@telerace/protocol) resolve to their TypeScript, no build needed.
-  // Node tests resolve through the ssr environment, which has its own conditions.
+  // Node tests resolve through the ssr environment, which has its own conditions. Vitest hands
+  // them to Node (`--conditions`) for every require too, so they are the server's own (no
+  // `module`: @opentelemetry/api, under prom-client, has an extensionless ESM build there).
   resolve: { conditions: ['source'] },
-  ssr: { resolve: { conditions: ['source', 'module', 'node', 'development|production'] } },
+  ssr: { resolve: { conditions: ['source', 'node', 'development|production'] } },
   test: {
     include: ['src/**/*.test.ts'],
     // PGlite tests use the CPU while PostgreSQL tests mostly wait: run two files at once even on

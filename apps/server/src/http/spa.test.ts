@@ -122,6 +122,14 @@ describe('web app serving', () => {
     expect(response.json()).toEqual({ error: 'Not found', errorKey: 'errors.notFound' });
   });
 
+  it('answers 404 JSON at /metrics instead of the page: the metrics live on METRICS_PORT only', async () => {
+    for (const url of ['/metrics', '/metrics?x=1']) {
+      const response = await testApp.app.inject(url);
+      expect(response.statusCode, url).toBe(404);
+      expect(response.json()).toEqual({ error: 'Not found', errorKey: 'errors.notFound' });
+    }
+  });
+
   it('never serves files outside the build or dotfiles', async () => {
     for (const url of [
       '/../../../etc/passwd',

@@ -28,8 +28,12 @@ function cacheControlFor(file: string): string {
   return CACHE_SHORT;
 }
 
-function isApiPath(path: string): boolean {
-  return path === '/api' || path.startsWith('/api/');
+/**
+ * Never a page of the web app: the API, and /metrics — served on METRICS_PORT only, so a scraper
+ * pointed at the public port gets a 404 instead of the app's HTML.
+ */
+function isServerPath(path: string): boolean {
+  return path === '/api' || path.startsWith('/api/') || path === '/metrics';
 }
 
 export async function registerSpa(app: FastifyInstance, webDistDir: string): Promise<void> {
@@ -71,8 +75,8 @@ export async function registerSpa(app: FastifyInstance, webDistDir: string): Pro
   app.get('/*', (request: FastifyRequest<{ Params: { '*': string } }>, reply: FastifyReply): void => {
     // Decoded by the router, without the leading slash.
     const path = `/${request.params['*']}`;
-    // `/api` itself: the paths below it have their own catch-all.
-    if (isApiPath(path)) throw notFoundError();
+    // `/api` itself (the paths below it have their own catch-all) and `/metrics`.
+    if (isServerPath(path)) throw notFoundError();
     if (!webBuildExists()) sendBuildMissing(reply);
     else if (path.endsWith('/')) sendIndex(reply, path);
     // A missing file ends in callNotFound(), i.e. the handler below.
@@ -83,7 +87,7 @@ export async function registerSpa(app: FastifyInstance, webDistDir: string): Pro
     const path = request.url.split('?', 1)[0] ?? '/';
     const isRead = request.method === 'GET' || request.method === 'HEAD';
     // A missing hashed file is a stale page asking for an old build: answer 404, not HTML.
-    if (!isRead || isApiPath(path) || path.startsWith(`/${HASHED_ASSETS_DIR}/`)) throw notFoundError();
+    if (!isRead || isServerPath(path) || path.startsWith(`/${HASHED_ASSETS_DIR}/`)) throw notFoundError();
     if (webBuildExists()) sendIndex(reply, path);
     else sendBuildMissing(reply);
   });

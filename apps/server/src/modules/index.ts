@@ -10,6 +10,7 @@ import { twitchModule } from '../integrations/twitch/twitch.module.js';
 import { youtubeModule } from '../integrations/youtube/youtube.module.js';
 import type { TeleraceModule } from '../module.js';
 import { leadershipModule } from '../scale-out/leadership.module.js';
+import { metricsModule } from '../scale-out/metrics/metrics.module.js';
 import { accountModule } from './account/account.module.js';
 import { adminModule } from './admin/admin.module.js';
 import { authModule } from './auth/auth.module.js';
@@ -48,6 +49,8 @@ export const MODULES: readonly TeleraceModule[] = [
   rafflesModule,
   socialModule,
   integrationsModule,
+  // After every service it reads (relay, race, raffles, video, integration states).
+  metricsModule,
   tipsModule,
   twitchModule,
   discordModule,

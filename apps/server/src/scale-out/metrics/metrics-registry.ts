@@ -1,0 +1,262 @@
+/**
+ * What GET /metrics shows, read from the services when Prometheus scrapes (collect callbacks):
+ * nothing here runs per message. The hot paths keep their own plain counters (sockets/
+ * socket-meter.ts, the relay's LatencyHistogram); this turns them into Prometheus metrics.
+ * docs/operations.md "Monitoring and alerts" lists them with example alerts.
+ */
+import { type EventLoopUtilization, performance } from 'node:perf_hooks';
+import {
+  INTEGRATION_IDS,
+  INTEGRATION_STATES,
+  type IntegrationId,
+  type IntegrationStatus,
+  PLATFORMS,
+  type Platform,
+  RACE_STATUSES,
+  type RaceStatus,
+} from '@telerace/protocol';
+import type { FastifyBaseLogger } from 'fastify';
+import { Counter, collectDefaultMetrics, Gauge, type Metric, Registry } from 'prom-client';
+import type { Database } from '../../db/client.js';
+import type { DropCounters } from '../../sockets/message-guard.js';
+import type { SocketMeter } from '../../sockets/socket-meter.js';
+import type { LatencyHistogram } from './latency-histogram.js';
+
+/** The services the metrics are read from (narrowed to what is read, so tests can see the list). */
+export interface MetricsSources {
+  version: string;
+  database: Pick<Database, 'kind' | 'pool'>;
+  sockets: SocketMeter;
+  relay: { driveLatency: LatencyHistogram };
+  race: { state(): { race_status: RaceStatus } };
+  raffles: { openEntriesByPlatform(): Promise<Record<Platform, number> | null> };
+  /** Whether a Janus answers (`available`), and the supervised one's process when the server runs its own. */
+  video: { readonly available: boolean; readonly supervisor: { readonly pid: number | undefined } | null };
+  integrations: { status(id: IntegrationId): Pick<IntegrationStatus, 'state'> };
+  log: FastifyBaseLogger;
+}
+
+/** The drop counters under the names Prometheus labels carry. */
+const DROP_CAUSES: readonly [keyof DropCounters, string][] = [
+  ['invalidJson', 'invalid_json'],
+  ['unknownType', 'unknown_type'],
+  ['invalidMessage', 'invalid_message'],
+  ['rateLimited', 'rate_limited'],
+  ['slowReaders', 'slow_reader'],
+];
+
+/**
+ * A counter whose value lives elsewhere (a plain number bumped on a hot path): set to that value
+ * at each scrape. Prometheus only sees a total that never goes down while the process lives.
+ */
+function mirroredCounter<L extends string>(
+  registry: Registry,
+  name: string,
+  help: string,
+  labelNames: readonly L[],
+  read: () => Iterable<[Record<L, string>, number]>,
+): void {
+  new Counter({
+    name,
+    help,
+    labelNames,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [labels, value] of read()) this.inc(labels, value);
+    },
+  });
+}
+
+/** A gauge read at each scrape; `read` returns its values by labels (none: the gauge shows nothing). */
+function readGauge<L extends string>(
+  registry: Registry,
+  name: string,
+  help: string,
+  labelNames: readonly L[],
+  read: () => Iterable<[Record<L, string>, number]> | Promise<Iterable<[Record<L, string>, number]>>,
+): void {
+  new Gauge({
+    name,
+    help,
+    labelNames,
+    registers: [registry],
+    async collect() {
+      const values = await read();
+      this.reset();
+      for (const [labels, value] of values) this.set(labels, value);
+    },
+  });
+}
+
+/**
+ * The relay's LatencyHistogram as a Prometheus histogram. prom-client's own Histogram cannot be
+ * given counts made elsewhere, so this is a metric object of the shape its registry reads
+ * (`get()` → name, help, type, values), as prom-client's own metrics are.
+ */
+function latencyHistogramMetric(name: string, help: string, histogram: LatencyHistogram): Metric {
+  const metric = {
+    name,
+    help,
+    type: 'histogram',
+    aggregator: 'sum',
+    get: async () => {
+      const cumulative = histogram.cumulative();
+      const bounds: (number | string)[] = [...histogram.bounds, '+Inf'];
+      return {
+        name,
+        help,
+        type: 'histogram',
+        aggregator: 'sum',
+        values: [
+          ...bounds.map((le, index) => ({
+            metricName: `${name}_bucket`,
+            labels: { le },
+            value: cumulative[index] ?? 0,
+          })),
+          { metricName: `${name}_sum`, labels: {}, value: histogram.sum },
+          { metricName: `${name}_count`, labels: {}, value: histogram.count },
+        ],
+      };
+    },
+    reset: () => undefined,
+  };
+  return metric as unknown as Metric;
+}
+
+export function metricsRegistry(sources: MetricsSources): Registry {
+  const registry = new Registry();
+  // Process, heap, GC and event-loop lag (nodejs_eventloop_lag_*), under their usual names.
+  collectDefaultMetrics({ register: registry });
+
+  readGauge(
+    registry,
+    'telerace_info',
+    'This server: its version and database kind',
+    ['version', 'database'],
+    () => [[{ version: sources.version, database: sources.database.kind }, 1]],
+  );
+
+  let lastUtilization: EventLoopUtilization = performance.eventLoopUtilization();
+  readGauge(
+    registry,
+    'telerace_eventloop_utilization_ratio',
+    'Share of time the event loop was busy since the previous scrape (0–1)',
+    [],
+    () => {
+      const now = performance.eventLoopUtilization();
+      const since = performance.eventLoopUtilization(now, lastUtilization);
+      lastUtilization = now;
+      return [[{}, since.utilization]];
+    },
+  );
+
+  const kinds = () => [...sources.sockets.kinds()];
+  readGauge(registry, 'telerace_sockets_open', 'Open WebSockets by kind', ['kind'], () =>
+    kinds().map(([kind, traffic]) => [{ kind }, traffic.open]),
+  );
+  mirroredCounter(
+    registry,
+    'telerace_socket_messages_received_total',
+    'Messages read from clients by socket kind (including those then dropped)',
+    ['kind'],
+    () => kinds().map(([kind, traffic]) => [{ kind }, traffic.received]),
+  );
+  mirroredCounter(
+    registry,
+    'telerace_socket_messages_sent_total',
+    'Messages queued to clients by socket kind (the video proxy: not counted)',
+    ['kind'],
+    () => kinds().map(([kind, traffic]) => [{ kind }, traffic.sent]),
+  );
+  mirroredCounter(
+    registry,
+    'telerace_socket_messages_dropped_total',
+    'Messages dropped by socket kind and cause; slow_reader counts sockets cut for not reading',
+    ['kind', 'cause'],
+    () =>
+      kinds().flatMap(([kind, { dropped }]) =>
+        dropped
+          ? DROP_CAUSES.map(([field, cause]): [{ kind: string; cause: string }, number] => [
+              { kind, cause },
+              dropped[field],
+            ])
+          : [],
+      ),
+  );
+  registry.registerMetric(
+    latencyHistogramMetric(
+      'telerace_relay_latency_seconds',
+      "Time from a driver's drive message arriving to its forwarding to the car's socket",
+      sources.relay.driveLatency,
+    ),
+  );
+
+  readGauge(registry, 'telerace_race_state', 'The race state: 1 for the current one', ['state'], () => {
+    const current = sources.race.state().race_status;
+    return RACE_STATUSES.map((state) => [{ state }, state === current ? 1 : 0]);
+  });
+  readGauge(
+    registry,
+    'telerace_raffle_entries',
+    'Entries of the open raffle by platform (nothing when no raffle is open)',
+    ['platform'],
+    async () => {
+      try {
+        const entries = await sources.raffles.openEntriesByPlatform();
+        return entries ? PLATFORMS.map((platform) => [{ platform }, entries[platform]]) : [];
+      } catch (error) {
+        // A scrape during a database outage still shows everything else.
+        sources.log.warn({ err: error }, 'metrics: the raffle entries could not be read');
+        return [];
+      }
+    },
+  );
+
+  const pool = sources.database.pool;
+  if (pool) {
+    readGauge(
+      registry,
+      'telerace_db_pool_connections',
+      'PostgreSQL pool connections: total and idle',
+      ['state'],
+      () => [
+        [{ state: 'total' }, pool.totalCount],
+        [{ state: 'idle' }, pool.idleCount],
+      ],
+    );
+    readGauge(
+      registry,
+      'telerace_db_pool_waiting',
+      'Queries waiting for a PostgreSQL pool connection',
+      [],
+      () => [[{}, pool.waitingCount]],
+    );
+  }
+
+  readGauge(
+    registry,
+    'telerace_janus_up',
+    'Live video: 1 while a Janus answers (the supervised one: while its process runs), else 0',
+    [],
+    () => {
+      const { available, supervisor } = sources.video;
+      return [[{}, available && (supervisor === null || supervisor.pid !== undefined) ? 1 : 0]];
+    },
+  );
+  readGauge(
+    registry,
+    'telerace_integration_state',
+    'Chat and tips integrations: 1 for the current state of each',
+    ['integration', 'state'],
+    () =>
+      INTEGRATION_IDS.flatMap((integration) => {
+        const current = sources.integrations.status(integration).state;
+        return INTEGRATION_STATES.map((state): [{ integration: string; state: string }, number] => [
+          { integration, state },
+          state === current ? 1 : 0,
+        ]);
+      }),
+  );
+  return registry;
+}

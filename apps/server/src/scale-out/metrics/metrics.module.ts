@@ -1,0 +1,44 @@
+/**
+ * GET /metrics on METRICS_PORT (scale-out/metrics/): built from the services of the modules before
+ * it and listening once the server has started; nothing at all without METRICS_PORT.
+ */
+import { defineModule } from '../../module.js';
+import { SERVER_VERSION } from '../../paths.js';
+import { metricsRegistry } from './metrics-registry.js';
+import { MetricsServer } from './metrics-server.js';
+
+declare module '../../module.js' {
+  interface Services {
+    /** The metrics server; null without METRICS_PORT. */
+    metricsServer: MetricsServer | null;
+  }
+}
+
+export const metricsModule = defineModule({
+  name: 'metrics',
+  services: ({ config, database, services, app, log }) => {
+    if (config.metricsPort === null) return { metricsServer: null };
+    const registry = metricsRegistry({
+      version: SERVER_VERSION,
+      database,
+      sockets: app.socketMeter,
+      relay: services.carRelay,
+      race: services.raceEngine,
+      raffles: services.raffles,
+      video: services.video,
+      integrations: services.integrations,
+      log,
+    });
+    return {
+      metricsServer: new MetricsServer(registry, {
+        host: config.metricsHost,
+        port: config.metricsPort,
+        token: config.metricsToken,
+        log,
+      }),
+    };
+  },
+  // Once the server is started: a metrics port already taken fails the start-up with its error.
+  start: async ({ metricsServer }) => metricsServer?.start(),
+  stop: async ({ metricsServer }) => metricsServer?.stop(),
+});

@@ -1,0 +1,229 @@
+/**
+ * GET /metrics on its own port (METRICS_PORT=0: a free one), read over real HTTP from a real app:
+ * Prometheus's text format, the metrics docs/operations.md lists, the token, nothing on the
+ * public port, and a drive through the relay counted and timed.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_DB_KIND } from '../../test/app.js';
+import { driveCar, type ListeningTestApp, startListeningTestApp } from '../../test/sockets.js';
+
+interface Sample {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+}
+
+const NAME = '[a-zA-Z_:][a-zA-Z0-9_:]*';
+const SAMPLE_LINE = new RegExp(`^(${NAME})(?:\\{(.*)\\})? (\\S+)$`);
+const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"(?:,|$)/y;
+
+/**
+ * Prometheus's text exposition format (0.0.4), strictly: HELP and TYPE once per family before
+ * its samples, every sample of a declared family, well-formed labels, numeric values.
+ */
+function parseExposition(text: string): { types: Map<string, string>; samples: Sample[] } {
+  const types = new Map<string, string>();
+  const helped = new Set<string>();
+  const samples: Sample[] = [];
+  expect(text.endsWith('\n')).toBe(true);
+  for (const line of text.split('\n')) {
+    if (line === '') continue;
+    const comment = /^# (HELP|TYPE) (\S+) (.+)$/.exec(line);
+    if (comment) {
+      const [, kind, name, rest] = comment as unknown as [string, string, string, string];
+      if (kind === 'HELP') {
+        expect(helped.has(name), `HELP ${name} twice`).toBe(false);
+        helped.add(name);
+      } else {
+        expect(['counter', 'gauge', 'histogram', 'summary', 'untyped']).toContain(rest);
+        expect(types.has(name), `TYPE ${name} twice`).toBe(false);
+        types.set(name, rest);
+      }
+      continue;
+    }
+    const match = SAMPLE_LINE.exec(line);
+    expect(match, `not a sample line: ${line}`).not.toBeNull();
+    const [, name, labelText = '', valueText] = match as unknown as [
+      string,
+      string,
+      string | undefined,
+      string,
+    ];
+    const labels: Record<string, string> = {};
+    LABEL.lastIndex = 0;
+    while (LABEL.lastIndex < labelText.length) {
+      const label = LABEL.exec(labelText);
+      expect(label, `bad labels in: ${line}`).not.toBeNull();
+      labels[(label as RegExpExecArray)[1] as string] = (label as RegExpExecArray)[2] as string;
+    }
+    const value = Number(valueText.replace(/^\+Inf$/, 'Infinity'));
+    expect(Number.isNaN(value) && valueText !== 'NaN', `bad value in: ${line}`).toBe(false);
+    const family = name.replace(/_(bucket|sum|count)$/, '');
+    expect(types.has(name) || types.has(family), `sample of an undeclared family: ${line}`).toBe(true);
+    samples.push({ name, labels, value });
+  }
+  return { types, samples };
+}
+
+function sampleValue(
+  samples: Sample[],
+  name: string,
+  labels: Record<string, string> = {},
+): number | undefined {
+  return samples.find(
+    (sample) =>
+      sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value),
+  )?.value;
+}
+
+const metricsUrl = (testApp: ListeningTestApp) =>
+  `http://127.0.0.1:${testApp.app.metricsServer?.port}/metrics`;
+
+async function scrape(testApp: ListeningTestApp, headers: Record<string, string> = {}) {
+  const response = await fetch(metricsUrl(testApp), { headers });
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
+  return parseExposition(await response.text());
+}
+
+describe('GET /metrics', () => {
+  let testApp: ListeningTestApp;
+  beforeAll(async () => {
+    testApp = await startListeningTestApp({ METRICS_PORT: '0' });
+  });
+  afterAll(() => testApp?.close());
+
+  it('listens on a port of its own, on loopback, and answers Prometheus text with the listed metrics', async () => {
+    const port = testApp.app.metricsServer?.port;
+    expect(port).toBeGreaterThan(0);
+    expect(port).not.toBe(Number(new URL(`http://${testApp.host}`).port));
+    const { types, samples } = await scrape(testApp);
+    expect(Object.fromEntries([...types].filter(([name]) => name.startsWith('telerace_')))).toEqual({
+      telerace_info: 'gauge',
+      telerace_eventloop_utilization_ratio: 'gauge',
+      telerace_sockets_open: 'gauge',
+      telerace_socket_messages_received_total: 'counter',
+      telerace_socket_messages_sent_total: 'counter',
+      telerace_socket_messages_dropped_total: 'counter',
+      telerace_relay_latency_seconds: 'histogram',
+      telerace_race_state: 'gauge',
+      telerace_raffle_entries: 'gauge',
+      telerace_janus_up: 'gauge',
+      telerace_integration_state: 'gauge',
+      ...(TEST_DB_KIND === 'postgres'
+        ? { telerace_db_pool_connections: 'gauge', telerace_db_pool_waiting: 'gauge' }
+        : {}),
+    });
+    // prom-client's defaults: event-loop lag, heap, process.
+    for (const name of [
+      'nodejs_eventloop_lag_seconds',
+      'nodejs_eventloop_lag_p99_seconds',
+      'process_cpu_seconds_total',
+    ])
+      expect(types.has(name), name).toBe(true);
+    expect(sampleValue(samples, 'telerace_info', { database: TEST_DB_KIND })).toBe(1);
+    const utilization = sampleValue(samples, 'telerace_eventloop_utilization_ratio') ?? -1;
+    expect(utilization).toBeGreaterThanOrEqual(0);
+    expect(utilization).toBeLessThanOrEqual(1);
+    expect(sampleValue(samples, 'telerace_race_state', { state: 'idle' })).toBe(1);
+    expect(sampleValue(samples, 'telerace_race_state', { state: 'active' })).toBe(0);
+    // VIDEO=off in tests: no Janus.
+    expect(sampleValue(samples, 'telerace_janus_up')).toBe(0);
+    expect(
+      sampleValue(samples, 'telerace_integration_state', { integration: 'twitch', state: 'not_configured' }),
+    ).toBe(1);
+    expect(
+      sampleValue(samples, 'telerace_integration_state', { integration: 'twitch', state: 'connected' }),
+    ).toBe(0);
+    for (const kind of ['car', 'controller', 'event', 'video'])
+      expect(sampleValue(samples, 'telerace_sockets_open', { kind }), kind).toBe(0);
+    expect(
+      sampleValue(samples, 'telerace_socket_messages_dropped_total', { kind: 'car', cause: 'invalid_json' }),
+    ).toBe(0);
+    expect(sampleValue(samples, 'telerace_relay_latency_seconds_bucket', { le: '+Inf' })).toBe(0);
+    // No raffle is open: no entries at all.
+    expect(samples.filter((sample) => sample.name === 'telerace_raffle_entries')).toEqual([]);
+    if (TEST_DB_KIND === 'postgres')
+      expect(sampleValue(samples, 'telerace_db_pool_connections', { state: 'total' })).toBeGreaterThan(0);
+  });
+
+  it('is not on the public port, and its own port answers nothing but GET /metrics', async () => {
+    const response = await fetch(`http://${testApp.host}/metrics`);
+    expect(response.status).toBe(404);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect((await fetch(metricsUrl(testApp).replace('/metrics', '/'))).status).toBe(404);
+    expect((await fetch(metricsUrl(testApp).replace('/metrics', '/api/health'))).status).toBe(404);
+    const post = await fetch(metricsUrl(testApp), { method: 'POST' });
+    expect(post.status).toBe(405);
+  });
+
+  it('counts a drive through the relay: sockets open, messages in and out, and its latency', async () => {
+    const before = (await scrape(testApp)).samples;
+    const { car, controller } = await driveCar(testApp.app, testApp.host);
+    await controller.nextOfType('car-status');
+    for (const throttle of [0.25, 0.5, 0.75]) {
+      controller.send({ type: 'drive', throttle, steer: 0 });
+      await car.next((message) => message.type === 'drive' && message.throttle === throttle);
+    }
+    const after = (await scrape(testApp)).samples;
+    const delta = (name: string, labels: Record<string, string> = {}) =>
+      (sampleValue(after, name, labels) ?? 0) - (sampleValue(before, name, labels) ?? 0);
+    expect(sampleValue(after, 'telerace_sockets_open', { kind: 'car' })).toBe(1);
+    expect(sampleValue(after, 'telerace_sockets_open', { kind: 'controller' })).toBe(1);
+    expect(delta('telerace_socket_messages_received_total', { kind: 'controller' })).toBe(3);
+    // hello from the car; welcome and the three drives (at least) to it.
+    expect(delta('telerace_socket_messages_received_total', { kind: 'car' })).toBeGreaterThanOrEqual(1);
+    expect(delta('telerace_socket_messages_sent_total', { kind: 'car' })).toBeGreaterThanOrEqual(4);
+    expect(delta('telerace_relay_latency_seconds_count')).toBe(3);
+    expect(delta('telerace_relay_latency_seconds_bucket', { le: '+Inf' })).toBe(3);
+    const sum = delta('telerace_relay_latency_seconds_sum');
+    expect(sum).toBeGreaterThan(0);
+    expect(sum).toBeLessThan(3);
+    // Buckets are cumulative: never decreasing up to +Inf.
+    const buckets = after.filter((sample) => sample.name === 'telerace_relay_latency_seconds_bucket');
+    expect(buckets.map((sample) => sample.value)).toEqual(
+      [...buckets.map((sample) => sample.value)].sort((a, b) => a - b),
+    );
+
+    await Promise.all([controller.close(), car.close()]);
+    await expect
+      .poll(async () =>
+        sampleValue((await scrape(testApp)).samples, 'telerace_sockets_open', { kind: 'car' }),
+      )
+      .toBe(0);
+  });
+});
+
+describe('GET /metrics with METRICS_TOKEN', () => {
+  const token = 'metrics-token-for-the-test';
+  let testApp: ListeningTestApp;
+  beforeAll(async () => {
+    testApp = await startListeningTestApp({ METRICS_PORT: '0', METRICS_TOKEN: token });
+  });
+  afterAll(() => testApp?.close());
+
+  it('answers 401 without the bearer token or with another, and the metrics with it', async () => {
+    const missing = await fetch(metricsUrl(testApp));
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get('www-authenticate')).toBe('Bearer realm="metrics"');
+    expect(await missing.text()).not.toContain('telerace_');
+    for (const authorization of [`Bearer ${token}x`, 'Bearer short', token, `Basic ${token}`])
+      expect((await fetch(metricsUrl(testApp), { headers: { authorization } })).status, authorization).toBe(
+        401,
+      );
+    const { types } = await scrape(testApp, { authorization: `Bearer ${token}` });
+    expect(types.get('telerace_sockets_open')).toBe('gauge');
+  });
+});
+
+describe('without METRICS_PORT', () => {
+  let testApp: ListeningTestApp;
+  beforeAll(async () => {
+    testApp = await startListeningTestApp();
+  });
+  afterAll(() => testApp?.close());
+
+  it('runs no metrics server', () => {
+    expect(testApp.app.metricsServer).toBeNull();
+  });
+});
