@@ -3,8 +3,10 @@
  * Prometheus's text format, the metrics docs/operations.md lists, the token, nothing on the
  * public port, and a drive through the relay counted and timed.
  */
+
+import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_DB_KIND } from '../../test/app.js';
+import { buildTestApp, createTestEnvironment, TEST_DB_KIND } from '../../test/app.js';
 import { driveCar, type ListeningTestApp, startListeningTestApp } from '../../test/sockets.js';
 
 interface Sample {
@@ -225,5 +227,22 @@ describe('without METRICS_PORT', () => {
 
   it('runs no metrics server', () => {
     expect(testApp.app.metricsServer).toBeNull();
+  });
+});
+
+describe('a metrics port already taken', () => {
+  it('fails the start-up with the error', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as { port: number }).port;
+    const environment = await createTestEnvironment({ METRICS_PORT: String(port) });
+    try {
+      const { app } = await buildTestApp(environment, { waitForMigrations: false });
+      await expect(app.migrated()).rejects.toThrow(/EADDRINUSE/);
+      await app.close();
+    } finally {
+      taken.close();
+      await environment.dispose();
+    }
   });
 });
