@@ -1,6 +1,6 @@
 import { screen, waitFor } from '@testing-library/react';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ACCESS_TOKEN, admin, member, renderApp, resetBrowser, stubServer } from './test/app';
+import { ACCESS_TOKEN, admin, callsTo, member, renderApp, resetBrowser, stubServer } from './test/app';
 
 beforeEach(async () => {
   await resetBrowser();
@@ -17,6 +17,16 @@ describe('session loading', () => {
     expect(screen.queryByRole('navigation')).not.toBeInTheDocument();
     expect(screen.queryByRole('main')).not.toBeInTheDocument();
     expect(screen.queryByRole('contentinfo')).not.toBeInTheDocument();
+  });
+
+  it('signs a visitor without the session hint out at once, without a refresh round trip', async () => {
+    const fetchMock = stubServer({ session: null });
+    renderApp('/login');
+    // The page is there on the first render: no "Initializing Session..." in between.
+    expect(screen.getByRole('main')).toBeInTheDocument();
+    expect(screen.queryByText('Initializing Session...')).not.toBeInTheDocument();
+    await screen.findByRole('heading', { level: 1 });
+    expect(callsTo(fetchMock, 'POST', '/api/refresh-token')).toHaveLength(0);
   });
 
   it('tries a refresh with cookies, then loads the user with the new token', async () => {

@@ -14,6 +14,12 @@ export const DEFAULT_THEME: Theme = 'dark';
 export const THEME_STORAGE_KEY = 'theme';
 
 export const COOKIE_CONSENT_COOKIE = 'telerace_cookie_consent';
+/**
+ * Set (value `1`, readable by the page, no secret) beside the HttpOnly refresh cookie and with
+ * its lifetime; cleared with it. Without it the web app knows at once that there is no session to
+ * restore and paints the page without waiting for a refresh round trip.
+ */
+export const SESSION_HINT_COOKIE = 'telerace_session';
 export const COOKIE_CONSENT_DAYS = 150;
 /** Cookie that remembers the chosen language (read by the language detector). */
 export const LANGUAGE_COOKIE = 'i18next';

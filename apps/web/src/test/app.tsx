@@ -8,7 +8,7 @@
  *   signed-in member, behind the app's own sign-in guard, once the session is restored.
  */
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import type { PublicConfig, TicketsResponse } from '@telerace/protocol';
+import { type PublicConfig, SESSION_HINT_COOKIE, type TicketsResponse } from '@telerace/protocol';
 import { render, waitFor } from '@testing-library/react';
 import { type ReactNode, useState } from 'react';
 import { createMemoryRouter, type RouteObject } from 'react-router';
@@ -125,6 +125,11 @@ function sessionAnswer(method: string, path: string, auth: string | null): Respo
   return json(404, { error: 'Not found', errorKey: 'errors.notFound' });
 }
 
+/** What the real server leaves in the browser with a session: the hint the app reads on load. */
+function leaveSessionHint() {
+  writeCookie(SESSION_HINT_COOKIE, '1', 60 * 60);
+}
+
 /** Installs the fake server as `fetch`; returns the mock to inspect the calls made. */
 export function stubServer({
   session,
@@ -134,6 +139,7 @@ export function stubServer({
   routes = {},
 }: ServerOptions) {
   server = { session, meShape, logoutFails, handle, routes };
+  if (session !== null) leaveSessionHint();
   const fetchMock = vi.fn(async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const url = String(input);
     const { pathname } = new URL(url, 'http://localhost');
@@ -218,6 +224,7 @@ export async function renderSignedIn(ui: ReactNode, user: User = member, options
   // A screen that calls nothing itself still needs the server that restores the session.
   if (!installed || globalThis.fetch !== installed) stubFetch({});
   server.session = user;
+  leaveSessionHint();
   let shown = false;
   const session: { current: AuthContextValue | null } = { current: null };
   const router = createMemoryRouter(

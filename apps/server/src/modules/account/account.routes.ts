@@ -21,7 +21,7 @@ import { unauthorized } from '../../http/authenticate.js';
 import { JSON_CONTENT_TYPE, JsonPerObject } from '../../http/cached-json.js';
 import { HttpError } from '../../http/errors.js';
 import { SlidingWindowCounter } from '../../sliding-window.js';
-import { REFRESH_COOKIE } from '../auth/auth.routes.js';
+import { REFRESH_COOKIE, sessionCookies } from '../auth/session-cookies.js';
 import { presentUser } from '../users/user.presenter.js';
 import { isWrongCurrentPassword } from './account.service.js';
 import { ADDRESS_CHANGE_MIN_MS, AddressChangeLimiter } from './address-changes.js';
@@ -57,13 +57,8 @@ export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
   const auth = { preHandler: app.authenticate };
   // Also open to a social sign-up that has not accepted the terms yet (authenticate.ts).
   const authBeforeTerms = { preHandler: app.authenticateBeforeTerms };
-  // Same attributes as the auth module sets it with, so browsers drop that very cookie.
-  const refreshCookie = {
-    httpOnly: true,
-    secure: app.config.publicUrl.startsWith('https://'),
-    sameSite: 'strict',
-    path: '/api',
-  } as const;
+  // Same attributes as the auth module sets them with, so browsers drop those very cookies.
+  const cookies = sessionCookies(app.config.publicUrl.startsWith('https://'));
 
   /** The session family of the caller's own refresh cookie, if it is theirs. */
   const ownFamily = async (request: FastifyRequest): Promise<string | undefined> => {
@@ -190,7 +185,7 @@ export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
       );
       // Lost a race with another deletion (or a ban-and-delete by an admin): the account is gone.
       if (!(await account.deleteAccount(request.currentUser.id))) throw unauthorized();
-      reply.clearCookie(REFRESH_COOKIE, refreshCookie);
+      cookies.clear(reply);
       return { message: 'Your account was deleted.' };
     },
   );

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ERROR_KEYS } from '@telerace/protocol';
+import { ERROR_KEYS, SESSION_HINT_COOKIE } from '@telerace/protocol';
 import { eq, sql } from 'drizzle-orm';
 import type { FastifyPluginAsync } from 'fastify';
 import { decodeJwt, generateKeyPair, SignJWT } from 'jose';
@@ -123,6 +123,23 @@ describe('sign-up', () => {
 });
 
 describe('login', () => {
+  it('sets the session hint beside the refresh cookie (readable, no secret, same life) and clears both', async () => {
+    const hintOf = (response: {
+      cookies: { name: string; value: string; maxAge?: number; path?: string; httpOnly?: boolean }[];
+    }) => response.cookies.find((c) => c.name === SESSION_HINT_COOKIE);
+    const { response } = await login(t.app, await signup(t.app));
+    const hint = hintOf(response);
+    expect(hint).toMatchObject({ value: '1', path: '/' });
+    expect(hint?.httpOnly).toBeFalsy();
+    expect(hint?.maxAge).toBe(refreshCookieOf(response)?.maxAge);
+
+    const logout = await t.app.inject({ method: 'POST', url: '/api/logout' });
+    expect(hintOf(logout)?.value).toBe('');
+    const failed = await refresh(t.app, 'not a token');
+    expect(failed.statusCode).toBe(401);
+    expect(hintOf(failed)?.value).toBe('');
+  });
+
   it('sets the refresh cookie HttpOnly, SameSite=Strict, Path=/api, not Secure on http, ≤ 30 days', async () => {
     const { response, refreshToken } = await login(t.app, await signup(t.app));
     const header = String(response.headers['set-cookie']);

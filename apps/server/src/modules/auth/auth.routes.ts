@@ -15,9 +15,9 @@ import { HttpError } from '../../http/errors.js';
 import { type IssuedSession, MESSAGES } from './auth.service.js';
 import { botVerifierFor } from './bot-check.js';
 import { loginCodeRoutes } from './login-codes.routes.js';
+import { REFRESH_COOKIE, sessionCookies } from './session-cookies.js';
 
-export const REFRESH_COOKIE = 'telerace_refresh';
-const COOKIE_PATH = '/api';
+export { REFRESH_COOKIE } from './session-cookies.js';
 
 const HOUR_MS = 60 * 60_000;
 
@@ -27,15 +27,15 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
   const botVerifier = botVerifierFor(config, app.log);
   const service = app.auth;
 
-  const cookieOptions = { httpOnly: true, secure, sameSite: 'strict', path: COOKIE_PATH } as const;
+  const cookies = sessionCookies(secure);
 
   function setSessionCookie(reply: FastifyReply, session: IssuedSession): void {
     const maxAge = Math.max(0, Math.floor((session.expiresAt.getTime() - app.clock.now().getTime()) / 1000));
-    reply.setCookie(REFRESH_COOKIE, session.refreshToken, { ...cookieOptions, maxAge });
+    cookies.set(reply, session.refreshToken, maxAge);
   }
 
   function clearSessionCookie(reply: FastifyReply): void {
-    reply.clearCookie(REFRESH_COOKIE, cookieOptions);
+    cookies.clear(reply);
   }
 
   // Sign-ins finished elsewhere (social) end here, with the same sessions as /login.

@@ -1,14 +1,18 @@
 /**
  * Owns the auth session. On page load it tries to restore the session once (refresh cookie →
- * access token → user); until that ends `loading` is true. It logs in and out, keeps the token in
+ * access token → user); until that ends `loading` is true. A visitor without the session hint
+ * cookie (SESSION_HINT_COOKIE, set and cleared by the server with the refresh cookie) has no
+ * session to restore: they are signed out at once, with no round trip before the first paint. It logs in and out, keeps the token in
  * step with the auth client, re-checks the session every 10 s while the tab is visible (a banned
  * or deleted member's open page ends up on /login within seconds) and applies the user's
  * preferred theme when a session starts.
  *
  * It sits above the router, so the app hands it a `navigate` function (the router's).
  */
+import { SESSION_HINT_COOKIE } from '@telerace/protocol';
 import { type ReactNode, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { getAccessToken, onSessionExpired, onTokenChange, setAccessToken } from '../../lib/auth-client';
+import { readCookie } from '../../lib/cookies';
 import { setTheme } from '../theme/theme';
 import { AuthContext, type AuthContextValue, type LoginRouteState } from './auth-context';
 import { endSession, exchangeLoginCode, fetchMe, postLogin, restoreSession } from './session';
@@ -30,13 +34,18 @@ export type AuthNavigate = (
 
 const SIGNED_OUT: AuthState = { accessToken: null, user: null, loading: false };
 
+/** Whether the server left a session to restore (its hint cookie); without one there is none. */
+const hasSessionToRestore = () => readCookie(SESSION_HINT_COOKIE) !== undefined;
+
 function startedSession(user: User): User {
   setTheme(user.preferred_theme);
   return user;
 }
 
 export function AuthProvider({ navigate, children }: { navigate: AuthNavigate; children: ReactNode }) {
-  const [state, setState] = useState<AuthState>({ accessToken: null, user: null, loading: true });
+  const [state, setState] = useState<AuthState>(() =>
+    hasSessionToRestore() ? { accessToken: null, user: null, loading: true } : SIGNED_OUT,
+  );
   const [signingOut, setSigningOut] = useState(false);
   const navigateRef = useRef(navigate);
   navigateRef.current = navigate;
@@ -62,6 +71,7 @@ export function AuthProvider({ navigate, children }: { navigate: AuthNavigate; c
   useEffect(() => {
     if (restoreStarted.current) return;
     restoreStarted.current = true;
+    if (!hasSessionToRestore()) return;
     void restoreSession().then((session) => {
       if (!session) {
         setState(SIGNED_OUT);
