@@ -43,7 +43,10 @@ const control = createServer(async (request, response) => {
     if (request.method === 'GET' && request.url === '/twitch/sent') return reply(200, twitch.botMessages());
     if (request.method === 'POST' && request.url === '/twitch/say') {
       const body = await readJson(request);
-      twitch.say({ login: String(body.login), id: body.id, displayName: body.displayName }, String(body.text));
+      twitch.say(
+        { login: String(body.login), id: body.id, displayName: body.displayName },
+        String(body.text),
+      );
       return reply(200, { ok: true });
     }
     return reply(404, { error: 'not found' });

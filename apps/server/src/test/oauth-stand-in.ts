@@ -11,6 +11,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Platform } from '@telerace/protocol';
+import { readBody } from './stand-ins/request-body.js';
 
 export interface StandInMember {
   id: string;
@@ -49,15 +50,6 @@ const ENV_PREFIX: Record<Platform, { client: string; auth: string; token: string
 };
 
 const base64url = (bytes: Buffer) => bytes.toString('base64url');
-
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    request.on('error', reject);
-  });
-}
 
 function json(response: ServerResponse, status: number, body: unknown): void {
   response.writeHead(status, { 'content-type': 'application/json' });

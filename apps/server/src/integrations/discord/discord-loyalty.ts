@@ -15,6 +15,7 @@
 import type { APIInteractionGuildMember, GuildMember } from 'discord.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../clock.js';
+import { wholeMonthsBetween } from '../../modules/tickets/tickets.service.js';
 import type { IntegrationsService, Viewer } from '../integrations.service.js';
 
 /** What counts about a member: their role ids and when they started boosting. */
@@ -38,16 +39,6 @@ export function memberStanding(member: AnyMember): MemberStanding | null {
   }
   const cached = member as GuildMember;
   return { roles: [...cached.roles.cache.keys()], premiumSince: cached.premiumSince };
-}
-
-/** Whole calendar months from `since` to `now` (0 in the first month). */
-export function wholeMonthsBetween(since: Date, now: Date): number {
-  let months =
-    (now.getUTCFullYear() - since.getUTCFullYear()) * 12 + (now.getUTCMonth() - since.getUTCMonth());
-  const sinceInMonth = since.getTime() - Date.UTC(since.getUTCFullYear(), since.getUTCMonth());
-  const nowInMonth = now.getTime() - Date.UTC(now.getUTCFullYear(), now.getUTCMonth());
-  if (nowInMonth < sinceInMonth) months -= 1;
-  return Math.max(0, months);
 }
 
 /** The rule above: the months to subscribe the member with, or null when they are not loyal. */

@@ -5,12 +5,13 @@
  */
 import { GatewayIntentBits } from 'discord.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { wholeMonthsBetween } from '../../modules/tickets/tickets.service.js';
 import { startTestApp } from '../../test/app.js';
 import { authHeader, buildUser } from '../../test/factories.js';
 import { type DiscordMember, DiscordStandIn, isEphemeral } from '../../test/stand-ins/discord.js';
 import { ChannelAnswers, MESSAGE_LIMIT } from './channel-answers.js';
 import { restOptions } from './discord-bot.js';
-import { loyaltyMonths, wholeMonthsBetween } from './discord-loyalty.js';
+import { loyaltyMonths } from './discord-loyalty.js';
 
 const ADMIN = { id: null, username: 'test' };
 let seq = 0;

@@ -17,6 +17,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
+import { readBody } from './request-body.js';
 
 export interface StandInAuthor {
   channelId: string;
@@ -63,15 +64,6 @@ function json(response: ServerResponse, status: number, body: unknown): void {
 function googleError(response: ServerResponse, code: number, reason: string, message: string): void {
   json(response, code, {
     error: { code, message, errors: [{ message, domain: 'youtube.liveChat', reason }] },
-  });
-}
-
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    request.on('error', reject);
   });
 }
 
