@@ -67,6 +67,11 @@ export class CarRelay implements CarPresence {
   };
   /** From a drive message's arrival to its forwarding to the car's socket (GET /metrics). */
   readonly driveLatency = new LatencyHistogram();
+  /**
+   * Drives that crossed instances (GET /metrics): `sent` by drivers here to cars held elsewhere,
+   * `forwarded` here to a held car from drivers elsewhere (the heartbeat's repeats included).
+   */
+  readonly remoteDrives = { sent: 0, forwarded: 0 };
 
   constructor(
     readonly events: EventBus,
@@ -209,7 +214,9 @@ export class CarRelay implements CarPresence {
       this.#served.set(
         carId,
         this.#bridge.serveCar(carId, {
-          drive: (throttle, steer) => this.#driveHere(carId, throttle, steer, true),
+          drive: (throttle, steer) => {
+            if (this.#driveHere(carId, throttle, steer, true)) this.remoteDrives.forwarded++;
+          },
           stop: () => this.#stop(carId),
         }),
       );
@@ -305,7 +312,8 @@ export class CarRelay implements CarPresence {
       });
       this.#remotes.set(carId, remote);
     }
-    if (!remote.drive(throttle, steer)) link.send({ type: 'car-status', online: false });
+    if (remote.drive(throttle, steer)) this.remoteDrives.sent++;
+    else link.send({ type: 'car-status', online: false });
   }
 
   /** Another instance says which cars it holds now: believed until PRESENCE_LASTS_MS without news. */

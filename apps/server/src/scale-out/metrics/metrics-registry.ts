@@ -27,7 +27,9 @@ export interface MetricsSources {
   version: string;
   database: Pick<Database, 'kind' | 'pool'>;
   sockets: SocketMeter;
-  relay: { driveLatency: LatencyHistogram };
+  relay: { driveLatency: LatencyHistogram; remoteDrives: { sent: number; forwarded: number } };
+  /** Whether this instance runs the leader-only work (scale-out/leadership.ts; one process: always). */
+  leadership: { readonly leading: boolean };
   race: { state(): { race_status: RaceStatus } };
   raffles: { openEntriesByPlatform(): Promise<Record<Platform, number> | null> };
   /** Whether a Janus answers (`available`), and the supervised one's process when the server runs its own. */
@@ -190,6 +192,24 @@ export function metricsRegistry(sources: MetricsSources): Registry {
       "Time from a driver's drive message arriving to its forwarding to the car's socket",
       sources.relay.driveLatency,
     ),
+  );
+
+  mirroredCounter(
+    registry,
+    'telerace_relay_remote_drives_total',
+    'Drives that crossed instances: sent to a car held elsewhere, forwarded here to a held car (heartbeat repeats included)',
+    ['direction'],
+    () => [
+      [{ direction: 'sent' }, sources.relay.remoteDrives.sent],
+      [{ direction: 'forwarded' }, sources.relay.remoteDrives.forwarded],
+    ],
+  );
+  readGauge(
+    registry,
+    'telerace_leader',
+    '1 while this instance holds the leadership (the race engine, the chat integrations), else 0',
+    [],
+    () => [[{}, sources.leadership.leading ? 1 : 0]],
   );
 
   readGauge(registry, 'telerace_race_state', 'The race state: 1 for the current one', ['state'], () => {

@@ -23,6 +23,7 @@ export const metricsModule = defineModule({
       database,
       sockets: app.socketMeter,
       relay: services.carRelay,
+      leadership: services.leadership,
       race: services.raceEngine,
       raffles: services.raffles,
       video: services.video,

@@ -4,10 +4,29 @@
  * public port, and a drive through the relay counted and timed.
  */
 
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, createTestEnvironment, TEST_DB_KIND } from '../../test/app.js';
-import { driveCar, type ListeningTestApp, startListeningTestApp } from '../../test/sockets.js';
+import {
+  buildTestApp,
+  createTestEnvironment,
+  TEST_DB_KIND,
+  type TestApp,
+  type TestEnvironment,
+} from '../../test/app.js';
+import { TEST_REDIS_URL } from '../../test/instances.js';
+import {
+  connectCar,
+  controllerUrl,
+  createCar,
+  driveCar,
+  type ListeningTestApp,
+  listen,
+  openSocket,
+  originOf,
+  startListeningTestApp,
+  takeCar,
+} from '../../test/sockets.js';
 
 interface Sample {
   name: string;
@@ -59,7 +78,8 @@ function parseExposition(text: string): { types: Map<string, string>; samples: S
       labels[(label as RegExpExecArray)[1] as string] = (label as RegExpExecArray)[2] as string;
     }
     const value = Number(valueText.replace(/^\+Inf$/, 'Infinity'));
-    expect(Number.isNaN(value) && valueText !== 'NaN', `bad value in: ${line}`).toBe(false);
+    // prom-client writes a mean without samples as `Nan`; Prometheus reads NaN in any case.
+    expect(Number.isNaN(value) && !/^nan$/i.test(valueText), `bad value in: ${line}`).toBe(false);
     const family = name.replace(/_(bucket|sum|count)$/, '');
     expect(types.has(name) || types.has(family), `sample of an undeclared family: ${line}`).toBe(true);
     samples.push({ name, labels, value });
@@ -108,6 +128,8 @@ describe('GET /metrics', () => {
       telerace_socket_messages_sent_total: 'counter',
       telerace_socket_messages_dropped_total: 'counter',
       telerace_relay_latency_seconds: 'histogram',
+      telerace_relay_remote_drives_total: 'counter',
+      telerace_leader: 'gauge',
       telerace_race_state: 'gauge',
       telerace_raffle_entries: 'gauge',
       telerace_janus_up: 'gauge',
@@ -128,6 +150,9 @@ describe('GET /metrics', () => {
     expect(utilization).toBeGreaterThanOrEqual(0);
     expect(utilization).toBeLessThanOrEqual(1);
     expect(sampleValue(samples, 'telerace_race_state', { state: 'idle' })).toBe(1);
+    // One process without REDIS_URL: always the leader.
+    expect(sampleValue(samples, 'telerace_leader')).toBe(1);
+    expect(sampleValue(samples, 'telerace_relay_remote_drives_total', { direction: 'sent' })).toBe(0);
     expect(sampleValue(samples, 'telerace_race_state', { state: 'active' })).toBe(0);
     // VIDEO=off in tests: no Janus.
     expect(sampleValue(samples, 'telerace_janus_up')).toBe(0);
@@ -177,6 +202,9 @@ describe('GET /metrics', () => {
     expect(delta('telerace_socket_messages_received_total', { kind: 'car' })).toBeGreaterThanOrEqual(1);
     expect(delta('telerace_socket_messages_sent_total', { kind: 'car' })).toBeGreaterThanOrEqual(4);
     expect(delta('telerace_relay_latency_seconds_count')).toBe(3);
+    // Driver and car on this instance: nothing crossed.
+    expect(delta('telerace_relay_remote_drives_total', { direction: 'sent' })).toBe(0);
+    expect(delta('telerace_relay_remote_drives_total', { direction: 'forwarded' })).toBe(0);
     expect(delta('telerace_relay_latency_seconds_bucket', { le: '+Inf' })).toBe(3);
     const sum = delta('telerace_relay_latency_seconds_sum');
     expect(sum).toBeGreaterThan(0);
@@ -193,6 +221,72 @@ describe('GET /metrics', () => {
         sampleValue((await scrape(testApp)).samples, 'telerace_sockets_open', { kind: 'car' }),
       )
       .toBe(0);
+  });
+});
+
+// Two apps on one PostgreSQL and one Redis namespace (issue 15): only the advisory lock's holder leads.
+describe.skipIf(TEST_DB_KIND !== 'postgres')('GET /metrics on two instances', () => {
+  let environment: TestEnvironment;
+  const apps: TestApp[] = [];
+  const hosts: string[] = [];
+  beforeAll(async () => {
+    environment = await createTestEnvironment({
+      METRICS_PORT: '0',
+      REDIS_URL: TEST_REDIS_URL,
+      REDIS_NAMESPACE: `telerace_test_${randomBytes(6).toString('hex')}`,
+    });
+    // One after the other: the first one up takes the lock.
+    for (const _ of [0, 1]) {
+      const testApp = await buildTestApp(environment);
+      apps.push(testApp);
+      hosts.push(await listen(testApp.app));
+    }
+  });
+  afterAll(async () => {
+    for (const { app } of apps) await app.close();
+    await environment?.dispose();
+  });
+
+  const scrapeOf = async ({ app }: TestApp) =>
+    parseExposition(await (await fetch(`http://127.0.0.1:${app.metricsServer?.port}/metrics`)).text())
+      .samples;
+
+  it('counts a drive from a driver on one instance to a car on the other on both sides', async () => {
+    const [a, b] = apps as [TestApp, TestApp];
+    const [hostA, hostB] = hosts as [string, string];
+    const driving = await createCar(a.app, 'Car on B');
+    const car = await connectCar(hostB, driving.carId, driving.secret);
+    const taken = await takeCar(a.app, driving);
+    const controller = await openSocket(
+      controllerUrl(hostA, driving.carId, taken.accessToken, taken.controlToken),
+      originOf(a.app),
+    );
+    try {
+      // A hears of the car on B (car.online over Redis) before its first drive crosses.
+      await controller.next((message) => message.type === 'car-status' && message.online === true);
+      controller.send({ type: 'drive', throttle: 0.5, steer: 0 });
+      await car.next((message) => message.type === 'drive' && message.throttle === 0.5);
+      const remote = async (testApp: TestApp, direction: string) =>
+        sampleValue(await scrapeOf(testApp), 'telerace_relay_remote_drives_total', { direction });
+      expect(await remote(a, 'sent')).toBe(1);
+      expect(await remote(a, 'forwarded')).toBe(0);
+      // The driver's instance repeats the drive (heartbeat): forwarded once or more.
+      expect(await remote(b, 'forwarded')).toBeGreaterThanOrEqual(1);
+      expect(await remote(b, 'sent')).toBe(0);
+    } finally {
+      await Promise.all([controller.close(), car.close()]);
+    }
+  });
+
+  it('shows telerace_leader 1 on the leader and 0 on the other, and moves with the leadership', async () => {
+    const leaderValue = async (testApp: TestApp) => sampleValue(await scrapeOf(testApp), 'telerace_leader');
+    const [first, second] = apps as [TestApp, TestApp];
+    expect(await leaderValue(first)).toBe(1);
+    expect(await leaderValue(second)).toBe(0);
+    // The leader gives the lock up: the other takes it at its next try (every second).
+    await first.app.leadership.stop();
+    expect(await leaderValue(first)).toBe(0);
+    await expect.poll(() => leaderValue(second), { timeout: 5_000 }).toBe(1);
   });
 });
 
