@@ -37,6 +37,7 @@ import { MODULES } from './modules/index.js';
 import { fillUsernameSkeletons } from './modules/users/usernames.js';
 import { JANUS_MAX_MESSAGE_BYTES } from './modules/video/janus-proxy.js';
 import { MIGRATIONS_DIR, SERVER_VERSION } from './paths.js';
+import { LimitStores } from './scale-out/limit-stores.js';
 import { RedisChannels } from './scale-out/redis-channels.js';
 import { RedisTransport } from './scale-out/redis-transport.js';
 import { sharedLimitsStore } from './scale-out/shared-limits.js';
@@ -127,7 +128,11 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   app.decorate('config', config);
   const clock = options.clock ?? systemClock;
   app.decorate('clock', clock);
-  app.decorate('socketAdmission', new SocketAdmission(config.socketsPerIp));
+  const socketAdmission = new SocketAdmission(config.socketsPerIp);
+  app.decorate('socketAdmission', socketAdmission);
+  // The abuse limits' counts: shared by every instance with REDIS_URL, in memory without.
+  const limitStores = new LimitStores(redis, config.redisNamespace, app.log, socketAdmission);
+  app.decorate('limitStores', limitStores);
   app.decorate('socketMeter', new SocketMeter());
 
   // The modules: services built in order, decorated under their names, handlers subscribed.
@@ -200,6 +205,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   app.addHook('onClose', async () => {
     // Closing the database under a running migration would leave it half-applied.
     await migrationRun?.catch(() => undefined);
+    await limitStores.close();
     await redis?.close();
     await database.close();
   });

@@ -76,6 +76,14 @@ export class RedisChannels {
     return this.#publisher.status === 'ready' && this.#subscriber.status === 'ready';
   }
 
+  /**
+   * The connection for plain commands (the shared limits' counters, limit-stores.ts): the
+   * publishing one, never subscribed; a command while Redis is down fails at once.
+   */
+  get commands(): Redis {
+    return this.#publisher;
+  }
+
   /** Called with the new state when the connections go down or come back. */
   onStateChange(listener: (connected: boolean) => void): () => void {
     this.#stateListeners.add(listener);

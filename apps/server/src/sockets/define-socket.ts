@@ -96,11 +96,16 @@ export function defineRawSocket<A>(
 
 async function admit(app: FastifyInstance, admission: Admission<unknown>, request: FastifyRequest) {
   if (admission.ownOrigin) assertOwnOrigin(request, app.config.publicUrl);
-  if (admission.limits.perAddress) app.socketAdmission.admitAddress(request);
+  if (admission.limits.perAddress) await app.socketAdmission.admitAddress(request);
   const admitted = await admission.admit(request);
   const perMember = admission.limits.perMember;
   if (perMember)
-    app.socketAdmission.admitMember(request, perMember.kind, perMember.memberOf(admitted), perMember.max);
+    await app.socketAdmission.admitMember(
+      request,
+      perMember.kind,
+      perMember.memberOf(admitted),
+      perMember.max,
+    );
   return admitted;
 }
 

@@ -35,6 +35,10 @@ class Counter<K> {
     this.#counts.set(key, this.get(key) + 1);
   }
 
+  keys(): Iterable<K> {
+    return this.#counts.keys();
+  }
+
   remove(key: K): void {
     const next = this.get(key) - 1;
     if (next <= 0) this.#counts.delete(key);
@@ -45,36 +49,76 @@ class Counter<K> {
 /** Which cap a member's socket counts against (each kind has its own per-member limit). */
 export type SocketKind = 'event' | 'controller' | 'video';
 
+/**
+ * Places shared with the other instances (REDIS_URL: scale-out/redis-socket-places.ts): asked
+ * after this instance's own count allowed the socket; 'unshared' when Redis did not answer (the
+ * socket is let in on this instance's count alone).
+ */
+export interface SharedSocketPlaces {
+  take(key: string, max: number): Promise<'taken' | 'full' | 'unshared'>;
+  release(key: string, place: 'taken' | 'full' | 'unshared'): void;
+}
+
 export class SocketAdmission {
-  readonly #byAddress = new Counter<string>();
-  readonly #byMember = new Counter<string>();
+  /** This instance's places per key: `address:<ip>`, `member:<kind>:<id>`. */
+  readonly #places = new Counter<string>();
+  #shared: SharedSocketPlaces | null = null;
 
   constructor(readonly perAddress: number) {}
+
+  /** Counts every place on all instances too (REDIS_URL); set once at start-up. */
+  share(shared: SharedSocketPlaces): void {
+    this.#shared = shared;
+  }
+
+  /** This instance's places of `key` (the shared store writes them back after a Redis outage). */
+  heldHere(key: string): number {
+    return this.#places.get(key);
+  }
+
+  /** The keys this instance holds places of. */
+  keysHere(): Iterable<string> {
+    return this.#places.keys();
+  }
 
   /**
    * Takes a place for the request's client address, or throws 429. Call it before the slow
    * checks (token, database), so a flood from one address costs no database work past the cap.
    */
-  admitAddress(request: FastifyRequest): void {
+  async admitAddress(request: FastifyRequest): Promise<void> {
     if (!request.ws) return;
-    const address = request.ip;
-    if (this.#byAddress.get(address) >= this.perAddress) throw tooManySockets();
-    this.#byAddress.add(address);
-    this.#onConnectionEnd(request, () => this.#byAddress.remove(address));
+    await this.#admit(request, `address:${request.ip}`, this.perAddress);
   }
 
   /** Takes a place for the member's socket of this kind, or throws 429. */
-  admitMember(request: FastifyRequest, kind: SocketKind, userId: number, max: number): void {
+  async admitMember(request: FastifyRequest, kind: SocketKind, userId: number, max: number): Promise<void> {
     if (!request.ws) return;
-    const key = `${kind}:${userId}`;
-    if (this.#byMember.get(key) >= max) throw tooManySockets();
-    this.#byMember.add(key);
-    this.#onConnectionEnd(request, () => this.#byMember.remove(key));
+    await this.#admit(request, `member:${kind}:${userId}`, max);
   }
 
   /** Places held by an address (tests, logs). */
   heldByAddress(address: string): number {
-    return this.#byAddress.get(address);
+    return this.#places.get(`address:${address}`);
+  }
+
+  async #admit(request: FastifyRequest, key: string, max: number): Promise<void> {
+    // Checked and taken here in one synchronous step; the shared count is asked after.
+    if (this.#places.get(key) >= max) throw tooManySockets();
+    this.#places.add(key);
+    const shared = this.#shared;
+    const place = shared?.take(key, max);
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      this.#places.remove(key);
+      if (shared && place) void place.then((taken) => shared.release(key, taken));
+    };
+    this.#onConnectionEnd(request, release);
+    if (place && (await place) === 'full') {
+      release();
+      throw tooManySockets();
+    }
   }
 
   #onConnectionEnd(request: FastifyRequest, release: () => void): void {

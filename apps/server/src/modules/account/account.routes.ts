@@ -20,7 +20,6 @@ import { minutesToWait } from '../../domain-error.js';
 import { unauthorized } from '../../http/authenticate.js';
 import { JSON_CONTENT_TYPE, JsonPerObject } from '../../http/cached-json.js';
 import { HttpError } from '../../http/errors.js';
-import { SlidingWindowCounter } from '../../sliding-window.js';
 import { REFRESH_COOKIE, sessionCookies } from '../auth/session-cookies.js';
 import { presentUser } from '../users/user.presenter.js';
 import { isWrongCurrentPassword } from './account.service.js';
@@ -66,11 +65,16 @@ export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     return token ? account.sessionFamilyOf(request.currentUser.id, token) : undefined;
   };
 
-  const wrongPasswords = new SlidingWindowCounter<number>(WRONG_CURRENT_PASSWORDS_PER_HOUR, 60 * 60_000);
+  // Shared by every instance with REDIS_URL (scale-out/limit-stores.ts).
+  const wrongPasswords = app.limitStores.window<number>(
+    'wrong-current-passwords',
+    WRONG_CURRENT_PASSWORDS_PER_HOUR,
+    60 * 60_000,
+  );
   /** Runs an action that checks the current password, counting the member's wrong ones. */
   async function checkingPassword<T>(request: FastifyRequest, reply: FastifyReply, action: () => Promise<T>) {
     const userId = request.currentUser.id;
-    const waitMs = wrongPasswords.retryAfterMs(userId);
+    const waitMs = await wrongPasswords.retryAfterMs(userId);
     if (waitMs > 0) {
       reply.header('retry-after', String(Math.ceil(waitMs / 1000)));
       throw tooManyPasswordChecks(waitMs);
@@ -78,7 +82,7 @@ export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     try {
       return await action();
     } catch (error) {
-      if (isWrongCurrentPassword(error)) wrongPasswords.record(userId);
+      if (isWrongCurrentPassword(error)) await wrongPasswords.record(userId);
       throw error;
     }
   }
@@ -98,7 +102,7 @@ export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     );
 
-  const addressChanges = new AddressChangeLimiter();
+  const addressChanges = new AddressChangeLimiter(undefined, app.limitStores.window);
 
   app.patch(
     '/me/details',
@@ -112,7 +116,7 @@ export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
           const user = await account.updateDetails(member, request.body);
           return { user: presentUser(user), message: 'Your details were updated.' };
         }
-        const waitMs = addressChanges.take(member.id, request.ip);
+        const waitMs = await addressChanges.take(member.id, request.ip);
         if (waitMs > 0) {
           reply.header('retry-after', String(Math.ceil(waitMs / 1000)));
           throw tooManyAddressChanges(waitMs);
@@ -124,7 +128,7 @@ export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
         } catch (error) {
           // A wrong current password told nothing about the address: it does not use the budget.
           if (isWrongCurrentPassword(error)) {
-            addressChanges.refund(member.id, request.ip);
+            await addressChanges.refund(member.id, request.ip);
           }
           throw error;
         } finally {

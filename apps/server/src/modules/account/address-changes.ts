@@ -1,11 +1,11 @@
 /**
  * How often a member may ask to change their e-mail address. The answer to a taken address must
  * stay the spec's 409 "Email or username already in use", so probing who has an account through
- * it is made slow instead: a sliding hour per account and per client IP, in memory (per server
- * process), and every address-changing answer takes at least ADDRESS_CHANGE_MIN_MS, so a taken
+ * it is made slow instead: a sliding hour per account and per client IP (in memory, or shared by
+ * every instance with REDIS_URL: scale-out/limit-stores.ts), and every address-changing answer takes at least ADDRESS_CHANGE_MIN_MS, so a taken
  * and a free address cannot be told apart by the time the answer takes.
  */
-import { SlidingWindowCounter } from '../../sliding-window.js';
+import { type LimitWindow, type LimitWindowFactory, localLimitWindows } from '../../limit-window.js';
 
 export interface AddressChangeLimits {
   perAccount: number;
@@ -23,37 +23,39 @@ export const ADDRESS_CHANGE_LIMITS: AddressChangeLimits = { perAccount: 5, perIp
 export const ADDRESS_CHANGE_MIN_MS = 250;
 
 export class AddressChangeLimiter {
-  readonly #byAccount: SlidingWindowCounter<number>;
-  readonly #byIp: SlidingWindowCounter<string>;
+  readonly #byAccount: LimitWindow<number>;
+  readonly #byIp: LimitWindow<string>;
 
   constructor(
     readonly limits: AddressChangeLimits = ADDRESS_CHANGE_LIMITS,
-    now: () => number = Date.now,
+    windows: LimitWindowFactory = localLimitWindows(),
   ) {
-    this.#byAccount = new SlidingWindowCounter(limits.perAccount, limits.windowMs, now);
-    this.#byIp = new SlidingWindowCounter(limits.perIp, limits.windowMs, now);
+    this.#byAccount = windows('address-changes-account', limits.perAccount, limits.windowMs);
+    this.#byIp = windows('address-changes-ip', limits.perIp, limits.windowMs);
   }
 
   /**
    * Takes one attempt for the member from this IP: 0 when allowed (and counted), otherwise the
    * milliseconds until one is (nothing counted).
    */
-  take(userId: number, ip: string): number {
-    const wait = Math.max(this.#byAccount.retryAfterMs(userId), this.#byIp.retryAfterMs(ip));
+  async take(userId: number, ip: string): Promise<number> {
+    const [byAccount, byIp] = await Promise.all([
+      this.#byAccount.retryAfterMs(userId),
+      this.#byIp.retryAfterMs(ip),
+    ]);
+    const wait = Math.max(byAccount, byIp);
     if (wait > 0) return wait;
-    this.#byAccount.record(userId);
-    this.#byIp.record(ip);
+    await Promise.all([this.#byAccount.record(userId), this.#byIp.record(ip)]);
     return 0;
   }
 
   /** Gives back the latest attempt: it revealed nothing (the current password was wrong). */
-  refund(userId: number, ip: string): void {
-    this.#byAccount.unrecord(userId);
-    this.#byIp.unrecord(ip);
+  async refund(userId: number, ip: string): Promise<void> {
+    await Promise.all([this.#byAccount.unrecord(userId), this.#byIp.unrecord(ip)]);
   }
 
   /** Number of accounts and IPs tracked (tests: memory stays bounded). */
   trackedKeys(): number {
-    return this.#byAccount.size + this.#byIp.size;
+    return this.#byAccount.trackedKeys() + this.#byIp.trackedKeys();
   }
 }

@@ -7,7 +7,6 @@ import { mailerFor } from '../mail/mailer.js';
 import { authRoutes } from './auth.routes.js';
 import { AuthService } from './auth.service.js';
 import { LoginCodes } from './login-codes.js';
-import { LoginLimiter } from './login-limiter.js';
 
 declare module '../../module.js' {
   interface Services {
@@ -19,7 +18,7 @@ declare module '../../module.js' {
 
 export const authModule = defineModule({
   name: 'auth',
-  services: ({ config, db, bus, clock, log, services }) => ({
+  services: ({ app, config, db, bus, clock, log, services }) => ({
     auth: new AuthService({
       db,
       bus,
@@ -27,7 +26,8 @@ export const authModule = defineModule({
       log,
       keys: services.tokenKeys,
       mailer: mailerFor(config, log),
-      limiter: new LoginLimiter(),
+      // Shared by every instance with REDIS_URL (scale-out/limit-stores.ts).
+      limiter: app.limitStores.loginThrottle(),
       publicUrl: config.publicUrl,
     }),
     loginCodes: new LoginCodes(db, clock, { secure: config.publicUrl.startsWith('https://') }),

@@ -26,7 +26,7 @@ import {
   type UserRow,
 } from '../users/users.repo.js';
 import { type AccessTokenKeys, signAccessToken } from './access-token.js';
-import type { LoginLimiter } from './login-limiter.js';
+import type { LoginThrottle } from './login-limiter.js';
 import {
   consumeResetToken,
   countRecentResets,
@@ -87,7 +87,7 @@ export interface AuthServiceDeps {
   log: FastifyBaseLogger;
   keys: AccessTokenKeys;
   mailer: Mailer;
-  limiter: LoginLimiter;
+  limiter: LoginThrottle;
   publicUrl: string;
 }
 
@@ -131,20 +131,20 @@ export class AuthService {
    */
   async login(input: { email: string; password: string }, ip: string): Promise<IssuedSession> {
     const { db, limiter } = this.deps;
-    const waitMs = limiter.retryAfterMs(input.email, ip);
+    const waitMs = await limiter.retryAfterMs(input.email, ip);
     if (waitMs > 0) throw tooManyLoginAttempts(waitMs);
 
     const user = await findUserByEmail(db, input.email);
     const hash = user?.passwordHash ?? (await DUMMY_PASSWORD_HASH);
     const matches = await verifyPassword(hash, input.password);
     if (!user || user.passwordHash === null || !matches) {
-      limiter.recordFailure(input.email, ip);
+      await limiter.recordFailure(input.email, ip);
       throw invalidCredentials();
     }
     // A banned account learns it is banned only with the right password, and that success does
     // not clear its failures (the ban is no reason to let guessing go on faster).
     if (user.isBanned) throw banned();
-    limiter.recordSuccess(input.email, ip);
+    await limiter.recordSuccess(input.email, ip);
 
     const session = await this.#startSession(user.id);
     await this.#recordLogin(user, ip);
@@ -251,12 +251,13 @@ export class AuthService {
       if (!row) return null;
       await invalidateResetTokens(tx, id, now);
       await revokeUserSessions(tx, id);
-      if (row.email) limiter.clearAccount(row.email);
-      return { userId: id, username: row.username };
+      return { userId: id, username: row.username, email: row.email };
     });
     if (reset === null) throw resetTokenInvalid();
-    const { userId } = reset;
-    bus.emit('user.changed', reset);
+    const { userId, username, email } = reset;
+    // After the commit: the old password's guessers have nothing left to guess.
+    if (email) await limiter.clearAccount(email);
+    bus.emit('user.changed', { userId, username });
     bus.emit('user.sessions-revoked', { userId, reason: 'password_changed' });
   }
 

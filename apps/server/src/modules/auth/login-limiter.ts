@@ -43,9 +43,67 @@ export const DEFAULT_LOGIN_LIMITS: LoginLimits = {
 /** Above this many tracked keys, expired ones are swept (bounds memory under a spray of e-mails). */
 const SWEEP_THRESHOLD = 10_000;
 
-interface PairFailures {
+export interface PairFailures {
   count: number;
   lastAt: number;
+}
+
+/** What is known of an attempt's account and IP: the one rule set for both stores. */
+export interface LoginFailures {
+  /** The (account, IP) failures, if still remembered. */
+  pair: PairFailures | undefined;
+  /** Whether the account has `accountUnderAttack` failures (any IPs) in the window. */
+  accountUnderAttack: boolean;
+  /** The per-IP window's wait (0 under the limit). */
+  ipWaitMs: number;
+}
+
+/** Milliseconds until the next attempt is allowed under the rules above, or 0. */
+export function loginWaitMs(limits: LoginLimits, failures: LoginFailures, now: number): number {
+  const { pair } = failures;
+  let wait = 0;
+  if (pair) {
+    const beyondFree = pair.count - limits.freeFailuresPerPair;
+    if (beyondFree >= 0) {
+      // 2^beyondFree overflows to Infinity long after the cap: Math.min still holds.
+      const delay = Math.min(limits.firstDelayMs * 2 ** beyondFree, limits.maxDelayMs);
+      wait = Math.max(wait, pair.lastAt + delay - now);
+    }
+    if (failures.accountUnderAttack) wait = Math.max(wait, pair.lastAt + limits.maxDelayMs - now);
+  }
+  return Math.max(0, wait, failures.ipWaitMs);
+}
+
+/**
+ * The failed-login throttle as the auth service uses it: in memory (LocalLoginThrottle, one
+ * process) or shared by every instance in Redis (scale-out/redis-login-throttle.ts).
+ */
+export interface LoginThrottle {
+  retryAfterMs(email: string, ip: string): Promise<number>;
+  recordFailure(email: string, ip: string): Promise<void>;
+  recordSuccess(email: string, ip: string): Promise<void>;
+  clearAccount(email: string): Promise<void>;
+}
+
+/** The in-memory throttle: this process's LoginLimiter. */
+export class LocalLoginThrottle implements LoginThrottle {
+  constructor(readonly limiter: LoginLimiter = new LoginLimiter()) {}
+
+  async retryAfterMs(email: string, ip: string): Promise<number> {
+    return this.limiter.retryAfterMs(email, ip);
+  }
+
+  async recordFailure(email: string, ip: string): Promise<void> {
+    this.limiter.recordFailure(email, ip);
+  }
+
+  async recordSuccess(email: string, ip: string): Promise<void> {
+    this.limiter.recordSuccess(email, ip);
+  }
+
+  async clearAccount(email: string): Promise<void> {
+    this.limiter.clearAccount(email);
+  }
 }
 
 interface AccountFailures {
@@ -74,20 +132,16 @@ export class LoginLimiter {
     const now = this.now();
     const { limits } = this;
     const account = this.#accounts.get(accountKey(email));
-    const pair = this.#livePair(account, ip, now);
-    let wait = 0;
-    if (pair) {
-      const beyondFree = pair.count - limits.freeFailuresPerPair;
-      if (beyondFree >= 0) {
-        // 2^beyondFree overflows to Infinity long after the cap: Math.min still holds.
-        const delay = Math.min(limits.firstDelayMs * 2 ** beyondFree, limits.maxDelayMs);
-        wait = Math.max(wait, pair.lastAt + delay - now);
-      }
-      if (account && this.#inWindow(account.recent, now).length >= limits.accountUnderAttack) {
-        wait = Math.max(wait, pair.lastAt + limits.maxDelayMs - now);
-      }
-    }
-    return Math.max(0, wait, this.#ips.retryAfterMs(ip));
+    return loginWaitMs(
+      limits,
+      {
+        pair: this.#livePair(account, ip, now),
+        accountUnderAttack:
+          account !== undefined && this.#inWindow(account.recent, now).length >= limits.accountUnderAttack,
+        ipWaitMs: this.#ips.retryAfterMs(ip),
+      },
+      now,
+    );
   }
 
   recordFailure(email: string, ip: string): void {
@@ -151,7 +205,7 @@ export class LoginLimiter {
   }
 }
 
-function accountKey(email: string): string {
+export function accountKey(email: string): string {
   return email.toLowerCase();
 }
 

@@ -6,7 +6,7 @@ import type { ChildProcess } from 'node:child_process';
 import { defineModule } from '../../module.js';
 import { adminCarRoutes } from './admin-cars.routes.js';
 import { carRoutes } from './cars.routes.js';
-import { CarsService } from './cars.service.js';
+import { CarsService, WRONG_CODES_PER_MEMBER_PER_HOUR, WRONG_CODES_WINDOW_MS } from './cars.service.js';
 import { provisionSimCars, type SimCar, SimCarSupervisor, simCarsBanner } from './sim-cars.js';
 
 declare module '../../module.js' {
@@ -46,6 +46,11 @@ export const carsModule = defineModule({
       video: services.video,
       settings: services.settings,
       controlCodeTtlMinutes: config.controlCodeTtlMinutes,
+      codeBudget: app.limitStores.window<number>(
+        'control-codes',
+        WRONG_CODES_PER_MEMBER_PER_HOUR,
+        WRONG_CODES_WINDOW_MS,
+      ),
     });
     const simCars = new SimCarSupervisor(log, options.simCarAgent);
     return {

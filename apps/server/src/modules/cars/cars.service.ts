@@ -17,7 +17,7 @@ import { type Clock, minutesAfter } from '../../clock.js';
 import type { Db } from '../../db/client.js';
 import { DomainError, minutesToWait, secondsToWait } from '../../domain-error.js';
 import type { DomainEvents, EventBus } from '../../events.js';
-import { SlidingWindowCounter } from '../../sliding-window.js';
+import { type LimitWindow, LocalLimitWindow } from '../../limit-window.js';
 import { hashToken, newOpaqueToken } from '../../tokens.js';
 import { type AuditAction, type AuditActor, type AuditEntry, recordAudit } from '../admin/audit.repo.js';
 import type { SettingsService } from '../settings/settings.service.js';
@@ -78,7 +78,7 @@ const lapCounterIdInUse = (): DomainError =>
 export const CODE_FAILURES_PER_CAR = 10;
 /** Wrong codes one member may type per rolling hour, across cars and addresses. */
 export const WRONG_CODES_PER_MEMBER_PER_HOUR = 20;
-const HOUR_MS = 60 * 60_000;
+export const WRONG_CODES_WINDOW_MS = 60 * 60_000;
 export const DEFAULT_CONTROL_CODE_TTL_MINUTES = 15;
 
 function tooManyWrongCodes(waitMs: number): DomainError {
@@ -127,11 +127,16 @@ export interface CarsServiceDeps {
   settings: Pick<SettingsService, 'get'>;
   /** CONTROL_CODE_TTL_MINUTES: how long a generated code opens its car. */
   controlCodeTtlMinutes?: number;
+  /**
+   * Wrong control codes per member (WRONG_CODES_PER_MEMBER_PER_HOUR a sliding hour): in memory
+   * by default, shared by every instance with REDIS_URL (scale-out/limit-stores.ts).
+   */
+  codeBudget?: LimitWindow<number>;
 }
 
 export class CarsService {
   readonly #timers = new Map<number, ReturnType<Clock['setTimeout']>>();
-  readonly #codeBudget = new SlidingWindowCounter<number>(WRONG_CODES_PER_MEMBER_PER_HOUR, HOUR_MS);
+  readonly #codeBudget: LimitWindow<number>;
   #sweeper: ReturnType<Clock['setInterval']> | undefined;
   readonly db: Db;
   readonly events: EventBus;
@@ -155,6 +160,8 @@ export class CarsService {
     this.settings = deps.settings;
     this.controlCodeTtlMinutes = deps.controlCodeTtlMinutes ?? DEFAULT_CONTROL_CODE_TTL_MINUTES;
     this.#presenter = new CarPresenter(this.presence, this.video);
+    this.#codeBudget =
+      deps.codeBudget ?? new LocalLimitWindow(WRONG_CODES_PER_MEMBER_PER_HOUR, WRONG_CODES_WINDOW_MS);
   }
 
   // ── reading ──────────────────────────────────────────────────────────────────────────────
@@ -201,6 +208,8 @@ export class CarsService {
     const tokenHash = hashToken(controlToken);
     const minutes = (await this.settings.get()).car_session_duration_minutes;
     this.#emitEnded(await endExpiredSessions(this.db, this.clock.now(), carId), 'session_expired');
+    // Asked before the transaction (it may ask Redis); applied inside, after the own-car case.
+    const codeWaitMs = await this.#codeBudget.retryAfterMs(user.id);
     const started = await this.db.transaction(async (tx) => {
       const car = await lockLiveCar(tx, carId);
       if (!car) throw carNotFound();
@@ -211,8 +220,7 @@ export class CarsService {
         await setSessionControlToken(tx, live.id, tokenHash);
         return null;
       }
-      const waitMs = this.#codeBudget.retryAfterMs(user.id);
-      if (waitMs > 0) throw tooManyWrongCodes(waitMs);
+      if (codeWaitMs > 0) throw tooManyWrongCodes(codeWaitMs);
       if (!opensCar(code, car, now)) {
         // Counted in this transaction, which must commit: the error is thrown after it.
         return { wrong: true, killed: await recordWrongCode(tx, carId, CODE_FAILURES_PER_CAR) } as const;
@@ -226,7 +234,7 @@ export class CarsService {
       });
     });
     if (started && 'wrong' in started) {
-      this.#codeBudget.record(user.id);
+      await this.#codeBudget.record(user.id);
       if (started.killed) {
         this.log.warn({ carId }, 'control code invalidated after too many wrong tries');
       }
