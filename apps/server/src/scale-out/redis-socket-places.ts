@@ -66,6 +66,7 @@ export class RedisSocketPlaces {
   readonly #unsynced = new Set<string>();
   #lastRefreshAt = Date.now();
   readonly #leases: string;
+  readonly #leaseMs: number;
 
   constructor(
     private readonly counters: SharedCounters,
@@ -74,9 +75,12 @@ export class RedisSocketPlaces {
     private readonly localCount: (key: string) => number,
     private readonly localKeys: () => Iterable<string>,
     private readonly log: FastifyBaseLogger,
+    /** Tests shorten the lease to see a crashed instance's places expire. */
+    timing: { leaseMs: number; refreshMs: number } = { leaseMs: LEASE_MS, refreshMs: LEASE_REFRESH_MS },
   ) {
     this.#leases = counters.key('socket-leases', 'instances');
-    this.#timer = setInterval(() => void this.refresh(), LEASE_REFRESH_MS);
+    this.#leaseMs = timing.leaseMs;
+    this.#timer = setInterval(() => void this.refresh(), timing.refreshMs);
     this.#timer.unref();
     void this.refresh();
   }
@@ -84,7 +88,16 @@ export class RedisSocketPlaces {
   /** Takes a place under `max` counted on every instance. */
   async take(key: string, max: number): Promise<SharedPlace> {
     const answer = await this.counters.run((redis) =>
-      redis.eval(TAKE, 2, this.#places(key), this.#leases, this.instanceId, max, LEASE_MS, PLACES_TTL_MS),
+      redis.eval(
+        TAKE,
+        2,
+        this.#places(key),
+        this.#leases,
+        this.instanceId,
+        max,
+        this.#leaseMs,
+        PLACES_TTL_MS,
+      ),
     );
     if (answer === undefined) {
       this.#unsynced.add(key);
@@ -110,12 +123,13 @@ export class RedisSocketPlaces {
   /** Keeps this instance's lease alive and writes back the counts Redis missed. */
   async refresh(): Promise<void> {
     const refreshed = await this.counters.run((redis) =>
-      redis.eval(REFRESH_LEASE, 1, this.#leases, this.instanceId, LEASE_MS),
+      redis.eval(REFRESH_LEASE, 1, this.#leases, this.instanceId, this.#leaseMs),
     );
     if (refreshed === undefined) return;
     const now = Date.now();
     // Longer than a lease without one: other instances may have dropped all of this one's fields.
-    if (now - this.#lastRefreshAt >= LEASE_MS) for (const key of this.localKeys()) this.#unsynced.add(key);
+    if (now - this.#lastRefreshAt >= this.#leaseMs)
+      for (const key of this.localKeys()) this.#unsynced.add(key);
     this.#lastRefreshAt = now;
     if (this.#unsynced.size === 0) return;
     const keys = [...this.#unsynced];
@@ -134,9 +148,14 @@ export class RedisSocketPlaces {
     else this.log.debug({ keys: keys.length }, 'shared socket places written back');
   }
 
+  /** No more refreshes: the lease runs out as a crashed instance's does (close, tests). */
+  stopRefreshing(): void {
+    clearInterval(this.#timer);
+  }
+
   /** App close: no more refreshes; the lease goes, so this instance's places stop counting at once. */
   async close(): Promise<void> {
-    clearInterval(this.#timer);
+    this.stopRefreshing();
     await this.counters.run((redis) => redis.zrem(this.#leases, this.instanceId));
   }
 
