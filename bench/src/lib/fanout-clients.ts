@@ -28,7 +28,7 @@ export interface Delivery {
   missing: number;
   /** CPU the client processes spent while it was being delivered (ms, all workers). */
   clientCpuMs: number;
-  /** CPU the server process spent meanwhile (ms, in 10 ms ticks: meaningful summed over samples). */
+  /** CPU the server processes spent meanwhile (ms, in 10 ms ticks: meaningful summed over samples). */
   serverCpuMs: number;
 }
 
@@ -78,8 +78,8 @@ class Worker {
 export class FanoutClients {
   readonly #workers: Worker[];
 
-  /** The server whose CPU time each delivery reports (set once it runs). */
-  serverPid = 0;
+  /** The server processes whose CPU time each delivery reports, summed (set once they run). */
+  serverPids: number[] = [];
 
   constructor(workers: number) {
     this.#workers = Array.from({ length: workers }, () => new Worker());
@@ -129,11 +129,12 @@ export class FanoutClients {
       }),
     );
     const received = this.#workers.map((worker) => worker.next('received'));
-    const serverCpuBefore = cpuMs(this.serverPid);
+    const serverCpu = () => this.serverPids.reduce((ms, pid) => ms + cpuMs(pid), 0);
+    const serverCpuBefore = serverCpu();
     const sentAt = trigger();
     const replies = await Promise.all(received);
     return {
-      serverCpuMs: cpuMs(this.serverPid) - serverCpuBefore,
+      serverCpuMs: serverCpu() - serverCpuBefore,
       delays: replies.flatMap((r) => r.times.map((t) => t - sentAt)),
       missing: replies.reduce((n, r) => n + r.missing, 0),
       clientCpuMs: replies.reduce((n, r) => n + r.cpuMs, 0),
