@@ -4,11 +4,19 @@
  * member's token, 50 connections for 10 s each, on the embedded PGlite and on PostgreSQL. Next to each: a bare Fastify in its own process answering the same
  * bytes with the same content type, measured in the same run — the ratio telerace/bare is what the
  * server's own work costs (issue 11's target: ≥ 0.5, 0 errors; reported here, not asserted).
+ *
+ * Scale-out (issue 15), with nginx installed and PostgreSQL and Redis reachable: `GET /api/cars`
+ * and `GET /api/me` through the example nginx (deploy/nginx/telerace.conf, lib/nginx-proxy.ts) in
+ * front of two instances, beside the same nginx in front of one of them and that instance reached
+ * directly, in the same run: the ratio 2 instances / 1 instance is what the second one adds.
+ * HTTP_PROXY_CASE=0 skips it.
  * Options (environment): BENCH_DURATION (10 s), BENCH_CONNECTIONS (50), BENCH_CARS (10).
  */
 import { captureRoute, startBareRoutes } from './lib/bare-route.js';
 import { DATABASES, type DatabaseKind, openDatabase } from './lib/databases.js';
 import { type HttpMeasure, measureHttp } from './lib/http-load.js';
+import { startInstances } from './lib/instances.js';
+import { findNginx, startNginx } from './lib/nginx-proxy.js';
 import { startTelerace } from './lib/processes.js';
 import { printTable, type Row, round, writeResult } from './lib/report.js';
 import { BENCH_SERVER_ENV, createFleet, logInAdmin, signUpMember } from './lib/telerace-api.js';
@@ -60,6 +68,99 @@ async function onDatabase(kind: DatabaseKind): Promise<PathResult[] | null> {
   }
 }
 
+const PROXY_PATHS = ['/api/cars', '/api/me'] as const;
+const WARM_UP_SECONDS = 2;
+
+interface ProxyResult {
+  path: string;
+  bytes: number;
+  /** One instance without nginx: what the proxy hop costs. */
+  direct: HttpMeasure;
+  one: HttpMeasure;
+  two: HttpMeasure;
+}
+
+/** The member reads through nginx in front of one and of two instances, or why not. */
+async function behindProxy(): Promise<ProxyResult[] | string> {
+  if (process.env.HTTP_PROXY_CASE === '0') return 'skipped: HTTP_PROXY_CASE=0';
+  const nginx = findNginx();
+  if (!nginx) {
+    console.warn('nginx is not installed (apt-get install nginx-light): the proxy case is skipped');
+    return 'skipped: nginx not installed';
+  }
+  const instances = await startInstances(2);
+  if (!instances) return 'skipped: PostgreSQL or Redis unavailable';
+  try {
+    const [a, b] = instances.servers;
+    if (!a || !b) throw new Error('two instances expected');
+    const port = (url: string) => Number(new URL(url).port);
+    await createFleet(a.url, await logInAdmin(a.url), CARS);
+    const headers = { authorization: `Bearer ${await signUpMember(a.url)}` };
+    const one = await startNginx(nginx, [port(a.url)]);
+    const two = await startNginx(nginx, [port(a.url), port(b.url)]);
+    try {
+      const load = { headers, connections: CONNECTIONS, seconds: SECONDS };
+      // Both instances warmed up on every path first (JIT, pools): B has served nothing yet.
+      for (const path of PROXY_PATHS)
+        await measureHttp({ ...load, seconds: WARM_UP_SECONDS, url: `${two.url}${path}` });
+      const results: ProxyResult[] = [];
+      for (const path of PROXY_PATHS) {
+        // Through the two-instance proxy once: it answers, and the body's size for the table.
+        const { body } = await captureRoute(two.url, path, headers);
+        results.push({
+          path,
+          bytes: Buffer.byteLength(body),
+          direct: await measureHttp({ ...load, url: `${a.url}${path}` }),
+          one: await measureHttp({ ...load, url: `${one.url}${path}` }),
+          two: await measureHttp({ ...load, url: `${two.url}${path}` }),
+        });
+      }
+      return results;
+    } finally {
+      await Promise.all([one.stop(), two.stop()]);
+    }
+  } finally {
+    await instances.stop();
+  }
+}
+
+const proxyRow = (server: string, result: ProxyResult, m: HttpMeasure, ratio: number | ''): Row => ({
+  server,
+  path: `${result.path} (${result.bytes} B)`,
+  'req/s': round(m.rps),
+  'p50 ms': m.p50,
+  'p99 ms': m.p99,
+  'errors/non-2xx': m.errors,
+  'ratio 2/1': ratio,
+});
+
+/** Prints the proxy case and returns it for the JSON. */
+function proxyResult(measured: ProxyResult[]): Record<string, unknown> {
+  const rows: Row[] = [];
+  const perPath: Record<string, unknown> = {};
+  const json = (m: HttpMeasure) => ({ rps: round(m.rps), p50_ms: m.p50, p99_ms: m.p99, errors: m.errors });
+  for (const measure of measured) {
+    const ratio = round(measure.two.rps / measure.one.rps, 3);
+    rows.push(
+      proxyRow('1 instance, direct', measure, measure.direct, ''),
+      proxyRow('nginx → 1 instance', measure, measure.one, ''),
+      proxyRow('nginx → 2 instances', measure, measure.two, ratio),
+    );
+    perPath[measure.path] = {
+      body_bytes: measure.bytes,
+      one_instance_direct: json(measure.direct),
+      nginx_one_instance: json(measure.one),
+      nginx_two_instances: json(measure.two),
+      ratio_two_to_one: ratio,
+    };
+  }
+  printTable(
+    `PostgreSQL + Redis behind the example nginx: member reads, ${CONNECTIONS} connections, ${SECONDS} s each (ratio = 2 instances / 1 instance req/s)`,
+    rows,
+  );
+  return perPath;
+}
+
 const row = (server: string, result: PathResult, m: HttpMeasure, ratio: number | ''): Row => ({
   server,
   path: `${result.path} (${result.bytes} B)`,
@@ -106,5 +207,7 @@ export async function httpBench(): Promise<void> {
     );
     result[kind] = perPath;
   }
+  const proxied = await behindProxy();
+  result.nginx = typeof proxied === 'string' ? proxied : proxyResult(proxied);
   console.info(`written: ${writeResult('http', result)}`);
 }
