@@ -4,99 +4,11 @@
  * public port, and a drive through the relay counted and timed.
  */
 
-import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  buildTestApp,
-  createTestEnvironment,
-  TEST_DB_KIND,
-  type TestApp,
-  type TestEnvironment,
-} from '../../test/app.js';
-import { TEST_REDIS_URL } from '../../test/instances.js';
-import {
-  connectCar,
-  controllerUrl,
-  createCar,
-  driveCar,
-  type ListeningTestApp,
-  listen,
-  openSocket,
-  originOf,
-  startListeningTestApp,
-  takeCar,
-} from '../../test/sockets.js';
-
-interface Sample {
-  name: string;
-  labels: Record<string, string>;
-  value: number;
-}
-
-const NAME = '[a-zA-Z_:][a-zA-Z0-9_:]*';
-const SAMPLE_LINE = new RegExp(`^(${NAME})(?:\\{(.*)\\})? (\\S+)$`);
-const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"(?:,|$)/y;
-
-/**
- * Prometheus's text exposition format (0.0.4), strictly: HELP and TYPE once per family before
- * its samples, every sample of a declared family, well-formed labels, numeric values.
- */
-function parseExposition(text: string): { types: Map<string, string>; samples: Sample[] } {
-  const types = new Map<string, string>();
-  const helped = new Set<string>();
-  const samples: Sample[] = [];
-  expect(text.endsWith('\n')).toBe(true);
-  for (const line of text.split('\n')) {
-    if (line === '') continue;
-    const comment = /^# (HELP|TYPE) (\S+) (.+)$/.exec(line);
-    if (comment) {
-      const [, kind, name, rest] = comment as unknown as [string, string, string, string];
-      if (kind === 'HELP') {
-        expect(helped.has(name), `HELP ${name} twice`).toBe(false);
-        helped.add(name);
-      } else {
-        expect(['counter', 'gauge', 'histogram', 'summary', 'untyped']).toContain(rest);
-        expect(types.has(name), `TYPE ${name} twice`).toBe(false);
-        types.set(name, rest);
-      }
-      continue;
-    }
-    const match = SAMPLE_LINE.exec(line);
-    expect(match, `not a sample line: ${line}`).not.toBeNull();
-    const [, name, labelText = '', valueText] = match as unknown as [
-      string,
-      string,
-      string | undefined,
-      string,
-    ];
-    const labels: Record<string, string> = {};
-    LABEL.lastIndex = 0;
-    while (LABEL.lastIndex < labelText.length) {
-      const label = LABEL.exec(labelText);
-      expect(label, `bad labels in: ${line}`).not.toBeNull();
-      labels[(label as RegExpExecArray)[1] as string] = (label as RegExpExecArray)[2] as string;
-    }
-    const value = Number(valueText.replace(/^\+Inf$/, 'Infinity'));
-    // prom-client writes a mean without samples as `Nan`; Prometheus reads NaN in any case.
-    expect(Number.isNaN(value) && !/^nan$/i.test(valueText), `bad value in: ${line}`).toBe(false);
-    const family = name.replace(/_(bucket|sum|count)$/, '');
-    expect(types.has(name) || types.has(family), `sample of an undeclared family: ${line}`).toBe(true);
-    samples.push({ name, labels, value });
-  }
-  return { types, samples };
-}
-
-function sampleValue(
-  samples: Sample[],
-  name: string,
-  labels: Record<string, string> = {},
-): number | undefined {
-  return samples.find(
-    (sample) =>
-      sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value),
-  )?.value;
-}
+import { buildTestApp, createTestEnvironment, TEST_DB_KIND } from '../../test/app.js';
+import { parseExposition, sampleValue } from '../../test/prometheus.js';
+import { driveCar, type ListeningTestApp, startListeningTestApp } from '../../test/sockets.js';
 
 const metricsUrl = (testApp: ListeningTestApp) =>
   `http://127.0.0.1:${testApp.app.metricsServer?.port}/metrics`;
@@ -225,71 +137,6 @@ describe('GET /metrics', () => {
 });
 
 // Two apps on one PostgreSQL and one Redis namespace (issue 15): only the advisory lock's holder leads.
-describe.skipIf(TEST_DB_KIND !== 'postgres')('GET /metrics on two instances', () => {
-  let environment: TestEnvironment;
-  const apps: TestApp[] = [];
-  const hosts: string[] = [];
-  beforeAll(async () => {
-    environment = await createTestEnvironment({
-      METRICS_PORT: '0',
-      REDIS_URL: TEST_REDIS_URL,
-      REDIS_NAMESPACE: `telerace_test_${randomBytes(6).toString('hex')}`,
-    });
-    // One after the other: the first one up takes the lock.
-    for (const _ of [0, 1]) {
-      const testApp = await buildTestApp(environment);
-      apps.push(testApp);
-      hosts.push(await listen(testApp.app));
-    }
-  });
-  afterAll(async () => {
-    for (const { app } of apps) await app.close();
-    await environment?.dispose();
-  });
-
-  const scrapeOf = async ({ app }: TestApp) =>
-    parseExposition(await (await fetch(`http://127.0.0.1:${app.metricsServer?.port}/metrics`)).text())
-      .samples;
-
-  it('counts a drive from a driver on one instance to a car on the other on both sides', async () => {
-    const [a, b] = apps as [TestApp, TestApp];
-    const [hostA, hostB] = hosts as [string, string];
-    const driving = await createCar(a.app, 'Car on B');
-    const car = await connectCar(hostB, driving.carId, driving.secret);
-    const taken = await takeCar(a.app, driving);
-    const controller = await openSocket(
-      controllerUrl(hostA, driving.carId, taken.accessToken, taken.controlToken),
-      originOf(a.app),
-    );
-    try {
-      // A hears of the car on B (car.online over Redis) before its first drive crosses.
-      await controller.next((message) => message.type === 'car-status' && message.online === true);
-      controller.send({ type: 'drive', throttle: 0.5, steer: 0 });
-      await car.next((message) => message.type === 'drive' && message.throttle === 0.5);
-      const remote = async (testApp: TestApp, direction: string) =>
-        sampleValue(await scrapeOf(testApp), 'telerace_relay_remote_drives_total', { direction });
-      expect(await remote(a, 'sent')).toBe(1);
-      expect(await remote(a, 'forwarded')).toBe(0);
-      // The driver's instance repeats the drive (heartbeat): forwarded once or more.
-      expect(await remote(b, 'forwarded')).toBeGreaterThanOrEqual(1);
-      expect(await remote(b, 'sent')).toBe(0);
-    } finally {
-      await Promise.all([controller.close(), car.close()]);
-    }
-  });
-
-  it('shows telerace_leader 1 on the leader and 0 on the other, and moves with the leadership', async () => {
-    const leaderValue = async (testApp: TestApp) => sampleValue(await scrapeOf(testApp), 'telerace_leader');
-    const [first, second] = apps as [TestApp, TestApp];
-    expect(await leaderValue(first)).toBe(1);
-    expect(await leaderValue(second)).toBe(0);
-    // The leader gives the lock up: the other takes it at its next try (every second).
-    await first.app.leadership.stop();
-    expect(await leaderValue(first)).toBe(0);
-    await expect.poll(() => leaderValue(second), { timeout: 5_000 }).toBe(1);
-  });
-});
-
 describe('GET /metrics with METRICS_TOKEN', () => {
   const token = 'metrics-token-for-the-test';
   let testApp: ListeningTestApp;
