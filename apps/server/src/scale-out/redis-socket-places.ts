@@ -82,7 +82,11 @@ export class RedisSocketPlaces {
     this.#leaseMs = timing.leaseMs;
     this.#timer = setInterval(() => void this.refresh(), timing.refreshMs);
     this.#timer.unref();
-    void this.refresh();
+    // The first lease as soon as the connection is up (before it, a command fails at once and
+    // would be reported as an outage).
+    const firstLease = () => void this.refresh();
+    if (counters.redis.status === 'ready') firstLease();
+    else counters.redis.once('ready', firstLease);
   }
 
   /** Takes a place under `max` counted on every instance. */
