@@ -45,6 +45,23 @@ export const E2E_ADMIN = { email: 'admin@e2e.telerace.test', password: 'e2e-admi
 /** Short-lived access tokens, so the browser tests also prove the silent refresh. */
 export const E2E_ACCESS_TOKEN_TTL_SECONDS = 15;
 
+/** A raffle server's environment: one simulated car, Twitch sign-in against an OAuth stand-in. */
+const raffleServerEnv = (port: string, oauthUrl: string) => ({
+  PORT: port,
+  LOG_LEVEL: 'warn',
+  ADMIN_EMAIL: E2E_ADMIN.email,
+  ADMIN_PASSWORD: E2E_ADMIN.password,
+  ACCESS_TOKEN_TTL_SECONDS: String(E2E_ACCESS_TOKEN_TTL_SECONDS),
+  API_RATE_LIMIT_PER_MINUTE: '100000',
+  SIGNUP_RATE_LIMIT_PER_HOUR: '1000',
+  SIM_CARS: '1',
+  TWITCH_CLIENT_ID: E2E_OAUTH_CLIENT.id,
+  TWITCH_CLIENT_SECRET: E2E_OAUTH_CLIENT.secret,
+  TWITCH_AUTH_URL: `${oauthUrl}/twitch/authorize`,
+  TWITCH_TOKEN_URL: `${oauthUrl}/twitch/token`,
+  TWITCH_API_URL: `${oauthUrl}/twitch/api`,
+});
+
 export default defineConfig({
   testDir: './tests',
   outputDir: './test-results',
@@ -136,19 +153,7 @@ export default defineConfig({
       stdout: 'pipe',
       stderr: 'pipe',
       env: {
-        PORT: String(E2E_RAFFLE_PORT),
-        LOG_LEVEL: 'warn',
-        ADMIN_EMAIL: E2E_ADMIN.email,
-        ADMIN_PASSWORD: E2E_ADMIN.password,
-        ACCESS_TOKEN_TTL_SECONDS: String(E2E_ACCESS_TOKEN_TTL_SECONDS),
-        API_RATE_LIMIT_PER_MINUTE: '100000',
-        SIGNUP_RATE_LIMIT_PER_HOUR: '1000',
-        SIM_CARS: '1',
-        TWITCH_CLIENT_ID: E2E_OAUTH_CLIENT.id,
-        TWITCH_CLIENT_SECRET: E2E_OAUTH_CLIENT.secret,
-        TWITCH_AUTH_URL: `${E2E_OAUTH_URL}/twitch/authorize`,
-        TWITCH_TOKEN_URL: `${E2E_OAUTH_URL}/twitch/token`,
-        TWITCH_API_URL: `${E2E_OAUTH_URL}/twitch/api`,
+        ...raffleServerEnv(String(E2E_RAFFLE_PORT), E2E_OAUTH_URL),
       },
     },
     {
@@ -172,19 +177,7 @@ export default defineConfig({
       stdout: 'pipe',
       stderr: 'pipe',
       env: {
-        PORT: new URL(E2E_CHAT_SERVER_URL).port,
-        LOG_LEVEL: 'warn',
-        ADMIN_EMAIL: E2E_ADMIN.email,
-        ADMIN_PASSWORD: E2E_ADMIN.password,
-        ACCESS_TOKEN_TTL_SECONDS: String(E2E_ACCESS_TOKEN_TTL_SECONDS),
-        API_RATE_LIMIT_PER_MINUTE: '100000',
-        SIGNUP_RATE_LIMIT_PER_HOUR: '1000',
-        SIM_CARS: '1',
-        TWITCH_CLIENT_ID: E2E_OAUTH_CLIENT.id,
-        TWITCH_CLIENT_SECRET: E2E_OAUTH_CLIENT.secret,
-        TWITCH_AUTH_URL: `${E2E_CHAT_OAUTH_URL}/twitch/authorize`,
-        TWITCH_TOKEN_URL: `${E2E_CHAT_OAUTH_URL}/twitch/token`,
-        TWITCH_API_URL: `${E2E_CHAT_OAUTH_URL}/twitch/api`,
+        ...raffleServerEnv(new URL(E2E_CHAT_SERVER_URL).port, E2E_CHAT_OAUTH_URL),
         // The chat integrations (integrations.spec.ts), each against its stand-in.
         TWITCH_CHANNEL: E2E_CHAT.twitchChannel,
         TWITCH_BOT_USERNAME: 'telerace_bot',

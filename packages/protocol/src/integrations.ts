@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { PLATFORMS } from './account.js';
+import { PlatformUserId } from './raffles.js';
 
 /** The integrations the admin's Integrations tab lists, in this order. */
 export const INTEGRATION_IDS = ['twitch', 'youtube', 'discord', 'tips'] as const;
@@ -85,12 +86,7 @@ export const CurrencyCode = z
 export const TipWebhookBody = z.object({
   id: z.string().trim().min(1).max(128),
   platform: z.enum(PLATFORMS),
-  platformUserId: z
-    .string()
-    .trim()
-    .min(1)
-    .max(64)
-    .regex(/^[^\n:]+$/, 'no colon or line break'),
+  platformUserId: PlatformUserId,
   displayName: z.string().trim().min(1).max(64).optional(),
   amount: z.number().positive().max(1_000_000),
   currency: CurrencyCode,

@@ -21,15 +21,18 @@ export const StartRaffleRequest = z.object({
   racers: z.number().int().min(MIN_RAFFLE_RACERS).max(MAX_RAFFLE_RACERS).default(DEFAULT_RAFFLE_RACERS),
 });
 
+/** A platform's id of a user (Twitch user id, YouTube channel id, Discord user id). */
+export const PlatformUserId = z
+  .string()
+  .trim()
+  .min(1)
+  .max(64)
+  .regex(/^[^\n:]+$/, 'no colon or line break');
+
 /** A chat identity entering (the chat integrations' `enter`, or an admin adding one by hand). */
 export const RaffleEntryRequest = z.object({
   platform: z.enum(PLATFORMS),
-  platformUserId: z
-    .string()
-    .trim()
-    .min(1)
-    .max(64)
-    .regex(/^[^\n:]+$/, 'no colon or line break'),
+  platformUserId: PlatformUserId,
   displayName: z.string().trim().min(1).max(64),
 });
 export type RaffleEntryRequest = z.infer<typeof RaffleEntryRequest>;
