@@ -50,6 +50,9 @@ function row(name: string) {
   return within(tr);
 }
 
+// The table shows placeholder rows while the first page loads: wait for the data rows, not the table.
+const dataRows = () => screen.findByRole('rowheader', { name: /^Red Comet/ });
+
 async function confirmIn(title: string, button: string) {
   const dialog = screen.getByRole('dialog', { name: title });
   await userEvent.setup().click(within(dialog).getByRole('button', { name: button }));
@@ -66,6 +69,7 @@ describe('admin CarStatusTab', () => {
     routes();
     await renderSignedIn(<CarStatusTab />, adminUser);
     expect(await screen.findByRole('table', { name: 'Cars' })).toBeVisible();
+    await dataRows();
     const red = row('Red Comet');
     expect(red.getByText('Online')).toBeVisible();
     expect(red.getByText('speedy')).toBeVisible();
@@ -89,7 +93,7 @@ describe('admin CarStatusTab', () => {
     await i18n.changeLanguage('fr');
     routes();
     await renderSignedIn(<CarStatusTab />, adminUser);
-    await screen.findByRole('table');
+    await dataRows();
     expect(row('Red Comet').getByText('expire dans 12 min')).toBeVisible();
     expect(row('Old Gold').getByText('Expiré')).toBeVisible();
   });
@@ -98,7 +102,7 @@ describe('admin CarStatusTab', () => {
     const fetchMock = routes({ 'POST /api/admin/cars/2/generate_code': () => json(200, { code: 'ZX9Q4M' }) });
     const user = userEvent.setup();
     await renderSignedIn(<CarStatusTab />, adminUser);
-    await screen.findByRole('table');
+    await dataRows();
     await user.click(row('Blue Bolt').getByRole('button', { name: 'Generate code' }));
     expect(callsTo(fetchMock, 'POST', '/api/admin/cars/2/generate_code')).toEqual([]);
     await confirmIn('Generate a code for Blue Bolt?', 'Generate code');
@@ -111,7 +115,7 @@ describe('admin CarStatusTab', () => {
     const fetchMock = routes({ 'POST /api/admin/cars/1/kick': () => answer });
     const user = userEvent.setup();
     await renderSignedIn(<CarStatusTab />, adminUser);
-    await screen.findByRole('table');
+    await dataRows();
     await user.click(row('Red Comet').getByRole('button', { name: 'Kick' }));
     const dialog = await confirmIn('Kick speedy?', 'Kick');
     expect(await within(dialog).findByRole('alert')).toHaveTextContent('Failed to kick user.');
@@ -126,7 +130,7 @@ describe('admin CarStatusTab', () => {
     const fetchMock = routes({ 'POST /api/admin/cars/1/command': () => answer });
     const user = userEvent.setup();
     await renderSignedIn(<CarStatusTab />, adminUser);
-    await screen.findByRole('table');
+    await dataRows();
     await user.click(row('Red Comet').getByRole('button', { name: 'Reboot' }));
     await confirmIn('Reboot Red Comet?', 'Reboot');
     expect(await screen.findByText('Reboot sent to Red Comet.')).toBeVisible();
@@ -149,7 +153,7 @@ describe('admin CarStatusTab', () => {
     });
     const user = userEvent.setup();
     await renderSignedIn(<CarStatusTab />, adminUser);
-    await screen.findByRole('table');
+    await dataRows();
     await user.click(row('Blue Bolt').getByRole('button', { name: 'Delete' }));
     await user.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'Cancel' }));
     expect(callsTo(fetchMock, 'DELETE', '/api/admin/cars/2')).toEqual([]);
@@ -163,7 +167,7 @@ describe('admin CarStatusTab', () => {
     routes({ 'POST /api/admin/cars/1/rotate-secret': () => json(200, { secret: 'sec_abc123' }) });
     const user = userEvent.setup();
     await renderSignedIn(<CarStatusTab />, adminUser);
-    await screen.findByRole('table');
+    await dataRows();
     await user.click(row('Red Comet').getByRole('button', { name: 'Rotate secret' }));
     await confirmIn('Rotate the secret of Red Comet?', 'Rotate secret');
     expect(await screen.findByTestId('car-secret')).toHaveTextContent('sec_abc123');
@@ -184,7 +188,7 @@ describe('admin CarStatusTab', () => {
     });
     const user = userEvent.setup();
     await renderSignedIn(<CarStatusTab />, adminUser);
-    await screen.findByRole('table');
+    await dataRows();
     await user.click(screen.getByRole('button', { name: 'Add car' }));
     const dialog = screen.getByRole('dialog', { name: 'Add a car' });
     await user.click(within(dialog).getByRole('button', { name: 'Add car' }));
@@ -236,7 +240,7 @@ describe('admin CarStatusTab', () => {
     let answer = json(200, { car: { ...cars[0], lap_counter_id: '0A' } });
     const fetchMock = routes({ 'PUT /api/admin/cars/1/lap-counter-id': () => answer });
     await renderSignedIn(<CarStatusTab />, adminUser);
-    await screen.findByRole('table', { name: 'Cars' });
+    await dataRows();
     const red = row('Red Comet');
     const input = red.getByRole('textbox', { name: 'Lap counter id of Red Comet' });
     const save = red.getByRole('button', { name: 'Save the lap counter id of Red Comet' });

@@ -19,11 +19,15 @@ function row(name: string) {
   return within(tr);
 }
 
+// The table shows placeholder rows while the first page loads: wait for the data rows, not the table.
+const dataRows = () => screen.findByRole('rowheader', { name: /^speedy/ });
+
 describe('admin UsersTab', () => {
   it('lists the users of the first page of 25', async () => {
     const fetchMock = stubFetch({ 'GET /api/admin/users': () => json(200, page) });
     await renderSignedIn(<UsersTab />, adminUser);
     expect(await screen.findByRole('table', { name: 'Registered users' })).toBeVisible();
+    await dataRows();
     expect(row('speedy').getByText('Never')).toBeVisible();
     expect(row('speedy').getByText('125')).toBeVisible();
     const [url] = fetchMock.mock.calls[0] as unknown as [string];
@@ -38,7 +42,7 @@ describe('admin UsersTab', () => {
     });
     const user = userEvent.setup();
     await renderSignedIn(<UsersTab />, adminUser);
-    await screen.findByRole('table');
+    await dataRows();
     await user.click(row('speedy').getByRole('button', { name: 'Ban' }));
     expect(callsTo(fetchMock, 'POST', '/api/admin/users/12/ban')).toEqual([]);
     const dialog = screen.getByRole('dialog', { name: 'Ban speedy?' });
@@ -54,7 +58,7 @@ describe('admin UsersTab', () => {
     });
     const user = userEvent.setup();
     await renderSignedIn(<UsersTab />, adminUser);
-    await screen.findByRole('table');
+    await dataRows();
     await user.click(row('speedy').getByRole('button', { name: 'Make admin' }));
     await user.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'Make admin' }));
     await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
@@ -68,7 +72,7 @@ describe('admin UsersTab', () => {
     });
     const user = userEvent.setup();
     await renderSignedIn(<UsersTab />, adminUser);
-    await screen.findByRole('table');
+    await dataRows();
     await user.click(row('speedy').getByRole('button', { name: 'Adjust tickets' }));
     const dialog = screen.getByRole('dialog');
     const amount = within(dialog).getByRole('spinbutton', { name: 'Amount' });
@@ -96,7 +100,7 @@ describe('admin UsersTab', () => {
     });
     const user = userEvent.setup();
     await renderSignedIn(<UsersTab />, adminUser);
-    await screen.findByRole('table');
+    await dataRows();
     await user.click(row('speedy').getByRole('button', { name: 'Delete' }));
     const dialog = screen.getByRole('dialog', { name: 'Delete speedy?' });
     await user.click(within(dialog).getByRole('button', { name: 'Delete' }));
@@ -110,7 +114,7 @@ describe('admin UsersTab', () => {
   it('disables admin, ban and delete on your own row', async () => {
     stubFetch({ 'GET /api/admin/users': () => json(200, page) });
     await renderSignedIn(<UsersTab />, adminUser);
-    await screen.findByRole('table');
+    await dataRows();
     const own = row('marshal');
     expect(own.getByRole('button', { name: 'Remove admin' })).toBeDisabled();
     expect(own.getByRole('button', { name: 'Delete' })).toBeDisabled();
