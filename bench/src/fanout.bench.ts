@@ -21,14 +21,16 @@
  * FANOUT_STATE_SAMPLES (20), FANOUT_LAP_SAMPLES (5, at most 9), FANOUT_INSTANCE_SOCKETS (10000;
  * 0 skips the two-instance case), FANOUT_TRIGGER_ON (follower | leader).
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import type WebSocket from 'ws';
-import { BARE_BROADCAST_SCRIPT } from './lib/bare-broadcast.js';
+import { BARE_BROADCAST_SCRIPT, BARE_REDIS_BROADCAST_SCRIPT } from './lib/bare-broadcast.js';
 import { type Delivery, epochNow, FanoutClients } from './lib/fanout-clients.js';
 import { collectedHeapKb, inspectEnv } from './lib/inspector-heap.js';
-import { startInstances } from './lib/instances.js';
+import { BENCH_REDIS_URL, startInstances } from './lib/instances.js';
 import { residentKb } from './lib/proc-stats.js';
 import { type Running, startScript, startTelerace } from './lib/processes.js';
 import { connectCar, openSocket, takeControl } from './lib/relay-clients.js';
@@ -364,7 +366,7 @@ async function connectSpread(
  * the leader (first up), the follower, and a third that only signs the members up and is then
  * stopped, so the argon2 hashes' memory stays out of both measured ones (see onTelerace).
  */
-async function onInstances(): Promise<TargetResult | null> {
+async function onInstances(): Promise<{ result: TargetResult; payloads: Payloads } | null> {
   if (INSTANCE_SOCKETS <= 0) return null;
   const inspectors = [await inspectEnv(), await inspectEnv()];
   const instances = await startInstances(3, {}, (index) => inspectors[index]?.env ?? {});
@@ -401,12 +403,15 @@ async function onInstances(): Promise<TargetResult | null> {
     const scene = await setScene(TRIGGER_ON === 'leader' ? leader.url : follower.url);
     clients.serverPids = servers.map((server) => server.pid);
     // Race states only: the target is theirs, and laps would add a race's countdown per run.
-    const { broadcasts } = await raceSamples(clients, scene, 0);
+    const { broadcasts, payloads } = await raceSamples(clients, scene, 0);
     for (const ws of [scene.controller, scene.carSocket, scene.driver.ws]) ws.close();
     return {
-      name: `telerace, 2 instances (PostgreSQL + Redis), trigger on the ${TRIGGER_ON}`,
-      ...connected,
-      broadcasts,
+      result: {
+        name: `telerace, 2 instances (PostgreSQL + Redis), trigger on the ${TRIGGER_ON}`,
+        ...connected,
+        broadcasts,
+      },
+      payloads,
     };
   } finally {
     await clients.close();
@@ -428,10 +433,13 @@ function withLaps(board: Json, laps: number): Json {
   return { ...board, data: data.map((row) => ({ ...row, laps })) };
 }
 
-/** As many broadcasts of each payload as the real server was timed on, sent through `/trigger`. */
+/**
+ * As many broadcasts of each payload as the real server was timed on, each handed to `trigger`
+ * (which sends it and returns when it sent, on `epochNow`).
+ */
 async function baselineSamples(
   clients: FanoutClients,
-  trigger: WebSocket,
+  trigger: (message: Json) => number,
   payloads: Payloads,
 ): Promise<Broadcasts> {
   const broadcasts: Broadcasts = { race_state_update: [], live_leaderboard_update: [] };
@@ -441,16 +449,14 @@ async function baselineSamples(
     const latency = FIRST_LATENCY + i;
     const message = withPing(raceState, latency);
     broadcasts.race_state_update.push(
-      await clients.deliver(i, 'race_state_update', `"ping":${latency}`, () => sendAt(trigger, message)),
+      await clients.deliver(i, 'race_state_update', `"ping":${latency}`, () => trigger(message)),
     );
   }
   for (let lap = 1; leaderboard && lap <= LAP_SAMPLES; lap++) {
     await pause(BETWEEN_SAMPLES_MS);
     const message = withLaps(leaderboard, lap);
     broadcasts.live_leaderboard_update.push(
-      await clients.deliver(100 + lap, 'live_leaderboard_update', `"laps":${lap}`, () =>
-        sendAt(trigger, message),
-      ),
+      await clients.deliver(100 + lap, 'live_leaderboard_update', `"laps":${lap}`, () => trigger(message)),
     );
   }
   return broadcasts;
@@ -466,12 +472,69 @@ async function onBaseline(payloads: Payloads): Promise<TargetResult> {
     const connected = await connectMeasured(clients, { pid, inspectPort: inspect.port }, urls);
     const trigger = await openSocket(`${wsUrl(bare.url)}/trigger`);
     clients.serverPids = [pid];
-    const broadcasts = await baselineSamples(clients, trigger, payloads);
+    const broadcasts = await baselineSamples(clients, (message) => sendAt(trigger, message), payloads);
     trigger.close();
     return { name: 'bare ws broadcast, own process', ...connected, broadcasts };
   } finally {
     await clients.close();
     await bare.stop();
+  }
+}
+
+/**
+ * The two-instance case's baseline: two bare `ws` processes, every other socket on each as on the
+ * instances, each broadcasting what it hears on a Redis channel of this run's own; the bench
+ * publishes the race states the instances sent, so every sample crosses Redis once.
+ */
+async function onBareInstances(payloads: Payloads): Promise<TargetResult> {
+  const channel = `bench_fanout_${randomBytes(6).toString('hex')}`;
+  const env = { BARE_REDIS_URL: BENCH_REDIS_URL, BARE_REDIS_CHANNEL: channel };
+  const inspectors = [await inspectEnv(), await inspectEnv()];
+  const bares: Running[] = [];
+  const publisher = new Redis(BENCH_REDIS_URL);
+  const clients = new FanoutClients(WORKERS);
+  try {
+    for (const inspect of inspectors)
+      bares.push(await startScript(BARE_REDIS_BROADCAST_SCRIPT, null, { ...env, ...inspect.env }));
+    const [, subscribers] = (await publisher.pubsub('NUMSUB', channel)) as [string, number];
+    if (Number(subscribers) !== bares.length)
+      throw new Error(`${subscribers} bare processes subscribed to ${channel}, ${bares.length} expected`);
+    const servers = bares.map(
+      (bare, i): Measured => ({
+        name: `bare ${i + 1}`,
+        pid: bare.child.pid ?? 0,
+        inspectPort: inspectors[i]?.port ?? 0,
+      }),
+    );
+    // The instances' split: socket i on the first process when i is even.
+    const share = (parity: number) =>
+      Array.from({ length: INSTANCE_SOCKETS }, (_, i) => i).filter((i) => i % 2 === parity);
+    const connected = await connectSpread(
+      clients,
+      bares.map((bare, parity) => ({
+        server: servers[parity] as Measured,
+        urls: share(parity).map(() => `${wsUrl(bare.url)}/listen`),
+        origin: bare.url,
+      })),
+    );
+    clients.serverPids = servers.map((server) => server.pid);
+    const broadcasts = await baselineSamples(
+      clients,
+      (message) => {
+        const text = JSON.stringify(message);
+        const at = epochNow();
+        publisher
+          .publish(channel, text)
+          .catch((error: unknown) => console.warn('fanout: publish failed', error));
+        return at;
+      },
+      payloads,
+    );
+    return { name: 'bare ws broadcast, 2 processes over Redis pub/sub', ...connected, broadcasts };
+  } finally {
+    publisher.disconnect();
+    await clients.close();
+    await Promise.all(bares.map((bare) => bare.stop()));
   }
 }
 
@@ -495,6 +558,10 @@ function deliveryResult(deliveries: Delivery[]) {
     /** The time until the last socket had a broadcast, at p99 over the samples (issue 15's target). */
     all_sockets_p99_ms: round(all.p99, 1),
     all_sockets_max_ms: round(all.max, 1),
+    /** Each sample's time until the last socket had it, in order (a slow one stands out). */
+    all_sockets_ms_per_sample: deliveries.map((d) =>
+      d.missing > 0 ? null : round(Math.max(...d.delays), 1),
+    ),
     missing: deliveries.reduce((n, d) => n + d.missing, 0),
     server_cpu_ms_per_broadcast: perBroadcast(deliveries, (d) => d.serverCpuMs),
     client_cpu_ms_per_broadcast: perBroadcast(deliveries, (d) => d.clientCpuMs),
@@ -546,16 +613,27 @@ export async function fanoutBench(): Promise<void> {
     `${SOCKETS} event sockets over ${WORKERS} client processes: delay from the trigger's send to each socket (target p99 ≤ 100 ms, ≤ 20 KB per socket)`,
     targets.flatMap(rows),
   );
-  const instances = await onInstances();
-  if (instances) {
+  const onTwo = await onInstances();
+  const instances = onTwo?.result;
+  const bareTwo = onTwo ? await onBareInstances(onTwo.payloads) : undefined;
+  /** Telerace over 2 instances / the 2 bare processes, the time until all sockets had it at p99. */
+  const ratio =
+    instances && bareTwo
+      ? round(
+          deliveryResult(instances.broadcasts.race_state_update).all_sockets_p99_ms /
+            deliveryResult(bareTwo.broadcasts.race_state_update).all_sockets_p99_ms,
+        )
+      : undefined;
+  if (instances && bareTwo) {
     printTable(
-      `${INSTANCE_SOCKETS} event sockets spread over 2 instances (target: all received at p99 ≤ 150 ms); beside them the single instance above`,
-      [...rows(telerace.result).slice(0, 1), ...rows(instances)],
+      `${INSTANCE_SOCKETS} event sockets spread over 2 processes (target: all received at p99 ≤ 150 ms); beside them the single instance above`,
+      [...rows(bareTwo), ...rows(instances), ...rows(telerace.result).slice(0, 1)],
     );
-    for (const instance of instances.instances ?? [])
+    for (const instance of [...(bareTwo.instances ?? []), ...(instances.instances ?? [])])
       console.info(
         `fanout: ${instance.name}: ${instance.open} sockets, ${instance.memory.per_socket_kb} KB each (heap ${instance.memory.heap_per_socket_kb} KB)`,
       );
+    console.info(`fanout: all received at p99, telerace on 2 instances / bare over Redis: ${ratio}`);
   } else
     console.info(
       'fanout: two instances skipped (FANOUT_INSTANCE_SOCKETS=0, or PostgreSQL or Redis unavailable)',
@@ -566,7 +644,15 @@ export async function fanoutBench(): Promise<void> {
     baseline: targetResult(baseline),
     pglite: targetResult(telerace.result),
     two_instances: instances
-      ? { sockets_asked: INSTANCE_SOCKETS, trigger_on: TRIGGER_ON, ...targetResult(instances) }
+      ? {
+          sockets_asked: INSTANCE_SOCKETS,
+          trigger_on: TRIGGER_ON,
+          ...targetResult(instances),
+          all_sockets_p99_ratio_to_bare: ratio,
+        }
+      : 'skipped: FANOUT_INSTANCE_SOCKETS=0, or PostgreSQL or Redis unavailable',
+    two_instances_baseline: bareTwo
+      ? targetResult(bareTwo)
       : 'skipped: FANOUT_INSTANCE_SOCKETS=0, or PostgreSQL or Redis unavailable',
   };
   console.info(`written: ${writeResult('fanout', result)}`);
