@@ -283,6 +283,21 @@ export const carSessions = pgTable(
 );
 
 /**
+ * The PIN of each car's video mountpoint: the one truth every instance reads (the driver's or an
+ * admin's request may reach any of them), written when first asked for and replaced when a
+ * driving session ends (`rotated_for_session_id`: the last session whose end replaced it, so
+ * that end replaces it once, whichever instances hear of it) or an admin is demoted.
+ */
+export const carVideoPins = pgTable('car_video_pins', {
+  carId: integer('car_id')
+    .primaryKey()
+    .references(() => cars.id, { onDelete: 'cascade' }),
+  pin: text('pin').notNull(),
+  rotatedForSessionId: integer('rotated_for_session_id'),
+  changedAt: timestamp('changed_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/**
  * One-time sign-in codes: what /auth/callback receives instead of an access token. A code is
  * bound to the browser that started the flow (the SHA-256 of a nonce kept in that browser's
  * httpOnly cookie), lives a minute and is exchanged once for a session (login CSRF defence).

@@ -9,12 +9,19 @@ export interface CarPresence {
   lastTelemetry(carId: number): (Telemetry & { at: string }) | null;
 }
 
-/** The live video's part of a car (the PIN only for those who may watch). */
+/** The live video's part of a car (the PIN only for those who may watch; stored, so read async). */
 export interface CarVideoAccess {
-  videoFor(carId: number, mayWatch: boolean): CarVideo;
+  videoFor(carId: number, mayWatch: boolean): Promise<CarVideo>;
+  /** The same for several cars at once (one read for the admin's list). */
+  videosFor(carIds: readonly number[], mayWatch: boolean): Promise<Map<number, CarVideo>>;
 }
 
-export const NO_VIDEO: CarVideoAccess = { videoFor: () => ({ available: false, pin: null }) };
+const UNAVAILABLE: CarVideo = { available: false, pin: null };
+
+export const NO_VIDEO: CarVideoAccess = {
+  videoFor: async () => UNAVAILABLE,
+  videosFor: async (carIds) => new Map(carIds.map((carId) => [carId, UNAVAILABLE])),
+};
 
 /** Who asks about a car: its driver and admins may watch its video. */
 export interface Viewer {
@@ -46,15 +53,29 @@ export class CarPresenter {
   }
 
   /** One car for one member: with its video, and the PIN when they may watch it. */
-  carFor(row: ListedCar, viewer: Viewer): Car {
+  async carFor(row: ListedCar, viewer: Viewer): Promise<Car> {
     const mayWatch = viewer.isAdmin || row.session?.userId === viewer.id;
-    return { ...this.car(row), video: this.video.videoFor(row.car.id, mayWatch) };
+    return { ...this.car(row), video: await this.video.videoFor(row.car.id, mayWatch) };
   }
 
-  /** A car as the admin's car tab shows it: with its code and last telemetry. */
-  adminCar(row: CarWithHolder): AdminCar {
+  /** Cars as the admin's car tab shows them: with their PINs, codes and last telemetry. */
+  async adminCars(rows: readonly CarWithHolder[]): Promise<AdminCar[]> {
+    const videos = await this.video.videosFor(
+      rows.map((row) => row.car.id),
+      true,
+    );
+    return rows.map((row) => this.#adminCar(row, videos.get(row.car.id) ?? UNAVAILABLE));
+  }
+
+  /** One car as the admin's car tab shows it. */
+  async adminCar(row: CarWithHolder): Promise<AdminCar> {
+    return this.#adminCar(row, await this.video.videoFor(row.car.id, true));
+  }
+
+  #adminCar(row: CarWithHolder, video: CarVideo): AdminCar {
     return {
-      ...this.carFor(row, { id: 0, isAdmin: true }),
+      ...this.car(row),
+      video,
       control_code: row.car.controlCode,
       control_code_expires_at: row.car.controlCode
         ? (row.car.controlCodeExpiresAt?.toISOString() ?? null)

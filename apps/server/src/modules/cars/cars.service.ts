@@ -175,7 +175,7 @@ export class CarsService {
   }
 
   async listAdmin(): Promise<AdminCar[]> {
-    return (await listCarsWithHolders(this.db, this.clock.now())).map((row) => this.#presenter.adminCar(row));
+    return this.#presenter.adminCars(await listCarsWithHolders(this.db, this.clock.now()));
   }
 
   async #row(carId: number, db: Db = this.db): Promise<CarWithHolder> {
@@ -426,7 +426,7 @@ export class CarsService {
       return car;
     });
     this.events.emit('car.created', carCreated(row));
-    return { car: this.#presenter.adminCar({ car: row, session: null, username: null }), secret };
+    return { car: await this.#presenter.adminCar({ car: row, session: null, username: null }), secret };
   }
 
   /** A new secret; the car's current socket is closed and must dial again with it. */

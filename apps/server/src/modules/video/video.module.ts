@@ -10,6 +10,7 @@ import { janusProxyRoutes } from './janus-proxy.js';
 import { JanusSockets } from './janus-sockets.js';
 import { videoRoutes } from './video.routes.js';
 import { VideoService } from './video.service.js';
+import { DatabaseVideoPins } from './video-pins.repo.js';
 
 declare module '../../module.js' {
   interface Services {
@@ -31,6 +32,8 @@ export const videoModule = defineModule({
       cars: services.carRelay,
       streamIdOf: async (carId) => (await findLiveCar(db, carId))?.streamId ?? null,
       isDriven: async (carId) => (await findLiveSessionOfCar(db, carId, clock.now())) !== undefined,
+      pins: new DatabaseVideoPins(db),
+      isLeader: () => services.leadership.leading,
     });
     return {
       video,
@@ -51,7 +54,8 @@ export const videoModule = defineModule({
     'car.offline': ({ carId }) => video.carOffline(carId),
     'car.deleted': ({ carId }) => video.carDeleted(carId),
     'car.session-started': ({ carId }) => video.sessionStarted(carId),
-    'car.session-ended': ({ carId }) => video.sessionEnded(carId),
+    // On every instance: the stored PIN changes once; the car's holder re-keys its mountpoint.
+    'car.session-ended': ({ carId, sessionId }) => video.sessionEnded(carId, sessionId),
     // Revoked sessions take their players with them.
     'user.sessions-revoked': ({ userId }) =>
       janusSockets.closeMember(userId, SOCKET_CLOSE_CODES.forceDisconnect, 'sessions revoked'),

@@ -9,6 +9,10 @@
  * Mountpoints made at run time vanish when Janus restarts: they are re-created when the
  * supervised Janus says `restarted`, and a periodic check re-creates any that went missing
  * (an external Janus restarting), each time sending the car its new port.
+ *
+ * Several instances (REDIS_URL) share one Janus: the instance holding the car's socket makes,
+ * re-keys and destroys its mountpoint; the PIN lives in the database (video-pins.repo.ts), so
+ * whichever instance answers the driver reads the PIN the mountpoint has.
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import type { CarVideo, ServerCarMessage, VideoCodec } from '@telerace/protocol';
@@ -16,6 +20,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config.js';
 import { JanusClient, JanusError } from './janus-client.js';
 import { findJanusBinary, findJanusLibDir, JanusSupervisor } from './janus-process.js';
+import type { VideoPins } from './video-pins.repo.js';
 
 /** The Debian packages that bring live video (the quick start installs them as root). */
 export const VIDEO_INSTALL_COMMAND =
@@ -28,7 +33,12 @@ const CANT_CREATE = 456;
 
 /** What the video service needs from the control relay. */
 export interface CarMessenger {
+  /** The cars whose socket this instance holds. */
   onlineCarIds(): number[];
+  /** Whether this instance holds the car's socket. */
+  holds(carId: number): boolean;
+  /** Whether the car's socket is held here or by another instance. */
+  isOnline(carId: number): boolean;
   sendToCar(carId: number, message: ServerCarMessage): boolean;
 }
 
@@ -48,6 +58,7 @@ export interface VideoServiceOptions {
     | 'janusCheckSeconds'
     | 'dataDir'
     | 'jwtSecret'
+    | 'redisUrl'
   >;
   log: FastifyBaseLogger;
   cars: CarMessenger;
@@ -55,6 +66,10 @@ export interface VideoServiceOptions {
   streamIdOf(carId: number): Promise<number | null>;
   /** Whether the car has a live driving session. */
   isDriven(carId: number): Promise<boolean>;
+  /** The mountpoints' PINs, shared by every instance. */
+  pins: VideoPins;
+  /** Whether this instance leads (it re-keys the PINs of cars no instance holds). */
+  isLeader(): boolean;
 }
 
 const isLoopback = (host: string): boolean =>
@@ -70,10 +85,13 @@ export class VideoService {
   #reconciler: NodeJS.Timeout | undefined;
   /** The timer's check with Janus is running. */
   #verifying = false;
-  /** Mountpoints known to exist, by car id. */
+  /**
+   * Mountpoints this instance made and answers for, by car id. With REDIS_URL one is forgotten
+   * when its car leaves: the instance the car connects to next replaces it on the shared Janus.
+   */
   readonly #mountpoints = new Map<number, Mountpoint>();
-  /** PINs by car id: stable across re-creations, so viewers' retries keep working. */
-  readonly #pins = new Map<number, string>();
+  /** The PIN each of those mountpoints was given (the stored one may have changed since). */
+  readonly #applied = new Map<number, string>();
   /** Cars with a live driving session, whose camera should stream. */
   readonly #driven = new Set<number>();
   /** The RTP port each connected car was last told to stream to (no repeats of the same). */
@@ -103,8 +121,15 @@ export class VideoService {
   }
 
   /** What `viewer` may know of the car's video: the PIN only for its driver and admins. */
-  videoFor(carId: number, mayWatch: boolean): CarVideo {
-    return { available: this.available, pin: this.available && mayWatch ? this.#pinOf(carId) : null };
+  async videoFor(carId: number, mayWatch: boolean): Promise<CarVideo> {
+    return (await this.videosFor([carId], mayWatch)).get(carId) ?? { available: false, pin: null };
+  }
+
+  /** The same for several cars, with one read of the stored PINs (the admin's list). */
+  async videosFor(carIds: readonly number[], mayWatch: boolean): Promise<Map<number, CarVideo>> {
+    const available = this.available;
+    const pins = available && mayWatch ? await this.#pinsOf(carIds) : new Map<number, string>();
+    return new Map(carIds.map((carId) => [carId, { available, pin: pins.get(carId) ?? null }]));
   }
 
   /** The mountpoint's port while it exists (tests, diagnostics). */
@@ -147,8 +172,15 @@ export class VideoService {
       this.#wsUrl = supervisor.wsUrl;
       supervisor.on('restarted', () => {
         this.#mountpoints.clear();
+        this.#applied.clear();
         void this.#reconcile();
       });
+      if (config.redisUrl !== null) {
+        // Each instance runs its own Janus: a car's mountpoint is on its instance's Janus only.
+        this.#log.warn(
+          'REDIS_URL is set without JANUS_URL: each instance runs its own Janus, and members whose /janus socket reaches another instance than the car cannot see its video. Point every instance at one shared Janus (JANUS_URL, JANUS_API_URL, JANUS_ADMIN_KEY).',
+        );
+      }
     } else {
       // Once, with the exact command: an operator should not have to guess what is missing.
       this.#log.warn(
@@ -171,9 +203,19 @@ export class VideoService {
     });
   }
 
-  /** The car's socket closed: its next connection is told its target again. */
+  /**
+   * The car's socket closed: its next connection is told its target again. With REDIS_URL the
+   * car may connect to another instance next, which replaces the mountpoint on the shared Janus
+   * (maybe on another port): this one no longer answers for it (nor trusts its port).
+   */
   carOffline(carId: number): void {
     this.#told.delete(carId);
+    if (this.#options.config.redisUrl === null || this.#options.cars.holds(carId)) return;
+    void this.#serially(carId, async () => {
+      if (this.#options.cars.holds(carId)) return;
+      this.#mountpoints.delete(carId);
+      this.#applied.delete(carId);
+    });
   }
 
   /** A driving session started: the car's camera starts streaming. */
@@ -187,30 +229,52 @@ export class VideoService {
    * next driver gets a new PIN, and everyone watching is evicted — a new PIN alone leaves Janus's
    * existing viewers in place, so the former driver would keep receiving the next one's video.
    */
-  sessionEnded(carId: number): Promise<void> {
+  sessionEnded(carId: number, sessionId: number): Promise<void> {
     this.#driven.delete(carId);
     this.#told.delete(carId);
     this.#options.cars.sendToCar(carId, { type: 'video-stop' });
-    return this.#serially(carId, () => this.#endViewing(carId));
+    return this.#serially(carId, async () => {
+      // Every instance hears of the end; the stored PIN changes once, whoever comes first.
+      await this.#options.pins.rotateAfterSession(carId, sessionId, newPin());
+      await this.#evictViewers(carId);
+    });
   }
 
   /**
-   * An admin lost the role: they may know the PIN of every car being driven (admins are shown
-   * them), so every mountpoint gets a new PIN and loses its viewers. The drivers' players
-   * re-read their PIN and watch again within a few seconds; a demotion is rare enough for that.
+   * An admin lost the role: they may know the PIN of every car (admins are shown them), so every
+   * PIN changes and every mountpoint loses its viewers: each instance re-keys the mountpoints it
+   * made, the leader the PINs of cars no instance holds. The drivers' players re-read their PIN
+   * and watch again within a few seconds; a demotion is rare enough for that.
    */
-  adminDemoted(): Promise<void> {
-    return Promise.all(
-      [...this.#mountpoints.keys()].map((carId) => this.#serially(carId, () => this.#endViewing(carId))),
-    ).then(() => undefined);
+  async adminDemoted(): Promise<void> {
+    const mine = [...this.#mountpoints.keys()];
+    const rekeyed = mine.map((carId) =>
+      this.#serially(carId, async () => {
+        await this.#options.pins.replace(carId, newPin());
+        await this.#evictViewers(carId);
+      }),
+    );
+    if (this.#options.isLeader()) {
+      const { cars, pins } = this.#options;
+      try {
+        for (const carId of await pins.carIds()) {
+          const heldElsewhere = cars.isOnline(carId) && !cars.holds(carId);
+          if (!this.#mountpoints.has(carId) && !heldElsewhere) await pins.replace(carId, newPin());
+        }
+      } catch (error) {
+        this.#log.warn({ err: error }, 'replacing the PINs of cars nobody holds failed');
+      }
+    }
+    await Promise.all(rekeyed);
   }
 
-  /** The car is gone for good: its mountpoint goes too. */
+  /** The car is gone for good: its PIN and its mountpoint go too. */
   carDeleted(carId: number): Promise<void> {
     return this.#serially(carId, async () => {
       const mountpoint = this.#mountpoints.get(carId);
-      this.#pins.delete(carId);
       this.#driven.delete(carId);
+      this.#applied.delete(carId);
+      await this.#options.pins.remove(carId);
       if (!mountpoint || !this.#client) return;
       this.#mountpoints.delete(carId);
       try {
@@ -223,20 +287,25 @@ export class VideoService {
     });
   }
 
-  /** New PIN first, then the viewers out: an evicted viewer cannot come back with the old PIN. */
-  async #endViewing(carId: number): Promise<void> {
-    const pin = newPin();
-    this.#pins.set(carId, pin);
+  /**
+   * The mountpoint this instance made takes the stored PIN (already new) and loses its viewers:
+   * an evicted viewer cannot come back with the old PIN.
+   */
+  async #evictViewers(carId: number): Promise<void> {
     const mountpoint = this.#mountpoints.get(carId);
     const client = this.#client;
     if (!mountpoint || !client) return;
+    const pin = (await this.#pinsOf([carId])).get(carId);
+    if (pin === undefined) return;
     const secret = this.#secretOf(mountpoint.streamId);
     try {
       await client.changePinAndEvict(mountpoint.streamId, secret, pin);
-      this.#log.info({ carId, streamId: mountpoint.streamId }, 'session ended: new PIN, viewers evicted');
+      this.#applied.set(carId, pin);
+      this.#log.info({ carId, streamId: mountpoint.streamId }, 'new PIN, viewers evicted');
     } catch (error) {
       // Gone meanwhile (Janus restarted): re-created, without viewers, with the new PIN.
       this.#mountpoints.delete(carId);
+      this.#applied.delete(carId);
       if (error instanceof JanusError && error.code === NO_SUCH_MOUNTPOINT) return;
       // Any other failure (Janus slow, or an external Janus too old for `kick_all`) may have left
       // the old PIN or a viewer in place: destroying the mountpoint drops both; it is re-created
@@ -256,13 +325,9 @@ export class VideoService {
     await this.#supervisor?.stop();
   }
 
-  #pinOf(carId: number): string {
-    let pin = this.#pins.get(carId);
-    if (pin === undefined) {
-      pin = newPin();
-      this.#pins.set(carId, pin);
-    }
-    return pin;
+  /** The stored PINs, stable across re-creations so viewers' retries keep working. */
+  #pinsOf(carIds: readonly number[]): Promise<Map<number, string>> {
+    return this.#options.pins.pinsOf(carIds, newPin);
   }
 
   #secretOf(streamId: number): string {
@@ -293,6 +358,7 @@ export class VideoService {
       this.#verifying = true;
       try {
         await this.#forgetMissing(this.#options.cars.onlineCarIds());
+        await this.#applyChangedPins();
       } finally {
         this.#verifying = false;
       }
@@ -339,9 +405,35 @@ export class VideoService {
     }
   }
 
+  /**
+   * A stored PIN another instance changed while this one made the mountpoint (the leader re-keying
+   * a car that was just connecting here) reaches Janus at the next check.
+   */
+  async #applyChangedPins(): Promise<void> {
+    const carIds = [...this.#applied.keys()];
+    if (carIds.length === 0) return;
+    try {
+      const stored = await this.#pinsOf(carIds);
+      for (const carId of carIds) {
+        if (stored.get(carId) === this.#applied.get(carId)) continue;
+        void this.#serially(carId, async () => {
+          // Applied meanwhile (a session's end queued before this check)?
+          if (!this.#applied.has(carId)) return;
+          if ((await this.#pinsOf([carId])).get(carId) === this.#applied.get(carId)) return;
+          this.#log.warn({ carId }, 'the stored PIN changed: giving it to the mountpoint');
+          await this.#evictViewers(carId);
+        });
+      }
+    } catch (error) {
+      this.#log.warn({ err: error }, 'reading the stored PINs failed');
+    }
+  }
+
   async #ensureAndSend(carId: number): Promise<void> {
     const client = this.#client;
-    if (!client || this.#stopped) return;
+    // Only the car's holder makes its mountpoint: on a shared Janus another instance making it
+    // would replace the holder's (and its port).
+    if (!client || this.#stopped || !this.#options.cars.holds(carId)) return;
     const mountpoint = this.#mountpoints.get(carId) ?? (await this.#create(client, carId));
     if (!mountpoint || !this.#driven.has(carId) || this.#told.get(carId) === mountpoint.port) return;
     const host = this.#options.config.janusRtpHost;
@@ -352,10 +444,12 @@ export class VideoService {
   async #create(client: JanusClient, carId: number): Promise<Mountpoint | null> {
     const streamId = await this.#options.streamIdOf(carId);
     if (streamId === null) return null;
+    const pin = (await this.#pinsOf([carId])).get(carId);
+    if (pin === undefined) return null;
     const host = this.#options.config.janusRtpHost;
     const options = {
       id: streamId,
-      pin: this.#pinOf(carId),
+      pin,
       secret: this.#secretOf(streamId),
       codec: CODEC,
       iface: isLoopback(host) ? '127.0.0.1' : undefined,
@@ -371,6 +465,7 @@ export class VideoService {
     }
     const mountpoint = { streamId, port: created.port };
     this.#mountpoints.set(carId, mountpoint);
+    this.#applied.set(carId, pin);
     this.#log.info({ carId, streamId, port: created.port }, 'mountpoint created');
     return mountpoint;
   }
