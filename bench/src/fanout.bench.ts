@@ -17,6 +17,11 @@
  * driver on the follower: its commands go to the leader over Redis, and the leader's fact comes
  * back over Redis to the follower's sockets, the worst path. Each instance's memory is measured
  * as above (an inspector port each). Target: p99 until all received ≤ 150 ms.
+ * Its baseline, same run, same kind of client processes, same split: two bare `ws` processes that
+ * each broadcast what they hear on a Redis channel of the run's own; the bench publishes the race
+ * states the instances sent, so each sample crosses Redis once, as the leader's fact does on its
+ * way to the follower. Reported: the ratio Telerace / bare of the all-received p99, and (JSON)
+ * each sample's all-received time, since over 21 samples the p99 is the slowest one.
  * Options (environment): FANOUT_SOCKETS (5000), FANOUT_WORKERS (2 client processes),
  * FANOUT_STATE_SAMPLES (20), FANOUT_LAP_SAMPLES (5, at most 9), FANOUT_INSTANCE_SOCKETS (10000;
  * 0 skips the two-instance case), FANOUT_TRIGGER_ON (follower | leader).
