@@ -2,12 +2,12 @@
  * The event bus's transport between instances (issue 15): every fact reaches every instance's bus
  * exactly once.
  *
- * The publisher's own bus gets the fact at once, synchronously, as with the in-process transport
- * (so `emit` keeps its meaning: this instance's read models have changed when it returns), and the
- * fact goes to Redis with the sender's instance id; each instance ignores its own echo. So local
- * delivery never waits for Redis and keeps working while Redis is down — then the other instances
- * miss the fact: that is logged (once per outage, with the count of facts lost when it ends).
- * Facts from the other instances are checked against their schemas (a rolling upgrade may run
+ * The fact goes to Redis with the sender's instance id (written first, not awaited), and the
+ * publisher's own bus gets it at once, synchronously, as with the in-process transport (so `emit`
+ * keeps its meaning: this instance's read models have changed when it returns); each instance
+ * ignores its own echo. So local delivery never waits for Redis and keeps working while Redis is
+ * down — then the other instances miss the fact: that is logged (once per outage, with the
+ * count of facts lost when it ends). Facts from the other instances are checked against their schemas (a rolling upgrade may run
  * two versions at once) and delivered in the order their instance published them.
  */
 import { DOMAIN_EVENTS, type DomainEventName } from '@telerace/protocol/events';
@@ -42,12 +42,15 @@ export class RedisTransport implements EventTransport {
   }
 
   publish(event: DomainEventEnvelope): void {
-    this.#deliver?.(event);
+    // To Redis first (the command is written to its socket, nothing is awaited), then here: local
+    // delivery may write a first chunk of a broadcast to thousands of sockets, and the other
+    // instances should not start that much later (measured: 6–27 ms under load, bench fanout).
     const sent = this.channels.publish(
       EVENTS_CHANNEL,
       JSON.stringify({ from: this.channels.instanceId, name: event.name, payload: event.payload }),
     );
     if (sent === 'redis_down') this.#lost += 1;
+    this.#deliver?.(event);
   }
 
   subscribe(deliver: (event: DomainEventEnvelope) => void): void {
