@@ -71,7 +71,9 @@ function Shell() {
       />
       {withSidebar && <Sidebar open={menuOpen} onClose={closeMenu} menuButtonRef={menuButtonRef} />}
       <div className={cx('flex min-h-dvh flex-col pt-16', withSidebar && 'md:pl-64')}>
-        <main id="main" tabIndex={-1} className="flex-1 focus:outline-none">
+        {/* At least the viewport below the top bar: the footer starts below the fold, so a page
+            whose content arrives after the first paint never pushes a visible footer down (CLS). */}
+        <main id="main" tabIndex={-1} className="min-h-[calc(100dvh-4rem)] flex-1 focus:outline-none">
           <div key={pathname} className="animate-page-in px-4 py-8 sm:px-8 sm:py-10">
             <Outlet />
           </div>
