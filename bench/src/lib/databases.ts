@@ -7,7 +7,10 @@ import pg from 'pg';
 
 export type DatabaseKind = 'pglite' | 'postgres';
 
-export const DATABASES: readonly DatabaseKind[] = ['pglite', 'postgres'];
+/** BENCH_DATABASES=postgres (or pglite) measures on one of them only. */
+export const DATABASES: readonly DatabaseKind[] = (['pglite', 'postgres'] as const).filter(
+  (kind) => !process.env.BENCH_DATABASES || process.env.BENCH_DATABASES.split(',').includes(kind),
+);
 
 const ADMIN_URL = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
