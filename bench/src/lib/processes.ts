@@ -90,13 +90,28 @@ function track(child: ChildProcess, url: string, cleanup: () => void): Running {
  */
 const SERVER_NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
+/**
+ * BENCH_SERVER_CPUS=1 (a `taskset` CPU list): the measured servers and their baselines run on
+ * these CPUs only. With the load generator held on the others (`taskset -c 0 npm run bench …`),
+ * neither steals the other's core: on 2 cores, an unpinned autocannon with its GC threads took
+ * up to 1.1 cores and left the server half of one in some runs (p99 12 ms instead of 4).
+ */
+const SERVER_CPUS = process.env.BENCH_SERVER_CPUS;
+
+/** Node with `args`, on SERVER_CPUS when set. */
+function spawnNode(args: string[], options: Parameters<typeof spawn>[2]): ChildProcess {
+  return SERVER_CPUS
+    ? spawn('taskset', ['-c', SERVER_CPUS, process.execPath, ...args], options)
+    : spawn(process.execPath, args, options);
+}
+
 /** The real, built Telerace server on an embedded database in a throw-away folder. */
 export async function startTelerace(env: Record<string, string> = {}): Promise<Running> {
   const main = join(ROOT, 'apps/server/dist/main.js');
   if (!existsSync(main)) throw new Error('The server is not built: run `npm run build` first.');
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'telerace-bench-'));
-  const child = spawn(process.execPath, [...SERVER_NODE_ARGS, main], {
+  const child = spawnNode([...SERVER_NODE_ARGS, main], {
     env: {
       ...process.env,
       PORT: String(port),
@@ -121,7 +136,7 @@ export async function startScript(
   env: Record<string, string> = {},
 ): Promise<Running> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--input-type=module', '-e', source], {
+  const child = spawnNode(['--input-type=module', '-e', source], {
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
