@@ -29,7 +29,15 @@ export default defineConfig({
           exclude: [...configDefaults.exclude, 'src/**/*.instances.test.ts'],
         },
       },
-      { extends: true, test: { name: 'postgres', env: { TEST_DB: 'postgres' } } },
+      {
+        extends: true,
+        test: {
+          name: 'postgres',
+          env: { TEST_DB: 'postgres' },
+          // What only the embedded database has (backup and restore of DATA_DIR/db) runs once, on pglite.
+          exclude: [...configDefaults.exclude, 'src/**/*.embedded.test.ts'],
+        },
+      },
     ],
   },
 });

@@ -1,9 +1,21 @@
 /** The real process: `node src/main.ts` as `npm run dev` starts it (tsx, `source` condition). */
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import pg from 'pg';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { LOCK_FILE } from './db/data-dir-lock.js';
 import { createTestEnvironment, type TestEnvironment } from './test/app.js';
-import { alive, freePort, processesMentioning, startServer, waitForStatus } from './test/process.js';
+import {
+  alive,
+  exitCodeWithin,
+  freePort,
+  processesMentioning,
+  startServer,
+  waitForStatus,
+} from './test/process.js';
 
 describe('server process', () => {
   let environment: TestEnvironment | undefined;
@@ -68,4 +80,48 @@ describe('server process', () => {
     await vi.waitFor(() => expect(alive(janusPid)).toBe(false), { timeout: 10_000, interval: 50 });
     await vi.waitFor(() => expect(agents()).toEqual([]), { timeout: 10_000, interval: 50 });
   }, 60_000);
+
+  it('stops before any database write when its port is taken', async () => {
+    environment = await createTestEnvironment({
+      LOG_LEVEL: 'info',
+      ADMIN_EMAIL: 'admin@example.test',
+      ADMIN_PASSWORD: 'port taken admin password',
+      SIM_CARS: '1',
+    });
+    const blocker = createServer();
+    blocker.listen(0, '127.0.0.1');
+    await once(blocker, 'listening');
+    const { port } = blocker.address() as { port: number };
+    try {
+      // On the postgres project the server uses its fresh PostgreSQL database, on pglite DATA_DIR/db.
+      child = startServer({ ...environment.env, PORT: String(port) });
+      const server = child as ReturnType<typeof startServer>;
+      const code = await exitCodeWithin(server, 15_000);
+      expect(code).toBe(1);
+      expect(server.output().stdout).toContain('EADDRINUSE');
+    } finally {
+      blocker.close();
+    }
+    const { DATABASE_URL: url } = environment.env;
+    if (url === undefined) {
+      expect(existsSync(join(environment.dataDir, 'db'))).toBe(false);
+    } else {
+      expect(await tablesIn(url)).toEqual([]);
+    }
+    expect(existsSync(join(environment.dataDir, 'sim-cars.json'))).toBe(false);
+    expect(existsSync(join(environment.dataDir, LOCK_FILE))).toBe(false);
+  }, 120_000);
 });
+
+async function tablesIn(url: string): Promise<string[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const result = await client.query<{ name: string }>(
+      "select table_schema || '.' || table_name as name from information_schema.tables where table_schema not in ('pg_catalog', 'information_schema')",
+    );
+    return result.rows.map((row) => row.name);
+  } finally {
+    await client.end();
+  }
+}

@@ -235,3 +235,19 @@ export async function takeCarWithCode(
   );
   return controlToken;
 }
+
+/** The exit code, or 'still running' after `ms`. */
+export async function exitCodeWithin(
+  child: ChildProcess,
+  ms: number,
+): Promise<number | null | 'still running'> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'still running'>((resolve) => {
+    timer = setTimeout(() => resolve('still running'), ms);
+  });
+  try {
+    return await Promise.race([once(child, 'exit').then(([code]) => code as number | null), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,6 +1,7 @@
 /**
  * `npm run backup` and `npm run restore` as an operator runs them, around a real server process
- * on the embedded database (forced on both projects: these commands are for PGlite only).
+ * on the embedded database (these commands are for PGlite only: `*.embedded.test.ts` runs on the
+ * pglite project alone).
  */
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';

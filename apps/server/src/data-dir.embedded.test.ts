@@ -2,17 +2,16 @@
  * Data safety of DATA_DIR with real server processes: one server per folder (a second one refuses
  * at once and touches nothing), a stale lock after a crash is taken over, a taken port stops the
  * start-up before any database write, and nothing under the folder is readable by other users.
- * The embedded database is forced (DATABASE_URL removed) so both projects run the same thing,
- * except where the PostgreSQL database itself is what is checked.
+ * The embedded database is forced (DATABASE_URL removed): these are PGlite's folder, so the file
+ * runs on the pglite project only (`*.embedded.test.ts`); the taken-port case, which checks either
+ * database, is in main.test.ts.
  */
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LOCK_FILE } from './db/data-dir-lock.js';
 import { createTestEnvironment, type TestEnvironment } from './test/app.js';
@@ -22,7 +21,7 @@ import {
   membersWhoCannotLogIn,
   signUpMembers,
 } from './test/data-dir.js';
-import { freePort, startServer, waitForStatus } from './test/process.js';
+import { exitCodeWithin, freePort, startServer, waitForStatus } from './test/process.js';
 
 type Server = ReturnType<typeof startServer>;
 
@@ -123,36 +122,6 @@ describe('DATA_DIR safety (real server processes)', () => {
     expect(await stop(server)).toBe(0);
   }, 120_000);
 
-  it('stops before any database write when its port is taken', async () => {
-    environment = await createTestEnvironment({
-      LOG_LEVEL: 'info',
-      ADMIN_EMAIL: 'admin@example.test',
-      ADMIN_PASSWORD: 'port taken admin password',
-      SIM_CARS: '1',
-    });
-    const blocker = createServer();
-    blocker.listen(0, '127.0.0.1');
-    await once(blocker, 'listening');
-    const { port } = blocker.address() as { port: number };
-    try {
-      // On the postgres project the server uses its fresh PostgreSQL database, on pglite DATA_DIR/db.
-      const server = start({ ...environment.env, PORT: String(port) });
-      const code = await exitCodeWithin(server, 15_000);
-      expect(code).toBe(1);
-      expect(server.output().stdout).toContain('EADDRINUSE');
-    } finally {
-      blocker.close();
-    }
-    const { DATABASE_URL: url } = environment.env;
-    if (url === undefined) {
-      expect(existsSync(join(environment.dataDir, 'db'))).toBe(false);
-    } else {
-      expect(await tablesIn(url)).toEqual([]);
-    }
-    expect(existsSync(join(environment.dataDir, 'sim-cars.json'))).toBe(false);
-    expect(existsSync(join(environment.dataDir, LOCK_FILE))).toBe(false);
-  }, 120_000);
-
   it('keeps everything under DATA_DIR private (0700/0600) whatever the umask, and fixes a loose folder with one warning', async () => {
     environment = await createTestEnvironment({ LOG_LEVEL: 'warn', SIGNUP_RATE_LIMIT_PER_HOUR: '1000' });
     const dataDir = join(environment.dataDir, 'state'); // created by the server itself
@@ -199,19 +168,6 @@ describe('DATA_DIR safety (real server processes)', () => {
   }, 180_000);
 });
 
-/** The exit code, or 'still running' after `ms`. */
-async function exitCodeWithin(child: ChildProcess, ms: number): Promise<number | null | 'still running'> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<'still running'>((resolve) => {
-    timer = setTimeout(() => resolve('still running'), ms);
-  });
-  try {
-    return await Promise.race([once(child, 'exit').then(([code]) => code as number | null), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 function lockOf(dataDir: string): { pid: number; startedAt: string } {
   return JSON.parse(readFileSync(join(dataDir, LOCK_FILE), 'utf8')) as { pid: number; startedAt: string };
 }
@@ -229,17 +185,4 @@ async function pidOfAFinishedProcess(): Promise<number> {
   await once(child, 'exit');
   if (pid === undefined) throw new Error('no pid');
   return pid;
-}
-
-async function tablesIn(url: string): Promise<string[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const result = await client.query<{ name: string }>(
-      "select table_schema || '.' || table_name as name from information_schema.tables where table_schema not in ('pg_catalog', 'information_schema')",
-    );
-    return result.rows.map((row) => row.name);
-  } finally {
-    await client.end();
-  }
 }
