@@ -4,6 +4,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { defineModule } from '../../module.js';
+import { SharedTelemetry } from '../../scale-out/shared-telemetry.js';
 import { adminCarRoutes } from './admin-cars.routes.js';
 import { carRoutes } from './cars.routes.js';
 import { CarsService, WRONG_CODES_PER_MEMBER_PER_HOUR, WRONG_CODES_WINDOW_MS } from './cars.service.js';
@@ -35,7 +36,10 @@ function ownUrl(address: ReturnType<import('node:net').Server['address']>): stri
 
 export const carsModule = defineModule({
   name: 'cars',
-  services: ({ app, config, db, bus, clock, log, services, options }) => {
+  services: ({ app, config, db, bus, clock, log, redis, services, options }) => {
+    // Several instances: the cars held here record their telemetry for the admin on any instance.
+    const telemetry = redis ? new SharedTelemetry(redis.commands, config.redisNamespace, log) : null;
+    if (telemetry) services.carRelay.onCarTelemetry((carId, received) => telemetry.record(carId, received));
     const cars = new CarsService({
       db,
       bus,
@@ -43,6 +47,7 @@ export const carsModule = defineModule({
       log,
       directory: services.carDirectory,
       presence: services.carRelay,
+      telemetryElsewhere: telemetry ?? undefined,
       video: services.video,
       settings: services.settings,
       controlCodeTtlMinutes: config.controlCodeTtlMinutes,

@@ -6,7 +6,25 @@ import type { CarWithHolder } from './cars.repo.js';
 /** What the control relay knows about connected cars (the service never touches a socket). */
 export interface CarPresence {
   isOnline(carId: number): boolean;
-  lastTelemetry(carId: number): (Telemetry & { at: string }) | null;
+  lastTelemetry(carId: number): TelemetryAt | null;
+}
+
+/** A car's telemetry and when the server received it. */
+export type TelemetryAt = Telemetry & { at: string };
+
+/**
+ * Cars' last telemetry as other instances recorded it (scale-out/shared-telemetry.ts): the
+ * relay here knows only the cars held here or driven from here. Absent in one process.
+ */
+export interface TelemetryElsewhere {
+  lastOf(carIds: readonly number[]): Promise<ReadonlyMap<number, TelemetryAt>>;
+}
+
+/** The fresher of two telemetries (by `at`); either may be missing. */
+export function fresher(here: TelemetryAt | null, elsewhere: TelemetryAt | undefined): TelemetryAt | null {
+  if (!elsewhere) return here;
+  if (!here) return elsewhere;
+  return Date.parse(elsewhere.at) > Date.parse(here.at) ? elsewhere : here;
 }
 
 /** The live video's part of a car (the PIN only for those who may watch; stored, so read async). */
@@ -17,6 +35,7 @@ export interface CarVideoAccess {
 }
 
 const UNAVAILABLE: CarVideo = { available: false, pin: null };
+const NOWHERE: ReadonlyMap<number, TelemetryAt> = new Map();
 
 export const NO_VIDEO: CarVideoAccess = {
   videoFor: async () => UNAVAILABLE,
@@ -58,21 +77,29 @@ export class CarPresenter {
     return { ...this.car(row), video: await this.video.videoFor(row.car.id, mayWatch) };
   }
 
-  /** Cars as the admin's car tab shows them: with their PINs, codes and last telemetry. */
-  async adminCars(rows: readonly CarWithHolder[]): Promise<AdminCar[]> {
+  /**
+   * Cars as the admin's car tab shows them: with their PINs, codes and last telemetry (the
+   * fresher of the relay's here and `elsewhere`'s, other instances' record).
+   */
+  async adminCars(
+    rows: readonly CarWithHolder[],
+    elsewhere: ReadonlyMap<number, TelemetryAt> = NOWHERE,
+  ): Promise<AdminCar[]> {
     const videos = await this.video.videosFor(
       rows.map((row) => row.car.id),
       true,
     );
-    return rows.map((row) => this.#adminCar(row, videos.get(row.car.id) ?? UNAVAILABLE));
+    return rows.map((row) =>
+      this.#adminCar(row, videos.get(row.car.id) ?? UNAVAILABLE, elsewhere.get(row.car.id)),
+    );
   }
 
   /** One car as the admin's car tab shows it. */
-  async adminCar(row: CarWithHolder): Promise<AdminCar> {
-    return this.#adminCar(row, await this.video.videoFor(row.car.id, true));
+  async adminCar(row: CarWithHolder, elsewhere?: TelemetryAt): Promise<AdminCar> {
+    return this.#adminCar(row, await this.video.videoFor(row.car.id, true), elsewhere);
   }
 
-  #adminCar(row: CarWithHolder, video: CarVideo): AdminCar {
+  #adminCar(row: CarWithHolder, video: CarVideo, elsewhere: TelemetryAt | undefined): AdminCar {
     return {
       ...this.car(row),
       video,
@@ -80,7 +107,7 @@ export class CarPresenter {
       control_code_expires_at: row.car.controlCode
         ? (row.car.controlCodeExpiresAt?.toISOString() ?? null)
         : null,
-      last_telemetry: this.presence.lastTelemetry(row.car.id),
+      last_telemetry: fresher(this.presence.lastTelemetry(row.car.id), elsewhere),
       lap_counter_id: row.car.lapCounterId ?? null,
     };
   }

@@ -28,6 +28,7 @@ import {
   CarPresenter,
   type CarVideoAccess,
   NO_VIDEO,
+  type TelemetryElsewhere,
   type Viewer,
 } from './cars.presenter.js';
 import {
@@ -122,6 +123,8 @@ export interface CarsServiceDeps {
   /** The members' list and status, answered from memory once loaded (see car-directory.ts). */
   directory: CarDirectory;
   presence: CarPresence;
+  /** Several instances: the cars' telemetry recorded where they are, for the admin's list. */
+  telemetryElsewhere?: TelemetryElsewhere;
   video?: CarVideoAccess;
   /** The admin's settings (the session duration), in memory. */
   settings: Pick<SettingsService, 'get'>;
@@ -144,6 +147,7 @@ export class CarsService {
   readonly log: FastifyBaseLogger;
   readonly directory: CarDirectory;
   readonly presence: CarPresence;
+  readonly telemetryElsewhere: TelemetryElsewhere | null;
   readonly video: CarVideoAccess;
   readonly settings: Pick<SettingsService, 'get'>;
   readonly controlCodeTtlMinutes: number;
@@ -156,6 +160,7 @@ export class CarsService {
     this.log = deps.log;
     this.directory = deps.directory;
     this.presence = deps.presence;
+    this.telemetryElsewhere = deps.telemetryElsewhere ?? null;
     this.video = deps.video ?? NO_VIDEO;
     this.settings = deps.settings;
     this.controlCodeTtlMinutes = deps.controlCodeTtlMinutes ?? DEFAULT_CONTROL_CODE_TTL_MINUTES;
@@ -175,7 +180,9 @@ export class CarsService {
   }
 
   async listAdmin(): Promise<AdminCar[]> {
-    return this.#presenter.adminCars(await listCarsWithHolders(this.db, this.clock.now()));
+    const rows = await listCarsWithHolders(this.db, this.clock.now());
+    const elsewhere = await this.telemetryElsewhere?.lastOf(rows.map((row) => row.car.id));
+    return this.#presenter.adminCars(rows, elsewhere);
   }
 
   async #row(carId: number, db: Db = this.db): Promise<CarWithHolder> {
@@ -192,7 +199,9 @@ export class CarsService {
   }
 
   async adminCar(carId: number): Promise<AdminCar> {
-    return this.#presenter.adminCar(await this.#row(carId));
+    const row = await this.#row(carId);
+    const elsewhere = await this.telemetryElsewhere?.lastOf([carId]);
+    return this.#presenter.adminCar(row, elsewhere?.get(carId));
   }
 
   // ── driving ──────────────────────────────────────────────────────────────────────────────

@@ -47,6 +47,8 @@ export class CarRelay implements CarPresence {
   readonly #cars = new Map<number, CarLink>();
   readonly #controllers = new Map<number, ControllerLink>();
   readonly #telemetry = new Map<number, Telemetry & { at: string }>();
+  /** Told of each telemetry of a car held here (scale-out: its copy for the admin on any instance). */
+  readonly #telemetryListeners = new Set<(carId: number, telemetry: Telemetry & { at: string }) => void>();
   /** Cars whose socket another instance holds: which one, and when it last said so. */
   readonly #elsewhere = new Map<number, { instance: string; seenAt: number }>();
   /** Controllers here whose car is held by another instance. */
@@ -180,6 +182,11 @@ export class CarRelay implements CarPresence {
     return this.#telemetry.get(carId) ?? null;
   }
 
+  /** `listener` hears each telemetry of a car held here, synchronously on the relay path: it must not wait. */
+  onCarTelemetry(listener: (carId: number, telemetry: Telemetry & { at: string }) => void): void {
+    this.#telemetryListeners.add(listener);
+  }
+
   /** A car agent authenticated at the upgrade; a previous connection of the same car is replaced. */
   attachCar(carId: number, connection: SocketConnection): CarLink {
     const previous = this.#cars.get(carId);
@@ -191,9 +198,11 @@ export class CarRelay implements CarPresence {
         // The controller hears of it from the fact (car.online), like a controller elsewhere.
         onReady: () => this.events.emit('car.online', { carId, instance: this.#bridge.instanceId }),
         onTelemetry: (_link, telemetry) => {
-          this.#telemetry.set(carId, { ...telemetry, at: new Date().toISOString() });
+          const received = { ...telemetry, at: new Date().toISOString() };
+          this.#telemetry.set(carId, received);
           this.#controllers.get(carId)?.send({ type: 'telemetry', telemetry });
           this.#bridge.sendTelemetry(carId, telemetry);
+          for (const listener of this.#telemetryListeners) listener(carId, received);
         },
         // A fact for whoever counts laps (the race module, on whichever instance runs it).
         onPass: (_link, at) => this.events.emit('lap.passed', { carId, at, source: 'car' }),
