@@ -45,15 +45,21 @@ export const E2E_ADMIN = { email: 'admin@e2e.telerace.test', password: 'e2e-admi
 /** Short-lived access tokens, so the browser tests also prove the silent refresh. */
 export const E2E_ACCESS_TOKEN_TTL_SECONDS = 15;
 
-/** A raffle server's environment: one simulated car, Twitch sign-in against an OAuth stand-in. */
-const raffleServerEnv = (port: string, oauthUrl: string) => ({
+/** What every e2e server shares: the seeded admin, short-lived access tokens, lifted limits. */
+const serverEnv = (port: string) => ({
   PORT: port,
   LOG_LEVEL: 'warn',
   ADMIN_EMAIL: E2E_ADMIN.email,
   ADMIN_PASSWORD: E2E_ADMIN.password,
   ACCESS_TOKEN_TTL_SECONDS: String(E2E_ACCESS_TOKEN_TTL_SECONDS),
+  // Every browser of the suite comes from 127.0.0.1: the per-IP limits are for real crowds.
   API_RATE_LIMIT_PER_MINUTE: '100000',
   SIGNUP_RATE_LIMIT_PER_HOUR: '1000',
+});
+
+/** A raffle server's environment: one simulated car, Twitch sign-in against an OAuth stand-in. */
+const raffleServerEnv = (port: string, oauthUrl: string) => ({
+  ...serverEnv(port),
   SIM_CARS: '1',
   TWITCH_CLIENT_ID: E2E_OAUTH_CLIENT.id,
   TWITCH_CLIENT_SECRET: E2E_OAUTH_CLIENT.secret,
@@ -101,14 +107,7 @@ export default defineConfig({
       stdout: 'pipe',
       stderr: 'pipe',
       env: {
-        PORT: String(E2E_PORT),
-        LOG_LEVEL: 'warn',
-        ADMIN_EMAIL: E2E_ADMIN.email,
-        ADMIN_PASSWORD: E2E_ADMIN.password,
-        ACCESS_TOKEN_TTL_SECONDS: String(E2E_ACCESS_TOKEN_TTL_SECONDS),
-        // Every browser of the suite comes from 127.0.0.1: the per-IP limits are for real crowds.
-        API_RATE_LIMIT_PER_MINUTE: '100000',
-        SIGNUP_RATE_LIMIT_PER_HOUR: '1000',
+        ...serverEnv(String(E2E_PORT)),
         // Simulated cars driven by real car-agent processes over the real car socket: one for each
         // driving test (a car stays taken for its session): Sim 1–3 for driving.spec.ts, Sim 4 and
         // Sim 5 for the two drivers of race.spec.ts. An idle agent only holds its car socket; it
