@@ -11,6 +11,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { Redis } from 'ioredis';
 import { z } from 'zod';
 import { DomainError, type DomainErrorKind } from '../domain-error.js';
+import { REDIS_COMMAND_TIMEOUT_MS } from './redis-channels.js';
 
 /** Nobody leads right now, or the leader did not answer in time: worth retrying in a moment. */
 export class NoLeaderError extends Error {
@@ -101,7 +102,8 @@ export class RedisLeaderCalls implements LeaderCalls {
     this.#repliesChannel = `${options.namespace}:leader:replies:${randomUUID()}`;
     // A call must not sit in ioredis's offline queue past its own timeout: fail fast while down.
     const settings = { maxRetriesPerRequest: 1, enableOfflineQueue: true, lazyConnect: false };
-    this.#publisher = new Redis(options.redisUrl, settings);
+    // Nor on a Redis that hangs: the publish fails after this, and the call with NoLeaderError.
+    this.#publisher = new Redis(options.redisUrl, { ...settings, commandTimeout: REDIS_COMMAND_TIMEOUT_MS });
     this.#subscriber = new Redis(options.redisUrl, settings);
     for (const connection of [this.#publisher, this.#subscriber])
       connection.on('error', (error) => this.#log.warn({ err: error }, 'leader calls: Redis unreachable'));

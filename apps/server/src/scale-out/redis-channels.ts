@@ -14,6 +14,14 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { Redis, type RedisOptions } from 'ioredis';
 
+/**
+ * How long a command may wait for Redis's answer. A Redis that hangs (stopped, or a network that
+ * drops packets without closing) keeps the connection "ready": without this bound a rate-limit
+ * count, a login throttle or a leader call would wait forever, and with it every /api request.
+ * Past it the command fails and its caller degrades as when Redis is down.
+ */
+export const REDIS_COMMAND_TIMEOUT_MS = 500;
+
 export interface RedisChannelsOptions {
   url: string;
   /** REDIS_NAMESPACE: prefix of every channel. */
@@ -36,6 +44,8 @@ export class RedisChannels {
   /** Whether both connections were last seen ready (what the log and the listeners were told). */
   #connected = false;
   #closed = false;
+  /** A publish failed since the last one that went: logged once per such run, not per message. */
+  #publishFailing = false;
 
   constructor(options: RedisChannelsOptions) {
     this.#log = options.log.child({ component: 'redis' });
@@ -48,7 +58,7 @@ export class RedisChannels {
       maxRetriesPerRequest: 0,
       connectionName: `telerace-${this.instanceId}`,
     };
-    this.#publisher = new Redis(options.url, common);
+    this.#publisher = new Redis(options.url, { ...common, commandTimeout: REDIS_COMMAND_TIMEOUT_MS });
     // The subscriber keeps its SUBSCRIBEs until it is connected, however long that takes (they
     // are not messages): a channel subscribed while Redis is down is heard once it is back.
     this.#subscriber = new Redis(options.url, {
@@ -111,9 +121,20 @@ export class RedisChannels {
   /** Publishes on `name` (under the namespace); nothing is queued while Redis is down. */
   publish(name: string, message: string): PublishResult {
     if (this.#closed || this.#publisher.status !== 'ready') return 'redis_down';
-    this.#publisher.publish(this.#channel(name), message).catch((error: unknown) => {
-      this.#log.warn({ err: error, channel: name }, 'Redis publish failed');
-    });
+    this.#publisher.publish(this.#channel(name), message).then(
+      () => {
+        this.#publishFailing = false;
+      },
+      (error: unknown) => {
+        // A hung Redis fails every drive of every car (50 a second each): one line per outage.
+        if (this.#publishFailing || this.#closed) return;
+        this.#publishFailing = true;
+        this.#log.warn(
+          { err: error, channel: name },
+          'Redis publish failed (further failures not logged until one goes)',
+        );
+      },
+    );
     return 'sent';
   }
 

@@ -140,3 +140,77 @@ describe('two instances when Redis goes down', () => {
     socket.close();
   }, 90_000);
 });
+
+/**
+ * A Redis that hangs rather than dies (SIGSTOP: its connections stay open, nothing answers). The
+ * commands that requests make (the shared rate limit's count, the login throttle) must not wait
+ * for it: each fails after REDIS_COMMAND_TIMEOUT_MS (500 ms) and the request goes through, as
+ * when Redis is down.
+ */
+describe('two instances when Redis hangs', () => {
+  /** 4× the command timeout: a request may wait for one or two timed-out commands, never forever. */
+  const ANSWER_BOUND_MS = 2_000;
+  let redis: { process: ChildProcess; url: string };
+  let pair: TwoInstances;
+  const children: ChildProcess[] = [];
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    pair = await startTwoInstances({ env: { REDIS_URL: redis.url } });
+  }, 120_000);
+  afterAll(async () => {
+    for (const child of children.splice(0)) await killProcess(child);
+    await pair?.dispose();
+    if (redis) {
+      redis.process.kill('SIGCONT');
+      await killProcess(redis.process);
+    }
+  });
+
+  /** The time `request` took to answer (failing after 10 s: a hang is what this test is about). */
+  async function timed(url: string, init: RequestInit = {}): Promise<{ status: number; ms: number }> {
+    const startedAt = performance.now();
+    const response = await fetch(url, { ...init, signal: AbortSignal.timeout(10_000) });
+    await response.arrayBuffer();
+    return { status: response.status, ms: performance.now() - startedAt };
+  }
+
+  it('the car list and a login answer within 2 s on both instances, and a car within one instance drives and stops', async () => {
+    const local = await addSimCar(pair.b.base, pair.adminToken, 'Local car');
+    children.push(local.agent);
+    await lineAppears(local.agent, /welcomed as car/);
+    const authorization = { authorization: `Bearer ${pair.adminToken}` };
+    expect((await timed(`${pair.a.base}/api/cars`, { headers: authorization })).status).toBe(200);
+
+    redis.process.kill('SIGSTOP');
+    for (const instance of [pair.a, pair.b]) {
+      const list = await timed(`${instance.base}/api/cars`, { headers: authorization });
+      expect(list.status).toBe(200);
+      expect(list.ms).toBeLessThanOrEqual(ANSWER_BOUND_MS);
+      const login = await timed(`${instance.base}/api/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: pair.admin.email, password: pair.admin.password, recaptchaToken: '' }),
+      });
+      expect(login.status).toBe(200);
+      expect(login.ms).toBeLessThanOrEqual(ANSWER_BOUND_MS);
+    }
+
+    // Within B: drive and stop as ever, though every fact B publishes times out.
+    const withinB = await drive(pair.b, local.carId, pair.adminToken);
+    const stopped = lineAppears(local.agent, /neutral \(/);
+    const closedAt = performance.now();
+    withinB.close();
+    const stop = await stopped;
+    expect(stop.at - closedAt).toBeLessThanOrEqual(CONTROLLER_CLOSED_BOUND_MS);
+    expect(stop.line).toMatch(/stop from the server/);
+
+    // Redis answers again: so do the instances, at their usual speed.
+    redis.process.kill('SIGCONT');
+    await expect
+      .poll(async () => (await timed(`${pair.a.base}/api/cars`, { headers: authorization })).ms, {
+        timeout: 10_000,
+      })
+      .toBeLessThan(ANSWER_BOUND_MS / 4);
+  }, 90_000);
+});

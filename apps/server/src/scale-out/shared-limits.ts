@@ -6,6 +6,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { Redis } from 'ioredis';
+import { REDIS_COMMAND_TIMEOUT_MS } from './redis-channels.js';
 
 export interface SharedLimitsStore {
   /** The options to spread into @fastify/rate-limit's registration. */
@@ -23,6 +24,8 @@ export function sharedLimitsStore(
     // (skipOnError) and the log says so.
     maxRetriesPerRequest: 1,
     connectTimeout: 2_000,
+    // …nor on one that hangs: the count fails after this, and the request goes through.
+    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
   });
   redis.on('error', (error) => log.warn({ err: error }, 'shared rate limits: Redis unreachable'));
   return {

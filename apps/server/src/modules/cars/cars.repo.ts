@@ -55,6 +55,12 @@ export async function findLiveCar(db: Db, carId: number): Promise<CarRow | undef
   return row;
 }
 
+/** A car's stream id, deleted or not (a deleted car's row stays, with `deleted_at`). */
+export async function findCarStreamId(db: Db, carId: number): Promise<number | null> {
+  const [row] = await db.select({ streamId: cars.streamId }).from(cars).where(eq(cars.id, carId));
+  return row?.streamId ?? null;
+}
+
 export function findLiveCarsNamed(db: Db, names: string[]): Promise<CarRow[]> {
   return db
     .select()

@@ -149,6 +149,22 @@ describe('live video with two instances and one shared Janus', () => {
       expect(stdout + stderr).not.toContain(newPin);
     }
   }, 90_000);
+
+  it('removes the mountpoint of a car deleted after it left the instance that made it', async () => {
+    // B makes the car's mountpoint; the agent leaves, so B no longer answers for it.
+    const { carId, agent } = await addSimCar(pair.b.base, pair.adminToken, 'Video car that leaves');
+    await lineAppears(agent, /welcomed as car/);
+    const { stream_id: streamId } = await status(pair.a, carId, pair.adminToken);
+    const mountpointIds = async () => (await janusAdmin.listMountpoints()).map((m) => m.id);
+    await expect.poll(mountpointIds, { timeout: 10_000 }).toContain(streamId);
+    await killProcess(agent);
+    await expect
+      .poll(async () => (await status(pair.b, carId, pair.adminToken)).status, { timeout: 10_000 })
+      .toBe('offline');
+
+    await apiCall(pair.a.base, 'DELETE', `/admin/cars/${carId}`, undefined, pair.adminToken);
+    await expect.poll(mountpointIds, { timeout: 10_000 }).not.toContain(streamId);
+  }, 60_000);
 });
 
 describe('an instance with REDIS_URL and its own Janus', () => {

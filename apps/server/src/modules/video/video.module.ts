@@ -5,7 +5,7 @@
  */
 import { SOCKET_CLOSE_CODES } from '@telerace/protocol';
 import { defineModule } from '../../module.js';
-import { findLiveCar, findLiveSessionOfCar } from '../cars/cars.repo.js';
+import { findCarStreamId, findLiveCar, findLiveSessionOfCar } from '../cars/cars.repo.js';
 import { janusProxyRoutes } from './janus-proxy.js';
 import { JanusSockets } from './janus-sockets.js';
 import { videoRoutes } from './video.routes.js';
@@ -31,6 +31,7 @@ export const videoModule = defineModule({
       log,
       cars: services.carRelay,
       streamIdOf: async (carId) => (await findLiveCar(db, carId))?.streamId ?? null,
+      formerStreamIdOf: (carId) => findCarStreamId(db, carId),
       isDriven: async (carId) => (await findLiveSessionOfCar(db, carId, clock.now())) !== undefined,
       pins: new DatabaseVideoPins(db),
       isLeader: () => services.leadership.leading,

@@ -64,6 +64,8 @@ export interface VideoServiceOptions {
   cars: CarMessenger;
   /** The car's stream_id, or null when the car no longer exists. */
   streamIdOf(carId: number): Promise<number | null>;
+  /** The stream_id the car had, deleted or not (null: no such car). */
+  formerStreamIdOf(carId: number): Promise<number | null>;
   /** Whether the car has a live driving session. */
   isDriven(carId: number): Promise<boolean>;
   /** The mountpoints' PINs, shared by every instance. */
@@ -271,20 +273,32 @@ export class VideoService {
   /** The car is gone for good: its PIN and its mountpoint go too. */
   carDeleted(carId: number): Promise<void> {
     return this.#serially(carId, async () => {
-      const mountpoint = this.#mountpoints.get(carId);
+      const client = this.#client;
       this.#driven.delete(carId);
       this.#applied.delete(carId);
       await this.#options.pins.remove(carId);
-      if (!mountpoint || !this.#client) return;
+      const streamId = this.#mountpoints.get(carId)?.streamId ?? (await this.#orphanStreamId(carId));
       this.#mountpoints.delete(carId);
+      if (streamId === null || !client) return;
       try {
-        await this.#client.destroyMountpoint(mountpoint.streamId, this.#secretOf(mountpoint.streamId));
-        this.#log.info({ carId, streamId: mountpoint.streamId }, 'mountpoint destroyed');
+        await client.destroyMountpoint(streamId, this.#secretOf(streamId));
+        this.#log.info({ carId, streamId }, 'mountpoint destroyed');
       } catch (error) {
         if (!(error instanceof JanusError && error.code === NO_SUCH_MOUNTPOINT))
           this.#log.warn({ err: error, carId }, 'destroying the mountpoint failed');
       }
     });
+  }
+
+  /**
+   * With REDIS_URL, the mountpoint of a deleted car that no instance answers for: the instance it
+   * last connected to forgot it when the car left (`carOffline`), and it would stay on the shared
+   * Janus for good. The leader removes it (exactly one instance tries; "no such mountpoint" is
+   * fine). In one process the instance always knows its own mountpoints.
+   */
+  async #orphanStreamId(carId: number): Promise<number | null> {
+    if (this.#options.config.redisUrl === null || !this.#options.isLeader()) return null;
+    return this.#options.formerStreamIdOf(carId);
   }
 
   /**
