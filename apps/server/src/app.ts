@@ -23,6 +23,7 @@ import { authenticatePlugin } from './http/authenticate.js';
 import { HttpError, handleError, notFoundError } from './http/errors.js';
 import {
   type LogStream,
+  lazyRequestLogger,
   loggerOptions,
   registerSlowRequestLog,
   requestLogController,
@@ -90,6 +91,8 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   const app = Fastify({
     logger: loggerOptions(config.logLevel, options.logStream),
     logController: requestLogController(config.logLevel),
+    // A request's logger is made when it first logs: most never do (http/logging.ts).
+    childLoggerFactory: lazyRequestLogger,
     trustProxy: trustProxySetting(config.trustProxy),
     frameworkErrors: handleError,
   });

@@ -119,10 +119,14 @@ describe('what is logged per request (info level)', () => {
     const [line] = linesAbout(`/api/test/slow?token=${REDACTED}`);
     expect(line).toMatchObject({ msg: 'slow request', statusCode: 200 });
     expect(line?.responseTime).toBeGreaterThanOrEqual(SLOW_REQUEST_MS);
+    // The request's own logger (made when it first logs) names the request.
+    expect(line?.reqId).toEqual(expect.stringMatching(/^req-/));
   });
 
   it('a rejected request, with its URL', async () => {
     expect((await testApp.app.inject('/api/cars')).statusCode).toBe(401);
-    expect(linesAbout('/api/cars')).toMatchObject([{ msg: 'request rejected', status: 401 }]);
+    expect(linesAbout('/api/cars')).toMatchObject([
+      { msg: 'request rejected', status: 401, reqId: expect.stringMatching(/^req-/) },
+    ]);
   });
 });

@@ -17,6 +17,25 @@ function everyTurn(marks: string[]): () => void {
 }
 
 describe('RequestTurns', () => {
+  it('keeps the order when work keeps arriving while it runs (the queue never runs dry)', async () => {
+    const turns = new RequestTurns();
+    const ran: number[] = [];
+    const total = 1_200;
+    let queued = 0;
+    const finished = new Promise<void>((resolve) => {
+      const piece = (n: number) => () => {
+        ran.push(n);
+        // Each piece queues two more while earlier ones still wait, as a steady load does.
+        for (let i = 0; i < 2 && queued < total; i++) turns.enqueue(piece(queued++));
+        if (ran.length === total) resolve();
+      };
+      turns.enqueue(piece(queued++));
+    });
+    await finished;
+    expect(ran).toEqual(Array.from({ length: total }, (_, i) => i));
+    expect(turns.waiting).toBe(0);
+  });
+
   it('runs queued work in order, one piece per turn of the event loop', async () => {
     const turns = new RequestTurns();
     const marks: string[] = [];

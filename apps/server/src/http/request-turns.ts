@@ -12,6 +12,9 @@
  */
 import type { FastifyInstance } from 'fastify';
 
+/** Pieces of work already run that the queue drops at once (a splice per this many). */
+const COMPACT_AFTER = 256;
+
 export class RequestTurns {
   readonly #waiting: (() => void)[] = [];
   #next = 0;
@@ -44,6 +47,11 @@ export class RequestTurns {
       this.#next += 1;
       if (this.#next === this.#waiting.length) {
         this.#waiting.length = 0;
+        this.#next = 0;
+      } else if (this.#next >= COMPACT_AFTER) {
+        // Under steady load the queue may never run dry: drop the pieces already run (each holds
+        // its request and reply) instead of keeping every one since the queue was last empty.
+        this.#waiting.splice(0, this.#next);
         this.#next = 0;
       }
       work?.();

@@ -27,11 +27,14 @@ export interface ListedCar {
   username: string | null;
 }
 
+/** Whether the entry's session still holds its car at `now` (its end not reached). */
+export function holdsAt(entry: ListedCar, now: number): boolean {
+  return entry.session !== null && entry.session.expiresAt.getTime() > now;
+}
+
 /** A session past its end holds the car no more, even before the expiry timer has ended it. */
-function asOf(entry: ListedCar, now: number): ListedCar {
-  return entry.session && entry.session.expiresAt.getTime() <= now
-    ? { ...entry, session: null, username: null }
-    : entry;
+export function asOf(entry: ListedCar, now: number): ListedCar {
+  return entry.session && !holdsAt(entry, now) ? { ...entry, session: null, username: null } : entry;
 }
 
 export class CarDirectory {
@@ -132,8 +135,21 @@ export class CarDirectory {
   /** Every live car in id order, with the holders whose time is not up. */
   list(now: number = this.now()): ListedCar[] {
     this.stats.answered += 1;
+    return this.#entries().map((entry) => asOf(entry, now));
+  }
+
+  /**
+   * Every live car in id order as stored, sessions not checked against the clock (use `holdsAt`).
+   * The same array until the next change: its identity says whether anything changed.
+   */
+  entries(): readonly ListedCar[] {
+    this.stats.answered += 1;
+    return this.#entries();
+  }
+
+  #entries(): ListedCar[] {
     this.#sorted ??= [...this.#cars.values()].sort((a, b) => a.car.id - b.car.id);
-    return this.#sorted.map((entry) => asOf(entry, now));
+    return this.#sorted;
   }
 
   /** One live car, or undefined. */

@@ -22,7 +22,8 @@ import { hashToken, newOpaqueToken } from '../../tokens.js';
 import { type AuditAction, type AuditActor, type AuditEntry, recordAudit } from '../admin/audit.repo.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import { isUniqueViolation, type UserRow } from '../users/users.repo.js';
-import type { CarDirectory } from './car-directory.js';
+import { asOf, type CarDirectory, holdsAt, type ListedCar } from './car-directory.js';
+
 import {
   type CarPresence,
   CarPresenter,
@@ -60,6 +61,14 @@ import {
   setSessionControlToken,
 } from './cars.repo.js';
 import { newControlCode } from './control-code.js';
+
+/** A members' list as made, with the directory's entries and each car's presence and holding then. */
+interface ListedCars {
+  entries: readonly ListedCar[];
+  online: boolean[];
+  held: boolean[];
+  cars: Car[];
+}
 
 /** Who acts on a car: an admin, or the server itself (SYSTEM_ACTOR) for the simulated cars. */
 export type Actor = AuditActor;
@@ -152,6 +161,8 @@ export class CarsService {
   readonly settings: Pick<SettingsService, 'get'>;
   readonly controlCodeTtlMinutes: number;
   readonly #presenter: CarPresenter;
+  /** The last members' list made from the directory, with what it showed (see `list`). */
+  #listed: ListedCars | null = null;
 
   constructor(deps: CarsServiceDeps) {
     this.db = deps.db;
@@ -171,12 +182,35 @@ export class CarsService {
 
   // ── reading ──────────────────────────────────────────────────────────────────────────────
 
+  /**
+   * The members' car list. Polled by every signed-in visitor, so once the directory is loaded the
+   * answer is the same array until what it shows changes — the directory (a new `entries()`
+   * array), a car's presence, or a session reaching its end — checked here without making
+   * anything: the route's serializer then recognises it at once (cached-json.ts).
+   */
   async list(): Promise<Car[]> {
     // Before the start-up load (migrations still running) the database answers.
-    const rows = this.directory.loaded
-      ? this.directory.list(this.clock.now().getTime())
-      : await listCarsWithHolders(this.db, this.clock.now());
-    return rows.map((row) => this.#presenter.car(row));
+    if (!this.directory.loaded)
+      return (await listCarsWithHolders(this.db, this.clock.now())).map((row) => this.#presenter.car(row));
+    const entries = this.directory.entries();
+    const now = this.clock.now().getTime();
+    const last = this.#listed;
+    if (last !== null && last.entries === entries && this.#stillShows(last, now)) return last.cars;
+    const online = entries.map((entry) => this.presence.isOnline(entry.car.id));
+    const held = entries.map((entry) => holdsAt(entry, now));
+    const cars = entries.map((entry) => this.#presenter.car(asOf(entry, now)));
+    this.#listed = { entries, online, held, cars };
+    return cars;
+  }
+
+  /** Whether each car's presence and holder are as when `listed` was made (no allocation). */
+  #stillShows(listed: ListedCars, now: number): boolean {
+    for (let index = 0; index < listed.entries.length; index += 1) {
+      const entry = listed.entries[index] as ListedCar;
+      if (this.presence.isOnline(entry.car.id) !== listed.online[index]) return false;
+      if (holdsAt(entry, now) !== listed.held[index]) return false;
+    }
+    return true;
   }
 
   async listAdmin(): Promise<AdminCar[]> {
