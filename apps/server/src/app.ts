@@ -262,6 +262,13 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
       await api.register(rateLimit, {
         max: limits.max,
         timeWindow: limits.timeWindowMs,
+        // The budget's headers only on the 429 (with Retry-After), not on every answer: the web
+        // app never reads them, and each visitor's polls paid for three more headers each time.
+        addHeadersOnExceeding: {
+          'x-ratelimit-limit': false,
+          'x-ratelimit-remaining': false,
+          'x-ratelimit-reset': false,
+        },
         ...sharedLimits.rateLimitOptions,
         errorResponseBuilder: (_request, context) =>
           new HttpError(

@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp } from '../test/app.js';
 import { authHeader, buildAdmin, buildSession, buildUser, TEST_PASSWORD } from '../test/factories.js';
-import { contentSecurityPolicy } from './security.js';
+import { contentSecurityPolicy, isApiUrl } from './security.js';
 
 function directives(header: string | undefined): Map<string, string[]> {
   const map = new Map<string, string[]>();
@@ -20,8 +20,8 @@ describe('security headers over http', () => {
   });
   afterAll(() => testApp.close());
 
-  it.each(['/api/health', '/some/page', '/api/nope'])(
-    'sends the Content-Security-Policy on %s',
+  it.each(['/', '/some/page', '/leaderboards?season=2'])(
+    'sends the Content-Security-Policy on the page %s',
     async (url) => {
       const response = await testApp.app.inject(url);
       const csp = directives(response.headers['content-security-policy'] as string);
@@ -50,6 +50,30 @@ describe('security headers over http', () => {
       expect(response.headers['referrer-policy']).toBe('strict-origin-when-cross-origin');
     },
   );
+
+  it.each(['/api/health', '/api/nope', '/api?x=1', '/api/public-config'])(
+    'sends the API answer %s the short set: nothing may load, frame, sniff, embed or keep it',
+    async (url) => {
+      const response = await testApp.app.inject(url);
+      expect(response.headers['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'");
+      expect(response.headers['x-content-type-options']).toBe('nosniff');
+      expect(response.headers['x-frame-options']).toBe('DENY');
+      expect(response.headers['cross-origin-resource-policy']).toBe('same-origin');
+      expect(response.headers['cache-control']).toBe('no-store');
+      // The page-only headers stay off JSON.
+      expect(response.headers['cross-origin-opener-policy']).toBeUndefined();
+      expect(response.headers['x-dns-prefetch-control']).toBeUndefined();
+    },
+  );
+});
+
+describe('isApiUrl', () => {
+  it('is the API and its query, not a page whose name starts alike', () => {
+    for (const url of ['/api', '/api/', '/api/cars', '/api?x=1', '/api/docs/'])
+      expect(isApiUrl(url)).toBe(true);
+    for (const url of ['/', '/apiary', '/apis/x', '/leaderboards', '/x/api/cars'])
+      expect(isApiUrl(url)).toBe(false);
+  });
 });
 
 describe('security headers over https', () => {
@@ -70,6 +94,9 @@ describe('security headers over https', () => {
     expect(csp.get('frame-src')).toContain('https://www.youtube.com');
     expect(csp.get('media-src')).toContain('https://www.youtube.com');
     expect(response.headers['strict-transport-security']).toBe('max-age=31536000; includeSubDomains');
+    // HSTS on the API's answers too.
+    const api = await testApp.app.inject('/api/health');
+    expect(api.headers['strict-transport-security']).toBe('max-age=31536000; includeSubDomains');
   });
 });
 

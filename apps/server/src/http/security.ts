@@ -1,5 +1,6 @@
 /**
- * Security headers (helmet), `Cache-Control: no-store` on the API, and the Content-Security-Policy.
+ * Security headers (helmet) on pages, a short set of their own with `Cache-Control: no-store` on
+ * the API's JSON answers, and the pages' Content-Security-Policy.
  * The policy lists exactly what the web app loads: its own files, reCAPTCHA, the promo video's
  * host when it lives elsewhere, and WebSockets back to our own origin.
  */
@@ -47,9 +48,37 @@ export function contentSecurityPolicy(
   };
 }
 
-function isApiUrl(url: string): boolean {
-  const path = url.split('?', 1)[0] ?? '';
-  return path === '/api' || path.startsWith('/api/');
+/**
+ * Whether the request is for the API: '/api', '/api/…', '/api?…' — not '/apiary'. Checked on every
+ * request, so without splitting the URL. (The API's reference page, /api/docs, is under it too and
+ * sets its own policy: http/api-docs.ts.)
+ */
+export function isApiUrl(url: string): boolean {
+  if (!url.startsWith('/api')) return false;
+  const next = url.charCodeAt(4);
+  return Number.isNaN(next) || next === 47 /* / */ || next === 63 /* ? */;
+}
+
+/**
+ * What a JSON answer of the API carries instead of a page's headers (OWASP's REST Security Cheat
+ * Sheet): nothing may load or frame it, no type sniffing, no cross-origin embedding, no browser
+ * or proxy keeps it. The page-only headers (the page's policy, opener and agent-cluster
+ * isolation, DNS prefetch, …) do nothing for JSON, and every visitor's polls paid to build and
+ * send the ~1 KB of them: the largest allocation left per cached read (heap sampling under
+ * `npm run bench -- http`).
+ */
+export function apiAnswerHeaders(documentHeaders: Record<string, string>): Record<string, string> {
+  const hsts = documentHeaders['strict-transport-security'];
+  return {
+    'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+    'x-content-type-options': 'nosniff',
+    'x-frame-options': 'DENY',
+    'cross-origin-resource-policy': 'same-origin',
+    ...(hsts ? { 'strict-transport-security': hsts } : {}),
+    // API answers carry sessions, personal data, control codes. A route with a policy of its own
+    // sets the header again, which replaces this one.
+    'cache-control': 'no-store',
+  };
 }
 
 /**
@@ -87,15 +116,10 @@ export async function registerSecurityHeaders(
     // HSTS over plain http would be ignored by browsers at best and lock out a dev setup at worst.
     strictTransportSecurity: isHttps(config) ? { maxAge: 31_536_000, includeSubDomains: true } : false,
   });
-  // Callback hooks, not async ones: one promise less per request on the hottest path.
-  app.addHook('onRequest', (_request, reply, done) => {
-    reply.headers(headers);
+  const apiHeaders = apiAnswerHeaders(headers);
+  // A callback hook, not an async one: one promise less per request on the hottest path.
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.headers(isApiUrl(request.url) ? apiHeaders : headers);
     done();
-  });
-  // API answers carry sessions, personal data, control codes: no browser or proxy may keep them.
-  // Every /api answer, errors included, unless its route chose a policy of its own.
-  app.addHook('onSend', (request, reply, payload, done) => {
-    if (isApiUrl(request.url) && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
-    done(null, payload);
   });
 }

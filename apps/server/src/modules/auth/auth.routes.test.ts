@@ -110,10 +110,17 @@ describe('sign-up', () => {
   it('is limited to 10 per hour per IP', async () => {
     const attempt = () =>
       t.app.inject({ method: 'POST', url: '/api/signup', payload: newAccount(), remoteAddress: '10.0.9.9' });
-    for (let i = 0; i < 10; i++) expect((await attempt()).statusCode).toBe(201);
+    for (let i = 0; i < 10; i++) {
+      const accepted = await attempt();
+      expect(accepted.statusCode).toBe(201);
+      // The budget is told only once it is spent (below), not on every answer.
+      expect(accepted.headers['x-ratelimit-remaining']).toBeUndefined();
+    }
     const blocked = await attempt();
     expect(blocked.statusCode).toBe(429);
     expect(blocked.json().errorKey).toBe(ERROR_KEYS.tooManyRequests);
+    expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+    expect(blocked.headers['x-ratelimit-remaining']).toBe('0');
   });
 
   it('refuses a username with # (the suffix is the server’s)', async () => {
