@@ -79,36 +79,67 @@ async function drive(instance: Instance, carId: number, adminToken: string) {
   };
 }
 
-describe('two instances when Redis goes down', () => {
-  let redis: { process: ChildProcess; url: string };
-  let pair: TwoInstances;
-  const children: ChildProcess[] = [];
+/**
+ * Drives the car (its agent on `instance`) from the same instance, closes the controller, and
+ * checks the server's stop reached the car within CONTROLLER_CLOSED_BOUND_MS.
+ */
+async function driveAndStop(
+  instance: Instance,
+  car: { carId: number; agent: ChildProcess },
+  adminToken: string,
+): Promise<void> {
+  const driving = await drive(instance, car.carId, adminToken);
+  const stopped = lineAppears(car.agent, /neutral \(/);
+  const closedAt = performance.now();
+  driving.close();
+  const stop = await stopped;
+  expect(stop.at - closedAt).toBeLessThanOrEqual(CONTROLLER_CLOSED_BOUND_MS);
+  expect(stop.line).toMatch(/stop from the server/);
+}
 
+/**
+ * Two instances on a Redis of the block's own: started before its tests, stopped after them (even
+ * when a test left it stopped with SIGSTOP); the car agents a test starts are killed after it.
+ */
+function twoInstancesOnOwnRedis() {
+  const setup = {
+    redis: undefined as unknown as { process: ChildProcess; url: string },
+    pair: undefined as unknown as TwoInstances,
+    children: [] as ChildProcess[],
+  };
   beforeAll(async () => {
-    redis = await startRedis();
-    pair = await startTwoInstances({ env: { REDIS_URL: redis.url } });
+    setup.redis = await startRedis();
+    setup.pair = await startTwoInstances({ env: { REDIS_URL: setup.redis.url } });
   }, 120_000);
   afterEach(async () => {
-    for (const child of children.splice(0)) await killProcess(child);
+    for (const child of setup.children.splice(0)) await killProcess(child);
   });
   afterAll(async () => {
-    await pair?.dispose();
-    if (redis) await killProcess(redis.process);
+    await setup.pair?.dispose();
+    const redis = setup.redis?.process;
+    if (!redis) return;
+    if (redis.exitCode === null && redis.signalCode === null) redis.kill('SIGCONT');
+    await killProcess(redis);
   });
+  return setup;
+}
+
+describe('two instances when Redis goes down', () => {
+  const setup = twoInstancesOnOwnRedis();
 
   it('a car on B driven from A stops by its deadman and its driver hears it is offline; driving within B goes on; a driver on A of a car on B hears it is offline', async () => {
-    const remote = await addSimCar(pair.b.base, pair.adminToken, 'Remote car');
-    const local = await addSimCar(pair.b.base, pair.adminToken, 'Local car');
-    children.push(remote.agent, local.agent);
+    const remote = await addSimCar(setup.pair.b.base, setup.pair.adminToken, 'Remote car');
+    const local = await addSimCar(setup.pair.b.base, setup.pair.adminToken, 'Local car');
+    setup.children.push(remote.agent, local.agent);
     await Promise.all([
       lineAppears(remote.agent, /welcomed as car/),
       lineAppears(local.agent, /welcomed as car/),
     ]);
-    const fromA = await drive(pair.a, remote.carId, pair.adminToken);
+    const fromA = await drive(setup.pair.a, remote.carId, setup.pair.adminToken);
 
     const neutral = lineAppears(remote.agent, /neutral \(/);
     const killedAt = performance.now();
-    await killProcess(redis.process);
+    await killProcess(setup.redis.process);
     const { line, at } = await neutral;
     console.info(`Redis killed → remote car neutral: ${(at - killedAt).toFixed(1)} ms (${line.trim()})`);
     expect(at - killedAt).toBeLessThanOrEqual(DEADMAN_BOUND_MS);
@@ -119,21 +150,15 @@ describe('two instances when Redis goes down', () => {
     fromA.close();
 
     // Both instances still serve.
-    await waitForStatus(`${pair.a.base}/api/ready`, 200, 5_000);
+    await waitForStatus(`${setup.pair.a.base}/api/ready`, 200, 5_000);
     // Within B: drive and stop as ever.
-    const withinB = await drive(pair.b, local.carId, pair.adminToken);
-    const stopped = lineAppears(local.agent, /neutral \(/);
-    const closedAt = performance.now();
-    withinB.close();
-    const stop = await stopped;
-    expect(stop.at - closedAt).toBeLessThanOrEqual(CONTROLLER_CLOSED_BOUND_MS);
-    expect(stop.line).toMatch(/stop from the server/);
+    await driveAndStop(setup.pair.b, local, setup.pair.adminToken);
 
     // From A, the car on B is offline: its driver is told so at once (and nothing can reach it).
-    const controlToken = await takeCarWithCode(pair.a.base, local.carId, pair.adminToken);
+    const controlToken = await takeCarWithCode(setup.pair.a.base, local.carId, setup.pair.adminToken);
     const socket = new WebSocket(
-      controllerUrl(`127.0.0.1:${pair.a.port}`, local.carId, pair.adminToken, controlToken),
-      { headers: { origin: pair.a.base }, perMessageDeflate: false },
+      controllerUrl(`127.0.0.1:${setup.pair.a.port}`, local.carId, setup.pair.adminToken, controlToken),
+      { headers: { origin: setup.pair.a.base }, perMessageDeflate: false },
     );
     const [first] = await once(socket, 'message');
     expect(JSON.parse(String(first))).toEqual({ type: 'car-status', online: false });
@@ -150,22 +175,7 @@ describe('two instances when Redis goes down', () => {
 describe('two instances when Redis hangs', () => {
   /** 4× the command timeout: a request may wait for one or two timed-out commands, never forever. */
   const ANSWER_BOUND_MS = 2_000;
-  let redis: { process: ChildProcess; url: string };
-  let pair: TwoInstances;
-  const children: ChildProcess[] = [];
-
-  beforeAll(async () => {
-    redis = await startRedis();
-    pair = await startTwoInstances({ env: { REDIS_URL: redis.url } });
-  }, 120_000);
-  afterAll(async () => {
-    for (const child of children.splice(0)) await killProcess(child);
-    await pair?.dispose();
-    if (redis) {
-      redis.process.kill('SIGCONT');
-      await killProcess(redis.process);
-    }
-  });
+  const setup = twoInstancesOnOwnRedis();
 
   /** The time `request` took to answer (failing after 10 s: a hang is what this test is about). */
   async function timed(url: string, init: RequestInit = {}): Promise<{ status: number; ms: number }> {
@@ -176,39 +186,37 @@ describe('two instances when Redis hangs', () => {
   }
 
   it('the car list and a login answer within 2 s on both instances, and a car within one instance drives and stops', async () => {
-    const local = await addSimCar(pair.b.base, pair.adminToken, 'Local car');
-    children.push(local.agent);
+    const local = await addSimCar(setup.pair.b.base, setup.pair.adminToken, 'Local car');
+    setup.children.push(local.agent);
     await lineAppears(local.agent, /welcomed as car/);
-    const authorization = { authorization: `Bearer ${pair.adminToken}` };
-    expect((await timed(`${pair.a.base}/api/cars`, { headers: authorization })).status).toBe(200);
+    const authorization = { authorization: `Bearer ${setup.pair.adminToken}` };
+    expect((await timed(`${setup.pair.a.base}/api/cars`, { headers: authorization })).status).toBe(200);
 
-    redis.process.kill('SIGSTOP');
-    for (const instance of [pair.a, pair.b]) {
+    setup.redis.process.kill('SIGSTOP');
+    for (const instance of [setup.pair.a, setup.pair.b]) {
       const list = await timed(`${instance.base}/api/cars`, { headers: authorization });
       expect(list.status).toBe(200);
       expect(list.ms).toBeLessThanOrEqual(ANSWER_BOUND_MS);
       const login = await timed(`${instance.base}/api/login`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ email: pair.admin.email, password: pair.admin.password, recaptchaToken: '' }),
+        body: JSON.stringify({
+          email: setup.pair.admin.email,
+          password: setup.pair.admin.password,
+          recaptchaToken: '',
+        }),
       });
       expect(login.status).toBe(200);
       expect(login.ms).toBeLessThanOrEqual(ANSWER_BOUND_MS);
     }
 
     // Within B: drive and stop as ever, though every fact B publishes times out.
-    const withinB = await drive(pair.b, local.carId, pair.adminToken);
-    const stopped = lineAppears(local.agent, /neutral \(/);
-    const closedAt = performance.now();
-    withinB.close();
-    const stop = await stopped;
-    expect(stop.at - closedAt).toBeLessThanOrEqual(CONTROLLER_CLOSED_BOUND_MS);
-    expect(stop.line).toMatch(/stop from the server/);
+    await driveAndStop(setup.pair.b, local, setup.pair.adminToken);
 
     // Redis answers again: so do the instances, at their usual speed.
-    redis.process.kill('SIGCONT');
+    setup.redis.process.kill('SIGCONT');
     await expect
-      .poll(async () => (await timed(`${pair.a.base}/api/cars`, { headers: authorization })).ms, {
+      .poll(async () => (await timed(`${setup.pair.a.base}/api/cars`, { headers: authorization })).ms, {
         timeout: 10_000,
       })
       .toBeLessThan(ANSWER_BOUND_MS / 4);
