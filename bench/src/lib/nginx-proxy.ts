@@ -120,6 +120,10 @@ export async function startNginx(nginx: string, ports: number[]): Promise<NginxP
       // SIGQUIT: nginx's graceful stop (SIGTERM is its fast one: either does here).
       if (child.exitCode === null) child.kill('SIGQUIT');
       await exited;
+      // What went wrong between nginx and the instances (refused, reset, timed out) says what an
+      // error in the table was: shown before the throw-away folder goes.
+      const log = existsSync(errorLog) ? readFileSync(errorLog, 'utf8').trim() : '';
+      if (log) console.warn(`nginx's error log:\n${log.split('\n').slice(-10).join('\n')}`);
       rmSync(prefix, { recursive: true, force: true });
     },
   };
