@@ -4,6 +4,8 @@
  * and only then the database (migrations and seeding; /api/ready answers 503 until they are done).
  * Shuts down cleanly on SIGINT/SIGTERM and releases the lock when the process exits.
  */
+// First: V8's settings apply before the rest allocates anything (v8-flags.ts).
+import './v8-flags.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { DataDirInUseError, type DataDirLock, lockDataDir } from './db/data-dir-lock.js';
 import { describeRepair, restrictModes } from './db/data-dir-modes.js';
