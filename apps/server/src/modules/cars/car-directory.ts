@@ -132,22 +132,12 @@ export class CarDirectory {
     this.#loaded = false;
   }
 
-  /** Every live car in id order, with the holders whose time is not up. */
-  list(now: number = this.now()): ListedCar[] {
-    this.stats.answered += 1;
-    return this.#entries().map((entry) => asOf(entry, now));
-  }
-
   /**
-   * Every live car in id order as stored, sessions not checked against the clock (use `holdsAt`).
-   * The same array until the next change: its identity says whether anything changed.
+   * Every live car in id order as stored, sessions not checked against the clock (`holdsAt`,
+   * `asOf`). The same array until the next change: its identity says whether anything changed.
    */
   entries(): readonly ListedCar[] {
     this.stats.answered += 1;
-    return this.#entries();
-  }
-
-  #entries(): ListedCar[] {
     this.#sorted ??= [...this.#cars.values()].sort((a, b) => a.car.id - b.car.id);
     return this.#sorted;
   }

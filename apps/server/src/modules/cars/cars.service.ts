@@ -23,7 +23,6 @@ import { type AuditAction, type AuditActor, type AuditEntry, recordAudit } from 
 import type { SettingsService } from '../settings/settings.service.js';
 import { isUniqueViolation, type UserRow } from '../users/users.repo.js';
 import { asOf, type CarDirectory, holdsAt, type ListedCar } from './car-directory.js';
-
 import {
   type CarPresence,
   CarPresenter,

@@ -277,9 +277,11 @@ export class VideoService {
       this.#driven.delete(carId);
       this.#applied.delete(carId);
       await this.#options.pins.remove(carId);
-      const streamId = this.#mountpoints.get(carId)?.streamId ?? (await this.#orphanStreamId(carId));
+      const made = this.#mountpoints.get(carId);
       this.#mountpoints.delete(carId);
-      if (streamId === null || !client) return;
+      if (!client) return;
+      const streamId = made?.streamId ?? (await this.#orphanStreamId(carId));
+      if (streamId === null) return;
       try {
         await client.destroyMountpoint(streamId, this.#secretOf(streamId));
         this.#log.info({ carId, streamId }, 'mountpoint destroyed');
