@@ -1,15 +1,23 @@
 /**
  * V8 settings for the server process, applied before anything else runs (main.ts imports this
- * first).
+ * first). Each was measured with `npm run bench -- relay-under-load` (docs/performance.md,
+ * decisions.md): the garbage collector's pauses are pauses of a driven car's commands.
  *
  * Allocation-site pretenuring off. Under a steady load of requests V8 sometimes decides that the
  * objects a request makes live long, and from then on allocates them straight in the old
  * generation: a full collection every 0.6 s and 4 ms young collections, for the rest of the
- * process's life. `npm run bench -- relay-under-load` showed it as two modes (p99 of a driven
- * car's commands 3–6 ms in one, 10–16 ms in the other; 7 of 19 server runs in the slow one);
- * with this flag, 0 of 20 (docs/performance.md, decisions.md). Request objects die young: nothing
- * here gains from the guess.
+ * process's life (p99 of a driven car's commands 10–16 ms instead of 3–6, 7 of 19 server runs;
+ * with this flag, 0 of 20). Request objects die young: nothing here gains from the guess.
+ *
+ * Collections on the main thread alone, without helper threads. A parallel collection waits for
+ * all its helpers; on a busy machine (the server beside its own load, or any 2-core host) the OS
+ * may not run a helper for milliseconds, and the whole pause waits: young collections of 10–17 ms
+ * under load where the collection's own work is under 1 ms (with this setting ≤ 1.8 ms, and 20 %
+ * less time in young collections in all). Concurrent marking and sweeping stay on: they never
+ * make the main thread wait.
  */
 import { setFlagsFromString } from 'node:v8';
 
 setFlagsFromString('--no-allocation-site-pretenuring');
+setFlagsFromString('--no-parallel-scavenge');
+setFlagsFromString('--no-parallel-compaction');
