@@ -1,10 +1,12 @@
 // The README's second command: installs what the tests need, then runs every check CI runs:
-// typecheck, lint, build, unit + integration tests (PGlite and PostgreSQL) and the browser tests.
+// typecheck, lint, build, unit + integration tests (PGlite and PostgreSQL) and the browser tests,
+// then repeats what failed at the end.
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureDependencies, ensureNodeVersion, run } from './lib/npm.mjs';
 import { ensurePostgres } from './lib/postgres.mjs';
 import { ensureSystemPackages } from './lib/system.mjs';
+import { printFailures, runScript, runVitest, vitestWorkspaces } from './lib/test-report.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -14,5 +16,19 @@ ensureDependencies(root);
 const env = { ...process.env, TEST_PG_ADMIN_URL: await ensurePostgres(root) };
 
 const started = Date.now();
-for (const step of ['typecheck', 'lint', 'build', 'test:unit', 'test:e2e']) run(root, step, env);
-console.info(`[test:all] every check passed in ${Math.round((Date.now() - started) / 1000)} s`);
+// Nothing is worth testing when these fail: they stop the run at once.
+for (const step of ['typecheck', 'lint', 'build']) run(root, step, env);
+// The suites all run whatever fails, so one run tells everything that fails, and what failed is
+// repeated at the end, where CI's tail shows it.
+const failed = [];
+for (const workspace of vitestWorkspaces(root)) {
+  if (!runVitest(root, workspace, env)) failed.push({ name: workspace, vitest: true });
+}
+if (!runScript(root, 'test:e2e', env)) failed.push({ name: 'e2e (browser tests)', vitest: false });
+const seconds = Math.round((Date.now() - started) / 1000);
+if (failed.length > 0) {
+  printFailures(root, failed);
+  console.error(`[test:all] ${failed.length} suite(s) failed after ${seconds} s`);
+  process.exit(1);
+}
+console.info(`[test:all] every check passed in ${seconds} s`);
