@@ -52,10 +52,13 @@ export async function fetchPublicConfig(): Promise<PublicConfig> {
   return parsePublicConfig(await res.json());
 }
 
+/** The public config's query: fetched once per page, shared by every screen that reads it. */
+export const publicConfigQuery = {
+  queryKey: ['public-config'],
+  queryFn: fetchPublicConfig,
+  staleTime: Number.POSITIVE_INFINITY,
+} as const;
+
 export function usePublicConfig() {
-  return useQuery({
-    queryKey: ['public-config'],
-    queryFn: fetchPublicConfig,
-    staleTime: Number.POSITIVE_INFINITY,
-  });
+  return useQuery(publicConfigQuery);
 }

@@ -1,6 +1,16 @@
 import { screen } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_PUBLIC_CONFIG, json, renderApp, resetBrowser, stubServer } from '../test/app';
+import {
+  ACCESS_TOKEN,
+  callsTo,
+  DEFAULT_PUBLIC_CONFIG,
+  json,
+  member,
+  renderApp,
+  resetBrowser,
+  stubServer,
+} from '../test/app';
 import { redirectErrorKey } from './Login';
 
 const ALL_PROVIDERS = {
@@ -59,5 +69,63 @@ describe('login page', () => {
         `/api/auth/${platform}?action=login`,
       );
     }
+  });
+});
+
+describe('a log-in sent before the public config has loaded', () => {
+  /** A server whose public config answers only when the test says, with or without a site key. */
+  function slowConfigServer() {
+    let answerConfig: (siteKey: string | null) => void = () => {};
+    const config = new Promise<Response>((resolve) => {
+      answerConfig = (siteKey) => resolve(json(200, { ...DEFAULT_PUBLIC_CONFIG, recaptchaSiteKey: siteKey }));
+    });
+    let signedIn = false;
+    const fetchMock = stubServer({
+      session: null,
+      handle: ({ method, url, auth }) => {
+        if (method === 'POST' && url === '/api/login') {
+          signedIn = true;
+          return json(200, { accessToken: ACCESS_TOKEN });
+        }
+        if (url === '/api/me' && signedIn && auth === `Bearer ${ACCESS_TOKEN}`)
+          return json(200, { user: member });
+        return undefined;
+      },
+      routes: { 'GET /api/public-config': () => config },
+    });
+    return { fetchMock, answerConfig };
+  }
+
+  async function submit() {
+    const user = userEvent.setup();
+    await user.type(await screen.findByLabelText('Email'), 'speedy@example.com');
+    await user.type(screen.getByLabelText('Password'), 'correct horse');
+    await user.click(screen.getByRole('button', { name: 'Log in' }));
+  }
+
+  it('waits for it, busy, then logs in when the site has no reCAPTCHA', async () => {
+    const { fetchMock, answerConfig } = slowConfigServer();
+    const { router } = renderApp('/login');
+    await submit();
+    expect(await screen.findByRole('button', { name: 'Logging in…' })).toBeDisabled();
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+    expect(callsTo(fetchMock, 'POST', '/api/login')).toHaveLength(0);
+
+    answerConfig(null);
+    expect(await screen.findByRole('heading', { level: 1, name: 'Welcome to Telerace' })).toBeInTheDocument();
+    expect(router.state.location.pathname).toBe('/');
+    expect(callsTo(fetchMock, 'POST', '/api/login')).toEqual([
+      { email: 'speedy@example.com', password: 'correct horse', recaptchaToken: '' },
+    ]);
+  });
+
+  it('says the check is not ready, and sends nothing, when the config asks for reCAPTCHA', async () => {
+    const { fetchMock, answerConfig } = slowConfigServer();
+    renderApp('/login');
+    await submit();
+    answerConfig('site-key-1');
+    expect(await screen.findByRole('alert')).toHaveTextContent('reCAPTCHA not ready, try again shortly');
+    expect(screen.getByRole('button', { name: 'Log in' })).toBeEnabled();
+    expect(callsTo(fetchMock, 'POST', '/api/login')).toHaveLength(0);
   });
 });

@@ -65,12 +65,11 @@ export default function Login() {
       setFormError(null);
       return;
     }
-    const botError = botCheckError(t, botCheck);
-    if (botError) {
-      setFormError(botError);
-      return;
-    }
-    await send(() => login(email.trim(), password, botCheck.token), botCheck.reset);
+    await send(
+      () => login(email.trim(), password, botCheck.token),
+      botCheck.reset,
+      () => botCheckError(t, botCheck),
+    );
   }
 
   return (

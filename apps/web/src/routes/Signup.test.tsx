@@ -196,7 +196,7 @@ describe('bot check', () => {
     expect(src).toContain('hl=en');
     const user = await fillForm();
     await user.click(screen.getByRole('button', { name: 'Create account' }));
-    expect(screen.getByRole('alert')).toHaveTextContent('reCAPTCHA not ready, try again shortly');
+    expect(await screen.findByRole('alert')).toHaveTextContent('reCAPTCHA not ready, try again shortly');
     expect(signupCalls(fetchMock)).toHaveLength(0);
   });
 

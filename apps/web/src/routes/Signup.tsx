@@ -68,18 +68,17 @@ export default function Signup() {
       setFormError(t('auth.validation.termsRequired'));
       return;
     }
-    const botError = botCheckError(t, botCheck);
-    if (botError) {
-      setFormError(botError);
-      return;
-    }
-    await send(async () => {
-      await authFetch('/signup', {
-        method: 'POST',
-        json: { email: email.trim(), username: username.trim(), password, recaptchaToken: botCheck.token },
-      });
-      navigate('/signup-success');
-    }, botCheck.reset);
+    await send(
+      async () => {
+        await authFetch('/signup', {
+          method: 'POST',
+          json: { email: email.trim(), username: username.trim(), password, recaptchaToken: botCheck.token },
+        });
+        navigate('/signup-success');
+      },
+      botCheck.reset,
+      () => botCheckError(t, botCheck),
+    );
   }
 
   return (

@@ -2,14 +2,16 @@
  * The bot check of the sign-up and login forms: Google reCAPTCHA v2 (the "I'm not a robot"
  * checkbox) when the deployment has a site key (`PublicConfig.recaptchaSiteKey`). Without a key
  * the check is disabled: always ready, token ''. The form never waits on a disabled check, nor on
- * a public config that could not be loaded.
+ * a public config that could not be loaded; a form sent while the config is still loading waits for
+ * it (a slow first load must not tell a member "reCAPTCHA not ready" where there is none).
  */
 
+import { useQueryClient } from '@tanstack/react-query';
 import type { TFunction } from 'i18next';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Spinner } from '../../components/ui/Spinner';
-import { usePublicConfig } from '../../lib/public-config';
+import { publicConfigQuery, usePublicConfig } from '../../lib/public-config';
 import { useTheme } from '../theme/theme';
 
 interface Grecaptcha {
@@ -72,6 +74,8 @@ export interface BotCheckState {
   siteKey: string | null;
   /** Clears a used token (tokens are single use) so the user solves the check again. */
   reset: () => void;
+  /** Resolves once the public config has loaded (or failed to): whether the check is required. */
+  required: () => Promise<boolean>;
   /** Wiring for <BotCheck />. */
   bind: {
     setToken: (token: string) => void;
@@ -93,6 +97,15 @@ export function useBotCheck(): BotCheckState {
     resetRef.current?.();
   }, []);
   const bind = useMemo(() => ({ setToken, setReady, setFailed, resetRef }), []);
+  const queryClient = useQueryClient();
+  const required = useCallback(
+    () =>
+      queryClient.ensureQueryData(publicConfigQuery).then(
+        (loaded) => Boolean(loaded.recaptchaSiteKey),
+        () => false,
+      ),
+    [queryClient],
+  );
   const enabled = siteKey !== null;
   // A config that is still loading might require the check; one that failed cannot.
   const ready = config.isPending ? false : enabled ? widgetReady : true;
@@ -103,12 +116,17 @@ export function useBotCheck(): BotCheckState {
     failed,
     siteKey,
     reset,
+    required,
     bind,
   };
 }
 
-/** Why the form cannot be sent yet because of the bot check, or null when it can. */
-export function botCheckError(t: TFunction, check: BotCheckState): string | null {
+/**
+ * Why the form cannot be sent yet because of the bot check, or null when it can. A config still
+ * loading is waited for: without a site key the form goes; with one, the widget has yet to appear.
+ */
+export async function botCheckError(t: TFunction, check: BotCheckState): Promise<string | null> {
+  if (!check.ready && !check.enabled && !check.failed && !(await check.required())) return null;
   if (!check.ready) return t('auth.botCheck.notReady');
   if (check.enabled && check.token === '') return t('auth.botCheck.required');
   return null;

@@ -3,7 +3,7 @@
  * while the button shows it is busy, and tell a failure in the form's alert. Also the terms box's
  * state shared by sign-up and the completion of a social sign-up.
  */
-import { type RefObject, useState } from 'react';
+import { type RefObject, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { apiErrorText } from './error-text';
 
@@ -27,16 +27,35 @@ export function useAuthRequest(fallbackKey: string) {
   const { t, i18n } = useTranslation();
   const [busy, setBusy] = useState(false);
   const [formError, setFormError] = useState<string | null>(null);
+  const sending = useRef(false);
 
-  async function send(request: () => Promise<unknown>, onFailure?: (error: unknown) => void) {
+  /**
+   * Sends `request` unless `refusal` (checked while the button is busy: it may wait, e.g. for the
+   * bot check's config) gives a reason not to, which the alert then shows. One send at a time.
+   */
+  async function send(
+    request: () => Promise<unknown>,
+    onFailure?: (error: unknown) => void,
+    refusal?: () => Promise<string | null>,
+  ) {
+    if (sending.current) return;
+    sending.current = true;
     setFormError(null);
     setBusy(true);
     try {
+      const refused = await refusal?.();
+      if (refused) {
+        setFormError(refused);
+        setBusy(false);
+        return;
+      }
       await request();
     } catch (error) {
       setFormError(apiErrorText(t, i18n, error, fallbackKey));
       onFailure?.(error);
       setBusy(false);
+    } finally {
+      sending.current = false;
     }
   }
 
