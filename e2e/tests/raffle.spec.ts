@@ -34,7 +34,8 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 
 test.use({ baseURL: E2E_RAFFLE_URL });
 // One raffle, one car and one provider identity at a time on this server: one step after another.
-test.describe.configure({ mode: 'serial', timeout: 120_000 });
+// 22–50 s alone; 2 min on a loaded 2-core CI run, beside the race test and two web servers.
+test.describe.configure({ mode: 'serial', timeout: 240_000 });
 
 /** Twitch identities: the three entries (racers = 3, so all of them win) and a viewer who never entered. */
 const ENTRIES = [
