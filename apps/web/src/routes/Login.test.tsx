@@ -2,13 +2,12 @@ import { screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
-  ACCESS_TOKEN,
   callsTo,
   DEFAULT_PUBLIC_CONFIG,
   json,
-  member,
   renderApp,
   resetBrowser,
+  stubLoginServer,
   stubServer,
 } from '../test/app';
 import { redirectErrorKey } from './Login';
@@ -79,20 +78,7 @@ describe('a log-in sent before the public config has loaded', () => {
     const config = new Promise<Response>((resolve) => {
       answerConfig = (siteKey) => resolve(json(200, { ...DEFAULT_PUBLIC_CONFIG, recaptchaSiteKey: siteKey }));
     });
-    let signedIn = false;
-    const fetchMock = stubServer({
-      session: null,
-      handle: ({ method, url, auth }) => {
-        if (method === 'POST' && url === '/api/login') {
-          signedIn = true;
-          return json(200, { accessToken: ACCESS_TOKEN });
-        }
-        if (url === '/api/me' && signedIn && auth === `Bearer ${ACCESS_TOKEN}`)
-          return json(200, { user: member });
-        return undefined;
-      },
-      routes: { 'GET /api/public-config': () => config },
-    });
+    const fetchMock = stubLoginServer({ 'GET /api/public-config': () => config });
     return { fetchMock, answerConfig };
   }
 

@@ -159,6 +159,24 @@ export function stubServer({
 
 let installed: ReturnType<typeof vi.fn> | undefined;
 
+/** The fake server with no one signed in until POST /api/login, which signs `member` in. */
+export function stubLoginServer(routes: Record<string, Route> = {}) {
+  let signedIn = false;
+  return stubServer({
+    session: null,
+    handle: ({ method, url, auth }) => {
+      if (method === 'POST' && url === '/api/login') {
+        signedIn = true;
+        return json(200, { accessToken: ACCESS_TOKEN });
+      }
+      if (url === '/api/me' && signedIn && auth === `Bearer ${ACCESS_TOKEN}`)
+        return json(200, { user: member });
+      return undefined;
+    },
+    routes,
+  });
+}
+
 /** The fake server answering `routes` (by "METHOD /api/path"), with no one signed in yet. */
 export function stubFetch(routes: Record<string, Route>) {
   return stubServer({ session: null, routes });

@@ -1,7 +1,15 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ACCESS_TOKEN, json, member, renderApp, resetBrowser, stubServer } from '../../test/app';
+import {
+  ACCESS_TOKEN,
+  json,
+  member,
+  renderApp,
+  resetBrowser,
+  stubLoginServer,
+  stubServer,
+} from '../../test/app';
 import { SESSION_RECHECK_MS } from './AuthProvider';
 
 beforeEach(async () => {
@@ -23,19 +31,7 @@ async function logIn(email = 'speedy@example.com', password = 'correct horse') {
 
 describe('login', () => {
   it('posts the credentials, loads the user with the new token and goes home', async () => {
-    let signedIn = false;
-    const fetchMock = stubServer({
-      session: null,
-      handle: ({ method, url, auth }) => {
-        if (method === 'POST' && url === '/api/login') {
-          signedIn = true;
-          return json(200, { accessToken: ACCESS_TOKEN });
-        }
-        if (url === '/api/me' && signedIn && auth === `Bearer ${ACCESS_TOKEN}`)
-          return json(200, { user: member });
-        return undefined;
-      },
-    });
+    const fetchMock = stubLoginServer();
     const { router } = renderApp('/login');
     await logIn();
     expect(await screen.findByRole('heading', { level: 1, name: 'Welcome to Telerace' })).toBeInTheDocument();
