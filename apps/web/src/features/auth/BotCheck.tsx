@@ -126,7 +126,7 @@ export function useBotCheck(): BotCheckState {
  * loading is waited for: without a site key the form goes; with one, the widget has yet to appear.
  */
 export async function botCheckError(t: TFunction, check: BotCheckState): Promise<string | null> {
-  if (!check.ready && !check.enabled && !check.failed && !(await check.required())) return null;
+  if (!check.ready && !check.enabled && !(await check.required())) return null;
   if (!check.ready) return t('auth.botCheck.notReady');
   if (check.enabled && check.token === '') return t('auth.botCheck.required');
   return null;
