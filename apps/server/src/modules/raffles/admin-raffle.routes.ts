@@ -1,6 +1,6 @@
 /**
  * The admin's raffle calls (spec §7 "/admin/race/*", raffle half): open, add an entry by hand,
- * draw, abort, clear the pending prizes, and the Race Control tab's view. Every change is audited.
+ * draw, abort, clear the expired wins, and the Race Control tab's view. Every change is audited.
  */
 import {
   AdminRaffleResponse,
@@ -41,6 +41,6 @@ export const adminRaffleRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/admin/race/clear-pending-wins',
     { ...admin, schema: { response: { 200: ClearPendingWinsResponse } } },
-    async (request) => ({ cleared: await raffles.clearPendingWins(actorOf(request)) }),
+    async (request) => ({ cleared: await raffles.clearExpiredWins(actorOf(request)) }),
   );
 };

@@ -4,7 +4,7 @@
  * read against `now`: nothing has to run when a prize expires.
  */
 import type { Platform } from '@telerace/protocol';
-import { and, asc, count, desc, eq, gt, isNotNull, isNull, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, isNotNull, isNull, lte, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { prizes, raffleEntries, raffles, users } from '../../db/schema.js';
 import { linksIdentity, PLATFORM_ID_COLUMN } from '../users/users.repo.js';
@@ -183,12 +183,15 @@ const pendingAt = (now: Date) =>
 const ofIdentity = (identity: Identity) =>
   and(eq(prizes.platform, identity.platform), eq(prizes.platformUserId, identity.platformUserId));
 
-/** Clears every pending prize now; answers their ids. */
-export async function clearPendingPrizes(db: Db, now: Date): Promise<number[]> {
+/**
+ * Clears the expired wins now: prizes never claimed (nor cleared) whose claim time has run out.
+ * A win that can still be claimed is never touched. Answers their ids.
+ */
+export async function clearExpiredPrizes(db: Db, now: Date): Promise<number[]> {
   const rows = await db
     .update(prizes)
     .set({ clearedAt: now })
-    .where(pendingAt(now))
+    .where(and(isNull(prizes.claimedAt), isNull(prizes.clearedAt), lte(prizes.expiresAt, now)))
     .returning({ id: prizes.id });
   return rows.map((r) => r.id).sort((a, b) => a - b);
 }

@@ -29,7 +29,7 @@ import { presentPrize, presentRaffle, type WeightedEntry } from './raffles.prese
 import {
   accountOf,
   claimPendingPrize,
-  clearPendingPrizes,
+  clearExpiredPrizes,
   closeRaffle,
   countEntries,
   deleteEntry,
@@ -253,11 +253,14 @@ export class RafflesService {
     return this.adminView();
   }
 
-  /** Every pending prize (unclaimed, unexpired) cleared now; answers how many. */
-  async clearPendingWins(actor: AuditActor): Promise<number> {
+  /**
+   * "Clear expired unclaimed wins" (spec §6): the prizes whose claim time ran out unclaimed are
+   * cleared now; a win that can still be claimed is kept. Answers how many.
+   */
+  async clearExpiredWins(actor: AuditActor): Promise<number> {
     const prizeIds = await this.#db.transaction(async (tx) => {
-      const ids = await clearPendingPrizes(tx, this.#clock.now());
-      await this.#audit(tx, actor, 'prizes.clear', 'pending', { prizeIds: ids });
+      const ids = await clearExpiredPrizes(tx, this.#clock.now());
+      await this.#audit(tx, actor, 'prizes.clear', 'expired', { prizeIds: ids });
       return ids;
     });
     if (prizeIds.length > 0) this.#bus.emit('prizes.cleared', { prizeIds });

@@ -364,36 +364,47 @@ describe('prizes', () => {
     expect(await app.raffles.releasePrize(claimed?.prizeId as number)).toBe(false);
     expect((await app.raffles.claimPrize(a, member.id))?.prizeId).toBe(claimed?.prizeId);
 
-    // An admin clears the pending ones (b and c), not the claimed one.
-    const cleared = await call('POST', '/api/admin/race/clear-pending-wins');
-    expect(cleared.json()).toEqual({ cleared: 2 });
-    expect(await app.raffles.claimPrize(b, member.id)).toBeNull();
+    // "Clear expired wins" clears only expired wins: b and c, drawn a moment ago, stay claimable.
+    expect((await call('POST', '/api/admin/race/clear-pending-wins')).json()).toEqual({ cleared: 0 });
+    expect(await app.raffles.hasPendingPrize(b)).toBe(true);
+    expect(await app.raffles.hasPendingPrize(c)).toBe(true);
+    expect(await app.raffles.claimPrize(b, member.id)).toEqual({ prizeId: expect.any(Number) });
+
+    // Expiry follows the clock: claimable until PRIZE_CLAIM_MINUTES pass.
+    apps.clock.advance(15 * 60_000 - 1);
+    expect(await app.raffles.hasPendingPrize(c)).toBe(true);
+    apps.clock.advance(1);
     expect(await app.raffles.hasPendingPrize(c)).toBe(false);
-    expect(await app.raffles.releasePrize(claimed?.prizeId as number)).toBe(true);
+    expect(await app.raffles.claimPrize(c, member.id)).toBeNull();
+    // A claimed prize cannot be given back once expired.
+    expect(await app.raffles.releasePrize(claimed?.prizeId as number)).toBe(false);
+    const expired = (await call('GET', '/api/admin/raffle')).json() as AdminRaffleResponse;
+    expect(Object.fromEntries(expired.prizes.map((p) => [p.platformUserId, p.state]))).toEqual({
+      'tw-a': 'claimed',
+      'tw-b': 'claimed',
+      'tw-c': 'expired',
+    });
+
+    // Now the expired, unclaimed one is cleared; the claimed ones are not touched.
+    expect((await call('POST', '/api/admin/race/clear-pending-wins')).json()).toEqual({ cleared: 1 });
     const view = (await call('GET', '/api/admin/raffle')).json() as AdminRaffleResponse;
     expect(Object.fromEntries(view.prizes.map((p) => [p.platformUserId, p.state]))).toEqual({
-      'tw-a': 'pending',
-      'tw-b': 'cleared',
+      'tw-a': 'claimed',
+      'tw-b': 'claimed',
       'tw-c': 'cleared',
     });
-    expect((await call('POST', '/api/admin/race/clear-pending-wins')).json()).toEqual({ cleared: 1 });
+    expect((await call('POST', '/api/admin/race/clear-pending-wins')).json()).toEqual({ cleared: 0 });
     expect(
       (await audits(app)).filter((x) => x.action === 'prizes.clear').map((x) => x.after.prizeIds),
-    ).toHaveLength(2);
+    ).toEqual([[], [expect.any(Number)], []]);
 
-    // Expiry follows the clock: a new raffle's prize is claimable until PRIZE_CLAIM_MINUTES pass.
+    // A new raffle's win drawn now is not cleared while an old one is.
     await adminCall('/api/admin/race/start-raffle', { racers: 1 });
     await enter('discord', 'dc-late');
     await adminCall('/api/admin/race/draw-winners');
     const late = { platform: 'discord', platformUserId: 'dc-late' } as const;
-    apps.clock.advance(15 * 60_000 - 1);
-    expect(await app.raffles.hasPendingPrize(late)).toBe(true);
-    apps.clock.advance(1);
-    expect(await app.raffles.hasPendingPrize(late)).toBe(false);
-    expect(await app.raffles.claimPrize(late, member.id)).toBeNull();
-    const expired = (await call('GET', '/api/admin/raffle')).json() as AdminRaffleResponse;
-    expect(expired.prizes.map((p) => p.state)).toEqual(['expired']);
     expect((await call('POST', '/api/admin/race/clear-pending-wins')).json()).toEqual({ cleared: 0 });
+    expect(await app.raffles.claimPrize(late, member.id)).toEqual({ prizeId: expect.any(Number) });
   });
 
   it('20 concurrent claims of one prize: exactly one succeeds', async () => {

@@ -205,10 +205,10 @@ describe('RaffleControl', () => {
     expect(screen.getByTestId('raffle-start')).toBeEnabled();
 
     await user.click(screen.getByTestId('raffle-clear'));
-    const clear = screen.getByRole('dialog', { name: 'Clear the unclaimed wins?' });
+    const clear = screen.getByRole('dialog', { name: 'Clear the expired wins?' });
     expect(callsTo(fetchMock, 'POST', '/api/admin/race/clear-pending-wins')).toEqual([]);
     await user.click(within(clear).getByRole('button', { name: 'Clear expired wins' }));
-    expect(await screen.findByText('Unclaimed wins cleared.')).toBeVisible();
+    expect(await screen.findByText('Expired wins cleared.')).toBeVisible();
     expect(callsTo(fetchMock, 'POST', '/api/admin/race/clear-pending-wins')).toHaveLength(1);
   });
 

@@ -30,7 +30,7 @@ import { RaffleAudit } from '../raffles/RaffleAudit';
 import {
   ADMIN_RAFFLE_KEY,
   abortRaffle,
-  clearPendingWins,
+  clearExpiredWins,
   drawWinners,
   fetchAdminRaffle,
   startRaffle,
@@ -281,7 +281,7 @@ export function RaffleControl() {
               variant="danger"
               busy={busy === confirmAction}
               onClick={() =>
-                void run(confirmAction, confirmAction === 'abort' ? abortRaffle : clearPendingWins)
+                void run(confirmAction, confirmAction === 'abort' ? abortRaffle : clearExpiredWins)
               }
             >
               {t(`${T}.${confirmAction}`)}

@@ -28,7 +28,7 @@ export function abortRaffle(): Promise<AdminRaffleResponse> {
 /** The server answers the raffle view or only how many prizes it cleared: either will do. */
 const ClearAnswer = z.union([AdminRaffleResponse, z.object({ cleared: z.number().int() })]);
 
-export async function clearPendingWins(): Promise<AdminRaffleResponse | null> {
+export async function clearExpiredWins(): Promise<AdminRaffleResponse | null> {
   const answer = await authFetch('/admin/race/clear-pending-wins', { method: 'POST' }, ClearAnswer);
   return 'prizes' in answer ? answer : null;
 }
