@@ -248,7 +248,7 @@ function Driving({
             onJoin={lobbyJoin.join}
             onToggleReady={() => raceStore.toggleReady()}
           />
-          {user?.is_admin && <CarSettingsPanel carId={carId} car={car} />}
+          {user?.is_admin && <CarSettingsPanel car={car} />}
           <section className="rounded-2xl border border-line bg-surface px-4 py-4 text-sm">
             <h2 className="font-display text-lg font-black italic">{t('control.help.title')}</h2>
             <dl className="mt-3 space-y-2">

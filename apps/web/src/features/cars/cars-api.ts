@@ -24,8 +24,8 @@ export function connectToCar(carId: number, code: string): Promise<z.infer<typeo
   return authFetch(`/cars/${carId}/connect`, { method: 'POST', json: { code } }, ConnectResponse);
 }
 
-export async function saveCarConfig(carId: string, config: CarConfig): Promise<void> {
-  await authFetch(`/admin/cars/${encodeURIComponent(carId)}/config`, { method: 'POST', json: config });
+export async function saveCarConfig(carId: number, config: CarConfig): Promise<void> {
+  await authFetch(`/admin/cars/${carId}/config`, { method: 'POST', json: config });
 }
 
 export function readControlToken(carId: string | number): string | null {
