@@ -1,5 +1,5 @@
 import type { AdminCar } from '@telerace/protocol';
-import { screen, waitFor, within } from '@testing-library/react';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import i18n from '../../i18n';
@@ -20,7 +20,15 @@ const cars: AdminCar[] = [
     control_code_expires_at: minutesFromNow(11.5),
     last_telemetry: { speed: 2.5, battery: 64, at: new Date(Date.now() - 12_000).toISOString() },
   }),
-  buildAdminCar({ id: 2, name: 'Blue Bolt', status: 'offline', stream_id: 8 }),
+  buildAdminCar({
+    id: 2,
+    name: 'Blue Bolt',
+    status: 'offline',
+    stream_id: 8,
+    config_forward_speed: 70,
+    config_backward_speed: 35,
+    config_steering_trim: -8,
+  }),
   buildAdminCar({
     id: 3,
     name: 'Old Gold',
@@ -268,6 +276,72 @@ describe('admin CarStatusTab', () => {
       { lap_counter_id: '0A' },
       { lap_counter_id: null },
     ]);
+  });
+
+  it("changes any car's speed and trim in a dialog: current values, busy Save, success and error", async () => {
+    let answer: () => Promise<Response> = async () => json(200, { car: cars[1] });
+    const fetchMock = routes({ 'POST /api/admin/cars/2/config': () => answer() });
+    const user = userEvent.setup();
+    await renderSignedIn(<CarStatusTab />, adminUser);
+    await dataRows();
+    await user.click(row('Blue Bolt').getByRole('button', { name: 'Speed & trim' }));
+    const dialog = screen.getByRole('dialog', { name: 'Speed and trim of Blue Bolt' });
+    const forward = within(dialog).getByRole('slider', { name: 'Forward speed' });
+    const backward = within(dialog).getByRole('slider', { name: 'Backward speed' });
+    const trim = within(dialog).getByRole('slider', { name: 'Steering trim' });
+    expect(forward).toHaveFocus();
+    expect([forward, backward, trim].map((slider) => (slider as HTMLInputElement).value)).toEqual([
+      '70',
+      '35',
+      '-8',
+    ]);
+    expect(trim).toHaveAttribute('min', '-50');
+    expect(backward).toHaveAttribute('max', '100');
+
+    let release = () => {};
+    answer = () =>
+      new Promise((resolve) => {
+        release = () => resolve(json(200, { car: cars[1] }));
+      });
+    fireEvent.change(forward, { target: { value: '55' } });
+    fireEvent.change(trim, { target: { value: '12' } });
+    const save = within(dialog).getByRole('button', { name: 'Save' });
+    await user.click(save);
+    await waitFor(() => expect(save).toHaveAttribute('aria-busy', 'true'));
+    release();
+    expect(await within(dialog).findByText('Car settings saved')).toBeVisible();
+    expect(save).not.toHaveAttribute('aria-busy');
+    expect(callsTo(fetchMock, 'POST', '/api/admin/cars/2/config')).toEqual([
+      { forwardSpeedPercent: 55, backwardSpeedPercent: 35, trimValue: 12 },
+    ]);
+
+    answer = async () => json(500, { error: 'Internal' });
+    fireEvent.change(backward, { target: { value: '20' } });
+    await user.click(save);
+    expect(await within(dialog).findByRole('alert')).toHaveTextContent('Error saving settings');
+    answer = async () => json(404, { error: 'Car not found', errorKey: 'errors.carNotFound' });
+    await user.click(save);
+    await waitFor(() =>
+      expect(within(dialog).getByRole('alert')).toHaveTextContent('This car does not exist.'),
+    );
+
+    await user.click(within(dialog).getByRole('button', { name: 'Cancel' }));
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+    await user.click(row('Blue Bolt').getByRole('button', { name: 'Speed & trim' }));
+    await user.keyboard('{Escape}');
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+  });
+
+  it('names the speed and trim action in French', async () => {
+    await i18n.changeLanguage('fr');
+    routes();
+    const user = userEvent.setup();
+    await renderSignedIn(<CarStatusTab />, adminUser);
+    await screen.findByRole('rowheader', { name: /^Red Comet/ });
+    await user.click(row('Red Comet').getByRole('button', { name: 'Vitesse et trim' }));
+    const dialog = screen.getByRole('dialog', { name: 'Vitesse et trim de Red Comet' });
+    expect(within(dialog).getByRole('slider', { name: 'Vitesse avant' })).toHaveValue('100');
+    expect(within(dialog).getByRole('button', { name: 'Annuler' })).toBeVisible();
   });
 
   it('says so when there are no cars, and when they cannot be loaded', async () => {

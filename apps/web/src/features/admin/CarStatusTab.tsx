@@ -1,7 +1,7 @@
 /**
  * The admin Car Status tab (spec §2, §6): every car, refreshed every 5 s, with its online state,
  * driver and session end, control code, last telemetry, and the actions on it (after a
- * confirmation); adding a car; and the driving session duration.
+ * confirmation, or in the speed and trim dialog); adding a car; and the driving session duration.
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type AdminCar, TIMERS_MS } from '@telerace/protocol';
@@ -18,11 +18,15 @@ import { displayName } from '../../lib/username';
 import { ADMIN_CARS_KEY, fetchAdminCars } from '../cars/admin-cars-api';
 import { CarImage } from '../cars/CarImage';
 import { StatusBadge } from '../cars/StatusBadge';
+import { CarConfigDialog } from './CarStatusTabConfig';
 import { AddCarDialog, type CarAction, CarActionDialog, type CarActionKind } from './CarStatusTabDialogs';
 import { LapCounterIdField } from './CarStatusTabLapCounter';
 import { SessionDurationSettings } from './CarStatusTabSettings';
 
 const ACTION = 'h-8! px-2! text-xs!';
+
+/** A row's buttons: the confirmed actions, and the speed and trim dialog. */
+type RowActionKind = CarActionKind | 'speedAndTrim';
 
 /** "22:51 · in 8 min", or "Ended" once past. */
 function sessionEndText(t: TFunction, iso: string, now: number, language: string | undefined) {
@@ -69,13 +73,14 @@ function CodeCell({ car, now, large }: { car: AdminCar; now: Date; large?: boole
   );
 }
 
-function RowActions({ car, onAction }: { car: AdminCar; onAction: (kind: CarActionKind) => void }) {
+function RowActions({ car, onAction }: { car: AdminCar; onAction: (kind: RowActionKind) => void }) {
   const { t } = useTranslation();
   const online = car.status === 'online';
   const offlineHint = online ? undefined : t('carStatus.offlineHint');
   const noDriver = car.current_user_id === null;
-  const actions: { kind: CarActionKind; disabled?: boolean; title?: string; danger?: boolean }[] = [
+  const actions: { kind: RowActionKind; disabled?: boolean; title?: string; danger?: boolean }[] = [
     { kind: 'generateCode' },
+    { kind: 'speedAndTrim' },
     { kind: 'kick', disabled: noDriver, title: noDriver ? t('carStatus.noDriverHint') : undefined },
     { kind: 'reboot', disabled: !online, title: offlineHint },
     { kind: 'shutdown', disabled: !online, title: offlineHint },
@@ -150,7 +155,7 @@ function CarCardCompact({
 }: {
   car: AdminCar;
   now: Date;
-  onAction: (kind: CarActionKind) => void;
+  onAction: (kind: RowActionKind) => void;
 }) {
   const { t, i18n } = useTranslation();
   const end = car.session_ends_at
@@ -223,13 +228,15 @@ export function CarStatusTab() {
     refetchInterval: TIMERS_MS.adminRefresh,
   });
   const [action, setAction] = useState<CarAction | null>(null);
+  const [configCarId, setConfigCarId] = useState<number | null>(null);
   const [adding, setAdding] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
   const now = new Date();
   const refresh = () => void queryClient.invalidateQueries({ queryKey: ADMIN_CARS_KEY });
-  const openAction = (kind: CarActionKind, car: AdminCar) => {
+  const openAction = (kind: RowActionKind, car: AdminCar) => {
     setNotice(null);
-    setAction({ kind, car });
+    if (kind === 'speedAndTrim') setConfigCarId(car.id);
+    else setAction({ kind, car });
   };
 
   let table: ReactNode;
@@ -359,6 +366,14 @@ export function CarStatusTab() {
           }
         }}
       />
+      {configCarId !== null && (
+        <CarConfigDialog
+          key={configCarId}
+          car={query.data?.find((car) => car.id === configCarId)}
+          onClose={() => setConfigCarId(null)}
+          onSaved={refresh}
+        />
+      )}
       <AddCarDialog open={adding} onClose={() => setAdding(false)} onDone={refresh} />
     </div>
   );
