@@ -80,12 +80,13 @@ function RowActions({ car, onAction }: { car: AdminCar; onAction: (kind: RowActi
   const noDriver = car.current_user_id === null;
   const actions: { kind: RowActionKind; disabled?: boolean; title?: string; danger?: boolean }[] = [
     { kind: 'generateCode' },
-    { kind: 'speedAndTrim' },
     { kind: 'kick', disabled: noDriver, title: noDriver ? t('carStatus.noDriverHint') : undefined },
     { kind: 'reboot', disabled: !online, title: offlineHint },
     { kind: 'shutdown', disabled: !online, title: offlineHint },
     { kind: 'rotateSecret' },
     { kind: 'delete', danger: true },
+    // Last, so the grid's columns stay as wide as before: the French table already scrolls sideways at 1280 px.
+    { kind: 'speedAndTrim' },
   ];
   return (
     <fieldset
