@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { User } from './account.js';
 import { ADMIN_DEFAULT_PAGE_SIZE, PAGE_SIZES } from './constants.js';
+import { IdParams } from './ids.js';
 
 const pageSize = z.coerce
   .number()
@@ -14,7 +15,7 @@ export const PageQuery = z.object({
 });
 export type PageQuery = z.infer<typeof PageQuery>;
 
-export const UserIdParams = z.object({ id: z.coerce.number().int().positive() });
+export const UserIdParams = IdParams;
 
 export const AdminUser = User.extend({
   tickets: z.number().int(),

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { CAR_CONFIG_LIMITS } from './constants.js';
+import { Id, IdParams } from './ids.js';
 import { LiveLeaderboardRow, RACE_SETTINGS_LIMITS, RaceState } from './races.js';
 import { DISCONNECT_REASONS, SocketErrorMessage } from './sockets.js';
 import { CarVideo, VideoCodec } from './video.js';
@@ -124,7 +125,7 @@ const ImageUrl = z
   .max(2048)
   .regex(/^(\/(?!\/)|https?:\/\/)/, 'must start with / or http(s)://');
 
-export const CarIdParams = z.object({ id: z.coerce.number().int().positive() });
+export const CarIdParams = IdParams;
 export const CreateCarRequest = z.object({
   name: z.string().trim().min(1).max(60),
   image_url: ImageUrl.nullable(),
@@ -231,7 +232,7 @@ export type ServerCarMessage = z.infer<typeof ServerCarMessage>;
 export const EventClientMessage = z.discriminatedUnion('type', [
   z.object({ type: z.literal('get_current_state') }),
   /** Join the race lobby with a car the member holds (idempotent). */
-  z.object({ type: z.literal('join_lobby'), carId: z.number().int().positive() }),
+  z.object({ type: z.literal('join_lobby'), carId: Id }),
   z.object({ type: z.literal('toggle_ready') }),
   z.object({ type: z.literal('ping'), timestamp: z.number() }),
   z.object({ type: z.literal('ping_update'), latency: z.number().min(0).max(60_000) }),

@@ -4,6 +4,7 @@ export * from './api.js';
 export * from './cars.js';
 export * from './constants.js';
 export * from './errors.js';
+export * from './ids.js';
 export * from './integrations.js';
 export * from './races.js';
 export * from './raffles.js';

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { LEADERBOARD_DEFAULT_PAGE_SIZE, PAGE_SIZES } from './constants.js';
+import { IdParams } from './ids.js';
 
 /**
  * The race's states. `finishing` is internal but visible: the results are being written and a
@@ -125,7 +126,7 @@ export const LeaderboardPageQuery = z.object({
 export type LeaderboardPageQuery = z.infer<typeof LeaderboardPageQuery>;
 
 export const SeasonParams = z.object({ season: z.coerce.number().int().min(0).max(10_000) });
-export const RaceIdParams = z.object({ id: z.coerce.number().int().positive() });
+export const RaceIdParams = IdParams;
 
 export const RaceLap = z.object({
   lap_number: z.number().int(),

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { PLATFORMS } from './account.js';
 import { DEFAULT_RAFFLE_RACERS, MIN_RAFFLE_RACERS } from './constants.js';
+import { IdParams } from './ids.js';
 
 export const RAFFLE_STATUSES = ['open', 'drawn', 'aborted'] as const;
 export const RaffleRecordStatus = z.enum(RAFFLE_STATUSES);
@@ -68,7 +69,7 @@ export const RafflePublic = z.object({
 });
 export type RafflePublic = z.infer<typeof RafflePublic>;
 
-export const RaffleIdParams = z.object({ id: z.coerce.number().int().positive() });
+export const RaffleIdParams = IdParams;
 
 /** A prize as the admin's Race Control tab shows it. */
 export const AdminPrize = RaffleWinner.extend({

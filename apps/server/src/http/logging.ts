@@ -1,7 +1,7 @@
 /**
  * Logger settings (pino, through Fastify). Owns what must never reach a log line: credentials in
  * headers, in bodies, and in query strings (sockets carry `token` and `control_token` there,
- * because browsers cannot set headers on a WebSocket).
+ * because browsers cannot set headers on a WebSocket), and the values of a failed query.
  */
 import {
   type FastifyBaseLogger,
@@ -12,6 +12,7 @@ import {
 } from 'fastify';
 
 import type { LogLevel } from '../config.js';
+import { FailedQuery, isDatabaseError } from '../db/error-summary.js';
 
 type Bindings = Parameters<FastifyBaseLogger['child']>[0];
 type ChildLoggerOptions = NonNullable<Parameters<FastifyBaseLogger['child']>[1]>;
@@ -122,6 +123,25 @@ export function redactUrl(url: string): string {
   return `${path}?${query}${fragment}`;
 }
 
+/**
+ * A log call's arguments with every failed query (as the error logged, or as a field of the logged
+ * object: `{ err }`) replaced by its FailedQuery summary, so neither the parameters nor values
+ * quoted by the database reach a line (db/error-summary.ts). Anything else goes through as it is.
+ */
+export function withoutQueryValues(args: unknown[]): unknown[] {
+  const [first, ...rest] = args;
+  if (first instanceof Error) return isDatabaseError(first) ? [new FailedQuery(first), ...rest] : args;
+  if (typeof first !== 'object' || first === null) return args;
+  let safe: Record<string, unknown> | undefined;
+  for (const [key, value] of Object.entries(first)) {
+    if (value instanceof Error && isDatabaseError(value)) {
+      safe ??= { ...first };
+      safe[key] = new FailedQuery(value);
+    }
+  }
+  return safe ? [safe, ...rest] : args;
+}
+
 export function loggerOptions(
   level: LogLevel,
   stream?: LogStream,
@@ -130,6 +150,11 @@ export function loggerOptions(
     level,
     ...(stream ? { stream } : {}),
     redact: { paths: REDACT_PATHS, censor: REDACTED },
+    hooks: {
+      logMethod(args, method) {
+        method.apply(this, withoutQueryValues(args) as Parameters<typeof method>);
+      },
+    },
     serializers: {
       req(request: FastifyRequest) {
         return {

@@ -94,7 +94,11 @@ describe('a socket declared with the kit', () => {
     expect(socket.messages.slice(0, 3)).toEqual([
       { type: 'error', error: 'Not JSON', errorKey: ERROR_KEYS.validation },
       { type: 'error', error: 'Unknown message type', errorKey: ERROR_KEYS.validation },
-      { type: 'error', error: 'Invalid echo message', errorKey: ERROR_KEYS.validation },
+      {
+        type: 'error',
+        error: 'Invalid echo message: text: Too big: expected string to have <=10 characters',
+        errorKey: ERROR_KEYS.validation,
+      },
     ]);
     expect(dropped.invalidJson - before.invalidJson).toBe(1);
     expect(dropped.unknownType - before.unknownType).toBe(1);

@@ -12,6 +12,7 @@ import {
 } from '@telerace/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import type { RawData, WebSocket } from 'ws';
+import type { z } from 'zod';
 import { DomainError } from '../domain-error.js';
 import { HttpError } from '../http/errors.js';
 import {
@@ -52,6 +53,11 @@ function byteLength(data: RawData): number {
 function textOf(data: RawData): string {
   if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
   return Buffer.from(data as ArrayBuffer).toString('utf8');
+}
+
+/** `carId: Too big: expected number to be <=2147483647` — names the field, as a REST 400 does. */
+function issuesOf(error: z.ZodError): string {
+  return error.issues.map((issue) => `${issue.path.join('.') || 'message'}: ${issue.message}`).join('; ');
 }
 
 /**
@@ -180,7 +186,7 @@ export class SocketConnection {
     const parsed = schema.safeParse(value);
     if (!parsed.success) {
       dropped.invalidMessage += 1;
-      this.sendError(`Invalid ${type} message`, ERROR_KEYS.validation);
+      this.sendError(`Invalid ${type} message: ${issuesOf(parsed.error)}`, ERROR_KEYS.validation);
       return;
     }
     try {

@@ -6,7 +6,7 @@
  * session holding the car; counted per address and per member. Declared with the socket kit
  * (sockets/define-socket.ts): every check runs before the upgrade.
  */
-import { CarAgentMessage, CONTROL_LIMITS, ControllerMessage, ERROR_KEYS } from '@telerace/protocol';
+import { CarAgentMessage, CONTROL_LIMITS, ControllerMessage, ERROR_KEYS, IdText } from '@telerace/protocol';
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { assertRegistrationComplete, memberFromAccessToken, unauthorized } from '../../http/authenticate.js';
 import { HttpError } from '../../http/errors.js';
@@ -27,9 +27,9 @@ const CONTROLLER_KEEPALIVE = {
 const forbidden = (message: string) => new HttpError(403, message, ERROR_KEYS.forbidden);
 
 function carIdOf(request: FastifyRequest): number {
-  const id = Number(queryOf(request).car);
-  if (!Number.isInteger(id) || id <= 0) throw new HttpError(400, 'query.car: a car id is required');
-  return id;
+  const id = IdText.safeParse(queryOf(request).car);
+  if (!id.success) throw new HttpError(400, 'query.car: a car id is required', ERROR_KEYS.validation);
+  return id.data;
 }
 
 function carSocket(app: FastifyInstance) {
