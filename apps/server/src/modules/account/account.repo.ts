@@ -1,5 +1,6 @@
 /** Queries of the account module: the member's own session, linked platforms and deletion. */
-import { and, eq, ne, sql } from 'drizzle-orm';
+import type { Platform } from '@telerace/protocol';
+import { and, eq, isNotNull, ne, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import {
   loginHistory,
@@ -10,6 +11,7 @@ import {
   users,
 } from '../../db/schema.js';
 import { hashToken } from '../../tokens.js';
+import type { UserRow } from '../users/users.repo.js';
 
 export async function emailTaken(db: Db, email: string, exceptId: number): Promise<boolean> {
   const rows = await db
@@ -18,6 +20,42 @@ export async function emailTaken(db: Db, email: string, exceptId: number): Promi
     .where(and(sql`lower(${users.email}) = lower(${email})`, ne(users.id, exceptId)))
     .limit(1);
   return rows.length > 0;
+}
+
+/** The field of a member's row holding each platform's linked identity. */
+export const PLATFORM_FIELD = {
+  youtube: 'youtubeId',
+  twitch: 'twitchId',
+  discord: 'discordId',
+} as const satisfies Record<Platform, keyof UserRow>;
+
+/**
+ * Unlinks a platform's identity only while another way to sign in remains (a password or another
+ * linked identity), checked by the UPDATE itself: of two parallel unlinks of an account's last two
+ * identities, the second re-reads the row the first changed and matches nothing. The row as it
+ * is now, or undefined when nothing was unlinked.
+ */
+export async function unlinkPlatformKeepingSignIn(
+  db: Db,
+  userId: number,
+  platform: Platform,
+): Promise<UserRow | undefined> {
+  const field = PLATFORM_FIELD[platform];
+  const otherIdentities = Object.values(PLATFORM_FIELD)
+    .filter((other) => other !== field)
+    .map((other) => isNotNull(users[other]));
+  const [row] = await db
+    .update(users)
+    .set({ [field]: null })
+    .where(
+      and(
+        eq(users.id, userId),
+        isNotNull(users[field]),
+        or(isNotNull(users.passwordHash), ...otherIdentities),
+      ),
+    )
+    .returning();
+  return row;
 }
 
 /** The session family of a refresh token presented by its owner, if it is one of theirs. */

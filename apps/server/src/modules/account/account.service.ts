@@ -21,13 +21,20 @@ import { assertAcceptablePassword, hashPassword, verifyPassword } from '../auth/
 import { revokeUserSessions } from '../auth/sessions.repo.js';
 import { acceptableUsername, isUsernameTaken, usernameSkeleton } from '../users/usernames.js';
 import {
+  findUserById,
   isUniqueViolation,
   lockLiveUser,
   type UserChanges,
   type UserRow,
   updateUser,
 } from '../users/users.repo.js';
-import { emailTaken, refreshFamilyOf, scrubDeletedAccount } from './account.repo.js';
+import {
+  emailTaken,
+  PLATFORM_FIELD,
+  refreshFamilyOf,
+  scrubDeletedAccount,
+  unlinkPlatformKeepingSignIn,
+} from './account.repo.js';
 import { assertDeletionConsent } from './deletion-consent.js';
 
 const inUseError = (): DomainError =>
@@ -61,8 +68,6 @@ async function assertCurrentPassword(user: UserRow, currentPassword: string | un
   }
   if (!(await verifyPassword(user.passwordHash, currentPassword))) throw wrongPasswordError();
 }
-
-const PLATFORM_COLUMN = { youtube: 'youtubeId', twitch: 'twitchId', discord: 'discordId' } as const;
 
 export interface DeleteAccountOptions {
   /** Runs inside the deletion's transaction with the row as it was (the admin's audit record). */
@@ -183,17 +188,17 @@ export class AccountService {
    * count again for whoever links it next: docs/integrations.md "Tickets").
    */
   async disconnectPlatform(user: UserRow, platform: Platform): Promise<UserRow> {
-    const column = PLATFORM_COLUMN[platform];
-    if (user[column] === null) return this.#changed(user);
-    const othersLinked = Object.values(PLATFORM_COLUMN).some((c) => c !== column && user[c] !== null);
-    if (user.passwordHash === null && !othersLinked) {
-      throw new DomainError(
-        'conflict',
-        'Set a password before disconnecting your last linked account.',
-        ERROR_KEYS.lastSignInMethod,
-      );
-    }
-    return this.#changed(await updateUser(this.#db, user.id, { [column]: null }));
+    const unlinked = await unlinkPlatformKeepingSignIn(this.#db, user.id, platform);
+    if (unlinked) return this.#changed(unlinked);
+    // Nothing matched: already unlinked (a parallel call for the same platform), or the last way
+    // to sign in — the member's row as it is now says which.
+    const current = await findUserById(this.#db, user.id);
+    if (current && current[PLATFORM_FIELD[platform]] === null) return this.#changed(current);
+    throw new DomainError(
+      'conflict',
+      'Set a password before disconnecting your last linked account.',
+      ERROR_KEYS.lastSignInMethod,
+    );
   }
 
   /** Whether the caller may delete their account now (deletion-consent.ts). */
