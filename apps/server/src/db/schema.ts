@@ -257,7 +257,9 @@ export const cars = pgTable(
 /**
  * Driving sessions: a car is held by `user_id` while `ended_at` is null and `expires_at` is in the
  * future. At most one unended session per car (partial unique index). The control token is stored
- * hashed and is valid only for its own (user, car, session).
+ * hashed and is valid only for its own (user, car, session). `nominal_expires_at` is the end the
+ * session was given when it started; `expires_at` moves past it while a race keeps the car
+ * (issue 23, docs/races.md "When sessions end") and back to it when the driver leaves the lobby.
  */
 export const carSessions = pgTable(
   'car_sessions',
@@ -272,6 +274,7 @@ export const carSessions = pgTable(
     controlTokenHash: text('control_token_hash').notNull(),
     startedAt: timestamp('started_at', { withTimezone: true }).notNull().defaultNow(),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    nominalExpiresAt: timestamp('nominal_expires_at', { withTimezone: true }).notNull(),
     endedAt: timestamp('ended_at', { withTimezone: true }),
     endReason: text('end_reason'),
   },
