@@ -104,9 +104,10 @@ export async function memberFromAccessToken(
   const user = await findMember(source, claims.userId);
   if (!user) throw unauthorized();
   if (user.isBanned) throw bannedError();
-  // A password change or reset ends every token issued before it. `iat` has second precision, so
-  // the new session's token, issued in the same second as the change, must still pass.
-  if (user.tokensValidAfter !== null && claims.issuedAt < Math.floor(user.tokensValidAfter.getTime() / 1000))
+  // A password change or reset ends every token issued before it, to the millisecond: another
+  // session's token from the same second dies too, while the kept session's refresh, issued from
+  // the change's instant on, passes.
+  if (user.tokensValidAfter !== null && claims.issuedAtMs < user.tokensValidAfter.getTime())
     throw unauthorized();
   return { user, claims };
 }

@@ -65,7 +65,7 @@ export function tokenFor(
 ): Promise<string> {
   // The app's keys (`app.tokenKeys`) with this token's own lifetime when the test asks for one.
   const keys = accessTokenKeys(app.config.jwtSecret, options.seconds ?? app.config.accessTokenTtlSeconds);
-  return signAccessToken(keys, user.id, options.session);
+  return signAccessToken(keys, user.id, options.session, app.clock.now());
 }
 
 /** `{ authorization: 'Bearer …' }` for app.inject. */

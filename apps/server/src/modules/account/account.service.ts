@@ -168,9 +168,11 @@ export class AccountService {
     assertAcceptablePassword(request.newPassword);
     const passwordHash = await hashPassword(request.newPassword);
     const { row, ended } = await this.#db.transaction(async (tx) => {
-      // The system's clock, as the access tokens' `iat` is.
-      const updated = await updateUser(tx, user.id, { passwordHash, tokensValidAfter: new Date() });
-      await invalidateResetTokens(tx, user.id, this.#clock.now());
+      // The clock the access tokens' `iat_ms` is read from: a token issued before this instant,
+      // even in the same second, is refused.
+      const now = this.#clock.now();
+      const updated = await updateUser(tx, user.id, { passwordHash, tokensValidAfter: now });
+      await invalidateResetTokens(tx, user.id, now);
       return { row: updated, ended: await revokeUserSessions(tx, user.id, keepFamilyId) };
     });
     this.#changed(row);

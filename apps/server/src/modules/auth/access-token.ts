@@ -3,8 +3,9 @@
  * and the session (refresh-token family) they were issued for. Everything else about the user is
  * read from the users row on each request (the user cache, dropped at once by every change), so a
  * ban or a deletion takes effect at once; `sid` lets
- * a log-out close the sockets that session opened, and `iat` lets a password change refuse
- * every token issued before it.
+ * a log-out close the sockets that session opened, and `iat_ms` lets a password change refuse
+ * every token issued before it to the millisecond (`iat` has whole seconds, and a token issued in
+ * the second of the change, before it, must not survive it).
  */
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
@@ -31,6 +32,11 @@ export interface AccessTokenClaims {
   sessionId: string | null;
   /** Seconds since the epoch. */
   issuedAt: number;
+  /**
+   * When it was issued, in milliseconds, by the server's clock (the one `tokens_valid_after` is
+   * written with); a token without it (from before it existed) counts from the start of its second.
+   */
+  issuedAtMs: number;
   /** Seconds since the epoch. */
   expiresAt: number;
 }
@@ -39,8 +45,15 @@ export function accessTokenKeys(jwtSecret: string, ttlSeconds: number): AccessTo
   return { secret: createSecretKey(Buffer.from(jwtSecret, 'utf8')), ttlSeconds };
 }
 
-export function signAccessToken(keys: AccessTokenKeys, userId: number, sessionId?: string): Promise<string> {
-  return new SignJWT(sessionId === undefined ? {} : { sid: sessionId })
+/** `issuedAt`: the injected clock's now (compared with `tokens_valid_after`, written by the same clock). */
+export function signAccessToken(
+  keys: AccessTokenKeys,
+  userId: number,
+  sessionId?: string,
+  issuedAt: Date = new Date(),
+): Promise<string> {
+  const claims = { iat_ms: issuedAt.getTime(), ...(sessionId === undefined ? {} : { sid: sessionId }) };
+  return new SignJWT(claims)
     .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
     .setSubject(String(userId))
     .setIssuedAt()
@@ -75,8 +88,14 @@ export async function verifyAccessTokenClaims(
     const nowSeconds = now / 1000;
     if (iat > nowSeconds + CLOCK_TOLERANCE_SECONDS) return null;
     if (iat < nowSeconds - keys.ttlSeconds - CLOCK_TOLERANCE_SECONDS) return null;
-    const sid = payload.sid;
-    return { userId: id, sessionId: typeof sid === 'string' ? sid : null, issuedAt: iat, expiresAt: exp };
+    const { sid, iat_ms: iatMs } = payload;
+    return {
+      userId: id,
+      sessionId: typeof sid === 'string' ? sid : null,
+      issuedAt: iat,
+      issuedAtMs: typeof iatMs === 'number' && Number.isSafeInteger(iatMs) ? iatMs : iat * 1000,
+      expiresAt: exp,
+    };
   } catch {
     return null;
   }

@@ -246,8 +246,8 @@ export class AuthService {
       const id = await consumeResetToken(tx, hashToken(token), now);
       if (id === null) return null;
       // tokens_valid_after: access tokens issued before the reset die with the old password (the
-      // system's clock, as the tokens' `iat` is).
-      const row = await setLivePassword(tx, id, { passwordHash, tokensValidAfter: new Date() });
+      // clock the tokens' `iat_ms` is read from).
+      const row = await setLivePassword(tx, id, { passwordHash, tokensValidAfter: now });
       if (!row) return null;
       await invalidateResetTokens(tx, id, now);
       await revokeUserSessions(tx, id);
@@ -301,7 +301,7 @@ export class AuthService {
       createdAt: this.deps.clock.now(),
       expiresAt,
     });
-    const accessToken = await signAccessToken(this.deps.keys, userId, familyId);
+    const accessToken = await signAccessToken(this.deps.keys, userId, familyId, this.deps.clock.now());
     return { accessToken, refreshToken, expiresAt };
   }
 }
