@@ -15,6 +15,12 @@ export interface LimitWindow<K extends LimitKey> {
   /** Milliseconds until one more event of `key` is allowed; 0 while under the limit. */
   retryAfterMs(key: K): Promise<number>;
   record(key: K): Promise<void>;
+  /**
+   * A budget's step: records one event of `key` and answers true while under the limit, or
+   * records nothing and answers false — the check and the record in one step (atomic in Redis),
+   * so commands arriving at once on several sockets or instances cannot all slip under it.
+   */
+  take(key: K): Promise<boolean>;
   /** Takes back the latest event of `key` (an attempt that turned out to reveal nothing). */
   unrecord(key: K): Promise<void>;
   /** Keys tracked in this process's memory (tests: memory stays bounded). */
@@ -46,6 +52,12 @@ export class LocalLimitWindow<K extends LimitKey> implements LimitWindow<K> {
 
   async record(key: K): Promise<void> {
     this.counter.record(key);
+  }
+
+  async take(key: K): Promise<boolean> {
+    if (this.counter.retryAfterMs(key) > 0) return false;
+    this.counter.record(key);
+    return true;
   }
 
   async unrecord(key: K): Promise<void> {

@@ -38,6 +38,20 @@ export const CONTROL_LIMITS = {
   maxPayloadBytes: 4_096,
   /** Event sockets (/api/race-ws) one member may hold at once (a few tabs); more get HTTP 429. */
   eventSocketsPerMember: 5,
+  /**
+   * Race commands (`join_lobby`, `toggle_ready`, `ping_update`) one member may send within
+   * `eventCommandWindowMs`, all their event sockets together (on every instance with REDIS_URL):
+   * one more is not run and is answered `error` (errors.tooManyRequests); the socket stays open.
+   */
+  eventCommandsPerMember: 20,
+  /** The sliding window of `eventCommandsPerMember`, in ms. */
+  eventCommandWindowMs: 2_000,
+  /**
+   * A race state whose only changes are participants' ready flags and pings goes out at most once
+   * per this many ms (the latest state wins, and it leaves at most this long after the change);
+   * any other change (status, countdown, participants, race end, raffle) goes out at once.
+   */
+  raceStateIntervalMs: 100,
   /** Controller sockets (/rcsocket) one member may hold at once, like /janus's 4. */
   controllerSocketsPerMember: 4,
   /**

@@ -35,6 +35,18 @@ const RECORD = `${RECORD_EVENT}
 record(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4])
 `;
 
+/**
+ * KEYS[1] the window; ARGV now, windowMs, limit, a unique member → 1 when recorded (under the
+ * limit), 0 when the limit is reached (nothing recorded).
+ */
+const TAKE = `${RECORD_EVENT}
+local now, windowMs, limit = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - windowMs)
+if redis.call('ZCARD', KEYS[1]) >= limit then return 0 end
+record(KEYS[1], now, windowMs, limit, ARGV[4])
+return 1
+`;
+
 /** A member unique among instances for an event at `now` (two events in one millisecond both count). */
 export function eventMember(now: number): string {
   return `${now}:${randomUUID()}`;
@@ -67,6 +79,21 @@ export class RedisSlidingWindow<K extends LimitKey> implements LimitWindow<K> {
     await this.counters.run((redis) =>
       redis.eval(RECORD, 1, this.#key(key), now, this.windowMs, this.limit, eventMember(now)),
     );
+  }
+
+  /**
+   * This instance's own count first (a member over the budget here costs no Redis call), then
+   * the shared one; when Redis does not answer, this instance's count decides alone.
+   */
+  async take(key: K): Promise<boolean> {
+    if (!(await this.#local.take(key))) return false;
+    const now = this.now();
+    const taken = await this.counters.run((redis) =>
+      redis.eval(TAKE, 1, this.#key(key), now, this.windowMs, this.limit, eventMember(now)),
+    );
+    if (taken === undefined || Number(taken) === 1) return true;
+    await this.#local.unrecord(key);
+    return false;
   }
 
   async unrecord(key: K): Promise<void> {

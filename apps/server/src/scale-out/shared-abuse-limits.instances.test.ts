@@ -1,7 +1,7 @@
 /**
  * Abuse limits across instances (issue 15), on two real server processes sharing PostgreSQL and
- * Redis: wrong passwords on A slow the next login on B, and a member's event sockets open on A
- * count against the cap on B.
+ * Redis: wrong passwords on A slow the next login on B, a member's event sockets open on A
+ * count against the cap on B, and their race commands on both against one budget.
  */
 import { CONTROL_LIMITS, ERROR_KEYS } from '@telerace/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -84,6 +84,27 @@ describe('abuse limits shared by two instances', () => {
       }
     }
     sockets.push(reopened);
+    await Promise.all(sockets.map((socket) => socket.close()));
+  });
+
+  it(`a member's race commands on A and on B share one budget of ${CONTROL_LIMITS.eventCommandsPerMember}`, async () => {
+    const member = await signUp('commander');
+    const token = await logIn(pair.a.base, member);
+    const sockets = [
+      await openSocket(eventsUrl(hostOf(pair.a.base), token), { origin: new URL(pair.a.base).origin }),
+      await openSocket(eventsUrl(hostOf(pair.b.base), token), { origin: new URL(pair.b.base).origin }),
+    ];
+    const sent = CONTROL_LIMITS.eventCommandsPerMember * 2;
+    for (let i = 0; i < sent; i += 1) sockets[i % 2]?.send({ type: 'ping_update', latency: i });
+    const refused = () =>
+      sockets.reduce(
+        (n, socket) =>
+          n +
+          socket.messages.filter((m) => m.type === 'error' && m.errorKey === ERROR_KEYS.tooManyRequests)
+            .length,
+        0,
+      );
+    await expect.poll(refused).toBe(sent - CONTROL_LIMITS.eventCommandsPerMember);
     await Promise.all(sockets.map((socket) => socket.close()));
   });
 });

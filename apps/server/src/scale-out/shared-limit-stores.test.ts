@@ -106,6 +106,27 @@ describe('RedisSlidingWindow', () => {
     expect(await window.retryAfterMs(2)).toBe(0);
     expect(warnings).toHaveLength(1);
   });
+
+  it('take: one budget for both instances, taken at once from both without passing it; a refusal records nothing', async () => {
+    const clock = { now: 20_000_000 };
+    const [a, b] = twoInstances();
+    const windows = [a, b].map(
+      (counters) => new RedisSlidingWindow<number>(counters, 'commands', 20, 2_000, () => clock.now),
+    );
+    const taken = await Promise.all(Array.from({ length: 50 }, (_, i) => windows[i % 2]?.take(5)));
+    expect(taken.filter(Boolean)).toHaveLength(20);
+    expect(await redis.zcard(a.key('commands', 5))).toBe(20);
+    expect(await windows[1]?.take(6)).toBe(true);
+    // A window later the budget is whole again, on either instance.
+    clock.now += 2_000;
+    expect(await windows[1]?.take(5)).toBe(true);
+  });
+
+  it('take on a Redis that is down: this instance’s own count decides alone', async () => {
+    const down = new SharedCounters(connect('redis://127.0.0.1:1'), newNamespace(), quietLogger());
+    const window = new RedisSlidingWindow<number>(down, 'commands', 2, MINUTE);
+    expect([await window.take(1), await window.take(1), await window.take(1)]).toEqual([true, true, false]);
+  });
 });
 
 describe('RedisLoginThrottle', () => {

@@ -6,7 +6,8 @@
  * its log-out. A socket lives as long as its access token, renewed with `auth {token}`
  * (sockets/socket-token.ts); a member and a client address hold a few at most. Declared with the
  * socket kit (sockets/define-socket.ts). The race: `join_lobby`, `toggle_ready` and `ping_update`
- * go to the race engine; every `race.changed` is broadcast as `race_state_update` and every
+ * go to the race engine, each through the member's command budget and the registration check
+ * (event-command-gate.ts); every `race.changed` is broadcast as `race_state_update` and every
  * counted lap as `live_leaderboard_update` (events.module.ts); `get_current_state` is answered
  * from the engine's memory.
  */
@@ -28,6 +29,7 @@ import type { SocketConnection } from '../../sockets/socket-connection.js';
 import { SocketToken, type TokenCheck } from '../../sockets/socket-token.js';
 import type { AccessTokenClaims } from '../auth/access-token.js';
 import { RaceBusyError } from '../races/race-engine.js';
+import { EventCommandGate } from './event-command-gate.js';
 
 /** Protocol pings keep proxies from closing idle sockets and find dead peers. */
 const EVENT_KEEPALIVE = { pingMs: 15_000, silenceMs: 20_000 };
@@ -115,6 +117,21 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
   app.addHook('preClose', async () => sockets.closeAll());
 
   const races = app.raceEngine;
+  const gate = new EventCommandGate(
+    app.limitStores.window<number>(
+      'event-commands',
+      CONTROL_LIMITS.eventCommandsPerMember,
+      CONTROL_LIMITS.eventCommandWindowMs,
+    ),
+    app.userCache,
+  );
+  /** A race command: run once the gate lets the member act (its refusal is the socket's `error`). */
+  const command =
+    <M>(run: (link: EventLink, message: M) => unknown) =>
+    async (link: EventLink, message: M) => {
+      await gate.admit(link.userId);
+      return run(link, message);
+    };
   const send = (link: EventLink, message: EventServerMessage) => link.connection.send(message);
   /** A join the engine cannot take now is answered `server_busy`: the client retries in 2 s. */
   const joinLobby = async (link: EventLink, carId: number) => {
@@ -162,9 +179,9 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
             send(link, { type: 'live_leaderboard_update', data: races.leaderboard() });
         },
         ping: (link, { timestamp }) => send(link, { type: 'pong', timestamp }),
-        ping_update: (link, { latency }) => races.reportPing(link.userId, latency),
-        join_lobby: (link, { carId }) => joinLobby(link, carId),
-        toggle_ready: (link) => races.toggleReady(link.userId),
+        ping_update: command((link, { latency }) => races.reportPing(link.userId, latency)),
+        join_lobby: command((link, { carId }) => joinLobby(link, carId)),
+        toggle_ready: command((link) => races.toggleReady(link.userId)),
         auth: async (link, { token }) => {
           const user = await link.token.renew(token, check);
           if (user) send(link, { type: 'auth_ok', expiresAt: link.token.expiresAt.toISOString() });

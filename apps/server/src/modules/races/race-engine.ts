@@ -6,8 +6,10 @@
  *
  * Every change is written first, then applied in memory, then published as `race.changed` (the
  * whole state: the event sockets and the Race Control tab read it from there, never from the
- * database). Commands run one at a time (a promise chain), so two joins or a join and a start
- * never interleave their writes. Only pings skip the chain: they are not stored.
+ * database). A state that only changes ready flags and pings is published at most ten times a
+ * second, the latest winning (race-state-pacer.ts, issue 23); every other change at once.
+ * Commands run one at a time (a promise chain), so two joins or a join and a start never
+ * interleave their writes. Only pings skip the chain: they are not stored.
  *
  * With several instances (issue 15, docs/decisions.md "Scale-out"), exactly one runs the engine:
  * the leader (scale-out/leadership.ts) — `lead` resumes from the database as at start-up,
@@ -41,6 +43,7 @@ import {
 } from './race.repo.js';
 import type { RaceMachineState, RaceRefusal } from './race-machine.js';
 import * as machine from './race-machine.js';
+import { RaceStatePacer } from './race-state-pacer.js';
 
 /** The relay's part: participants' cars hear neutral during the countdown. */
 export interface NeutralHold {
@@ -131,10 +134,13 @@ export class RaceEngine {
   #followedBoard: LiveLeaderboard = [];
   /** A fact heard while the follower's copy was loading from the database (the fact is newer). */
   #heardWhileLoading = false;
+  /** Publishes `race.changed`: ready and ping changes at a bounded rate, the rest at once. */
+  readonly #published: RaceStatePacer;
 
   constructor(deps: RaceEngineDeps) {
     this.#deps = deps;
     this.#leading = !deps.leader;
+    this.#published = new RaceStatePacer(deps.clock, (state) => deps.bus.emit('race.changed', { state }));
   }
 
   // ── reading (memory only) ──────────────────────────────────────────────────────────────
@@ -226,7 +232,7 @@ export class RaceEngine {
     this.#raffleStatus = status;
     // Every instance hears the raffle's facts: only the leader publishes the race state for them.
     if (!this.#leading) return;
-    this.#deps.bus.emit('race.changed', { state: this.state() });
+    this.#published.offer(this.state());
   }
 
   /**
@@ -410,6 +416,7 @@ export class RaceEngine {
   stop(): void {
     this.#stopped = true;
     this.#clearTimers();
+    this.#published.cancel();
   }
 
   /**
@@ -427,7 +434,7 @@ export class RaceEngine {
     this.#departed = new Set();
     await this.start();
     // The followers' copies may still show the last leader's race: this one is the truth now.
-    if (this.#deps.leader) this.#deps.bus.emit('race.changed', { state: this.state() });
+    if (this.#deps.leader) this.#published.publishNow(this.state());
   }
 
   /**
@@ -439,6 +446,7 @@ export class RaceEngine {
     this.#leading = false;
     this.#loaded = false;
     this.#clearTimers();
+    this.#published.cancel();
     this.#heardWhileLoading = false;
     return this.#serial(async () => {
       const found = await findUnfinishedRace(this.#deps.db);
@@ -499,7 +507,7 @@ export class RaceEngine {
     if (before === 'countdown' && next.status !== 'countdown') this.#deps.relay.releaseNeutral();
     if (next.status === 'countdown' && before !== 'countdown')
       this.#deps.relay.holdNeutral(next.participants.map((p) => p.carId));
-    this.#deps.bus.emit('race.changed', { state: this.state() });
+    this.#published.offer(this.state());
   }
 
   #freshStanding(p: { userId: number; carId: number; username: string }, order: number): Standing {

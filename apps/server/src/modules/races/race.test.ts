@@ -3,7 +3,7 @@
  * two drivers holding them, a viewer, and the admin. Time is the test's (ManualClock), so the
  * countdown's seconds and the passes' times are exact.
  */
-import { ERROR_KEYS } from '@telerace/protocol';
+import { CONTROL_LIMITS, ERROR_KEYS } from '@telerace/protocol';
 import { asc, eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { auditLog, raceLaps, raceParticipants, races } from '../../db/schema.js';
@@ -105,8 +105,12 @@ describe('a race from the lobby to the results', () => {
     await raceState(viewerEvents, (s) => s.totalParticipants === 2);
     // Joining again is idempotent: nothing new is broadcast for it (the next change is the ready).
     alice.events.send({ type: 'join_lobby', carId: alice.carId });
+    // Ready and ping changes go out at once when the last state is an interval old (at most one
+    // per raceStateIntervalMs; race-state-pacer.test.ts).
+    clock.advance(CONTROL_LIMITS.raceStateIntervalMs);
     alice.events.send({ type: 'toggle_ready' });
     expect(await raceState(viewerEvents, () => true)).toMatchObject({ readyCount: 1, totalParticipants: 2 });
+    clock.advance(CONTROL_LIMITS.raceStateIntervalMs);
     bob.events.send({ type: 'ping_update', latency: 42 });
     const pinged = await raceState(viewerEvents, () => true);
     expect(pinged.participants.find((p) => p.userId === bob.driver.id)?.ping).toBe(42);
