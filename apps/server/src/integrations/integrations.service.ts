@@ -23,7 +23,11 @@ import type { Db } from '../db/client.js';
 import { DomainError } from '../domain-error.js';
 import { type AuditActor, recordAudit } from '../modules/admin/audit.repo.js';
 import type { RafflesService } from '../modules/raffles/raffles.service.js';
-import type { TicketsService } from '../modules/tickets/tickets.service.js';
+import type {
+  TicketChangeOutcome,
+  TicketsService,
+  WebhookDelivery,
+} from '../modules/tickets/tickets.service.js';
 import { type ChatLanguage, chatReply, testMessage } from './chat-replies.js';
 
 /** A viewer in a platform's chat. */
@@ -32,6 +36,22 @@ export interface Viewer {
   platformUserId: string;
   displayName: string;
 }
+
+/** A donation as a platform reports it; `sourceId` is the platform's own id of it. */
+export interface Donation {
+  amount: number;
+  currency: string;
+  sourceId: string;
+}
+
+/** What a viewer did that changes tickets (the admin's recent events name the same kinds). */
+export type TicketEvent =
+  | ({ kind: 'donation'; viewer: Viewer } & Donation)
+  | { kind: 'subscription'; viewer: Viewer; months: number }
+  | { kind: 'subscription_end'; viewer: Viewer };
+
+/** What a platform whose delivery failed is told to wait before sending it again. */
+export const DELIVERY_RETRY_AFTER_SECONDS = 5;
 
 /** What an integration tells the hub about itself when it starts. */
 export interface IntegrationHandle {
@@ -187,64 +207,112 @@ export class IntegrationsService {
   /**
    * A donation (bits, a Super Chat or Sticker, a tip): 1 ticket per whole USD, other currencies
    * through DONATION_USD_RATES. Idempotent on `sourceId` (the platform's id of the donation).
-   * Returns the tickets it gave (0 for a replay or a currency without a rate).
+   * Returns the tickets it gave (0 for a replay or a currency without a rate). Throws when the
+   * database refuses the write: the caller reads the donation again (docs/integrations.md).
    */
-  async donation(
-    viewer: Viewer,
-    donation: { amount: number; currency: string; sourceId: string },
-  ): Promise<number> {
-    const currency = donation.currency.toUpperCase();
-    const rate = this.settings.usdRates[currency];
-    if (rate === undefined) {
-      this.#log.warn(
-        { currency, platform: viewer.platform },
-        'donation in a currency without a rate: no tickets',
-      );
-    }
-    const tickets = rate === undefined ? 0 : Math.floor(donation.amount * rate + 1e-9);
-    const added =
-      tickets > 0 &&
-      (await this.#tickets.donate(
-        { platform: viewer.platform, platformUserId: viewer.platformUserId },
-        tickets,
-        donation.sourceId,
-      ));
-    if (tickets === 0 || added) {
-      this.#note({
-        platform: viewer.platform,
-        kind: 'donation',
-        displayName: viewer.displayName,
-        amount: donation.amount,
-        currency,
-        tickets,
-      });
-    }
-    return added ? tickets : 0;
+  async donation(viewer: Viewer, donation: Donation): Promise<number> {
+    return (await this.#apply({ kind: 'donation', viewer, ...donation })).tickets;
   }
 
   /** A viewer subscribed (months 0) or renewed after `months` cumulative months. */
   async subscribed(viewer: Viewer, months: number): Promise<void> {
-    await this.#tickets.subscribed(
-      { platform: viewer.platform, platformUserId: viewer.platformUserId },
-      months,
-    );
-    this.#note({ platform: viewer.platform, kind: 'subscription', displayName: viewer.displayName, months });
+    await this.#apply({ kind: 'subscription', viewer, months });
   }
 
   /** A viewer's subscription ended: their loyalty tickets go. False when none was active (nothing noted). */
   async unsubscribed(viewer: Viewer): Promise<boolean> {
-    const ended = await this.#tickets.unsubscribed({
-      platform: viewer.platform,
-      platformUserId: viewer.platformUserId,
-    });
-    if (ended)
-      this.#note({ platform: viewer.platform, kind: 'subscription_end', displayName: viewer.displayName });
-    return ended;
+    return (await this.#apply({ kind: 'subscription_end', viewer })).changed;
   }
 
-  /** Whether this webhook delivery is new (see TicketsService.firstDelivery). */
-  firstDelivery(source: string, deliveryId: string): Promise<boolean> {
-    return this.#tickets.firstDelivery(source, deliveryId);
+  /**
+   * A webhook delivery of what a viewer did, applied once: recorded in the same transaction as
+   * its tickets (TicketsService.apply). When that write fails, nothing is recorded and the
+   * refusal is `unavailable` (503, Retry-After), so the platform delivers it again.
+   */
+  async delivered(
+    delivery: WebhookDelivery,
+    event: TicketEvent,
+  ): Promise<{ duplicate: boolean; tickets: number }> {
+    try {
+      const { duplicate, tickets } = await this.#apply(event, delivery);
+      return { duplicate, tickets };
+    } catch (error) {
+      this.#log.error(
+        { err: error, source: delivery.source, deliveryId: delivery.deliveryId },
+        'webhook delivery not applied; the platform will deliver it again',
+      );
+      throw new DomainError(
+        'unavailable',
+        'The delivery could not be recorded; deliver it again.',
+        ERROR_KEYS.internal,
+        { retryAfterSeconds: DELIVERY_RETRY_AFTER_SECONDS },
+      );
+    }
+  }
+
+  async #apply(
+    event: TicketEvent,
+    delivery?: WebhookDelivery,
+  ): Promise<{ duplicate: boolean; changed: boolean; tickets: number }> {
+    const { viewer } = event;
+    const identity = { platform: viewer.platform, platformUserId: viewer.platformUserId };
+    let outcome: TicketChangeOutcome;
+    switch (event.kind) {
+      case 'donation': {
+        const currency = event.currency.toUpperCase();
+        const tickets = this.#donationTickets(event.amount, currency, viewer.platform);
+        outcome = await this.#tickets.apply(
+          identity,
+          { kind: 'donation', tickets, sourceId: event.sourceId },
+          delivery,
+        );
+        // A donation of no tickets is shown too: the admin sees a currency without a rate.
+        if (outcome === 'applied' || (outcome === 'unchanged' && tickets === 0)) {
+          this.#note({
+            platform: viewer.platform,
+            kind: 'donation',
+            displayName: viewer.displayName,
+            amount: event.amount,
+            currency,
+            tickets,
+          });
+        }
+        const given = outcome === 'applied' ? tickets : 0;
+        return { duplicate: outcome === 'duplicate', changed: given > 0, tickets: given };
+      }
+      case 'subscription':
+        outcome = await this.#tickets.apply(identity, { kind: 'subscribed', months: event.months }, delivery);
+        if (outcome === 'applied') {
+          this.#note({
+            platform: viewer.platform,
+            kind: 'subscription',
+            displayName: viewer.displayName,
+            months: event.months,
+          });
+        }
+        break;
+      case 'subscription_end':
+        outcome = await this.#tickets.apply(identity, { kind: 'unsubscribed' }, delivery);
+        if (outcome === 'applied') {
+          this.#note({
+            platform: viewer.platform,
+            kind: 'subscription_end',
+            displayName: viewer.displayName,
+          });
+        }
+        break;
+    }
+    return { duplicate: outcome === 'duplicate', changed: outcome === 'applied', tickets: 0 };
+  }
+
+  /** 1 ticket per whole USD; 0 (logged, so the operator can add the rate) for a currency without a rate. */
+  #donationTickets(amount: number, currency: string, platform: Platform): number {
+    const rate = this.settings.usdRates[currency];
+    if (rate === undefined) {
+      this.#log.warn({ currency, platform }, 'donation in a currency without a rate: no tickets');
+      return 0;
+    }
+    return Math.floor(amount * rate + 1e-9);
   }
 
   // ── the admin's view ───────────────────────────────────────────────────────────────────

@@ -1,6 +1,9 @@
 import { createHmac } from 'node:crypto';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ticketLedger } from '../db/schema.js';
 import { startTestApp } from '../test/app.js';
+import { failNextWrites } from '../test/database-hiccup.js';
 import { authHeader, buildAdmin, buildUser } from '../test/factories.js';
 
 const SECRET = 'a tips secret of enough length';
@@ -173,6 +176,34 @@ describe('the integrations hub', () => {
       expect((await post(tip)).json()).toEqual({ received: true, duplicate: true, tickets: 0 });
       const user = await buildUser(testApp.app.database.db, { twitchId: tip.platformUserId });
       expect((await testApp.app.tickets.forUser(user.id))?.breakdown.donations).toBe(12);
+    });
+
+    it('answers 503 when the tip cannot be written, so the retry of the same id gives the tickets once', async () => {
+      const tip = {
+        id: unique('tip'),
+        platform: 'youtube',
+        platformUserId: unique('yt'),
+        amount: 9,
+        currency: 'USD',
+      };
+      const hiccup = await failNextWrites(testApp.app.database.db, 'ticket_ledger');
+      try {
+        const failed = await post(tip);
+        expect(failed.statusCode).toBe(503);
+        expect(failed.headers['retry-after']).toBeDefined();
+        expect(await hiccup.refused()).toBe(1);
+        expect((await post(tip)).json()).toEqual({ received: true, duplicate: false, tickets: 9 });
+        expect((await post(tip)).json()).toEqual({ received: true, duplicate: true, tickets: 0 });
+      } finally {
+        await hiccup.remove();
+      }
+      const rows = await testApp.app.database.db
+        .select()
+        .from(ticketLedger)
+        .where(eq(ticketLedger.sourceId, `tips:${tip.id}`));
+      expect(rows.map((row) => row.amount)).toEqual([9]);
+      const user = await buildUser(testApp.app.database.db, { youtubeId: tip.platformUserId });
+      expect((await testApp.app.tickets.forUser(user.id))?.breakdown.donations).toBe(9);
     });
 
     it('refuses a missing or wrong signature (403), and a bad body (400)', async () => {

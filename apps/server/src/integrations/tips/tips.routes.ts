@@ -1,7 +1,8 @@
 /**
  * POST /api/webhooks/tips: donations relayed by a tip service (StreamElements, Streamlabs, a
  * Ko-fi-style webhook). Signed: `X-Signature` is the hex HMAC-SHA256 of the raw body with
- * TIPS_WEBHOOK_SECRET (a `sha256=` prefix is accepted). Idempotent on the tip's `id`.
+ * TIPS_WEBHOOK_SECRET (a `sha256=` prefix is accepted). Idempotent on the tip's `id`; a tip that
+ * cannot be written is answered 503 with Retry-After and nothing recorded, so its retry counts.
  */
 import { ERROR_KEYS, TipWebhookBody } from '@telerace/protocol';
 import type { FastifyPluginAsync } from 'fastify';
@@ -10,6 +11,8 @@ import { isValidHmacSha256, rawJsonBody } from '../webhook-signature.js';
 
 /** Tip services retry in bursts; signatures are cheap to check, so this is a looser limit than the API's. */
 export const WEBHOOK_RATE_LIMIT = { max: 600, timeWindow: 60_000 };
+/** The de-duplication source of tip ids (webhook_deliveries). */
+const TIPS_DELIVERY_SOURCE = 'tips';
 
 export const tipsRoutes: FastifyPluginAsync<{ secret: string | null }> = async (app, { secret }) => {
   rawJsonBody(app);
@@ -38,17 +41,21 @@ export const tipsRoutes: FastifyPluginAsync<{ secret: string | null }> = async (
         );
       }
       const tip = parsed.data;
-      if (!(await integrations.firstDelivery('tips', tip.id)))
-        return { received: true, duplicate: true, tickets: 0 };
-      const tickets = await integrations.donation(
+      const { duplicate, tickets } = await integrations.delivered(
+        { source: TIPS_DELIVERY_SOURCE, deliveryId: tip.id },
         {
-          platform: tip.platform,
-          platformUserId: tip.platformUserId,
-          displayName: tip.displayName ?? tip.platformUserId,
+          kind: 'donation',
+          viewer: {
+            platform: tip.platform,
+            platformUserId: tip.platformUserId,
+            displayName: tip.displayName ?? tip.platformUserId,
+          },
+          amount: tip.amount,
+          currency: tip.currency,
+          sourceId: `tips:${tip.id}`,
         },
-        { amount: tip.amount, currency: tip.currency, sourceId: `tips:${tip.id}` },
       );
-      return { received: true, duplicate: false, tickets };
+      return { received: true, duplicate, tickets };
     },
   );
 };

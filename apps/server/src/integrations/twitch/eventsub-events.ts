@@ -5,7 +5,7 @@
  * The payloads are checked with zod; anything else is ignored.
  */
 import { z } from 'zod';
-import type { IntegrationsService, Viewer } from '../integrations.service.js';
+import type { TicketEvent, Viewer } from '../integrations.service.js';
 
 /** The subscription types `npm run twitch:subscribe` creates, with their version. */
 export const EVENTSUB_TYPES = [
@@ -42,40 +42,33 @@ const viewerOf = (user: {
 });
 
 /**
- * Applies one notification. `messageId` is the delivery's Twitch-Eventsub-Message-Id (the bits'
- * ledger source). Throws on a payload that does not match its type (the caller logs it).
- * Returns whether the type is one we handle.
+ * What one notification means for tickets, or null when nothing (an anonymous cheer, a type we do
+ * not handle). `messageId` is the delivery's Twitch-Eventsub-Message-Id (the bits' ledger source).
+ * Throws a ZodError on a payload that does not match its type.
  */
-export async function applyEventSubNotification(
-  hub: IntegrationsService,
-  type: string,
-  messageId: string,
-  event: unknown,
-): Promise<boolean> {
+export function eventSubTicketEvent(type: string, messageId: string, event: unknown): TicketEvent | null {
   switch (type) {
     case 'channel.subscribe':
-      await hub.subscribed(viewerOf(EventUser.parse(event)), 0);
-      return true;
+      return { kind: 'subscription', viewer: viewerOf(EventUser.parse(event)), months: 0 };
     case 'channel.subscription.message': {
       const resub = SubscriptionMessage.parse(event);
-      await hub.subscribed(viewerOf(resub), resub.cumulative_months);
-      return true;
+      return { kind: 'subscription', viewer: viewerOf(resub), months: resub.cumulative_months };
     }
     case 'channel.subscription.end':
-      await hub.unsubscribed(viewerOf(EventUser.parse(event)));
-      return true;
+      return { kind: 'subscription_end', viewer: viewerOf(EventUser.parse(event)) };
     case 'channel.cheer': {
       const cheer = Cheer.parse(event);
       // An anonymous cheer has no one to give tickets to.
-      if (cheer.is_anonymous || cheer.user_id === null) return true;
-      await hub.donation(viewerOf({ ...cheer, user_id: cheer.user_id }), {
+      if (cheer.is_anonymous || cheer.user_id === null) return null;
+      return {
+        kind: 'donation',
+        viewer: viewerOf({ ...cheer, user_id: cheer.user_id }),
         amount: cheer.bits / 100,
         currency: 'USD',
         sourceId: `twitch:cheer:${messageId}`,
-      });
-      return true;
+      };
     }
     default:
-      return false;
+      return null;
   }
 }

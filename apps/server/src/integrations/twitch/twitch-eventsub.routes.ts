@@ -3,20 +3,23 @@
  * TWITCH_EVENTSUB_SECRET is set (404 otherwise). Each delivery is signed:
  * `Twitch-Eventsub-Message-Signature` = `sha256=` HMAC-SHA256(secret, message id + timestamp +
  * raw body), checked in constant time; a timestamp more than 10 minutes away is refused (a
- * replay). Twitch wants a 2xx within a few seconds, so a notification is answered as soon as it
- * is known to be new (de-duplicated in the database on its message id) and applied afterwards.
+ * replay). A notification is applied before it is answered, in one transaction with the record
+ * of its message id: a 2xx means its tickets are written, and a failed write is answered 503 so
+ * Twitch delivers it again. Twitch wants the answer within a few seconds; the write takes
+ * milliseconds (docs/integrations.md "Twitch").
  */
 import { ERROR_KEYS } from '@telerace/protocol';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { HttpError, notFoundError } from '../../http/errors.js';
+import type { TicketEvent } from '../integrations.service.js';
 import { WEBHOOK_RATE_LIMIT } from '../tips/tips.routes.js';
 import { isValidHmacSha256, rawJsonBody } from '../webhook-signature.js';
-import { applyEventSubNotification } from './eventsub-events.js';
+import { eventSubTicketEvent } from './eventsub-events.js';
 
 /** Twitch: "make sure the timestamp is not older than 10 minutes". */
 export const EVENTSUB_MAX_AGE_MS = 10 * 60 * 1000;
-/** The de-duplication source of EventSub message ids (TicketsService.firstDelivery). */
+/** The de-duplication source of EventSub message ids (webhook_deliveries). */
 export const EVENTSUB_DELIVERY_SOURCE = 'twitch-eventsub';
 
 const EventSubMessage = z.object({
@@ -44,11 +47,6 @@ export const twitchEventSubRoutes: FastifyPluginAsync<{ secret: string | null }>
   rawJsonBody(app);
   const integrations = app.integrations;
   const log = app.log.child({ integration: 'twitch-eventsub' });
-  // Notifications being applied after their answer: the server waits for them before closing.
-  const applying = new Set<Promise<void>>();
-  app.addHook('preClose', async () => {
-    await Promise.allSettled([...applying]);
-  });
 
   app.post(
     '/webhooks/twitch',
@@ -98,21 +96,28 @@ export const twitchEventSubRoutes: FastifyPluginAsync<{ secret: string | null }>
         }
 
         case 'notification': {
-          if (!(await integrations.firstDelivery(EVENTSUB_DELIVERY_SOURCE, messageId))) {
+          let ticketEvent: TicketEvent | null;
+          try {
+            ticketEvent = eventSubTicketEvent(subscription.type, messageId, event);
+          } catch (error) {
+            // No retry mends a payload we do not understand, and Twitch revokes a subscription
+            // whose deliveries keep failing: logged and acknowledged.
+            log.error(
+              { err: error, type: subscription.type, messageId },
+              'EventSub notification not understood',
+            );
             return reply.code(204).send();
           }
-          await reply.code(204).send();
-          // After the answer: Twitch retries a delivery that takes more than a few seconds.
-          const work = applyEventSubNotification(integrations, subscription.type, messageId, event)
-            .then((handled) => {
-              if (!handled) log.debug({ type: subscription.type }, 'EventSub notification ignored');
-            })
-            .catch((error: unknown) => {
-              log.error({ err: error, type: subscription.type, messageId }, 'EventSub notification failed');
-            })
-            .finally(() => applying.delete(work));
-          applying.add(work);
-          return reply;
+          if (ticketEvent === null) {
+            log.debug({ type: subscription.type }, 'EventSub notification ignored');
+            return reply.code(204).send();
+          }
+          // A failure throws 'unavailable' (503): Twitch delivers the message again.
+          await integrations.delivered(
+            { source: EVENTSUB_DELIVERY_SOURCE, deliveryId: messageId },
+            ticketEvent,
+          );
+          return reply.code(204).send();
         }
 
         default:

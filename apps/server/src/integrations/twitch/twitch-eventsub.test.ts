@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ticketLedger } from '../../db/schema.js';
 import { startTestApp } from '../../test/app.js';
+import { failNextWrites, type HiccupTable } from '../../test/database-hiccup.js';
 import { authHeader, buildUser } from '../../test/factories.js';
 import {
   type EventSubDeliveryOptions,
@@ -120,6 +121,69 @@ describe('POST /api/webhooks/twitch (EventSub)', () => {
     await poll(async () => (await ticketsOf(viewer)).loyalty).toBe(30);
     await notify('channel.subscription.end', eventSubEvents.subscriptionEnd(viewer));
     await poll(async () => (await ticketsOf(viewer)).loyalty).toBe(0);
+  });
+
+  // Twitch retries a delivery answered with anything but a 2xx: a write that fails must say so.
+  const withHiccup = async (table: HiccupTable, run: () => Promise<void>) => {
+    const hiccup = await failNextWrites(testApp.app.database.db, table);
+    try {
+      await run();
+      expect(await hiccup.refused()).toBe(1);
+    } finally {
+      await hiccup.remove();
+    }
+  };
+
+  it('answers 503 when bits cannot be written; Twitch’s retry of the message gives the tickets once', async () => {
+    const viewer = newUser('Unlucky');
+    const event = eventSubEvents.cheer(viewer, 700);
+    const { messageId } = eventSubDelivery(SECRET, {
+      type: 'notification',
+      subscriptionType: 'channel.cheer',
+    });
+    await withHiccup('ticket_ledger', async () => {
+      const failed = await notify('channel.cheer', event, messageId);
+      expect(failed.statusCode).toBe(503);
+      expect(failed.headers['retry-after']).toBeDefined();
+      expect(await ledgerRows(`twitch:cheer:${messageId}`)).toHaveLength(0);
+      // Applied when answered: the 2xx means the tickets are written.
+      expect((await notify('channel.cheer', event, messageId)).statusCode).toBe(204);
+      expect(await ledgerRows(`twitch:cheer:${messageId}`)).toHaveLength(1);
+    });
+    expect((await notify('channel.cheer', event, messageId)).statusCode).toBe(204);
+    expect((await ledgerRows(`twitch:cheer:${messageId}`)).map((row) => row.amount)).toEqual([7]);
+    expect((await ticketsOf(viewer)).donations).toBe(7);
+  });
+
+  it('answers 503 when a subscription or its end cannot be written; each retry applies it once', async () => {
+    const viewer = newUser('Steadfast');
+    const subscribe = eventSubDelivery(SECRET, {
+      type: 'notification',
+      subscriptionType: 'channel.subscribe',
+    });
+    const end = eventSubDelivery(SECRET, {
+      type: 'notification',
+      subscriptionType: 'channel.subscription.end',
+    });
+    const send = (delivery: { messageId: string }, type: string, event: Record<string, unknown>) =>
+      notify(type, event, delivery.messageId).then((response) => response.statusCode);
+
+    await withHiccup('subscriptions', async () => {
+      expect(await send(subscribe, 'channel.subscribe', eventSubEvents.subscribe(viewer))).toBe(503);
+      expect((await ticketsOf(viewer)).loyalty).toBe(0);
+      expect(await send(subscribe, 'channel.subscribe', eventSubEvents.subscribe(viewer))).toBe(204);
+      expect((await ticketsOf(viewer)).loyalty).toBe(5);
+    });
+    await withHiccup('subscriptions', async () => {
+      const endEvent = eventSubEvents.subscriptionEnd(viewer);
+      expect(await send(end, 'channel.subscription.end', endEvent)).toBe(503);
+      expect((await ticketsOf(viewer)).loyalty).toBe(5);
+      expect(await send(end, 'channel.subscription.end', endEvent)).toBe(204);
+      expect((await ticketsOf(viewer)).loyalty).toBe(0);
+    });
+    // The subscription's delivery again, after its end: a replay changes nothing.
+    expect(await send(subscribe, 'channel.subscribe', eventSubEvents.subscribe(viewer))).toBe(204);
+    expect((await ticketsOf(viewer)).loyalty).toBe(0);
   });
 
   it('refuses a wrong or missing signature (403)', async () => {

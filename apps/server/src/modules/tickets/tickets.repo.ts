@@ -142,11 +142,19 @@ export async function endSubscription(
   return ended.length > 0;
 }
 
-/** Notes a webhook delivery as handled; false when it already was (a retry or a replay). */
-export async function firstDelivery(db: Db, source: string, deliveryId: string): Promise<boolean> {
+/**
+ * Notes a webhook delivery as handled; false when it already was (a retry or a replay). Written in
+ * the transaction of what the delivery changes: a concurrent copy of the delivery waits for that
+ * transaction, then finds the row (committed) or writes it itself (rolled back).
+ */
+export async function firstDelivery(
+  db: Db,
+  delivery: { source: string; deliveryId: string },
+  receivedAt: Date,
+): Promise<boolean> {
   const inserted = await db
     .insert(webhookDeliveries)
-    .values({ source, deliveryId })
+    .values({ ...delivery, receivedAt })
     .onConflictDoNothing()
     .returning({ id: webhookDeliveries.deliveryId });
   return inserted.length > 0;

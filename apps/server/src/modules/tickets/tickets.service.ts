@@ -106,17 +106,39 @@ export interface PlatformIdentity {
 
 /** Webhook deliveries are remembered this long (platforms refuse older ones: Twitch after 10 min). */
 const DELIVERY_MEMORY_MS = 24 * 60 * 60 * 1000;
+/** Old deliveries are forgotten once every this many deliveries. */
+const DELIVERIES_PER_PRUNE = 500;
+
+/** One message of a platform's webhook: its id stays the same on each retry of the message. */
+export interface WebhookDelivery {
+  source: string;
+  deliveryId: string;
+}
+
+/** What a platform says changed for an identity's tickets. */
+export type TicketChange =
+  | { kind: 'donation'; tickets: number; sourceId: string }
+  | { kind: 'subscribed'; months: number }
+  | { kind: 'unsubscribed' };
+
+/**
+ * `unchanged`: a donation already in the ledger (or of no tickets), or no active subscription to
+ * end. `duplicate`: its delivery was applied before, nothing was looked at.
+ */
+export type TicketChangeOutcome = 'applied' | 'unchanged' | 'duplicate';
 
 export class TicketsService {
   readonly #db: Db;
   readonly #bus: EventBus;
   readonly #clock: Clock;
+  readonly #log: FastifyBaseLogger;
   #deliveriesSincePrune = 0;
 
   constructor(deps: TicketsServiceDeps) {
     this.#db = deps.db;
     this.#bus = deps.bus;
     this.#clock = deps.clock;
+    this.#log = deps.log;
   }
 
   /**
@@ -141,66 +163,88 @@ export class TicketsService {
   }
 
   /**
-   * Donation tickets for a platform identity (bits, a Super Chat, a tip): they count for the
-   * account that links the identity, now or once it links. Idempotent on `sourceId` (the
-   * platform's own id of the donation). Returns whether they were added.
+   * Applies what a platform says changed for an identity (a donation, a subscription, its end).
+   * Tickets belong to the identity: they count for the account that links it, now or once it
+   * links. A donation is idempotent on `sourceId` (the platform's own id of it). A change that
+   * came by webhook is written in one transaction with its delivery: a write that fails records
+   * nothing, so the platform's retry applies it, and one that commits is never applied again.
+   * The fact is emitted after the commit.
    */
-  async donate(identity: PlatformIdentity, tickets: number, sourceId: string): Promise<boolean> {
-    const added = await insertLedgerEntry(this.#db, {
-      ...identity,
-      kind: 'donation',
-      amount: tickets,
-      sourceId,
-    });
-    if (added) {
-      const account = await findUserByIdentity(this.#db, identity.platform, identity.platformUserId);
-      this.#bus.emit('tickets.donated', { ...identity, userId: account?.id ?? null, tickets, sourceId });
-    }
-    return added;
-  }
-
-  /**
-   * The identity subscribes (months = 0) or renews after `months` cumulative months: its
-   * subscription counts as started that many calendar months ago (the loyalty tier follows).
-   */
-  async subscribed(identity: PlatformIdentity, months: number): Promise<void> {
+  async apply(
+    identity: PlatformIdentity,
+    change: TicketChange,
+    delivery?: WebhookDelivery,
+  ): Promise<TicketChangeOutcome> {
     const now = this.#clock.now();
-    const since = new Date(now);
-    since.setUTCMonth(since.getUTCMonth() - months);
-    await upsertActiveSubscription(this.#db, identity, since, now);
-    const account = await findUserByIdentity(this.#db, identity.platform, identity.platformUserId);
-    this.#bus.emit('subscription.changed', {
-      ...identity,
-      userId: account?.id ?? null,
-      active: true,
-      months,
+    const outcome = await this.#db.transaction(async (tx) => {
+      if (delivery && !(await firstDelivery(tx, delivery, now))) return 'duplicate';
+      if (!(await writeChange(tx, identity, change, now))) return 'unchanged';
+      const account = await findUserByIdentity(tx, identity.platform, identity.platformUserId);
+      return { userId: account?.id ?? null };
     });
+    if (delivery) await this.#forgetOldDeliveries(now);
+    if (typeof outcome === 'string') return outcome;
+    this.#emitChange(identity, change, outcome.userId);
+    return 'applied';
   }
 
-  /** The identity's subscription ended: its loyalty tickets go. False when none was active. */
-  async unsubscribed(identity: PlatformIdentity): Promise<boolean> {
-    if (!(await endSubscription(this.#db, identity, this.#clock.now()))) return false;
-    const account = await findUserByIdentity(this.#db, identity.platform, identity.platformUserId);
-    this.#bus.emit('subscription.changed', {
-      ...identity,
-      userId: account?.id ?? null,
-      active: false,
-      months: 0,
-    });
-    return true;
-  }
-
-  /**
-   * Whether this webhook delivery is new (true) or was already handled (a platform's retry, or a
-   * replay): shared by every instance through the database.
-   */
-  async firstDelivery(source: string, deliveryId: string): Promise<boolean> {
-    const first = await firstDelivery(this.#db, source, deliveryId);
-    this.#deliveriesSincePrune += 1;
-    if (this.#deliveriesSincePrune >= 500) {
-      this.#deliveriesSincePrune = 0;
-      await forgetDeliveries(this.#db, new Date(this.#clock.now().getTime() - DELIVERY_MEMORY_MS));
+  #emitChange(identity: PlatformIdentity, change: TicketChange, userId: number | null): void {
+    switch (change.kind) {
+      case 'donation':
+        this.#bus.emit('tickets.donated', {
+          ...identity,
+          userId,
+          tickets: change.tickets,
+          sourceId: change.sourceId,
+        });
+        return;
+      case 'subscribed':
+        this.#bus.emit('subscription.changed', { ...identity, userId, active: true, months: change.months });
+        return;
+      case 'unsubscribed':
+        this.#bus.emit('subscription.changed', { ...identity, userId, active: false, months: 0 });
+        return;
     }
-    return first;
+  }
+
+  /** Now and then, the deliveries no platform can send again are dropped (shared by every instance). */
+  async #forgetOldDeliveries(now: Date): Promise<void> {
+    this.#deliveriesSincePrune += 1;
+    if (this.#deliveriesSincePrune < DELIVERIES_PER_PRUNE) return;
+    this.#deliveriesSincePrune = 0;
+    try {
+      await forgetDeliveries(this.#db, new Date(now.getTime() - DELIVERY_MEMORY_MS));
+    } catch (error) {
+      // The delivery itself is committed: a failed clean-up must not make the platform send it again.
+      this.#log.warn({ err: error }, 'old webhook deliveries not forgotten; next time');
+    }
+  }
+}
+
+/** The change's write; false when it changed nothing. */
+async function writeChange(
+  db: Db,
+  identity: PlatformIdentity,
+  change: TicketChange,
+  now: Date,
+): Promise<boolean> {
+  switch (change.kind) {
+    case 'donation':
+      if (change.tickets <= 0) return false;
+      return insertLedgerEntry(db, {
+        ...identity,
+        kind: 'donation',
+        amount: change.tickets,
+        sourceId: change.sourceId,
+      });
+    case 'subscribed': {
+      // Renewed after `months` cumulative months: it counts as started that many months ago.
+      const since = new Date(now);
+      since.setUTCMonth(since.getUTCMonth() - change.months);
+      await upsertActiveSubscription(db, identity, since, now);
+      return true;
+    }
+    case 'unsubscribed':
+      return endSubscription(db, identity, now);
   }
 }

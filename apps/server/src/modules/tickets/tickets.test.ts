@@ -169,9 +169,13 @@ describe('tickets', () => {
   it('counts an identity’s donations and subscription for the account that links it, once it links', async () => {
     const identity = { platform: 'twitch' as const, platformUserId: `viewer-${nextSource()}` };
     const source = nextSource();
-    expect(await tickets.donate(identity, 12, source)).toBe(true);
-    expect(await tickets.donate(identity, 12, source)).toBe(false);
-    await tickets.subscribed(identity, 3);
+    expect(await tickets.apply(identity, { kind: 'donation', tickets: 12, sourceId: source })).toBe(
+      'applied',
+    );
+    expect(await tickets.apply(identity, { kind: 'donation', tickets: 12, sourceId: source })).toBe(
+      'unchanged',
+    );
+    await tickets.apply(identity, { kind: 'subscribed', months: 3 });
     const user = await buildUser(db, { password: null });
     expect((await tickets.forUser(user.id))?.tickets).toBe(100);
 
@@ -185,23 +189,26 @@ describe('tickets', () => {
     });
 
     // A renewal reporting fewer months keeps the earlier start; the end removes the loyalty.
-    await tickets.subscribed(identity, 1);
+    await tickets.apply(identity, { kind: 'subscribed', months: 1 });
     expect((await tickets.forUser(user.id))?.breakdown.loyalty).toBe(30);
-    await tickets.unsubscribed(identity);
+    expect(await tickets.apply(identity, { kind: 'unsubscribed' })).toBe('applied');
+    expect(await tickets.apply(identity, { kind: 'unsubscribed' })).toBe('unchanged');
     expect((await tickets.forUser(user.id))?.breakdown.loyalty).toBe(0);
     // Subscribing again starts again.
-    await tickets.subscribed(identity, 0);
+    await tickets.apply(identity, { kind: 'subscribed', months: 0 });
     expect((await tickets.forUser(user.id))?.breakdown.loyalty).toBe(5);
 
     await db.update(users).set({ twitchId: null }).where(eq(users.id, user.id));
     expect((await tickets.forUser(user.id))?.tickets).toBe(100);
   });
 
-  it('tells a new webhook delivery from a repeated one', async () => {
-    const id = nextSource();
-    expect(await tickets.firstDelivery('test', id)).toBe(true);
-    expect(await tickets.firstDelivery('test', id)).toBe(false);
-    expect(await tickets.firstDelivery('other', id)).toBe(true);
+  it('applies a webhook delivery once, told apart by its source and id', async () => {
+    const identity = { platform: 'youtube' as const, platformUserId: `viewer-${nextSource()}` };
+    const delivery = { source: 'test', deliveryId: nextSource() };
+    const subscribe = { kind: 'subscribed' as const, months: 0 };
+    expect(await tickets.apply(identity, subscribe, delivery)).toBe('applied');
+    expect(await tickets.apply(identity, { kind: 'unsubscribed' }, delivery)).toBe('duplicate');
+    expect(await tickets.apply(identity, subscribe, { ...delivery, source: 'other' })).toBe('applied');
   });
 
   it('counts a donation recorded in the same millisecond as the moment asked about', async () => {
