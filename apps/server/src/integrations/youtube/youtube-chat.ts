@@ -61,6 +61,8 @@ export class YoutubeChat {
   #connectedAt: Date | null = null;
   #firstPage = true;
   #failures = 0;
+  /** Reads in a row whose page could not be recorded to the end. */
+  #unrecorded = 0;
   readonly #seen = new Set<string>();
   /** Last sponsor badge seen per author channel in this process (membership end, see #sponsorBadge). */
   readonly #sponsors = new Map<string, boolean>();
@@ -174,32 +176,53 @@ export class YoutubeChat {
     this.#hub.setState('youtube', 'connected');
     if (page.unreadable > 0) this.#log.warn({ count: page.unreadable }, 'youtube chat items not understood');
 
-    const history = this.#firstPage;
-    this.#firstPage = false;
+    const pollMs = Math.max(MIN_POLL_MS, page.pollingIntervalMillis ?? DEFAULT_POLL_MS);
     for (const message of page.messages) {
-      if (this.#stopped) break;
-      if (!this.#firstSight(message.id)) continue;
+      // Stopped: the rest of the page is read again if this instance reads the chat again.
+      if (this.#stopped) return pollMs;
+      if (this.#seen.has(message.id)) continue;
       try {
-        await this.#handle(message, history);
+        await this.#handle(message, this.#firstPage);
       } catch (error) {
-        // One message the database refused (or a bug) must not lose the rest of the page.
-        this.#log.error({ err: error, messageId: message.id }, 'youtube chat message not handled');
+        return this.#notRecorded(message.id, error, pollMs);
       }
+      this.#remember(message.id);
     }
+    this.#unrecorded = 0;
+    this.#firstPage = false;
     this.#pageToken = page.nextPageToken ?? this.#pageToken;
     await this.#answer(liveChatId);
-    return Math.max(MIN_POLL_MS, page.pollingIntervalMillis ?? DEFAULT_POLL_MS);
+    return pollMs;
   }
 
-  #firstSight(id: string): boolean {
-    if (this.#seen.has(id)) return false;
+  /**
+   * The database refused what a message means (a hiccup): the page is read again from where it
+   * stood, after a backoff, so the message and every later one are handled in order once it is
+   * recorded. Messages handled before it are remembered and skipped; nothing is ever dropped
+   * (docs/integrations.md "YouTube").
+   */
+  #notRecorded(messageId: string, error: unknown, pollMs: number): number {
+    this.#unrecorded += 1;
+    const delay = Math.max(pollMs, backoff(TRANSIENT_BACKOFF, this.#unrecorded));
+    this.#log.error(
+      { err: error, messageId, failures: this.#unrecorded },
+      'youtube chat message not recorded; read again',
+    );
+    this.#hub.setState(
+      'youtube',
+      'error',
+      `a chat message was not recorded (database); read again in ${Math.ceil(delay / 1000)} s`,
+    );
+    return delay;
+  }
+
+  #remember(id: string): void {
     this.#seen.add(id);
     if (this.#seen.size > SEEN_LIMIT) {
       // A Set iterates in insertion order: forget the oldest.
       const oldest = this.#seen.values().next().value;
       if (oldest !== undefined) this.#seen.delete(oldest);
     }
-    return true;
   }
 
   async #handle(message: LiveChatMessage, history: boolean): Promise<void> {
@@ -234,12 +257,12 @@ export class YoutubeChat {
       case 'newSponsorEvent':
       // A membership given by another viewer: the recipient is a member like any other.
       case 'giftMembershipReceivedEvent':
-        this.#sponsors.set(author.channelId, true);
         await this.#hub.subscribed(viewer, 0);
+        this.#sponsors.set(author.channelId, true);
         return;
       case 'memberMilestoneChatEvent':
-        this.#sponsors.set(author.channelId, true);
         await this.#hub.subscribed(viewer, snippet.memberMilestoneChatDetails?.memberMonth ?? 0);
+        this.#sponsors.set(author.channelId, true);
         return;
       default:
         return;
@@ -256,9 +279,10 @@ export class YoutubeChat {
     if (isSponsor === undefined) return;
     const before = this.#sponsors.get(viewer.platformUserId);
     if (before === isSponsor) return;
-    this.#sponsors.set(viewer.platformUserId, isSponsor);
     if (isSponsor) await this.#hub.subscribed(viewer, 0);
     else if (before === true) await this.#hub.unsubscribed(viewer);
+    // Only once written: a refused write is tried again when the message is read again.
+    this.#sponsors.set(viewer.platformUserId, isSponsor);
   }
 
   #isBeforeConnection(publishedAt: string | undefined): boolean {

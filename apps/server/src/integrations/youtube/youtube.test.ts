@@ -3,9 +3,12 @@
  * (test/stand-ins/youtube.ts). The app runs on a ManualClock: each test moves time to the chat
  * loop's next step (`step`), so "polls every 3 s" and "backs off 15 s, then 30 s" are exact.
  */
+import { eq } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ticketLedger } from '../../db/schema.js';
 import { type StartedTestApp, startTestApp } from '../../test/app.js';
 import { ManualClock } from '../../test/clock.js';
+import { failNextWrites } from '../../test/database-hiccup.js';
 import { authHeader, buildAdmin, buildUser } from '../../test/factories.js';
 import {
   type StandInAuthor,
@@ -235,6 +238,61 @@ describe('YouTube live chat', () => {
     expect((await h.breakdown(member)).donations).toBe(3);
     expect(await youtubeEntries(h)).toBe(1);
     expect(h.standIn.sent()).toEqual(["@Twice: you're in the raffle. Good luck!"]);
+  });
+
+  it('reads a chat event again until it is recorded: a Super Chat and a membership count once, in order, after a hiccup', async () => {
+    const h = await boot();
+    await h.chat.whenWaiting();
+    const db = h.testApp.app.database.db;
+    const [cy, dee] = [viewer('Cy'), viewer('Dee')];
+    const [cyUser, deeUser] = [
+      await buildUser(db, { youtubeId: cy.channelId }),
+      await buildUser(db, { youtubeId: dee.channelId }),
+    ];
+    // The ledger rows themselves: the tickets count follows the clock, which this test moves slowly.
+    const cyDonations = async () =>
+      (
+        await db
+          .select({ amount: ticketLedger.amount })
+          .from(ticketLedger)
+          .where(eq(ticketLedger.platformUserId, cy.channelId))
+      ).map((row) => row.amount);
+    const hiccups = [await failNextWrites(db, 'ticket_ledger'), await failNextWrites(db, 'subscriptions')];
+    try {
+      const donation = h.standIn.superChat(cy, 6, 'USD');
+      h.standIn.sponsor(dee);
+
+      // The Super Chat fails: nothing after it is handled, and the admin sees why.
+      await h.step();
+      expect(status(h)).toMatchObject({ state: 'error', lastError: expect.stringContaining('not recorded') });
+      expect(await Promise.all(hiccups.map((hiccup) => hiccup.refused()))).toEqual([1, 0]);
+      expect(await cyDonations()).toEqual([]);
+      expect((await h.breakdown(deeUser)).loyalty).toBe(0);
+      // Read again: the Super Chat is in; the membership after it fails in turn.
+      await h.step();
+      expect(await cyDonations()).toEqual([6]);
+      expect((await h.breakdown(deeUser)).loyalty).toBe(0);
+      expect(await hiccups[1]?.refused()).toBe(1);
+      await h.step();
+      expect((await h.breakdown(deeUser)).loyalty).toBe(5);
+      expect(status(h).state).toBe('connected');
+
+      // The same Super Chat delivered again changes nothing.
+      h.standIn.redeliver(donation);
+      const reads = h.standIn.requestsTo('liveChatMessages').length;
+      await h.stepUntil(() => h.standIn.requestsTo('liveChatMessages').length >= reads + 2);
+    } finally {
+      for (const hiccup of hiccups) await hiccup.remove();
+    }
+    expect(await cyDonations()).toEqual([6]);
+    await h.stepUntil(async () => (await h.breakdown(cyUser)).donations === 6);
+    const events = (await h.testApp.app.integrations.adminView()).recentEvents.filter(
+      (e) => e.kind === 'donation' || e.kind === 'subscription',
+    );
+    expect(events.map((e) => [e.kind, e.displayName])).toEqual([
+      ['subscription', 'Dee'],
+      ['donation', 'Cy'],
+    ]);
   });
 
   it('gives loyalty to new members and milestones, and takes it back when the member badge is gone', async () => {
