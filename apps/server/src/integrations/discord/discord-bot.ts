@@ -98,6 +98,7 @@ export class DiscordBot {
   start(): void {
     // Again after a stop when this instance leads again (issue 15).
     this.#stopped = false;
+    this.#deps.loyalty.start();
     this.#deps.hub.register({
       id: 'discord',
       target: this.#deps.settings.guildId,
@@ -110,6 +111,7 @@ export class DiscordBot {
     this.#stopped = true;
     this.#clearTimers();
     this.#answers?.stop();
+    this.#deps.loyalty.stop();
     const client = this.#client;
     this.#client = null;
     await client?.destroy().catch(() => {});

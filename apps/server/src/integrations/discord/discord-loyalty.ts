@@ -14,7 +14,8 @@
  */
 import type { APIInteractionGuildMember, GuildMember } from 'discord.js';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Clock } from '../../clock.js';
+import type { Clock, ClockTimer } from '../../clock.js';
+import { Backoff } from '../../modules/races/lap-counters/backoff.js';
 import { wholeMonthsBetween } from '../../modules/tickets/tickets.service.js';
 import type { IntegrationsService, Viewer } from '../integrations.service.js';
 
@@ -51,12 +52,27 @@ export function loyaltyMonths(
   return standing.premiumSince ? wholeMonthsBetween(standing.premiumSince, now) : null;
 }
 
+/** A loyalty the database refused is written again after 1 s, doubling up to a minute. */
+const RETRY_FIRST_MS = 1_000;
+const RETRY_MAX_MS = 60_000;
+
 /**
  * Tells the hub when a member's loyalty changes. Only changes: the members' last standing is
  * remembered, so a chatty booster does not write a subscription on each message.
+ *
+ * Discord never delivers a gateway event twice, and the member may not act again soon: a write
+ * the database refuses is kept (the member's latest standing) and tried again with backoff until
+ * it is recorded, in this process (docs/integrations.md "Discord").
  */
 export class DiscordLoyalty {
   readonly #known = new Map<string, number | null>();
+  /** Standings not recorded yet, by member id. */
+  readonly #unrecorded = new Map<string, { viewer: Viewer; standing: MemberStanding }>();
+  /** The latest standing seen of each member whose write is under way or waiting. */
+  readonly #latest = new Map<string, MemberStanding>();
+  readonly #backoff = new Backoff(RETRY_FIRST_MS, RETRY_MAX_MS);
+  #retryTimer: ClockTimer | undefined;
+  #stopped = true;
 
   constructor(
     private readonly deps: {
@@ -67,24 +83,70 @@ export class DiscordLoyalty {
     },
   ) {}
 
+  /** The bot connects: members' standings are recorded again. */
+  start(): void {
+    this.#stopped = false;
+  }
+
+  /** The bot stopped (here, or this instance no longer leads): the retries waiting are dropped. */
+  stop(): void {
+    this.#stopped = true;
+    this.deps.clock.clear(this.#retryTimer);
+    this.#retryTimer = undefined;
+    this.#unrecorded.clear();
+    this.#latest.clear();
+  }
+
   /** The member did something: their role or boost, as seen now. Never throws. */
   async seen(viewer: Viewer, standing: MemberStanding | null): Promise<void> {
     if (!standing) return;
+    // The newest standing is what counts: an older one waiting for its retry is dropped.
+    this.#unrecorded.delete(viewer.platformUserId);
+    this.#latest.set(viewer.platformUserId, standing);
+    await this.#record(viewer, standing);
+  }
+
+  async #record(viewer: Viewer, standing: MemberStanding): Promise<void> {
+    const id = viewer.platformUserId;
+    const months = loyaltyMonths(standing, this.deps.loyaltyRoleId, this.deps.clock.now());
     try {
-      const months = loyaltyMonths(standing, this.deps.loyaltyRoleId, this.deps.clock.now());
-      const known = this.#known.get(viewer.platformUserId);
-      if (known === months) return;
-      if (months !== null) {
-        await this.deps.hub.subscribed(viewer, months);
-      } else {
-        // Loyal before (here or before a restart): the role or the boost is gone. The hub ends an
-        // active subscription only, so a member who never was loyal changes nothing.
-        await this.deps.hub.unsubscribed(viewer);
+      if (this.#known.get(id) !== months) {
+        if (months !== null) {
+          await this.deps.hub.subscribed(viewer, months);
+        } else {
+          // Loyal before (here or before a restart): the role or the boost is gone. The hub ends an
+          // active subscription only, so a member who never was loyal changes nothing.
+          await this.deps.hub.unsubscribed(viewer);
+        }
+        if (this.#known.size >= REMEMBERED_MEMBERS) this.#known.clear();
+        this.#known.set(id, months);
       }
-      if (this.#known.size >= REMEMBERED_MEMBERS) this.#known.clear();
-      this.#known.set(viewer.platformUserId, months);
     } catch (error) {
-      this.deps.log.error({ err: error }, 'discord: could not record a member’s loyalty');
+      this.deps.log.error({ err: error }, 'discord: could not record a member’s loyalty; trying again');
+      // Unless a newer standing arrived while this one was being written: that one is what counts.
+      if (this.#latest.get(id) === standing && !this.#stopped) {
+        this.#unrecorded.set(id, { viewer, standing });
+        this.#scheduleRetry();
+        return;
+      }
     }
+    if (this.#latest.get(id) === standing) this.#latest.delete(id);
+  }
+
+  #scheduleRetry(): void {
+    if (this.#retryTimer !== undefined) return;
+    this.#retryTimer = this.deps.clock.setTimeout(() => {
+      this.#retryTimer = undefined;
+      void this.#retry();
+    }, this.#backoff.next());
+  }
+
+  async #retry(): Promise<void> {
+    const due = [...this.#unrecorded.values()];
+    this.#unrecorded.clear();
+    for (const { viewer, standing } of due) {
+      if (this.#latest.get(viewer.platformUserId) === standing) await this.#record(viewer, standing);
+    }
+    if (this.#unrecorded.size === 0) this.#backoff.reset();
   }
 }

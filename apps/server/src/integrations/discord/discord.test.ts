@@ -7,6 +7,7 @@ import { GatewayIntentBits } from 'discord.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { wholeMonthsBetween } from '../../modules/tickets/tickets.service.js';
 import { startTestApp } from '../../test/app.js';
+import { failNextWrites } from '../../test/database-hiccup.js';
 import { authHeader, buildUser } from '../../test/factories.js';
 import { type DiscordMember, DiscordStandIn, isEphemeral } from '../../test/stand-ins/discord.js';
 import { ChannelAnswers, MESSAGE_LIMIT } from './channel-answers.js';
@@ -173,6 +174,36 @@ describe('Discord loyalty', () => {
       const events = (await testApp.app.integrations.adminView()).recentEvents.map((e) => e.kind);
       expect(events.filter((kind) => kind === 'subscription')).toHaveLength(1);
       expect(events.filter((kind) => kind === 'subscription_end')).toHaveLength(1);
+    } finally {
+      await testApp.close();
+      await standIn.close();
+    }
+  });
+
+  it('records a loyalty the database refused a moment later by itself, once', async () => {
+    const standIn = await DiscordStandIn.start();
+    const testApp = await startTestApp(standIn.env({ loyaltyRole: true }));
+    try {
+      await connected(testApp);
+      const supporter = member('kit', { roles: [standIn.roleId] });
+      const loyalty = await tickets(testApp, supporter.id);
+      const hiccup = await failNextWrites(testApp.app.database.db, 'subscriptions');
+      try {
+        await standIn.interaction(supporter);
+        await until(async () => (await hiccup.refused()) === 1);
+        // Discord does not deliver the interaction again, and the member may not act again.
+        await until(async () => (await loyalty()) === 5);
+      } finally {
+        await hiccup.remove();
+      }
+      await standIn.interaction(supporter);
+      await standIn.interaction(supporter);
+      const subscriptions = async () =>
+        (await testApp.app.integrations.adminView()).recentEvents.filter(
+          (e) => e.kind === 'subscription' && e.displayName === 'kit',
+        );
+      expect(await subscriptions()).toHaveLength(1);
+      expect(await loyalty()).toBe(5);
     } finally {
       await testApp.close();
       await standIn.close();
