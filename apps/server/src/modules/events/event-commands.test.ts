@@ -3,9 +3,9 @@
  * (issue 23, points 6 and 10), over real sockets on a real server: a participant flooding
  * `ping_update` and `toggle_ready` reaches a bystander as at most ten race states a second, the
  * last one the final state; a member's sockets share one command budget; an account that has not
- * accepted the terms may watch but not act.
+ * accepted the terms may watch the race but not act on it, drive or open the video socket.
  */
-import { CONTROL_LIMITS, ERROR_KEYS, type RaceState } from '@telerace/protocol';
+import { CONTROL_LIMITS, ERROR_KEYS, JANUS_PATH, type RaceState } from '@telerace/protocol';
 import { describe, expect, it } from 'vitest';
 import { buildUser, tokenFor } from '../../test/factories.js';
 import {
@@ -107,7 +107,7 @@ describe('race commands on the event socket', () => {
 });
 
 describe('an account whose registration is incomplete (terms not accepted)', () => {
-  it('may watch the race but not act: join_lobby, toggle_ready and ping_update are refused as on REST; after the terms it joins', async () => {
+  it('may watch the race but not act: its race commands, controller and video sockets are refused as on REST; after the terms it joins', async () => {
     const { app, host } = testApp;
     const driving = await createCar(app);
     await connectCar(host, driving.carId, driving.secret);
@@ -129,13 +129,15 @@ describe('an account whose registration is incomplete (terms not accepted)', () 
     socket.send({ type: 'get_current_state' });
     expect(inRace((await socket.nextOfType('race_state_update')).payload as RaceState)).toBe(false);
 
-    // The controller socket refuses it too, before the upgrade, with the same key.
-    const refused = await upgradeRefusal(
+    // The controller and video sockets refuse it too, before the upgrade, with the same key.
+    for (const door of [
       controllerUrl(host, driving.carId, token, assigned?.controlToken ?? ''),
-      originOf(app).origin,
-    );
-    expect(refused.status).toBe(403);
-    expect(refused.body).toMatchObject({ errorKey: ERROR_KEYS.registrationIncomplete });
+      `ws://${host}${JANUS_PATH}?token=${encodeURIComponent(token)}`,
+    ]) {
+      const refused = await upgradeRefusal(door, originOf(app).origin);
+      expect(refused.status, door).toBe(403);
+      expect(refused.body).toMatchObject({ errorKey: ERROR_KEYS.registrationIncomplete });
+    }
 
     const completed = await app.inject({
       method: 'POST',

@@ -1,15 +1,15 @@
 /**
  * `/janus`: Janus's WebSocket transport on the site's own origin (wss when the site is https), so
- * browsers need no other host or port. Only members get through (access token in the query, own
- * origin), and only what watching a car's stream needs is forwarded, on the sessions and handles
- * this very socket created, a few at a time (janus-guard.ts). Admin requests (create, edit, destroy
- * mountpoints…) never reach Janus from a browser. A member's video sockets close when their
+ * browsers need no other host or port. Only members who accepted the terms get through (access
+ * token in the query, own origin), and only what watching a car's stream needs is forwarded, on
+ * the sessions and handles this very socket created, a few at a time (janus-guard.ts). Admin
+ * requests (create, edit, destroy mountpoints…) never reach Janus from a browser. A member's video sockets close when their
  * sessions are revoked (janus-sockets.ts).
  */
 import { ERROR_KEYS, JANUS_PATH, JANUS_SUBPROTOCOL } from '@telerace/protocol';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import WebSocket from 'ws';
-import { memberFromAccessToken } from '../../http/authenticate.js';
+import { assertRegistrationComplete, memberFromAccessToken } from '../../http/authenticate.js';
 import { HttpError } from '../../http/errors.js';
 import { type Admission, defineRawSocket, registerSockets } from '../../sockets/define-socket.js';
 import { MessageRateLimit } from '../../sockets/message-guard.js';
@@ -56,6 +56,8 @@ export const janusProxyRoutes: FastifyPluginAsync<JanusProxyOptions> = async (ap
         keys,
         queryOf(request).token ?? null,
       );
+      // Watching is for members who accepted the terms, as every REST call and socket command.
+      assertRegistrationComplete(user);
       if (video.janusWsUrl === null)
         throw new HttpError(503, 'Live video is unavailable on this server', ERROR_KEYS.notReady);
       return { userId: user.id, sessionId: claims.sessionId, at };
