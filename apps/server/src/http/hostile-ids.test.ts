@@ -5,11 +5,9 @@
  */
 import { MAX_ID } from '@telerace/protocol';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { authHeader, buildAdmin, buildUser, tokenFor } from '../test/factories.js';
-import { eventsUrl, openSocket, originOf, refusedStatus, startListeningTestApp } from '../test/sockets.js';
-
-type ListeningApp = Awaited<ReturnType<typeof startListeningTestApp>>;
+import { eventsUrl, openSocket, originOf, refusedStatus, useListeningTestApp } from '../test/sockets.js';
 
 /** Past 2³¹−1 (PostgreSQL `integer`), and past it by far. */
 const HOSTILE_IDS = [String(MAX_ID + 1), '99999999999'];
@@ -21,11 +19,7 @@ const ID_PARAMETER = /\{(id|\w+Id)\}/;
 const ID_PARAMETERS = new RegExp(ID_PARAMETER.source, 'g');
 
 describe('ids past the database’s integers', () => {
-  let testApp: ListeningApp;
-  beforeAll(async () => {
-    testApp = await startListeningTestApp();
-  });
-  afterAll(() => testApp.close());
+  const testApp = useListeningTestApp();
 
   it('every route of the OpenAPI document with an id in its path answers 400 naming it', async () => {
     const { app } = testApp;
@@ -107,11 +101,7 @@ describe('ids past the database’s integers', () => {
 });
 
 describe('database errors in the log', () => {
-  let testApp: ListeningApp;
-  beforeAll(async () => {
-    testApp = await startListeningTestApp();
-  });
-  afterAll(() => testApp.close());
+  const testApp = useListeningTestApp();
 
   it('a failed query is logged as its code, constraint and table: no parameters, no values, no SQL', async () => {
     const { app } = testApp;

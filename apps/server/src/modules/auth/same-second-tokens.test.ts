@@ -3,28 +3,17 @@
  * the same second as the change (issue 23 point 11: `iat` has second precision). The clock puts
  * the token's issue and the change in the same second, 300 ms apart, every run.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { login, refresh, signup } from '../../test/auth.js';
+import { describe, expect, it } from 'vitest';
+import { type LoggedIn, login, refresh, signup, type TestAccount } from '../../test/auth.js';
 import { ManualClock } from '../../test/clock.js';
-import {
-  eventsUrl,
-  type ListeningTestApp,
-  openSocket,
-  originOf,
-  refusedStatus,
-  startListeningTestApp,
-} from '../../test/sockets.js';
+import { eventsUrl, openSocket, originOf, refusedStatus, useListeningTestApp } from '../../test/sockets.js';
 import { REFRESH_COOKIE } from './auth.routes.js';
 
 /** 100 ms into a second: the 100 ms and 300 ms steps below stay inside it. */
 const clock = new ManualClock(new Date(Math.floor(Date.now() / 1000) * 1000 + 1_000 + 100));
 const second = () => Math.floor(clock.now().getTime() / 1000);
 
-let t: ListeningTestApp;
-beforeAll(async () => {
-  t = await startListeningTestApp({ PUBLIC_URL: 'https://telerace.example' }, { clock });
-});
-afterAll(() => t.close());
+const t = useListeningTestApp({ PUBLIC_URL: 'https://telerace.example' }, { clock });
 
 const me = (accessToken: string) =>
   t.app.inject({ url: '/api/me', headers: { authorization: `Bearer ${accessToken}` } });
@@ -41,16 +30,11 @@ async function socketAdmission(accessToken: string): Promise<number> {
   }
 }
 
-/** Session A and session B of one member; B gets a fresh access token 300 ms before `change`. */
-async function sessionsAroundA(
-  change: (
-    a: { accessToken: string; refreshToken: string },
-    account: {
-      email: string;
-      password: string;
-    },
-  ) => Promise<void>,
-) {
+/**
+ * Session A and session B of one member; B gets a fresh access token, then 300 ms later (same
+ * second) `change` runs as A.
+ */
+async function bRenewedJustBefore(change: (a: LoggedIn, account: TestAccount) => Promise<void>) {
   const account = await signup(t.app);
   const a = await login(t.app, account);
   const b = await login(t.app, account);
@@ -68,7 +52,7 @@ async function sessionsAroundA(
 
 describe('tokens issued in the same second as a password change', () => {
   it('a password change refuses the other session’s fresh token on REST and on socket admission; the changing session goes on', async () => {
-    const { a, bToken } = await sessionsAroundA(async (a, account) => {
+    const { a, bToken } = await bRenewedJustBefore(async (a, account) => {
       const changed = await t.app.inject({
         method: 'POST',
         url: '/api/me/password',
@@ -92,7 +76,7 @@ describe('tokens issued in the same second as a password change', () => {
   });
 
   it('a password reset (every session ends) refuses a token issued in its second; a new sign-in works', async () => {
-    const { account, bToken } = await sessionsAroundA(async (_a, account) => {
+    const { account, bToken } = await bRenewedJustBefore(async (_a, account) => {
       const asked = await t.app.inject({
         method: 'POST',
         url: '/api/forgot-password',
