@@ -1,12 +1,13 @@
 /**
  * `npm run verify-raffle` as an operator runs it (a real process): a raffle drawn by a listening
- * server, checked by id (resolved against PUBLIC_URL), by the public page's address and from a
- * saved file; a tampered copy fails with exit code 1.
+ * server, checked by id (resolved against PUBLIC_URL), by the public page's address, by the
+ * summary's and "current" addresses (the record is fetched) and from a saved record; a tampered or
+ * cut-short copy fails with exit code 1.
  */
 import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { RafflePublic } from '@telerace/protocol';
+import type { RaffleRecord } from '@telerace/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp } from './test/app.js';
 import { authHeader, buildAdmin } from './test/factories.js';
@@ -14,7 +15,7 @@ import { listen } from './test/sockets.js';
 
 let testApp: Awaited<ReturnType<typeof startTestApp>>;
 let base: string;
-let raffle: RafflePublic;
+let raffle: RaffleRecord;
 
 beforeAll(async () => {
   testApp = await startTestApp();
@@ -30,7 +31,8 @@ beforeAll(async () => {
     ['youtube', 'UC-3'],
   ])
     await post('/api/admin/race/raffle-entries', { platform, platformUserId, displayName: platformUserId });
-  raffle = (await post('/api/admin/race/draw-winners')).json().raffle;
+  const { id } = (await post('/api/admin/race/draw-winners')).json().raffle;
+  raffle = (await app.inject({ method: 'GET', url: `/api/raffles/${id}/record` })).json();
 });
 afterAll(() => testApp.close());
 
@@ -57,6 +59,8 @@ describe('npm run verify-raffle', () => {
     expect(byId.stdout).toContain('The draw checks out.');
 
     expect((await verify(`${base}/raffles/${raffle.id}`)).code).toBe(0);
+    expect((await verify(`${base}/api/raffles/${raffle.id}`)).code).toBe(0);
+    expect((await verify(`${base}/api/raffles/current`)).code).toBe(0);
 
     const file = join(testApp.environment.dataDir, 'raffle.json');
     await writeFile(file, JSON.stringify(raffle));
@@ -71,6 +75,13 @@ describe('npm run verify-raffle', () => {
     expect(tampered.code).toBe(1);
     expect(tampered.stdout).toMatch(/^MISMATCH {2}entriesHash: published /m);
     expect(tampered.stdout).toContain('The draw does NOT check out.');
+
+    // A summary saved instead of the record (no entries) is not the list drawn from.
+    const summary = join(testApp.environment.dataDir, 'summary.json');
+    await writeFile(summary, JSON.stringify({ ...raffle, entries: raffle.entries.slice(1) }));
+    const cut = await verify(summary);
+    expect(cut.code).toBe(1);
+    expect(cut.stdout).toMatch(/^MISMATCH {2}format: published 3 entries, computed 2 listed/m);
 
     const missing = await verify(join(testApp.environment.dataDir, 'nothing.json'));
     expect(missing.code).toBe(1);

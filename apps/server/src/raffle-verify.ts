@@ -1,7 +1,8 @@
 /**
  * `npm run verify-raffle -- <id | url | file>`: re-runs a published raffle draw and says whether
  * it matches (docs/raffle-fairness.md). The source is a raffle id (read from `PUBLIC_URL`, else
- * http://127.0.0.1:8080), the address of its JSON or of its public page, or a saved JSON file.
+ * http://127.0.0.1:8080), the address of its public page or of its JSON (the record is fetched:
+ * every entry), or a saved record (the page's download).
  * The checks are the server's own draw functions (modules/raffles/draw.ts), imported, not copied.
  * Exits 0 when every check matches, 1 otherwise.
  */
@@ -10,24 +11,38 @@ import { verifyPublishedRaffle } from './modules/raffles/verify.js';
 
 const DEFAULT_SERVER = 'http://127.0.0.1:8080';
 
-/** Where the raffle's JSON is: its API address for an id or a page address, else a file. */
+const RAFFLE_PATH = /^\/(?:api\/)?raffles\/(\d+|current)(?:\/record)?\/?$/;
+
+/**
+ * Where the raffle's record is: its API address for an id, for the public page's address or for
+ * the summary's (`/api/raffles/{id}`, which has no entries), else a file.
+ */
 function raffleSource(arg: string, env: Record<string, string | undefined>): URL | string {
-  if (/^\d+$/.test(arg)) return new URL(`/api/raffles/${arg}`, env.PUBLIC_URL || DEFAULT_SERVER);
+  if (/^\d+$/.test(arg)) return new URL(`/api/raffles/${arg}/record`, env.PUBLIC_URL || DEFAULT_SERVER);
   if (/^https?:\/\//i.test(arg)) {
     const url = new URL(arg);
-    // The public page /raffles/{id} shows the same raffle as /api/raffles/{id}.
-    const page = /^\/raffles\/(\d+|current)\/?$/.exec(url.pathname);
-    if (page) url.pathname = `/api/raffles/${page[1]}`;
+    const raffle = RAFFLE_PATH.exec(url.pathname);
+    if (raffle) url.pathname = `/api/raffles/${raffle[1]}/record`;
     return url;
   }
   return arg;
 }
 
+async function fetchJson(url: URL): Promise<unknown> {
+  const response = await fetch(url, { headers: { accept: 'application/json' } });
+  if (!response.ok) throw new Error(`${url} answered ${response.status}`);
+  return response.json();
+}
+
 async function load(source: URL | string): Promise<unknown> {
   if (typeof source === 'string') return JSON.parse(await readFile(source, 'utf8'));
-  const response = await fetch(source, { headers: { accept: 'application/json' } });
-  if (!response.ok) throw new Error(`${source} answered ${response.status}`);
-  return response.json();
+  // "current" names no record: the summary says which raffle it is.
+  if (source.pathname.endsWith('/raffles/current/record')) {
+    const { id } = (await fetchJson(new URL('../current', source))) as { id?: unknown };
+    if (typeof id !== 'number') throw new Error('no current raffle');
+    source.pathname = source.pathname.replace('/current/record', `/${id}/record`);
+  }
+  return fetchJson(source);
 }
 
 const print = (line: string) => process.stdout.write(`${line}\n`);

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { PLATFORMS } from './account.js';
+import { PageQuery } from './admin.js';
 import { DEFAULT_RAFFLE_RACERS, MIN_RAFFLE_RACERS } from './constants.js';
 import { IdParams } from './ids.js';
 
@@ -45,6 +46,7 @@ export const RaffleEntry = z.object({
   /** Frozen at the draw; while open, the weight the entry would have now. */
   weight: z.number().int(),
 });
+export type RaffleEntry = z.infer<typeof RaffleEntry>;
 
 export const RaffleWinner = z.object({
   platform: z.enum(PLATFORMS),
@@ -52,8 +54,11 @@ export const RaffleWinner = z.object({
   displayName: z.string(),
 });
 
-/** GET /api/raffles/{id} and /api/raffles/current (public). */
-export const RafflePublic = z.object({
+/**
+ * GET /api/raffles/{id} and /api/raffles/current (public): what the raffle page polls — everything
+ * but the entries, which are paged (`RaffleEntriesPage`) or downloaded whole (`RaffleRecord`).
+ */
+export const RaffleSummary = z.object({
   id: z.number().int(),
   status: RaffleRecordStatus,
   racers: z.number().int(),
@@ -62,12 +67,31 @@ export const RafflePublic = z.object({
   entriesHash: z.string().optional(),
   /** Only once drawn (hex of the 32 seed bytes). */
   seed: z.string().optional(),
-  entries: z.array(RaffleEntry),
+  /** The entries drawn from (one per account: docs/raffle-fairness.md). */
+  entryCount: z.number().int().nonnegative(),
   winners: z.array(RaffleWinner),
   openedAt: z.string(),
   drawnAt: z.string().optional(),
 });
-export type RafflePublic = z.infer<typeof RafflePublic>;
+export type RaffleSummary = z.infer<typeof RaffleSummary>;
+
+/**
+ * GET /api/raffles/{id}/record: the whole published raffle — its summary and every entry in the
+ * canonical order — what `npm run verify-raffle` checks and what a viewer saves.
+ */
+export const RaffleRecord = RaffleSummary.extend({ entries: z.array(RaffleEntry) });
+export type RaffleRecord = z.infer<typeof RaffleRecord>;
+
+/** `?page&limit` of a raffle's entries: the admin tables' sizes (10/25/50/100, default 25). */
+export const RaffleEntriesQuery = PageQuery;
+export type RaffleEntriesQuery = PageQuery;
+
+/** GET /api/raffles/{id}/entries: a page of the entries in the canonical order. */
+export const RaffleEntriesPage = z.object({
+  data: z.array(RaffleEntry),
+  totalCount: z.number().int().nonnegative(),
+});
+export type RaffleEntriesPage = z.infer<typeof RaffleEntriesPage>;
 
 export const RaffleIdParams = IdParams;
 
@@ -82,7 +106,7 @@ export type AdminPrize = z.infer<typeof AdminPrize>;
 
 /** GET /api/admin/raffle: the open (or last) raffle with its prizes. */
 export const AdminRaffleResponse = z.object({
-  raffle: RafflePublic.nullable(),
+  raffle: RaffleSummary.nullable(),
   prizes: z.array(AdminPrize),
 });
 export type AdminRaffleResponse = z.infer<typeof AdminRaffleResponse>;

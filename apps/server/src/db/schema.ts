@@ -494,7 +494,8 @@ export const raffles = pgTable(
 /**
  * Who entered a raffle, once per (raffle, platform, platform user id). `weight` is frozen at the
  * draw (the ticket total of the account linked to the identity, or the base for chat users
- * without an account); null while the raffle is open.
+ * without an account); null while the raffle is open, and after the draw for an identity merged
+ * into its account's first entry (one account, one entry: modules/raffles/draw-list.ts).
  */
 export const raffleEntries = pgTable(
   'raffle_entries',

@@ -85,10 +85,8 @@ describe('the integrations hub', () => {
     await testApp.app.raffles.start(ADMIN, 2);
     await hub().join(subscriber);
     await hub().join(stranger);
-    const { raffle } = await testApp.app.raffles.adminView();
-    const weights = Object.fromEntries(
-      raffle?.entries.map((entry) => [entry.displayName, entry.weight]) ?? [],
-    );
+    const { entries } = (await testApp.app.raffles.publicRaffle('current', { fresh: true })).snapshot;
+    const weights = Object.fromEntries(entries.map((entry) => [entry.displayName, entry.weight]));
     // 100 base + 25 linked Twitch + 45 loyalty (6 months) + 20 donation tickets.
     expect(weights).toEqual({ Sub: 190, Stranger: 100 });
     await testApp.app.raffles.abort(ADMIN);

@@ -1,20 +1,20 @@
 /**
  * A raffle's public page (`/raffles/:id`; issue 13): its status, the commitment published when it
- * opened, the entries with their weights, the winners and, once drawn, the revealed seed and the
- * entries hash, with the command anyone can run to re-do the draw (docs/raffle-fairness.md). An
- * open raffle is read again every 5 s, so entries and the draw show as they happen.
+ * opened, the entries with their weights (paged, and the whole list to download; issue 23), the
+ * winners and, once drawn, the revealed seed and the entries hash, with the command anyone can
+ * run to re-do the draw (docs/raffle-fairness.md). An open raffle is read again every 5 s, so
+ * entries and the draw show as they happen.
  */
 import { TIMERS_MS } from '@telerace/protocol';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { RecordBackLink, RecordNotFound, useRecord, useRecordId } from '../components/record-page';
 import { TableLoading } from '../components/table/table-states';
-import { bodyCell, headCell, numberCell } from '../components/table/table-styles';
 import { Alert } from '../components/ui/Alert';
 import { Panel } from '../components/ui/Panel';
-import { ScrollTable } from '../components/ui/ScrollTable';
 import { RaffleAudit } from '../features/raffles/RaffleAudit';
-import { fetchRaffle, raffleJsonUrl, raffleKey } from '../features/raffles/raffles-api';
+import { RaffleEntriesTable } from '../features/raffles/RaffleEntriesTable';
+import { fetchRaffle, raffleKey, raffleRecordUrl } from '../features/raffles/raffles-api';
 import { VerifyCommand } from '../features/raffles/VerifyCommand';
 
 function Fact({ label, children }: { label: string; children: ReactNode }) {
@@ -96,44 +96,31 @@ export default function Raffle() {
               />
               <h3 className="pt-2 font-semibold">{t('rafflePage.verifyTitle')}</h3>
               <p className="text-sm text-muted">{t('rafflePage.verifyText')}</p>
-              <VerifyCommand command={`npm run verify-raffle -- ${raffleJsonUrl(raffle.id)}`} />
+              <VerifyCommand command={`npm run verify-raffle -- ${raffleRecordUrl(raffle.id)}`} />
             </section>
 
-            <section aria-labelledby="raffle-entries-title">
-              <h2 id="raffle-entries-title" className="mb-2 font-display text-xl font-black italic">
-                {t('rafflePage.entries')}{' '}
-                <span className="text-base font-normal text-muted not-italic">({raffle.entries.length})</span>
-              </h2>
-              {raffle.entries.length === 0 ? (
-                <p className="text-sm text-muted">{t('rafflePage.noEntries')}</p>
-              ) : (
-                <ScrollTable label={t('rafflePage.entriesCaption')}>
-                  <thead>
-                    <tr>
-                      <th scope="col" className={headCell}>
-                        {t('rafflePage.columns.name')}
-                      </th>
-                      <th scope="col" className={headCell}>
-                        {t('rafflePage.columns.platform')}
-                      </th>
-                      <th scope="col" className={`${headCell} text-right`}>
-                        {t('rafflePage.columns.weight')}
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody className="divide-y divide-line" data-testid="raffle-page-entries">
-                    {raffle.entries.map((entry) => (
-                      <tr key={`${entry.platform}:${entry.platformUserId}`}>
-                        <th scope="row" className={`${bodyCell} text-left font-semibold`}>
-                          {entry.displayName}
-                        </th>
-                        <td className={bodyCell}>{t(`social.${entry.platform}`)}</td>
-                        <td className={numberCell}>{entry.weight}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </ScrollTable>
-              )}
+            <section aria-labelledby="raffle-entries-title" className="space-y-3">
+              <div className="flex flex-wrap items-baseline justify-between gap-2">
+                <h2 id="raffle-entries-title" className="font-display text-xl font-black italic">
+                  {t('rafflePage.entries')}{' '}
+                  <span
+                    className="text-base font-normal text-muted not-italic"
+                    data-testid="raffle-page-entry-count"
+                  >
+                    ({raffle.entryCount})
+                  </span>
+                </h2>
+                <a
+                  href={raffleRecordUrl(raffle.id, '')}
+                  download={`raffle-${raffle.id}.json`}
+                  className="text-sm font-semibold"
+                  data-testid="raffle-download"
+                >
+                  {t('rafflePage.download')}
+                </a>
+              </div>
+              <p className="text-sm text-muted">{t('rafflePage.oneEntryPerAccount')}</p>
+              <RaffleEntriesTable raffleId={raffle.id} open={raffle.status === 'open'} />
             </section>
           </div>
         )}

@@ -4,7 +4,7 @@
  * distribution (chi-square over 100,000 draws), and the verifier against the server's own output.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { RafflePublic } from '@telerace/protocol';
+import type { RaffleRecord } from '@telerace/protocol';
 import { describe, expect, it } from 'vitest';
 import {
   canonicalEntriesText,
@@ -17,7 +17,7 @@ import {
   seedBytes,
   uniformOf,
 } from './draw.js';
-import { presentRaffle } from './raffles.presenter.js';
+import { presentEntries, presentSummary } from './raffles.presenter.js';
 import type { PrizeRow, RaffleRow } from './raffles.repo.js';
 import { verifyPublishedRaffle } from './verify.js';
 
@@ -154,7 +154,7 @@ function serverRaffle(
   seed: string,
   entries: (DrawEntry & { displayName: string })[],
   racers: number,
-): RafflePublic {
+): RaffleRecord {
   const now = new Date();
   const raffle: RaffleRow = {
     id: 7,
@@ -179,14 +179,13 @@ function serverRaffle(
     claimedByUserId: null,
     clearedAt: null,
   }));
-  return presentRaffle(
-    raffle,
-    entries.map((e) => ({ ...e, platform: e.platform as 'twitch' })),
-    prizes,
-  );
+  return {
+    ...presentSummary(raffle, entries.length, prizes),
+    entries: presentEntries(entries.map((e) => ({ ...e, platform: e.platform as 'twitch' }))),
+  };
 }
 
-function randomRaffle(): RafflePublic {
+function randomRaffle(): RaffleRecord {
   const platforms = ['youtube', 'twitch', 'discord'];
   const count = 1 + Math.floor(Math.random() * 30);
   const entries = Array.from({ length: count }, (_, i) => ({
@@ -213,7 +212,7 @@ describe('the verifier', () => {
       ENTRIES.map((e) => ({ ...e, displayName: e.platformUserId })),
       2,
     );
-    const failing = (tampered: RafflePublic) =>
+    const failing = (tampered: RaffleRecord) =>
       verifyPublishedRaffle(tampered)
         .checks.filter((c) => !c.ok)
         .map((c) => c.name);
@@ -229,7 +228,10 @@ describe('the verifier', () => {
       e.platformUserId === 'UCbob' ? { ...e, platformUserId: 'UCeve' } : e,
     );
     expect(failing({ ...raffle, entries: renamed })).toContain('entriesHash');
-    expect(failing({ ...raffle, entries: raffle.entries.slice(1) })).toContain('entriesHash');
+    // An entry left out: the count published with it says so; with the count changed too, the hash does.
+    expect(failing({ ...raffle, entries: raffle.entries.slice(1) })).toEqual(['format']);
+    const shorter = raffle.entries.slice(1);
+    expect(failing({ ...raffle, entries: shorter, entryCount: shorter.length })).toContain('entriesHash');
     expect(failing({ ...raffle, winners: [...raffle.winners].reverse() })).toEqual(['winners']);
     // A display name is not part of the draw.
     const relabelled = raffle.entries.map((e) => ({ ...e, displayName: 'someone' }));

@@ -46,7 +46,11 @@ function compareBytes(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }
 
-function compareIdentity(a: DrawEntry, b: DrawEntry): number {
+/** The canonical order of identities: platform, then platform user id, by their UTF-8 bytes. */
+export function compareIdentity(
+  a: Pick<DrawEntry, 'platform' | 'platformUserId'>,
+  b: Pick<DrawEntry, 'platform' | 'platformUserId'>,
+): number {
   return compareBytes(a.platform, b.platform) || compareBytes(a.platformUserId, b.platformUserId);
 }
 

@@ -24,38 +24,36 @@ export const rafflesModule = defineModule({
       clock,
       log,
       tickets: services.tickets,
+      userCache: services.userCache,
       lobby: services.raceEngine,
       prizeClaimMinutes: config.prizeClaimMinutes,
     }),
   }),
   routes: () => [{ plugin: adminRaffleRoutes }, { plugin: raffleRoutes }],
-  // The race state's raffle status follows the facts (so every instance shows it, issue 15).
-  on: ({ raceEngine, raffles }) => {
-    const forget = () => raffles.forgetPublicAnswers();
-    return {
-      'raffle.opened': () => {
-        forget();
-        raceEngine.setRaffleStatus('open');
-      },
-      'raffle.drawn': () => {
-        forget();
-        raceEngine.setRaffleStatus('closed');
-      },
-      'raffle.aborted': () => {
-        forget();
-        raceEngine.setRaffleStatus('closed');
-      },
-      'raffle.entered': forget,
-      'prizes.cleared': forget,
-      'prize.claimed': forget,
-      'prize.released': forget,
-      // An entry's weight is its account's ticket total.
-      'tickets.adjusted': forget,
-      'tickets.donated': forget,
-      'subscription.changed': forget,
-      'user.changed': forget,
-    };
-  },
+  // The race state's raffle status follows the facts (so every instance shows it, issue 15), and
+  // so do the public answers (published-raffles.ts): only a fact that can change one remakes it —
+  // a prize's claim or a member's theme does not.
+  on: ({ raceEngine, raffles: { published } }) => ({
+    'raffle.opened': ({ raffleId }) => {
+      published.opened(raffleId);
+      raceEngine.setRaffleStatus('open');
+    },
+    'raffle.drawn': ({ raffleId }) => {
+      published.changed(raffleId);
+      raceEngine.setRaffleStatus('closed');
+    },
+    'raffle.aborted': ({ raffleId }) => {
+      published.changed(raffleId);
+      raceEngine.setRaffleStatus('closed');
+    },
+    'raffle.entered': ({ raffleId }) => published.changed(raffleId),
+    // An entry's weight is its account's ticket total.
+    'tickets.adjusted': ({ userId }) => published.accountChanged(userId),
+    'tickets.donated': ({ userId }) => published.accountChanged(userId),
+    'subscription.changed': ({ userId }) => published.accountChanged(userId),
+    // A link, an unlink, a ban or a deletion of a member.
+    'user.changed': ({ userId }) => published.memberChanged(userId),
+  }),
   start: async ({ raffles, raceEngine }) => {
     raceEngine.setRaffleStatus((await raffles.isOpen()) ? 'open' : 'closed');
   },

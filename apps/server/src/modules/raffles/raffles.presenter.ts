@@ -1,5 +1,5 @@
-/** Raffle rows as the protocol shows them: the public raffle JSON and the admin's prizes. */
-import type { AdminPrize, RafflePublic } from '@telerace/protocol';
+/** Raffle rows as the protocol shows them: the public raffle's summary and entries, the admin's prizes. */
+import type { AdminPrize, RaffleEntry, RaffleSummary } from '@telerace/protocol';
 import { canonicalOrder } from './draw.js';
 import type { Identity, PrizeRow, RaffleRow } from './raffles.repo.js';
 
@@ -21,31 +21,36 @@ const winnerOf = (prize: PrizeRow) => ({
 });
 
 /**
- * The public raffle: entries in the canonical order the hash is taken in, winners first drawn
- * first; the seed and the entries' hash only once drawn (before, the commitment alone).
+ * The public raffle's summary: the seed and the entries' hash only once drawn (before, the
+ * commitment alone); winners first drawn first.
  */
-export function presentRaffle(
+export function presentSummary(
   raffle: RaffleRow,
-  entries: readonly WeightedEntry[],
+  entryCount: number,
   prizes: readonly PrizeRow[],
-): RafflePublic {
+): RaffleSummary {
   const drawn = raffle.status === 'drawn';
   return {
     id: raffle.id,
-    status: raffle.status as RafflePublic['status'],
+    status: raffle.status as RaffleSummary['status'],
     racers: raffle.racers,
     commitment: raffle.commitment,
     ...(drawn && raffle.entriesHash !== null ? { entriesHash: raffle.entriesHash, seed: raffle.seed } : {}),
-    entries: canonicalOrder(entries).map(({ platform, platformUserId, displayName, weight }) => ({
-      platform,
-      platformUserId,
-      displayName,
-      weight,
-    })),
+    entryCount,
     winners: [...prizes].sort((a, b) => a.rank - b.rank).map(winnerOf),
     openedAt: raffle.openedAt.toISOString(),
     ...(raffle.drawnAt ? { drawnAt: raffle.drawnAt.toISOString() } : {}),
   };
+}
+
+/** The entries in the canonical order the hash is taken in, as published. */
+export function presentEntries(entries: readonly WeightedEntry[]): RaffleEntry[] {
+  return canonicalOrder(entries).map(({ platform, platformUserId, displayName, weight }) => ({
+    platform,
+    platformUserId,
+    displayName,
+    weight,
+  }));
 }
 
 export function presentPrize(prize: PrizeRow, now: Date): AdminPrize {

@@ -22,7 +22,11 @@ export interface EntryRow {
   platform: Platform;
   platformUserId: string;
   displayName: string;
-  /** Frozen at the draw; null while open. */
+  enteredAt: Date;
+  /**
+   * Frozen at the draw; null while open, and after the draw for an identity merged into its
+   * account's first entry (draw-list.ts).
+   */
   weight: number | null;
   account: { userId: number; isBanned: boolean } | null;
 }
@@ -77,6 +81,7 @@ export async function entriesOf(db: Db, raffleId: number): Promise<EntryRow[]> {
       platform: raffleEntries.platform,
       platformUserId: raffleEntries.platformUserId,
       displayName: raffleEntries.displayName,
+      enteredAt: raffleEntries.enteredAt,
       weight: raffleEntries.weight,
       userId: users.id,
       isBanned: users.isBanned,
@@ -90,6 +95,17 @@ export async function entriesOf(db: Db, raffleId: number): Promise<EntryRow[]> {
     platform: entry.platform as Platform,
     account: userId === null ? null : { userId, isBanned: isBanned ?? false },
   }));
+}
+
+/** Whether the account already entered this raffle with any identity it has linked now. */
+export async function accountHasEntry(db: Db, raffleId: number, userId: number): Promise<boolean> {
+  const [row] = await db
+    .select({ platform: raffleEntries.platform })
+    .from(raffleEntries)
+    .innerJoin(users, linksIdentity(raffleEntries.platform, raffleEntries.platformUserId))
+    .where(and(eq(raffleEntries.raffleId, raffleId), eq(users.id, userId)))
+    .limit(1);
+  return row !== undefined;
 }
 
 /** Adds the entry; false when that identity already entered this raffle. */

@@ -12,9 +12,7 @@ import {
   ERROR_KEYS,
   PLATFORMS,
   type Platform,
-  RAFFLE_BASE_WEIGHT,
   type RaffleEntryRequest,
-  type RafflePublic,
 } from '@telerace/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../clock.js';
@@ -23,10 +21,14 @@ import { DomainError } from '../../domain-error.js';
 import type { EventBus } from '../../events.js';
 import { type AuditAction, type AuditActor, recordAudit } from '../admin/audit.repo.js';
 import type { TicketsService } from '../tickets/tickets.service.js';
+import type { UserCache } from '../users/user-cache.js';
 import { isUniqueViolation } from '../users/users.repo.js';
 import { commitmentOf, drawWinners, entriesHashOf } from './draw.js';
-import { presentPrize, presentRaffle, type WeightedEntry } from './raffles.presenter.js';
+import { type DrawList, drawList } from './draw-list.js';
+import { type PublishedRaffle, PublishedRaffles, type RaffleSnapshot } from './published-raffles.js';
+import { presentEntries, presentPrize, presentSummary, type WeightedEntry } from './raffles.presenter.js';
 import {
+  accountHasEntry,
   accountOf,
   claimPendingPrize,
   clearExpiredPrizes,
@@ -61,6 +63,8 @@ export interface RafflesServiceDeps {
   clock: Clock;
   log: FastifyBaseLogger;
   tickets: Pick<TicketsService, 'forUsers'>;
+  /** A member's linked identities, when a change of theirs may touch the open raffle. */
+  userCache: Pick<UserCache, 'find'>;
   lobby: WinnersLobby;
   /** PRIZE_CLAIM_MINUTES. */
   prizeClaimMinutes: number;
@@ -74,18 +78,20 @@ const notFound = () => new DomainError('not_found', 'Raffle not found.', ERROR_K
 const identityOf = ({ platform, platformUserId }: Identity): Identity => ({ platform, platformUserId });
 const identityText = (e: Identity) => `${e.platform}:${e.platformUserId}`;
 
-/** How long a public raffle answer is shared by the requests that ask for it. */
-const PUBLIC_ANSWER_MS = 2_000;
+/** The draw list's entries as drawn: identity, display name, weight. */
+const weightedEntries = (list: DrawList<EntryRow>): WeightedEntry[] =>
+  list.entries.map(({ entry, weight }) => ({ ...identityOf(entry), displayName: entry.displayName, weight }));
 
 export class RafflesService {
   readonly #db: Db;
   readonly #bus: EventBus;
   readonly #clock: Clock;
-  readonly #publicAnswers = new Map<number | 'current', { at: number; answer: Promise<RafflePublic> }>();
   readonly #log: FastifyBaseLogger;
   readonly #tickets: Pick<TicketsService, 'forUsers'>;
   readonly #lobby: WinnersLobby;
   readonly #prizeClaimMs: number;
+  /** The public answers, prepared once per change (published-raffles.ts); the module feeds it the facts. */
+  readonly published: PublishedRaffles;
 
   constructor(deps: RafflesServiceDeps) {
     this.#db = deps.db;
@@ -95,6 +101,20 @@ export class RafflesService {
     this.#tickets = deps.tickets;
     this.#lobby = deps.lobby;
     this.#prizeClaimMs = deps.prizeClaimMinutes * 60_000;
+    this.published = new PublishedRaffles({
+      clock: deps.clock,
+      log: deps.log,
+      load: (raffleId) => this.#snapshot(raffleId),
+      latestId: async () => (await findLatestRaffle(this.#db))?.id,
+      member: async (userId) => {
+        const row = await deps.userCache.find(userId);
+        if (!row) return undefined;
+        const linked = { twitch: row.twitchId, youtube: row.youtubeId, discord: row.discordId };
+        return {
+          identities: Object.entries(linked).flatMap(([platform, id]) => (id ? [`${platform}:${id}`] : [])),
+        };
+      },
+    });
   }
 
   // ── reading ─────────────────────────────────────────────────────────────────────────────
@@ -114,53 +134,28 @@ export class RafflesService {
     >;
   }
 
-  /** GET /api/raffles/{id}. */
-  publicRaffle(id: number): Promise<RafflePublic> {
-    return this.#publicAnswer(id, () => findRaffle(this.#db, id));
-  }
-
-  /** GET /api/raffles/current: the open raffle, else the last one. */
-  currentRaffle(): Promise<RafflePublic> {
-    return this.#publicAnswer('current', () => findLatestRaffle(this.#db));
+  /**
+   * The public answers of a raffle (an id, or the open else the last one); not_found when there is
+   * none. `fresh`: with every change so far (else the audience's answer, remade at most once a second).
+   */
+  async publicRaffle(key: number | 'current', options: { fresh?: boolean } = {}): Promise<PublishedRaffle> {
+    const published = await this.published.get(key, options);
+    if (!published) throw notFound();
+    return published;
   }
 
   /**
-   * The public answers are what a stream's audience polls (the raffle page reads it every 5 s):
-   * each is made once and shared by every request for PUBLIC_ANSWER_MS, and dropped at once by
-   * every raffle fact (`forgetPublicAnswers`). Only the weights of an open raffle's entries (ticket
-   * totals, which change elsewhere) may be that much behind.
+   * The Race Control tab: the open (else the last) raffle and its prizes with their state now.
+   * `fresh`: with every change so far (an admin's own action answers with its result); the
+   * tab's poll may get the public answer, made again at most once a second.
    */
-  #publicAnswer(key: number | 'current', find: () => Promise<RaffleRow | undefined>): Promise<RafflePublic> {
-    const now = this.#clock.now().getTime();
-    const cached = this.#publicAnswers.get(key);
-    if (cached && now - cached.at < PUBLIC_ANSWER_MS) return cached.answer;
-    const answer = find().then((raffle) => {
-      if (!raffle) throw notFound();
-      return this.#present(raffle);
-    });
-    this.#publicAnswers.set(key, { at: now, answer });
-    // A failure is not kept: the next request asks again.
-    answer.catch(() => {
-      if (this.#publicAnswers.get(key)?.answer === answer) this.#publicAnswers.delete(key);
-    });
-    return answer;
-  }
-
-  /** A raffle fact arrived: the public answers are made again on the next request. */
-  forgetPublicAnswers(): void {
-    this.#publicAnswers.clear();
-  }
-
-  /** The Race Control tab: the open (else the last) raffle and its prizes with their state now. */
-  async adminView(): Promise<AdminRaffleResponse> {
-    const raffle = await findLatestRaffle(this.#db);
-    if (!raffle) return { raffle: null, prizes: [] };
+  async adminView(options: { fresh?: boolean } = {}): Promise<AdminRaffleResponse> {
+    const published = await this.published.get('current', options);
+    if (!published) return { raffle: null, prizes: [] };
     const now = this.#clock.now();
-    const prizes = await prizesOf(this.#db, raffle.id);
-    return {
-      raffle: await this.#present(raffle),
-      prizes: prizes.map((prize) => presentPrize(prize, now)),
-    };
+    const { summary } = published.snapshot;
+    const prizes = await prizesOf(this.#db, summary.id);
+    return { raffle: summary, prizes: prizes.map((prize) => presentPrize(prize, now)) };
   }
 
   // ── the admin's actions ─────────────────────────────────────────────────────────────────
@@ -185,19 +180,21 @@ export class RafflesService {
       throw error;
     }
     this.#bus.emit('raffle.opened', { raffleId: raffle.id, racers, commitment });
-    return this.adminView();
+    return this.adminView({ fresh: true });
   }
 
   /** An admin adds an entry by hand (events without chat): `enter`, audited. */
   async addEntry(actor: AuditActor, entry: RaffleEntryRequest): Promise<AdminRaffleResponse> {
     await this.enter(entry, actor);
-    return this.adminView();
+    return this.adminView({ fresh: true });
   }
 
   /**
-   * Freezes the weights, draws, reveals the seed, creates the winners' prizes, and opens the lobby
-   * they will join. A linked account banned since it entered is dropped from the draw (its entry
-   * deleted, named in the audit record), so the published list is exactly the one drawn from.
+   * Freezes the list and its weights, draws, reveals the seed, creates the winners' prizes, and
+   * opens the lobby they will join. One entry per account (draw-list.ts): an account's later
+   * identities are merged into its first (kept, with no weight, named in the audit record); a
+   * linked account banned since it entered is dropped from the draw (its entries deleted, named
+   * in the audit record), so the published list is exactly the one drawn from.
    */
   async draw(actor: AuditActor): Promise<AdminRaffleResponse> {
     const now = this.#clock.now();
@@ -205,8 +202,9 @@ export class RafflesService {
       // Locked: an entry arriving now waits, then finds the raffle drawn and is refused.
       const open = await findOpenRaffle(tx, 'update');
       if (!open) throw notOpen();
-      const { entries, dropped } = await this.#weighted(tx, open.id);
-      for (const entry of dropped) await deleteEntry(tx, open.id, entry);
+      const list = await this.#drawList(tx, await entriesOf(tx, open.id));
+      for (const entry of list.dropped) await deleteEntry(tx, open.id, entry);
+      const entries = weightedEntries(list);
       await freezeWeights(tx, open.id, entries);
       const entriesHash = entriesHashOf(entries);
       const drawn = drawWinners(open.seed, entries, open.racers);
@@ -227,7 +225,8 @@ export class RafflesService {
         entriesHash,
         seed: open.seed,
         winners: drawn.map(identityText),
-        dropped: dropped.map(identityText),
+        merged: list.merged.map(({ entry, into }) => `${identityText(entry)} → ${identityText(into)}`),
+        dropped: list.dropped.map(identityText),
       });
       return { raffle: open, winners: drawn };
     });
@@ -237,7 +236,7 @@ export class RafflesService {
       drawnAt: now.toISOString(),
     });
     if (winners.length > 0) await this.#openWinnersLobby(raffle.id);
-    return this.adminView();
+    return this.adminView({ fresh: true });
   }
 
   /** Closes the open raffle without a draw (no winners, the seed stays secret). */
@@ -250,7 +249,7 @@ export class RafflesService {
       return open;
     });
     this.#bus.emit('raffle.aborted', { raffleId: raffle.id });
-    return this.adminView();
+    return this.adminView({ fresh: true });
   }
 
   /**
@@ -271,9 +270,10 @@ export class RafflesService {
 
   /**
    * An identity enters the open raffle; idempotent per (raffle, identity): entering again changes
-   * nothing and answers `entered: false`. Refused when no raffle is open (conflict) or when the
-   * account linked to the identity is banned (forbidden). `actor`: an admin adding it by hand
-   * (audited).
+   * nothing and answers `entered: false`, as does an identity whose account already entered with
+   * another (one account, one entry; draw-list.ts also merges those that enter at once or link
+   * later). Refused when no raffle is open (conflict) or when the account linked to the identity
+   * is banned (forbidden). `actor`: an admin adding it by hand (audited).
    */
   async enter(
     entry: RaffleEntryRequest,
@@ -291,6 +291,8 @@ export class RafflesService {
           'This account may not enter raffles.',
           ERROR_KEYS.raffleEntryRefused,
         );
+      if (account && (await accountHasEntry(tx, raffle.id, account.userId)))
+        return { raffleId: raffle.id, entered: false, entries: 0 };
       const entered = await insertEntry(tx, raffle.id, entry, now);
       if (!entered) return { raffleId: raffle.id, entered, entries: 0 };
       if (actor) await this.#audit(tx, actor, 'raffle.add-entry', raffle.id, { ...entry });
@@ -333,39 +335,38 @@ export class RafflesService {
 
   // ── internals ───────────────────────────────────────────────────────────────────────────
 
-  /**
-   * The entries with their weight now: the ticket total of the linked account (at least 1), else
-   * the base weight; entries of banned accounts apart.
-   */
-  async #weighted(db: Db, raffleId: number): Promise<{ entries: WeightedEntry[]; dropped: EntryRow[] }> {
-    const rows = await entriesOf(db, raffleId);
-    const dropped = rows.filter((row) => row.account?.isBanned);
-    const kept = rows.filter((row) => !row.account?.isBanned);
-    const tickets = await this.#tickets.forUsers(
-      kept.flatMap((row) => (row.account ? [row.account.userId] : [])),
-      db,
+  /** The list an open raffle would be drawn from now: its accounts' ticket totals read in `db`. */
+  async #drawList(db: Db, rows: EntryRow[]): Promise<DrawList<EntryRow>> {
+    const accounts = new Set(
+      rows.flatMap((row) => (row.account?.isBanned === false ? [row.account.userId] : [])),
     );
-    const entries = kept.map((row) => ({
-      ...identityOf(row),
-      displayName: row.displayName,
-      weight: row.account
-        ? Math.max(1, tickets.get(row.account.userId)?.tickets ?? RAFFLE_BASE_WEIGHT)
-        : RAFFLE_BASE_WEIGHT,
-    }));
-    return { entries, dropped };
+    const tickets = await this.#tickets.forUsers([...accounts], db);
+    return drawList(rows, (userId) => tickets.get(userId)?.tickets);
   }
 
-  async #present(raffle: RaffleRow): Promise<RafflePublic> {
-    const prizes = await prizesOf(this.#db, raffle.id);
-    if (raffle.status !== 'drawn')
-      // Open: the weights the entries would be drawn with now (an aborted raffle froze none).
-      return presentRaffle(raffle, (await this.#weighted(this.#db, raffle.id)).entries, prizes);
-    const frozen = (await entriesOf(this.#db, raffle.id)).map((row) => ({
-      ...identityOf(row),
-      displayName: row.displayName,
-      weight: row.weight ?? RAFFLE_BASE_WEIGHT,
-    }));
-    return presentRaffle(raffle, frozen, prizes);
+  /**
+   * Everything the raffle publishes now. A drawn raffle shows the list frozen at its draw; an open
+   * (or aborted) one the list it would be drawn from now.
+   */
+  async #snapshot(raffleId: number): Promise<RaffleSnapshot | undefined> {
+    const raffle = await findRaffle(this.#db, raffleId);
+    if (!raffle) return undefined;
+    const rows = await entriesOf(this.#db, raffleId);
+    const entries =
+      raffle.status === 'drawn'
+        ? rows.flatMap((row) =>
+            row.weight === null
+              ? []
+              : [{ ...identityOf(row), displayName: row.displayName, weight: row.weight }],
+          )
+        : weightedEntries(await this.#drawList(this.#db, rows));
+    const prizes = await prizesOf(this.#db, raffleId);
+    return {
+      summary: presentSummary(raffle, entries.length, prizes),
+      entries: presentEntries(entries),
+      accounts: new Set(rows.flatMap((row) => (row.account ? [row.account.userId] : []))),
+      identities: new Set(rows.map(identityText)),
+    };
   }
 
   /** The draw has committed: a lobby that cannot open now is logged, the winners open one by joining. */

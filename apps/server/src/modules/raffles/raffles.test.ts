@@ -5,11 +5,13 @@
  * exactly one), and what a restart keeps. Time is the test's (ManualClock).
  */
 import { createHash } from 'node:crypto';
+import { gunzipSync } from 'node:zlib';
 import {
   type AdminRaffleResponse,
   ERROR_KEYS,
   RAFFLE_BASE_WEIGHT,
-  type RafflePublic,
+  type RaffleRecord,
+  type RaffleSummary,
 } from '@telerace/protocol';
 import { eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
@@ -26,6 +28,8 @@ import {
   originOf,
   takeCar,
 } from '../../test/sockets.js';
+import { linkIdentity } from '../social/social-accounts.repo.js';
+import { OPEN_MAX_AGE_MS, REMAKE_MIN_MS } from './published-raffles.js';
 import { verifyPublishedRaffle } from './verify.js';
 
 type Json = Record<string, unknown>;
@@ -49,9 +53,12 @@ async function setup(persistentDatabase = false) {
     adminCall('/api/admin/race/raffle-entries', { platform, platformUserId, displayName });
   const publicRaffle = async (path: string) => {
     const response = await app.inject({ method: 'GET', url: `/api/raffles/${path}` });
-    return { status: response.statusCode, body: response.json() as RafflePublic & Json };
+    return { status: response.statusCode, body: response.json() as RaffleSummary & Json };
   };
-  return { app, admin, headers, call, adminCall, enter, publicRaffle };
+  /** The whole published record (what the verifier reads). */
+  const record = async (id: number) =>
+    (await app.inject({ method: 'GET', url: `/api/raffles/${id}/record` })).json() as RaffleRecord;
+  return { app, admin, headers, call, adminCall, enter, publicRaffle, record };
 }
 
 const audits = async (app: FastifyInstance) =>
@@ -63,7 +70,7 @@ const audits = async (app: FastifyInstance) =>
 
 describe('a raffle from its opening to its winners', () => {
   it('start → entries → draw: seed revealed, prizes, the winners lobby, raffle_status on the event socket', async () => {
-    const { app, admin, adminCall, enter, publicRaffle } = await setup();
+    const { app, admin, adminCall, enter, publicRaffle, record } = await setup();
     const host = await listen(app);
     const viewer = await buildUser(app.database.db);
     const events = await openSocket(eventsUrl(host, await tokenFor(app, viewer)), originOf(app));
@@ -89,8 +96,8 @@ describe('a raffle from its opening to its winners', () => {
     // Open: the commitment is published, the seed is not.
     const opened = await adminCall('/api/admin/race/start-raffle', { racers: 2 });
     expect(opened.status, JSON.stringify(opened.body)).toBe(200);
-    const raffle = opened.body.raffle as RafflePublic;
-    expect(raffle).toMatchObject({ status: 'open', racers: 2, entries: [], winners: [] });
+    const raffle = opened.body.raffle as RaffleSummary;
+    expect(raffle).toMatchObject({ status: 'open', racers: 2, entryCount: 0, winners: [] });
     expect(raffle.commitment).toMatch(/^[0-9a-f]{64}$/);
     expect(raffle).not.toHaveProperty('seed');
     expect(raffle).not.toHaveProperty('entriesHash');
@@ -110,11 +117,11 @@ describe('a raffle from its opening to its winners', () => {
     expect((await enter('twitch', 'tw-linked', 'Linked')).status).toBe(200);
     expect((await enter('discord', 'dc-chatter', 'Chatter')).status).toBe(200);
     const third = await enter('youtube', 'UC-viewer', 'Viewer');
-    expect(third.body.raffle?.entries).toHaveLength(3);
+    expect(third.body.raffle?.entryCount).toBe(3);
     // Idempotent: the same identity again changes nothing (even with another display name).
     const again = await enter('twitch', 'tw-linked', 'Renamed');
     expect(again.status).toBe(200);
-    expect(again.body.raffle?.entries).toHaveLength(3);
+    expect(again.body.raffle?.entryCount).toBe(3);
     // A banned account's identity is refused.
     expect(await enter('youtube', 'yt-banned')).toMatchObject({
       status: 403,
@@ -125,7 +132,8 @@ describe('a raffle from its opening to its winners', () => {
     const open = await publicRaffle('current');
     expect(open.status).toBe(200);
     expect(open.body).not.toHaveProperty('seed');
-    expect(open.body.entries).toEqual([
+    expect(open.body.entryCount).toBe(3);
+    expect((await record(open.body.id)).entries).toEqual([
       {
         platform: 'discord',
         platformUserId: 'dc-chatter',
@@ -140,7 +148,7 @@ describe('a raffle from its opening to its winners', () => {
     const drawnAt = apps.clock.now();
     const drawn = await adminCall('/api/admin/race/draw-winners');
     expect(drawn.status, JSON.stringify(drawn.body)).toBe(200);
-    const result = drawn.body.raffle as RafflePublic;
+    const result = drawn.body.raffle as RaffleSummary;
     expect(result.status).toBe('drawn');
     expect(result.seed).toMatch(/^[0-9a-f]{64}$/);
     expect(
@@ -164,10 +172,13 @@ describe('a raffle from its opening to its winners', () => {
       result.winners.map((w) => w.platformUserId),
     );
 
-    // The public JSON checks out with the verifier; the same by id.
+    // The public summary is the admin's; the record checks out with the verifier.
     const published = await publicRaffle(String(result.id));
     expect(published.body).toEqual(result);
-    expect(verifyPublishedRaffle(published.body)).toMatchObject({ ok: true });
+    const drawnRecord = await record(result.id);
+    expect(drawnRecord).toEqual({ ...result, entries: expect.any(Array) });
+    expect(drawnRecord.entries).toHaveLength(3);
+    expect(verifyPublishedRaffle(drawnRecord)).toMatchObject({ ok: true });
 
     // The race: raffle closed, an empty lobby open for the winners.
     const lobby = await raceState((s) => s.race_status === 'lobby');
@@ -207,6 +218,7 @@ describe('a raffle from its opening to its winners', () => {
           entriesHash: result.entriesHash,
           seed: result.seed,
           winners: result.winners.map((w) => `${w.platform}:${w.platformUserId}`),
+          merged: [],
           dropped: [],
         },
       },
@@ -238,7 +250,7 @@ describe('a raffle from its opening to its winners', () => {
   });
 
   it('a linked account banned after entering is dropped from the draw; weights are at least 1', async () => {
-    const { app, adminCall, enter } = await setup();
+    const { app, adminCall, enter, record } = await setup();
     await adminCall('/api/admin/race/start-raffle', { racers: 5 });
     const later = await buildUser(app.database.db, { discordId: 'dc-later-banned' });
     const poor = await buildUser(app.database.db, { youtubeId: 'UC-poor' });
@@ -250,7 +262,7 @@ describe('a raffle from its opening to its winners', () => {
     await app.database.db.update(users).set({ isBanned: true }).where(eq(users.id, later.id));
 
     const drawn = await adminCall('/api/admin/race/draw-winners');
-    const raffle = drawn.body.raffle as RafflePublic;
+    const raffle = await record(drawn.body.raffle?.id as number);
     expect(raffle.entries.map((e) => [e.platformUserId, e.weight])).toEqual([
       ['tw-chat', RAFFLE_BASE_WEIGHT],
       ['UC-poor', 1],
@@ -262,36 +274,13 @@ describe('a raffle from its opening to its winners', () => {
     ]);
   });
 
-  it('the public answer is shared for 2 s, and made again at once after an entry', async () => {
-    const { app, adminCall, enter, publicRaffle } = await setup();
-    const opened = await adminCall('/api/admin/race/start-raffle', { racers: 1 });
-    const raffleId = opened.body.raffle?.id as number;
-    await enter('twitch', 'tw-1');
-    expect((await publicRaffle('current')).body.entries).toHaveLength(1);
-    // A row written behind the service's back (no fact): the shared answer does not see it yet.
-    await app.database.db.insert(raffleEntries).values({
-      raffleId,
-      platform: 'twitch',
-      platformUserId: 'tw-quiet',
-      displayName: 'quiet',
-      enteredAt: apps.clock.now(),
-    });
-    expect((await publicRaffle('current')).body.entries).toHaveLength(1);
-    apps.clock.advance(2_000);
-    expect((await publicRaffle('current')).body.entries).toHaveLength(2);
-    // An entry's fact drops the answer at once.
-    await enter('twitch', 'tw-3');
-    expect((await publicRaffle(String(raffleId))).body.entries).toHaveLength(3);
-    expect((await publicRaffle('current')).body.entries).toHaveLength(3);
-  });
-
   it('abort closes without winners; a new raffle may open after it', async () => {
     const { app, adminCall, enter, publicRaffle } = await setup();
     expect(await adminCall('/api/admin/race/abort-raffle')).toMatchObject({
       status: 409,
       body: { errorKey: ERROR_KEYS.raffleNotOpen },
     });
-    const first = (await adminCall('/api/admin/race/start-raffle', {})).body.raffle as RafflePublic;
+    const first = (await adminCall('/api/admin/race/start-raffle', {})).body.raffle as RaffleSummary;
     expect(first.racers).toBe(2);
     await enter('twitch', 'tw-1');
     const aborted = await adminCall('/api/admin/race/abort-raffle');
@@ -308,8 +297,222 @@ describe('a raffle from its opening to its winners', () => {
 
     const second = await adminCall('/api/admin/race/start-raffle', { racers: 3 });
     expect(second.status).toBe(200);
-    expect(second.body.raffle).toMatchObject({ status: 'open', racers: 3, entries: [] });
+    expect(second.body.raffle).toMatchObject({ status: 'open', racers: 3, entryCount: 0 });
     expect((await publicRaffle(String(first.id))).body.status).toBe('aborted');
+  });
+});
+
+describe('one account, one entry', () => {
+  it("an account's identities on three platforms enter once, weigh its total once and win one place at most", async () => {
+    const { app, adminCall, enter } = await setup();
+    const member = await buildUser(app.database.db, {
+      twitchId: 'tw-multi',
+      discordId: 'dc-multi',
+      youtubeId: 'yt-multi',
+    });
+    const memberTickets = (await app.tickets.forUser(member.id))?.tickets as number;
+    await adminCall('/api/admin/race/start-raffle', { racers: 3 });
+    const join = (platform: 'twitch' | 'discord' | 'youtube', platformUserId: string) =>
+      app.raffles.enter({ platform, platformUserId, displayName: `${platform} ${platformUserId}` });
+    apps.clock.advance(1);
+    expect(await join('discord', 'dc-multi')).toMatchObject({ entered: true });
+    apps.clock.advance(1);
+    // The same account again from another platform: already in (the bots answer so).
+    expect(await join('twitch', 'tw-multi')).toMatchObject({ entered: false });
+    expect(await join('youtube', 'yt-multi')).toMatchObject({ entered: false });
+    expect((await enter('twitch', 'tw-other')).status).toBe(200);
+
+    const drawn = await adminCall('/api/admin/race/draw-winners');
+    expect(drawn.status, JSON.stringify(drawn.body)).toBe(200);
+    const draw = (await audits(app)).find((a) => a.action === 'raffle.draw');
+    expect(draw?.after).toMatchObject({ entries: 2, merged: [] });
+    const winners = drawn.body.raffle?.winners.map((w) => `${w.platform}:${w.platformUserId}`);
+    expect(winners?.sort()).toEqual(['discord:dc-multi', 'twitch:tw-other']);
+    const record = (
+      await app.inject({ method: 'GET', url: `/api/raffles/${drawn.body.raffle?.id}/record` })
+    ).json();
+    expect(record.entries).toEqual([
+      {
+        platform: 'discord',
+        platformUserId: 'dc-multi',
+        displayName: 'discord dc-multi',
+        weight: memberTickets,
+      },
+      { platform: 'twitch', platformUserId: 'tw-other', displayName: 'tw-other', weight: RAFFLE_BASE_WEIGHT },
+    ]);
+    expect(verifyPublishedRaffle(record)).toMatchObject({ ok: true });
+  });
+});
+
+describe('the public answers (prepared once, made again only when they change)', () => {
+  it('an ETag and a 304, the bytes compressed once, pages of entries, and no raffle: 404', async () => {
+    const { app, adminCall, enter } = await setup();
+    const get = (url: string, headers: Record<string, string> = {}) =>
+      app.inject({ method: 'GET', url: `/api/raffles/${url}`, headers });
+    expect((await get('current')).json()).toMatchObject({ errorKey: ERROR_KEYS.raffleNotFound });
+    const { id } = (await adminCall('/api/admin/race/start-raffle', { racers: 1 })).body
+      .raffle as RaffleSummary;
+    for (let i = 0; i < 30; i++)
+      await app.raffles.enter({ platform: 'twitch', platformUserId: `tw-${i}`, displayName: `Viewer ${i}` });
+    await enter('twitch', 'tw-last');
+
+    const summary = await get('current');
+    expect(summary.statusCode).toBe(200);
+    expect(summary.headers['cache-control']).toBe('no-cache');
+    expect(summary.json()).toMatchObject({ id, status: 'open', entryCount: 31 });
+    expect(summary.json()).not.toHaveProperty('entries');
+    const etag = summary.headers.etag as string;
+    expect(etag).toMatch(/^"[\w-]{32}"$/);
+    const again = await get('current', { 'if-none-match': etag });
+    expect(again.statusCode).toBe(304);
+    expect(again.body).toBe('');
+    expect((await get(String(id))).headers.etag).toBe(etag);
+
+    // Pages in the canonical order, sizes as every table's.
+    const page = (await get(`${id}/entries?page=2&limit=10`)).json();
+    expect(page.totalCount).toBe(31);
+    expect(page.data.map((e: { platformUserId: string }) => e.platformUserId)).toEqual([
+      'tw-18',
+      'tw-19',
+      'tw-2',
+      'tw-20',
+      'tw-21',
+      'tw-22',
+      'tw-23',
+      'tw-24',
+      'tw-25',
+      'tw-26',
+    ]);
+    expect((await get(`${id}/entries?page=9&limit=10`)).json()).toEqual({ data: [], totalCount: 31 });
+    expect((await get(`${id}/entries?limit=7`)).statusCode).toBe(400);
+
+    // The whole record, compressed once: the same bytes for every browser asking for gzip.
+    const record = await get(`${id}/record`, { 'accept-encoding': 'gzip' });
+    expect(record.headers['content-encoding']).toBe('gzip');
+    expect(record.headers['content-disposition']).toBe(`attachment; filename="raffle-${id}.json"`);
+    const json = JSON.parse(gunzipSync(record.rawPayload).toString());
+    expect(json).toMatchObject({ id, entryCount: 31 });
+    expect(json.entries).toHaveLength(31);
+    expect((await get(`${id}/record`, { 'accept-encoding': 'gzip' })).rawPayload).toEqual(record.rawPayload);
+    expect((await get(`${id + 1}/record`)).statusCode).toBe(404);
+  });
+
+  it("the open raffle's answers follow entries, ticket totals and links of its members, not other facts", async () => {
+    const { app, admin, adminCall, call } = await setup();
+    const { id } = (await adminCall('/api/admin/race/start-raffle', { racers: 2 })).body
+      .raffle as RaffleSummary;
+    const join = (platform: 'twitch' | 'discord', platformUserId: string) =>
+      app.raffles.enter({ platform, platformUserId, displayName: platformUserId });
+    const weights = async () => {
+      const response = await app.inject({ method: 'GET', url: `/api/raffles/${id}/record` });
+      const record = response.json() as RaffleRecord;
+      return Object.fromEntries(record.entries.map((e) => [`${e.platform}:${e.platformUserId}`, e.weight]));
+    };
+    const member = await buildUser(app.database.db, { twitchId: 'tw-member' });
+    const memberTickets = (await app.tickets.forUser(member.id))?.tickets as number;
+    await join('twitch', 'tw-member');
+    await join('twitch', 'tw-chat');
+    apps.clock.advance(REMAKE_MIN_MS);
+    expect(await weights()).toEqual({ 'twitch:tw-chat': 100, 'twitch:tw-member': memberTickets });
+
+    // A row written behind the service's back (no fact) and a stranger changing their theme: no remake.
+    await app.database.db.insert(raffleEntries).values({
+      raffleId: id,
+      platform: 'twitch',
+      platformUserId: 'tw-quiet',
+      displayName: 'quiet',
+      enteredAt: apps.clock.now(),
+    });
+    const stranger = await buildUser(app.database.db);
+    apps.clock.advance(REMAKE_MIN_MS);
+    const theme = await app.inject({
+      method: 'PATCH',
+      url: '/api/me/theme',
+      headers: await authHeader(app, stranger),
+      payload: { preferred_theme: 'light' },
+    });
+    expect(theme.statusCode).toBe(200);
+    await app.raffles.published.settled();
+    expect(Object.keys(await weights())).toHaveLength(2);
+    // At least every OPEN_MAX_AGE_MS it is read again (a donation expires without a fact).
+    apps.clock.advance(OPEN_MAX_AGE_MS);
+    expect(Object.keys(await weights())).toHaveLength(3);
+
+    // An entry: remade at most once a second — the request after that sees it.
+    await join('discord', 'dc-new');
+    expect(await weights()).not.toHaveProperty('discord:dc-new');
+    apps.clock.advance(REMAKE_MIN_MS);
+    expect(await weights()).toHaveProperty('discord:dc-new', 100);
+
+    // The tickets of an account in the raffle.
+    const adjusted = await call('POST', `/api/admin/users/${member.id}/adjust-tickets`, { amount: 50 });
+    expect(adjusted.statusCode, adjusted.body).toBe(200);
+    apps.clock.advance(REMAKE_MIN_MS);
+    expect(await weights()).toHaveProperty('twitch:tw-member', memberTickets + 50);
+
+    // A member linking an identity that entered: its entry weighs the account's total now, and
+    // it is merged with the account's first entry (one account, one entry).
+    const linked = await linkIdentity(app.database.db, member.id, 'discord', 'dc-new');
+    app.events.emit('user.changed', { userId: member.id, username: linked?.username ?? '' });
+    apps.clock.advance(REMAKE_MIN_MS);
+    const merged = await weights();
+    expect(merged).not.toHaveProperty('discord:dc-new');
+    expect(merged).toHaveProperty('twitch:tw-member', memberTickets + 50 + 25);
+    expect(admin.id).not.toBe(member.id);
+  });
+
+  it('a drawn raffle is frozen: claims and later ticket changes do not change what it published', async () => {
+    const { app, adminCall, call, enter } = await setup();
+    const member = await buildUser(app.database.db, { twitchId: 'tw-frozen' });
+    await adminCall('/api/admin/race/start-raffle', { racers: 1 });
+    await enter('twitch', 'tw-frozen');
+    const { id } = (await adminCall('/api/admin/race/draw-winners')).body.raffle as RaffleSummary;
+    const record = async () => app.inject({ method: 'GET', url: `/api/raffles/${id}/record` });
+    const before = await record();
+    expect(
+      await app.raffles.claimPrize({ platform: 'twitch', platformUserId: 'tw-frozen' }, member.id),
+    ).not.toBeNull();
+    await call('POST', `/api/admin/users/${member.id}/adjust-tickets`, { amount: 40 });
+    apps.clock.advance(OPEN_MAX_AGE_MS);
+    const after = await record();
+    expect(after.headers.etag).toBe(before.headers.etag);
+    expect(verifyPublishedRaffle(after.json()).ok).toBe(true);
+  });
+});
+
+describe('one account, one entry: links made after entering', () => {
+  it('two identities that entered apart, then linked to one account, are drawn once with its weight', async () => {
+    const { app, adminCall, record } = await setup();
+    await adminCall('/api/admin/race/start-raffle', { racers: 2 });
+    const join = (platform: 'twitch' | 'discord', platformUserId: string) =>
+      app.raffles.enter({ platform, platformUserId, displayName: platformUserId });
+    await join('twitch', 'tw-late');
+    apps.clock.advance(5);
+    await join('discord', 'dc-late');
+    await join('discord', 'dc-someone');
+    // The viewer signs up and links both afterwards.
+    const viewer = await buildUser(app.database.db, { twitchId: 'tw-late', discordId: 'dc-late' });
+    const viewerTickets = (await app.tickets.forUser(viewer.id))?.tickets as number;
+    app.events.emit('user.changed', { userId: viewer.id, username: viewer.username });
+    // Entering again from either platform is "already in".
+    expect(await join('discord', 'dc-late')).toMatchObject({ entered: false });
+
+    const drawn = await adminCall('/api/admin/race/draw-winners');
+    const { id, winners } = drawn.body.raffle as RaffleSummary;
+    expect(winners.map((w) => w.platformUserId).sort()).toEqual(['dc-someone', 'tw-late']);
+    const published = await record(id);
+    expect(published.entries.map((e) => [e.platformUserId, e.weight])).toEqual([
+      ['dc-someone', RAFFLE_BASE_WEIGHT],
+      ['tw-late', viewerTickets],
+    ]);
+    expect(verifyPublishedRaffle(published).ok).toBe(true);
+    expect((await audits(app)).find((a) => a.action === 'raffle.draw')?.after).toMatchObject({
+      entries: 2,
+      merged: ['discord:dc-late → twitch:tw-late'],
+    });
+    // The merged identity has no prize: the win is bound to the entry drawn.
+    expect(await app.raffles.hasPendingPrize({ platform: 'discord', platformUserId: 'dc-late' })).toBe(false);
+    expect(await app.raffles.hasPendingPrize({ platform: 'twitch', platformUserId: 'tw-late' })).toBe(true);
   });
 });
 
@@ -324,9 +527,10 @@ describe('entries arriving during the draw', () => {
     const outcomes = await Promise.allSettled(entering);
     expect((await drawing).status).toBe(200);
 
+    const { id } = (await app.inject({ method: 'GET', url: '/api/raffles/current' })).json() as RaffleSummary;
     const published = (
-      await app.inject({ method: 'GET', url: '/api/raffles/current' })
-    ).json() as RafflePublic;
+      await app.inject({ method: 'GET', url: `/api/raffles/${id}/record` })
+    ).json() as RaffleRecord;
     expect(verifyPublishedRaffle(published).ok).toBe(true);
     const listed = new Set(published.entries.map((e) => e.platformUserId));
     outcomes.forEach((outcome, i) => {
@@ -446,7 +650,7 @@ describe('who may call what', () => {
     expect((await publicRaffle('current')).status).toBe(404);
 
     const opened = (await adminCall('/api/admin/race/start-raffle', { racers: 2 })).body
-      .raffle as RafflePublic;
+      .raffle as RaffleSummary;
     expect(await publicRaffle('current')).toMatchObject({ status: 200, body: { id: opened.id } });
     expect(await publicRaffle(String(opened.id + 1))).toMatchObject({
       status: 404,

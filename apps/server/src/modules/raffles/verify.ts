@@ -1,10 +1,10 @@
 /**
- * Checks a published raffle (the public JSON of GET /api/raffles/{id}) with the draw's own
+ * Checks a published raffle (its record, GET /api/raffles/{id}/record) with the draw's own
  * functions: the seed matches the commitment published at the opening, the entries match the hash
  * taken at the draw, and the winners are the ones the procedure picks. Pure: `raffle-verify.ts`
  * (`npm run verify-raffle`) loads the JSON and prints the result.
  */
-import { RafflePublic } from '@telerace/protocol';
+import { RaffleRecord } from '@telerace/protocol';
 import { commitmentOf, drawWinners, entriesHashOf } from './draw.js';
 
 export interface RaffleCheck {
@@ -23,8 +23,11 @@ export interface RaffleVerification {
 
 const identity = (e: { platform: string; platformUserId: string }) => `${e.platform}:${e.platformUserId}`;
 
+/** A record saved before the entry count was published (it had every entry already) is read too. */
+const PublishedRecord = RaffleRecord.partial({ entryCount: true });
+
 export function verifyPublishedRaffle(json: unknown): RaffleVerification {
-  const parsed = RafflePublic.safeParse(json);
+  const parsed = PublishedRecord.safeParse(json);
   const refuse = (published: string, computed: string): RaffleVerification => ({
     ok: false,
     checks: [{ name: 'format', ok: false, published, computed }],
@@ -33,6 +36,9 @@ export function verifyPublishedRaffle(json: unknown): RaffleVerification {
   const raffle = parsed.data;
   if (raffle.status !== 'drawn' || raffle.seed === undefined || raffle.entriesHash === undefined)
     return refuse(`status ${raffle.status}`, 'only a drawn raffle has its seed and entries hash published');
+  // A summary, or a record cut short, is not the list drawn from.
+  if (raffle.entryCount !== undefined && raffle.entryCount !== raffle.entries.length)
+    return refuse(`${raffle.entryCount} entries`, `${raffle.entries.length} listed: not the whole record`);
 
   const checks: RaffleCheck[] = [];
   let commitment: string;

@@ -27,12 +27,14 @@ import { TextField } from '../auth/form-fields';
 import { type FormStatus, FormStatusAlert } from '../profile/form-status';
 import { useRace } from '../race/use-race';
 import { RaffleAudit } from '../raffles/RaffleAudit';
+import { RaffleEntriesTable } from '../raffles/RaffleEntriesTable';
 import {
   ADMIN_RAFFLE_KEY,
   abortRaffle,
   clearExpiredWins,
   drawWinners,
   fetchAdminRaffle,
+  raffleEntriesKey,
   startRaffle,
 } from '../raffles/raffles-api';
 import { RaffleEntryForm } from './RaffleEntryForm';
@@ -99,7 +101,10 @@ export function RaffleControl() {
   if (query.isError && !query.data) return <Alert tone="warning">{t(`${T}.loadFailed`)}</Alert>;
   const { raffle, prizes } = query.data;
   const open = raffle?.status === 'open';
-  const refresh = () => void queryClient.invalidateQueries({ queryKey: ADMIN_RAFFLE_KEY });
+  const refresh = () => {
+    void queryClient.invalidateQueries({ queryKey: ADMIN_RAFFLE_KEY });
+    if (raffle) void queryClient.invalidateQueries({ queryKey: raffleEntriesKey(raffle.id) });
+  };
 
   const run = async (action: RaffleAction, call: () => Promise<AdminRaffleResponse | null>) => {
     setBusy(action);
@@ -207,34 +212,14 @@ export function RaffleControl() {
         <p className="text-sm text-muted">{t(`${T}.none`)}</p>
       ) : (
         <div className="grid gap-4 lg:grid-cols-2">
-          <section aria-labelledby="admin-raffle-entries">
+          <section aria-labelledby="admin-raffle-entries" className="min-w-0">
             <h4 id="admin-raffle-entries" className="mb-2 flex items-baseline gap-2 font-semibold">
               {t(`${T}.entries`)}
               <span className="text-sm font-normal text-muted" data-testid="raffle-entry-count">
-                {t(`${T}.entryCount`, { count: raffle.entries.length })}
+                {t(`${T}.entryCount`, { count: raffle.entryCount })}
               </span>
             </h4>
-            {raffle.entries.length === 0 ? (
-              <p className="text-sm text-muted">{t(`${T}.noEntries`)}</p>
-            ) : (
-              <ul
-                data-testid="raffle-entries"
-                aria-labelledby="admin-raffle-entries"
-                className="max-h-64 divide-y divide-line overflow-y-auto rounded-lg border border-line text-sm"
-              >
-                {raffle.entries.map((entry) => (
-                  <li
-                    key={`${entry.platform}:${entry.platformUserId}`}
-                    className="flex items-center justify-between gap-3 px-3 py-1.5"
-                  >
-                    <span className="min-w-0 truncate font-medium">{entry.displayName}</span>
-                    <span className="shrink-0 text-xs text-muted">
-                      {t(`social.${entry.platform}`)} · {t(`${T}.weight`, { weight: entry.weight })}
-                    </span>
-                  </li>
-                ))}
-              </ul>
-            )}
+            <RaffleEntriesTable raffleId={raffle.id} open={open} />
           </section>
           <RaffleWinners prizes={prizes} />
         </div>

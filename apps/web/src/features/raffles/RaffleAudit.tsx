@@ -3,7 +3,7 @@
  * opening, and once drawn the entries hash and the revealed seed. Shown by Race Control and by the
  * public raffle page; long hex strings wrap and stay selectable.
  */
-import type { RafflePublic } from '@telerace/protocol';
+import type { RaffleSummary } from '@telerace/protocol';
 import type { ReactNode } from 'react';
 
 export interface RaffleAuditTexts {
@@ -25,7 +25,7 @@ function Row({ label, testId, children }: { label: string; testId: string; child
   );
 }
 
-export function RaffleAudit({ raffle, texts }: { raffle: RafflePublic; texts: RaffleAuditTexts }) {
+export function RaffleAudit({ raffle, texts }: { raffle: RaffleSummary; texts: RaffleAuditTexts }) {
   const later = <span className="font-sans text-muted italic">{texts.pending}</span>;
   return (
     <dl className="space-y-2">

@@ -2,12 +2,18 @@
  * The raffle calls (issue 13; spec §7 "/admin/race/start-raffle|draw-winners|abort-raffle|
  * clear-pending-wins"): the admin's Race Control raffle half and the public raffle page.
  */
-import { AdminRaffleResponse, type RaffleEntryRequest, RafflePublic } from '@telerace/protocol';
+import {
+  AdminRaffleResponse,
+  RaffleEntriesPage,
+  type RaffleEntryRequest,
+  RaffleSummary,
+} from '@telerace/protocol';
 import { z } from 'zod';
 import { authFetch } from '../../lib/auth-client';
 
 export const ADMIN_RAFFLE_KEY = ['admin', 'raffle'] as const;
 export const raffleKey = (id: number) => ['raffles', id] as const;
+export const raffleEntriesKey = (id: number) => ['raffles', id, 'entries'] as const;
 
 export function fetchAdminRaffle(): Promise<AdminRaffleResponse> {
   return authFetch('/admin/raffle', {}, AdminRaffleResponse);
@@ -38,11 +44,19 @@ export async function addRaffleEntry(entry: RaffleEntryRequest): Promise<void> {
   await authFetch('/admin/race/raffle-entries', { method: 'POST', json: entry });
 }
 
-export function fetchRaffle(id: number): Promise<RafflePublic> {
-  return authFetch(`/raffles/${id}`, {}, RafflePublic);
+/** The raffle's summary (no entries: those are paged). */
+export function fetchRaffle(id: number): Promise<RaffleSummary> {
+  return authFetch(`/raffles/${id}`, {}, RaffleSummary);
 }
 
-/** The page's address, for the verification command (`npm run verify-raffle -- <url>`). */
-export function raffleJsonUrl(id: number, origin = window.location.origin): string {
-  return `${origin}/api/raffles/${id}`;
+export function fetchRaffleEntries(id: number, page: number, limit: number): Promise<RaffleEntriesPage> {
+  return authFetch(`/raffles/${id}/entries?page=${page}&limit=${limit}`, {}, RaffleEntriesPage);
+}
+
+/**
+ * The whole record (every entry): the download, and what the verification command reads
+ * (`npm run verify-raffle -- <url>`).
+ */
+export function raffleRecordUrl(id: number, origin = window.location.origin): string {
+  return `${origin}/api/raffles/${id}/record`;
 }
