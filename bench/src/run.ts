@@ -3,6 +3,7 @@ import { apiBench } from './api.bench.js';
 import { fanoutBench } from './fanout.bench.js';
 import { httpBench } from './http.bench.js';
 import { leaderboardsBench } from './leaderboards.bench.js';
+import { raffleBench } from './raffle.bench.js';
 import { relayBench } from './relay.bench.js';
 import { relayUnderLoadBench } from './relay-under-load.bench.js';
 import { videoBench } from './video.bench.js';
@@ -13,6 +14,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   fanout: fanoutBench,
   http: httpBench,
   leaderboards: leaderboardsBench,
+  raffle: raffleBench,
   relay: relayBench,
   'relay-under-load': relayUnderLoadBench,
   video: videoBench,

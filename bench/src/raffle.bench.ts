@@ -1,0 +1,252 @@
+/**
+ * `npm run bench -- raffle`: what a stream's audience costs the server when it watches a big
+ * raffle (issue 23, point 7). An open raffle with 20,000 entries; anonymous visitors read its
+ * public answers (the raffle page polls them every 5 s) over 20 connections, with a browser's
+ * `Accept-Encoding`, while members change their settings (each change is a `user.changed` fact)
+ * at 20 a second. On PGlite and PostgreSQL; next to a bare `node:http` server in the same run
+ * answering the same bytes, already compressed, with an ETag — the cheapest a server can be.
+ * Target: p95 ≤ 60 ms at 20,000 entries. Reported, not asserted.
+ *
+ * Options (environment): BENCH_DURATION (10 s), BENCH_CONNECTIONS (20), RAFFLE_ENTRIES (20000),
+ * RAFFLE_CHANGES_PER_S (20), RAFFLE_PATHS (comma-separated, `{id}` is the raffle's id; default the
+ * summary, the first entries page and the whole record). An older build (TELERACE_ROOT) that has
+ * no such route is measured on `/api/raffles/current` alone: RAFFLE_PATHS=/api/raffles/current.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { PGlite } from '@electric-sql/pglite';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { DATABASES, type DatabaseKind, openDatabase } from './lib/databases.js';
+import { startScript, startTelerace } from './lib/processes.js';
+import { printTable, type Row, round, writeResult } from './lib/report.js';
+import { percentile } from './lib/stats.js';
+import { api, BENCH_SERVER_ENV, logInAdmin, signUpMember } from './lib/telerace-api.js';
+
+const SECONDS = Number(process.env.BENCH_DURATION ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
+const ENTRIES = Number(process.env.RAFFLE_ENTRIES ?? 20_000);
+const CHANGES_PER_S = Number(process.env.RAFFLE_CHANGES_PER_S ?? 20);
+const PATHS = (
+  process.env.RAFFLE_PATHS ??
+  '/api/raffles/current,/api/raffles/{id}/entries?page=1&limit=25,/api/raffles/{id}/record'
+).split(',');
+/** What a browser sends. */
+const ACCEPT_ENCODING = 'gzip, deflate, br';
+const MEMBERS = 20;
+
+interface Measure {
+  rps: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  errors: number;
+}
+
+/** Closed-loop load; every answer's latency kept, so that p95 is exact (autocannon prints no p95). */
+async function measure(url: string): Promise<Measure> {
+  const latencies: number[] = [];
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      { url, connections: CONNECTIONS, duration: SECONDS, headers: { 'accept-encoding': ACCEPT_ENCODING } },
+      (error, done) => (error ? reject(error) : resolve(done)),
+    );
+    instance.on('response', (_client, _status, _bytes, time) => {
+      latencies.push(time);
+    });
+  });
+  latencies.sort((a, b) => a - b);
+  return {
+    rps: result.requests.average,
+    p50: round(percentile(latencies, 50)),
+    p95: round(percentile(latencies, 95)),
+    p99: round(percentile(latencies, 99)),
+    errors: result.errors + result.timeouts + result.non2xx,
+  };
+}
+
+/** The bare baseline: each path's bytes, gzipped once, with an ETag. */
+const BARE = `
+import { createServer } from 'node:http';
+const routes = new Map(JSON.parse(process.env.BARE_ROUTES).map((r) => [r.path, {
+  gzip: Buffer.from(r.gzip, 'base64'), etag: r.etag,
+}]));
+createServer((req, res) => {
+  const route = routes.get(req.url);
+  if (!route) { res.writeHead(404); res.end(); return; }
+  if (req.headers['if-none-match'] === route.etag) { res.writeHead(304, { etag: route.etag }); res.end(); return; }
+  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-encoding': 'gzip',
+    etag: route.etag, vary: 'accept-encoding' });
+  res.end(route.gzip);
+}).listen(Number(process.env.PORT), '127.0.0.1');
+`;
+
+/**
+ * Writes `count` chat entries straight into the raffle's table, with the server stopped: through
+ * the API each entry would cost a round trip and a transaction (20,000 take minutes), and the
+ * scene is not what is measured.
+ */
+async function seedEntries(
+  kind: DatabaseKind,
+  env: Record<string, string>,
+  raffleId: number,
+  count: number,
+): Promise<void> {
+  const statement = `insert into raffle_entries (raffle_id, platform, platform_user_id, display_name, entered_at)
+    select $1, (array['twitch','youtube','discord'])[1 + i % 3], 'viewer-' || i, 'Viewer ' || i,
+           now() + i * interval '1 millisecond'
+    from generate_series(0, $2::int - 1) as i`;
+  if (kind === 'pglite') {
+    const db = new PGlite(join(env.DATA_DIR ?? '', 'db'));
+    await db.query(statement, [raffleId, count]);
+    await db.close();
+    return;
+  }
+  const client = new pg.Client({ connectionString: env.DATABASE_URL });
+  await client.connect();
+  try {
+    await client.query(statement, [raffleId, count]);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Members switching their theme back and forth, CHANGES_PER_S in all, until stopped. */
+function changeSettings(base: string, tokens: string[]): { stop: () => Promise<number> } {
+  let running = true;
+  let changes = 0;
+  const perMember = (CHANGES_PER_S / tokens.length) * 1000;
+  const loops = tokens.map(async (token, i) => {
+    let theme: 'dark' | 'light' = 'light';
+    await new Promise((r) => setTimeout(r, (i * perMember) / tokens.length));
+    while (running) {
+      const started = Date.now();
+      await api(base, '/me/theme', { method: 'PATCH', token, body: { preferred_theme: theme } });
+      changes++;
+      theme = theme === 'light' ? 'dark' : 'light';
+      await new Promise((r) => setTimeout(r, Math.max(0, perMember - (Date.now() - started))));
+    }
+  });
+  return {
+    stop: async () => {
+      running = false;
+      await Promise.all(loops);
+      return changes;
+    },
+  };
+}
+
+interface PathResult {
+  path: string;
+  bytes: number;
+  telerace: Measure;
+  bare: Measure;
+}
+
+async function onDatabase(kind: DatabaseKind): Promise<{ results: PathResult[]; sceneS: number } | null> {
+  const database = await openDatabase(kind);
+  if (!database) return null;
+  const dataDir = mkdtempSync(join(tmpdir(), 'telerace-bench-raffle-'));
+  const env = { ...BENCH_SERVER_ENV, ...database.env, DATA_DIR: dataDir };
+  try {
+    // The raffle is opened through the API, its entries written with the server stopped.
+    const first = await startTelerace(env);
+    const started = Date.now();
+    let raffleId: number;
+    try {
+      const { raffle } = await api<{ raffle: { id: number } }>(first.url, '/admin/race/start-raffle', {
+        method: 'POST',
+        token: await logInAdmin(first.url),
+        body: { racers: 2 },
+      });
+      raffleId = raffle.id;
+    } finally {
+      await first.stop();
+    }
+    await seedEntries(kind, env, raffleId, ENTRIES);
+    const sceneS = round((Date.now() - started) / 1000, 1);
+    const telerace = await startTelerace(env);
+    try {
+      const members: string[] = [];
+      for (let i = 0; i < MEMBERS; i++) members.push(await signUpMember(telerace.url));
+      const paths = PATHS.map((p) => p.replaceAll('{id}', String(raffleId)));
+      const captured = await Promise.all(
+        paths.map(async (path) => {
+          const res = await fetch(`${telerace.url}${path}`);
+          if (!res.ok) throw new Error(`GET ${path}: HTTP ${res.status}`);
+          const body = Buffer.from(await res.arrayBuffer());
+          return {
+            path,
+            bytes: body.length,
+            gzip: gzipSync(body).toString('base64'),
+            etag: `"${body.length}"`,
+          };
+        }),
+      );
+      const bare = await startScript(BARE, null, { BARE_ROUTES: JSON.stringify(captured) });
+      try {
+        const results: PathResult[] = [];
+        for (const { path, bytes } of captured) {
+          // Warm both up (JIT, the first answer's preparation), then measure under the changes.
+          await measure(`${bare.url}${path}`);
+          const changes = changeSettings(telerace.url, members);
+          await measure(`${telerace.url}${path}`);
+          const bareMeasure = await measure(`${bare.url}${path}`);
+          const teleraceMeasure = await measure(`${telerace.url}${path}`);
+          const made = await changes.stop();
+          console.info(`${kind} ${path}: ${made} settings changes during the runs`);
+          results.push({ path, bytes, bare: bareMeasure, telerace: teleraceMeasure });
+        }
+        return { results, sceneS };
+      } finally {
+        await bare.stop();
+      }
+    } finally {
+      await telerace.stop();
+    }
+  } finally {
+    await database.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+export async function raffleBench(): Promise<void> {
+  const rows: Row[] = [];
+  const written: Record<string, unknown> = {
+    entries: ENTRIES,
+    connections: CONNECTIONS,
+    seconds: SECONDS,
+    changes_per_s: CHANGES_PER_S,
+  };
+  for (const kind of DATABASES) {
+    const outcome = await onDatabase(kind);
+    if (!outcome) continue;
+    written[kind] = outcome;
+    for (const { path, bytes, telerace, bare } of outcome.results) {
+      for (const [server, m] of [
+        ['bare', bare],
+        ['telerace', telerace],
+      ] as const) {
+        rows.push({
+          database: kind,
+          path: path.replace(/\/\d+\//, '/{id}/'),
+          server,
+          'KB raw': round(bytes / 1024, 1),
+          'req/s': round(m.rps),
+          'p50 ms': m.p50,
+          'p95 ms': m.p95,
+          'p99 ms': m.p99,
+          errors: m.errors,
+        });
+      }
+    }
+    console.info(`${kind}: ${ENTRIES} entries written in ${outcome.sceneS} s`);
+  }
+  printTable(
+    `Public raffle answers, ${ENTRIES} entries, ${CONNECTIONS} connections × ${SECONDS} s, ${CHANGES_PER_S} settings changes/s`,
+    rows,
+  );
+  console.info(`written: ${writeResult('raffle', written)}`);
+}
