@@ -56,6 +56,7 @@ export const ERROR_KEYS = {
   raffleNotOpen: 'errors.raffleNotOpen',
   raffleNotFound: 'errors.raffleNotFound',
   raffleEntryRefused: 'errors.raffleEntryRefused',
+  raffleAlreadyEntered: 'errors.raffleAlreadyEntered',
   socialIdentityTaken: 'errors.socialIdentityTaken',
   socialProviderUnavailable: 'errors.socialProviderUnavailable',
   registrationIncomplete: 'errors.registrationIncomplete',

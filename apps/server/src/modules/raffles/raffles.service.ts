@@ -183,9 +183,14 @@ export class RafflesService {
     return this.adminView({ fresh: true });
   }
 
-  /** An admin adds an entry by hand (events without chat): `enter`, audited. */
+  /**
+   * An admin adds an entry by hand (events without chat): `enter`, audited. An identity already in
+   * (itself, or its account with another) is a conflict, so the admin is told nothing was added.
+   */
   async addEntry(actor: AuditActor, entry: RaffleEntryRequest): Promise<AdminRaffleResponse> {
-    await this.enter(entry, actor);
+    const { entered } = await this.enter(entry, actor);
+    if (!entered)
+      throw new DomainError('conflict', 'Already in this raffle.', ERROR_KEYS.raffleAlreadyEntered);
     return this.adminView({ fresh: true });
   }
 

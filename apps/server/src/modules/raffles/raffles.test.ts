@@ -118,10 +118,11 @@ describe('a raffle from its opening to its winners', () => {
     expect((await enter('discord', 'dc-chatter', 'Chatter')).status).toBe(200);
     const third = await enter('youtube', 'UC-viewer', 'Viewer');
     expect(third.body.raffle?.entryCount).toBe(3);
-    // Idempotent: the same identity again changes nothing (even with another display name).
+    // Idempotent: the same identity again changes nothing (even with another display name); the
+    // admin is told it was already in.
     const again = await enter('twitch', 'tw-linked', 'Renamed');
-    expect(again.status).toBe(200);
-    expect(again.body.raffle?.entryCount).toBe(3);
+    expect(again).toMatchObject({ status: 409, body: { errorKey: ERROR_KEYS.raffleAlreadyEntered } });
+    expect((await publicRaffle('current')).body.entryCount).toBe(3);
     // A banned account's identity is refused.
     expect(await enter('youtube', 'yt-banned')).toMatchObject({
       status: 403,
@@ -320,6 +321,11 @@ describe('one account, one entry', () => {
     // The same account again from another platform: already in (the bots answer so).
     expect(await join('twitch', 'tw-multi')).toMatchObject({ entered: false });
     expect(await join('youtube', 'yt-multi')).toMatchObject({ entered: false });
+    // An admin adding it by hand is told it is already in.
+    expect(await enter('youtube', 'yt-multi')).toMatchObject({
+      status: 409,
+      body: { errorKey: ERROR_KEYS.raffleAlreadyEntered },
+    });
     expect((await enter('twitch', 'tw-other')).status).toBe(200);
 
     const drawn = await adminCall('/api/admin/race/draw-winners');

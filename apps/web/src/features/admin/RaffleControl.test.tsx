@@ -124,6 +124,24 @@ describe('RaffleControl', () => {
     expect(await screen.findByRole('alert')).toHaveTextContent('A raffle is already open.');
   });
 
+  it('says when an identity added by hand is already in (itself, or its account with another)', async () => {
+    const user = userEvent.setup();
+    stubFetch({
+      'GET /api/admin/raffle': () => json(200, { raffle: raffle({ entryCount: 1 }), prizes: [] }),
+      'GET /api/raffles/4/entries': () => json(200, { data: entries.slice(0, 1), totalCount: 1 }),
+      'POST /api/admin/race/raffle-entries': () =>
+        json(409, { error: 'Already in this raffle.', errorKey: 'errors.raffleAlreadyEntered' }),
+    });
+    await renderSignedIn(<RaffleControl />, adminUser);
+    const form = await screen.findByTestId('raffle-add-entry');
+    await user.type(within(form).getByTestId('raffle-entry-user-id'), 'y9');
+    await user.type(within(form).getByTestId('raffle-entry-name'), 'Zoe again');
+    await user.click(within(form).getByTestId('raffle-entry-submit'));
+    expect(await screen.findByRole('alert')).toHaveTextContent(
+      'Already in this raffle: this identity, or another one of the same account, has entered.',
+    );
+  });
+
   it('adds an entry by hand, and shows the entries with their weights', async () => {
     const user = userEvent.setup();
     let current: AdminRaffleResponse = { raffle: raffle({ entryCount: 1 }), prizes: [] };
