@@ -63,6 +63,16 @@ export const DOMAIN_EVENTS = {
     expiresAt: isoTime,
   }),
   /**
+   * A live session's end moved (issue 23): a race keeps its racer's car (later), or a driver who
+   * left the lobby gets the end the session was given back (earlier). `expiresAt` is the new end.
+   */
+  'car.session-end-changed': z.object({
+    carId: id,
+    userId: id,
+    sessionId: id,
+    expiresAt: isoTime,
+  }),
+  /**
    * A car agent finished its handshake (it can receive messages now). `instance`: the server
    * instance holding its socket (scale-out: where a driver on another instance relays to).
    */

@@ -41,6 +41,11 @@ export const RaceParticipant = z.object({
   isReady: z.boolean(),
   /** Last latency the participant's browser reported (ms), null before the first report. */
   ping: z.number().nullable(),
+  /**
+   * When the participant's car session ends (ISO): in the lobby, its end (the lobby keeps the
+   * car at most one more turn); null from the start on, when the car is theirs until the race ends.
+   */
+  sessionEndsAt: z.string().nullable().optional(),
 });
 export type RaceParticipant = z.infer<typeof RaceParticipant>;
 

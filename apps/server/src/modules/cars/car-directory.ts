@@ -2,9 +2,9 @@
  * The members' car list as a read model: every live car with its current driver, held in memory so
  * that `GET /api/cars` and a car's status need no query. Loaded once after the migrations, then
  * kept exact by the events every change emits after its commit (car created, config changed,
- * deleted; session started, ended; a driver renamed). Presence and telemetry are not copied: they
- * are read from the relay's memory when the answer is made. Admin views keep querying the
- * database (they show codes and secrets' state, which the list never does).
+ * deleted; session started, its end moved by a race, ended; a driver renamed). Presence and
+ * telemetry are not copied: they are read from the relay's memory when the answer is made. Admin
+ * views keep querying the database (they show codes and secrets' state, which the list never does).
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
@@ -97,6 +97,12 @@ export class CarDirectory {
           session: { id: sessionId, userId, expiresAt: new Date(expiresAt) },
           username,
         })),
+      'car.session-end-changed': ({ carId, sessionId, expiresAt }) =>
+        this.#update(carId, (entry) =>
+          entry.session?.id === sessionId
+            ? { ...entry, session: { ...entry.session, expiresAt: new Date(expiresAt) } }
+            : entry,
+        ),
       'car.session-ended': ({ carId, sessionId }) =>
         this.#update(carId, (entry) =>
           entry.session?.id === sessionId ? { ...entry, session: null, username: null } : entry,

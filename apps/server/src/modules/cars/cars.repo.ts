@@ -213,6 +213,11 @@ export async function setSessionControlToken(tx: Db, sessionId: number, tokenHas
   await tx.update(carSessions).set({ controlTokenHash: tokenHash }).where(eq(carSessions.id, sessionId));
 }
 
+/** The session holds its car until `expiresAt` now (a race keeps it, or gives it back). */
+export async function setSessionEnd(tx: Db, sessionId: number, expiresAt: Date): Promise<void> {
+  await tx.update(carSessions).set({ expiresAt }).where(eq(carSessions.id, sessionId));
+}
+
 export type EndedSession = Pick<CarSessionRow, 'id' | 'carId' | 'userId'>;
 
 const endedColumns = { id: carSessions.id, carId: carSessions.carId, userId: carSessions.userId };

@@ -2,7 +2,9 @@
  * Cars and driving sessions: listing, connecting with a control code, and the admin actions.
  * Every admin change writes its audit record in the same transaction; the events that make
  * sockets act (stop the car, tell the driver, close a car socket) are emitted after the commit.
- * Sessions end when their time is up through one timer per session (plus a periodic sweep).
+ * Sessions end when their time is up through one timer per session (plus a periodic sweep); a
+ * race keeps its racers' cars past that and ends their sessions itself (the race engine's
+ * RaceSessions port: keepForLobby, keepForRace, releaseFromRace, endRaceSessions).
  */
 import { timingSafeEqual } from 'node:crypto';
 import {
@@ -58,6 +60,7 @@ import {
   setControlCode,
   setLapCounterId,
   setSessionControlToken,
+  setSessionEnd,
 } from './cars.repo.js';
 import { newControlCode } from './control-code.js';
 
@@ -98,6 +101,11 @@ function tooManyWrongCodes(waitMs: number): DomainError {
     { retryAfterSeconds: secondsToWait(waitMs) },
   );
 }
+
+/** A race's driver on their car. */
+type Driver = { userId: number; carId: number };
+
+const later = (a: Date, b: Date): Date => (a.getTime() >= b.getTime() ? a : b);
 
 /** A safety net behind the per-session timers: a session whose timer was lost still ends. */
 const SWEEP_INTERVAL_MS = 10_000;
@@ -378,7 +386,7 @@ export class CarsService {
    * A race is over: the sessions its drivers hold on their race cars end ('race_ended': they go
    * home with the race-ended alert). A car someone else holds by now is left alone.
    */
-  async endRaceSessions(drivers: readonly { userId: number; carId: number }[]): Promise<void> {
+  async endRaceSessions(drivers: readonly Driver[]): Promise<void> {
     const now = this.clock.now();
     const ended = await this.db.transaction(async (tx) => {
       const all: EndedSession[] = [];
@@ -389,6 +397,59 @@ export class CarsService {
       return all;
     });
     this.#emitEnded(ended, 'race_ended');
+  }
+
+  // ── a race keeps its racers' cars (issue 23, docs/races.md "When sessions end") ─────────────
+
+  /**
+   * A lobby participant's car is kept while the lobby waits, at most one more turn (the session
+   * duration now) past the end the session was given. Answers the session's end, or null when
+   * the driver no longer holds the car.
+   */
+  async keepForLobby(driver: Driver): Promise<Date | null> {
+    const minutes = (await this.settings.get()).car_session_duration_minutes;
+    const kept = await this.#moveEnd(driver, (session) =>
+      later(session.expiresAt, minutesAfter(session.nominalExpiresAt, minutes)),
+    );
+    return kept?.expiresAt ?? null;
+  }
+
+  /** A race started: its racers keep their cars at least until `until` (the race ends them). */
+  async keepForRace(drivers: readonly Driver[], until: Date): Promise<void> {
+    for (const driver of drivers) await this.#moveEnd(driver, (session) => later(session.expiresAt, until));
+  }
+
+  /** The driver left the lobby with this car: the end it was given counts again (now, if past). */
+  async releaseFromRace(driver: Driver): Promise<void> {
+    await this.#moveEnd(driver, (session) => session.nominalExpiresAt);
+  }
+
+  /**
+   * Moves the end of the driver's live session on the car (under the car's lock, like a connect or
+   * a kick) and says so; a session that ends by it is ended at once. Null when not theirs.
+   */
+  async #moveEnd(driver: Driver, end: (session: CarSessionRow) => Date): Promise<CarSessionRow | null> {
+    const moved = await this.db.transaction(async (tx) => {
+      if (!(await lockLiveCar(tx, driver.carId))) return null;
+      const live = await findLiveSessionOfCar(tx, driver.carId, this.clock.now());
+      if (live?.userId !== driver.userId) return null;
+      const expiresAt = end(live);
+      if (expiresAt.getTime() === live.expiresAt.getTime()) return { session: live, changed: false };
+      await setSessionEnd(tx, live.id, expiresAt);
+      return { session: { ...live, expiresAt }, changed: true };
+    });
+    if (!moved?.changed) return moved?.session ?? null;
+    const { session } = moved;
+    this.events.emit('car.session-end-changed', {
+      carId: session.carId,
+      userId: session.userId,
+      sessionId: session.id,
+      expiresAt: session.expiresAt.toISOString(),
+    });
+    if (session.expiresAt.getTime() > this.clock.now().getTime()) this.#schedule(session);
+    else
+      this.#emitEnded(await endExpiredSessions(this.db, this.clock.now(), session.carId), 'session_expired');
+    return session;
   }
 
   /** Ends the sessions whose time is up; the timers call it, tests may too. */

@@ -51,10 +51,29 @@ export interface NeutralHold {
   releaseNeutral(): void;
 }
 
-/** The cars module's part: the drivers' sessions end with the race. */
+/** A driver on their car, as the race knows them. */
+type Driver = { userId: number; carId: number };
+
+/**
+ * The cars module's part: a race keeps its drivers' cars while it lasts, and their sessions end
+ * with it (docs/races.md "When sessions end").
+ */
 export interface RaceSessions {
-  endRaceSessions(drivers: readonly { userId: number; carId: number }[]): Promise<void>;
+  /** A lobby participant: kept while the lobby waits (bounded); answers the session's end. */
+  keepForLobby(driver: Driver): Promise<Date | null>;
+  /** A race started: its drivers' cars are theirs at least until `until`. */
+  keepForRace(drivers: readonly Driver[], until: Date): Promise<void>;
+  /** The driver left the lobby with this car: the session's own end counts again. */
+  releaseFromRace(driver: Driver): Promise<void>;
+  endRaceSessions(drivers: readonly Driver[]): Promise<void>;
 }
+
+/**
+ * How long after a race's end its drivers' sessions are kept at most: the race ends them itself
+ * (`race_ended`) once its results are written; this only covers that write (retried every
+ * second). Results that take longer leave the sessions to end by the clock, as any other.
+ */
+export const RACE_SESSION_MARGIN_MS = 60_000;
 
 /** The way to the leader's engine, for a follower's commands (scale-out/leader-calls.ts). */
 export interface RaceLeader {
@@ -168,8 +187,17 @@ export class RaceEngine {
       countdown_value: machine.countdownValue(s, now),
       readyCount: s.participants.filter((p) => p.isReady).length,
       totalParticipants: s.participants.length,
-      participants: s.participants,
+      participants: s.participants.map((p) => ({
+        ...p,
+        sessionEndsAt: s.status === 'lobby' ? this.#sessionEnd(p, now) : null,
+      })),
     };
+  }
+
+  /** A lobby participant's session end, as the car list shows it (undefined once it is over). */
+  #sessionEnd(p: Driver, now: number): string | undefined {
+    const session = this.#deps.directory.get(p.carId, now)?.session;
+    return session?.userId === p.userId ? session.expiresAt.toISOString() : undefined;
   }
 
   leaderboard(): LiveLeaderboard {
@@ -200,6 +228,10 @@ export class RaceEngine {
         await upsertParticipant(tx, id, userId, carId, now);
         return id;
       });
+      // Before the state goes out, so it shows the session's new end.
+      const switched = this.#state.participants.find((p) => p.userId === userId);
+      if (switched) await this.#sessions((s) => s.releaseFromRace({ userId, carId: switched.carId }));
+      await this.#sessions((s) => s.keepForLobby({ userId, carId }));
       this.#apply(unwrap(machine.join(this.#state, joiner, raceId)));
     });
   }
@@ -308,6 +340,7 @@ export class RaceEngine {
       this.#departed = new Set();
       this.#apply(next);
       this.#schedule();
+      await this.#keepRacersCars();
     });
   }
 
@@ -391,6 +424,8 @@ export class RaceEngine {
         if (kept.length === 0 && restored.participants.length > 0) return this.#discard(race.id);
         for (const p of restored.participants)
           if (!kept.includes(p)) await deleteParticipant(this.#deps.db, race.id, p.userId);
+        // Kept as stored already, unless the last leader stopped before it kept them.
+        for (const p of kept) await this.#sessions((s) => s.keepForLobby(p));
         this.#apply({ ...restored, participants: kept });
         return;
       }
@@ -405,6 +440,7 @@ export class RaceEngine {
         });
       this.#apply(advanced);
       this.#schedule();
+      await this.#keepRacersCars();
     });
   }
 
@@ -494,6 +530,27 @@ export class RaceEngine {
   }
 
   // ── internals ───────────────────────────────────────────────────────────────────────────
+
+  /**
+   * The started race's drivers keep their cars until it ends (plus the margin); those whose session
+   * ended already are left alone. Idempotent: a resumed race says it again.
+   */
+  async #keepRacersCars(): Promise<void> {
+    const s = this.#state;
+    if (s.expiresAt === null || (s.status !== 'countdown' && s.status !== 'active')) return;
+    const until = new Date(s.expiresAt + RACE_SESSION_MARGIN_MS);
+    const drivers = s.participants.filter((p) => !this.#departed.has(p.userId));
+    await this.#sessions((sessions) => sessions.keepForRace(drivers, until));
+  }
+
+  /** A change to the drivers' sessions: one that fails is logged, the race goes on. */
+  async #sessions(change: (sessions: RaceSessions) => Promise<unknown>): Promise<void> {
+    try {
+      await change(this.#deps.sessions);
+    } catch (error) {
+      this.#deps.log.error({ err: error }, 'changing a racer’s session end failed');
+    }
+  }
 
   #serial<T>(work: () => Promise<T>): Promise<T> {
     const run = this.#chain.then(work, work);

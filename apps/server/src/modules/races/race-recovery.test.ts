@@ -4,10 +4,10 @@
  * lap, or ends cleanly when its time ran out meanwhile. Never a half-state.
  */
 import type { AdminRaceResponse } from '@telerace/protocol';
-import { asc } from 'drizzle-orm';
+import { asc, eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { raceLaps, raceParticipants, races } from '../../db/schema.js';
+import { carSessions, raceLaps, raceParticipants, races } from '../../db/schema.js';
 import { useRestartableApps } from '../../test/restartable-app.js';
 import { connectCar, createCar, listen, takeCar } from '../../test/sockets.js';
 
@@ -119,5 +119,41 @@ describe('a restart during a race', () => {
     apps.clock.advance(2_000);
     await settled(second);
     expect((await adminView(second, headers)).state.race_status).toBe('active');
+  });
+
+  it('a resumed race keeps its racers’ cars until it ends, even if the stopped server had not yet', async () => {
+    const first = await boot();
+    const admin = await createCar(first, 'Settings');
+    await first.inject({
+      method: 'PATCH',
+      url: '/api/admin/settings',
+      headers: admin.adminHeaders,
+      payload: { car_session_duration_minutes: 1 },
+    });
+    const { driver, headers } = await raceInCountdown(first);
+    const sessionOf = async (app: FastifyInstance) =>
+      (await app.database.db.select().from(carSessions).where(eq(carSessions.userId, driver.id)))[0];
+    // Stopped between the start and keeping the cars: the session still ends a minute in.
+    const nominal = (await sessionOf(first))?.nominalExpiresAt as Date;
+    await first.database.db
+      .update(carSessions)
+      .set({ expiresAt: nominal })
+      .where(eq(carSessions.userId, driver.id));
+    await crash(first);
+
+    const second = await boot();
+    apps.clock.advance(5_000);
+    await settled(second);
+    const resumed = await adminView(second, headers);
+    expect(resumed.state.race_status).toBe('active');
+    const raceEnd = Date.parse(resumed.state.race_expires_at ?? '');
+    expect((await sessionOf(second))?.expiresAt.getTime()).toBeGreaterThanOrEqual(raceEnd);
+    apps.clock.advance(nominal.getTime() + 1_000 - apps.clock.now().getTime());
+    await second.cars.sweepExpired();
+    expect((await sessionOf(second))?.endedAt).toBeNull();
+    // The race's end ends it, as every racer's.
+    apps.clock.advance(raceEnd - apps.clock.now().getTime());
+    await settled(second);
+    expect(await sessionOf(second)).toMatchObject({ endReason: 'race_ended' });
   });
 });

@@ -1,17 +1,21 @@
 /**
  * A whole race over real sockets (PGlite and PostgreSQL): two cars online over the car socket,
  * two drivers holding them, a viewer, and the admin. Time is the test's (ManualClock), so the
- * countdown's seconds and the passes' times are exact.
+ * countdown's seconds and the passes' times are exact. And a racer keeps the car for the whole
+ * race (issue 23): a session whose nominal end falls during the race lasts until the race ends.
  */
-import { CONTROL_LIMITS, ERROR_KEYS } from '@telerace/protocol';
+import { CONTROL_LIMITS, ERROR_KEYS, SOCKET_CLOSE_CODES } from '@telerace/protocol';
 import { asc, eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { auditLog, raceLaps, raceParticipants, races } from '../../db/schema.js';
+import { auditLog, carSessions, raceLaps, raceParticipants, races } from '../../db/schema.js';
+import type { DomainEvents } from '../../events.js';
 import { ManualClock } from '../../test/clock.js';
 import { authHeader, buildUser, tokenFor } from '../../test/factories.js';
 import {
+  connectCar,
   controllerUrl,
   createCar,
+  type Driving,
   eventsUrl,
   type ListeningTestApp,
   openSocket,
@@ -43,40 +47,71 @@ async function open(url: string, headers: Record<string, string> = {}): Promise<
   return socket;
 }
 
+const isNeutral = (m: Json) => m.type === 'stop' || (m.type === 'drive' && m.throttle === 0 && m.steer === 0);
+
+/** A car online over its socket. */
+async function onlineCar(name: string): Promise<Driving & { car: TestSocket }> {
+  const driving = await createCar(testApp.app, name);
+  const car = await connectCar(testApp.host, driving.carId, driving.secret);
+  sockets.push(car);
+  return { ...driving, car };
+}
+
+/** `driver` (a new member by default) takes the car with a code and opens its control socket. */
+async function drive(car: Driving, driver?: Awaited<ReturnType<typeof buildUser>>) {
+  const { app, host } = testApp;
+  const taken = await takeCar(app, car, driver);
+  const controller = await open(
+    controllerUrl(host, car.carId, taken.accessToken, taken.controlToken),
+    originOf(app),
+  );
+  return { ...taken, controller };
+}
+
+async function eventSocket(user: Awaited<ReturnType<typeof buildUser>>): Promise<TestSocket> {
+  return open(eventsUrl(testApp.host, await tokenFor(testApp.app, user)), originOf(testApp.app));
+}
+
+async function sessionOf(userId: number, carId: number) {
+  const rows = await testApp.app.database.db.select().from(carSessions).where(eq(carSessions.userId, userId));
+  return rows.find((row) => row.carId === carId);
+}
+
+/** Moves the clock and lets every timer's work (the expiry sweep, the race's ticks) finish. */
+async function advance(ms: number): Promise<void> {
+  clock.advance(ms);
+  await testApp.app.raceEngine.settled();
+  await testApp.app.cars.sweepExpired();
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The status the control page reads: when the car's session ends (ISO). */
+async function sessionEndsAt(carId: number, headers: { authorization: string }): Promise<string | null> {
+  const response = await testApp.app.inject({ method: 'GET', url: `/api/cars/${carId}/status`, headers });
+  return (response.json() as { session_ends_at: string | null }).session_ends_at;
+}
+
 /** Two cars online, each taken by a driver with an event socket and a control socket; a viewer; the admin. */
 async function raceSetup() {
-  const { app, host } = testApp;
+  const { app } = testApp;
   const drivers = [];
   for (const name of ['Red', 'Blue']) {
-    const driving = await createCar(app, name);
-    const car = await open(`ws://${host}/rcsocket?type=car&car=${driving.carId}`, {
-      authorization: `Bearer ${driving.secret}`,
-    });
-    car.send({ type: 'hello', protocolVersion: 1, agentVersion: 'test' });
-    await car.nextOfType('welcome');
-    const taken = await takeCar(app, driving);
-    const events = await open(eventsUrl(host, taken.accessToken), originOf(app));
-    const controller = await open(
-      controllerUrl(host, driving.carId, taken.accessToken, taken.controlToken),
-      originOf(app),
-    );
-    drivers.push({
-      ...taken,
-      carId: driving.carId,
-      car,
-      events,
-      controller,
-      adminHeaders: driving.adminHeaders,
-    });
+    const online = await onlineCar(name);
+    const taken = await drive(online);
+    drivers.push({ ...online, ...taken, events: await eventSocket(taken.driver) });
   }
-  const viewer = await buildUser(app.database.db);
-  const viewerEvents = await open(eventsUrl(host, await tokenFor(app, viewer)), originOf(app));
+  const viewerEvents = await eventSocket(await buildUser(app.database.db));
   const [alice, bob] = drivers as [(typeof drivers)[0], (typeof drivers)[0]];
   return { app, alice, bob, viewerEvents, adminHeaders: alice.adminHeaders };
 }
 
 const raceState = (socket: TestSocket, predicate: (state: ReturnType<typeof stateOf>) => boolean) =>
   socket.next((m) => m.type === 'race_state_update' && predicate(stateOf(m))).then(stateOf);
+
+const MINUTE = 60_000;
+/** The defaults: a 10-minute turn, a 5-second countdown, a 3-minute race. */
+const TURN = 10 * MINUTE;
 
 describe('a race from the lobby to the results', () => {
   it('join → ready → start → countdown 5…1 (neutral) → active → laps → end → results and sessions ended', async () => {
@@ -279,5 +314,130 @@ describe('a race from the lobby to the results', () => {
       ).toBe(403);
     }
     expect((await app.inject({ method: 'GET', url: '/api/admin/race' })).statusCode).toBe(401);
+  });
+});
+
+describe('a racer keeps the car for the whole race', () => {
+  it('past its nominal end until the race ends, then the session ends as every racer’s does; a driver not in the race loses the car at the nominal end', async () => {
+    const { app } = testApp;
+    const ended: DomainEvents['car.session-ended'][] = [];
+    const off = app.events.on('car.session-ended', (event) => ended.push(event));
+    const red = await onlineCar('Red');
+    const blue = await onlineCar('Blue');
+    const start = clock.now().getTime();
+    const alice = await drive(red);
+    const aliceEvents = await eventSocket(alice.driver);
+    await advance(MINUTE);
+    const bob = await drive(blue);
+    const bobEvents = await eventSocket(bob.driver);
+    const viewer = await eventSocket(await buildUser(app.database.db));
+
+    // Alice joins the lobby 8 minutes into her 10-minute turn; a 3-minute race follows at once.
+    await advance(7 * MINUTE);
+    aliceEvents.send({ type: 'join_lobby', carId: red.carId });
+    const lobby = await raceState(viewer, (s) => s.race_status === 'lobby');
+    // The lobby keeps her car at most one more turn; everyone sees until when.
+    expect(lobby.participants[0]?.sessionEndsAt).toBe(iso(start + 2 * TURN));
+    expect(await sessionEndsAt(red.carId, alice.headers)).toBe(iso(start + 2 * TURN));
+    const started = await app.inject({
+      method: 'POST',
+      url: '/api/admin/race/start',
+      headers: red.adminHeaders,
+    });
+    expect(started.statusCode, started.body).toBe(200);
+    // From the start on, her car is hers until the race ends (null: no time of its own).
+    expect((await raceState(viewer, (s) => s.race_status === 'countdown')).participants[0]).toMatchObject({
+      userId: alice.driver.id,
+      sessionEndsAt: null,
+    });
+    for (let second = 0; second < 5; second += 1) await advance(1_000);
+    const active = await raceState(viewer, (s) => s.race_status === 'active');
+    const raceEnd = Date.parse(active.race_expires_at as string);
+    expect(raceEnd).toBe(start + 8 * MINUTE + 5_000 + 3 * MINUTE);
+
+    // Past her nominal end, mid-race: she keeps the car and keeps driving.
+    await advance(start + TURN + 30_000 - clock.now().getTime());
+    expect((await sessionOf(alice.driver.id, red.carId))?.endedAt).toBeNull();
+    expect(Date.parse((await sessionEndsAt(red.carId, alice.headers)) ?? '')).toBeGreaterThanOrEqual(raceEnd);
+    alice.controller.send({ type: 'drive', throttle: 0.6, steer: -0.2 });
+    expect(await red.car.next((m) => m.type === 'drive' && m.throttle === 0.6)).toMatchObject({
+      steer: -0.2,
+    });
+    expect(aliceEvents.messages.some((m) => m.type === 'force_disconnect')).toBe(false);
+
+    // Bob is not in the race: his turn ends at its nominal end, as always.
+    await advance(start + MINUTE + TURN + 1_000 - clock.now().getTime());
+    expect(await bobEvents.nextOfType('force_disconnect')).toEqual({
+      type: 'force_disconnect',
+      reason: 'session_expired',
+    });
+    expect((await bob.controller.closed).code).toBe(SOCKET_CLOSE_CODES.sessionEnded);
+    await blue.car.next(isNeutral);
+    expect((await sessionOf(bob.driver.id, blue.carId))?.endReason).toBe('session_expired');
+    // Alice still drives.
+    alice.controller.send({ type: 'drive', throttle: 0.4, steer: 0 });
+    await red.car.next((m) => m.type === 'drive' && m.throttle === 0.4);
+    expect((await sessionOf(alice.driver.id, red.carId))?.endedAt).toBeNull();
+
+    // The race ends: her session ends with it, as every racer's does (the car stops, she is told).
+    await advance(raceEnd - clock.now().getTime());
+    await raceState(viewer, (s) => s.race_status === 'idle');
+    expect(await aliceEvents.nextOfType('force_disconnect')).toEqual({
+      type: 'force_disconnect',
+      reason: 'race_ended',
+    });
+    expect(await alice.controller.closed).toEqual({
+      code: SOCKET_CLOSE_CODES.sessionEnded,
+      reason: 'race_ended',
+    });
+    await red.car.next(isNeutral);
+    expect(await sessionOf(alice.driver.id, red.carId)).toMatchObject({ endReason: 'race_ended' });
+    expect(await sessionEndsAt(red.carId, alice.headers)).toBeNull();
+    off();
+    expect(ended.map(({ userId, reason }) => [userId, reason])).toEqual([
+      [bob.driver.id, 'session_expired'],
+      [alice.driver.id, 'race_ended'],
+    ]);
+  });
+
+  it('a participant who leaves the lobby loses the extension; the lobby keeps a car at most one more turn', async () => {
+    const { app } = testApp;
+    const red = await onlineCar('Red');
+    const blue = await onlineCar('Blue');
+    const start = clock.now().getTime();
+    const alice = await drive(red);
+    const aliceEvents = await eventSocket(alice.driver);
+    const viewer = await eventSocket(await buildUser(app.database.db));
+    await advance(5 * MINUTE);
+    const onBlue = await drive(blue, alice.driver);
+
+    // In the lobby with Red: its nominal end passes and she keeps it.
+    await advance(MINUTE);
+    aliceEvents.send({ type: 'join_lobby', carId: red.carId });
+    await raceState(viewer, (s) => s.race_status === 'lobby');
+    await advance(start + TURN + 30_000 - clock.now().getTime());
+    expect((await sessionOf(alice.driver.id, red.carId))?.endedAt).toBeNull();
+    expect(await sessionEndsAt(red.carId, alice.headers)).toBe(iso(start + 2 * TURN));
+
+    // She switches to Blue: Red is no longer in the race and its turn, long over, ends now.
+    aliceEvents.send({ type: 'join_lobby', carId: blue.carId });
+    const switched = await raceState(viewer, (s) => s.participants[0]?.carId === blue.carId);
+    expect(switched.participants[0]?.sessionEndsAt).toBe(iso(start + 5 * MINUTE + 2 * TURN));
+    expect((await alice.controller.closed).reason).toBe('session_expired');
+    await red.car.next(isNeutral);
+    expect(await sessionOf(alice.driver.id, red.carId)).toMatchObject({ endReason: 'session_expired' });
+    expect(await sessionEndsAt(red.carId, alice.headers)).toBeNull();
+
+    // Blue's nominal end passes in the lobby: kept, until one more turn after it.
+    await advance(start + 5 * MINUTE + TURN + 30_000 - clock.now().getTime());
+    expect((await sessionOf(alice.driver.id, blue.carId))?.endedAt).toBeNull();
+    onBlue.controller.send({ type: 'drive', throttle: 0.5, steer: 0 });
+    await blue.car.next((m) => m.type === 'drive' && m.throttle === 0.5);
+
+    // An admin who leaves the lobby open: one more turn, and the car goes back (she leaves the lobby).
+    await advance(start + 5 * MINUTE + 2 * TURN + 1_000 - clock.now().getTime());
+    expect((await onBlue.controller.closed).reason).toBe('session_expired');
+    expect(await sessionOf(alice.driver.id, blue.carId)).toMatchObject({ endReason: 'session_expired' });
+    await raceState(viewer, (s) => s.race_status === 'idle');
   });
 });
