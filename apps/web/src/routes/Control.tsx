@@ -30,9 +30,10 @@ import {
   ConnectionIndicator,
   type ConnectionView,
   PingReadout,
-  SessionTimer,
+  SessionReadout,
   TelemetryReadout,
 } from '../features/control/readouts';
+import { sessionEndOf } from '../features/control/session-end';
 import { useControlSocket } from '../features/control/use-control-socket';
 import { useDriveInput } from '../features/control/use-drive-input';
 import { VideoPlayer } from '../features/control/VideoPlayer';
@@ -171,6 +172,7 @@ function Driving({
 
   const car = carQuery.data;
   const online = state?.carOnline ?? (car ? car.status === 'online' : null);
+  const sessionEnd = sessionEndOf(race.state, user?.id ?? null, Number(carId), car?.session_ends_at);
   if (ended) return <SessionEnded code={ended.code} reason={ended.reason} />;
   const trouble = !wasConnected && (state?.failedAttempts ?? 0) >= TROUBLE_AFTER_ATTEMPTS;
 
@@ -183,10 +185,13 @@ function Driving({
         </h1>
         {online !== null && <StatusBadge online={online} />}
         <div className="ml-auto flex flex-wrap items-center gap-2">
-          {car?.session_ends_at && <SessionTimer endsAt={car.session_ends_at} />}
+          {sessionEnd && <SessionReadout end={sessionEnd} />}
           <ConnectionIndicator connection={view} />
           <PingReadout ms={state?.pingMs ?? null} />
         </div>
+        {sessionEnd?.kind === 'time' && sessionEnd.inLobby && (
+          <p className="basis-full text-right text-xs text-muted">{t('control.session.lobbyNote')}</p>
+        )}
       </header>
 
       {trouble && (

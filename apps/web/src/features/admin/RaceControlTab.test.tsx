@@ -79,6 +79,38 @@ describe('admin RaceControlTab', () => {
     expect(screen.getByTestId('race-start')).toBeDisabled();
   });
 
+  it("says until when each pilot's car is theirs: a time in the lobby, the race's end once it started", async () => {
+    /** The next time the clock reads hours:minutes. */
+    const next = (hours: number, minutes: number) => {
+      const at = new Date();
+      at.setHours(hours, minutes, 0, 0);
+      if (at.getTime() <= Date.now()) at.setDate(at.getDate() + 1);
+      return at.toISOString();
+    };
+    stub(
+      raceState({
+        participants: [pilot(5, { sessionEndsAt: next(12, 34) }), pilot(6, { sessionEndsAt: next(21, 5) })],
+      }),
+    );
+    const view = await renderSignedIn(<RaceControlTab />, adminUser);
+    const pilots = within(await screen.findByRole('list', { name: 'Pilots' }));
+    expect(pilots.getByText(/car until 12:34/)).toBeVisible();
+    expect(pilots.getByText(/car until (21:05|09:05 PM)/)).toBeVisible();
+    view.unmount();
+
+    stub(
+      raceState({
+        race_status: 'active',
+        race_expires_at: new Date(Date.now() + 90_000).toISOString(),
+        participants: [pilot(5, { sessionEndsAt: null }), pilot(6, { sessionEndsAt: null })],
+      }),
+    );
+    await i18n.changeLanguage('fr');
+    await renderSignedIn(<RaceControlTab />, adminUser);
+    const racing = within(await screen.findByRole('list', { name: 'Pilotes' }));
+    expect(racing.getAllByText(/voiture jusqu'à la fin de la course/)).toHaveLength(2);
+  });
+
   it("shows the server's refusal to start, translated", async () => {
     const user = userEvent.setup();
     stub(lobby, {

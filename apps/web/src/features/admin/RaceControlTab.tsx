@@ -1,10 +1,11 @@
 /**
  * The admin Race Control tab, race half (spec §2, §4, §6; issue 12): the race's status, countdown
- * or time left, the participants with their ready state and ping, the live leaderboard, the lap
- * counter; Start Race (only in lobby), End Race (after a confirmation, whenever a race is not
- * idle), Sync names to the lap counter; and the race settings. Read from GET /admin/race every
- * 5 s, and live from the event socket between two reads. Errors show the server's text, else the
- * spec's fallbacks (§8). The raffle half (issue 13) is RaffleControl.
+ * or time left, the participants with their ready state, ping and until when their car is theirs
+ * (issue 23), the live leaderboard, the lap counter; Start Race (only in lobby), End Race (after a
+ * confirmation, whenever a race is not idle), Sync names to the lap counter; and the race
+ * settings. Read from GET /admin/race every 5 s, and live from the event socket between two reads.
+ * Errors show the server's text, else the spec's fallbacks (§8). The raffle half (issue 13) is
+ * RaffleControl.
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type AdminRaceResponse, TIMERS_MS } from '@telerace/protocol';
@@ -156,7 +157,7 @@ export function RaceControlTab() {
           <h3 id="admin-race-participants" className="mb-2 font-display text-lg font-black italic">
             {t('raceControl.participants')}
           </h3>
-          <ParticipantsList participants={state.participants} userId={user?.id ?? null} />
+          <ParticipantsList participants={state.participants} userId={user?.id ?? null} showCarUntil />
         </section>
         <section aria-labelledby="admin-race-leaderboard">
           <h3 id="admin-race-leaderboard" className="mb-2 font-display text-lg font-black italic">

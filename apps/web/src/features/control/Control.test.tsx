@@ -1,14 +1,17 @@
-import type { User } from '@telerace/protocol';
+import type { RaceState, User } from '@telerace/protocol';
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import i18n from '../../i18n';
 import { resetAuthClient } from '../../lib/auth-client';
+import { eventSocket } from '../../lib/event-socket';
 import Control from '../../routes/Control';
 import { buildCar } from '../../test/cars';
 import { FakeJanus } from '../../test/fake-janus';
 import { FakeSocket } from '../../test/fake-socket';
+import { pilot, raceState } from '../../test/races';
 import { adminUser, callsTo, json, member, renderSignedIn, stubFetch } from '../profile/testing';
+import { raceStore } from '../race/race-store';
 
 vi.mock('janus-gateway', async () => ({ default: (await import('../../test/fake-janus')).FakeJanus }));
 vi.mock('webrtc-adapter', () => ({ default: { browserDetails: { browser: 'chrome', version: 140 } } }));
@@ -248,7 +251,45 @@ describe('Control page', () => {
     const endsAt = new Date(Date.now() + 7 * 60_000 + 30_000).toISOString();
     stubFetch({ 'GET /api/cars/3/status': () => json(200, { ...car, session_ends_at: endsAt }) });
     await renderConnected();
-    expect(await screen.findByTestId('session-timer')).toHaveTextContent(/^7:(29|30) left$/);
+    expect(await screen.findByTestId('session-timer')).toHaveTextContent(/^Your turn ends in 7:(29|30)$/);
+  });
+
+  it("says how long the lobby keeps a racer's car, then that it is theirs until the race ends", async () => {
+    const inMinutes = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
+    stubFetch({ 'GET /api/cars/3/status': () => json(200, { ...car, session_ends_at: inMinutes(2) }) });
+    await renderConnected();
+    expect(await screen.findByTestId('session-timer')).toHaveTextContent(/^Your turn ends in (1:59|2:00)$/);
+    const detach = raceStore.attach();
+    eventSocket.connect('access-token-1');
+    const events = FakeSocket.last;
+    act(() => events.serverOpen());
+    const tell = (state: RaceState) =>
+      act(() => events.serverSend({ type: 'race_state_update', payload: state }));
+    try {
+      // In the lobby: the end the race state gives (the lobby keeps the car longer), and why.
+      tell(raceState({ participants: [pilot(member.id, { carId: 3, sessionEndsAt: inMinutes(12) })] }));
+      expect(screen.getByTestId('session-timer')).toHaveTextContent(/^Your turn ends in 1[12]:\d\d$/);
+      expect(
+        screen.getByText('If the race starts before then, your car stays yours until it ends.'),
+      ).toBeVisible();
+      // From the start on: until the race ends.
+      tell(
+        raceState({
+          race_status: 'active',
+          race_expires_at: inMinutes(3),
+          participants: [pilot(member.id, { carId: 3, sessionEndsAt: null })],
+        }),
+      );
+      expect(screen.getByTestId('session-timer')).toHaveTextContent('Your car is yours until the race ends');
+      await act(() => i18n.changeLanguage('fr'));
+      expect(screen.getByTestId('session-timer')).toHaveTextContent(
+        "La voiture est à vous jusqu'à la fin de la course",
+      );
+    } finally {
+      eventSocket.disconnect();
+      detach();
+      raceStore.clear();
+    }
   });
 
   it('says the code may have expired when the connection keeps being refused', async () => {

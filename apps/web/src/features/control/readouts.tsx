@@ -4,6 +4,7 @@ import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ControlConnection } from '../../lib/control-socket';
 import { cx } from '../../lib/cx';
+import type { SessionEnd } from './session-end';
 
 export type PingTone = 'good' | 'fair' | 'poor';
 
@@ -14,8 +15,8 @@ export function pingTone(ms: number): PingTone {
   return 'poor';
 }
 
-const pill =
-  'inline-flex items-center gap-1.5 rounded-full border px-2.5 py-1 text-xs font-bold whitespace-nowrap';
+const pillShape = 'inline-flex items-center gap-1.5 rounded-full border px-2.5 py-1 text-xs font-bold';
+const pill = `${pillShape} whitespace-nowrap`;
 
 export type ConnectionView = ControlConnection | 'reconnecting';
 
@@ -124,8 +125,27 @@ export function formatRemaining(ms: number): string {
   return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
 }
 
-/** Time left in the driving session, ticking every second. */
-export function SessionTimer({ endsAt }: { endsAt: string }) {
+/**
+ * Until when the driving session holds the car: the time left, ticking every second, or, for a
+ * racer, until the race ends (session-end.ts).
+ */
+export function SessionReadout({ end }: { end: Exclude<SessionEnd, null> }) {
+  const { t } = useTranslation();
+  if (end.kind === 'raceEnd') {
+    return (
+      // The one readout long enough to need two lines on a phone (in French).
+      <span
+        className={cx(pillShape, 'border-success/40 bg-success/15 text-balance text-success')}
+        data-testid="session-timer"
+      >
+        {t('control.session.untilRaceEnds')}
+      </span>
+    );
+  }
+  return <SessionTimer endsAt={end.endsAt} />;
+}
+
+function SessionTimer({ endsAt }: { endsAt: string }) {
   const { t } = useTranslation();
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
@@ -139,7 +159,7 @@ export function SessionTimer({ endsAt }: { endsAt: string }) {
     <span
       className={cx(
         pill,
-        'font-mono tabular-nums',
+        'tabular-nums',
         left <= 60_000 ? 'border-danger/40 bg-danger/15 text-danger' : 'border-line bg-surface-2 text-fg',
       )}
       data-testid="session-timer"

@@ -1,4 +1,7 @@
-/** The race's pilots (spec §3 participants): name, car, ready state and ping in the spec's colours. */
+/**
+ * The race's pilots (spec §3 participants): name, car, ready state and ping in the spec's colours;
+ * in Race Control, until when each one's car is theirs.
+ */
 import type { RaceParticipant } from '@telerace/protocol';
 import { useTranslation } from 'react-i18next';
 import { cx } from '../../lib/cx';
@@ -33,12 +36,35 @@ export function ReadyBadge({ ready }: { ready: boolean }) {
   );
 }
 
+/**
+ * Until when the participant's car is theirs (issue 23): a time in the lobby, the race's end
+ * from the start on (`sessionEndsAt: null`); nothing when the server did not say.
+ */
+function CarUntil({ endsAt }: { endsAt: string | null | undefined }) {
+  const { t, i18n } = useTranslation();
+  if (endsAt === undefined) return null;
+  const end = endsAt === null ? null : new Date(endsAt);
+  if (end && Number.isNaN(end.getTime())) return null;
+  return (
+    <span className="block text-xs font-normal text-muted" title={end?.toLocaleString(i18n.resolvedLanguage)}>
+      {end
+        ? t('raceControl.carUntil', {
+            time: end.toLocaleTimeString(i18n.resolvedLanguage, { hour: '2-digit', minute: '2-digit' }),
+          })
+        : t('raceControl.carUntilRaceEnds')}
+    </span>
+  );
+}
+
 export function ParticipantsList({
   participants,
   userId,
+  showCarUntil = false,
 }: {
   participants: readonly RaceParticipant[];
   userId: number | null;
+  /** Race Control: until when each participant's car is theirs. */
+  showCarUntil?: boolean;
 }) {
   const { t } = useTranslation();
   if (participants.length === 0) return <p className="text-sm text-muted">{t('race.noParticipants')}</p>;
@@ -57,6 +83,7 @@ export function ParticipantsList({
             {displayName(p.username)}
             {p.userId === userId && <span className="ml-1 text-xs text-muted">({t('race.you')})</span>}
             <span className="block truncate text-xs font-normal text-muted">{p.carName}</span>
+            {showCarUntil && <CarUntil endsAt={p.sessionEndsAt} />}
           </span>
           <ReadyBadge ready={p.isReady} />
           <span className="w-16 text-right text-xs">
