@@ -125,7 +125,8 @@ export async function startTelerace(env: Record<string, string> = {}): Promise<R
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
-  await waitFor(`${url}/api/ready`);
+  // A fresh PGlite applies every migration before /api/ready: 20–34 s on a 2-core machine at load 12.
+  await waitFor(`${url}/api/ready`, 120_000);
   return track(child, url, () => rmSync(dataDir, { recursive: true, force: true }));
 }
 
