@@ -1,23 +1,28 @@
-// A local stand-in for Twitch's OAuth provider, for the browser tests (raffle.spec.ts): the
-// e2e copy of the server tests' apps/server/src/test/oauth-stand-in.ts (Twitch only), on a fixed
-// port (E2E_OAUTH_PORT) so both the browser (the authorize page) and the server (token and user
-// endpoints) reach it. Playwright starts it as a webServer (playwright.config.ts), which also
-// points the raffle server's TWITCH_* settings at it.
+// A local stand-in for Twitch's and Discord's OAuth providers, for the browser tests (raffle.spec.ts,
+// integrations.spec.ts): the e2e copy of the server tests' apps/server/src/test/oauth-stand-in.ts, on
+// a fixed port (E2E_OAUTH_PORT) so both the browser (the authorize page) and the server (token and
+// user endpoints) reach it. Playwright starts it as a webServer (playwright.config.ts), which also
+// points the raffle servers' TWITCH_* and DISCORD_* settings at it.
 //
-//   GET  /twitch/authorize   a browser's sign-in: no consent screen, it sends the browser straight
-//                            back to redirect_uri with `code` and `state`, signed in as the current
-//                            identity (below), or with `error=access_denied` when there is none.
-//   POST /twitch/token       checks what Twitch checks: client id and secret (in the form body,
-//                            as Twitch wants them), the code (single use), the redirect URI it was
-//                            issued for, and the PKCE verifier against the S256 challenge.
+//   GET  /{p}/authorize      a browser's sign-in (p: twitch or discord): no consent screen, it sends
+//                            the browser straight back to redirect_uri with `code` and `state`,
+//                            signed in as that provider's current identity (below), or with
+//                            `error=access_denied` when there is none.
+//   POST /{p}/token          checks what the provider checks: client id and secret (Twitch: in the
+//                            form body; Discord: HTTP Basic), the code (single use, and of this
+//                            provider), the redirect URI it was issued for, and the PKCE verifier
+//                            against the S256 challenge.
 //   GET  /twitch/api/users   the identity for `Authorization: Bearer` + `Client-Id`, answered like
 //                            Helix: {data:[{id, login, display_name, profile_image_url}]}.
-//   POST /control/identity   the test says who is signed in at "Twitch" from now on:
-//                            JSON {id, name}, or {} for nobody (the next sign-in is denied).
+//   GET  /discord/api/users/@me  the identity for `Authorization: Bearer`, as Discord answers it:
+//                            {id, username, global_name, avatar}.
+//   POST /control/identity   the test says who is signed in at a provider from now on: JSON
+//                            {platform?, id, name} (platform: twitch when absent), or {platform?}
+//                            for nobody (the next sign-in there is denied).
 //   GET  /health             200 once listening (Playwright waits for it).
 //
-// One identity at a time for the whole stand-in: only the raffle test uses it, and its steps run
-// one after the other (test.describe.configure mode 'serial').
+// One identity per provider at a time: each test file using it runs its steps one after the other
+// (test.describe.configure mode 'serial').
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 
@@ -25,8 +30,9 @@ const port = Number(process.env.E2E_OAUTH_PORT ?? 8282);
 const clientId = process.env.E2E_OAUTH_CLIENT_ID ?? 'e2e-twitch-client';
 const clientSecret = process.env.E2E_OAUTH_CLIENT_SECRET ?? 'e2e-twitch-secret';
 
-/** Who is signed in at the provider: {id, name} or null. */
-let identity = null;
+const PLATFORMS = ['twitch', 'discord'];
+/** Who is signed in at each provider: {id, name} or null. */
+const identities = { twitch: null, discord: null };
 /** code → what it was issued for; access token → identity. */
 const codes = new Map();
 const tokens = new Map();
@@ -44,7 +50,8 @@ async function readBody(request) {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function authorize(url, response) {
+function authorize(platform, url, response) {
+  const identity = identities[platform];
   const query = url.searchParams;
   const redirectUri = query.get('redirect_uri') ?? '';
   let back;
@@ -67,6 +74,7 @@ function authorize(url, response) {
   } else {
     const code = base64url(randomBytes(16));
     codes.set(code, {
+      platform,
       identity,
       redirectUri,
       challenge: query.get('code_challenge'),
@@ -83,15 +91,24 @@ function refuse(response, reason) {
   json(response, 400, { error: 'invalid_grant', error_description: reason });
 }
 
-async function token(request, response) {
+/** The client's id and secret: Twitch sends them in the form, Discord with HTTP Basic. */
+function clientOf(platform, request, form) {
+  if (platform === 'twitch') return { id: form.get('client_id'), secret: form.get('client_secret') };
+  const basic = /^Basic (.+)$/.exec(request.headers.authorization ?? '')?.[1] ?? '';
+  const [id, secret] = Buffer.from(basic, 'base64').toString('utf8').split(':').map(decodeURIComponent);
+  return { id, secret };
+}
+
+async function token(platform, request, response) {
   const form = new URLSearchParams(await readBody(request));
-  if (form.get('client_id') !== clientId || form.get('client_secret') !== clientSecret) {
+  const client = clientOf(platform, request, form);
+  if (client.id !== clientId || client.secret !== clientSecret) {
     return refuse(response, 'client authentication failed');
   }
   const code = form.get('code') ?? '';
   const issued = codes.get(code);
   codes.delete(code);
-  if (form.get('grant_type') !== 'authorization_code' || !issued)
+  if (form.get('grant_type') !== 'authorization_code' || !issued || issued.platform !== platform)
     return refuse(response, 'unknown or used code');
   if (form.get('redirect_uri') !== issued.redirectUri) return refuse(response, 'redirect_uri mismatch');
   const verifier = form.get('code_verifier');
@@ -100,15 +117,32 @@ async function token(request, response) {
     return refuse(response, 'code_verifier does not match the challenge');
   }
   const accessToken = base64url(randomBytes(24));
-  tokens.set(accessToken, issued.identity);
-  // Twitch lists the granted scopes as an array.
-  const scope = issued.scope.split(' ').filter(Boolean);
+  tokens.set(accessToken, { platform, identity: issued.identity });
+  // Twitch lists the granted scopes as an array, Discord as one space-separated string.
+  const scope = platform === 'twitch' ? issued.scope.split(' ').filter(Boolean) : issued.scope;
   json(response, 200, { access_token: accessToken, token_type: 'bearer', expires_in: 3600, scope });
 }
 
-function users(request, response) {
+/** The identity an access token of this provider was issued for, or undefined. */
+function bearerIdentity(platform, request) {
   const bearer = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1] ?? '';
-  const member = tokens.get(bearer);
+  const issued = tokens.get(bearer);
+  return issued?.platform === platform ? issued.identity : undefined;
+}
+
+function discordUser(request, response) {
+  const member = bearerIdentity('discord', request);
+  if (!member) return json(response, 401, { message: '401: Unauthorized', code: 0 });
+  json(response, 200, {
+    id: member.id,
+    username: member.name.toLowerCase(),
+    global_name: member.name,
+    avatar: null,
+  });
+}
+
+function users(request, response) {
+  const member = bearerIdentity('twitch', request);
   if (!member) return json(response, 401, { error: 'invalid_token' });
   if (request.headers['client-id'] !== clientId) return json(response, 401, { error: 'client id missing' });
   json(response, 200, {
@@ -120,30 +154,36 @@ function users(request, response) {
 
 async function setIdentity(request, response) {
   const body = JSON.parse((await readBody(request)) || '{}');
-  identity =
+  const platform = body.platform ?? 'twitch';
+  if (!PLATFORMS.includes(platform)) return json(response, 400, { error: 'unknown platform' });
+  identities[platform] =
     typeof body.id === 'string' && typeof body.name === 'string' ? { id: body.id, name: body.name } : null;
-  json(response, 200, { identity });
+  json(response, 200, { platform, identity: identities[platform] });
 }
 
 const server = createServer((request, response) => {
   const url = new URL(request.url ?? '/', `http://127.0.0.1:${port}`);
   const route = `${request.method} ${url.pathname}`;
+  const [, platform = '', step = ''] =
+    /^(?:GET|POST) \/(twitch|discord)\/(authorize|token)$/.exec(route) ?? [];
   const handled =
-    route === 'GET /twitch/authorize'
-      ? authorize(url, response)
-      : route === 'POST /twitch/token'
-        ? token(request, response)
+    step === 'authorize' && request.method === 'GET'
+      ? authorize(platform, url, response)
+      : step === 'token' && request.method === 'POST'
+        ? token(platform, request, response)
         : route === 'GET /twitch/api/users'
           ? users(request, response)
-          : route === 'POST /control/identity'
-            ? setIdentity(request, response)
-            : route === 'GET /health'
-              ? json(response, 200, { ok: true })
-              : json(response, 404, { error: 'not_found' });
+          : route === 'GET /discord/api/users/@me'
+            ? discordUser(request, response)
+            : route === 'POST /control/identity'
+              ? setIdentity(request, response)
+              : route === 'GET /health'
+                ? json(response, 200, { ok: true })
+                : json(response, 404, { error: 'not_found' });
   Promise.resolve(handled).catch((error) => json(response, 500, { error: String(error) }));
 });
 server.listen(port, '127.0.0.1', () =>
-  process.stdout.write(`oauth stand-in (Twitch) on http://127.0.0.1:${port}\n`),
+  process.stdout.write(`oauth stand-in (Twitch, Discord) on http://127.0.0.1:${port}\n`),
 );
 // Keep-alive connections would hold server.close() open: the run is over, just go.
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(0));
