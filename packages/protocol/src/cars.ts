@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { CAR_CONFIG_LIMITS } from './constants.js';
 import { Id, IdParams } from './ids.js';
+import { ChatAnnouncementSettings } from './integrations.js';
 import { LiveLeaderboardRow, RACE_SETTINGS_LIMITS, RaceState } from './races.js';
 import { DISCONNECT_REASONS, SocketErrorMessage } from './sockets.js';
 import { CarVideo, VideoCodec } from './video.js';
@@ -171,6 +172,7 @@ export const AdminSettings = z.object({
   race_countdown_seconds: settingInt(RACE_SETTINGS_LIMITS.countdownSeconds),
   race_length_minutes: settingInt(RACE_SETTINGS_LIMITS.raceLengthMinutes),
   min_lap_time_seconds: settingInt(RACE_SETTINGS_LIMITS.minLapSeconds),
+  ...ChatAnnouncementSettings.shape,
 });
 export type AdminSettings = z.infer<typeof AdminSettings>;
 export const AdminSettingsPatch = AdminSettings.partial().refine(

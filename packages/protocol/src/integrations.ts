@@ -22,6 +22,29 @@ export const DEFAULT_CHAT_JOIN_COMMAND = '!join';
 export const CHAT_JOIN_OUTCOMES = ['entered', 'already_in', 'no_raffle', 'refused'] as const;
 export type ChatJoinOutcome = (typeof CHAT_JOIN_OUTCOMES)[number];
 
+/**
+ * What the bots announce in every chat they can write to (docs/integrations.md "Announcements"):
+ * a raffle opened, its winners, a race's podium. Each one is a run-time setting an admin switches
+ * off in the Integrations tab (`ChatAnnouncementSettings`, part of GET/PATCH /api/admin/settings).
+ */
+export const CHAT_ANNOUNCEMENTS = ['raffle_opened', 'raffle_winners', 'race_podium'] as const;
+export type ChatAnnouncementKind = (typeof CHAT_ANNOUNCEMENTS)[number];
+
+/** The setting that switches each announcement on or off. */
+export const CHAT_ANNOUNCEMENT_SETTINGS = {
+  raffle_opened: 'chat_announce_raffle_opened',
+  raffle_winners: 'chat_announce_raffle_winners',
+  race_podium: 'chat_announce_race_podium',
+} as const satisfies Record<ChatAnnouncementKind, `chat_announce_${ChatAnnouncementKind}`>;
+
+/** The announcements' switches among the run-time settings; all on by default. */
+export const ChatAnnouncementSettings = z.object({
+  chat_announce_raffle_opened: z.boolean(),
+  chat_announce_raffle_winners: z.boolean(),
+  chat_announce_race_podium: z.boolean(),
+});
+export type ChatAnnouncementSettings = z.infer<typeof ChatAnnouncementSettings>;
+
 export const IntegrationStatus = z.object({
   id: z.enum(INTEGRATION_IDS),
   state: z.enum(INTEGRATION_STATES),

@@ -1,9 +1,11 @@
 /**
  * The chat and stream integrations' hub (docs/integrations.md): each platform is its own module
  * (twitch/, youtube/, discord/, tips/) that starts only when its settings are present and hands
- * what viewers do to this hub, which turns it into raffle entries and tickets.
+ * what viewers do to this hub, which turns it into raffle entries and tickets. The hub also
+ * carries the bots' announcements (a raffle opened, its winners, a race's podium) to every chat.
  */
 import { defineModule } from '../module.js';
+import { ChatAnnouncer } from './chat-announcer.js';
 import { integrationsRoutes } from './integrations.routes.js';
 import { IntegrationsService } from './integrations.service.js';
 
@@ -11,16 +13,19 @@ declare module '../module.js' {
   interface Services {
     /** Join commands, donations and subscriptions from every platform; integration states. */
     integrations: IntegrationsService;
+    /** The bots' announcements, made from the facts on the leader (chat-announcer.ts). */
+    chatAnnouncer: ChatAnnouncer;
   }
 }
 
 export const integrationsModule = defineModule({
   name: 'integrations',
-  services: ({ config, db, clock, log, services }) => ({
-    integrations: new IntegrationsService({
+  services: ({ config, db, clock, log, services }) => {
+    const integrationsLog = log.child({ module: 'integrations' });
+    const integrations = new IntegrationsService({
       db,
       clock,
-      log: log.child({ module: 'integrations' }),
+      log: integrationsLog,
       raffles: services.raffles,
       tickets: services.tickets,
       settings: {
@@ -28,13 +33,32 @@ export const integrationsModule = defineModule({
         language: config.chatLanguage,
         usdRates: config.donationUsdRates,
       },
-    }),
-  }),
+    });
+    return {
+      integrations,
+      chatAnnouncer: new ChatAnnouncer({
+        hub: integrations,
+        settings: services.settings,
+        leadership: services.leadership,
+        results: services.leaderboards,
+        claimUrl: `${config.publicUrl}/claim`,
+        claimMinutes: config.prizeClaimMinutes,
+        log: integrationsLog,
+      }),
+    };
+  },
   routes: () => [{ plugin: integrationsRoutes }],
-  // One answer per viewer and raffle: a new raffle, or the end of one, starts a new round.
-  on: ({ integrations }) => ({
-    'raffle.opened': () => integrations.newRound(),
-    'raffle.drawn': () => integrations.newRound(),
+  on: ({ integrations, chatAnnouncer }) => ({
+    // One answer per viewer and raffle: a new raffle, or the end of one, starts a new round.
+    'raffle.opened': (fact) => {
+      integrations.newRound();
+      chatAnnouncer.raffleOpened(fact);
+    },
+    'raffle.drawn': (fact) => {
+      integrations.newRound();
+      chatAnnouncer.raffleDrawn(fact);
+    },
     'raffle.aborted': () => integrations.newRound(),
+    'race.finished': (fact) => chatAnnouncer.raceFinished(fact),
   }),
 });

@@ -1,7 +1,8 @@
 /**
  * The integrations' hub: what every chat integration hands over (a viewer's join command, a
- * subscription, a donation) becomes a raffle entry or tickets here, in one place, and each
- * integration reports its connection state here for the admin's Integrations tab.
+ * subscription, a donation) becomes a raffle entry or tickets here, in one place, each
+ * integration reports its connection state here for the admin's Integrations tab, and the bots'
+ * announcements (chat-announcer.ts) reach every chat from here.
  *
  * Integrations know their platform's protocol; this knows the product's rules: the join command,
  * one answer per viewer and raffle, donation currencies, the ticket ledger (docs/integrations.md).
@@ -28,6 +29,7 @@ import type {
   TicketsService,
   WebhookDelivery,
 } from '../modules/tickets/tickets.service.js';
+import { type AnnouncementFormat, announcementText, type ChatAnnouncement } from './announcement-texts.js';
 import { type ChatLanguage, chatReply, testMessage } from './chat-replies.js';
 
 /** A viewer in a platform's chat. */
@@ -60,6 +62,11 @@ export interface IntegrationHandle {
   target: string | null;
   /** Writes a line in the platform's chat (absent where the platform does not allow it). */
   sendTestMessage?: (text: string) => Promise<void>;
+  /**
+   * Posts an announcement in the platform's chat, paced with its other lines, or skips it when it
+   * cannot write now (absent where it never can). Never throws; logs a skip at debug only.
+   */
+  announce?: (announcement: ChatAnnouncement) => void;
 }
 
 export interface JoinAnswer {
@@ -96,6 +103,7 @@ interface StatusEntry {
   lastErrorAt: Date | null;
   since: Date;
   sendTestMessage?: (text: string) => Promise<void>;
+  announce?: (announcement: ChatAnnouncement) => void;
 }
 
 export class IntegrationsService {
@@ -136,6 +144,7 @@ export class IntegrationsService {
     const entry = this.#entry(handle.id);
     entry.target = handle.target;
     entry.sendTestMessage = handle.sendTestMessage;
+    entry.announce = handle.announce;
     this.setState(handle.id, 'connecting');
   }
 
@@ -197,6 +206,22 @@ export class IntegrationsService {
   /** The bot's answer to viewers with one outcome ("@a, @b: you're in…"). */
   reply(outcome: ChatJoinOutcome, mentions: readonly string[]): string {
     return chatReply(this.settings.language, outcome, mentions);
+  }
+
+  /** An announcement, in every chat whose integration can post it (chat-announcer.ts). */
+  announce(announcement: ChatAnnouncement): void {
+    for (const [id, entry] of this.#status) {
+      try {
+        entry.announce?.(announcement);
+      } catch (error) {
+        this.#log.warn({ err: error, integration: id }, 'a chat announcement could not be posted');
+      }
+    }
+  }
+
+  /** An announcement's text in the chats' language, as a platform can post it. */
+  announcementText(announcement: ChatAnnouncement, format: AnnouncementFormat): string {
+    return announcementText(this.settings.language, announcement, format);
   }
 
   /** A raffle opened or ended: every viewer may get one answer again. */

@@ -13,8 +13,9 @@
 import type { ChatInputCommandInteraction, Client, Interaction, Message } from 'discord.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { Backoff } from '../../modules/races/lap-counters/backoff.js';
+import type { ChatAnnouncement } from '../announcement-texts.js';
 import type { IntegrationsService, Viewer } from '../integrations.service.js';
-import { ChannelAnswers } from './channel-answers.js';
+import { ChannelAnswers, MESSAGE_LIMIT } from './channel-answers.js';
 import type { DiscordBotSettings } from './discord.config.js';
 import type { DiscordLoyalty } from './discord-loyalty.js';
 import { type AnyMember, memberStanding } from './discord-loyalty.js';
@@ -102,9 +103,31 @@ export class DiscordBot {
     this.#deps.hub.register({
       id: 'discord',
       target: this.#deps.settings.guildId,
-      ...(this.#deps.settings.channelId === null ? {} : { sendTestMessage: (text) => this.#send(text) }),
+      ...(this.#deps.settings.channelId === null
+        ? {}
+        : {
+            sendTestMessage: (text) => this.#send(text),
+            announce: (announcement) => this.announce(announcement),
+          }),
     });
     void this.#connect();
+  }
+
+  /**
+   * Posts an announcement in DISCORD_CHANNEL_ID, pinging nobody (names are plain text, their
+   * markdown escaped). discord.js's REST queue keeps to the channel's rate limit, which the join
+   * answers share. Skipped while the bot is not connected or has no channel.
+   */
+  announce(announcement: ChatAnnouncement): void {
+    if (this.#stopped || this.#deps.settings.channelId === null || !this.#client?.isReady()) {
+      this.#deps.log.debug({ announcement: announcement.kind }, 'discord: announcement skipped');
+      return;
+    }
+    const text = this.#deps.hub.announcementText(announcement, {
+      maxLength: MESSAGE_LIMIT,
+      escapeName: escapeMarkdown,
+    });
+    void this.#post(text, []);
   }
 
   async stop(): Promise<void> {
@@ -292,22 +315,25 @@ export class DiscordBot {
 
   // ── messages in the channel ────────────────────────────────────────────────────────────
 
-  /** The admin's test message: errors reach the admin. */
-  async #send(text: string): Promise<void> {
+  /**
+   * The admin's test message: errors reach the admin. `mentions`: what the message may ping
+   * (answers mention their viewers; announcements no one).
+   */
+  async #send(text: string, mentions: 'users'[] = ['users']): Promise<void> {
     const client = this.#client;
     const channelId = this.#deps.settings.channelId;
     if (!client || channelId === null) throw new Error('Discord is not connected');
     await client.rest.post(`/channels/${channelId}/messages`, {
-      body: { content: text, allowed_mentions: { parse: ['users'] } },
+      body: { content: text, allowed_mentions: { parse: mentions } },
     });
   }
 
-  /** A batch of answers: failures are logged, never thrown. */
-  async #post(text: string): Promise<void> {
+  /** A batch of answers or an announcement: failures are logged, never thrown. */
+  async #post(text: string, mentions?: 'users'[]): Promise<void> {
     try {
-      await this.#send(text);
+      await this.#send(text, mentions);
     } catch (error) {
-      this.#deps.log.warn({ error: this.#message(error) }, 'discord: could not answer in the channel');
+      this.#deps.log.warn({ error: this.#message(error) }, 'discord: could not post in the channel');
     }
   }
 
@@ -326,4 +352,9 @@ export class DiscordBot {
   #scrubbed(error: unknown): { message: string; name?: string } {
     return { message: this.#message(error), ...(error instanceof Error ? { name: error.name } : {}) };
   }
+}
+
+/** A display name as plain text in Discord's markdown: no emphasis, link, quote or mention syntax. */
+function escapeMarkdown(name: string): string {
+  return name.replace(/[\\*_~`|>[\]<]/g, '\\$&');
 }

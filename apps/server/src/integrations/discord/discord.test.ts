@@ -6,6 +6,7 @@
 import { GatewayIntentBits } from 'discord.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { wholeMonthsBetween } from '../../modules/tickets/tickets.service.js';
+import { switchAnnouncementsOff } from '../../test/announcements.js';
 import { startTestApp } from '../../test/app.js';
 import { failNextWrites } from '../../test/database-hiccup.js';
 import { authHeader, buildUser } from '../../test/factories.js';
@@ -47,6 +48,7 @@ describe('the Discord bot', () => {
   beforeAll(async () => {
     standIn = await DiscordStandIn.start();
     testApp = await startTestApp(standIn.env({ channel: true }));
+    await switchAnnouncementsOff(testApp.app);
     await connected(testApp);
   });
   afterAll(async () => {

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { switchAnnouncementsOff } from '../../test/announcements.js';
 import { startTestApp } from '../../test/app.js';
 import { authHeader, buildAdmin } from '../../test/factories.js';
 import {
@@ -43,6 +44,7 @@ describe('the Twitch chat bot', () => {
   beforeAll(async () => {
     standIn = await startTwitchChatStandIn({ token: TOKEN });
     testApp = await startTestApp(chatEnv(standIn.url));
+    await switchAnnouncementsOff(testApp.app);
     await vi.waitFor(() => expect(hub().status('twitch').state).toBe('connected'), {
       timeout: 10_000,
       interval: 50,

@@ -12,8 +12,9 @@ import type { ChatJoinOutcome } from '@telerace/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import tmi, { type ChatUserstate, type Client } from 'tmi.js';
 import type { Clock, ClockTimer } from '../../clock.js';
+import type { ChatAnnouncement } from '../announcement-texts.js';
 import type { IntegrationsService } from '../integrations.service.js';
-import { ChatSender } from './chat-sender.js';
+import { ChatSender, TWITCH_MAX_MESSAGE_LENGTH } from './chat-sender.js';
 import type { TwitchChatSettings } from './twitch.config.js';
 
 export interface TwitchChatBackoff {
@@ -66,7 +67,8 @@ export class TwitchChat {
   #failures = 0;
   #retryTimer: ClockTimer | undefined;
   #connectTimer: ClockTimer | undefined;
-  #stopped = false;
+  /** Until `start` (this instance leads) and after `stop`. */
+  #stopped = true;
   /** Twitch sent RECONNECT (server maintenance): the coming disconnection is planned. */
   #reconnectRequested = false;
 
@@ -109,6 +111,24 @@ export class TwitchChat {
   /** Writes a line in the channel (the admin's test message), within the rate limit. */
   sendTestMessage(text: string): Promise<void> {
     return this.#sender.line(text);
+  }
+
+  /**
+   * Posts an announcement as its own line, before the join answers waiting, within the rate limit.
+   * Skipped when the bot is not in the channel now (not leading, reconnecting): an announcement
+   * is news of the moment, not for after an outage.
+   */
+  announce(announcement: ChatAnnouncement): void {
+    if (this.#stopped || !this.#joined) {
+      this.#log.debug({ announcement: announcement.kind }, 'Twitch chat not joined: announcement skipped');
+      return;
+    }
+    const text = this.#hub.announcementText(announcement, { maxLength: TWITCH_MAX_MESSAGE_LENGTH });
+    this.#sender
+      .line(text)
+      .catch((error: unknown) =>
+        this.#log.debug({ reason: String(error), announcement: announcement.kind }, 'announcement not sent'),
+      );
   }
 
   async stop(): Promise<void> {

@@ -36,6 +36,7 @@ export const twitchModule = defineModule({
         id: 'twitch',
         target: twitchChat.target,
         sendTestMessage: (text) => twitchChat.sendTestMessage(text),
+        announce: (announcement) => twitchChat.announce(announcement),
       });
       // One chat bot for the site: on the leader only (issue 15). Webhooks land anywhere.
       await leadership.assign({

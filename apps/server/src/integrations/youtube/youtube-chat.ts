@@ -11,6 +11,7 @@
 import type { ChatJoinOutcome } from '@telerace/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock, ClockTimer } from '../../clock.js';
+import type { ChatAnnouncement } from '../announcement-texts.js';
 import type { IntegrationsService, Viewer } from '../integrations.service.js';
 import { failureKind, type LiveChatMessage, type YoutubeApi } from './youtube-api.js';
 
@@ -32,6 +33,8 @@ const CHAT_GONE_RETRY_MS = 1_000;
 const MAX_MESSAGE_LENGTH = 200;
 /** Viewers waiting for an answer, per outcome; beyond this they entered but are not mentioned. */
 const MAX_PENDING_MENTIONS = 500;
+/** Announcements waiting for their turn; more would be stale by the time they are posted. */
+const MAX_PENDING_ANNOUNCEMENTS = 10;
 /** Message ids remembered against a delivery seen twice. */
 const SEEN_LIMIT = 20_000;
 
@@ -67,6 +70,8 @@ export class YoutubeChat {
   /** Last sponsor badge seen per author channel in this process (membership end, see #sponsorBadge). */
   readonly #sponsors = new Map<string, boolean>();
   readonly #pending = new Map<ChatJoinOutcome, string[]>();
+  /** Announcements' texts, posted before the answers. */
+  #announcements: string[] = [];
 
   #stopped = true;
   #timer: ClockTimer | undefined;
@@ -94,8 +99,28 @@ export class YoutubeChat {
   /** Registers with the hub and starts reading in the background (never waits, never throws). */
   start(): void {
     this.#stopped = false;
+    // Said while this instance did not read the chat: not for now.
+    this.#announcements = [];
     this.#register();
     this.#run();
+  }
+
+  /**
+   * Queues an announcement for the chat being read: posted after the next page read, before the
+   * answers. Skipped when the bot cannot write (an API key only) or the chat is not being read
+   * now (not live, failing): an announcement is news of the moment.
+   */
+  announce(announcement: ChatAnnouncement): void {
+    const reading = this.#liveChatId !== null && this.#hub.status('youtube').state === 'connected';
+    if (this.#stopped || !this.#api.canWrite || !reading) {
+      this.#log.debug(
+        { announcement: announcement.kind },
+        'youtube chat cannot post now: announcement skipped',
+      );
+      return;
+    }
+    if (this.#announcements.length >= MAX_PENDING_ANNOUNCEMENTS) return;
+    this.#announcements.push(this.#hub.announcementText(announcement, { maxLength: MAX_MESSAGE_LENGTH }));
   }
 
   /** Cancels the timer and the request in flight, and waits for the step under way to end. */
@@ -162,6 +187,7 @@ export class YoutubeChat {
   #useChat(liveChatId: string): void {
     this.#log.info({ liveChatId }, 'youtube live chat found');
     this.#liveChatId = liveChatId;
+    this.#announcements = [];
     this.#pageToken = null;
     this.#firstPage = true;
     this.#connectedAt = null;
@@ -191,7 +217,7 @@ export class YoutubeChat {
     this.#unrecorded = 0;
     this.#firstPage = false;
     this.#pageToken = page.nextPageToken ?? this.#pageToken;
-    await this.#answer(liveChatId);
+    await this.#speak(liveChatId);
     return pollMs;
   }
 
@@ -297,7 +323,21 @@ export class YoutubeChat {
     this.#pending.set(outcome, list);
   }
 
-  /** At most one chat message per page read: the viewers of one outcome that fit in it. */
+  /**
+   * At most one chat message per page read: the oldest announcement waiting, else the viewers of
+   * one outcome that fit in one message.
+   */
+  async #speak(liveChatId: string): Promise<void> {
+    const announcement = this.#announcements.shift();
+    if (announcement === undefined) return this.#answer(liveChatId);
+    try {
+      await this.#api.sendMessage(liveChatId, announcement, this.#abort?.signal);
+    } catch (error) {
+      if (this.#stopped) return;
+      this.#log.warn({ err: describe(error) }, 'youtube chat announcement not sent');
+    }
+  }
+
   async #answer(liveChatId: string): Promise<void> {
     const [outcome, names] = [...this.#pending].find(([, list]) => list.length > 0) ?? [];
     if (!outcome || !names) return;
@@ -348,7 +388,12 @@ export class YoutubeChat {
     this.#hub.register({
       id: 'youtube',
       target: this.#target(),
-      ...(this.#api.canWrite ? { sendTestMessage: (text: string) => this.#send(text) } : {}),
+      ...(this.#api.canWrite
+        ? {
+            sendTestMessage: (text: string) => this.#send(text),
+            announce: (announcement: ChatAnnouncement) => this.announce(announcement),
+          }
+        : {}),
     });
   }
 

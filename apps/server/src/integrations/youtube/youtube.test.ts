@@ -6,6 +6,7 @@
 import { eq } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ticketLedger } from '../../db/schema.js';
+import { switchAnnouncementsOff } from '../../test/announcements.js';
 import { type StartedTestApp, startTestApp } from '../../test/app.js';
 import { ManualClock } from '../../test/clock.js';
 import { failNextWrites } from '../../test/database-hiccup.js';
@@ -75,6 +76,7 @@ async function boot(
     },
     { clock },
   );
+  await switchAnnouncementsOff(testApp.app);
   const chat = testApp.app.youtubeChat;
   if (!chat) throw new Error('YouTube chat did not start');
   const step = async () => {

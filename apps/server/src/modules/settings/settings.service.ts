@@ -1,6 +1,6 @@
 /**
- * The admin's run-time settings (GET/PATCH /api/admin/settings): the car session duration and
- * the race settings. Held in memory (loaded once, replaced by each save) so a connect, a
+ * The admin's run-time settings (GET/PATCH /api/admin/settings): the car session duration, the
+ * race settings and which announcements the chat bots make. Held in memory (loaded once, replaced by each save) so a connect, a
  * countdown or a pass reads them without a query; every save is audited and emits
  * `settings.changed` with all of them.
  */
@@ -21,6 +21,9 @@ export const DEFAULT_SETTINGS: AdminSettings = {
   race_countdown_seconds: RACE_SETTINGS_LIMITS.countdownSeconds.default,
   race_length_minutes: RACE_SETTINGS_LIMITS.raceLengthMinutes.default,
   min_lap_time_seconds: RACE_SETTINGS_LIMITS.minLapSeconds.default,
+  chat_announce_raffle_opened: true,
+  chat_announce_raffle_winners: true,
+  chat_announce_race_podium: true,
 };
 
 const KEYS = Object.keys(DEFAULT_SETTINGS) as (keyof AdminSettings)[];

@@ -16,6 +16,9 @@ const DEFAULTS = {
   race_countdown_seconds: 5,
   race_length_minutes: 3,
   min_lap_time_seconds: 3,
+  chat_announce_raffle_opened: true,
+  chat_announce_raffle_winners: true,
+  chat_announce_race_podium: true,
 };
 
 describe('GET/PATCH /api/admin/settings', () => {

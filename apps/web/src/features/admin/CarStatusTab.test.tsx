@@ -47,6 +47,9 @@ const routes = (extra: Parameters<typeof stubFetch>[0] = {}) =>
         race_countdown_seconds: 5,
         race_length_minutes: 3,
         min_lap_time_seconds: 3,
+        chat_announce_raffle_opened: true,
+        chat_announce_raffle_winners: true,
+        chat_announce_race_podium: true,
       }),
     ...extra,
   });

@@ -16,7 +16,10 @@ import { TextField } from '../auth/form-fields';
 import { ADMIN_SETTINGS_KEY, fetchSettings, saveSettings } from '../cars/admin-cars-api';
 import { type FormStatus, FormStatusAlert } from '../profile/form-status';
 
-export type SettingName = keyof AdminSettings;
+/** The whole-number settings (the others are the Integrations tab's switches). */
+export type SettingName = {
+  [K in keyof AdminSettings]: AdminSettings[K] extends number ? K : never;
+}[keyof AdminSettings];
 
 export interface SettingField {
   name: SettingName;
