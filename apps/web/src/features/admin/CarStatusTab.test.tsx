@@ -223,6 +223,9 @@ describe('admin CarStatusTab', () => {
       race_countdown_seconds: 5,
       race_length_minutes: 3,
       min_lap_time_seconds: 3,
+      chat_announce_raffle_opened: true,
+      chat_announce_raffle_winners: true,
+      chat_announce_race_podium: true,
     });
     const fetchMock = routes({ 'PATCH /api/admin/settings': () => answer });
     const user = userEvent.setup();

@@ -1,9 +1,9 @@
-import type { AdminIntegrationsResponse, IntegrationStatus } from '@telerace/protocol';
+import type { AdminIntegrationsResponse, AdminSettings, IntegrationStatus } from '@telerace/protocol';
 import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import i18n from '../../i18n';
-import { adminUser, callsTo, json, renderSignedIn, stubFetch } from '../profile/testing';
+import { adminUser, callsTo, json, type Route, renderSignedIn, stubFetch } from '../profile/testing';
 import { IntegrationsTab } from './IntegrationsTab';
 
 /** The tests' clock stands still here, so "10 sec ago" stays true however slow the run. */
@@ -68,6 +68,20 @@ const quiet: AdminIntegrationsResponse = {
   recentEvents: [],
 };
 
+const settings: AdminSettings = {
+  car_session_duration_minutes: 10,
+  race_countdown_seconds: 5,
+  race_length_minutes: 3,
+  min_lap_time_seconds: 3,
+  chat_announce_raffle_opened: true,
+  chat_announce_raffle_winners: true,
+  chat_announce_race_podium: true,
+};
+
+/** The tab's two reads (integrations, and the run-time settings its announcement switches show). */
+const stubTab = (routes: Record<string, Route>) =>
+  stubFetch({ 'GET /api/admin/settings': () => json(200, settings), ...routes });
+
 const card = (name: string) => within(screen.getByRole('region', { name }));
 
 beforeEach(async () => {
@@ -81,7 +95,7 @@ afterEach(() => {
 
 describe('admin IntegrationsTab', () => {
   it('shows each integration’s state, target, time in state and last error, the join command and the entries', async () => {
-    stubFetch({ 'GET /api/admin/integrations': () => json(200, live) });
+    stubTab({ 'GET /api/admin/integrations': () => json(200, live) });
     await renderSignedIn(<IntegrationsTab />, adminUser);
 
     expect(await screen.findByTestId('integrations-join-command')).toHaveTextContent(
@@ -115,7 +129,7 @@ describe('admin IntegrationsTab', () => {
   });
 
   it('lists the recent events newest first, each with its time, platform, name and what happened', async () => {
-    stubFetch({ 'GET /api/admin/integrations': () => json(200, live) });
+    stubTab({ 'GET /api/admin/integrations': () => json(200, live) });
     await renderSignedIn(<IntegrationsTab />, adminUser);
     const list = await screen.findByRole('list', { name: 'Recent events' });
     expect(
@@ -134,7 +148,7 @@ describe('admin IntegrationsTab', () => {
   });
 
   it('says when no raffle is open and nothing happened yet', async () => {
-    stubFetch({ 'GET /api/admin/integrations': () => json(200, quiet) });
+    stubTab({ 'GET /api/admin/integrations': () => json(200, quiet) });
     await renderSignedIn(<IntegrationsTab />, adminUser);
     expect(await screen.findByText('No raffle open')).toBeVisible();
     expect(screen.getByText('Nothing yet')).toBeVisible();
@@ -146,7 +160,7 @@ describe('admin IntegrationsTab', () => {
   it('shows an error with Retry when the integrations cannot be loaded, and loads them on Retry', async () => {
     const user = userEvent.setup();
     let answer = json(500, { error: 'Internal' });
-    const fetchMock = stubFetch({ 'GET /api/admin/integrations': () => answer });
+    const fetchMock = stubTab({ 'GET /api/admin/integrations': () => answer });
     await renderSignedIn(<IntegrationsTab />, adminUser);
     expect(await screen.findByRole('alert')).toHaveTextContent('Could not load the integrations.');
 
@@ -160,7 +174,7 @@ describe('admin IntegrationsTab', () => {
   it('sends a test message to a connected chat, and is disabled with a hint while not connected', async () => {
     const user = userEvent.setup();
     let release = () => {};
-    const fetchMock = stubFetch({
+    const fetchMock = stubTab({
       'GET /api/admin/integrations': () => json(200, live),
       'POST /api/admin/integrations/twitch/test-message': () =>
         new Promise<Response>((resolve) => {
@@ -186,7 +200,7 @@ describe('admin IntegrationsTab', () => {
 
   it('shows why a test message was not sent', async () => {
     const user = userEvent.setup();
-    stubFetch({
+    stubTab({
       'GET /api/admin/integrations': () => json(200, live),
       'POST /api/admin/integrations/twitch/test-message': () =>
         json(409, { error: 'Not connected', errorKey: 'errors.integrationNotConnected' }),
@@ -201,7 +215,7 @@ describe('admin IntegrationsTab', () => {
   it('reads the integrations again every 5 seconds', async () => {
     vi.useFakeTimers({ shouldAdvanceTime: true, now: NOW });
     let answer = quiet;
-    const fetchMock = stubFetch({ 'GET /api/admin/integrations': () => json(200, answer) });
+    const fetchMock = stubTab({ 'GET /api/admin/integrations': () => json(200, answer) });
     await renderSignedIn(<IntegrationsTab />, adminUser);
     expect(await screen.findByText('No raffle open')).toBeVisible();
 
@@ -213,7 +227,7 @@ describe('admin IntegrationsTab', () => {
 
   it('speaks French', async () => {
     await i18n.changeLanguage('fr');
-    stubFetch({ 'GET /api/admin/integrations': () => json(200, live) });
+    stubTab({ 'GET /api/admin/integrations': () => json(200, live) });
     await renderSignedIn(<IntegrationsTab />, adminUser);
     await screen.findByRole('region', { name: 'Twitch' });
     expect(card('Twitch').getByText('Connectée')).toBeVisible();
@@ -222,5 +236,107 @@ describe('admin IntegrationsTab', () => {
       'Les spectateurs tapent !race dans le chat pour participer au tirage ouvert.',
     );
     expect(screen.getByRole('button', { name: 'Envoyer un message de test sur Twitch' })).toBeEnabled();
+  });
+});
+
+describe('admin IntegrationsTab: the chat announcements', () => {
+  const section = () => within(screen.getByRole('region', { name: 'Chat announcements' }));
+  /** The section appears with the rest of the tab, once the integrations are read. */
+  const render = async () => {
+    await renderSignedIn(<IntegrationsTab />, adminUser);
+    await screen.findByRole('region', { name: 'Chat announcements' });
+  };
+  const SWITCHES = ['Raffle opened', 'Raffle winners', 'Race podium'];
+
+  it('shows a switch for each announcement once the settings are read, all on', async () => {
+    let release = () => {};
+    stubTab({
+      'GET /api/admin/integrations': () => json(200, quiet),
+      'GET /api/admin/settings': () =>
+        new Promise<Response>((resolve) => {
+          release = () => resolve(json(200, { ...settings, chat_announce_race_podium: false }));
+        }),
+    });
+    await render();
+    expect(await section().findByRole('status')).toHaveTextContent('Loading…');
+    expect(section().queryByRole('switch')).toBeNull();
+    release();
+    expect(await section().findByRole('switch', { name: /Raffle opened/ })).toBeChecked();
+    expect(section().getByRole('switch', { name: /Raffle winners/ })).toBeChecked();
+    expect(section().getByRole('switch', { name: /Race podium/ })).not.toBeChecked();
+    expect(section().getAllByRole('switch')).toHaveLength(3);
+  });
+
+  it('saves one switch at once, busy meanwhile, and says so', async () => {
+    const user = userEvent.setup();
+    let release = () => {};
+    const fetchMock = stubTab({
+      'GET /api/admin/integrations': () => json(200, quiet),
+      'PATCH /api/admin/settings': ({ body }) =>
+        new Promise<Response>((resolve) => {
+          release = () => resolve(json(200, { ...settings, ...(body as object) }));
+        }),
+    });
+    await render();
+    const winners = await section().findByRole('switch', { name: /Raffle winners/ });
+    await user.click(winners);
+    expect(await section().findByText('Saving…')).toBeVisible();
+    for (const name of SWITCHES)
+      expect(section().getByRole('switch', { name: new RegExp(name) })).toBeDisabled();
+    release();
+    expect(await section().findByText('Announcements saved.')).toBeVisible();
+    expect(winners).not.toBeChecked();
+    expect(winners).toBeEnabled();
+    expect(section().getByRole('switch', { name: /Raffle opened/ })).toBeChecked();
+    expect(callsTo(fetchMock, 'PATCH', '/api/admin/settings')).toEqual([
+      { chat_announce_raffle_winners: false },
+    ]);
+  });
+
+  it('shows why a save was refused and keeps the switch as it was', async () => {
+    const user = userEvent.setup();
+    stubTab({
+      'GET /api/admin/integrations': () => json(200, quiet),
+      'PATCH /api/admin/settings': () => json(403, { error: 'Forbidden', errorKey: 'errors.forbidden' }),
+    });
+    await render();
+    const opened = await section().findByRole('switch', { name: /Raffle opened/ });
+    await user.click(opened);
+    expect(await section().findByRole('alert')).toHaveTextContent('You are not allowed to do that.');
+    expect(opened).toBeChecked();
+    expect(opened).toBeEnabled();
+  });
+
+  it('says when the settings cannot be read, and reads them again on Retry', async () => {
+    const user = userEvent.setup();
+    let answer = json(500, { error: 'Internal' });
+    stubTab({
+      'GET /api/admin/integrations': () => json(200, quiet),
+      'GET /api/admin/settings': () => answer,
+    });
+    await render();
+    expect(await section().findByRole('alert')).toHaveTextContent(
+      'Could not load the announcement settings.',
+    );
+    answer = json(200, settings);
+    await user.click(section().getByRole('button', { name: 'Retry' }));
+    expect(await section().findByRole('switch', { name: /Race podium/ })).toBeChecked();
+    expect(section().queryByRole('alert')).toBeNull();
+  });
+
+  it('speaks French', async () => {
+    await i18n.changeLanguage('fr');
+    const user = userEvent.setup();
+    stubTab({
+      'GET /api/admin/integrations': () => json(200, quiet),
+      'PATCH /api/admin/settings': ({ body }) => json(200, { ...settings, ...(body as object) }),
+    });
+    await renderSignedIn(<IntegrationsTab />, adminUser);
+    const frSection = within(await screen.findByRole('region', { name: 'Annonces dans le chat' }));
+    expect(await frSection.findByRole('switch', { name: /Tirage ouvert/ })).toBeChecked();
+    expect(frSection.getByRole('switch', { name: /Gagnants du tirage/ })).toBeChecked();
+    await user.click(frSection.getByRole('switch', { name: /Podium de la course/ }));
+    expect(await frSection.findByText('Annonces enregistrées.')).toBeVisible();
+    expect(frSection.getByRole('switch', { name: /Podium de la course/ })).not.toBeChecked();
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The admin Integrations tab (issue 14): the join command viewers type, the open raffle's entries
- * per platform, each chat and stream integration's connection (IntegrationCard) and the recent
- * joins, subscriptions and donations (IntegrationEvents). Read from GET /admin/integrations every
+ * per platform, each chat and stream integration's connection (IntegrationCard), the switches of
+ * the bots' announcements (ChatAnnouncements) and the recent joins, subscriptions and donations
+ * (IntegrationEvents). Read from GET /admin/integrations every
  * 5 s while the tab is shown (only the selected tab is mounted; React Query pauses the polling
  * while the browser tab is hidden).
  */
@@ -12,6 +13,7 @@ import { Trans, useTranslation } from 'react-i18next';
 import { TableLoading } from '../../components/table/table-states';
 import { Alert } from '../../components/ui/Alert';
 import { Button } from '../../components/ui/Button';
+import { ChatAnnouncements } from './ChatAnnouncements';
 import { IntegrationCard } from './IntegrationCard';
 import { IntegrationEvents } from './IntegrationEvents';
 import { ADMIN_INTEGRATIONS_KEY, fetchIntegrations } from './integrations-api';
@@ -116,6 +118,8 @@ export function IntegrationsTab() {
           })}
         </div>
       </section>
+
+      <ChatAnnouncements />
 
       <IntegrationEvents events={recentEvents} now={now} />
     </div>
