@@ -12,7 +12,7 @@ const baseURL = `http://127.0.0.1:${E2E_PORT}`;
  */
 export const E2E_RAFFLE_PORT = Number(process.env.E2E_RAFFLE_PORT ?? 8183);
 export const E2E_RAFFLE_URL = `http://127.0.0.1:${E2E_RAFFLE_PORT}`;
-/** The local Twitch stand-in (scripts/oauth-stand-in.mjs) the raffle server signs winners in with. */
+/** The local Twitch and Discord stand-in (scripts/oauth-stand-in.mjs) the raffle server signs winners in with. */
 export const E2E_OAUTH_PORT = Number(process.env.E2E_OAUTH_PORT ?? 8282);
 export const E2E_OAUTH_URL = `http://127.0.0.1:${E2E_OAUTH_PORT}`;
 const E2E_OAUTH_CLIENT = { id: 'e2e-twitch-client', secret: 'e2e-twitch-secret' } as const;
@@ -145,8 +145,8 @@ export default defineConfig({
       },
     },
     {
-      // The raffle test's server: like the main one, with Twitch sign-in pointed at the stand-in
-      // and a single simulated car ("Sim 1"), the one a winner's claim is given.
+      // The raffle test's server: like the main one, with Twitch and Discord sign-in pointed at the
+      // stand-in and a single simulated car ("Sim 1"), the one a winner's claim is given.
       command: 'node scripts/start-server.mjs',
       url: `${E2E_RAFFLE_URL}/api/ready`,
       reuseExistingServer: false,
@@ -155,6 +155,12 @@ export default defineConfig({
       stderr: 'pipe',
       env: {
         ...raffleServerEnv(String(E2E_RAFFLE_PORT), E2E_OAUTH_URL),
+        // Discord sign-in too: a viewer links a second platform (raffle.spec.ts, one account, one entry).
+        DISCORD_CLIENT_ID: E2E_OAUTH_CLIENT.id,
+        DISCORD_CLIENT_SECRET: E2E_OAUTH_CLIENT.secret,
+        DISCORD_AUTH_URL: `${E2E_OAUTH_URL}/discord/authorize`,
+        DISCORD_TOKEN_URL: `${E2E_OAUTH_URL}/discord/token`,
+        DISCORD_API_URL: `${E2E_OAUTH_URL}/discord/api`,
       },
     },
     {

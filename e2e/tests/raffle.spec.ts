@@ -27,7 +27,7 @@ import {
   test,
 } from '@playwright/test';
 import { E2E_ADMIN, E2E_OAUTH_URL, E2E_RAFFLE_URL } from '../playwright.config.js';
-import { fill, logIn, onlineCar, screenshot, speed, translations } from './support.js';
+import { adminToken, fill, logIn, onlineCar, screenshot, speed, translations } from './support.js';
 
 const { en } = translations();
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -51,9 +51,15 @@ const entryCount = (count: number) =>
     count,
   });
 
-/** Who the Twitch stand-in signs in from now on (its control endpoint). */
-async function signedInAtTwitch(request: APIRequestContext, identity: { id: string; name: string }) {
-  const response = await request.post(`${E2E_OAUTH_URL}/control/identity`, { data: identity });
+/** Who the stand-in signs in at a provider from now on (its control endpoint). */
+async function signedInAt(
+  request: APIRequestContext,
+  identity: { id: string; name: string },
+  platform: 'twitch' | 'discord' = 'twitch',
+) {
+  const response = await request.post(`${E2E_OAUTH_URL}/control/identity`, {
+    data: { platform, ...identity },
+  });
   expect(response.status()).toBe(200);
 }
 
@@ -64,16 +70,14 @@ async function freshBrowser(browser: Browser): Promise<{ context: BrowserContext
   return { context, page: await context.newPage() };
 }
 
-/** Clicks "Claim with Twitch" on the claim page: a link, Twitch being the one provider configured here. */
+/** Clicks "Claim with Twitch" on the claim page: a link (YouTube is not configured here: a disabled button). */
 async function claimWithTwitch(page: Page): Promise<void> {
   await page.goto('/claim');
   const claimWith = (platform: string) => fill(en.social.claimWith, { platform });
-  for (const platform of [en.social.youtube, en.social.discord]) {
-    await expect(page.getByRole('button', { name: claimWith(platform) })).toHaveAttribute(
-      'aria-disabled',
-      'true',
-    );
-  }
+  await expect(page.getByRole('button', { name: claimWith(en.social.youtube) })).toHaveAttribute(
+    'aria-disabled',
+    'true',
+  );
   const twitch = page.getByRole('link', { name: claimWith(en.social.twitch), exact: true });
   await expect(twitch).toHaveAttribute('href', '/api/auth/twitch?action=claim');
   await twitch.click();
@@ -169,7 +173,7 @@ test('the admin draws a raffle and the winner claims a car with Twitch and drive
   });
 
   await test.step('a Twitch account that did not win is told no prize was found', async () => {
-    await signedInAtTwitch(request, STRANGER);
+    await signedInAt(request, STRANGER);
     const { context, page } = await freshBrowser(browser);
     await claimWithTwitch(page);
     await expect(page).toHaveURL(/\/claim\?error=no_win_found$/);
@@ -180,7 +184,7 @@ test('the admin draws a raffle and the winner claims a car with Twitch and drive
 
   const { context: winnerContext, page: winner } = await freshBrowser(browser);
   await test.step('the winner claims with Twitch and finishes the new account', async () => {
-    await signedInAtTwitch(request, WINNER);
+    await signedInAt(request, WINNER);
     await claimWithTwitch(winner);
     // A new account: the terms first, then on to the car.
     await expect(winner).toHaveURL(/\/complete-registration$/);
@@ -213,5 +217,172 @@ test('the admin draws a raffle and the winner claims a car with Twitch and drive
   });
 
   await winnerContext.close();
+  await adminContext.close();
+});
+
+/** A viewer with two platforms linked to one account (issue 23, one account one entry) and another. */
+const DANA = {
+  twitch: { id: 'tw-dana', name: 'DanaRaces' },
+  discord: { id: '900000000000000042', name: 'Dana' },
+};
+const OTHER = { id: 'tw-other', name: 'OtherViewer' } as const;
+/** The shortest settings, so a driving session's nominal end falls during a race in about a minute. */
+const SHORT = { car_session_duration_minutes: 1, race_countdown_seconds: 3, race_length_minutes: 1 };
+/** Time the admin leaves between the claim and the start: the nominal end then falls ~20 s into the race. */
+const START_AFTER_CLAIM_MS = 20_000;
+
+test('a viewer entered from two linked platforms is drawn once, claims, races and keeps the car past its session', async ({
+  browser,
+  request,
+}, testInfo) => {
+  const admin = async () => ({ headers: { authorization: `Bearer ${await adminToken(request)}` } });
+  const carId = await onlineCar(request, 'Sim 1');
+
+  await test.step('the last test leaves no lobby nor driver behind; sessions and races are short', async () => {
+    // The previous draw's lobby ends, and the car its winner holds is freed.
+    const ended = await request.post('/api/admin/race/end', await admin());
+    expect([200, 409], await ended.text()).toContain(ended.status());
+    const kicked = await request.post(`/api/admin/cars/${carId}/kick`, await admin());
+    expect([200, 204, 409], await kicked.text()).toContain(kicked.status());
+    const settings = await request.patch('/api/admin/settings', { ...(await admin()), data: SHORT });
+    expect(settings.status(), await settings.text()).toBe(200);
+    await expect(async () => {
+      const cars = (await (await request.get('/api/admin/cars', await admin())).json()) as {
+        id: number;
+        current_user_id: number | null;
+      }[];
+      expect(cars.find((car) => car.id === carId)?.current_user_id ?? null).toBeNull();
+    }).toPass({ timeout: 20_000 });
+  });
+
+  const { context: danaContext, page: dana } = await freshBrowser(browser);
+  // The page's alerts (window.alert), accepted as a person would.
+  const alerts: string[] = [];
+  dana.on('dialog', (dialog) => {
+    alerts.push(dialog.message());
+    void dialog.accept();
+  });
+  await test.step('the viewer signs up with Twitch, then links Discord to the same account', async () => {
+    await signedInAt(request, DANA.twitch);
+    await dana.goto('/login');
+    await dana
+      .getByRole('link', { name: fill(en.social.loginWith, { platform: en.social.twitch }), exact: true })
+      .click();
+    await expect(dana).toHaveURL(/\/complete-registration$/);
+    await dana.getByRole('checkbox').check();
+    await dana.getByRole('button', { name: en.completeRegistration.submit, exact: true }).click();
+    await expect(dana).not.toHaveURL(/complete-registration/);
+    await signedInAt(request, DANA.discord, 'discord');
+    await dana.goto('/profile');
+    await dana
+      .getByRole('link', { name: fill(en.profile.linked.linkLabel, { platform: en.social.discord }) })
+      .click();
+    await expect(
+      dana.getByText(fill(en.profile.linked.linkedBanner, { platform: en.social.discord })),
+    ).toBeVisible();
+    await expect(dana.getByText(fill(en.profile.linked.linkedId, { id: DANA.discord.id }))).toBeVisible();
+    await screenshot(dana, testInfo, 'profile-two-platforms-linked');
+  });
+
+  const { context: adminContext, page: adminPage } = await freshBrowser(browser);
+  let raffleId = 0;
+  await test.step('the admin enters her from Twitch and Discord: the second is already in', async () => {
+    await logIn(adminPage, E2E_ADMIN.email, E2E_ADMIN.password);
+    await adminPage.goto('/admin?tab=race-control');
+    await adminPage.getByTestId('raffle-racers').fill('2');
+    await adminPage.getByTestId('raffle-start').click();
+    await expect(adminPage.getByTestId('raffle-status')).toHaveAttribute('data-status', 'open');
+    const form = adminPage.getByTestId('raffle-add-entry');
+    const add = async (platform: 'twitch' | 'discord', id: string, name: string) => {
+      await form.getByTestId('raffle-entry-platform').selectOption(platform);
+      await form.getByTestId('raffle-entry-user-id').fill(id);
+      await form.getByTestId('raffle-entry-name').fill(name);
+      await form.getByTestId('raffle-entry-submit').click();
+    };
+    await add('twitch', DANA.twitch.id, DANA.twitch.name);
+    await expect(adminPage.getByTestId('raffle-entry-count')).toHaveText(entryCount(1));
+    await add('discord', DANA.discord.id, DANA.discord.name);
+    await expect(adminPage.getByText(en.errors.raffleAlreadyEntered)).toBeVisible();
+    await add('twitch', OTHER.id, OTHER.name);
+    await expect(adminPage.getByTestId('raffle-entry-count')).toHaveText(entryCount(2));
+    // Her one entry weighs her account's total: 100 + 25 for each of the two linked platforms.
+    await expect(adminPage.getByTestId('raffle-entry').filter({ hasText: DANA.twitch.name })).toContainText(
+      `${en.social.twitch}150`,
+    );
+    await screenshot(adminPage, testInfo, 'race-control-one-entry-per-account');
+  });
+
+  await test.step('the draw picks her once; the published record lists her once', async () => {
+    await adminPage.getByTestId('raffle-draw').click();
+    await expect(adminPage.getByText(fill(en.raceControl.raffle.drawn_other, { count: 2 }))).toBeVisible();
+    const winners = adminPage.getByTestId('raffle-winners').getByRole('listitem');
+    await expect(winners).toHaveCount(2);
+    await expect(winners.filter({ hasText: DANA.twitch.name })).toHaveCount(1);
+    raffleId = Number(
+      /\/raffles\/(\d+)$/.exec(
+        (await adminPage.getByTestId('raffle-page-link').getAttribute('href')) ?? '',
+      )?.[1],
+    );
+    const record = (await (await request.get(`/api/raffles/${raffleId}/record`)).json()) as {
+      entryCount: number;
+      entries: { platform: string; platformUserId: string; weight: number }[];
+    };
+    expect(record.entryCount).toBe(2);
+    expect(record.entries.map((e) => `${e.platform}:${e.platformUserId}:${e.weight}`).sort()).toEqual([
+      `twitch:${DANA.twitch.id}:150`,
+      `twitch:${OTHER.id}:100`,
+    ]);
+  });
+
+  let claimedAt = 0;
+  await test.step('she claims with Twitch, lands on the control page and joins the lobby', async () => {
+    await signedInAt(request, DANA.twitch);
+    await claimWithTwitch(dana);
+    await expect(dana).toHaveURL(new RegExp(`/control/${carId}/\\d+$`));
+    claimedAt = Date.now();
+    await expect(dana.getByTestId('connection-state')).toHaveText(en.control.connection.connected);
+    await dana.getByTestId('race-join').click();
+    await expect(dana.getByTestId('race-lobby-count')).toHaveText(
+      fill(en.race.lobby.readyCount, { ready: 0, total: 1 }),
+    );
+    // The turn's end (the lobby keeps the car one turn more at most), and the note that a race
+    // started before then keeps the car until it ends.
+    const left = en.control.session.left.replace('{{time}}', '([01]):[0-5]\\d');
+    await expect(dana.getByTestId('session-timer')).toHaveText(new RegExp(`^${left}$`));
+    await expect(dana.getByText(en.control.session.lobbyNote)).toBeVisible();
+    await screenshot(dana, testInfo, 'winner-in-lobby');
+  });
+
+  await test.step('the admin starts the race: her car is hers until it ends', async () => {
+    await dana.waitForTimeout(Math.max(0, claimedAt + START_AFTER_CLAIM_MS - Date.now()));
+    await adminPage.getByRole('button', { name: en.raceControl.start, exact: true }).click();
+    await expect(dana.getByTestId('session-timer')).toHaveText(en.control.session.untilRaceEnds);
+  });
+
+  await test.step('past the nominal end of her session, mid-race, she still drives', async () => {
+    // One minute after the claim her turn would have ended; the race runs ~20 s longer.
+    await expect
+      .poll(() => Date.now() - claimedAt, { timeout: 70_000, intervals: [1_000] })
+      .toBeGreaterThan(62_000);
+    await expect(dana.getByTestId('race-status')).toHaveText(en.race.status.active);
+    await expect(dana.getByTestId('connection-state')).toHaveText(en.control.connection.connected);
+    await dana.keyboard.down('w');
+    await expect.poll(() => speed(dana), { timeout: 10_000 }).toBeGreaterThan(1);
+    await screenshot(dana, testInfo, 'racing-past-session-end');
+    await dana.keyboard.up('w');
+  });
+
+  await test.step('the race ends: she is told, and the car is free again', async () => {
+    await expect.poll(() => alerts, { timeout: 60_000 }).toContain(en.control.forceDisconnect.race_ended);
+    await expect(async () => {
+      const cars = (await (await request.get('/api/admin/cars', await admin())).json()) as {
+        id: number;
+        current_user_id: number | null;
+      }[];
+      expect(cars.find((car) => car.id === carId)?.current_user_id ?? null).toBeNull();
+    }).toPass({ timeout: 20_000 });
+  });
+
+  await danaContext.close();
   await adminContext.close();
 });
