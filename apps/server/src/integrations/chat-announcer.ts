@@ -24,7 +24,7 @@ import type { IntegrationsService } from './integrations.service.js';
 const PODIUM_PLACES = 3;
 
 export interface ChatAnnouncerDeps {
-  hub: Pick<IntegrationsService, 'announce' | 'settings'>;
+  hub: Pick<IntegrationsService, 'announce' | 'announces' | 'settings'>;
   settings: { current(): AdminSettings };
   leadership: { readonly leading: boolean };
   /** A finished race's public results (GET /api/races/:id). */
@@ -90,8 +90,9 @@ export class ChatAnnouncer {
     return this.#queue;
   }
 
+  /** Not leading, or no chat configured to post in: nothing to prepare (no query for a podium). */
   #announce(kind: ChatAnnouncementKind, prepare: () => Promise<ChatAnnouncement | null>): void {
-    if (!this.#deps.leadership.leading) return;
+    if (!this.#deps.leadership.leading || !this.#deps.hub.announces()) return;
     if (!this.#deps.settings.current()[CHAT_ANNOUNCEMENT_SETTINGS[kind]]) {
       this.#deps.log.debug({ announcement: kind }, 'chat announcement switched off');
       return;

@@ -219,6 +219,11 @@ export class IntegrationsService {
     }
   }
 
+  /** Whether any chat integration can post announcements (none configured: nothing to prepare). */
+  announces(): boolean {
+    return [...this.#status.values()].some((entry) => entry.announce !== undefined);
+  }
+
   /** An announcement's text in the chats' language, as a platform can post it. */
   announcementText(announcement: ChatAnnouncement, format: AnnouncementFormat): string {
     return announcementText(this.settings.language, announcement, format);
