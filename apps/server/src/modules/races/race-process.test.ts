@@ -127,8 +127,7 @@ describe('a race with real processes, and a server killed mid-race', () => {
       { token: member, carId: carIds[1] as number },
     ];
 
-    // Each driver takes their car once it is online, opens the event and control sockets, and
-    // holds full throttle from now on (repeated every 100 ms, as the web page's heartbeat does).
+    // Each driver takes their car once it is online and opens the event and control sockets.
     const open = async (driver: (typeof drivers)[number], controlToken: string) => {
       const host = `127.0.0.1:${port}`;
       const events = await Client.open(eventsUrl(host, driver.token), base);
@@ -156,12 +155,10 @@ describe('a race with real processes, and a server killed mid-race', () => {
       const controlToken = await takeCarWithCode(base, driver.carId, admin, driver.token);
       sockets.push({ ...(await open(driver, controlToken)), controlToken });
     }
-    for (const index of [0, 1])
-      timers.push(
-        setInterval(() => sockets[index]?.control.send({ type: 'drive', throttle: 1, steer: 0 }), 100),
-      );
-
-    // Lobby, start, countdown: the cars hear neutral and stay still.
+    // Lobby, start, countdown: the drivers hold full throttle from the start on (repeated every
+    // 100 ms, as the web page's heartbeat does), yet the cars hear neutral and stay still. (Held
+    // in the lobby, the throttle would have the cars moving when the countdown begins, and a car
+    // left at neutral coasts: how far it got would depend on how long the join took.)
     const viewer = sockets[0]?.events as Client;
     const lobbyFull = viewer.next(
       (m) => m.type === 'race_state_update' && (m.payload as RaceState).totalParticipants === 2,
@@ -180,6 +177,10 @@ describe('a race with real processes, and a server killed mid-race', () => {
     };
     sockets[0]?.control.ws.on('message', recordSpeed);
     await call(base, 'POST', '/admin/race/start', undefined, admin);
+    for (const index of [0, 1])
+      timers.push(
+        setInterval(() => sockets[index]?.control.send({ type: 'drive', throttle: 1, steer: 0 }), 100),
+      );
     const firstState = (await active).payload as RaceState;
     sockets[0]?.control.ws.off('message', recordSpeed);
     expect(countdownSpeeds.length).toBeGreaterThan(0);
