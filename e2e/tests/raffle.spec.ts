@@ -237,6 +237,14 @@ test('a viewer entered from two linked platforms is drawn once, claims, races an
 }, testInfo) => {
   const admin = async () => ({ headers: { authorization: `Bearer ${await adminToken(request)}` } });
   const carId = await onlineCar(request, 'Sim 1');
+  /** Who holds the car now (the admin's car list), null when it is free. */
+  const driverOf = async (id: number) => {
+    const cars = (await (await request.get('/api/admin/cars', await admin())).json()) as {
+      id: number;
+      current_user_id: number | null;
+    }[];
+    return cars.find((car) => car.id === id)?.current_user_id ?? null;
+  };
 
   await test.step('the last test leaves no lobby nor driver behind; sessions and races are short', async () => {
     // The previous draw's lobby ends, and the car its winner holds is freed.
@@ -246,13 +254,7 @@ test('a viewer entered from two linked platforms is drawn once, claims, races an
     expect([200, 204, 409], await kicked.text()).toContain(kicked.status());
     const settings = await request.patch('/api/admin/settings', { ...(await admin()), data: SHORT });
     expect(settings.status(), await settings.text()).toBe(200);
-    await expect(async () => {
-      const cars = (await (await request.get('/api/admin/cars', await admin())).json()) as {
-        id: number;
-        current_user_id: number | null;
-      }[];
-      expect(cars.find((car) => car.id === carId)?.current_user_id ?? null).toBeNull();
-    }).toPass({ timeout: 20_000 });
+    await expect(async () => expect(await driverOf(carId)).toBeNull()).toPass({ timeout: 20_000 });
   });
 
   const { context: danaContext, page: dana } = await freshBrowser(browser);
@@ -374,13 +376,7 @@ test('a viewer entered from two linked platforms is drawn once, claims, races an
 
   await test.step('the race ends: she is told, and the car is free again', async () => {
     await expect.poll(() => alerts, { timeout: 60_000 }).toContain(en.control.forceDisconnect.race_ended);
-    await expect(async () => {
-      const cars = (await (await request.get('/api/admin/cars', await admin())).json()) as {
-        id: number;
-        current_user_id: number | null;
-      }[];
-      expect(cars.find((car) => car.id === carId)?.current_user_id ?? null).toBeNull();
-    }).toPass({ timeout: 20_000 });
+    await expect(async () => expect(await driverOf(carId)).toBeNull()).toPass({ timeout: 20_000 });
   });
 
   await danaContext.close();

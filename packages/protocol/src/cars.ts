@@ -3,7 +3,7 @@
  * the car protocol between the server and the car agent (ours: ARCHITECTURE.md "Car protocol").
  */
 import { z } from 'zod';
-import { CAR_CONFIG_LIMITS } from './constants.js';
+import { CAR_CONFIG_LIMITS, CAR_SESSION_DEFAULT_MINUTES } from './constants.js';
 import { Id, IdParams } from './ids.js';
 import { ChatAnnouncementSettings } from './integrations.js';
 import { LiveLeaderboardRow, RACE_SETTINGS_LIMITS, RaceState } from './races.js';
@@ -175,6 +175,16 @@ export const AdminSettings = z.object({
   ...ChatAnnouncementSettings.shape,
 });
 export type AdminSettings = z.infer<typeof AdminSettings>;
+/** What the settings are until an admin saves them. */
+export const DEFAULT_ADMIN_SETTINGS: AdminSettings = {
+  car_session_duration_minutes: CAR_SESSION_DEFAULT_MINUTES,
+  race_countdown_seconds: RACE_SETTINGS_LIMITS.countdownSeconds.default,
+  race_length_minutes: RACE_SETTINGS_LIMITS.raceLengthMinutes.default,
+  min_lap_time_seconds: RACE_SETTINGS_LIMITS.minLapSeconds.default,
+  chat_announce_raffle_opened: true,
+  chat_announce_raffle_winners: true,
+  chat_announce_race_podium: true,
+};
 export const AdminSettingsPatch = AdminSettings.partial().refine(
   (patch) => Object.keys(patch).length > 0,
   'at least one setting is required',

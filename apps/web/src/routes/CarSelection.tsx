@@ -8,7 +8,7 @@ import { type ReactNode, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { Alert } from '../components/ui/Alert';
-import { Button } from '../components/ui/Button';
+import { LoadFailed } from '../components/ui/LoadFailed';
 import { Panel } from '../components/ui/Panel';
 import { Spinner } from '../components/ui/Spinner';
 import { useAuth } from '../features/auth/auth-context';
@@ -45,11 +45,12 @@ export default function CarSelection() {
     );
   } else if (query.isError && !query.data) {
     content = (
-      <Alert tone="error" title={t('cars.loadFailed')}>
-        <Button variant="secondary" size="sm" className="mt-2" onClick={() => void query.refetch()}>
-          {t('cars.retry')}
-        </Button>
-      </Alert>
+      <LoadFailed
+        title={t('cars.loadFailed')}
+        retry={t('cars.retry')}
+        retrying={query.isFetching}
+        onRetry={() => void query.refetch()}
+      />
     );
   } else if (query.data.length === 0) {
     content = (

@@ -4,29 +4,14 @@
  * countdown or a pass reads them without a query; every save is audited and emits
  * `settings.changed` with all of them.
  */
-import {
-  AdminSettings,
-  type AdminSettingsPatch,
-  CAR_SESSION_DEFAULT_MINUTES,
-  RACE_SETTINGS_LIMITS,
-} from '@telerace/protocol';
+import { AdminSettings, type AdminSettingsPatch, DEFAULT_ADMIN_SETTINGS } from '@telerace/protocol';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/client.js';
 import type { EventBus } from '../../events.js';
 import { type AuditActor, recordAudit } from '../admin/audit.repo.js';
 import { readSettingValues, writeSettingValue } from './settings.repo.js';
 
-export const DEFAULT_SETTINGS: AdminSettings = {
-  car_session_duration_minutes: CAR_SESSION_DEFAULT_MINUTES,
-  race_countdown_seconds: RACE_SETTINGS_LIMITS.countdownSeconds.default,
-  race_length_minutes: RACE_SETTINGS_LIMITS.raceLengthMinutes.default,
-  min_lap_time_seconds: RACE_SETTINGS_LIMITS.minLapSeconds.default,
-  chat_announce_raffle_opened: true,
-  chat_announce_raffle_winners: true,
-  chat_announce_race_podium: true,
-};
-
-const KEYS = Object.keys(DEFAULT_SETTINGS) as (keyof AdminSettings)[];
+const KEYS = Object.keys(DEFAULT_ADMIN_SETTINGS) as (keyof AdminSettings)[];
 
 export class SettingsService {
   readonly #db: Db;
@@ -43,9 +28,9 @@ export class SettingsService {
   /** Reads the stored values (start-up); a missing or invalid one keeps its default. */
   async load(): Promise<AdminSettings> {
     const stored = await readSettingValues(this.#db, KEYS);
-    const merged: Record<string, unknown> = { ...DEFAULT_SETTINGS };
+    const merged: Record<string, unknown> = { ...DEFAULT_ADMIN_SETTINGS };
     for (const key of KEYS) {
-      const candidate = { ...DEFAULT_SETTINGS, [key]: stored.get(key) };
+      const candidate = { ...DEFAULT_ADMIN_SETTINGS, [key]: stored.get(key) };
       if (stored.has(key) && AdminSettings.safeParse(candidate).success) merged[key] = stored.get(key);
     }
     this.#current = AdminSettings.parse(merged);
@@ -59,7 +44,7 @@ export class SettingsService {
 
   /** The settings in force, from memory (after start-up; the defaults before). */
   current(): AdminSettings {
-    return this.#current ?? DEFAULT_SETTINGS;
+    return this.#current ?? DEFAULT_ADMIN_SETTINGS;
   }
 
   /** Saves the given settings (the others keep their values); new sessions and races get them. */

@@ -1,4 +1,4 @@
-import type { AdminCar } from '@telerace/protocol';
+import { type AdminCar, DEFAULT_ADMIN_SETTINGS } from '@telerace/protocol';
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -41,16 +41,7 @@ const cars: AdminCar[] = [
 const routes = (extra: Parameters<typeof stubFetch>[0] = {}) =>
   stubFetch({
     'GET /api/admin/cars': () => json(200, cars),
-    'GET /api/admin/settings': () =>
-      json(200, {
-        car_session_duration_minutes: 10,
-        race_countdown_seconds: 5,
-        race_length_minutes: 3,
-        min_lap_time_seconds: 3,
-        chat_announce_raffle_opened: true,
-        chat_announce_raffle_winners: true,
-        chat_announce_race_podium: true,
-      }),
+    'GET /api/admin/settings': () => json(200, DEFAULT_ADMIN_SETTINGS),
     ...extra,
   });
 

@@ -12,8 +12,7 @@ import {
 } from '@telerace/protocol';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Alert } from '../../components/ui/Alert';
-import { Button } from '../../components/ui/Button';
+import { LoadFailed } from '../../components/ui/LoadFailed';
 import { Spinner } from '../../components/ui/Spinner';
 import { apiErrorText } from '../auth/error-text';
 import { ADMIN_SETTINGS_KEY, fetchSettings, saveSettings } from '../cars/admin-cars-api';
@@ -56,17 +55,12 @@ export function ChatAnnouncements() {
       {query.isPending ? (
         <Spinner className="text-accent" />
       ) : query.isError ? (
-        <Alert tone="error" title={t(`${T}.loadFailed`)}>
-          <Button
-            variant="secondary"
-            size="sm"
-            className="mt-2"
-            busy={query.isFetching}
-            onClick={() => void query.refetch()}
-          >
-            {t('admin.integrations.retry')}
-          </Button>
-        </Alert>
+        <LoadFailed
+          title={t(`${T}.loadFailed`)}
+          retry={t('admin.integrations.retry')}
+          retrying={query.isFetching}
+          onRetry={() => void query.refetch()}
+        />
       ) : (
         <ul className="grid gap-3 md:grid-cols-3">
           {CHAT_ANNOUNCEMENTS.map((kind) => {

@@ -1,4 +1,9 @@
-import type { AdminIntegrationsResponse, AdminSettings, IntegrationStatus } from '@telerace/protocol';
+import {
+  type AdminIntegrationsResponse,
+  type AdminSettings,
+  DEFAULT_ADMIN_SETTINGS,
+  type IntegrationStatus,
+} from '@telerace/protocol';
 import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -68,15 +73,7 @@ const quiet: AdminIntegrationsResponse = {
   recentEvents: [],
 };
 
-const settings: AdminSettings = {
-  car_session_duration_minutes: 10,
-  race_countdown_seconds: 5,
-  race_length_minutes: 3,
-  min_lap_time_seconds: 3,
-  chat_announce_raffle_opened: true,
-  chat_announce_raffle_winners: true,
-  chat_announce_race_podium: true,
-};
+const settings: AdminSettings = DEFAULT_ADMIN_SETTINGS;
 
 /** The tab's two reads (integrations, and the run-time settings its announcement switches show). */
 const stubTab = (routes: Record<string, Route>) =>

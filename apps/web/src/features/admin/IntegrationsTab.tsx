@@ -12,7 +12,7 @@ import type { ReactNode } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import { TableLoading } from '../../components/table/table-states';
 import { Alert } from '../../components/ui/Alert';
-import { Button } from '../../components/ui/Button';
+import { LoadFailed } from '../../components/ui/LoadFailed';
 import { ChatAnnouncements } from './ChatAnnouncements';
 import { IntegrationCard } from './IntegrationCard';
 import { IntegrationEvents } from './IntegrationEvents';
@@ -69,17 +69,12 @@ export function IntegrationsTab() {
   if (query.isPending) return <TableLoading />;
   if (query.isError && !query.data) {
     return (
-      <Alert tone="error" title={t(`${T}.loadFailed`)}>
-        <Button
-          variant="secondary"
-          size="sm"
-          className="mt-2"
-          busy={query.isFetching}
-          onClick={() => void query.refetch()}
-        >
-          {t(`${T}.retry`)}
-        </Button>
-      </Alert>
+      <LoadFailed
+        title={t(`${T}.loadFailed`)}
+        retry={t(`${T}.retry`)}
+        retrying={query.isFetching}
+        onRetry={() => void query.refetch()}
+      />
     );
   }
   const { joinCommand, integrations, openRaffleEntries, recentEvents } = query.data;

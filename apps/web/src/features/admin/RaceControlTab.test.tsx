@@ -1,6 +1,7 @@
 import {
   type AdminRaceResponse,
   type AdminSettings,
+  DEFAULT_ADMIN_SETTINGS,
   IDLE_RACE_STATE,
   type RaceState,
 } from '@telerace/protocol';
@@ -12,15 +13,7 @@ import { pilot, raceState } from '../../test/races';
 import { adminUser, callsTo, json, renderSignedIn, stubFetch } from '../profile/testing';
 import { RaceControlTab } from './RaceControlTab';
 
-const settings: AdminSettings = {
-  car_session_duration_minutes: 10,
-  race_countdown_seconds: 5,
-  race_length_minutes: 3,
-  min_lap_time_seconds: 3,
-  chat_announce_raffle_opened: true,
-  chat_announce_raffle_winners: true,
-  chat_announce_race_podium: true,
-};
+const settings: AdminSettings = DEFAULT_ADMIN_SETTINGS;
 
 const answer = (state: RaceState, connected = true): AdminRaceResponse => ({
   state,
