@@ -3,12 +3,13 @@
  * raffle (issue 23, point 7). An open raffle with 20,000 entries; anonymous visitors read its
  * public answers (the raffle page polls them every 5 s) over 20 connections, with a browser's
  * `Accept-Encoding`, while members change their settings (each change is a `user.changed` fact)
- * at 20 a second. On PGlite and PostgreSQL; next to a bare `node:http` server in the same run
+ * at 20 a second, and once more with viewers joining at 10 a second (each join makes the open raffle's
+ * answers stale: remade at most once a second). On PGlite and PostgreSQL; next to a bare `node:http` server in the same run
  * answering the same bytes, already compressed, with an ETag — the cheapest a server can be.
  * Target: p95 ≤ 60 ms at 20,000 entries. Reported, not asserted.
  *
  * Options (environment): BENCH_DURATION (10 s), BENCH_CONNECTIONS (20), RAFFLE_ENTRIES (20000),
- * RAFFLE_CHANGES_PER_S (20), RAFFLE_PATHS (comma-separated, `{id}` is the raffle's id; default the
+ * RAFFLE_CHANGES_PER_S (20), RAFFLE_JOINS_PER_S (10), RAFFLE_PATHS (comma-separated, `{id}` is the raffle's id; default the
  * summary, the first entries page and the whole record). An older build (TELERACE_ROOT) that has
  * no such route is measured on `/api/raffles/current` alone: RAFFLE_PATHS=/api/raffles/current.
  */
@@ -29,6 +30,8 @@ const SECONDS = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
 const ENTRIES = Number(process.env.RAFFLE_ENTRIES ?? 20_000);
 const CHANGES_PER_S = Number(process.env.RAFFLE_CHANGES_PER_S ?? 20);
+/** Viewers joining during the last measure of each path (each join remakes the open raffle's answers, at most once a second). */
+const JOINS_PER_S = Number(process.env.RAFFLE_JOINS_PER_S ?? 10);
 const PATHS = (
   process.env.RAFFLE_PATHS ??
   '/api/raffles/current,/api/raffles/{id}/entries?page=1&limit=25,/api/raffles/{id}/record'
@@ -114,46 +117,55 @@ async function seedEntries(
   }
 }
 
-/**
- * Members switching their theme back and forth, CHANGES_PER_S in all, until stopped; answers how
- * many changes were made and how many failed (a server starved by the reads refuses some).
- */
+/** Runs `act` about `perSecond` times a second until stopped; answers how many went through and how many failed. */
+function atRate(
+  perSecond: number,
+  act: (i: number) => Promise<unknown>,
+): { stop: () => Promise<{ made: number; failed: number }> } {
+  let running = true;
+  let made = 0;
+  let failed = 0;
+  const loop = (async () => {
+    for (let i = 0; running && perSecond > 0; i++) {
+      const started = Date.now();
+      try {
+        await act(i);
+        made++;
+      } catch {
+        failed++;
+      }
+      await new Promise((r) => setTimeout(r, Math.max(0, 1000 / perSecond - (Date.now() - started))));
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+      return { made, failed };
+    },
+  };
+}
+
+/** Members switching their theme back and forth, CHANGES_PER_S in all (one after another), until stopped. */
 function changeSettings(
   base: string,
   tokens: string[],
 ): { stop: () => Promise<{ made: number; failed: number }> } {
-  let running = true;
-  let changes = 0;
-  let failed = 0;
-  const perMember = (tokens.length / CHANGES_PER_S) * 1000;
-  const loops = tokens.map(async (token, i) => {
-    let theme: 'dark' | 'light' = 'light';
-    await new Promise((r) => setTimeout(r, (i * perMember) / tokens.length));
-    while (running) {
-      const started = Date.now();
-      try {
-        await api(base, '/me/theme', { method: 'PATCH', token, body: { preferred_theme: theme } });
-        changes++;
-      } catch {
-        failed++;
-      }
-      theme = theme === 'light' ? 'dark' : 'light';
-      await new Promise((r) => setTimeout(r, Math.max(0, perMember - (Date.now() - started))));
-    }
-  });
-  return {
-    stop: async () => {
-      running = false;
-      await Promise.all(loops);
-      return { made: changes, failed };
-    },
-  };
+  return atRate(CHANGES_PER_S, (i) =>
+    api(base, '/me/theme', {
+      method: 'PATCH',
+      token: tokens[i % tokens.length],
+      body: { preferred_theme: Math.floor(i / tokens.length) % 2 === 0 ? 'light' : 'dark' },
+    }),
+  );
 }
 
 interface PathResult {
   path: string;
   bytes: number;
   telerace: Measure;
+  /** With viewers joining at JOINS_PER_S as well. */
+  teleraceJoins: Measure;
   bare: Measure;
 }
 
@@ -181,6 +193,18 @@ async function onDatabase(kind: DatabaseKind): Promise<{ results: PathResult[]; 
     const sceneS = round((Date.now() - started) / 1000, 1);
     const telerace = await startTelerace(env);
     try {
+      const admin = await logInAdmin(telerace.url);
+      let joined = 0;
+      const viewerJoins = () =>
+        api(telerace.url, '/admin/race/raffle-entries', {
+          method: 'POST',
+          token: admin,
+          body: {
+            platform: 'discord',
+            platformUserId: `joiner-${joined}`,
+            displayName: `Joiner ${joined++}`,
+          },
+        });
       const members: string[] = [];
       for (let i = 0; i < MEMBERS; i++) members.push(await signUpMember(telerace.url));
       const paths = PATHS.map((p) => p.replaceAll('{id}', String(raffleId)));
@@ -207,9 +231,14 @@ async function onDatabase(kind: DatabaseKind): Promise<{ results: PathResult[]; 
           await measure(`${telerace.url}${path}`);
           const bareMeasure = await measure(`${bare.url}${path}`);
           const teleraceMeasure = await measure(`${telerace.url}${path}`);
+          const joins = atRate(JOINS_PER_S, viewerJoins);
+          const teleraceJoins = await measure(`${telerace.url}${path}`);
+          const joinsMade = await joins.stop();
           const { made, failed } = await changes.stop();
-          console.info(`${kind} ${path}: ${made} settings changes during the runs, ${failed} failed`);
-          results.push({ path, bytes, bare: bareMeasure, telerace: teleraceMeasure });
+          console.info(
+            `${kind} ${path}: ${made} settings changes (${failed} failed), ${joinsMade.made} joins (${joinsMade.failed} failed)`,
+          );
+          results.push({ path, bytes, bare: bareMeasure, telerace: teleraceMeasure, teleraceJoins });
         }
         return { results, sceneS };
       } finally {
@@ -236,10 +265,11 @@ export async function raffleBench(): Promise<void> {
     const outcome = await onDatabase(kind);
     if (!outcome) continue;
     written[kind] = outcome;
-    for (const { path, bytes, telerace, bare } of outcome.results) {
+    for (const { path, bytes, telerace, teleraceJoins, bare } of outcome.results) {
       for (const [server, m] of [
         ['bare', bare],
         ['telerace', telerace],
+        [`telerace, ${JOINS_PER_S} joins/s`, teleraceJoins],
       ] as const) {
         rows.push({
           database: kind,

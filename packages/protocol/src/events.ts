@@ -135,6 +135,8 @@ export const DOMAIN_EVENTS = {
     platformUserId: z.string(),
     displayName: z.string(),
     entries: z.number().int().positive(),
+    /** When it entered (an account's first entry is the one drawn); absent from older instances. */
+    enteredAt: isoTime.optional(),
   }),
   /** The raffle was drawn (seed revealed, winners' prizes created), winners first drawn first. */
   'raffle.drawn': z.object({

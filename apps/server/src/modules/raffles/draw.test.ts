@@ -10,6 +10,7 @@ import {
   canonicalEntriesText,
   canonicalOrder,
   commitmentOf,
+  compareBytes,
   type DrawEntry,
   drawWinners,
   entriesHashOf,
@@ -88,6 +89,41 @@ describe('known answers', () => {
     const emoji = { platform: 'discord', platformUserId: '\u{1F600}', weight: 1 };
     expect(['\u{FF5E}', '\u{1F600}'].sort()).toEqual(['\u{1F600}', '\u{FF5E}']);
     expect(canonicalOrder([emoji, wide])).toEqual([wide, emoji]);
+  });
+
+  it('compares as the UTF-8 bytes do, on random text with every kind of character', () => {
+    // ASCII, Latin-1, the BMP around the surrogates, private use, and characters above U+FFFF.
+    const pool = [
+      'a',
+      'Z',
+      '0',
+      'é',
+      'ß',
+      '\u{7FF}',
+      '\u{800}',
+      '\u{D7FF}',
+      '\u{E000}',
+      '\u{FFFD}',
+      '\u{FF5E}',
+      '\u{10000}',
+      '\u{1F600}',
+      '\u{10FFFF}',
+    ];
+    let seed = 7;
+    const pick = () => {
+      seed = (seed * 48_271) % 2_147_483_647;
+      return pool[seed % pool.length] as string;
+    };
+    const text = () => Array.from({ length: seed % 5 }, pick).join('');
+    const sign = (n: number) => Math.sign(n);
+    for (let i = 0; i < 5_000; i++) {
+      const a = text();
+      pick();
+      const b = text();
+      expect(sign(compareBytes(a, b)), `${JSON.stringify(a)} vs ${JSON.stringify(b)}`).toBe(
+        sign(Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'))),
+      );
+    }
   });
 
   it('refuses a malformed seed and a weight under 1', () => {

@@ -41,9 +41,23 @@ export function commitmentOf(seedHex: string): string {
   return sha256(seedBytes(seedHex)).toString('hex');
 }
 
-/** Byte order of the UTF-8 text (not JavaScript's UTF-16 order, which differs above U+FFFF). */
-function compareBytes(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+/** A UTF-16 code unit's rank in code point order: surrogates (D800–DFFF, above U+FFFF) after E000–FFFF. */
+const codePointRank = (unit: number) =>
+  unit < 0xd800 ? unit : unit >= 0xe000 ? unit - 0x800 : unit + 0x2000;
+
+/**
+ * Byte order of the UTF-8 text — which is code point order — compared without encoding either
+ * string (a draw sorts tens of thousands of entries). JavaScript's own order (UTF-16 code units)
+ * differs only where a character above U+FFFF meets one in U+E000–U+FFFF.
+ */
+export function compareBytes(a: string, b: string): number {
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return codePointRank(x) - codePointRank(y);
+  }
+  return a.length - b.length;
 }
 
 /** The canonical order of identities: platform, then platform user id, by their UTF-8 bytes. */

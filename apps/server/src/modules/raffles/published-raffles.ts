@@ -6,33 +6,24 @@
  * When an answer is made again:
  * - A drawn or aborted raffle never changes (list, weights and winners are frozen; a prize's claim
  *   is not part of it): made once, kept while it is among the last few read.
- * - The open raffle changes with its entries and with the weights of the accounts in it. A fact
- *   that can change it — an entry, a ticket change of an account in it, a link, ban or deletion
- *   touching it — marks it stale; a fact about anyone else changes nothing. A stale answer is
- *   made again at most once per REMAKE_MIN_MS (a burst of entries costs one read a second), and
- *   at least every OPEN_MAX_AGE_MS (a donation's tickets expire with time, not with a fact).
- *   The request that finds it stale waits for the new one; requests arriving meanwhile get the
- *   last answer, so a remake never holds the audience.
+ * - The open raffle changes with its entries and with the weights of the accounts in it; it is
+ *   kept in memory from the facts (open-raffle-keeper.ts), which says when one changed it — an
+ *   entry, a ticket change of an account in it, a link, ban or deletion touching it; a fact about
+ *   anyone else changes nothing. A stale answer is made again (from memory) at most once per
+ *   REMAKE_MIN_MS, and at least every OPEN_MAX_AGE_MS (a donation's tickets expire with time, not
+ *   with a fact). The request that finds it stale waits for the new one; requests arriving
+ *   meanwhile get the last answer, so a remake never holds the audience.
  */
 import type { RaffleEntry, RaffleRecord, RaffleSummary } from '@telerace/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../clock.js';
 import { PreparedBody } from '../../http/prepared-body.js';
 
-/** Everything a raffle publishes, and what the open raffle's answers depend on. */
+/** Everything a raffle publishes. */
 export interface RaffleSnapshot {
   summary: RaffleSummary;
   /** In the canonical order. */
   entries: RaffleEntry[];
-  /** The accounts whose identities entered (their tickets, links and ban weigh in). */
-  accounts: ReadonlySet<number>;
-  /** `platform:platformUserId` of every identity that entered (an account linking one weighs in). */
-  identities: ReadonlySet<string>;
-}
-
-/** A member's linked identities (`platform:platformUserId`), to tell whether a change of theirs touches the open raffle. */
-export interface MemberIdentities {
-  identities: readonly string[];
 }
 
 export interface PublishedRafflesDeps {
@@ -42,8 +33,6 @@ export interface PublishedRafflesDeps {
   load(raffleId: number): Promise<RaffleSnapshot | undefined>;
   /** The open raffle's id, else the last one's; undefined before the first raffle. */
   latestId(): Promise<number | undefined>;
-  /** The live member's linked identities (undefined: no such member). */
-  member(userId: number): Promise<MemberIdentities | undefined>;
 }
 
 /** A stale answer is made again at most this often. */
@@ -153,34 +142,10 @@ export class PublishedRaffles {
     this.changed(raffleId);
   }
 
-  /** The raffle changed (an entry, its draw or abort). */
+  /** The raffle changed (an entry, its draw or abort, a weight). */
   changed(raffleId: number): void {
     const slot = this.#slots.get(raffleId);
     if (slot) slot.generation += 1;
-  }
-
-  /** The account's ticket total changed: the open raffle's weights, if it is in it. */
-  accountChanged(userId: number | null): void {
-    if (userId === null) return;
-    for (const [id, slot] of this.#slots)
-      if (slot.published?.open && slot.published.snapshot.accounts.has(userId)) this.changed(id);
-  }
-
-  /**
-   * A member's row changed (a link, an unlink, a ban, a deletion — or only a theme): it touches the
-   * open raffle when the account is in it, or when it now links an identity that entered.
-   */
-  async memberChanged(userId: number): Promise<void> {
-    for (const [id, slot] of this.#slots) {
-      const snapshot = slot.published?.open ? slot.published.snapshot : undefined;
-      if (!snapshot || snapshot.identities.size === 0) continue;
-      if (snapshot.accounts.has(userId)) {
-        this.changed(id);
-        continue;
-      }
-      const member = await this.#deps.member(userId);
-      if (member?.identities.some((identity) => snapshot.identities.has(identity))) this.changed(id);
-    }
   }
 
   // ── internals ───────────────────────────────────────────────────────────────────────────

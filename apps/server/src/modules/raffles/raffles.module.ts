@@ -31,28 +31,34 @@ export const rafflesModule = defineModule({
   }),
   routes: () => [{ plugin: adminRaffleRoutes }, { plugin: raffleRoutes }],
   // The race state's raffle status follows the facts (so every instance shows it, issue 15), and
-  // so do the public answers (published-raffles.ts): only a fact that can change one remakes it —
-  // a prize's claim or a member's theme does not.
-  on: ({ raceEngine, raffles: { published } }) => ({
+  // so do the open raffle kept in memory and the public answers (published-raffles.ts): only a
+  // fact that can change one remakes it — a prize's claim or a member's theme does not.
+  on: ({ raceEngine, raffles: { published, open } }) => ({
     'raffle.opened': ({ raffleId }) => {
+      open.opened(raffleId);
       published.opened(raffleId);
       raceEngine.setRaffleStatus('open');
     },
     'raffle.drawn': ({ raffleId }) => {
+      open.closed(raffleId);
       published.changed(raffleId);
       raceEngine.setRaffleStatus('closed');
     },
     'raffle.aborted': ({ raffleId }) => {
+      open.closed(raffleId);
       published.changed(raffleId);
       raceEngine.setRaffleStatus('closed');
     },
-    'raffle.entered': ({ raffleId }) => published.changed(raffleId),
+    'raffle.entered': (entry) => {
+      open.entered(entry);
+      published.changed(entry.raffleId);
+    },
     // An entry's weight is its account's ticket total.
-    'tickets.adjusted': ({ userId }) => published.accountChanged(userId),
-    'tickets.donated': ({ userId }) => published.accountChanged(userId),
-    'subscription.changed': ({ userId }) => published.accountChanged(userId),
+    'tickets.adjusted': ({ userId }) => open.ticketsChanged(userId),
+    'tickets.donated': ({ userId }) => open.ticketsChanged(userId),
+    'subscription.changed': ({ userId }) => open.ticketsChanged(userId),
     // A link, an unlink, a ban or a deletion of a member.
-    'user.changed': ({ userId }) => published.memberChanged(userId),
+    'user.changed': ({ userId }) => open.memberChanged(userId),
   }),
   start: async ({ raffles, raceEngine }) => {
     raceEngine.setRaffleStatus((await raffles.isOpen()) ? 'open' : 'closed');

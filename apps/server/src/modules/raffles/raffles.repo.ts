@@ -3,8 +3,8 @@
  * Times come from the service's clock. A prize's state (pending, claimed, expired, cleared) is
  * read against `now`: nothing has to run when a prize expires.
  */
-import type { Platform } from '@telerace/protocol';
-import { and, asc, count, desc, eq, gt, isNotNull, isNull, lte, sql } from 'drizzle-orm';
+import { PLATFORMS, type Platform } from '@telerace/protocol';
+import { and, asc, count, desc, eq, gt, isNotNull, isNull, lte, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { prizes, raffleEntries, raffles, users } from '../../db/schema.js';
 import { linksIdentity, PLATFORM_ID_COLUMN } from '../users/users.repo.js';
@@ -31,16 +31,31 @@ export interface EntryRow {
   account: { userId: number; isBanned: boolean } | null;
 }
 
+/** A live account and the identities it links. */
+export interface LinkedAccount {
+  userId: number;
+  isBanned: boolean;
+  identities: Identity[];
+}
+
 /** The live account linked to this identity (identities are matched by id, never by e-mail). */
-export async function accountOf(
-  db: Db,
-  identity: Identity,
-): Promise<{ userId: number; isBanned: boolean } | undefined> {
+export async function accountOf(db: Db, identity: Identity): Promise<LinkedAccount | undefined> {
   const [row] = await db
-    .select({ userId: users.id, isBanned: users.isBanned })
+    .select({
+      userId: users.id,
+      isBanned: users.isBanned,
+      twitch: users.twitchId,
+      youtube: users.youtubeId,
+      discord: users.discordId,
+    })
     .from(users)
     .where(and(eq(PLATFORM_ID_COLUMN[identity.platform], identity.platformUserId), isNull(users.deletedAt)));
-  return row;
+  if (!row) return undefined;
+  const identities = PLATFORMS.flatMap((platform) => {
+    const platformUserId = row[platform];
+    return platformUserId ? [{ platform, platformUserId }] : [];
+  });
+  return { userId: row.userId, isBanned: row.isBanned, identities };
 }
 
 /** The open raffle, locked: `update` by the draw and the abort, `share` by entries (which then wait for a draw in progress). */
@@ -97,13 +112,29 @@ export async function entriesOf(db: Db, raffleId: number): Promise<EntryRow[]> {
   }));
 }
 
-/** Whether the account already entered this raffle with any identity it has linked now. */
-export async function accountHasEntry(db: Db, raffleId: number, userId: number): Promise<boolean> {
+/** Whether any of these identities (an account's) entered this raffle: one look-up of the key each. */
+export async function anyHasEntered(
+  db: Db,
+  raffleId: number,
+  identities: readonly Identity[],
+): Promise<boolean> {
+  if (identities.length === 0) return false;
   const [row] = await db
     .select({ platform: raffleEntries.platform })
     .from(raffleEntries)
-    .innerJoin(users, linksIdentity(raffleEntries.platform, raffleEntries.platformUserId))
-    .where(and(eq(raffleEntries.raffleId, raffleId), eq(users.id, userId)))
+    .where(
+      and(
+        eq(raffleEntries.raffleId, raffleId),
+        or(
+          ...identities.map((identity) =>
+            and(
+              eq(raffleEntries.platform, identity.platform),
+              eq(raffleEntries.platformUserId, identity.platformUserId),
+            ),
+          ),
+        ),
+      ),
+    )
     .limit(1);
   return row !== undefined;
 }

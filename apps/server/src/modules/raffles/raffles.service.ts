@@ -25,11 +25,12 @@ import type { UserCache } from '../users/user-cache.js';
 import { isUniqueViolation } from '../users/users.repo.js';
 import { commitmentOf, drawWinners, entriesHashOf } from './draw.js';
 import { type DrawList, drawList } from './draw-list.js';
+import { OpenRaffleKeeper } from './open-raffle-keeper.js';
 import { type PublishedRaffle, PublishedRaffles, type RaffleSnapshot } from './published-raffles.js';
 import { presentEntries, presentPrize, presentSummary, type WeightedEntry } from './raffles.presenter.js';
 import {
-  accountHasEntry,
   accountOf,
+  anyHasEntered,
   claimPendingPrize,
   clearExpiredPrizes,
   closeRaffle,
@@ -63,7 +64,7 @@ export interface RafflesServiceDeps {
   clock: Clock;
   log: FastifyBaseLogger;
   tickets: Pick<TicketsService, 'forUsers'>;
-  /** A member's linked identities, when a change of theirs may touch the open raffle. */
+  /** A member's linked identities and standing, when a change of theirs may touch the open raffle. */
   userCache: Pick<UserCache, 'find'>;
   lobby: WinnersLobby;
   /** PRIZE_CLAIM_MINUTES. */
@@ -92,6 +93,8 @@ export class RafflesService {
   readonly #prizeClaimMs: number;
   /** The public answers, prepared once per change (published-raffles.ts); the module feeds it the facts. */
   readonly published: PublishedRaffles;
+  /** The open raffle in memory, kept by the facts (open-raffle-keeper.ts). */
+  readonly open: OpenRaffleKeeper;
 
   constructor(deps: RafflesServiceDeps) {
     this.#db = deps.db;
@@ -106,14 +109,14 @@ export class RafflesService {
       log: deps.log,
       load: (raffleId) => this.#snapshot(raffleId),
       latestId: async () => (await findLatestRaffle(this.#db))?.id,
-      member: async (userId) => {
-        const row = await deps.userCache.find(userId);
-        if (!row) return undefined;
-        const linked = { twitch: row.twitchId, youtube: row.youtubeId, discord: row.discordId };
-        return {
-          identities: Object.entries(linked).flatMap(([platform, id]) => (id ? [`${platform}:${id}`] : [])),
-        };
-      },
+    });
+    this.open = new OpenRaffleKeeper({
+      db: deps.db,
+      clock: deps.clock,
+      log: deps.log,
+      tickets: deps.tickets,
+      userCache: deps.userCache,
+      changed: (raffleId) => this.published.changed(raffleId),
     });
   }
 
@@ -296,7 +299,7 @@ export class RafflesService {
           'This account may not enter raffles.',
           ERROR_KEYS.raffleEntryRefused,
         );
-      if (account && (await accountHasEntry(tx, raffle.id, account.userId)))
+      if (account && (await anyHasEntered(tx, raffle.id, account.identities)))
         return { raffleId: raffle.id, entered: false, entries: 0 };
       const entered = await insertEntry(tx, raffle.id, entry, now);
       if (!entered) return { raffleId: raffle.id, entered, entries: 0 };
@@ -309,6 +312,7 @@ export class RafflesService {
         ...identityOf(entry),
         displayName: entry.displayName,
         entries: outcome.entries,
+        enteredAt: now.toISOString(),
       });
     return { raffleId: outcome.raffleId, entered: outcome.entered };
   }
@@ -350,28 +354,27 @@ export class RafflesService {
   }
 
   /**
-   * Everything the raffle publishes now. A drawn raffle shows the list frozen at its draw; an open
-   * (or aborted) one the list it would be drawn from now.
+   * Everything the raffle publishes now. A drawn raffle shows the list frozen at its draw; the open
+   * one the list it would be drawn from now, from memory (open-raffle-keeper.ts); an aborted one
+   * the list it would have been drawn from, read once.
    */
   async #snapshot(raffleId: number): Promise<RaffleSnapshot | undefined> {
     const raffle = await findRaffle(this.#db, raffleId);
     if (!raffle) return undefined;
-    const rows = await entriesOf(this.#db, raffleId);
     const entries =
-      raffle.status === 'drawn'
-        ? rows.flatMap((row) =>
-            row.weight === null
-              ? []
-              : [{ ...identityOf(row), displayName: row.displayName, weight: row.weight }],
-          )
-        : weightedEntries(await this.#drawList(this.#db, rows));
+      raffle.status === 'open'
+        ? await this.open.entries(raffleId)
+        : presentEntries(
+            raffle.status === 'drawn'
+              ? (await entriesOf(this.#db, raffleId)).flatMap((row) =>
+                  row.weight === null
+                    ? []
+                    : [{ ...identityOf(row), displayName: row.displayName, weight: row.weight }],
+                )
+              : weightedEntries(await this.#drawList(this.#db, await entriesOf(this.#db, raffleId))),
+          );
     const prizes = await prizesOf(this.#db, raffleId);
-    return {
-      summary: presentSummary(raffle, entries.length, prizes),
-      entries: presentEntries(entries),
-      accounts: new Set(rows.flatMap((row) => (row.account ? [row.account.userId] : []))),
-      identities: new Set(rows.map(identityText)),
-    };
+    return { summary: presentSummary(raffle, entries.length, prizes), entries };
   }
 
   /** The draw has committed: a lobby that cannot open now is logged, the winners open one by joining. */

@@ -16,7 +16,7 @@ import {
 import { eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { auditLog, raffleEntries, users } from '../../db/schema.js';
+import { auditLog, users } from '../../db/schema.js';
 import { authHeader, buildAdmin, buildUser, tokenFor } from '../../test/factories.js';
 import { useRestartableApps } from '../../test/restartable-app.js';
 import {
@@ -416,19 +416,16 @@ describe('the public answers (prepared once, made again only when they change)',
     };
     const member = await buildUser(app.database.db, { twitchId: 'tw-member' });
     const memberTickets = (await app.tickets.forUser(member.id))?.tickets as number;
+    /** Every fact so far applied to the open raffle kept in memory. */
+    const settled = () => app.raffles.open.settled();
     await join('twitch', 'tw-member');
     await join('twitch', 'tw-chat');
     apps.clock.advance(REMAKE_MIN_MS);
     expect(await weights()).toEqual({ 'twitch:tw-chat': 100, 'twitch:tw-member': memberTickets });
 
-    // A row written behind the service's back (no fact) and a stranger changing their theme: no remake.
-    await app.database.db.insert(raffleEntries).values({
-      raffleId: id,
-      platform: 'twitch',
-      platformUserId: 'tw-quiet',
-      displayName: 'quiet',
-      enteredAt: apps.clock.now(),
-    });
+    // Tickets changed behind the service's back (no fact, as a donation expiring) and a stranger
+    // changing their theme: no remake — the answer is made from memory, by facts.
+    await app.tickets.add({ userId: member.id, kind: 'adjustment', amount: 7, sourceId: 'quiet-7' });
     const stranger = await buildUser(app.database.db);
     apps.clock.advance(REMAKE_MIN_MS);
     const theme = await app.inject({
@@ -438,14 +435,15 @@ describe('the public answers (prepared once, made again only when they change)',
       payload: { preferred_theme: 'light' },
     });
     expect(theme.statusCode).toBe(200);
-    await app.raffles.published.settled();
-    expect(Object.keys(await weights())).toHaveLength(2);
-    // At least every OPEN_MAX_AGE_MS it is read again (a donation expires without a fact).
+    await settled();
+    expect(await weights()).toHaveProperty('twitch:tw-member', memberTickets);
+    // At least every OPEN_MAX_AGE_MS the accounts' totals are read again.
     apps.clock.advance(OPEN_MAX_AGE_MS);
-    expect(Object.keys(await weights())).toHaveLength(3);
+    expect(await weights()).toHaveProperty('twitch:tw-member', memberTickets + 7);
 
     // An entry: remade at most once a second — the request after that sees it.
     await join('discord', 'dc-new');
+    await settled();
     expect(await weights()).not.toHaveProperty('discord:dc-new');
     apps.clock.advance(REMAKE_MIN_MS);
     expect(await weights()).toHaveProperty('discord:dc-new', 100);
@@ -453,18 +451,29 @@ describe('the public answers (prepared once, made again only when they change)',
     // The tickets of an account in the raffle.
     const adjusted = await call('POST', `/api/admin/users/${member.id}/adjust-tickets`, { amount: 50 });
     expect(adjusted.statusCode, adjusted.body).toBe(200);
+    await settled();
     apps.clock.advance(REMAKE_MIN_MS);
-    expect(await weights()).toHaveProperty('twitch:tw-member', memberTickets + 50);
+    expect(await weights()).toHaveProperty('twitch:tw-member', memberTickets + 57);
 
     // A member linking an identity that entered: its entry weighs the account's total now, and
     // it is merged with the account's first entry (one account, one entry).
     const linked = await linkIdentity(app.database.db, member.id, 'discord', 'dc-new');
     app.events.emit('user.changed', { userId: member.id, username: linked?.username ?? '' });
+    await settled();
     apps.clock.advance(REMAKE_MIN_MS);
     const merged = await weights();
     expect(merged).not.toHaveProperty('discord:dc-new');
-    expect(merged).toHaveProperty('twitch:tw-member', memberTickets + 50 + 25);
+    expect(merged).toHaveProperty('twitch:tw-member', memberTickets + 57 + 25);
     expect(admin.id).not.toBe(member.id);
+    // What the draw takes is what was published.
+    const drawn = await adminCall('/api/admin/race/draw-winners');
+    expect(drawn.status).toBe(200);
+    const record = (
+      await app.inject({ method: 'GET', url: `/api/raffles/${id}/record` })
+    ).json() as RaffleRecord;
+    expect(
+      Object.fromEntries(record.entries.map((e) => [`${e.platform}:${e.platformUserId}`, e.weight])),
+    ).toEqual(merged);
   });
 
   it('a drawn raffle is frozen: claims and later ticket changes do not change what it published', async () => {
