@@ -62,7 +62,7 @@ export function Pagination({
           {t('admin.pagination.total', { total: totalCount.toLocaleString(i18n.resolvedLanguage) })}
         </span>
       </div>
-      <div className="flex items-center gap-2">
+      <div className="flex flex-wrap items-center gap-2">
         <Button variant="secondary" size="sm" disabled={page <= 1} onClick={() => onPageChange(page - 1)}>
           {t('admin.pagination.previous')}
         </Button>

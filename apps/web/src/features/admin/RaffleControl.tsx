@@ -138,7 +138,10 @@ export function RaffleControl() {
   const confirmAction = confirming ?? 'abort';
   const openHint = open ? undefined : t(`${T}.openHint`);
   return (
-    <section className="space-y-4 rounded-xl border border-line p-4" aria-labelledby="admin-raffle-title">
+    <section
+      className="space-y-4 rounded-xl border border-line p-3 sm:p-4"
+      aria-labelledby="admin-raffle-title"
+    >
       <div className="flex flex-wrap items-baseline justify-between gap-2">
         <h3 id="admin-raffle-title" className="font-display text-lg font-black italic">
           {t(`${T}.title`)}

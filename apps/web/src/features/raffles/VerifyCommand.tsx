@@ -21,7 +21,7 @@ export function VerifyCommand({ command }: { command: string }) {
       <div className="flex flex-wrap items-stretch gap-2">
         <code
           data-testid="raffle-verify-command"
-          className="min-w-0 flex-1 rounded-lg border border-line bg-bg px-3 py-2 font-mono text-sm break-all select-all"
+          className="min-w-0 grow basis-64 rounded-lg border border-line bg-bg px-3 py-2 font-mono text-sm wrap-anywhere select-all"
         >
           {command}
         </code>
