@@ -1,3 +1,5 @@
+// @vitest-environment jsdom
+// (jsdom, not the suite's happy-dom: a storage getter that throws (private browsing) is what jsdom's window lets a test stub.)
 import { LANGUAGE_COOKIE } from '@telerace/protocol';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { writeCookie } from '../lib/cookies';

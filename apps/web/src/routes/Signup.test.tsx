@@ -1,3 +1,5 @@
+// @vitest-environment jsdom
+// (jsdom, not the suite's happy-dom: the bot check's Google script element is inserted and observed as jsdom does it.)
 import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';

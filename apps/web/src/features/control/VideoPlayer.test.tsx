@@ -1,3 +1,5 @@
+// @vitest-environment jsdom
+// (jsdom, not the suite's happy-dom: the player sets srcObject to the test's MediaStream double, which happy-dom refuses.)
 import { VIDEO_PLAYER } from '@telerace/protocol';
 import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
