@@ -1,11 +1,13 @@
 /**
- * The doc comments of the shared protocol's source (packages/protocol/src), read with the
+ * The doc comments of the shared protocol's source (packages/protocol/src), read with Babel's
  * TypeScript parser: zod keeps no trace of a `/** … *\/` comment at run time, and the schemas
- * carry their meaning in those comments rather than in `.describe()`.
+ * carry their meaning in those comments rather than in `.describe()`. (TypeScript 7, the
+ * compiler the typecheck runs, has no JavaScript API to parse with.)
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import ts from 'typescript';
+import { parse } from '@babel/parser';
+import type { ArrayExpression, CallExpression, Node, ObjectExpression } from '@babel/types';
 
 export interface SourceComments {
   /** The comment of `export const <name>`. */
@@ -21,97 +23,95 @@ export interface SourceComments {
 export const PROTOCOL_SOURCE_DIR = join(import.meta.dirname, '../../../../packages/protocol/src');
 
 /** The last `/** … *\/` comment just before `node`, as one line of text; null without one. */
-function docComment(node: ts.Node, text: string): string | null {
-  const ranges = ts.getLeadingCommentRanges(text, node.getFullStart()) ?? [];
-  const doc = ranges.filter((range) => text.startsWith('/**', range.pos)).at(-1);
+function docComment(node: Node): string | null {
+  const doc = (node.leadingComments ?? [])
+    .filter((c) => c.type === 'CommentBlock' && c.value.startsWith('*'))
+    .at(-1);
   if (!doc) return null;
-  return text
-    .slice(doc.pos + 3, doc.end - 2)
+  return doc.value
+    .slice(1)
     .split('\n')
     .map((line) => line.replace(/^\s*\*\s?/, '').trim())
     .filter((line) => line.length > 0)
     .join(' ');
 }
 
-/** `x as const`, `x satisfies T`, `(x)`: the expression inside. */
-function unwrap(node: ts.Expression): ts.Expression {
-  if (ts.isAsExpression(node) || ts.isSatisfiesExpression(node) || ts.isParenthesizedExpression(node)) {
-    return unwrap(node.expression);
-  }
+/** `x as const`, `x satisfies T`: the expression inside (parentheses leave no node). */
+function unwrap(node: Node): Node {
+  if (node.type === 'TSAsExpression' || node.type === 'TSSatisfiesExpression') return unwrap(node.expression);
   return node;
 }
 
 /** The innermost call of `z.<method>(…)` in a chain such as `z.object({…}).refine(…)`. */
-function zodCall(node: ts.Expression, method: string): ts.CallExpression | null {
+function zodCall(node: Node, method: string): CallExpression | null {
   const expression = unwrap(node);
-  if (!ts.isCallExpression(expression) || !ts.isPropertyAccessExpression(expression.expression)) return null;
-  const callee = expression.expression;
-  if (callee.name.text === method && ts.isIdentifier(callee.expression) && callee.expression.text === 'z') {
-    return expression;
-  }
-  return zodCall(callee.expression, method);
+  if (expression.type !== 'CallExpression' || expression.callee.type !== 'MemberExpression') return null;
+  const callee = expression.callee;
+  const name = callee.property.type === 'Identifier' ? callee.property.name : null;
+  if (name === method && callee.object.type === 'Identifier' && callee.object.name === 'z') return expression;
+  return zodCall(callee.object, method);
 }
 
 /** The object literal of `z.object({…})` or of an `as const` literal. */
-function objectLiteral(node: ts.Expression): ts.ObjectLiteralExpression | null {
+function objectLiteral(node: Node): ObjectExpression | null {
   const expression = unwrap(node);
-  if (ts.isObjectLiteralExpression(expression)) return expression;
+  if (expression.type === 'ObjectExpression') return expression;
   const argument = zodCall(expression, 'object')?.arguments[0];
-  return argument && ts.isObjectLiteralExpression(argument) ? argument : null;
+  return argument?.type === 'ObjectExpression' ? argument : null;
 }
 
-function propertyName(property: ts.ObjectLiteralElementLike): string | null {
-  if (!property.name) return null;
-  if (ts.isIdentifier(property.name) || ts.isStringLiteral(property.name)) return property.name.text;
+function propertyName(property: ObjectExpression['properties'][number]): string | null {
+  if (property.type === 'SpreadElement') return null;
+  if (property.key.type === 'Identifier') return property.key.name;
+  if (property.key.type === 'StringLiteral') return property.key.value;
   return null;
 }
 
-function keyComments(
-  literal: ts.ObjectLiteralExpression,
-  text: string,
-  prefix: string,
-  into: Map<string, string>,
-) {
+function keyComments(literal: ObjectExpression, prefix: string, into: Map<string, string>) {
   for (const property of literal.properties) {
     const name = propertyName(property);
-    const doc = docComment(property, text);
+    const doc = docComment(property);
     if (name && doc) into.set(`${prefix}.${name}`, doc);
   }
 }
 
 /** `type: z.literal('drive')` in a union member: `drive`. */
-function typeLiteral(literal: ts.ObjectLiteralExpression): string | null {
+function typeLiteral(literal: ObjectExpression): string | null {
   for (const property of literal.properties) {
-    if (propertyName(property) !== 'type' || !ts.isPropertyAssignment(property)) continue;
-    const argument = zodCall(property.initializer, 'literal')?.arguments[0];
-    if (argument && ts.isStringLiteral(argument)) return argument.text;
+    if (propertyName(property) !== 'type' || property.type !== 'ObjectProperty') continue;
+    const argument = zodCall(property.value, 'literal')?.arguments[0];
+    if (argument?.type === 'StringLiteral') return argument.value;
   }
   return null;
 }
 
+function unionComments(name: string, union: ArrayExpression, comments: SourceComments): void {
+  for (const element of union.elements) {
+    if (!element || element.type === 'SpreadElement') continue;
+    const member = objectLiteral(element);
+    const type = member && typeLiteral(member);
+    if (!member || !type) continue;
+    const doc = docComment(element);
+    if (doc) comments.members.set(`${name}.${type}`, doc);
+    keyComments(member, `${name}.${type}`, comments.memberKeys);
+  }
+}
+
 function readFile(file: string, comments: SourceComments): void {
   const text = readFileSync(file, 'utf8');
-  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
-  for (const statement of source.statements) {
-    if (!ts.isVariableStatement(statement)) continue;
-    if (!statement.modifiers?.some((modifier) => modifier.kind === ts.SyntaxKind.ExportKeyword)) continue;
-    const statementDoc = docComment(statement, text);
-    for (const declaration of statement.declarationList.declarations) {
-      if (!ts.isIdentifier(declaration.name) || !declaration.initializer) continue;
-      const name = declaration.name.text;
+  const source = parse(text, { sourceType: 'module', plugins: ['typescript'], sourceFilename: file });
+  for (const statement of source.program.body) {
+    if (statement.type !== 'ExportNamedDeclaration' || statement.declaration?.type !== 'VariableDeclaration')
+      continue;
+    const statementDoc = docComment(statement);
+    for (const declaration of statement.declaration.declarations) {
+      if (declaration.id.type !== 'Identifier' || !declaration.init) continue;
+      const name = declaration.id.name;
       if (statementDoc) comments.exported.set(name, statementDoc);
-      const literal = objectLiteral(declaration.initializer);
-      if (literal) keyComments(literal, text, name, comments.keys);
-      const union = zodCall(declaration.initializer, 'discriminatedUnion')?.arguments[1];
-      if (!union || !ts.isArrayLiteralExpression(union)) continue;
-      for (const element of union.elements) {
-        const member = objectLiteral(element);
-        const type = member && typeLiteral(member);
-        if (!member || !type) continue;
-        const doc = docComment(element, text);
-        if (doc) comments.members.set(`${name}.${type}`, doc);
-        keyComments(member, text, `${name}.${type}`, comments.memberKeys);
-      }
+      const literal = objectLiteral(declaration.init);
+      if (literal) keyComments(literal, name, comments.keys);
+      const union = zodCall(declaration.init, 'discriminatedUnion')?.arguments[1];
+      if (union?.type === 'ArrayExpression') unionComments(name, union, comments);
     }
   }
 }
