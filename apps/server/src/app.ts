@@ -13,12 +13,12 @@ import swagger from '@fastify/swagger';
 import websocket from '@fastify/websocket';
 import { ERROR_KEYS } from '@telerace/protocol';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { type Database, openDatabase } from './db/client.js';
 import { EventBus } from './events.js';
-import { API_DESCRIPTION, registerApiDocs } from './http/api-docs.js';
+import { API_DESCRIPTION, operationTransform, registerApiDocs, SECURITY_SCHEMES } from './http/api-docs.js';
 import { authenticatePlugin } from './http/authenticate.js';
 import { HttpError, handleError, notFoundError } from './http/errors.js';
 import {
@@ -222,8 +222,11 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
 
   // The OpenAPI description is generated from the same zod schemas the routes validate with.
   await app.register(swagger, {
-    openapi: { info: { title: 'Telerace API', version: SERVER_VERSION, description: API_DESCRIPTION } },
-    transform: jsonSchemaTransform,
+    openapi: {
+      info: { title: 'Telerace API', version: SERVER_VERSION, description: API_DESCRIPTION },
+      components: { securitySchemes: SECURITY_SCHEMES },
+    },
+    transform: operationTransform,
   });
   // Its reference page at /api/docs (http/api-docs.ts).
   await registerApiDocs(app, config);
@@ -288,8 +291,9 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
       }
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
       for (const plugin of options.apiPlugins ?? []) await api.register(plugin);
-      // Any other /api path, whatever the method: JSON 404 (never the web app's HTML).
-      api.all('/*', async () => {
+      // Any other /api path, whatever the method: JSON 404 (never the web app's HTML). Not an
+      // operation of the API reference.
+      api.all('/*', { schema: { hide: true } }, async () => {
         throw notFoundError();
       });
     },

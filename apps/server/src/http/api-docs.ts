@@ -3,8 +3,10 @@
  * the page works offline) drawing the same OpenAPI document as /api/openapi.json.
  */
 import swaggerUi from '@fastify/swagger-ui';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, RouteOptions } from 'fastify';
+import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import type { Config } from '../config.js';
+import type { Access } from './authenticate.js';
 import { contentSecurityPolicy } from './security.js';
 
 export const API_DOCS_PREFIX = '/api/docs';
@@ -18,6 +20,45 @@ export const API_DESCRIPTION = [
   '`/api/race-ws`) are documented in `docs/protocol.md` of the source tree, generated from the same',
   'shared schemas (`npm run docs:protocol -w apps/server`).',
 ].join('\n');
+
+/** The credentials the API takes, as the document names them in each operation's `security`. */
+export const SECURITY_SCHEMES = {
+  member: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: "A member's access token, from POST /api/login (or /api/refresh-token).",
+  },
+  admin: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: "An admin's access token: a member's token is answered 403.",
+  },
+} as const;
+
+const SCHEME_OF_ACCESS: Record<Access, keyof typeof SECURITY_SCHEMES> = {
+  member: 'member',
+  'member-before-terms': 'member',
+  admin: 'admin',
+};
+
+type TransformInput = Parameters<typeof jsonSchemaTransform>[0];
+
+/**
+ * The zod schemas of each route as JSON Schema, plus who may call it: the route's declared
+ * `access` (authenticate.ts) becomes the operation's `security`, so the reference and the check
+ * read the same declaration.
+ */
+export function operationTransform(input: TransformInput): ReturnType<typeof jsonSchemaTransform> {
+  const transformed = jsonSchemaTransform(input);
+  const access = (input.route as RouteOptions | undefined)?.config?.access;
+  if (access === undefined || transformed.schema === undefined) return transformed;
+  return {
+    ...transformed,
+    schema: { ...transformed.schema, security: [{ [SCHEME_OF_ACCESS[access]]: [] }] },
+  };
+}
 
 /**
  * The page's own Content-Security-Policy, set by the plugin on its routes only: the web app's

@@ -1,9 +1,11 @@
 /**
- * Who is calling: `app.authenticate` (a signed-in, not banned member) and `app.requireAdmin`, used
- * as route `preHandler`s. The bearer token names the user; their row says whether they still may
- * act. REST reads it from the user cache (memory, dropped at once by `user.changed` and the
- * revocation events), so bans and deletions still apply to the very next request; the sockets'
- * handshakes read the database (`memberFromAccessToken` with a `Db`).
+ * Who is calling. A route says who may call it in its options (`config: { access: 'admin' }`), and
+ * this plugin alone turns that into a check in the route's `onRequest`: after the rate limiter,
+ * before the body is parsed and the schemas validate it, so a caller who may not use a route gets
+ * 401 or 403 and learns nothing about its input. The bearer token names the user; their row says
+ * whether they still may act. REST reads it from the user cache (memory, dropped at once by
+ * `user.changed` and the revocation events), so bans and deletions still apply to the very next
+ * request; the sockets' handshakes read the database (`memberFromAccessToken` with a `Db`).
  */
 import { ERROR_KEYS } from '@telerace/protocol';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -18,21 +20,22 @@ import { UserCache } from '../modules/users/user-cache.js';
 import { findUserById, type UserRow } from '../modules/users/users.repo.js';
 import { HttpError } from './errors.js';
 
+/**
+ * Who may call a route: `member` (signed in, not banned, terms accepted), `member-before-terms`
+ * (the same, terms not yet needed: a social sign-up may read /me, finish its registration or
+ * delete the account) or `admin`. A route without it is open to anyone.
+ */
+export type Access = 'member' | 'member-before-terms' | 'admin';
+
 declare module 'fastify' {
-  interface FastifyInstance {
-    authenticate(request: FastifyRequest): Promise<void>;
-    /**
-     * `authenticate` for the few routes a member who has not accepted the terms yet may call
-     * (a social sign-up before /complete-registration): GET /me, completing the registration,
-     * deleting the account.
-     */
-    authenticateBeforeTerms(request: FastifyRequest): Promise<void>;
-    requireAdmin(request: FastifyRequest): Promise<void>;
+  interface FastifyContextConfig {
+    /** Who may call the route (checked before its input is read); absent: anyone. */
+    access?: Access;
   }
   interface FastifyRequest {
-    /** Set by `authenticate`; only read it in routes that use it. */
+    /** The caller, on routes with an `access`; only read it there. */
     currentUser: UserRow;
-    /** The claims of the caller's access token (its session, when it was issued); set by `authenticate`. */
+    /** The claims of the caller's access token (its session, when it was issued), on routes with an `access`. */
     accessClaims: AccessTokenClaims;
   }
 }
@@ -142,20 +145,29 @@ export const authenticatePlugin = fp<{ users: UserCache; keys: AccessTokenKeys }
     const verified = new VerifiedTokens();
     app.decorateRequest('currentUser', null as unknown as UserRow);
     app.decorateRequest('accessClaims', null as unknown as AccessTokenClaims);
-    const authenticateBeforeTerms = async (request: FastifyRequest) => {
+    const signedIn = async (request: FastifyRequest) => {
       const { user, claims } = await memberFromAccessToken(users, keys, bearerToken(request), verified);
       request.currentUser = user;
       request.accessClaims = claims;
     };
-    const authenticate = async (request: FastifyRequest) => {
-      await authenticateBeforeTerms(request);
-      assertRegistrationComplete(request.currentUser);
+    const checks: Record<Access, (request: FastifyRequest) => Promise<void>> = {
+      'member-before-terms': signedIn,
+      member: async (request) => {
+        await signedIn(request);
+        assertRegistrationComplete(request.currentUser);
+      },
+      admin: async (request) => {
+        await checks.member(request);
+        if (!request.currentUser.isAdmin) throw new HttpError(403, 'Admins only', ERROR_KEYS.forbidden);
+      },
     };
-    app.decorate('authenticate', authenticate);
-    app.decorate('authenticateBeforeTerms', authenticateBeforeTerms);
-    app.decorate('requireAdmin', async (request: FastifyRequest) => {
-      await authenticate(request);
-      if (!request.currentUser.isAdmin) throw new HttpError(403, 'Admins only', ERROR_KEYS.forbidden);
+    // Added last to the route's own onRequest hooks, so after the rate limiter's (registered
+    // before this plugin), and before anything reads the request's input.
+    app.addHook('onRoute', (route) => {
+      const access = route.config?.access;
+      if (access === undefined) return;
+      const own = route.onRequest === undefined ? [] : [route.onRequest].flat();
+      route.onRequest = [...own, checks[access]];
     });
   },
   { name: 'authenticate' },

@@ -72,16 +72,21 @@ export async function registerSpa(app: FastifyInstance, webDistDir: string): Pro
       .send(WEB_BUILD_MISSING_MESSAGE);
   };
 
-  app.get('/*', (request: FastifyRequest<{ Params: { '*': string } }>, reply: FastifyReply): void => {
-    // Decoded by the router, without the leading slash.
-    const path = `/${request.params['*']}`;
-    // `/api` itself (the paths below it have their own catch-all) and `/metrics`.
-    if (isServerPath(path)) throw notFoundError();
-    if (!webBuildExists()) sendBuildMissing(reply);
-    else if (path.endsWith('/')) sendIndex(reply, path);
-    // A missing file ends in callNotFound(), i.e. the handler below.
-    else reply.sendFile(path);
-  });
+  // The web app's pages are no operations of the API reference.
+  app.get(
+    '/*',
+    { schema: { hide: true } },
+    (request: FastifyRequest<{ Params: { '*': string } }>, reply: FastifyReply): void => {
+      // Decoded by the router, without the leading slash.
+      const path = `/${request.params['*']}`;
+      // `/api` itself (the paths below it have their own catch-all) and `/metrics`.
+      if (isServerPath(path)) throw notFoundError();
+      if (!webBuildExists()) sendBuildMissing(reply);
+      else if (path.endsWith('/')) sendIndex(reply, path);
+      // A missing file ends in callNotFound(), i.e. the handler below.
+      else reply.sendFile(path);
+    },
+  );
 
   app.setNotFoundHandler((request, reply): void => {
     const path = request.url.split('?', 1)[0] ?? '/';

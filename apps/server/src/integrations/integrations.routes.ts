@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { actorOf } from '../http/actor.js';
 
 export const integrationsRoutes: FastifyPluginAsyncZod = async (app) => {
-  const admin = { preHandler: app.requireAdmin };
+  const admin = { config: { access: 'admin' as const } };
   const integrations = app.integrations;
 
   app.get(

@@ -53,9 +53,9 @@ function tooManyAddressChanges(waitMs: number): HttpError {
 
 export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
   const { account, tickets } = app;
-  const auth = { preHandler: app.authenticate };
+  const auth = { config: { access: 'member' as const } };
   // Also open to a social sign-up that has not accepted the terms yet (authenticate.ts).
-  const authBeforeTerms = { preHandler: app.authenticateBeforeTerms };
+  const authBeforeTerms = { config: { access: 'member-before-terms' as const } };
   // Same attributes as the auth module sets them with, so browsers drop those very cookies.
   const cookies = sessionCookies(app.config.publicUrl.startsWith('https://'));
 

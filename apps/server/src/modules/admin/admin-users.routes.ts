@@ -15,7 +15,7 @@ import { actorOf } from '../../http/actor.js';
 
 export const adminUserRoutes: FastifyPluginAsyncZod = async (app) => {
   const service = app.adminUsers;
-  const admin = { preHandler: app.requireAdmin };
+  const admin = { config: { access: 'admin' as const } };
 
   app.get(
     '/users',

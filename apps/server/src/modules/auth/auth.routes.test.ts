@@ -13,9 +13,9 @@ import { REFRESH_COOKIE } from './auth.routes.js';
 
 type TestApp = Awaited<ReturnType<typeof startTestApp>>;
 
-/** A probe behind `app.authenticate`. */
+/** A probe for members (`access: 'member'`). */
 const whoamiRoutes: FastifyPluginAsync = async (app) => {
-  app.get('/test/whoami', { preHandler: app.authenticate }, async (request) => ({
+  app.get('/test/whoami', { config: { access: 'member' } }, async (request) => ({
     id: request.currentUser.id,
   }));
 };
@@ -193,7 +193,7 @@ describe('login', () => {
     );
   });
 
-  it('app.authenticate refuses alg=none and RS256 tokens with the same claims', async () => {
+  it('the member check refuses alg=none and RS256 tokens with the same claims', async () => {
     const account = await signup(t.app);
     const { accessToken } = await login(t.app, account);
     const claims = decodeJwt(accessToken);

@@ -119,7 +119,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.post(
     '/auth/complete-registration',
-    { preHandler: app.authenticateBeforeTerms, schema: { response: { 200: UserResponse } } },
+    { config: { access: 'member-before-terms' }, schema: { response: { 200: UserResponse } } },
     async (request) => ({ user: await service.completeRegistration(request.currentUser) }),
   );
 };

@@ -16,7 +16,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../http/actor.js';
 
 export const adminCarRoutes: FastifyPluginAsyncZod = async (app) => {
-  const admin = { preHandler: app.requireAdmin };
+  const admin = { config: { access: 'admin' as const } };
   const cars = app.cars;
 
   app.get('/cars', { ...admin, schema: { response: { 200: AdminCarsResponse } } }, async () =>

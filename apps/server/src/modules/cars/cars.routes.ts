@@ -8,7 +8,7 @@ import { CachedJson, JSON_CONTENT_TYPE } from '../../http/cached-json.js';
 const CONNECT_ATTEMPTS_PER_10_MIN = 30;
 
 export const carRoutes: FastifyPluginAsyncZod = async (app) => {
-  const member = { preHandler: app.authenticate };
+  const member = { config: { access: 'member' as const } };
 
   // The same list for every member, polled by all of them: serialized (and compressed) once per
   // change, and sent as the bytes it already is (so typed without the zod provider, which
@@ -39,26 +39,21 @@ export const carRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/cars/:id/connect',
     {
-      ...member,
-      // Codes are short: a per-IP budget of attempts (with the per-member budget and the per-car
-      // count in the service) makes guessing one hopeless.
-      config: { rateLimit: { max: CONNECT_ATTEMPTS_PER_10_MIN, timeWindow: 10 * 60_000 } },
+      config: {
+        ...member.config,
+        // Codes are short: a per-IP budget of attempts (with the per-member budget and the per-car
+        // count in the service) makes guessing one hopeless.
+        rateLimit: { max: CONNECT_ATTEMPTS_PER_10_MIN, timeWindow: 10 * 60_000 },
+      },
       schema: { params: CarIdParams, body: ConnectRequest, response: { 200: ConnectResponse } },
     },
-    async (request, reply) => {
-      try {
-        const { car, controlToken } = await app.cars.connect(
-          request.currentUser,
-          request.params.id,
-          request.body.code,
-        );
-        return { ok: true as const, car, controlToken };
-      } catch (error) {
-        // The member's budget of wrong codes is spent: say when it comes back.
-        const retryAfter = (error as { retryAfterSeconds?: number }).retryAfterSeconds;
-        if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
-        throw error;
-      }
+    async (request) => {
+      const { car, controlToken } = await app.cars.connect(
+        request.currentUser,
+        request.params.id,
+        request.body.code,
+      );
+      return { ok: true as const, car, controlToken };
     },
   );
 };

@@ -16,7 +16,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CachedJson, JSON_CONTENT_TYPE } from '../../http/cached-json.js';
 
 export const leaderboardRoutes: FastifyPluginAsyncZod = async (app) => {
-  const member = { preHandler: app.authenticate };
+  const member = { config: { access: 'member' as const } };
 
   // The first pages are the same answer for every visitor and come from memory: serialized (and
   // compressed) once per change, one serializer per page size, and sent as the bytes they already

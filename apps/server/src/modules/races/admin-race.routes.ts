@@ -7,7 +7,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../http/actor.js';
 
 export const adminRaceRoutes: FastifyPluginAsyncZod = async (app) => {
-  const admin = { preHandler: app.requireAdmin };
+  const admin = { config: { access: 'admin' as const } };
   const races = app.races;
 
   app.get('/admin/race', { ...admin, schema: { response: { 200: AdminRaceResponse } } }, async () =>

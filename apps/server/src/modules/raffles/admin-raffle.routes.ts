@@ -12,7 +12,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../http/actor.js';
 
 export const adminRaffleRoutes: FastifyPluginAsyncZod = async (app) => {
-  const admin = { preHandler: app.requireAdmin };
+  const admin = { config: { access: 'admin' as const } };
   const raffles = app.raffles;
   const view = { response: { 200: AdminRaffleResponse } };
 

@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../http/actor.js';
 
 export const settingsRoutes: FastifyPluginAsyncZod = async (app) => {
-  const admin = { preHandler: app.requireAdmin };
+  const admin = { config: { access: 'admin' as const } };
   const settings = app.settings;
 
   app.get('/admin/settings', { ...admin, schema: { response: { 200: AdminSettings } } }, async () =>

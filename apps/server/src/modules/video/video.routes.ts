@@ -6,7 +6,7 @@ import { iceServersFor } from './turn-credentials.js';
 export const videoRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/video/ice-servers',
-    { preHandler: app.authenticate, schema: { response: { 200: IceServersResponse } } },
+    { config: { access: 'member' }, schema: { response: { 200: IceServersResponse } } },
     async (request, reply) => {
       // Personal, short-lived credentials: never kept by a cache.
       reply.header('cache-control', 'no-store');
