@@ -2,6 +2,12 @@
 import { defineModule } from '../../module.js';
 import { accountRoutes } from './account.routes.js';
 import { AccountService } from './account.service.js';
+import { AddressChangeLimiter } from './address-changes.js';
+import {
+  WRONG_CURRENT_PASSWORDS_PER_HOUR,
+  WRONG_CURRENT_PASSWORDS_WINDOW_MS,
+  WrongPasswordBudget,
+} from './wrong-passwords.js';
 
 declare module '../../module.js' {
   interface Services {
@@ -12,6 +18,22 @@ declare module '../../module.js' {
 
 export const accountModule = defineModule({
   name: 'account',
-  services: ({ db, bus, clock, log }) => ({ account: new AccountService({ db, bus, clock, log }) }),
+  // The limits' counts are shared by every instance with REDIS_URL (scale-out/limit-stores.ts).
+  services: ({ app, db, bus, clock, log }) => ({
+    account: new AccountService({
+      db,
+      bus,
+      clock,
+      log,
+      wrongPasswords: new WrongPasswordBudget(
+        app.limitStores.window<number>(
+          'wrong-current-passwords',
+          WRONG_CURRENT_PASSWORDS_PER_HOUR,
+          WRONG_CURRENT_PASSWORDS_WINDOW_MS,
+        ),
+      ),
+      addressChanges: new AddressChangeLimiter(undefined, app.limitStores.window),
+    }),
+  }),
   routes: () => [{ plugin: accountRoutes }],
 });

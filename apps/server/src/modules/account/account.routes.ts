@@ -1,11 +1,9 @@
 /** The signed-in member's own account: /me, profile, theme, password, tickets, deletion. */
 
-import { setTimeout as sleepFor } from 'node:timers/promises';
 import {
   ChangePasswordRequest,
   DeleteAccountRequest,
   DisconnectPlatformRequest,
-  ERROR_KEYS,
   MessageResponse,
   TicketsResponse,
   UpdateDetailsRequest,
@@ -14,42 +12,12 @@ import {
   UserMessageResponse,
   UserResponse,
 } from '@telerace/protocol';
-import type { FastifyReply, FastifyRequest, FastifyTypeProviderDefault } from 'fastify';
+import type { FastifyRequest, FastifyTypeProviderDefault } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { minutesToWait } from '../../domain-error.js';
 import { unauthorized } from '../../http/authenticate.js';
 import { JSON_CONTENT_TYPE, JsonPerObject } from '../../http/cached-json.js';
-import { HttpError } from '../../http/errors.js';
 import { REFRESH_COOKIE, sessionCookies } from '../auth/session-cookies.js';
 import { presentUser } from '../users/user.presenter.js';
-import { isWrongCurrentPassword } from './account.service.js';
-import { ADDRESS_CHANGE_MIN_MS, AddressChangeLimiter } from './address-changes.js';
-
-function sleep(ms: number): Promise<void> {
-  return ms > 0 ? sleepFor(ms) : Promise.resolve();
-}
-
-/**
- * Wrong current passwords per account and hour (password change, details, deletion): whoever holds
- * a stolen access token must not be able to use these routes to guess the password behind it.
- */
-const WRONG_CURRENT_PASSWORDS_PER_HOUR = 10;
-
-function tooManyPasswordChecks(waitMs: number): HttpError {
-  return new HttpError(
-    429,
-    `Too many wrong passwords. Try again in ${minutesToWait(waitMs)}.`,
-    ERROR_KEYS.tooManyRequests,
-  );
-}
-
-function tooManyAddressChanges(waitMs: number): HttpError {
-  return new HttpError(
-    429,
-    `Too many address changes. Try again in ${minutesToWait(waitMs)}.`,
-    ERROR_KEYS.tooManyRequests,
-  );
-}
 
 export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
   const { account, tickets } = app;
@@ -64,28 +32,6 @@ export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     const token = request.cookies?.[REFRESH_COOKIE];
     return token ? account.sessionFamilyOf(request.currentUser.id, token) : undefined;
   };
-
-  // Shared by every instance with REDIS_URL (scale-out/limit-stores.ts).
-  const wrongPasswords = app.limitStores.window<number>(
-    'wrong-current-passwords',
-    WRONG_CURRENT_PASSWORDS_PER_HOUR,
-    60 * 60_000,
-  );
-  /** Runs an action that checks the current password, counting the member's wrong ones. */
-  async function checkingPassword<T>(request: FastifyRequest, reply: FastifyReply, action: () => Promise<T>) {
-    const userId = request.currentUser.id;
-    const waitMs = await wrongPasswords.retryAfterMs(userId);
-    if (waitMs > 0) {
-      reply.header('retry-after', String(Math.ceil(waitMs / 1000)));
-      throw tooManyPasswordChecks(waitMs);
-    }
-    try {
-      return await action();
-    } catch (error) {
-      if (isWrongCurrentPassword(error)) await wrongPasswords.record(userId);
-      throw error;
-    }
-  }
 
   // Read on every page load and poll: the answer is made once per users row (the member check's
   // cached row is replaced, never changed, when the member changes) and sent as it is.
@@ -102,40 +48,13 @@ export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     );
 
-  const addressChanges = new AddressChangeLimiter(undefined, app.limitStores.window);
-
   app.patch(
     '/me/details',
     { ...auth, schema: { body: UpdateDetailsRequest, response: { 200: UserMessageResponse } } },
-    async (request, reply) =>
-      checkingPassword(request, reply, async () => {
-        const member = request.currentUser;
-        const { email } = request.body;
-        const changesAddress = email !== null && email !== undefined && email !== member.email?.toLowerCase();
-        if (!changesAddress) {
-          const user = await account.updateDetails(member, request.body);
-          return { user: presentUser(user), message: 'Your details were updated.' };
-        }
-        const waitMs = await addressChanges.take(member.id, request.ip);
-        if (waitMs > 0) {
-          reply.header('retry-after', String(Math.ceil(waitMs / 1000)));
-          throw tooManyAddressChanges(waitMs);
-        }
-        const started = performance.now();
-        try {
-          const user = await account.updateDetails(member, request.body);
-          return { user: presentUser(user), message: 'Your details were updated.' };
-        } catch (error) {
-          // A wrong current password told nothing about the address: it does not use the budget.
-          if (isWrongCurrentPassword(error)) {
-            await addressChanges.refund(member.id, request.ip);
-          }
-          throw error;
-        } finally {
-          // Taken (409) or free (200): both answers leave at the same moment.
-          await sleep(ADDRESS_CHANGE_MIN_MS - (performance.now() - started));
-        }
-      }),
+    async (request) => {
+      const user = await account.updateDetails(request.currentUser, request.body, request.ip);
+      return { user: presentUser(user), message: 'Your details were updated.' };
+    },
   );
 
   app.patch(
@@ -157,15 +76,10 @@ export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/me/password',
     { ...auth, schema: { body: ChangePasswordRequest, response: { 200: UserMessageResponse } } },
-    async (request, reply) =>
-      checkingPassword(request, reply, async () => {
-        const user = await account.changePassword(
-          request.currentUser,
-          request.body,
-          await ownFamily(request),
-        );
-        return { user: presentUser(user), message: 'Your password was changed.' };
-      }),
+    async (request) => {
+      const user = await account.changePassword(request.currentUser, request.body, await ownFamily(request));
+      return { user: presentUser(user), message: 'Your password was changed.' };
+    },
   );
 
   app.post(
@@ -180,12 +94,10 @@ export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     '/me',
     { ...authBeforeTerms, schema: { body: DeleteAccountRequest, response: { 200: MessageResponse } } },
     async (request, reply) => {
-      await checkingPassword(request, reply, () =>
-        account.assertDeletionConsent(
-          request.currentUser,
-          request.accessClaims,
-          request.body.currentPassword,
-        ),
+      await account.assertDeletionConsent(
+        request.currentUser,
+        request.accessClaims,
+        request.body.currentPassword,
       );
       // Lost a race with another deletion (or a ban-and-delete by an admin): the account is gone.
       if (!(await account.deleteAccount(request.currentUser.id))) throw unauthorized();

@@ -1,7 +1,9 @@
 /**
  * The member's own account: details, profile, theme, password, linked accounts and deletion (also
  * the admin's). Every change is committed before its events are emitted (the user cache and the
- * car list learn it before the answer leaves).
+ * car list learn it before the answer leaves). The calls that check the current password spend
+ * the wrong-password budget (wrong-passwords.ts); address changes are limited and take a fixed
+ * least time (address-changes.ts).
  */
 import {
   ERROR_KEYS,
@@ -35,7 +37,9 @@ import {
   scrubDeletedAccount,
   unlinkPlatformKeepingSignIn,
 } from './account.repo.js';
+import type { AddressChangeLimiter } from './address-changes.js';
 import { assertDeletionConsent } from './deletion-consent.js';
+import type { WrongPasswordBudget } from './wrong-passwords.js';
 
 const inUseError = (): DomainError =>
   new DomainError('conflict', 'Email or username already in use', ERROR_KEYS.emailOrUsernameInUse);
@@ -51,9 +55,11 @@ export function usernameBase(username: string): string {
 /** The name a deleted member keeps (the web app shows the part before `#`: "Deleted driver"). */
 export const deletedUsername = (id: number): string => `Deleted driver#${id}`;
 
-/** Whether a failure is a wrong (or missing) current password: those are counted by the routes. */
-export const isWrongCurrentPassword = (error: unknown): boolean =>
-  error instanceof DomainError && error.errorKey === ERROR_KEYS.wrongCurrentPassword;
+/** The address a details change asks for, if it differs from the member's (null: none). */
+function newAddress(user: UserRow, request: UpdateDetailsRequest): string | null {
+  const email = request.email ?? null;
+  return email !== null && email !== user.email?.toLowerCase() ? email : null;
+}
 
 async function assertCurrentPassword(user: UserRow, currentPassword: string | undefined): Promise<void> {
   if (user.passwordHash === null) {
@@ -79,17 +85,23 @@ export interface AccountServiceDeps {
   bus: EventBus;
   clock: Clock;
   log: FastifyBaseLogger;
+  wrongPasswords: WrongPasswordBudget;
+  addressChanges: AddressChangeLimiter;
 }
 
 export class AccountService {
   readonly #db: Db;
   readonly #events: EventBus;
   readonly #clock: Clock;
+  readonly #wrongPasswords: WrongPasswordBudget;
+  readonly #addressChanges: AddressChangeLimiter;
 
   constructor(deps: AccountServiceDeps) {
     this.#db = deps.db;
     this.#events = deps.bus;
     this.#clock = deps.clock;
+    this.#wrongPasswords = deps.wrongPasswords;
+    this.#addressChanges = deps.addressChanges;
   }
 
   /** The member's row changed (committed). */
@@ -110,9 +122,18 @@ export class AccountService {
 
   /**
    * Username and e-mail. A username equal to the current base keeps the current name (suffix
-   * included); any other is taken exactly as typed. The e-mail changes only when given and different.
+   * included); any other is taken exactly as typed. The e-mail changes only when given and
+   * different, within the address-change limits of the member and of their `ip`.
    */
-  async updateDetails(user: UserRow, request: UpdateDetailsRequest): Promise<UserRow> {
+  updateDetails(user: UserRow, request: UpdateDetailsRequest, ip: string): Promise<UserRow> {
+    return this.#wrongPasswords.checking(user.id, () =>
+      newAddress(user, request) === null
+        ? this.#saveDetails(user, request)
+        : this.#addressChanges.guard(user.id, ip, () => this.#saveDetails(user, request)),
+    );
+  }
+
+  async #saveDetails(user: UserRow, request: UpdateDetailsRequest): Promise<UserRow> {
     await assertCurrentPassword(user, request.currentPassword);
     const changes: UserChanges = {};
     if (request.username !== usernameBase(user.username)) {
@@ -124,8 +145,8 @@ export class AccountService {
         changes.usernameSkeleton = chosen.usernameSkeleton;
       }
     }
-    const email = request.email ?? null;
-    if (email !== null && email !== user.email?.toLowerCase()) {
+    const email = newAddress(user, request);
+    if (email !== null) {
       if (await emailTaken(this.#db, email, user.id)) throw inUseError();
       changes.email = email;
     }
@@ -159,7 +180,15 @@ export class AccountService {
    * told to close. With the caller's session known, only the other sessions' sockets close (a
    * `user.sessions-revoked` would also throw the caller's own page out, right after its change).
    */
-  async changePassword(
+  changePassword(
+    user: UserRow,
+    request: { currentPassword?: string | undefined; newPassword: string },
+    keepFamilyId: string | undefined,
+  ): Promise<UserRow> {
+    return this.#wrongPasswords.checking(user.id, () => this.#setPassword(user, request, keepFamilyId));
+  }
+
+  async #setPassword(
     user: UserRow,
     request: { currentPassword?: string | undefined; newPassword: string },
     keepFamilyId: string | undefined,
@@ -209,7 +238,9 @@ export class AccountService {
     claims: AccessTokenClaims,
     currentPassword: string | undefined,
   ): Promise<void> {
-    return assertDeletionConsent(this.#db, user, claims, currentPassword, this.#clock.now().getTime());
+    return this.#wrongPasswords.checking(user.id, () =>
+      assertDeletionConsent(this.#db, user, claims, currentPassword, this.#clock.now().getTime()),
+    );
   }
 
   /**

@@ -242,6 +242,26 @@ describe('account (/api/me…)', () => {
       expect(rename.statusCode).toBe(200);
     });
 
+    it('is the service’s refusal, with when to try again, whoever calls it', async () => {
+      const user = await buildUser(db);
+      const change = (step: number) =>
+        testApp.app.account.updateDetails(
+          user,
+          {
+            username: user.username,
+            email: `svc${step}-${unique()}@example.test`,
+            currentPassword: TEST_PASSWORD,
+          },
+          '10.7.3.1',
+        );
+      for (let step = 0; step < 5; step++) await change(step);
+      await expect(change(5)).rejects.toMatchObject({
+        kind: 'rate_limited',
+        message: expect.stringMatching(/^Too many address changes/),
+        retryAfterSeconds: expect.any(Number),
+      });
+    });
+
     it('allows 20 address changes per IP per hour across accounts', async () => {
       const ip = '10.7.1.1';
       const members = await Promise.all(Array.from({ length: 5 }, () => member()));
@@ -541,6 +561,24 @@ describe('account (/api/me…)', () => {
         newPassword: 'a much better passphrase',
       });
       expect(fine.statusCode).toBe(200);
+    });
+
+    it('is the service’s refusal, with when to try again, whoever calls it', async () => {
+      const { user } = await member();
+      const change = (currentPassword: string) =>
+        testApp.app.account.changePassword(
+          user,
+          { currentPassword, newPassword: 'a much better passphrase' },
+          undefined,
+        );
+      for (let i = 0; i < 10; i++) {
+        await expect(change('guess')).rejects.toMatchObject({ errorKey: 'errors.wrongCurrentPassword' });
+      }
+      await expect(change(TEST_PASSWORD)).rejects.toMatchObject({
+        kind: 'rate_limited',
+        errorKey: 'errors.tooManyRequests',
+        retryAfterSeconds: expect.any(Number),
+      });
     });
   });
 
