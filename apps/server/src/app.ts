@@ -17,6 +17,7 @@ import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { type Database, openDatabase } from './db/client.js';
+import { secondsToWait } from './domain-error.js';
 import { EventBus } from './events.js';
 import { API_DESCRIPTION, operationTransform, registerApiDocs, SECURITY_SCHEMES } from './http/api-docs.js';
 import { authenticatePlugin } from './http/authenticate.js';
@@ -272,12 +273,15 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
           'x-ratelimit-remaining': false,
           'x-ratelimit-reset': false,
         },
+        // Retry-After comes from the refusal, in the error handler, like every other one.
+        addHeaders: { 'retry-after': false },
         ...sharedLimits.rateLimitOptions,
         errorResponseBuilder: (_request, context) =>
           new HttpError(
             context.statusCode,
             `Too many requests, retry in ${context.after}`,
             ERROR_KEYS.tooManyRequests,
+            secondsToWait(context.ttl),
           ),
       });
       await api.register(authenticatePlugin, {

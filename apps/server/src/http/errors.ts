@@ -7,12 +7,17 @@ import { ERROR_KEYS, type ErrorBody, type ErrorKey } from '@telerace/protocol';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, type DomainErrorKind } from '../domain-error.js';
 
-/** Thrown by our own code for an expected failure; its message is written for the client. */
+/**
+ * Thrown by our own code for an expected failure that only the HTTP edge knows (the API rate
+ * limit, the member check, bot checks); its message is written for the client.
+ */
 export class HttpError extends Error {
   constructor(
     readonly statusCode: number,
     message: string,
     readonly errorKey?: ErrorKey,
+    /** For a 429: when trying again can succeed. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = 'HttpError';
@@ -59,6 +64,11 @@ function validationMessage(error: FastifyError): string {
     .join('; ');
 }
 
+/** The one place Retry-After is set: from the refusal that says when trying again can succeed. */
+function setRetryAfter(reply: FastifyReply, error: { retryAfterSeconds?: number | undefined }): void {
+  if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
+}
+
 function statusOf(error: FastifyError): number {
   const status = error.statusCode;
   return typeof status === 'number' && status >= 400 && status <= 599 ? status : 500;
@@ -73,7 +83,7 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
   }
   if (error instanceof DomainError) {
     const status = STATUS_OF_KIND[error.kind];
-    if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
+    setRetryAfter(reply, error);
     request.log.info(
       { req: request, status, error: error.message, details: error.details },
       'request rejected',
@@ -88,6 +98,7 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
     return;
   }
   const errorKey = error instanceof HttpError ? error.errorKey : KEY_BY_STATUS[status];
+  if (error instanceof HttpError) setRetryAfter(reply, error);
   request.log.info({ req: request, status, error: error.message }, 'request rejected');
   reply.code(status).send({ error: error.message, ...(errorKey ? { errorKey } : {}) } satisfies ErrorBody);
 }
