@@ -50,7 +50,7 @@ export const integrationsConfig = defineSection({
     env: 'TIPS_WEBHOOK_SECRET',
     schema: z.string().min(16, 'at least 16 characters'),
     default: null,
-    doc: 'Shared secret of `POST /api/webhooks/tips` (HMAC-SHA256 of the raw body in `X-Signature`). Unset: the tips webhook answers 404.',
+    doc: 'Shared secret of `POST /api/webhooks/tips` (HMAC-SHA256 of the raw body in `X-Signature`). Unset: the tips webhook is not registered (404).',
     secret: true,
   }),
 });

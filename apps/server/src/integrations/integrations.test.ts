@@ -220,11 +220,32 @@ describe('the integrations hub', () => {
       });
       expect(notJson.statusCode).toBe(400);
     });
+
+    it('checks the signature before the body: an unsigned bad body is 403, not a 400 naming fields', async () => {
+      const response = await post({ id: '', amount: 'lots' }, () => undefined);
+      expect(response.statusCode).toBe(403);
+      expect(response.json()).toEqual({
+        error: 'The webhook signature is missing or wrong.',
+        errorKey: 'errors.invalidWebhookSignature',
+      });
+      const signed = await post({ id: '', amount: 'lots' });
+      expect(signed.statusCode).toBe(400);
+      expect(signed.json().error).toMatch(/^body\.id: /);
+    });
+
+    it('is in the API reference, with its body', async () => {
+      const document = (await testApp.app.inject('/api/openapi.json')).json();
+      const operation = document.paths['/api/webhooks/tips']?.post;
+      expect(operation?.description).toContain('X-Signature');
+      expect(Object.keys(operation?.requestBody.content['application/json'].schema.properties)).toEqual(
+        expect.arrayContaining(['id', 'platform', 'platformUserId', 'amount', 'currency']),
+      );
+    });
   });
 });
 
 describe('the quick start (no integration configured)', () => {
-  it('answers 404 on the tips webhook', async () => {
+  it('registers no tips webhook: 404, and the API reference does not list it', async () => {
     const testApp = await startTestApp();
     try {
       const response = await testApp.app.inject({
@@ -234,6 +255,10 @@ describe('the quick start (no integration configured)', () => {
         payload: '{}',
       });
       expect(response.statusCode).toBe(404);
+      expect(response.json()).toEqual({ error: 'Not found', errorKey: 'errors.notFound' });
+      expect(testApp.app.hasRoute({ method: 'POST', url: '/api/webhooks/tips' })).toBe(false);
+      const document = (await testApp.app.inject('/api/openapi.json')).json();
+      expect(Object.keys(document.paths).filter((path) => path.startsWith('/api/webhooks/'))).toEqual([]);
       expect(
         (await testApp.app.integrations.adminView()).integrations.every((i) => i.state === 'not_configured'),
       ).toBe(true);

@@ -3,11 +3,12 @@
  * TIPS_WEBHOOK_SECRET is set. Nothing to connect to: it is "connected" while configured.
  */
 import { defineModule } from '../../module.js';
-import { tipsRoutes } from './tips.routes.js';
+import { signedWebhookRoutes } from '../verified-webhook.js';
+import { tipsWebhook } from './tips.routes.js';
 
 export const tipsModule = defineModule({
   name: 'tips',
-  routes: ({ config }) => [{ plugin: tipsRoutes, options: { secret: config.tipsWebhookSecret } }],
+  routes: ({ config }) => signedWebhookRoutes(config.tipsWebhookSecret, tipsWebhook),
   start: async ({ integrations }, { config }) => {
     if (config.tipsWebhookSecret === null) return;
     integrations.register({ id: 'tips', target: '/api/webhooks/tips' });

@@ -224,6 +224,14 @@ describe('POST /api/webhooks/twitch (EventSub)', () => {
       payload: payload.replace('100000', '1000000'),
     });
     expect(tampered.statusCode).toBe(403);
+    // The signature comes before the body: an unsigned caller learns nothing about its shape.
+    const notEventSub = await testApp.app.inject({
+      method: 'POST',
+      url: '/api/webhooks/twitch',
+      headers: unsigned,
+      payload: '{"subscription":1}',
+    });
+    expect(notEventSub.statusCode).toBe(403);
   });
 
   it('refuses a delivery signed more than 10 minutes ago (a replay)', async () => {
@@ -259,7 +267,7 @@ describe('POST /api/webhooks/twitch (EventSub)', () => {
 });
 
 describe('the EventSub webhook without TWITCH_EVENTSUB_SECRET', () => {
-  it('answers 404, and Twitch is not configured', async () => {
+  it('is not registered (404), and Twitch is not configured', async () => {
     const testApp = await startTestApp();
     try {
       const { headers, payload } = eventSubDelivery('any secret here', {
@@ -273,6 +281,7 @@ describe('the EventSub webhook without TWITCH_EVENTSUB_SECRET', () => {
         payload,
       });
       expect(response.statusCode).toBe(404);
+      expect(testApp.app.hasRoute({ method: 'POST', url: '/api/webhooks/twitch' })).toBe(false);
       expect(testApp.app.integrations.status('twitch').state).toBe('not_configured');
     } finally {
       await testApp.close();

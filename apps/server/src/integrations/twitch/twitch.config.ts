@@ -55,7 +55,7 @@ export const twitchConfig = defineSection(
       env: 'TWITCH_EVENTSUB_SECRET',
       schema: z.string().min(10).max(100),
       default: null,
-      doc: 'Secret of the EventSub webhook subscriptions (10–100 characters): subscriptions, cheers. Unset: `POST /api/webhooks/twitch` answers 404.',
+      doc: 'Secret of the EventSub webhook subscriptions (10–100 characters): subscriptions, cheers. Unset: `POST /api/webhooks/twitch` is not registered (404).',
       secret: true,
     }),
   },

@@ -4,8 +4,9 @@
  * settings are present. With neither, Twitch stays "not configured".
  */
 import { defineModule } from '../../module.js';
+import { signedWebhookRoutes } from '../verified-webhook.js';
 import { TwitchChat } from './twitch-chat.js';
-import { twitchEventSubRoutes } from './twitch-eventsub.routes.js';
+import { twitchEventSubWebhook } from './twitch-eventsub.routes.js';
 
 declare module '../../module.js' {
   interface Services {
@@ -27,9 +28,7 @@ export const twitchModule = defineModule({
             log: log.child({ integration: 'twitch' }),
           }),
   }),
-  routes: ({ config }) => [
-    { plugin: twitchEventSubRoutes, options: { secret: config.twitch.eventSubSecret } },
-  ],
+  routes: ({ config }) => signedWebhookRoutes(config.twitch.eventSubSecret, twitchEventSubWebhook),
   start: async ({ integrations, twitchChat, leadership }, { config }) => {
     if (twitchChat) {
       integrations.register({
