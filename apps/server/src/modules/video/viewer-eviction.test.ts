@@ -14,6 +14,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { users } from '../../db/schema.js';
 import type { StartedTestApp } from '../../test/app.js';
+import { holdReads } from '../../test/database-hiccup.js';
 import { buildAdmin, buildUser, tokenFor } from '../../test/factories.js';
 import {
   connectCar,
@@ -311,6 +312,23 @@ describe('a driver whose session ends stops watching (real Janus, real WebRTC)',
       expect((await within(endedSocket.closed))?.code).toBe(SOCKET_CLOSE_CODES.sessionRevoked);
       expect(keptSocket.ws.readyState).toBe(keptSocket.ws.OPEN);
       await keptSocket.close();
+    });
+
+    // The admission reads the member's row; a revocation made while it waits there (a ban on
+    // another instance) still reaches the socket once it opens (sockets/member-sockets.ts).
+    it('closes a /janus socket admitted while the member’s sessions were revoked', async () => {
+      const { app } = testApp;
+      const member = await buildUser(app.database.db);
+      const token = await tokenFor(app, member);
+      const misses = app.userCache.stats.misses;
+      const held = await holdReads(app.database.db, 'users');
+      const opening = openJanus(token);
+      // The member's row is not in the user cache yet: the admission reads it, and waits.
+      await expect.poll(() => app.userCache.stats.misses).toBe(misses + 1);
+      app.events.emit('user.sessions-revoked', { userId: member.id, reason: 'password_changed' });
+      await held.release();
+      const socket = await opening;
+      expect((await within(socket.closed))?.code).toBe(SOCKET_CLOSE_CODES.forceDisconnect);
     });
 
     it('refuses an access token issued before the member’s tokens_valid_after', async () => {
