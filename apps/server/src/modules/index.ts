@@ -11,6 +11,7 @@ import { youtubeModule } from '../integrations/youtube/youtube.module.js';
 import type { TeleraceModule } from '../module.js';
 import { leadershipModule } from '../scale-out/leadership.module.js';
 import { metricsModule } from '../scale-out/metrics/metrics.module.js';
+import { memberSocketsModule } from '../sockets/member-sockets.module.js';
 import { accountModule } from './account/account.module.js';
 import { adminModule } from './admin/admin.module.js';
 import { authModule } from './auth/auth.module.js';
@@ -37,6 +38,8 @@ export const MODULES: readonly TeleraceModule[] = [
   usersModule,
   settingsModule,
   carDirectoryModule,
+  // Before every module that owns a member's sockets (control, video, events).
+  memberSocketsModule,
   controlModule,
   videoModule,
   carsModule,

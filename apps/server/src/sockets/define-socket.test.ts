@@ -14,6 +14,7 @@ import { DomainError } from '../domain-error.js';
 import { HttpError } from '../http/errors.js';
 import { listen, openSocket, refusedStatus } from '../test/sockets.js';
 import { defineSocket, registerSockets } from './define-socket.js';
+import { MemberSockets } from './member-sockets.js';
 import { newDropCounters } from './message-guard.js';
 import { messageTable } from './message-table.js';
 import { SocketAdmission } from './socket-admission.js';
@@ -67,6 +68,7 @@ function testSocket(
 beforeAll(async () => {
   app = Fastify();
   app.decorate('socketAdmission', new SocketAdmission(100));
+  app.decorate('memberSockets', new MemberSockets());
   app.decorate('socketMeter', meter);
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   registerSockets(app, [

@@ -27,7 +27,9 @@ export interface Admission<A> {
   ownOrigin: boolean;
   /**
    * `perAddress`: counts against SOCKETS_PER_IP (taken before `admit`, so a flood costs no
-   * database work past the cap). `perMember`: at most `max` sockets of this kind per member.
+   * database work past the cap). `perMember`: at most `max` sockets of this kind per member; it
+   * makes the socket a member's, closed by revocations from the start of its admission
+   * (member-sockets.ts).
    */
   limits: {
     perAddress: boolean;
@@ -47,7 +49,10 @@ export interface SocketRoute {
 }
 
 export interface SocketDefinition<A, C> extends Admission<A> {
-  /** The socket's context (its link) once open: handlers receive it. */
+  /**
+   * The socket's context (its link) once open: handlers receive it. A member's socket (one with
+   * `limits.perMember`) registers here with its kind's MemberSocketsOfKind and this `request`.
+   */
   open(connection: SocketConnection, admitted: A, request: FastifyRequest): C;
   messages: MessageTable<C>;
   /** Default CONTROL_LIMITS.maxMessagesPerSecond. */
@@ -94,19 +99,39 @@ export function defineRawSocket<A>(
   };
 }
 
+/**
+ * A member's socket: from here on a revocation reaches it, even one made before it registers
+ * (sockets/member-sockets.ts). The window ends when the socket registers, or with the upgrade's
+ * connection when it never does (refused, dropped).
+ */
+function openAdmissionWindow(app: FastifyInstance, request: FastifyRequest): void {
+  const members = app.memberSockets;
+  members.admitting(request);
+  const connection = request.raw.socket;
+  if (connection.destroyed) members.abandoned(request);
+  else connection.once('close', () => members.abandoned(request));
+}
+
 async function admit(app: FastifyInstance, admission: Admission<unknown>, request: FastifyRequest) {
   if (admission.ownOrigin) assertOwnOrigin(request, app.config.publicUrl);
-  if (admission.limits.perAddress) await app.socketAdmission.admitAddress(request);
-  const admitted = await admission.admit(request);
   const perMember = admission.limits.perMember;
-  if (perMember)
-    await app.socketAdmission.admitMember(
-      request,
-      perMember.kind,
-      perMember.memberOf(admitted),
-      perMember.max,
-    );
-  return admitted;
+  // Before every step that waits (a shared place, the token's database read).
+  if (perMember && request.ws) openAdmissionWindow(app, request);
+  try {
+    if (admission.limits.perAddress) await app.socketAdmission.admitAddress(request);
+    const admitted = await admission.admit(request);
+    if (perMember)
+      await app.socketAdmission.admitMember(
+        request,
+        perMember.kind,
+        perMember.memberOf(admitted),
+        perMember.max,
+      );
+    return admitted;
+  } catch (error) {
+    app.memberSockets.abandoned(request);
+    throw error;
+  }
 }
 
 /** Registers the routes, one per path; sockets sharing a path are chosen by `?type=`. */

@@ -2,7 +2,8 @@
  * Who is connected: one CarLink per car and at most one ControllerLink per car. It turns domain
  * events into socket actions — a session that ends stops its car at once and closes the driver's
  * control socket; a deleted car or a rotated secret closes the car's socket; revoked sessions
- * close the driver's control socket — and relays drive from the controller to the car and
+ * (told by the member-sockets registry) stop the car and close the driver's control socket — and
+ * relays drive from the controller to the car and
  * telemetry back. Close reasons sent to a driver are DISCONNECT_REASONS.
  *
  * Scale-out (issue 15): a car's agent may be on another instance than its driver. Which instance
@@ -14,14 +15,14 @@
  */
 import {
   type CarConfig,
-  type DisconnectReason,
   type ServerCarMessage,
   SOCKET_CLOSE_CODES,
   type Telemetry,
 } from '@telerace/protocol';
-import type { FastifyBaseLogger } from 'fastify';
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { EventBus, EventHandlers } from '../../events.js';
 import { LatencyHistogram } from '../../scale-out/metrics/latency-histogram.js';
+import type { MemberSocketsOfKind, Revocation } from '../../sockets/member-sockets.js';
 import { type DropCounters, newDropCounters } from '../../sockets/message-guard.js';
 import type { SocketConnection } from '../../sockets/socket-connection.js';
 import type { CarPresence } from '../cars/cars.presenter.js';
@@ -32,6 +33,8 @@ import { LOCAL_ONLY, PRESENCE_LASTS_MS, type RelayBridge, type RemoteCar } from 
 export interface CarRelayOptions {
   /** Config for a car's `welcome`; null when the car is gone. */
   carConfig(carId: number): Promise<CarConfig | null>;
+  /** The controllers in the member-sockets registry, which closes them on revocations. */
+  controllerSockets: MemberSocketsOfKind<ControllerLink>;
   /** Cars held by other instances (scale-out); by default there are none. */
   bridge?: RelayBridge;
 }
@@ -124,18 +127,6 @@ export class CarRelay implements CarPresence {
         this.#stop(carId);
         this.#cars.get(carId)?.close(SOCKET_CLOSE_CODES.carRevoked, 'car deleted');
         this.#controllers.get(carId)?.close(SOCKET_CLOSE_CODES.sessionEnded, 'car_deleted');
-      },
-      // Every session of the member ended (ban, deletion, password change, log-out everywhere): the
-      // car stops and the control socket closes now, before the car session itself is ended.
-      'user.sessions-revoked': ({ userId, reason }) => {
-        for (const link of this.#controllersOf(userId))
-          this.#detach(link, SOCKET_CLOSE_CODES.forceDisconnect, reason);
-      },
-      // One login session ended (log-out, refresh-token reuse): its sockets close.
-      'session.revoked': ({ userId, sessionId }) => {
-        for (const link of this.#controllersOf(userId))
-          if (link.loginSessionId === sessionId)
-            this.#detach(link, SOCKET_CLOSE_CODES.sessionRevoked, 'session_revoked');
       },
       'car.secret-rotated': ({ carId }) => {
         this.#cars.get(carId)?.close(SOCKET_CLOSE_CODES.carRevoked, 'secret rotated');
@@ -233,14 +224,20 @@ export class CarRelay implements CarPresence {
     return link;
   }
 
-  /** A driver holding the car; a previous control socket for the car is replaced. */
+  /**
+   * A driver holding the car, admitted by `admission` (the upgrade request: the member-sockets
+   * registry closes the socket at once if a revocation came meanwhile); a previous control
+   * socket for the car is replaced.
+   */
   attachController(
     carId: number,
     sessionId: number,
     connection: SocketConnection,
     access: ControllerAccess,
+    admission: FastifyRequest,
   ): ControllerLink {
     const previous = this.#controllers.get(carId);
+    let unregister = () => {};
     const link = new ControllerLink(carId, sessionId, access, connection, {
       onDrive: (_link, throttle, steer) => {
         if (this.#controllers.get(carId) !== link) return;
@@ -249,7 +246,9 @@ export class CarRelay implements CarPresence {
             this.driveLatency.observeSince(link.connection.receivedAt);
         } else if (this.#elsewhere.has(carId)) this.#driveElsewhere(link, throttle, steer);
       },
+      onRevoked: (revoked, revocation) => this.#detach(revoked, revocation),
       onClose: (closed) => {
+        unregister();
         if (this.#controllers.get(carId) !== closed) return;
         this.#controllers.delete(carId);
         // Safety: the driver is gone, the car goes to neutral now.
@@ -264,6 +263,7 @@ export class CarRelay implements CarPresence {
       previous.close(SOCKET_CLOSE_CODES.replaced, 'replaced by a new connection');
     }
     link.send({ type: 'car-status', online: this.isOnline(carId) });
+    unregister = this.options.controllerSockets.add(admission, link);
     return link;
   }
 
@@ -339,12 +339,11 @@ export class CarRelay implements CarPresence {
     }
   }
 
-  #controllersOf(userId: number): ControllerLink[] {
-    return [...this.#controllers.values()].filter((link) => link.user.id === userId);
-  }
-
-  /** The controller leaves now: the car goes to neutral, then its socket closes. */
-  #detach(link: ControllerLink, code: number, reason: DisconnectReason): void {
+  /**
+   * A revocation (sessions-revoked, log-out) through the member-sockets registry: the car stops
+   * and the control socket closes now, before the car session itself is ended.
+   */
+  #detach(link: ControllerLink, { code, reason }: Revocation): void {
     if (this.#controllers.get(link.carId) === link) {
       this.#controllers.delete(link.carId);
       this.#stop(link.carId);

@@ -81,8 +81,8 @@ function controllerSocket(app: FastifyInstance, check: TokenCheck) {
       if (!session) throw forbidden('This control token does not open this car.');
       return { carId, sessionId: session.id, user, claims };
     },
-    open: (connection, { carId, sessionId, user, claims }) =>
-      app.carRelay.attachController(carId, sessionId, connection, { user, claims, check }),
+    open: (connection, { carId, sessionId, user, claims }, request) =>
+      app.carRelay.attachController(carId, sessionId, connection, { user, claims, check }, request),
     messages: messageTable<ControllerLink, ControllerMessage>(ControllerMessage, {
       drive: (link, { throttle, steer }) => link.drive(throttle, steer),
       'controller-ping': (link, { timestamp }) => link.ping(timestamp),

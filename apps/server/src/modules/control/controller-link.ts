@@ -5,6 +5,7 @@
  * `auth {token}` (sockets/socket-token.ts). Car settings are saved over REST only.
  */
 import { type ControllerServerMessage, SOCKET_CLOSE_CODES } from '@telerace/protocol';
+import type { MemberSocket, Revocation } from '../../sockets/member-sockets.js';
 import type { SocketConnection } from '../../sockets/socket-connection.js';
 import { SocketToken, type TokenCheck } from '../../sockets/socket-token.js';
 import type { AccessTokenClaims } from '../auth/access-token.js';
@@ -22,10 +23,12 @@ export interface ControllerAccess {
 
 export interface ControllerLinkHandlers {
   onDrive(link: ControllerLink, throttle: number, steer: number): void;
+  /** The member's sessions, or this socket's, were revoked (the member-sockets registry says so). */
+  onRevoked(link: ControllerLink, revocation: Revocation): void;
   onClose(link: ControllerLink): void;
 }
 
-export class ControllerLink {
+export class ControllerLink implements MemberSocket {
   #user: UserRow;
   readonly #token: SocketToken;
 
@@ -51,6 +54,10 @@ export class ControllerLink {
     return this.#user;
   }
 
+  get userId(): number {
+    return this.#user.id;
+  }
+
   /** The login session (refresh-token family) of the token the socket lives on. */
   get loginSessionId(): string | null {
     return this.#token.sessionId;
@@ -62,6 +69,10 @@ export class ControllerLink {
 
   close(code: number, reason: string): void {
     this.connection.close(code, reason);
+  }
+
+  revoke(revocation: Revocation): void {
+    this.handlers.onRevoked(this, revocation);
   }
 
   drive(throttle: number, steer: number): void {

@@ -1,10 +1,11 @@
 /**
- * The event socket /api/race-ws (registered outside the /api rate limiter): one set of sockets
- * per member. It answers `get_current_state` and `ping`, tells a driver why their car session
- * ended (`force_disconnect`), and closes all of a member's sockets when their sessions are
- * revoked (ban, deletion, password change, log-out everywhere) or the sockets of one session at
- * its log-out. A socket lives as long as its access token, renewed with `auth {token}`
- * (sockets/socket-token.ts); a member and a client address hold a few at most. Declared with the
+ * The event socket /api/race-ws (registered outside the /api rate limiter): a few per member,
+ * kept in the member-sockets registry (sockets/member-sockets.ts), which closes all of a member's
+ * sockets when their sessions are revoked (ban, deletion, password change, log-out everywhere;
+ * `force_disconnect` first) or the sockets of one session at its log-out. It answers
+ * `get_current_state` and `ping` and tells a driver why their car session ended
+ * (`force_disconnect`). A socket lives as long as its access token, renewed with `auth {token}`
+ * (sockets/socket-token.ts); a client address holds a few at most too. Declared with the
  * socket kit (sockets/define-socket.ts). The race: `join_lobby`, `toggle_ready` and `ping_update`
  * go to the race engine, each through the member's command budget and the registration check
  * (event-command-gate.ts); every `race.changed` is broadcast as `race_state_update` and every
@@ -13,15 +14,15 @@
  */
 import {
   CONTROL_LIMITS,
-  type DisconnectReason,
   EventClientMessage,
   type EventServerMessage,
   SOCKET_CLOSE_CODES,
 } from '@telerace/protocol';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { memberFromAccessToken } from '../../http/authenticate.js';
 import { Broadcaster } from '../../sockets/broadcaster.js';
 import { defineSocket, registerSockets } from '../../sockets/define-socket.js';
+import type { MemberSocket, MemberSocketsOfKind, Revocation } from '../../sockets/member-sockets.js';
 import { newDropCounters } from '../../sockets/message-guard.js';
 import { messageTable } from '../../sockets/message-table.js';
 import { queryOf } from '../../sockets/socket-auth.js';
@@ -35,30 +36,48 @@ import { EventCommandGate } from './event-command-gate.js';
 const EVENT_KEEPALIVE = { pingMs: 15_000, silenceMs: 20_000 };
 
 /** One open event socket: the kit's connection and the token it lives on. */
-interface EventLink {
-  userId: number;
-  connection: SocketConnection;
-  token: SocketToken;
+export class EventLink implements MemberSocket {
+  readonly token: SocketToken;
+
+  constructor(
+    readonly userId: number,
+    readonly connection: SocketConnection,
+    claims: AccessTokenClaims,
+  ) {
+    this.token = new SocketToken(claims, () =>
+      connection.close(SOCKET_CLOSE_CODES.tokenExpired, 'access token expired'),
+    );
+  }
+
+  get loginSessionId(): string | null {
+    return this.token.sessionId;
+  }
+
+  /** Every session ended: `force_disconnect {reason}` first, so the page says why. */
+  revoke(revocation: Revocation): void {
+    if (revocation.code === SOCKET_CLOSE_CODES.forceDisconnect)
+      this.connection.send({
+        type: 'force_disconnect',
+        reason: revocation.reason,
+      } satisfies EventServerMessage);
+    this.connection.close(revocation.code, revocation.reason);
+  }
 }
 
+/** The open event sockets (kept in the member-sockets registry, which closes them on revocations). */
 export class EventSockets {
-  readonly #byUser = new Map<number, Set<EventLink>>();
   readonly dropped = newDropCounters();
   readonly #broadcaster = new Broadcaster(() => this.#connections());
 
-  add(userId: number, link: EventLink): void {
-    let links = this.#byUser.get(userId);
-    if (!links) {
-      links = new Set();
-      this.#byUser.set(userId, links);
-    }
-    links.add(link);
+  readonly #sockets: MemberSocketsOfKind<EventLink>;
+
+  constructor(sockets: MemberSocketsOfKind<EventLink>) {
+    this.#sockets = sockets;
   }
 
-  remove(userId: number, link: EventLink): void {
-    const links = this.#byUser.get(userId);
-    links?.delete(link);
-    if (links?.size === 0) this.#byUser.delete(userId);
+  /** A socket admitted by this upgrade request opens; returns its removal. */
+  add(request: FastifyRequest, link: EventLink): () => void {
+    return this.#sockets.add(request, link);
   }
 
   /**
@@ -71,41 +90,20 @@ export class EventSockets {
   }
 
   *#connections(): Iterable<SocketConnection> {
-    for (const links of this.#byUser.values()) for (const { connection } of links) yield connection;
+    for (const { connection } of this.#sockets.all()) yield connection;
   }
 
   /** Sends to every socket of the member (a slow reader among them is dropped). */
   sendToUser(userId: number, message: EventServerMessage): void {
-    for (const { connection } of this.#byUser.get(userId) ?? []) connection.send(message);
-  }
-
-  /** `force_disconnect` then close, for every socket of the member. */
-  disconnectUser(userId: number, reason: DisconnectReason): void {
-    const links = this.#byUser.get(userId) ?? new Set<EventLink>();
-    this.#byUser.delete(userId);
-    for (const { connection } of links) {
-      connection.send({ type: 'force_disconnect', reason } satisfies EventServerMessage);
-      connection.close(SOCKET_CLOSE_CODES.forceDisconnect, reason);
-    }
-  }
-
-  /** Closes the member's sockets whose token belongs to the session that ended (log-out, reuse). */
-  closeSession(userId: number, sessionId: string): void {
-    const links = this.#byUser.get(userId);
-    for (const link of links ?? []) {
-      if (link.token.sessionId !== sessionId) continue;
-      links?.delete(link);
-      link.connection.close(SOCKET_CLOSE_CODES.sessionRevoked, 'session_revoked');
-    }
-    if (links?.size === 0) this.#byUser.delete(userId);
+    for (const { connection } of this.#sockets.of(userId)) connection.send(message);
   }
 
   count(userId: number): number {
-    return this.#byUser.get(userId)?.size ?? 0;
+    return this.#sockets.count(userId);
   }
 
   closeAll(): void {
-    for (const links of this.#byUser.values()) for (const { connection } of links) connection.close(1001, '');
+    for (const { connection } of this.#sockets.all()) connection.close(1001, '');
   }
 }
 
@@ -156,18 +154,12 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
         },
       },
       admit: async (request) => (await check(queryOf(request).token ?? '')).claims,
-      open: (connection, claims): EventLink => {
-        const link: EventLink = {
-          userId: claims.userId,
-          connection,
-          token: new SocketToken(claims, () =>
-            connection.close(SOCKET_CLOSE_CODES.tokenExpired, 'access token expired'),
-          ),
-        };
-        sockets.add(claims.userId, link);
+      open: (connection, claims, request) => {
+        const link = new EventLink(claims.userId, connection, claims);
+        const remove = sockets.add(request, link);
         connection.onClose(() => {
           link.token.stop();
-          sockets.remove(claims.userId, link);
+          remove();
         });
         return link;
       },

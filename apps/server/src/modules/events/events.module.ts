@@ -1,6 +1,6 @@
 /** The members' event socket (/api/race-ws): the race for everyone, and what concerns each member (a session that ended, …). */
 import { defineModule } from '../../module.js';
-import { EventSockets, eventRoutes } from './events.gateway.js';
+import { type EventLink, EventSockets, eventRoutes } from './events.gateway.js';
 
 declare module '../../module.js' {
   interface Services {
@@ -11,13 +11,13 @@ declare module '../../module.js' {
 
 export const eventsModule = defineModule({
   name: 'events',
-  services: () => ({ eventSockets: new EventSockets() }),
+  services: ({ services }) => ({
+    eventSockets: new EventSockets(services.memberSockets.kind<EventLink>('event')),
+  }),
   sockets: () => [{ plugin: eventRoutes }],
   on: ({ eventSockets, raceEngine }) => {
     let lastStatus = 'idle';
     return {
-      'user.sessions-revoked': ({ userId, reason }) => eventSockets.disconnectUser(userId, reason),
-      'session.revoked': ({ userId, sessionId }) => eventSockets.closeSession(userId, sessionId),
       'car.session-ended': ({ userId, reason }) =>
         eventSockets.sendToUser(userId, { type: 'force_disconnect', reason }),
       'race.changed': ({ state }) => {

@@ -3,8 +3,9 @@
  * browsers need no other host or port. Only members who accepted the terms get through (access
  * token in the query, own origin), and only what watching a car's stream needs is forwarded, on
  * the sessions and handles this very socket created, a few at a time (janus-guard.ts). Admin
- * requests (create, edit, destroy mountpoints…) never reach Janus from a browser. A member's video sockets close when their
- * sessions are revoked (janus-sockets.ts).
+ * requests (create, edit, destroy mountpoints…) never reach Janus from a browser. A member's
+ * video sockets are kept in the member-sockets registry, which closes them when their sessions
+ * are revoked, even during their admission (sockets/member-sockets.ts).
  */
 import { ERROR_KEYS, JANUS_PATH, JANUS_SUBPROTOCOL } from '@telerace/protocol';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
@@ -12,10 +13,10 @@ import WebSocket from 'ws';
 import { assertRegistrationComplete, memberFromAccessToken } from '../../http/authenticate.js';
 import { HttpError } from '../../http/errors.js';
 import { type Admission, defineRawSocket, registerSockets } from '../../sockets/define-socket.js';
+import type { MemberSocket, MemberSocketsOfKind } from '../../sockets/member-sockets.js';
 import { MessageRateLimit } from '../../sockets/message-guard.js';
 import { queryOf } from '../../sockets/socket-auth.js';
 import { type JanusAnswer, type JanusRequest, JanusSocketGuard } from './janus-guard.js';
-import type { JanusSockets } from './janus-sockets.js';
 import type { VideoService } from './video.service.js';
 
 /** Largest signalling message from a browser (an SDP answer with its candidates fits easily). */
@@ -27,14 +28,14 @@ const SOCKETS_PER_MEMBER = 4;
 
 export interface JanusProxyOptions {
   video: VideoService;
-  /** The open video sockets by member (the video module closes them on revocations). */
-  sockets: JanusSockets;
+  /** The video sockets in the member-sockets registry (closed by revocations). */
+  sockets: MemberSocketsOfKind<MemberSocket>;
 }
 
 export const janusProxyRoutes: FastifyPluginAsync<JanusProxyOptions> = async (app, { video, sockets }) => {
   const keys = app.tokenKeys;
 
-  const admission: Admission<{ userId: number; sessionId: string | null; at: number }> = {
+  const admission: Admission<{ userId: number; sessionId: string | null }> = {
     name: 'video',
     path: JANUS_PATH,
     ownOrigin: true,
@@ -48,8 +49,6 @@ export const janusProxyRoutes: FastifyPluginAsync<JanusProxyOptions> = async (ap
       },
     },
     admit: async (request: FastifyRequest) => {
-      // Before the token is checked: a revocation from now on still reaches this socket.
-      const at = Date.now();
       // Refuses banned and deleted members and tokens issued before a password change.
       const { user, claims } = await memberFromAccessToken(
         app.userCache,
@@ -60,23 +59,27 @@ export const janusProxyRoutes: FastifyPluginAsync<JanusProxyOptions> = async (ap
       assertRegistrationComplete(user);
       if (video.janusWsUrl === null)
         throw new HttpError(503, 'Live video is unavailable on this server', ERROR_KEYS.notReady);
-      return { userId: user.id, sessionId: claims.sessionId, at };
+      return { userId: user.id, sessionId: claims.sessionId };
     },
   };
 
   registerSockets(app, [
-    defineRawSocket(admission, (browser, member) => {
+    defineRawSocket(admission, (browser, member, request) => {
       const upstreamUrl = video.janusWsUrl;
       if (upstreamUrl === null) {
         browser.close(1011, 'not admitted');
         return;
       }
       const janus = new WebSocket(upstreamUrl, JANUS_SUBPROTOCOL, { maxPayload: 1024 * 1024 });
-      const unregister = sockets.add(member.userId, member.sessionId, member.at, (code, reason) => {
-        if (browser.readyState === WebSocket.OPEN) browser.close(code, reason);
-        // Janus's side goes at once (it destroys that transport's sessions, and their
-        // PeerConnections), without waiting for the browser to answer the close.
-        janus.terminate();
+      const unregister = sockets.add(request, {
+        userId: member.userId,
+        loginSessionId: member.sessionId,
+        revoke: ({ code, reason }) => {
+          if (browser.readyState === WebSocket.OPEN) browser.close(code, reason);
+          // Janus's side goes at once (it destroys that transport's sessions, and their
+          // PeerConnections), without waiting for the browser to answer the close.
+          janus.terminate();
+        },
       });
       const rate = new MessageRateLimit(JANUS_MESSAGES_PER_SECOND);
       const guard = new JanusSocketGuard();

@@ -7,17 +7,17 @@ import { SOCKET_CLOSE_CODES } from '@telerace/protocol';
 import { defineModule } from '../../module.js';
 import { findCarStreamId, findLiveCar, findLiveSessionOfCar } from '../cars/cars.repo.js';
 import { janusProxyRoutes } from './janus-proxy.js';
-import { JanusSockets } from './janus-sockets.js';
 import { videoRoutes } from './video.routes.js';
 import { VideoService } from './video.service.js';
 import { DatabaseVideoPins } from './video-pins.repo.js';
+
+/** What a demotion closes: the video sockets alone. */
+const VIDEO_ONLY = new Set(['video'] as const);
 
 declare module '../../module.js' {
   interface Services {
     /** Live video: Janus and the cars' mountpoints. */
     video: VideoService;
-    /** The open /janus sockets by member and login session. */
-    janusSockets: JanusSockets;
     /** Resolves once the video service found (or started) its Janus, or gave up. */
     videoStarted(): Promise<void>;
   }
@@ -38,7 +38,6 @@ export const videoModule = defineModule({
     });
     return {
       video,
-      janusSockets: new JanusSockets(),
       videoStarted: async () => {
         await app.ready();
         await video.started();
@@ -47,9 +46,12 @@ export const videoModule = defineModule({
   },
   routes: () => [{ plugin: videoRoutes }],
   sockets: ({ services }) => [
-    { plugin: janusProxyRoutes, options: { video: services.video, sockets: services.janusSockets } },
+    {
+      plugin: janusProxyRoutes,
+      options: { video: services.video, sockets: services.memberSockets.kind('video') },
+    },
   ],
-  on: ({ video, janusSockets, carRelay }) => ({
+  on: ({ video, memberSockets, carRelay }) => ({
     // Only a car whose socket this instance holds gets this instance's mountpoint (scale-out).
     'car.online': ({ carId }) => (carRelay.holds(carId) ? video.carOnline(carId) : undefined),
     'car.offline': ({ carId }) => video.carOffline(carId),
@@ -57,16 +59,16 @@ export const videoModule = defineModule({
     'car.session-started': ({ carId }) => video.sessionStarted(carId),
     // On every instance: the stored PIN changes once; the car's holder re-keys its mountpoint.
     'car.session-ended': ({ carId, sessionId }) => video.sessionEnded(carId, sessionId),
-    // Revoked sessions take their players with them.
-    'user.sessions-revoked': ({ userId }) =>
-      janusSockets.closeMember(userId, SOCKET_CLOSE_CODES.forceDisconnect, 'sessions revoked'),
-    'session.revoked': ({ userId, sessionId }) =>
-      janusSockets.closeSession(userId, sessionId, SOCKET_CLOSE_CODES.sessionRevoked, 'session ended'),
+    // Revoked sessions take their players with them: the member-sockets registry closes them.
     // Admins are shown every PIN: a demoted admin must not keep one (new PINs), and their players
     // go too (they were admitted to watch with PINs shown to admins).
     'user.role-changed': ({ userId, isAdmin }) => {
       if (isAdmin) return;
-      janusSockets.closeMember(userId, SOCKET_CLOSE_CODES.roleChanged, 'role changed');
+      memberSockets.revokeMember(
+        userId,
+        { code: SOCKET_CLOSE_CODES.roleChanged, reason: 'role_changed' },
+        VIDEO_ONLY,
+      );
       return video.adminDemoted();
     },
   }),
