@@ -10,8 +10,8 @@ import {
   CAR_PROTOCOL_VERSION,
   type CarAgentMessage,
   type CarConfig,
-  type CarIncompatibleReason,
   CONTROL_LIMITS,
+  type IncompatibleReason,
   ServerCarMessage,
 } from '@telerace/protocol';
 import WebSocket from 'ws';
@@ -38,7 +38,7 @@ type Forwarded = Exclude<ServerCarMessage, { type: 'welcome' | 'incompatible' | 
 export const TOO_OLD_RETRY_MS = 10 * 60_000;
 
 /** The log line for each refusal (an operator reads it on the car). */
-function incompatibleLine(reason: CarIncompatibleReason, supported: { min: number; max: number }): string {
+function incompatibleLine(reason: IncompatibleReason, supported: { min: number; max: number }): string {
   const range = supported.min === supported.max ? `${supported.min}` : `${supported.min}–${supported.max}`;
   return reason === 'client_too_old'
     ? `server refused this agent: it is too old (car protocol ${CAR_PROTOCOL_VERSION}, the server accepts ${range}); update the car agent`

@@ -7,7 +7,7 @@ import { CAR_CONFIG_LIMITS, CAR_SESSION_DEFAULT_MINUTES } from './constants.js';
 import { Id, IdParams } from './ids.js';
 import { ChatAnnouncementSettings } from './integrations.js';
 import { LiveLeaderboardRow, RACE_SETTINGS_LIMITS, RaceState } from './races.js';
-import { DISCONNECT_REASONS, SocketErrorMessage } from './sockets.js';
+import { BrowserHello, DISCONNECT_REASONS, IncompatibleMessage, SocketErrorMessage } from './sockets.js';
 import { CarVideo, VideoCodec } from './video.js';
 
 /** Bumped when the car protocol changes incompatibly. */
@@ -19,9 +19,6 @@ export const CAR_PROTOCOL_VERSION = 1;
  * `incompatible {reason}`.
  */
 export const MIN_SUPPORTED_CAR_PROTOCOL_VERSION = 1;
-/** Why the server refused a car agent's protocol version. */
-export const CAR_INCOMPATIBLE_REASONS = ['client_too_old', 'server_too_old'] as const;
-export type CarIncompatibleReason = (typeof CAR_INCOMPATIBLE_REASONS)[number];
 
 /** Safety and transport limits of the control path (ARCHITECTURE.md "The car is the last line of safety"). */
 export const CONTROL_LIMITS = {
@@ -195,6 +192,7 @@ const unit = z.number().min(-1).max(1);
 
 /** Control socket, browser → server (spec §7). */
 export const ControllerMessage = z.discriminatedUnion('type', [
+  BrowserHello,
   z.object({ type: z.literal('drive'), throttle: unit, steer: unit }),
   z.object({ type: z.literal('controller-ping'), timestamp: z.number().optional() }),
   /** A refreshed access token, so the socket outlives the token that opened it. */
@@ -209,7 +207,8 @@ export const ControllerServerMessage = z.discriminatedUnion('type', [
   z.object({ type: z.literal('telemetry'), telemetry: Telemetry }),
   SocketErrorMessage,
   /** The `auth` message was accepted: the socket now lives until `expiresAt` (ISO time). */
-  z.object({ type: z.literal('auth-ok'), expiresAt: z.string() }),
+  z.object({ type: z.literal('auth_ok'), expiresAt: z.string() }),
+  IncompatibleMessage,
 ]);
 export type ControllerServerMessage = z.infer<typeof ControllerServerMessage>;
 
@@ -228,12 +227,7 @@ export type CarAgentMessage = z.infer<typeof CarAgentMessage>;
 /** Server → car agent. */
 export const ServerCarMessage = z.discriminatedUnion('type', [
   z.object({ type: z.literal('welcome'), config: CarConfig }),
-  /** The agent's protocol version is outside the supported range; the socket closes next. */
-  z.object({
-    type: z.literal('incompatible'),
-    reason: z.enum(CAR_INCOMPATIBLE_REASONS),
-    supported: z.object({ min: z.number().int(), max: z.number().int() }),
-  }),
+  IncompatibleMessage,
   z.object({ type: z.literal('drive'), throttle: unit, steer: unit, seq: z.number().int().nonnegative() }),
   z.object({ type: z.literal('stop') }),
   z.object({ type: z.literal('config'), settings: CarConfig }),
@@ -256,6 +250,7 @@ export type ServerCarMessage = z.infer<typeof ServerCarMessage>;
 
 /** Event socket /api/race-ws (spec §7 "Event channel"). */
 export const EventClientMessage = z.discriminatedUnion('type', [
+  BrowserHello,
   z.object({ type: z.literal('get_current_state') }),
   /** Join the race lobby with a car the member holds (idempotent). */
   z.object({ type: z.literal('join_lobby'), carId: Id }),
@@ -277,6 +272,7 @@ export const EventServerMessage = z.discriminatedUnion('type', [
   /** The `auth` message was accepted: the socket now lives until `expiresAt` (ISO time). */
   z.object({ type: z.literal('auth_ok'), expiresAt: z.string() }),
   SocketErrorMessage,
+  IncompatibleMessage,
 ]);
 export type EventServerMessage = z.infer<typeof EventServerMessage>;
 

@@ -1,7 +1,8 @@
 /**
  * What every socket (/rcsocket, /api/race-ws, /janus) shares: its close codes, the one error
- * message, and the one list of reasons a member is disconnected — so a reason the server sends
- * always has a translated text in the web app (`control.forceDisconnect.<reason>`).
+ * message, the one list of reasons a member is disconnected — so a reason the server sends
+ * always has a translated text in the web app (`control.forceDisconnect.<reason>`) — and the
+ * protocol-version handshake of the car agent and of the browser (tldraw's shape).
  */
 import { z } from 'zod';
 
@@ -34,6 +35,53 @@ export const SocketErrorMessage = z.object({
 });
 export type SocketErrorMessage = z.infer<typeof SocketErrorMessage>;
 
+/** Why the server refused a client's protocol version (a car agent's or a browser's). */
+export const INCOMPATIBLE_REASONS = ['client_too_old', 'server_too_old'] as const;
+export type IncompatibleReason = (typeof INCOMPATIBLE_REASONS)[number];
+
+/** The protocol versions a server accepts, oldest and newest. */
+export interface SupportedVersions {
+  min: number;
+  max: number;
+}
+
+/** Why a server accepting `supported` refuses `version`, or null when it speaks it. */
+export function incompatibility(version: number, supported: SupportedVersions): IncompatibleReason | null {
+  if (version < supported.min) return 'client_too_old';
+  if (version > supported.max) return 'server_too_old';
+  return null;
+}
+
+/** Bumped when the browser sockets' protocol (control and event) changes incompatibly. */
+export const BROWSER_PROTOCOL_VERSION = 1;
+/**
+ * The oldest browser protocol the server still accepts: a page stays open across a deployment,
+ * so a new version may keep the old one for a while. A socket that never says `hello` (a page
+ * built before the handshake) is served as version 1.
+ */
+export const MIN_SUPPORTED_BROWSER_PROTOCOL_VERSION = 1;
+
+/**
+ * The browser's first message on the control and event sockets: the protocol it speaks. One
+ * outside the supported range is answered `incompatible`; the page then asks to be reloaded.
+ */
+export const BrowserHello = z.object({
+  type: z.literal('hello'),
+  protocolVersion: z.number().int(),
+});
+export type BrowserHello = z.infer<typeof BrowserHello>;
+
+/**
+ * The client's protocol version is outside the supported range (`supported`); the socket closes
+ * next (4002).
+ */
+export const IncompatibleMessage = z.object({
+  type: z.literal('incompatible'),
+  reason: z.enum(INCOMPATIBLE_REASONS),
+  supported: z.object({ min: z.number().int(), max: z.number().int() }),
+});
+export type IncompatibleMessage = z.infer<typeof IncompatibleMessage>;
+
 /** WebSocket close codes the server uses on its sockets (4000–4999: ours). */
 export const SOCKET_CLOSE_CODES = {
   /** Too many messages per second (RFC 6455 policy violation). */
@@ -42,7 +90,7 @@ export const SOCKET_CLOSE_CODES = {
   replaced: 4000,
   /** The driving session ended (expired, kicked, car deleted, banned). */
   sessionEnded: 4001,
-  /** The car agent's protocol version is outside the supported range. */
+  /** The client's protocol version (a car agent's or a browser's) is outside the supported range. */
   incompatible: 4002,
   /** The car's secret was rotated or the car was deleted. */
   carRevoked: 4003,

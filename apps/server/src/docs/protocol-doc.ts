@@ -5,6 +5,7 @@
  */
 import * as protocol from '@telerace/protocol';
 import {
+  BROWSER_PROTOCOL_VERSION,
   CAR_PROTOCOL_VERSION,
   CarAgentMessage,
   CONTROL_LIMITS,
@@ -13,6 +14,7 @@ import {
   DISCONNECT_REASONS,
   EventClientMessage,
   EventServerMessage,
+  MIN_SUPPORTED_BROWSER_PROTOCOL_VERSION,
   MIN_SUPPORTED_CAR_PROTOCOL_VERSION,
   ServerCarMessage,
   SOCKET_CLOSE_CODES,
@@ -276,19 +278,31 @@ export function protocolDoc(comments: SourceComments = readSourceComments()): st
       ...socket.sets.map((set) => messageTable(set, comments, types)),
     ].join('\n\n'),
   );
-  const [oldest, newest] = [MIN_SUPPORTED_CAR_PROTOCOL_VERSION, CAR_PROTOCOL_VERSION];
-  const versions = [
-    `The car agent sends its protocol version in \`hello\`. This server speaks version ${newest}`,
-    oldest === newest ? ' only' : ` and still accepts versions from ${oldest}`,
-    ': it answers any other with `incompatible`, then closes with 4002. ',
-    comments.exported.get('MIN_SUPPORTED_CAR_PROTOCOL_VERSION') ?? '',
-  ].join('');
+  /** What a client says in `hello`, and what the server answers. */
+  const versions = (who: string, [oldest, newest]: [number, number], minimum: string, after = '') =>
+    [
+      `${who} sends its protocol version in \`hello\`. This server speaks version ${newest}`,
+      oldest === newest ? ' only' : ` and still accepts versions from ${oldest}`,
+      `: it answers any other with \`incompatible\`, then closes with 4002${after}. `,
+      comments.exported.get(minimum) ?? '',
+    ].join('');
   return [
     ...sockets,
     '## Shared payloads',
     sharedPayloads(comments, types, names),
     '## Car protocol versions',
-    versions,
+    versions(
+      'The car agent',
+      [MIN_SUPPORTED_CAR_PROTOCOL_VERSION, CAR_PROTOCOL_VERSION],
+      'MIN_SUPPORTED_CAR_PROTOCOL_VERSION',
+    ),
+    '## Browser protocol versions',
+    versions(
+      'The web app, on the control and event sockets,',
+      [MIN_SUPPORTED_BROWSER_PROTOCOL_VERSION, BROWSER_PROTOCOL_VERSION],
+      'MIN_SUPPORTED_BROWSER_PROTOCOL_VERSION',
+      ', and the page asks its user to reload it (the reload fetches the page the server serves, which speaks its protocol)',
+    ),
     '## Close codes',
     comments.exported.get('SOCKET_CLOSE_CODES') ?? '',
     constantsTable(

@@ -1,9 +1,10 @@
-import { SOCKET_CLOSE_CODES } from '@telerace/protocol';
+import { BROWSER_PROTOCOL_VERSION, SOCKET_CLOSE_CODES } from '@telerace/protocol';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FakeSocket, fakeSocketFactory } from '../test/fake-socket';
 import { tokenFor } from '../test/fake-token';
 import { createBackoff } from './backoff';
 import { ControlSocket, type ControlState } from './control-socket';
+import { OutdatedPage } from './outdated-page';
 
 const location = { protocol: 'https:', host: 'race.test' };
 let clock = 0;
@@ -118,12 +119,15 @@ describe('ControlSocket', () => {
     expect(socket.getState().connection).toBe('disconnected');
   });
 
-  it('sends controller-ping on open and every 15 s, and measures the round trip', () => {
+  it('says its protocol version on open, then sends controller-ping every 15 s and measures the round trip', () => {
     const { socket } = control();
     socket.start();
     const ws = FakeSocket.last;
     ws.serverOpen();
-    expect(ws.messages).toEqual([{ type: 'controller-ping', timestamp: 1_000 }]);
+    expect(ws.messages).toEqual([
+      { type: 'hello', protocolVersion: BROWSER_PROTOCOL_VERSION },
+      { type: 'controller-ping', timestamp: 1_000 },
+    ]);
     clock = 1_037;
     ws.serverSend({ type: 'controller-pong', timestamp: 1_000 });
     expect(socket.getState().pingMs).toBe(37);
@@ -177,6 +181,31 @@ describe('ControlSocket when the server ends the session', () => {
       connection: 'disconnected',
       ended: { code, reason: 'kicked' },
     });
+  });
+
+  it('stops after incompatible and its 4002 close without ending the driving session, and tells the page', () => {
+    const outdated = new OutdatedPage();
+    const socket = new ControlSocket({
+      carId: 3,
+      controlToken: 'ctl/1',
+      getAccessToken: () => 'acc-1',
+      createSocket: fakeSocketFactory,
+      location,
+      outdated,
+    });
+    socket.start();
+    FakeSocket.last.serverOpen();
+    FakeSocket.last.serverSend({
+      type: 'incompatible',
+      reason: 'client_too_old',
+      supported: { min: 2, max: 2 },
+    });
+    FakeSocket.last.serverClose(SOCKET_CLOSE_CODES.incompatible, 'client_too_old');
+    vi.advanceTimersByTime(60_000);
+    expect(FakeSocket.instances).toHaveLength(1);
+    expect(outdated.getState()).toEqual({ reason: 'client_too_old' });
+    // The control token stays: after the reload, the driver is back on the car.
+    expect(socket.getState()).toMatchObject({ connection: 'disconnected', ended: null });
   });
 
   it('counts the attempts refused before opening, and forgets them once connected', () => {
@@ -234,7 +263,7 @@ describe('ControlSocket and the access token (the server closes a socket whose t
     setToken(fresh);
     expect(auths(FakeSocket.last)).toEqual([{ type: 'auth', token: fresh }]);
     expect(FakeSocket.instances).toHaveLength(1);
-    FakeSocket.last.serverSend({ type: 'auth-ok', expiresAt: new Date().toISOString() });
+    FakeSocket.last.serverSend({ type: 'auth_ok', expiresAt: new Date().toISOString() });
     expect(socket.getState().error).toBeNull();
   });
 

@@ -1,9 +1,10 @@
 /**
  * The driver's control connection (spec §7 "Control socket"):
- * `/rcsocket?type=controller&car={id}&control_token={t}&token={access}`. It reconnects on its own
- * (ReconnectingSocket's loop and backoff), sends `controller-ping` every 15 s (and once on open) to
- * measure the round trip shown as the ping readout, sends `drive` only when the values change, and
- * keeps the car's last telemetry. The access token is read at each (re)connection, so a renewed
+ * `/rcsocket?type=controller&car={id}&control_token={t}&token={access}`. It says its protocol
+ * version on open (`hello`; outdated-page.ts says what an `incompatible` answer does). It
+ * reconnects on its own (ReconnectingSocket's loop and backoff), sends `controller-ping` every
+ * 15 s (and once on open) to measure the round trip shown as the ping readout, sends `drive` only
+ * when the values change, and keeps the car's last telemetry. The access token is read at each (re)connection, so a renewed
  * token is used; a token refreshed while connected goes to the open socket (`auth {token}`), a
  * fresh one is fetched shortly before the socket's token expires, and a `tokenExpired` close
  * reconnects with a fresh one.
@@ -18,6 +19,7 @@ import {
 import { onTokenChange, refreshAccessToken } from './auth-client';
 import type { Backoff } from './backoff';
 import { clampUnit } from './input-merge';
+import { HELLO, type OutdatedPage, outdatedPage } from './outdated-page';
 import { type AttemptContext, ReconnectingSocket, type SocketClose } from './reconnecting-socket';
 import { SocketTokenLease } from './socket-token';
 import { type SocketFactory, socketUrl } from './socket-url';
@@ -28,8 +30,10 @@ export const CONTROL_SOCKET_PATH = '/rcsocket';
 export type ControlConnection = 'connecting' | 'connected' | 'disconnected';
 
 /**
- * Closes after which trying again cannot help: the session ended, another page took the car, or
- * the member was signed out (every session, or this one). A roleChanged close reconnects.
+ * Closes after which trying again cannot help: the session ended, another page took the car, the
+ * member was signed out (every session, or this one), or the server does not speak this page's
+ * protocol (a reload is asked for; the driving session itself goes on). A roleChanged close
+ * reconnects.
  */
 const FINAL_CLOSE_CODES: ReadonlySet<number> = new Set([
   SOCKET_CLOSE_CODES.replaced,
@@ -37,6 +41,7 @@ const FINAL_CLOSE_CODES: ReadonlySet<number> = new Set([
   SOCKET_CLOSE_CODES.carRevoked,
   SOCKET_CLOSE_CODES.forceDisconnect,
   SOCKET_CLOSE_CODES.sessionRevoked,
+  SOCKET_CLOSE_CODES.incompatible,
 ]);
 
 export interface ControlEnd {
@@ -75,6 +80,8 @@ export interface ControlSocketOptions {
   location?: Pick<Location, 'protocol' | 'host'>;
   now?: () => number;
   backoff?: Backoff;
+  /** Told when the server does not speak this page's protocol (default: the app's). */
+  outdated?: OutdatedPage;
 }
 
 const INITIAL_STATE: ControlState = {
@@ -95,10 +102,12 @@ export class ControlSocket extends StateStore<ControlState> {
   private stopFollowingTokens: (() => void) | undefined;
   private readonly now: () => number;
   private readonly lease: SocketTokenLease;
+  private readonly outdated: OutdatedPage;
 
   constructor(private readonly options: ControlSocketOptions) {
     super(INITIAL_STATE);
     this.now = options.now ?? (() => Date.now());
+    this.outdated = options.outdated ?? outdatedPage;
     this.lease = new SocketTokenLease({
       now: this.now,
       getAccessToken: options.getAccessToken,
@@ -184,6 +193,7 @@ export class ControlSocket extends StateStore<ControlState> {
   }
 
   private opened(): void {
+    this.link.send(HELLO);
     this.lease.opened();
     // A token refreshed while connecting goes over now.
     const current = this.options.getAccessToken();
@@ -197,6 +207,11 @@ export class ControlSocket extends StateStore<ControlState> {
 
   private closed(close: SocketClose): void {
     this.dropConnection();
+    // Not the driving session's end: the page is out of date, and its banner asks for a reload.
+    if (close.code === SOCKET_CLOSE_CODES.incompatible) {
+      this.update({ connection: 'disconnected', pingMs: null });
+      return;
+    }
     if (close.final) {
       this.update({
         connection: 'disconnected',
@@ -225,7 +240,10 @@ export class ControlSocket extends StateStore<ControlState> {
       case 'error':
         this.update({ error: { text: message.error, errorKey: message.errorKey } });
         break;
-      case 'auth-ok':
+      case 'incompatible':
+        this.outdated.refused(message.reason);
+        break;
+      case 'auth_ok':
         break;
     }
   }

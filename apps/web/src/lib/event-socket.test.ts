@@ -1,8 +1,9 @@
-import { IDLE_RACE_STATE, SOCKET_CLOSE_CODES } from '@telerace/protocol';
+import { BROWSER_PROTOCOL_VERSION, IDLE_RACE_STATE, SOCKET_CLOSE_CODES } from '@telerace/protocol';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FakeSocket, fakeSocketFactory } from '../test/fake-socket';
 import { tokenFor } from '../test/fake-token';
 import { EventSocketManager } from './event-socket';
+import { OutdatedPage } from './outdated-page';
 
 const location = { protocol: 'http:', host: 'race.test' };
 
@@ -29,11 +30,27 @@ describe('EventSocketManager', () => {
     expect(FakeSocket.last.url).toBe('wss://race.test/api/race-ws?token=t');
   });
 
-  it('sends get_current_state on open, then pings', () => {
+  it('says its protocol version on open, then asks for the current state and pings', () => {
     manager().connect('t1');
     FakeSocket.last.serverOpen();
-    expect(FakeSocket.last.messages.map((m) => m.type)).toEqual(['get_current_state', 'ping']);
+    expect(FakeSocket.last.messages[0]).toEqual({ type: 'hello', protocolVersion: BROWSER_PROTOCOL_VERSION });
+    expect(FakeSocket.last.messages.map((m) => m.type)).toEqual(['hello', 'get_current_state', 'ping']);
   });
+
+  it.each(['client_too_old', 'server_too_old'] as const)(
+    'reports incompatible {reason: %s} to the page and does not come back after the 4002 close',
+    (reason) => {
+      const outdated = new OutdatedPage();
+      const events = new EventSocketManager({ createSocket: fakeSocketFactory, location, outdated });
+      events.connect('t1');
+      FakeSocket.last.serverOpen();
+      FakeSocket.last.serverSend({ type: 'incompatible', reason, supported: { min: 2, max: 3 } });
+      FakeSocket.last.serverClose(SOCKET_CLOSE_CODES.incompatible, reason);
+      expect(outdated.getState()).toEqual({ reason });
+      vi.advanceTimersByTime(60_000);
+      expect(FakeSocket.instances).toHaveLength(1);
+    },
+  );
 
   it('ignores a connect with the token already in use', () => {
     const events = manager();
@@ -111,7 +128,7 @@ describe('EventSocketManager', () => {
     expect(listener).not.toHaveBeenCalled();
     expect(warn).toHaveBeenCalledTimes(3);
     expect(events.latency).toBeNull();
-    expect(FakeSocket.last.messages.map((m) => m.type)).toEqual(['get_current_state', 'ping']);
+    expect(FakeSocket.last.messages.map((m) => m.type)).toEqual(['hello', 'get_current_state', 'ping']);
   });
 
   it('keeps handing messages to the other subscribers when one throws', () => {

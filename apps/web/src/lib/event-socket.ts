@@ -1,7 +1,9 @@
 /**
  * The race event socket (spec §4 "Event socket", §7 "Sockets"): one connection per session to
  * `/api/race-ws?token=…`. Connecting again with the token in use is ignored; a different token
- * replaces the connection. On open it asks for the current state and measures latency every 2 s
+ * replaces the connection. On open it says its protocol version (`hello`: a server that does
+ * not speak it answers `incompatible`, and the page asks to be reloaded, outdated-page.ts), asks
+ * for the current state and measures latency every 2 s
  * (`ping` → `pong`, then reports it with `ping_update`). Every message that matches the
  * protocol's EventServerMessage goes to every subscriber; anything else is only logged. Sends while
  * not open are dropped with a warning. The reconnect loop is ReconnectingSocket's: a connection
@@ -19,6 +21,7 @@ import {
 } from '@telerace/protocol';
 import { getAccessToken, refreshAccessToken } from './auth-client';
 import type { Backoff } from './backoff';
+import { HELLO, type OutdatedPage, outdatedPage } from './outdated-page';
 import { type AttemptContext, ReconnectingSocket } from './reconnecting-socket';
 import { isRenewalOf, SocketTokenLease } from './socket-token';
 import { type SocketFactory, socketUrl } from './socket-url';
@@ -38,12 +41,18 @@ export interface EventSocketOptions {
   /** Trades the refresh cookie for a new access token (default: the app's auth client). */
   renewToken?: () => Promise<string>;
   backoff?: Backoff;
+  /** Told when the server does not speak this page's protocol (default: the app's). */
+  outdated?: OutdatedPage;
 }
 
-/** Closes after which this socket does not come back by itself: the session is over. */
+/**
+ * Closes after which this socket does not come back by itself: the session is over, or the
+ * server does not speak this page's protocol (a reload is asked for).
+ */
 const NO_RECONNECT_CODES: ReadonlySet<number> = new Set([
   SOCKET_CLOSE_CODES.forceDisconnect,
   SOCKET_CLOSE_CODES.sessionRevoked,
+  SOCKET_CLOSE_CODES.incompatible,
 ]);
 
 export class EventSocketManager {
@@ -55,12 +64,14 @@ export class EventSocketManager {
   private readonly location: Pick<Location, 'protocol' | 'host'> | undefined;
   private readonly now: () => number;
   private readonly lease: SocketTokenLease;
+  private readonly outdated: OutdatedPage;
   /** Last measured round trip in ms, null before the first pong. */
   latency: number | null = null;
 
   constructor(options: EventSocketOptions = {}) {
     this.location = options.location;
     this.now = options.now ?? (() => Date.now());
+    this.outdated = options.outdated ?? outdatedPage;
     this.lease = new SocketTokenLease({
       now: this.now,
       getAccessToken: options.getAccessToken ?? getAccessToken,
@@ -147,6 +158,7 @@ export class EventSocketManager {
   }
 
   private opened(): void {
+    this.send(HELLO);
     this.lease.opened();
     // A token refreshed while connecting goes over now.
     if (this.token) this.lease.offer(this.token);
@@ -156,6 +168,7 @@ export class EventSocketManager {
   }
 
   private receive(message: EventServerMessage): void {
+    if (message.type === 'incompatible') this.outdated.refused(message.reason);
     if (message.type === 'pong') {
       this.latency = Math.max(0, this.now() - message.timestamp);
       this.send({ type: 'ping_update', latency: Math.min(60_000, Math.round(this.latency)) });

@@ -8,11 +8,12 @@
 import {
   CAR_PROTOCOL_VERSION,
   type CarConfig,
-  type CarIncompatibleReason,
   CONTROL_LIMITS,
+  incompatibility,
   MIN_SUPPORTED_CAR_PROTOCOL_VERSION,
   type ServerCarMessage,
   SOCKET_CLOSE_CODES,
+  type SupportedVersions,
   type Telemetry,
 } from '@telerace/protocol';
 import type { FastifyBaseLogger } from 'fastify';
@@ -31,12 +32,11 @@ export interface CarLinkHandlers {
   onClose(link: CarLink): void;
 }
 
-/** Why a version is refused, or null when the server speaks it. */
-export function incompatibility(protocolVersion: number): CarIncompatibleReason | null {
-  if (protocolVersion < MIN_SUPPORTED_CAR_PROTOCOL_VERSION) return 'client_too_old';
-  if (protocolVersion > CAR_PROTOCOL_VERSION) return 'server_too_old';
-  return null;
-}
+/** The car protocols this server speaks. */
+const CAR_VERSIONS: SupportedVersions = {
+  min: MIN_SUPPORTED_CAR_PROTOCOL_VERSION,
+  max: CAR_PROTOCOL_VERSION,
+};
 
 export class CarLink {
   ready = false;
@@ -107,14 +107,10 @@ export class CarLink {
   /** The handshake: a version in the supported range gets `welcome {config}`, any other `incompatible`. */
   async hello(protocolVersion: number, agentVersion: string): Promise<void> {
     if (this.ready) return;
-    const refused = incompatibility(protocolVersion);
+    const refused = incompatibility(protocolVersion, CAR_VERSIONS);
     if (refused) {
       this.log.warn({ carId: this.carId, agentVersion, protocolVersion, refused }, 'car agent refused');
-      this.send({
-        type: 'incompatible',
-        reason: refused,
-        supported: { min: MIN_SUPPORTED_CAR_PROTOCOL_VERSION, max: CAR_PROTOCOL_VERSION },
-      });
+      this.send({ type: 'incompatible', reason: refused, supported: CAR_VERSIONS });
       this.close(SOCKET_CLOSE_CODES.incompatible, refused);
       return;
     }

@@ -3,13 +3,15 @@
  * sockets on one path. `type=car`: the car agent, with `Authorization: Bearer <car secret>`; not
  * counted per address or member (one socket per car, authenticated by the car's secret).
  * `type=controller`: a driver's browser, with its access token and the control token of the
- * session holding the car; counted per address and per member. Declared with the socket kit
+ * session holding the car, saying its protocol version in `hello` (sockets/browser-hello.ts);
+ * counted per address and per member. Declared with the socket kit
  * (sockets/define-socket.ts): every check runs before the upgrade.
  */
 import { CarAgentMessage, CONTROL_LIMITS, ControllerMessage, ERROR_KEYS, IdText } from '@telerace/protocol';
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { assertRegistrationComplete, memberFromAccessToken, unauthorized } from '../../http/authenticate.js';
 import { HttpError } from '../../http/errors.js';
+import { answerBrowserHello } from '../../sockets/browser-hello.js';
 import { defineSocket, registerSockets } from '../../sockets/define-socket.js';
 import { messageTable } from '../../sockets/message-table.js';
 import { queryOf } from '../../sockets/socket-auth.js';
@@ -84,6 +86,7 @@ function controllerSocket(app: FastifyInstance, check: TokenCheck) {
     open: (connection, { carId, sessionId, user, claims }, request) =>
       app.carRelay.attachController(carId, sessionId, connection, { user, claims, check }, request),
     messages: messageTable<ControllerLink, ControllerMessage>(ControllerMessage, {
+      hello: (link, { protocolVersion }) => answerBrowserHello(link.connection, protocolVersion),
       drive: (link, { throttle, steer }) => link.drive(throttle, steer),
       'controller-ping': (link, { timestamp }) => link.ping(timestamp),
       auth: (link, { token }) => link.auth(token),

@@ -482,7 +482,7 @@ describe('the access token of a control socket', () => {
     const { app } = testApp;
     const { car, controller, taken } = await driveWith((id) => accessToken(app, id, { seconds: 2 }));
     controller.send({ type: 'auth', token: await accessToken(app, taken.driver.id, { seconds: 60 }) });
-    const ok = await controller.nextOfType('auth-ok');
+    const ok = await controller.nextOfType('auth_ok');
     expect(Date.parse(String(ok.expiresAt))).toBeGreaterThan(Date.now() + 50_000);
     await new Promise((resolve) => setTimeout(resolve, 2_500));
     controller.send({ type: 'drive', throttle: -0.4, steer: 0 });

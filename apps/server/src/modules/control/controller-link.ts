@@ -91,6 +91,6 @@ export class ControllerLink implements MemberSocket {
       return;
     }
     this.#user = user;
-    this.send({ type: 'auth-ok', expiresAt: this.#token.expiresAt.toISOString() });
+    this.send({ type: 'auth_ok', expiresAt: this.#token.expiresAt.toISOString() });
   }
 }

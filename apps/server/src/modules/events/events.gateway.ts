@@ -6,7 +6,8 @@
  * `get_current_state` and `ping` and tells a driver why their car session ended
  * (`force_disconnect`). A socket lives as long as its access token, renewed with `auth {token}`
  * (sockets/socket-token.ts); a client address holds a few at most too. Declared with the
- * socket kit (sockets/define-socket.ts). The race: `join_lobby`, `toggle_ready` and `ping_update`
+ * socket kit (sockets/define-socket.ts); the page's `hello` says its protocol version
+ * (sockets/browser-hello.ts). The race: `join_lobby`, `toggle_ready` and `ping_update`
  * go to the race engine, each through the member's command budget and the registration check
  * (event-command-gate.ts); every `race.changed` is broadcast as `race_state_update` and every
  * counted lap as `live_leaderboard_update` (events.module.ts); `get_current_state` is answered
@@ -21,6 +22,7 @@ import {
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { memberFromAccessToken } from '../../http/authenticate.js';
 import { Broadcaster } from '../../sockets/broadcaster.js';
+import { answerBrowserHello } from '../../sockets/browser-hello.js';
 import { defineSocket, registerSockets } from '../../sockets/define-socket.js';
 import type { MemberSocket, MemberSocketsOfKind, Revocation } from '../../sockets/member-sockets.js';
 import { newDropCounters } from '../../sockets/message-guard.js';
@@ -164,6 +166,7 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
         return link;
       },
       messages: messageTable<EventLink, EventClientMessage>(EventClientMessage, {
+        hello: (link, { protocolVersion }) => answerBrowserHello(link.connection, protocolVersion),
         get_current_state: (link) => {
           const state = races.state();
           send(link, { type: 'race_state_update', payload: state });

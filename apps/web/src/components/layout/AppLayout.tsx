@@ -1,6 +1,6 @@
 /**
- * The page frame of every screen: skip link, top bar, sidebar (hidden on /control/…), main
- * content with a page transition, footer and cookie banner. Nothing but the session message is
+ * The page frame of every screen: skip link, top bar, sidebar (hidden on /control/…), the reload
+ * banner of an out-of-date page, main content with a page transition, footer and cookie banner. Nothing but the session message is
  * shown while the session is being restored.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
@@ -11,6 +11,7 @@ import { SessionLoading } from '../../features/auth/SessionLoading';
 import { CookieBanner } from '../../features/consent/CookieBanner';
 import { cx } from '../../lib/cx';
 import { Footer } from './Footer';
+import { OutdatedPageBanner } from './OutdatedPageBanner';
 import { Sidebar } from './Sidebar';
 import { TopBar } from './TopBar';
 
@@ -71,6 +72,7 @@ function Shell() {
       />
       {withSidebar && <Sidebar open={menuOpen} onClose={closeMenu} menuButtonRef={menuButtonRef} />}
       <div className={cx('flex min-h-dvh flex-col pt-16', withSidebar && 'md:pl-64')}>
+        <OutdatedPageBanner />
         {/* At least the viewport below the top bar: the footer starts below the fold, so a page
             whose content arrives after the first paint never pushes a visible footer down (CLS). */}
         <main id="main" tabIndex={-1} className="min-h-[calc(100dvh-4rem)] flex-1 focus:outline-none">

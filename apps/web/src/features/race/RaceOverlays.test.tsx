@@ -46,7 +46,8 @@ function renderRace() {
   render(<Race store={store} />);
   const server = FakeSocket.last;
   return {
-    sent: () => server.messages.filter((m) => m.type !== 'ping' && m.type !== 'get_current_state'),
+    /** What the race sent (not the socket's own hello, state request and pings). */
+    sent: () => server.messages.filter((m) => !['hello', 'ping', 'get_current_state'].includes(m.type)),
     push: (message: unknown) => act(() => server.serverSend(message)),
   };
 }
