@@ -320,11 +320,10 @@ describe('a driver whose session ends stops watching (real Janus, real WebRTC)',
       const { app } = testApp;
       const member = await buildUser(app.database.db);
       const token = await tokenFor(app, member);
-      const misses = app.userCache.stats.misses;
       const held = await holdReads(app.database.db, 'users');
       const opening = openJanus(token);
-      // The member's row is not in the user cache yet: the admission reads it, and waits.
-      await expect.poll(() => app.userCache.stats.misses).toBe(misses + 1);
+      // Its admission window is open; it reads the member's row (not cached yet), and waits.
+      await expect.poll(() => app.memberSockets.beingAdmitted).toBe(1);
       app.events.emit('user.sessions-revoked', { userId: member.id, reason: 'password_changed' });
       await held.release();
       const socket = await opening;
