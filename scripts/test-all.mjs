@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { ensureDependencies, ensureNodeVersion, run } from './lib/npm.mjs';
 import { ensurePostgres } from './lib/postgres.mjs';
 import { ensureSystemPackages } from './lib/system.mjs';
-import { printFailures, runScript, runVitest, vitestWorkspaces } from './lib/test-report.mjs';
+import { printFailures, printStepTimes, runScript, runVitest, vitestWorkspaces } from './lib/test-report.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -16,16 +16,27 @@ ensureDependencies(root);
 const env = { ...process.env, TEST_PG_ADMIN_URL: await ensurePostgres(root) };
 
 const started = Date.now();
+/** Each step's wall time, printed at the end: where the run's minutes went. */
+const steps = [];
+const timed = (name, work) => {
+  const from = Date.now();
+  const result = work();
+  steps.push({ name, seconds: (Date.now() - from) / 1000 });
+  return result;
+};
 // Nothing is worth testing when these fail: they stop the run at once.
-for (const step of ['typecheck', 'lint', 'build']) run(root, step, env);
+for (const step of ['typecheck', 'lint', 'build']) timed(step, () => run(root, step, env));
 // The suites all run whatever fails, so one run tells everything that fails, and what failed is
 // repeated at the end, where CI's tail shows it.
 const failed = [];
 for (const workspace of vitestWorkspaces(root)) {
-  if (!runVitest(root, workspace, env)) failed.push({ name: workspace, vitest: true });
+  if (!timed(workspace, () => runVitest(root, workspace, env)))
+    failed.push({ name: workspace, vitest: true });
 }
-if (!runScript(root, 'test:e2e', env)) failed.push({ name: 'e2e (browser tests)', vitest: false });
+if (!timed('e2e (browser tests)', () => runScript(root, 'test:e2e', env)))
+  failed.push({ name: 'e2e (browser tests)', vitest: false });
 const seconds = Math.round((Date.now() - started) / 1000);
+printStepTimes(steps, seconds);
 if (failed.length > 0) {
   printFailures(root, failed);
   console.error(`[test:all] ${failed.length} suite(s) failed after ${seconds} s`);

@@ -14,6 +14,9 @@ export default defineConfig({
     // happy-dom sets up a file's window in a third of jsdom's time (75 s → 30 s of the suite on
     // this 2-core machine); the few files that rely on jsdom's behaviour say so at their top.
     environment: 'happy-dom',
+    // Vitest's default is one worker per core less one: a single worker on this 2-core machine,
+    // with the main process idle while it runs.
+    maxWorkers: 2,
     setupFiles: ['./src/test/setup.ts'],
     include: ['src/**/*.test.{ts,tsx}'],
     restoreMocks: true,

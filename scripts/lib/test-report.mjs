@@ -83,3 +83,12 @@ export function printFailures(root, failed) {
     else console.error('    see its own summary above');
   }
 }
+
+/** One line per step with its wall time and share of the run. */
+export function printStepTimes(steps, totalSeconds) {
+  console.info('\n[test:all] where the time went:');
+  for (const { name, seconds } of steps) {
+    const share = totalSeconds > 0 ? Math.round((100 * seconds) / totalSeconds) : 0;
+    console.info(`  ${name.padEnd(24)} ${seconds.toFixed(0).padStart(5)} s  ${String(share).padStart(3)} %`);
+  }
+}
