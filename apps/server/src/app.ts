@@ -12,8 +12,9 @@ import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import websocket from '@fastify/websocket';
 import { ERROR_KEYS } from '@telerace/protocol';
-import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import type { BuildAppOptions } from './app-options.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { type Database, openDatabase } from './db/client.js';
@@ -23,7 +24,6 @@ import { API_DESCRIPTION, operationTransform, registerApiDocs, SECURITY_SCHEMES 
 import { authenticatePlugin } from './http/authenticate.js';
 import { HttpError, handleError, notFoundError } from './http/errors.js';
 import {
-  type LogStream,
   lazyRequestLogger,
   loggerOptions,
   registerSlowRequestLog,
@@ -34,7 +34,6 @@ import { registerSecurityHeaders } from './http/security.js';
 import { registerSpa } from './http/spa.js';
 import { type ModuleContext, type Services, serviceRegistry } from './module.js';
 import { seedAccounts } from './modules/auth/seed.js';
-import type { AgentCommand } from './modules/cars/sim-cars.js';
 import { MODULES } from './modules/index.js';
 import { fillUsernameSkeletons } from './modules/users/usernames.js';
 import { JANUS_MAX_MESSAGE_BYTES } from './modules/video/janus-proxy.js';
@@ -45,23 +44,6 @@ import { RedisTransport } from './scale-out/redis-transport.js';
 import { sharedLimitsStore } from './scale-out/shared-limits.js';
 import { SocketAdmission } from './sockets/socket-admission.js';
 import { SocketMeter } from './sockets/socket-meter.js';
-
-export interface BuildAppOptions {
-  /** Log destination; defaults to stdout. Tests pass a stream to read the log. */
-  logStream?: LogStream;
-  /** An already open database to use instead of the configured one (tests: in-memory PGlite). The app closes it. */
-  database?: Database;
-  /** Migrations start only once this settles (tests observe the "migrating" state with it). */
-  migrationGate?: Promise<unknown>;
-  /** Requests per IP and window on /api. Default: the configured number per minute. */
-  rateLimit?: { max: number; timeWindowMs: number };
-  /** More routes under /api, registered after the built-in ones (tests add probes with it). */
-  apiPlugins?: FastifyPluginAsync[];
-  /** How simulated car agents are started (default: the real agent of apps/car). */
-  simCarAgent?: AgentCommand;
-  /** The time every domain timer reads (tests: a ManualClock). Default: the system clock. */
-  clock?: Clock;
-}
 
 declare module 'fastify' {
   // Every module's services are decorated on the app under their names (module.ts).

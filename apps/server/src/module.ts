@@ -9,7 +9,7 @@
  * the same names, which is how routes and tests reach them (`app.cars`).
  */
 import type { FastifyBaseLogger, FastifyInstance, FastifyPluginAsync } from 'fastify';
-import type { BuildAppOptions } from './app.js';
+import type { BuildAppOptions } from './app-options.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { Database, Db } from './db/client.js';

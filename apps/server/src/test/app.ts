@@ -12,7 +12,8 @@ import { PGlite } from '@electric-sql/pglite';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { type BuildAppOptions, buildApp } from '../app.js';
+import { buildApp } from '../app.js';
+import type { BuildAppOptions } from '../app-options.js';
 import { type Config, loadConfig } from '../config.js';
 import { type Database, pgliteDatabase } from '../db/client.js';
 
