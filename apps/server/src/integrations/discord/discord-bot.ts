@@ -12,7 +12,7 @@
  */
 import type { ChatInputCommandInteraction, Client, Interaction, Message } from 'discord.js';
 import type { FastifyBaseLogger } from 'fastify';
-import { Backoff } from '../../modules/races/lap-counters/backoff.js';
+import { Backoff } from '../../backoff.js';
 import type { ChatAnnouncement } from '../announcement-texts.js';
 import type { IntegrationsService, Viewer } from '../integrations.service.js';
 import { ChannelAnswers, MESSAGE_LIMIT } from './channel-answers.js';

@@ -14,8 +14,8 @@
  */
 import type { APIInteractionGuildMember, GuildMember } from 'discord.js';
 import type { FastifyBaseLogger } from 'fastify';
+import { Backoff } from '../../backoff.js';
 import type { Clock, ClockTimer } from '../../clock.js';
-import { Backoff } from '../../modules/races/lap-counters/backoff.js';
 import { wholeMonthsBetween } from '../../modules/tickets/tickets.service.js';
 import type { IntegrationsService, Viewer } from '../integrations.service.js';
 

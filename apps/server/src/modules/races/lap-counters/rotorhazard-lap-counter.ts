@@ -18,9 +18,9 @@
  */
 import { ERROR_KEYS } from '@telerace/protocol';
 import { io, type Socket } from 'socket.io-client';
+import { FIRST_RETRY_MS, MAX_RETRY_MS } from '../../../backoff.js';
 import { DomainError } from '../../../domain-error.js';
 import type { CarByLapCounterId, LapCounter, LapCounterDriver, LapPass } from '../lap-counter.js';
-import { FIRST_RETRY_MS, MAX_RETRY_MS } from './backoff.js';
 import type { LapCounterLog } from './zround-lap-counter.js';
 
 export interface RotorHazardLapCounterOptions {

@@ -9,8 +9,8 @@
  */
 import net from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
+import { Backoff } from '../../../backoff.js';
 import type { CarByLapCounterId, LapCounter, LapPass } from '../lap-counter.js';
-import { Backoff } from './backoff.js';
 import { DecoderClock } from './decoder-clock.js';
 import { type ZroundFrame, ZroundParser } from './zround-parser.js';
 

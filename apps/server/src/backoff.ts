@@ -1,4 +1,7 @@
-/** Reconnection delays of the lap counters: 100 ms, doubling up to 8 s, back to 100 ms once connected. */
+/**
+ * Reconnection delays of the server's clients of other services (the lap counters, the Discord
+ * bot and its loyalty sync): 100 ms, doubling up to 8 s, back to 100 ms once connected.
+ */
 export const FIRST_RETRY_MS = 100;
 export const MAX_RETRY_MS = 8_000;
 
