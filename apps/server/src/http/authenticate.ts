@@ -11,13 +11,13 @@ import { ERROR_KEYS } from '@telerace/protocol';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Db } from '../db/client.js';
+import { findUserById, type UserRow } from '../kernel/users.repo.js';
 import {
   type AccessTokenClaims,
   type AccessTokenKeys,
   verifyAccessTokenClaims,
 } from '../modules/auth/access-token.js';
 import { UserCache } from '../modules/users/user-cache.js';
-import { findUserById, type UserRow } from '../modules/users/users.repo.js';
 import { HttpError } from './errors.js';
 
 /**

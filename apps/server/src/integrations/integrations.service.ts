@@ -22,7 +22,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/client.js';
 import { DomainError } from '../domain-error.js';
-import { type AuditActor, recordAudit } from '../modules/admin/audit.repo.js';
+import { type AuditActor, recordAudit } from '../kernel/audit.repo.js';
 import type { RafflesService } from '../modules/raffles/raffles.service.js';
 import type {
   TicketChangeOutcome,

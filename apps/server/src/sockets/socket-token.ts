@@ -4,8 +4,9 @@
  * same member first (after its silent refresh): then the socket lives until the new token's
  * expiry and belongs to the new token's session (a log-out of that session closes it).
  */
+
+import type { UserRow } from '../kernel/users.repo.js';
 import type { AccessTokenClaims } from '../modules/auth/access-token.js';
-import type { UserRow } from '../modules/users/users.repo.js';
 
 /** Verifies an access token as the upgrade does (signature, expiry, ban, tokens_valid_after). */
 export type TokenCheck = (token: string) => Promise<{ user: UserRow; claims: AccessTokenClaims }>;

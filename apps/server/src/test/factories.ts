@@ -7,10 +7,10 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../db/client.js';
 import { refreshTokens, users } from '../db/schema.js';
+import type { UserRow } from '../kernel/users.repo.js';
 import { accessTokenKeys, signAccessToken } from '../modules/auth/access-token.js';
 import { hashPassword } from '../modules/auth/passwords.js';
 import { usernameSkeleton } from '../modules/users/usernames.js';
-import type { UserRow } from '../modules/users/users.repo.js';
 import { hashToken, newOpaqueToken } from '../tokens.js';
 
 /** The password of every factory member created with `password: TEST_PASSWORD` (the default). */

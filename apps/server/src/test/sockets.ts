@@ -6,7 +6,7 @@ import { request as httpRequest } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, expect } from 'vitest';
 import WebSocket from 'ws';
-import type { UserRow } from '../modules/users/users.repo.js';
+import type { UserRow } from '../kernel/users.repo.js';
 import { startTestApp, type TestAppOptions } from './app.js';
 import { authHeader, buildAdmin, buildUser, tokenFor } from './factories.js';
 

@@ -10,8 +10,8 @@ import {
   ticketLedger,
   users,
 } from '../../db/schema.js';
+import type { UserRow } from '../../kernel/users.repo.js';
 import { hashToken } from '../../tokens.js';
-import type { UserRow } from '../users/users.repo.js';
 
 export async function emailTaken(db: Db, email: string, exceptId: number): Promise<boolean> {
   const rows = await db

@@ -15,21 +15,21 @@ import {
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/client.js';
+import { isUniqueViolation } from '../../db/unique-violation.js';
 import { DomainError } from '../../domain-error.js';
 import type { EventBus } from '../../events.js';
+import {
+  findUserById,
+  lockLiveUser,
+  type UserChanges,
+  type UserRow,
+  updateUser,
+} from '../../kernel/users.repo.js';
 import type { AccessTokenClaims } from '../auth/access-token.js';
 import { invalidateResetTokens } from '../auth/password-resets.repo.js';
 import { assertAcceptablePassword, hashPassword, verifyPassword } from '../auth/passwords.js';
 import { revokeUserSessions } from '../auth/sessions.repo.js';
 import { acceptableUsername, isUsernameTaken, usernameSkeleton } from '../users/usernames.js';
-import {
-  findUserById,
-  isUniqueViolation,
-  lockLiveUser,
-  type UserChanges,
-  type UserRow,
-  updateUser,
-} from '../users/users.repo.js';
 import {
   emailTaken,
   PLATFORM_FIELD,

@@ -11,6 +11,7 @@ import {
   users,
 } from '../../db/schema.js';
 import type { DomainEvents } from '../../events.js';
+import type { UserRow } from '../../kernel/users.repo.js';
 import { startTestApp } from '../../test/app.js';
 import {
   authHeader,
@@ -21,7 +22,6 @@ import {
 } from '../../test/factories.js';
 import { TOKEN_AUDIENCE, TOKEN_ISSUER } from '../auth/access-token.js';
 import { verifyPassword } from '../auth/passwords.js';
-import type { UserRow } from '../users/users.repo.js';
 import { ADDRESS_CHANGE_MIN_MS } from './address-changes.js';
 
 const unique = () => Math.random().toString(36).slice(2, 10);

@@ -7,10 +7,10 @@
 import { ERROR_KEYS } from '@telerace/protocol';
 import type { Db } from '../../db/client.js';
 import { DomainError } from '../../domain-error.js';
+import type { UserRow } from '../../kernel/users.repo.js';
 import type { AccessTokenClaims } from '../auth/access-token.js';
 import { verifyPassword } from '../auth/passwords.js';
 import { sessionStartedAt } from '../auth/sessions.repo.js';
-import type { UserRow } from '../users/users.repo.js';
 
 /** How recent a sign-in must be for a password-less account to delete itself. */
 export const RECENT_SIGN_IN_MS = 5 * 60_000;

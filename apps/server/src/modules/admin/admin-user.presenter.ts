@@ -1,7 +1,7 @@
 /** A member as the admin's members tab shows it: the member's fields plus their tickets. */
 import type { AdminUser, TicketsResponse } from '@telerace/protocol';
+import type { UserRow } from '../../kernel/users.repo.js';
 import { presentUser } from '../users/user.presenter.js';
-import type { UserRow } from '../users/users.repo.js';
 
 export function presentAdminUser(row: UserRow, tickets: TicketsResponse | undefined): AdminUser {
   return {

@@ -2,7 +2,7 @@
 import { asc, count, desc, eq, isNull } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { loginHistory, users } from '../../db/schema.js';
-import type { UserRow } from '../users/users.repo.js';
+import type { UserRow } from '../../kernel/users.repo.js';
 
 export interface Page {
   page: number;

@@ -9,13 +9,13 @@ import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/client.js';
 import { DomainError } from '../../domain-error.js';
 import type { EventBus } from '../../events.js';
+import { type AuditAction, recordAudit } from '../../kernel/audit.repo.js';
+import { lockLiveUser, type UserRow, updateUser } from '../../kernel/users.repo.js';
 import { type AccountService, deletedUsername } from '../account/account.service.js';
 import { revokeUserSessions } from '../auth/sessions.repo.js';
 import type { TicketsService } from '../tickets/tickets.service.js';
-import { lockLiveUser, type UserRow, updateUser } from '../users/users.repo.js';
 import { presentAdminUser } from './admin-user.presenter.js';
 import { listLogins, listUsers, type Page } from './admin-users.repo.js';
-import { type AuditAction, recordAudit } from './audit.repo.js';
 
 export interface Actor {
   id: number;

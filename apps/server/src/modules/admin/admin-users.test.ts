@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../db/client.js';
 import { auditLog, loginHistory, refreshTokens, ticketLedger, users } from '../../db/schema.js';
 import type { DomainEvents } from '../../events.js';
+import type { UserRow } from '../../kernel/users.repo.js';
 import { startTestApp } from '../../test/app.js';
 import { authHeader, buildAdmin, buildSession, buildUser } from '../../test/factories.js';
-import type { UserRow } from '../users/users.repo.js';
 
 type Method = 'GET' | 'POST' | 'DELETE';
 

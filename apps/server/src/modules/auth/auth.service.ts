@@ -9,24 +9,17 @@ import { ERROR_KEYS, type User } from '@telerace/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import { type Clock, minutesAfter } from '../../clock.js';
 import type { Db } from '../../db/client.js';
+import { isUniqueViolation } from '../../db/unique-violation.js';
 import { DomainError, secondsToWait } from '../../domain-error.js';
 import type { EventBus } from '../../events.js';
+import { findUserById, type UserRow } from '../../kernel/users.repo.js';
 import { hashToken, newOpaqueToken } from '../../tokens.js';
 import { type Mailer, passwordResetMail } from '../mail/mailer.js';
 import { presentUser } from '../users/user.presenter.js';
 import { acceptableUsername } from '../users/usernames.js';
-import {
-  acceptTerms,
-  findUserByEmail,
-  findUserById,
-  insertUser,
-  isUniqueViolation,
-  setLivePassword,
-  signupClash,
-  type UserRow,
-} from '../users/users.repo.js';
 import { type AccessTokenKeys, signAccessToken } from './access-token.js';
 import type { LoginThrottle } from './login-limiter.js';
+import { acceptTerms, findUserByEmail, insertUser, setLivePassword, signupClash } from './members.repo.js';
 import {
   consumeResetToken,
   countRecentResets,

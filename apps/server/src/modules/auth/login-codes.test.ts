@@ -9,11 +9,11 @@ import { eq } from 'drizzle-orm';
 import type { FastifyPluginAsync } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loginCodes, loginHistory } from '../../db/schema.js';
+import type { UserRow } from '../../kernel/users.repo.js';
 import { startTestApp } from '../../test/app.js';
 import { ManualClock } from '../../test/clock.js';
 import { buildUser } from '../../test/factories.js';
 import { listen } from '../../test/sockets.js';
-import type { UserRow } from '../users/users.repo.js';
 import { REFRESH_COOKIE } from './auth.routes.js';
 import { LOGIN_CODE_TTL_SECONDS, SIGN_IN_FLOW_COOKIE } from './login-codes.js';
 

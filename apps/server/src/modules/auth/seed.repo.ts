@@ -1,7 +1,7 @@
-/** Queries of start-up seeding: the ids of the seeded accounts, kept in `app_settings`. */
-import { eq, sql } from 'drizzle-orm';
+/** Queries of start-up seeding: the ids of the seeded accounts, kept in `app_settings`, and whether an admin exists. */
+import { and, eq, isNull, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { appSettings } from '../../db/schema.js';
+import { appSettings, users } from '../../db/schema.js';
 
 /** The id of the account seeded under `key`, if one was remembered. */
 export async function seededAccountId(db: Db, key: string): Promise<number | undefined> {
@@ -14,4 +14,20 @@ export async function rememberSeededAccount(db: Db, key: string, userId: number)
     .insert(appSettings)
     .values({ key, value: userId })
     .onConflictDoUpdate({ target: appSettings.key, set: { value: userId, updatedAt: sql`now()` } });
+}
+
+/** Whether a live admin exists other than `exceptId`. */
+export async function liveAdminExists(db: Db, exceptId: number | undefined): Promise<boolean> {
+  const rows = await db
+    .select({ id: users.id })
+    .from(users)
+    .where(
+      and(
+        eq(users.isAdmin, true),
+        isNull(users.deletedAt),
+        exceptId === undefined ? undefined : ne(users.id, exceptId),
+      ),
+    )
+    .limit(1);
+  return rows.length > 0;
 }

@@ -16,18 +16,11 @@ import { join } from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/client.js';
+import { findUserById, type UserChanges, type UserRow, updateUser } from '../../kernel/users.repo.js';
 import { assignUsername } from '../users/usernames.js';
-import {
-  findUserByEmail,
-  findUserById,
-  insertUser,
-  liveAdminExists,
-  type UserChanges,
-  type UserRow,
-  updateUser,
-} from '../users/users.repo.js';
+import { findUserByEmail, insertUser } from './members.repo.js';
 import { hashPassword, verifyPassword } from './passwords.js';
-import { rememberSeededAccount, seededAccountId } from './seed.repo.js';
+import { liveAdminExists, rememberSeededAccount, seededAccountId } from './seed.repo.js';
 
 export const DEMO_ACCOUNTS_FILE = 'demo-accounts.json';
 export const DEMO_ADMIN_EMAIL = 'admin@demo.telerace.local';

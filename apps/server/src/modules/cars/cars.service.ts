@@ -17,13 +17,14 @@ import {
 import type { FastifyBaseLogger } from 'fastify';
 import { type Clock, minutesAfter } from '../../clock.js';
 import type { Db } from '../../db/client.js';
+import { isUniqueViolation } from '../../db/unique-violation.js';
 import { DomainError, minutesToWait, secondsToWait } from '../../domain-error.js';
 import type { DomainEvents, EventBus } from '../../events.js';
+import { type AuditAction, type AuditActor, type AuditEntry, recordAudit } from '../../kernel/audit.repo.js';
+import type { UserRow } from '../../kernel/users.repo.js';
 import { type LimitWindow, LocalLimitWindow } from '../../limit-window.js';
 import { hashToken, newOpaqueToken } from '../../tokens.js';
-import { type AuditAction, type AuditActor, type AuditEntry, recordAudit } from '../admin/audit.repo.js';
 import type { SettingsService } from '../settings/settings.service.js';
-import { isUniqueViolation, type UserRow } from '../users/users.repo.js';
 import { asOf, type CarDirectory, holdsAt, type ListedCar } from './car-directory.js';
 import {
   type CarPresence,

@@ -9,10 +9,10 @@ import { ERROR_KEYS } from '@telerace/protocol';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cars } from '../../db/schema.js';
+import type { UserRow } from '../../kernel/users.repo.js';
 import { startTestApp } from '../../test/app.js';
 import { buildUser, tokenFor } from '../../test/factories.js';
 import { createCar, type Driving, generateCode, listen } from '../../test/sockets.js';
-import type { UserRow } from '../users/users.repo.js';
 import { CODE_FAILURES_PER_CAR, WRONG_CODES_PER_MEMBER_PER_HOUR } from './cars.service.js';
 import { provisionSimCars } from './sim-cars.js';
 

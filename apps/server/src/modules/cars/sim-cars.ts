@@ -13,9 +13,9 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { FastifyBaseLogger } from 'fastify';
 import { spawnTiedToServer } from '../../child-process.js';
+import { SYSTEM_ACTOR } from '../../kernel/audit.repo.js';
 import { SERVER_ROOT } from '../../paths.js';
 import { hashToken } from '../../tokens.js';
-import { SYSTEM_ACTOR } from '../admin/audit.repo.js';
 import type { CarsService } from './cars.service.js';
 
 export const SIM_CARS_FILE = 'sim-cars.json';

@@ -5,11 +5,11 @@
  * `auth {token}` (sockets/socket-token.ts). Car settings are saved over REST only.
  */
 import { type ControllerServerMessage, SOCKET_CLOSE_CODES } from '@telerace/protocol';
+import type { UserRow } from '../../kernel/users.repo.js';
 import type { MemberSocket, Revocation } from '../../sockets/member-sockets.js';
 import type { SocketConnection } from '../../sockets/socket-connection.js';
 import { SocketToken, type TokenCheck } from '../../sockets/socket-token.js';
 import type { AccessTokenClaims } from '../auth/access-token.js';
-import type { UserRow } from '../users/users.repo.js';
 
 /** Who opened the controller socket, and how to check them again later. */
 export interface ControllerAccess {

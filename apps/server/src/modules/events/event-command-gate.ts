@@ -12,8 +12,8 @@
 import { ERROR_KEYS } from '@telerace/protocol';
 import { DomainError } from '../../domain-error.js';
 import { assertRegistrationComplete, unauthorized } from '../../http/authenticate.js';
+import type { UserRow } from '../../kernel/users.repo.js';
 import type { LimitWindow } from '../../limit-window.js';
-import type { UserRow } from '../users/users.repo.js';
 
 export const tooManyCommands = (): DomainError =>
   new DomainError('rate_limited', 'Too many race commands: wait a moment.', ERROR_KEYS.tooManyRequests);

@@ -14,9 +14,9 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../db/client.js';
 import { cars, raceLaps, raceParticipants, races, seasons, users } from '../../db/schema.js';
+import type { UserRow } from '../../kernel/users.repo.js';
 import { startTestApp } from '../../test/app.js';
 import { authHeader, buildUser } from '../../test/factories.js';
-import type { UserRow } from '../users/users.repo.js';
 import { recordRaceInStats } from './user-race-stats.repo.js';
 
 let testApp: Awaited<ReturnType<typeof startTestApp>>;

@@ -5,7 +5,7 @@
 import type { AdminRaceResponse, LapCounterKind } from '@telerace/protocol';
 import type { Db } from '../../db/client.js';
 import type { EventBus } from '../../events.js';
-import { type AuditActor, recordAudit } from '../admin/audit.repo.js';
+import { type AuditActor, recordAudit } from '../../kernel/audit.repo.js';
 import type { LapCounter, LapCounterDriver } from './lap-counter.js';
 import { type Audit, RACE_CALLS, type RaceEngine } from './race-engine.js';
 

@@ -7,7 +7,7 @@ import { PLATFORMS, type Platform } from '@telerace/protocol';
 import { and, asc, count, desc, eq, gt, isNotNull, isNull, lte, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { prizes, raffleEntries, raffles, users } from '../../db/schema.js';
-import { linksIdentity, PLATFORM_ID_COLUMN } from '../users/users.repo.js';
+import { linksIdentity, PLATFORM_ID_COLUMN } from '../../kernel/users.repo.js';
 
 export type RaffleRow = typeof raffles.$inferSelect;
 export type PrizeRow = typeof prizes.$inferSelect;

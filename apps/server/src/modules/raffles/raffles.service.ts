@@ -17,12 +17,12 @@ import {
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/client.js';
+import { isUniqueViolation } from '../../db/unique-violation.js';
 import { DomainError } from '../../domain-error.js';
 import type { EventBus } from '../../events.js';
-import { type AuditAction, type AuditActor, recordAudit } from '../admin/audit.repo.js';
+import { type AuditAction, type AuditActor, recordAudit } from '../../kernel/audit.repo.js';
 import type { TicketsService } from '../tickets/tickets.service.js';
 import type { UserCache } from '../users/user-cache.js';
-import { isUniqueViolation } from '../users/users.repo.js';
 import { commitmentOf, drawWinners, entriesHashOf } from './draw.js';
 import { type DrawList, drawList } from './draw-list.js';
 import { OpenRaffleKeeper } from './open-raffle-keeper.js';

@@ -17,6 +17,7 @@ import { eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { auditLog, users } from '../../db/schema.js';
+import { updateUser } from '../../kernel/users.repo.js';
 import { authHeader, buildAdmin, buildUser, tokenFor } from '../../test/factories.js';
 import { useRestartableApps } from '../../test/restartable-app.js';
 import {
@@ -28,7 +29,6 @@ import {
   originOf,
   takeCar,
 } from '../../test/sockets.js';
-import { linkIdentity } from '../social/social-accounts.repo.js';
 import { OPEN_MAX_AGE_MS, REMAKE_MIN_MS } from './published-raffles.js';
 import { verifyPublishedRaffle } from './verify.js';
 
@@ -457,8 +457,8 @@ describe('the public answers (prepared once, made again only when they change)',
 
     // A member linking an identity that entered: its entry weighs the account's total now, and
     // it is merged with the account's first entry (one account, one entry).
-    const linked = await linkIdentity(app.database.db, member.id, 'discord', 'dc-new');
-    app.events.emit('user.changed', { userId: member.id, username: linked?.username ?? '' });
+    const linked = await updateUser(app.database.db, member.id, { discordId: 'dc-new' });
+    app.events.emit('user.changed', { userId: member.id, username: linked.username });
     await settled();
     apps.clock.advance(REMAKE_MIN_MS);
     const merged = await weights();

@@ -8,7 +8,7 @@ import { AdminSettings, type AdminSettingsPatch, DEFAULT_ADMIN_SETTINGS } from '
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/client.js';
 import type { EventBus } from '../../events.js';
-import { type AuditActor, recordAudit } from '../admin/audit.repo.js';
+import { type AuditActor, recordAudit } from '../../kernel/audit.repo.js';
 import { readSettingValues, writeSettingValue } from './settings.repo.js';
 
 const KEYS = Object.keys(DEFAULT_ADMIN_SETTINGS) as (keyof AdminSettings)[];

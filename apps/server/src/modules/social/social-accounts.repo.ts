@@ -6,22 +6,9 @@ import type { Platform } from '@telerace/protocol';
 import { and, eq, isNull, or } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { users } from '../../db/schema.js';
-import { PLATFORM_ID_COLUMN, type UserRow } from '../users/users.repo.js';
+import { PLATFORM_ID_COLUMN, type UserRow } from '../../kernel/users.repo.js';
 
 const FIELD = { youtube: 'youtubeId', twitch: 'twitchId', discord: 'discordId' } as const;
-
-/** The live member holding this identity, if any. */
-export async function findUserByIdentity(
-  db: Db,
-  platform: Platform,
-  platformUserId: string,
-): Promise<UserRow | undefined> {
-  const [row] = await db
-    .select()
-    .from(users)
-    .where(and(eq(PLATFORM_ID_COLUMN[platform], platformUserId), isNull(users.deletedAt)));
-  return row;
-}
 
 /**
  * A new member made from a social identity: no e-mail, no password, terms not yet accepted (the

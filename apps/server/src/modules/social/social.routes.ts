@@ -12,8 +12,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { memberFromAccessToken } from '../../http/authenticate.js';
+import type { UserRow } from '../../kernel/users.repo.js';
 import { REFRESH_COOKIE } from '../auth/auth.routes.js';
-import type { UserRow } from '../users/users.repo.js';
 import { REDIRECTS, SOCIAL_ACTIONS, type SocialAction } from './social.service.js';
 
 /** Query values are only ever compared or hashed; anything longer is nobody's. */

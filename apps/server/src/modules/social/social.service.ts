@@ -9,7 +9,9 @@ import type { Platform } from '@telerace/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/client.js';
+import { isUniqueViolation } from '../../db/unique-violation.js';
 import type { EventBus } from '../../events.js';
+import { findUserById, findUserByIdentity, type UserRow } from '../../kernel/users.repo.js';
 import { hashToken, newOpaqueToken } from '../../tokens.js';
 import { REFRESH_GRACE_SECONDS } from '../auth/auth.service.js';
 import type { LoginCodes } from '../auth/login-codes.js';
@@ -17,13 +19,12 @@ import { SIGN_IN_FLOW_SECONDS } from '../auth/login-codes.js';
 import { findRefreshToken } from '../auth/sessions.repo.js';
 import type { CarsService } from '../cars/cars.service.js';
 import { assignUsername } from '../users/usernames.js';
-import { findUserById, isUniqueViolation, type UserRow } from '../users/users.repo.js';
 import { authorizationUrl, exchangeCode, grantsScopes, type OAuthApp } from './oauth-client.js';
 import { consumeOAuthState, deleteOAuthStatesExpiredBefore, insertOAuthState } from './oauth-states.repo.js';
 import type { PrizeClaims } from './prize-claims.js';
 import { IdentityUnreadable, MissingPermission, PROVIDERS, type SocialIdentity } from './providers.js';
 import type { SocialSettings } from './social.config.js';
-import { findUserByIdentity, insertSocialUser, linkIdentity } from './social-accounts.repo.js';
+import { insertSocialUser, linkIdentity } from './social-accounts.repo.js';
 
 /** What the member asked for: the login and sign-up buttons, the claim page, the profile's Link. */
 export const SOCIAL_ACTIONS = ['signup', 'login', 'claim', 'connect'] as const;

@@ -3,7 +3,7 @@ import type { Platform } from '@telerace/protocol';
 import { and, eq, gt, inArray, lte, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { subscriptions, ticketLedger, users, webhookDeliveries } from '../../db/schema.js';
-import { linksIdentity } from '../users/users.repo.js';
+import { linksIdentity } from '../../kernel/users.repo.js';
 
 export type LedgerKind = 'donation' | 'adjustment';
 

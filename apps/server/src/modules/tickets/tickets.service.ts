@@ -15,8 +15,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/client.js';
 import type { EventBus } from '../../events.js';
-import { findUserByIdentity } from '../social/social-accounts.repo.js';
-import { linkedAccountCount } from '../users/users.repo.js';
+import { findUserByIdentity } from '../../kernel/users.repo.js';
 import {
   activeSubscriptions,
   endSubscription,
@@ -40,6 +39,15 @@ export function wholeMonthsBetween(since: Date, now: Date): number {
   const nowInMonth = now.getTime() - Date.UTC(now.getUTCFullYear(), now.getUTCMonth());
   if (nowInMonth < sinceInMonth) months -= 1;
   return Math.max(0, months);
+}
+
+/** Linked social accounts of a member (each adds tickets). */
+function linkedAccountCount(row: {
+  youtubeId: string | null;
+  twitchId: string | null;
+  discordId: string | null;
+}): number {
+  return [row.youtubeId, row.twitchId, row.discordId].filter((id) => id !== null).length;
 }
 
 /** Tickets of each member, keyed by id; three queries whatever the number of members. */

@@ -6,11 +6,11 @@
  */
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { UserRow } from '../../kernel/users.repo.js';
 import { startTestApp } from '../../test/app.js';
 import { buildAdmin, buildUser, TEST_PASSWORD, tokenFor } from '../../test/factories.js';
 import { listen } from '../../test/sockets.js';
 import { TOKEN_AUDIENCE, TOKEN_ISSUER } from '../auth/access-token.js';
-import type { UserRow } from './users.repo.js';
 
 let testApp: Awaited<ReturnType<typeof startTestApp>>;
 let base: string;

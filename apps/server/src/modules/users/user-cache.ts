@@ -7,7 +7,7 @@
  * (an operator's SQL), never what correctness relies on.
  */
 import type { Db } from '../../db/client.js';
-import { findUserById, type UserRow } from './users.repo.js';
+import { findUserById, type UserRow } from '../../kernel/users.repo.js';
 
 export const USER_CACHE_MAX_ROWS = 10_000;
 /** A row read longer ago than this is read again (safety net only, see above). */

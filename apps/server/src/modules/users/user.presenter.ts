@@ -1,6 +1,6 @@
 /** How a member is shown by the API (the `User` schema of packages/protocol). */
 import type { User } from '@telerace/protocol';
-import type { UserRow } from './users.repo.js';
+import type { UserRow } from '../../kernel/users.repo.js';
 
 export function presentUser(row: UserRow): User {
   return {

@@ -14,8 +14,9 @@ import { ERROR_KEYS, USERNAME_MAX_LENGTH } from '@telerace/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import unhomoglyph from 'unhomoglyph';
 import type { Db } from '../../db/client.js';
+import { isUniqueViolation } from '../../db/unique-violation.js';
 import { DomainError } from '../../domain-error.js';
-import { isUniqueViolation, setUsernameSkeleton, usernameClash, usersWithoutSkeleton } from './users.repo.js';
+import { setUsernameSkeleton, usernameClash, usersWithoutSkeleton } from './usernames.repo.js';
 
 const FOUR_DIGIT_ATTEMPTS = 5;
 const SIX_DIGIT_ATTEMPTS = 5;

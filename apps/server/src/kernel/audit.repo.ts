@@ -1,11 +1,11 @@
 /**
- * The audit log of admin actions. Always written with the transaction that makes the change, so
- * a change is never without its record nor a record without its change. The table refuses
+ * The audit log of admin actions (shared kernel: every module with an admin action writes it).
+ * Always written with the transaction that makes the change, so a change is never without its
+ * record nor a record without its change. The table refuses
  * UPDATE and DELETE (trigger in drizzle/0002_audit_log_append_only.sql).
  */
-import { desc } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
-import { auditLog } from '../../db/schema.js';
+import type { Db } from '../db/client.js';
+import { auditLog } from '../db/schema.js';
 
 export type AuditAction =
   | 'user.ban'
@@ -62,9 +62,4 @@ export async function recordAudit(tx: Db, entry: AuditEntry): Promise<void> {
     before: entry.before,
     after: entry.after,
   });
-}
-
-/** Newest first (no screen reads it yet; tests and operators do). */
-export function listAudit(db: Db, limit = 100): Promise<(typeof auditLog.$inferSelect)[]> {
-  return db.select().from(auditLog).orderBy(desc(auditLog.id)).limit(limit);
 }
