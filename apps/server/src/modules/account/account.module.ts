@@ -19,12 +19,13 @@ declare module '../../module.js' {
 export const accountModule = defineModule({
   name: 'account',
   // The limits' counts are shared by every instance with REDIS_URL (scale-out/limit-stores.ts).
-  services: ({ app, db, bus, clock, log }) => ({
+  services: ({ app, db, bus, clock, log, services }) => ({
     account: new AccountService({
       db,
       bus,
       clock,
       log,
+      sessions: services.auth,
       wrongPasswords: new WrongPasswordBudget(
         app.limitStores.window<number>(
           'wrong-current-passwords',

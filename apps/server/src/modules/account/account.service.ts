@@ -26,9 +26,8 @@ import {
   updateUser,
 } from '../../kernel/users.repo.js';
 import type { AccessTokenClaims } from '../auth/access-token.js';
-import { invalidateResetTokens } from '../auth/password-resets.repo.js';
+import type { AuthService } from '../auth/auth.service.js';
 import { assertAcceptablePassword, hashPassword, verifyPassword } from '../auth/passwords.js';
-import { revokeUserSessions } from '../auth/sessions.repo.js';
 import { acceptableUsername, isUsernameTaken, usernameSkeleton } from '../users/usernames.js';
 import {
   emailTaken,
@@ -80,6 +79,12 @@ export interface DeleteAccountOptions {
   inTransaction?: (tx: Db, before: UserRow) => Promise<void>;
 }
 
+/** What the account does to the member's sessions and reset links, which the auth module owns. */
+export type AccountSessions = Pick<
+  AuthService,
+  'revokeSessionsIn' | 'invalidateResetLinksIn' | 'sessionStartedAt'
+>;
+
 export interface AccountServiceDeps {
   db: Db;
   bus: EventBus;
@@ -87,6 +92,7 @@ export interface AccountServiceDeps {
   log: FastifyBaseLogger;
   wrongPasswords: WrongPasswordBudget;
   addressChanges: AddressChangeLimiter;
+  sessions: AccountSessions;
 }
 
 export class AccountService {
@@ -95,6 +101,7 @@ export class AccountService {
   readonly #clock: Clock;
   readonly #wrongPasswords: WrongPasswordBudget;
   readonly #addressChanges: AddressChangeLimiter;
+  readonly #sessions: AccountSessions;
 
   constructor(deps: AccountServiceDeps) {
     this.#db = deps.db;
@@ -102,6 +109,7 @@ export class AccountService {
     this.#clock = deps.clock;
     this.#wrongPasswords = deps.wrongPasswords;
     this.#addressChanges = deps.addressChanges;
+    this.#sessions = deps.sessions;
   }
 
   /** The member's row changed (committed). */
@@ -153,7 +161,8 @@ export class AccountService {
     if (Object.keys(changes).length === 0) return this.#changed(user);
     const saved = await this.#saveUnique(user.id, changes);
     // A reset link mailed to the old address must not outlive the address.
-    if (changes.email !== undefined) await invalidateResetTokens(this.#db, user.id, this.#clock.now());
+    if (changes.email !== undefined)
+      await this.#sessions.invalidateResetLinksIn(this.#db, user.id, this.#clock.now());
     return this.#changed(saved);
   }
 
@@ -201,8 +210,8 @@ export class AccountService {
       // even in the same second, is refused.
       const now = this.#clock.now();
       const updated = await updateUser(tx, user.id, { passwordHash, tokensValidAfter: now });
-      await invalidateResetTokens(tx, user.id, now);
-      return { row: updated, ended: await revokeUserSessions(tx, user.id, keepFamilyId) };
+      await this.#sessions.invalidateResetLinksIn(tx, user.id, now);
+      return { row: updated, ended: await this.#sessions.revokeSessionsIn(tx, user.id, keepFamilyId) };
     });
     this.#changed(row);
     if (keepFamilyId === undefined) {
@@ -239,7 +248,13 @@ export class AccountService {
     currentPassword: string | undefined,
   ): Promise<void> {
     return this.#wrongPasswords.checking(user.id, () =>
-      assertDeletionConsent(this.#db, user, claims, currentPassword, this.#clock.now().getTime()),
+      assertDeletionConsent(
+        (sessionId) => this.#sessions.sessionStartedAt(user.id, sessionId),
+        user,
+        claims,
+        currentPassword,
+        this.#clock.now().getTime(),
+      ),
     );
   }
 

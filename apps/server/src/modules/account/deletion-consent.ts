@@ -5,18 +5,17 @@
  * access token's, since tokens are refreshed silently.
  */
 import { ERROR_KEYS } from '@telerace/protocol';
-import type { Db } from '../../db/client.js';
 import { DomainError } from '../../domain-error.js';
 import type { UserRow } from '../../kernel/users.repo.js';
 import type { AccessTokenClaims } from '../auth/access-token.js';
 import { verifyPassword } from '../auth/passwords.js';
-import { sessionStartedAt } from '../auth/sessions.repo.js';
 
 /** How recent a sign-in must be for a password-less account to delete itself. */
 export const RECENT_SIGN_IN_MS = 5 * 60_000;
 
 export async function assertDeletionConsent(
-  db: Db,
+  /** When the caller's session began (sessions are the auth module's). */
+  sessionStartedAt: (sessionId: string) => Promise<Date | undefined>,
   user: UserRow,
   claims: AccessTokenClaims,
   currentPassword: string | undefined,
@@ -31,7 +30,7 @@ export async function assertDeletionConsent(
     }
     return;
   }
-  const startedAt = claims.sessionId ? await sessionStartedAt(db, user.id, claims.sessionId) : undefined;
+  const startedAt = claims.sessionId ? await sessionStartedAt(claims.sessionId) : undefined;
   if (startedAt === undefined || now - startedAt.getTime() > RECENT_SIGN_IN_MS) {
     throw new DomainError(
       'forbidden',

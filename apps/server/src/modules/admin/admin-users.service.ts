@@ -12,7 +12,7 @@ import type { EventBus } from '../../events.js';
 import { type AuditAction, recordAudit } from '../../kernel/audit.repo.js';
 import { lockLiveUser, type UserRow, updateUser } from '../../kernel/users.repo.js';
 import { type AccountService, deletedUsername } from '../account/account.service.js';
-import { revokeUserSessions } from '../auth/sessions.repo.js';
+import type { AuthService } from '../auth/auth.service.js';
 import type { TicketsService } from '../tickets/tickets.service.js';
 import { presentAdminUser } from './admin-user.presenter.js';
 import { listLogins, listUsers, type Page } from './admin-users.repo.js';
@@ -34,6 +34,8 @@ export interface AdminUsersServiceDeps {
   tickets: TicketsService;
   /** Deletion is the account module's (the member's own DELETE /me does the same). */
   account: AccountService;
+  /** A ban ends the member's sessions in its own transaction; sessions are the auth module's. */
+  sessions: Pick<AuthService, 'revokeSessionsIn'>;
 }
 
 export class AdminUsersService {
@@ -41,12 +43,14 @@ export class AdminUsersService {
   readonly #events: EventBus;
   readonly #tickets: TicketsService;
   readonly #account: AccountService;
+  readonly #sessions: Pick<AuthService, 'revokeSessionsIn'>;
 
   constructor(deps: AdminUsersServiceDeps) {
     this.#db = deps.db;
     this.#events = deps.bus;
     this.#tickets = deps.tickets;
     this.#account = deps.account;
+    this.#sessions = deps.sessions;
   }
 
   async #adminUser(row: UserRow): Promise<AdminUser> {
@@ -106,7 +110,7 @@ export class AdminUsersService {
   async setBanned(actor: Actor, targetId: number, ban: boolean): Promise<AdminUser> {
     if (targetId === actor.id) throw selfError();
     const row = await this.#onMember(targetId, async (tx, target) => {
-      if (ban) await revokeUserSessions(tx, target.id);
+      if (ban) await this.#sessions.revokeSessionsIn(tx, target.id);
       return this.#setFlag(tx, actor, target, {
         flag: 'isBanned',
         value: ban,

@@ -20,6 +20,7 @@ export const adminModule = defineModule({
       log,
       tickets: services.tickets,
       account: services.account,
+      sessions: services.auth,
     }),
   }),
   routes: () => [{ plugin: adminUserRoutes, prefix: '/admin' }],

@@ -34,6 +34,7 @@ import {
   recordLogin,
   revokeFamily,
   revokeUserSessions,
+  sessionStartedAt,
   usedWithin,
 } from './sessions.repo.js';
 
@@ -273,6 +274,41 @@ export class AuthService {
     const session = await this.#startSession(user.id);
     await this.#recordLogin(user, ip);
     return session;
+  }
+
+  /**
+   * The member a browser navigation to /api/connect/{platform} comes from when it carries no
+   * access token: the refresh cookie (httpOnly, SameSite=Strict, path /api — sent on a same-site
+   * navigation only) names them, read without rotating it. Only the browser's current token
+   * counts: one used more than a few seconds ago was replaced, and is refused.
+   */
+  async memberOfRefreshToken(refreshToken: string | undefined): Promise<UserRow | null> {
+    if (!refreshToken) return null;
+    const row = await findRefreshToken(this.deps.db, hashToken(refreshToken));
+    const now = this.deps.clock.now().getTime();
+    if (!row || row.revokedAt !== null || row.expiresAt.getTime() <= now) return null;
+    if (row.usedAt !== null && now - row.usedAt.getTime() > REFRESH_GRACE_SECONDS * 1000) return null;
+    const member = await findUserById(this.deps.db, row.userId);
+    return member && !member.isBanned ? member : null;
+  }
+
+  /**
+   * Ends every session of a member, or every one but `exceptSessionId` (the caller's own), inside
+   * the caller's transaction (a ban, a password change): the ids of the sessions it ended. The
+   * caller emits the facts once its transaction commits.
+   */
+  revokeSessionsIn(tx: Db, userId: number, exceptSessionId?: string): Promise<string[]> {
+    return revokeUserSessions(tx, userId, exceptSessionId);
+  }
+
+  /** Kills the member's outstanding reset links (a new password or e-mail), in the caller's transaction if any. */
+  invalidateResetLinksIn(db: Db, userId: number, now: Date): Promise<void> {
+    return invalidateResetTokens(db, userId, now);
+  }
+
+  /** When the member's session (refresh-token family) began, i.e. when they signed in; undefined if unknown. */
+  sessionStartedAt(userId: number, sessionId: string): Promise<Date | undefined> {
+    return sessionStartedAt(this.deps.db, userId, sessionId);
   }
 
   async #startSession(userId: number): Promise<IssuedSession> {

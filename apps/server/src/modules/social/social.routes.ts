@@ -73,7 +73,7 @@ export const socialRoutes: FastifyPluginAsyncZod = async (app) => {
     request: FastifyRequest,
     token: string | undefined,
   ): Promise<UserRow | null> {
-    if (token === undefined) return social.memberOfRefreshToken(request.cookies[REFRESH_COOKIE]);
+    if (token === undefined) return app.auth.memberOfRefreshToken(request.cookies[REFRESH_COOKIE]);
     try {
       return (await memberFromAccessToken(app.userCache, app.tokenKeys, token)).user;
     } catch {

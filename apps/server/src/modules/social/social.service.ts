@@ -13,10 +13,8 @@ import { isUniqueViolation } from '../../db/unique-violation.js';
 import type { EventBus } from '../../events.js';
 import { findUserById, findUserByIdentity, type UserRow } from '../../kernel/users.repo.js';
 import { hashToken, newOpaqueToken } from '../../tokens.js';
-import { REFRESH_GRACE_SECONDS } from '../auth/auth.service.js';
 import type { LoginCodes } from '../auth/login-codes.js';
 import { SIGN_IN_FLOW_SECONDS } from '../auth/login-codes.js';
-import { findRefreshToken } from '../auth/sessions.repo.js';
 import type { CarsService } from '../cars/cars.service.js';
 import { assignUsername } from '../users/usernames.js';
 import { authorizationUrl, exchangeCode, grantsScopes, type OAuthApp } from './oauth-client.js';
@@ -282,21 +280,5 @@ export class SocialService {
       }
       return REDIRECTS.claimFailed;
     }
-  }
-
-  /**
-   * The member a browser navigation to /api/connect/{platform} comes from when it carries no
-   * access token: the refresh cookie (httpOnly, SameSite=Strict, path /api — sent on a same-site
-   * navigation only) names them, read without rotating it. Only the browser's current token
-   * counts: one used more than a few seconds ago was replaced, and is refused.
-   */
-  async memberOfRefreshToken(refreshToken: string | undefined): Promise<UserRow | null> {
-    if (!refreshToken) return null;
-    const row = await findRefreshToken(this.deps.db, hashToken(refreshToken));
-    const now = this.deps.clock.now().getTime();
-    if (!row || row.revokedAt !== null || row.expiresAt.getTime() <= now) return null;
-    if (row.usedAt !== null && now - row.usedAt.getTime() > REFRESH_GRACE_SECONDS * 1000) return null;
-    const member = await findUserById(this.deps.db, row.userId);
-    return member && !member.isBanned ? member : null;
   }
 }
