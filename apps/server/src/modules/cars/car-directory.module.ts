@@ -1,13 +1,16 @@
 /**
- * The members' car list as a read model (car-directory.ts): built before the relay and the video,
- * which read a car's config and stream from it, and before the cars service that answers with it.
+ * The members' car list as a read model (car-directory.ts), and the car lookups of the relay and
+ * the video (car-lookups.ts): built before them and before the cars service that answers with them.
  */
 import { defineModule } from '../../module.js';
 import { CarDirectory } from './car-directory.js';
+import { CarLookups } from './car-lookups.js';
 
 declare module '../../module.js' {
   interface Services {
     carDirectory: CarDirectory;
+    /** A car's limits, stream and driver as the relay and the video read them (car-lookups.ts). */
+    carLookups: CarLookups;
   }
 }
 
@@ -15,6 +18,7 @@ export const carDirectoryModule = defineModule({
   name: 'car-directory',
   services: ({ db, log, clock }) => ({
     carDirectory: new CarDirectory(db, log, () => clock.now().getTime()),
+    carLookups: new CarLookups({ db, clock }),
   }),
   on: ({ carDirectory }) => carDirectory.handlers(),
   start: ({ carDirectory }) => carDirectory.start(),

@@ -1,7 +1,6 @@
 /** Driving: the relay between controllers and car agents, and its socket (/rcsocket). */
 import { defineModule } from '../../module.js';
 import { RedisRelayBridge } from '../../scale-out/redis-relay-bridge.js';
-import { findLiveCarConfig } from '../cars/cars.repo.js';
 import { CarRelay } from './car-relay.js';
 import { controlRoutes } from './control.routes.js';
 import type { ControllerLink } from './controller-link.js';
@@ -15,10 +14,10 @@ declare module '../../module.js' {
 
 export const controlModule = defineModule({
   name: 'control',
-  services: ({ db, bus, log, redis, services }) => ({
+  services: ({ bus, log, redis, services }) => ({
     carRelay: new CarRelay(bus, log, {
       // A car's `welcome` reads the row: it may connect before the car directory is loaded.
-      carConfig: (carId) => findLiveCarConfig(db, carId),
+      carConfig: (carId) => services.carLookups.liveConfig(carId),
       controllerSockets: services.memberSockets.kind<ControllerLink>('controller'),
       // Several instances: a driver here may drive a car whose agent is on another one.
       bridge: redis ? new RedisRelayBridge(redis, log) : undefined,

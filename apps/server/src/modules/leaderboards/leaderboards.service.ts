@@ -30,6 +30,7 @@ import {
   seasonCount,
   seasonPage,
 } from './leaderboards.repo.js';
+import { recordRaceInStats } from './user-race-stats.repo.js';
 
 /** Season 0 has no dates: every race, the same board as all-time. */
 export const ALL_TIME_SEASON = 0;
@@ -44,6 +45,14 @@ export class LeaderboardsService {
   constructor({ db, log }: { db: Db; log: FastifyBaseLogger }) {
     this.db = db;
     this.log = log;
+  }
+
+  /**
+   * Adds a finished race to its drivers' summaries, inside the transaction that writes its results
+   * (the race engine's; called once per race: a second call would count it twice).
+   */
+  recordRaceIn(tx: Db, raceId: number): Promise<void> {
+    return recordRaceInStats(tx, raceId);
   }
 
   /** What keeps the first pages exact. */

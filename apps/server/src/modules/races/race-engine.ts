@@ -26,7 +26,6 @@ import { DomainError } from '../../domain-error.js';
 import type { EventBus } from '../../events.js';
 import { NoLeaderError } from '../../scale-out/leader-calls.js';
 import type { CarDirectory } from '../cars/car-directory.js';
-import { recordRaceInStats } from '../leaderboards/user-race-stats.repo.js';
 import { applyPass, compareStandings, judgePass, liveLeaderboard, type Standing } from './lap-rules.js';
 import {
   deleteParticipant,
@@ -68,6 +67,12 @@ export interface RaceSessions {
   endRaceSessions(drivers: readonly Driver[]): Promise<void>;
 }
 
+/** The leaderboards module's part: a finished race counts in its drivers' summaries. */
+export interface RaceStats {
+  /** Inside the transaction that writes the race's results (once per race). */
+  recordRaceIn(tx: Db, raceId: number): Promise<void>;
+}
+
 /**
  * How long after a race's end its drivers' sessions are kept at most: the race ends them itself
  * (`race_ended`) once its results are written; this only covers that write (retried every
@@ -100,6 +105,7 @@ export interface RaceEngineDeps {
   directory: Pick<CarDirectory, 'get'>;
   relay: NeutralHold;
   sessions: RaceSessions;
+  stats: RaceStats;
   /** Several instances: where a follower's commands go. Null (one process): this engine always leads. */
   leader?: RaceLeader | null;
 }
@@ -639,7 +645,7 @@ export class RaceEngine {
           finishedAt,
           reason,
         );
-        await recordRaceInStats(tx, raceId);
+        await this.#deps.stats.recordRaceIn(tx, raceId);
       });
     } catch (error) {
       this.#deps.log.error({ err: error, raceId }, 'writing the race results failed; retrying');

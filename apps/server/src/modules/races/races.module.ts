@@ -33,6 +33,7 @@ export const racesModule = defineModule({
       directory: services.carDirectory,
       relay: services.carRelay,
       sessions: services.cars,
+      stats: services.leaderboards,
       leader: services.leaderCalls,
     });
     const lapCounterIds = new LapCounterIds({ db });

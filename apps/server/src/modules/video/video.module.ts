@@ -5,7 +5,6 @@
  */
 import { SOCKET_CLOSE_CODES } from '@telerace/protocol';
 import { defineModule } from '../../module.js';
-import { findCarStreamId, findLiveCar, findLiveSessionOfCar } from '../cars/cars.repo.js';
 import { janusProxyRoutes } from './janus-proxy.js';
 import { videoRoutes } from './video.routes.js';
 import { VideoService } from './video.service.js';
@@ -25,14 +24,14 @@ declare module '../../module.js' {
 
 export const videoModule = defineModule({
   name: 'video',
-  services: ({ app, config, db, log, clock, services }) => {
+  services: ({ app, config, db, log, services }) => {
     const video = new VideoService({
       config,
       log,
       cars: services.carRelay,
-      streamIdOf: async (carId) => (await findLiveCar(db, carId))?.streamId ?? null,
-      formerStreamIdOf: (carId) => findCarStreamId(db, carId),
-      isDriven: async (carId) => (await findLiveSessionOfCar(db, carId, clock.now())) !== undefined,
+      streamIdOf: (carId) => services.carLookups.streamIdOf(carId),
+      formerStreamIdOf: (carId) => services.carLookups.formerStreamIdOf(carId),
+      isDriven: (carId) => services.carLookups.isDriven(carId),
       pins: new DatabaseVideoPins(db),
       isLeader: () => services.leadership.leading,
     });
