@@ -4,19 +4,14 @@
  * in the protocol package (`@telerace/protocol/events`): plain JSON, checked on the way in.
  *
  * Delivery goes through a transport: in one process it hands the fact straight back to this bus;
- * the scale-out issue puts Redis pub/sub behind the same seam so every instance hears every fact.
+ * with REDIS_URL, `scale-out/redis-transport.ts` also publishes it so every instance hears every fact.
  * Listeners are isolated from each other and from the emitter: one that throws (or whose promise
  * rejects) is logged, and the others and the emitting request carry on — the change has already
  * committed, so the emitter has nothing to undo.
  */
-import {
-  DOMAIN_EVENTS,
-  type DomainEventName,
-  type DomainEvents,
-  type SessionsRevokedReason,
-} from '@telerace/protocol/events';
+import { DOMAIN_EVENTS, type DomainEventName, type DomainEvents } from '@telerace/protocol/events';
 
-export type { DomainEventName, DomainEvents, SessionsRevokedReason };
+export type { DomainEventName, DomainEvents };
 
 export type EventHandler<K extends DomainEventName> = (payload: DomainEvents[K]) => unknown;
 /** What a module does about each fact it cares about. */

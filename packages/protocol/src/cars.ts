@@ -149,7 +149,6 @@ export const GenerateCodeResponse = z.object({ code: z.string() });
 export const ConnectRequest = z.object({ code: ControlCode });
 export const ConnectResponse = z.object({ ok: z.literal(true), car: Car, controlToken: z.string() });
 export const CarCommandRequest = z.object({ command: z.enum(['reboot', 'shutdown']) });
-export const CarConfigRequest = CarConfig;
 /** PUT /api/admin/cars/{id}/lap-counter-id: a transponder or pilot id, or null to clear it. */
 export const LapCounterIdRequest = z.object({
   lap_counter_id: z

@@ -22,7 +22,6 @@ export const SESSIONS_REVOKED_REASONS = [
   'password_changed',
   'logout_all',
 ] as const;
-export type SessionsRevokedReason = (typeof SESSIONS_REVOKED_REASONS)[number];
 
 export const DOMAIN_EVENTS = {
   /** Every session of the member ended (ban, deletion, password change or reset, log-out everywhere). */
@@ -32,7 +31,7 @@ export const DOMAIN_EVENTS = {
    * sockets opened with that session's access tokens belong to it.
    */
   'session.revoked': z.object({ userId: id, sessionId: z.string().min(1) }),
-  /** A member signed up (e-mail and password; social sign-up arrives with issue 13). */
+  /** A member signed up, with an e-mail and a password or with a social account. */
   'user.created': z.object({ userId: id, username: z.string() }),
   /** An admin added or removed tickets by hand (`tickets` is the member's total after it). */
   'tickets.adjusted': z.object({ userId: id, amount: z.number().int(), tickets: z.number().int() }),
@@ -177,4 +176,3 @@ export const DOMAIN_EVENTS = {
 
 export type DomainEventName = keyof typeof DOMAIN_EVENTS;
 export type DomainEvents = { [K in DomainEventName]: z.infer<(typeof DOMAIN_EVENTS)[K]> };
-export const DOMAIN_EVENT_NAMES = Object.keys(DOMAIN_EVENTS) as DomainEventName[];

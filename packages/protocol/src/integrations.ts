@@ -61,7 +61,6 @@ export const IntegrationStatus = z.object({
 export type IntegrationStatus = z.infer<typeof IntegrationStatus>;
 
 export const INTEGRATION_EVENT_KINDS = ['join', 'subscription', 'subscription_end', 'donation'] as const;
-export type IntegrationEventKind = (typeof INTEGRATION_EVENT_KINDS)[number];
 
 /** One of the recent things the integrations saw (newest first in the admin's list). */
 export const IntegrationEvent = z.object({

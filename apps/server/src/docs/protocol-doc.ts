@@ -100,7 +100,7 @@ function namedObjects(): Map<Schema, string> {
   const names = new Map<Schema, string>();
   for (const [name, value] of Object.entries(protocol)) {
     if (!(value instanceof z.ZodObject)) continue;
-    // One schema exported under several names (CarConfigRequest = CarConfig): the shortest.
+    // One schema exported under several names (an alias): the shortest.
     const known = names.get(value);
     if (known === undefined || name.length < known.length) names.set(value, name);
   }

@@ -3,21 +3,20 @@
  * this plugin alone turns that into a check in the route's `onRequest`: after the rate limiter,
  * before the body is parsed and the schemas validate it, so a caller who may not use a route gets
  * 401 or 403 and learns nothing about its input. The bearer token names the user; their row says
- * whether they still may act. REST reads it from the user cache (memory, dropped at once by
- * `user.changed` and the revocation events), so bans and deletions still apply to the very next
- * request; the sockets' handshakes read the database (`memberFromAccessToken` with a `Db`).
+ * whether they still may act. REST and the sockets' admissions (`memberFromAccessToken`) read it
+ * from the user cache (memory, dropped at once by `user.changed` and the revocation events), so
+ * bans and deletions apply to the very next request or handshake.
  */
 import { ERROR_KEYS } from '@telerace/protocol';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Db } from '../db/client.js';
-import { findUserById, type UserRow } from '../kernel/users.repo.js';
+import type { UserRow } from '../kernel/users.repo.js';
 import {
   type AccessTokenClaims,
   type AccessTokenKeys,
   verifyAccessTokenClaims,
 } from '../modules/auth/access-token.js';
-import { UserCache } from '../modules/users/user-cache.js';
+import type { UserCache } from '../modules/users/user-cache.js';
 import { HttpError } from './errors.js';
 
 /**
@@ -48,13 +47,6 @@ function bearerToken(request: FastifyRequest): string | null {
   if (!header) return null;
   const match = /^Bearer ([A-Za-z0-9._~+/=-]+)$/.exec(header);
   return match?.[1] ?? null;
-}
-
-/** Where the member's row comes from: the database, or the user cache in front of it. */
-type MemberSource = Db | UserCache;
-
-function findMember(source: MemberSource, userId: number): Promise<UserRow | undefined> {
-  return source instanceof UserCache ? source.find(userId) : findUserById(source, userId);
 }
 
 /**
@@ -93,7 +85,7 @@ export class VerifiedTokens {
 
 /** The member behind an access token and the token's claims, or an HttpError (401) saying why not. */
 export async function memberFromAccessToken(
-  source: MemberSource,
+  users: UserCache,
   keys: AccessTokenKeys,
   token: string | null,
   verified?: VerifiedTokens,
@@ -104,7 +96,7 @@ export async function memberFromAccessToken(
       ? await verified.verify(keys, token)
       : await verifyAccessTokenClaims(keys, token);
   if (claims === null) throw unauthorized();
-  const user = await findMember(source, claims.userId);
+  const user = await users.find(claims.userId);
   if (!user) throw unauthorized();
   if (user.isBanned) throw bannedError();
   // A password change or reset ends every token issued before it, to the millisecond: another
@@ -128,16 +120,6 @@ const registrationIncomplete = (): HttpError =>
  */
 export function assertRegistrationComplete(user: UserRow): void {
   if (user.termsAcceptedAt === null) throw registrationIncomplete();
-}
-
-/** The member behind an access token, or an HttpError (401) saying why not. */
-export async function userFromAccessToken(
-  source: MemberSource,
-  keys: AccessTokenKeys,
-  token: string | null,
-  verified?: VerifiedTokens,
-): Promise<UserRow> {
-  return (await memberFromAccessToken(source, keys, token, verified)).user;
 }
 
 export const authenticatePlugin = fp<{ users: UserCache; keys: AccessTokenKeys }>(

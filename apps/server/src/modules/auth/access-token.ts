@@ -100,8 +100,3 @@ export async function verifyAccessTokenClaims(
     return null;
   }
 }
-
-/** The user id of a valid token, or null (see verifyAccessTokenClaims). */
-export async function verifyAccessToken(keys: AccessTokenKeys, token: string): Promise<number | null> {
-  return (await verifyAccessTokenClaims(keys, token))?.userId ?? null;
-}

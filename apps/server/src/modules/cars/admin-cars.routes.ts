@@ -3,7 +3,7 @@ import {
   AdminCarResponse,
   AdminCarsResponse,
   CarCommandRequest,
-  CarConfigRequest,
+  CarConfig,
   CarIdParams,
   CreateCarRequest,
   CreateCarResponse,
@@ -72,7 +72,7 @@ export const adminCarRoutes: FastifyPluginAsyncZod = async (app) => {
     '/cars/:id/config',
     {
       ...admin,
-      schema: { params: CarIdParams, body: CarConfigRequest, response: { 200: AdminCarResponse } },
+      schema: { params: CarIdParams, body: CarConfig, response: { 200: AdminCarResponse } },
     },
     async (request) => ({ car: await cars.saveConfig(actorOf(request), request.params.id, request.body) }),
   );

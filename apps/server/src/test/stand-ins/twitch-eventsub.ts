@@ -1,7 +1,7 @@
 /**
  * Test support: Twitch's side of EventSub webhooks — deliveries signed as Twitch signs them
  * (`sha256=` HMAC-SHA256(secret, message id + timestamp + raw body)), with Twitch's headers and
- * body shapes, for `app.inject` (eventSubDelivery) or a running server (deliverEventSub).
+ * body shapes, for `app.inject` (eventSubDelivery).
  */
 import { createHmac, randomUUID } from 'node:crypto';
 
@@ -126,17 +126,3 @@ export const eventSubEvents = {
     bits,
   }),
 };
-
-/** Posts a delivery to a running server's `/api/webhooks/twitch` (end-to-end runs). */
-export async function deliverEventSub(
-  baseUrl: string,
-  secret: string,
-  options: EventSubDeliveryOptions,
-): Promise<Response> {
-  const { headers, payload } = eventSubDelivery(secret, options);
-  return fetch(`${baseUrl.replace(/\/+$/, '')}/api/webhooks/twitch`, {
-    method: 'POST',
-    headers,
-    body: payload,
-  });
-}
