@@ -41,12 +41,6 @@ describe('session loading', () => {
     expect(meUrl).toBe('/api/me');
     expect(new Headers(meInit?.headers).get('Authorization')).toBe(`Bearer ${ACCESS_TOKEN}`);
   });
-
-  it('accepts /api/me answering with the bare user object', async () => {
-    stubServer({ session: member, meShape: 'bare' });
-    renderApp('/settings');
-    expect(await screen.findByRole('heading', { level: 1, name: 'Settings' })).toBeInTheDocument();
-  });
 });
 
 describe('route guards', () => {

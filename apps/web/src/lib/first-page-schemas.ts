@@ -1,2 +1,2 @@
 /** The shared schemas the modules of the first download parse with: one chunk, fetched by schemas.ts. */
-export { AccessTokenResponse, TicketsResponse, User } from '@telerace/protocol';
+export { AccessTokenResponse, TicketsResponse, UserResponse } from '@telerace/protocol';

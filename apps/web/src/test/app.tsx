@@ -74,8 +74,6 @@ export type Route = (request: {
 export interface ServerOptions {
   /** The signed-in user, null when there is no session, 'pending' when the refresh never answers. */
   session: User | null | 'pending';
-  /** How GET /api/me wraps the user. */
-  meShape?: 'wrapped' | 'bare';
   /** POST /api/logout fails with a network error. */
   logoutFails?: boolean;
   /** Answers calls first; `undefined` falls through to the routes, the session calls and the 404. */
@@ -92,7 +90,6 @@ export interface ServerOptions {
 /** The fake server's state; `renderSignedIn` signs its member in after the routes were stubbed. */
 let server: Required<Omit<ServerOptions, 'handle'>> & Pick<ServerOptions, 'handle'> = {
   session: null,
-  meShape: 'wrapped',
   logoutFails: false,
   routes: {},
 };
@@ -108,7 +105,7 @@ function sessionAnswer(method: string, path: string, auth: string | null): Respo
     if (!session || session === 'pending' || auth !== `Bearer ${ACCESS_TOKEN}`) {
       return json(401, { error: 'Unauthorized', errorKey: 'errors.unauthorized' });
     }
-    return json(200, server.meShape === 'wrapped' ? { user: session } : session);
+    return json(200, { user: session });
   }
   if (method === 'POST' && path === '/api/logout') {
     if (server.logoutFails) throw new TypeError('Failed to fetch');
@@ -131,14 +128,8 @@ function leaveSessionHint() {
 }
 
 /** Installs the fake server as `fetch`; returns the mock to inspect the calls made. */
-export function stubServer({
-  session,
-  meShape = 'wrapped',
-  logoutFails = false,
-  handle,
-  routes = {},
-}: ServerOptions) {
-  server = { session, meShape, logoutFails, handle, routes };
+export function stubServer({ session, logoutFails = false, handle, routes = {} }: ServerOptions) {
+  server = { session, logoutFails, handle, routes };
   if (session !== null) leaveSessionHint();
   const fetchMock = vi.fn(async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const url = String(input);

@@ -106,7 +106,7 @@ export function RaffleControl() {
     if (raffle) void queryClient.invalidateQueries({ queryKey: raffleEntriesKey(raffle.id) });
   };
 
-  const run = async (action: RaffleAction, call: () => Promise<AdminRaffleResponse | null>) => {
+  const run = async (action: RaffleAction, call: () => Promise<AdminRaffleResponse | undefined>) => {
     setBusy(action);
     setResult(null);
     try {

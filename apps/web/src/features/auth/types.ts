@@ -4,10 +4,9 @@ import { parseWith } from '../../lib/schemas';
 
 export type { User } from '@telerace/protocol';
 
-/** `GET /api/me` answers `{ user }`; the bare user object is accepted too. */
-export function parseMeResponse(body: unknown): Promise<User> {
-  const candidate = body && typeof body === 'object' && 'user' in body ? body.user : body;
-  return parseWith('User', candidate);
+/** `GET /api/me` answers `{ user }`. */
+export async function parseMeResponse(body: unknown): Promise<User> {
+  return (await parseWith('UserResponse', body)).user;
 }
 
 export interface AuthState {

@@ -1,29 +1,24 @@
 /** The admin car calls (spec §7 "Admin calls" on cars and settings; adding a car and rotating its secret are ours). */
 import {
-  AdminCar,
+  type AdminCar,
   AdminCarResponse,
+  AdminCarsResponse,
   AdminSettings,
   type AdminSettingsPatch,
   CreateCarResponse,
   GenerateCodeResponse,
   RotateSecretResponse,
 } from '@telerace/protocol';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { authFetch } from '../../lib/auth-client';
 
 export const ADMIN_CARS_KEY = ['admin', 'cars'] as const;
 export const ADMIN_SETTINGS_KEY = ['admin', 'settings'] as const;
 
-/** An array; `{ cars }` is accepted too. */
-const AdminCarList = z.union([
-  z.array(AdminCar),
-  z.object({ cars: z.array(AdminCar) }).transform((body) => body.cars),
-]);
-
 export type CarCommand = 'reboot' | 'shutdown';
 
 export function fetchAdminCars(): Promise<AdminCar[]> {
-  return authFetch('/admin/cars', {}, AdminCarList);
+  return authFetch('/admin/cars', {}, AdminCarsResponse);
 }
 
 export async function generateCode(carId: number): Promise<string> {

@@ -1,23 +1,18 @@
 /** The members' car calls (spec §7 "Main API": /cars*) and the per-car control token kept for the tab. */
-import { Car, type CarConfig, ConnectResponse } from '@telerace/protocol';
-import { z } from 'zod';
+import { Car, type CarConfig, CarsResponse, ConnectResponse } from '@telerace/protocol';
+import type { z } from 'zod';
 import { authFetch } from '../../lib/auth-client';
 import { controlTokenKey } from '../auth/paths';
 
 export const CARS_QUERY_KEY = ['cars'] as const;
 export const carStatusQueryKey = (carId: string) => ['cars', carId, 'status'] as const;
 
-/** `GET /api/cars` answers an array; `{ cars }` is accepted too. */
-const CarList = z.union([z.array(Car), z.object({ cars: z.array(Car) }).transform((body) => body.cars)]);
-/** `GET /api/cars/{id}/status` answers the car; `{ car }` is accepted too. */
-const CarStatusBody = z.union([Car, z.object({ car: Car }).transform((body) => body.car)]);
-
 export function fetchCars(): Promise<Car[]> {
-  return authFetch('/cars', {}, CarList);
+  return authFetch('/cars', {}, CarsResponse);
 }
 
 export function fetchCarStatus(carId: string): Promise<Car> {
-  return authFetch(`/cars/${encodeURIComponent(carId)}/status`, {}, CarStatusBody);
+  return authFetch(`/cars/${encodeURIComponent(carId)}/status`, {}, Car);
 }
 
 export function connectToCar(carId: number, code: string): Promise<z.infer<typeof ConnectResponse>> {

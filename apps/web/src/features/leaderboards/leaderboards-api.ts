@@ -38,21 +38,16 @@ export function fetchSeason(season: number, page: number, limit: number): Promis
   return fetchBoard(boardPath({ board: 'season', season }, page, limit));
 }
 
-/** The answer of `path` parsed with a schema of race-schemas.ts, fetched alongside the call. */
-async function fetchParsed<T>(
-  path: string,
-  schemaOf: (schemas: typeof import('./race-schemas')) => {
-    parse: (body: unknown) => T;
-  },
-): Promise<T> {
-  const [body, schemas] = await Promise.all([authFetch(path), import('./race-schemas')]);
-  return schemaOf(schemas).parse(body);
+/** Each call fetches race-schemas.ts alongside its answer, to parse it with. */
+export async function fetchRaceHistory(page: number, limit: number): Promise<RaceHistoryResponse> {
+  const [body, schemas] = await Promise.all([
+    authFetch(`/me/race-history?page=${page}&limit=${limit}`),
+    import('./race-schemas'),
+  ]);
+  return schemas.RaceHistoryResponse.parse(body);
 }
 
-export function fetchRaceHistory(page: number, limit: number): Promise<RaceHistoryResponse> {
-  return fetchParsed(`/me/race-history?page=${page}&limit=${limit}`, (s) => s.RaceHistoryResponse);
-}
-
-export function fetchRace(id: number): Promise<RaceDetail> {
-  return fetchParsed(`/races/${id}`, (s) => s.RaceDetail);
+export async function fetchRace(id: number): Promise<RaceDetail> {
+  const [body, schemas] = await Promise.all([authFetch(`/races/${id}`), import('./race-schemas')]);
+  return schemas.RaceDetail.parse(body);
 }

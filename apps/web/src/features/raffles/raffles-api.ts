@@ -4,11 +4,11 @@
  */
 import {
   AdminRaffleResponse,
+  ClearPendingWinsResponse,
   RaffleEntriesPage,
   type RaffleEntryRequest,
   RaffleSummary,
 } from '@telerace/protocol';
-import { z } from 'zod';
 import { authFetch } from '../../lib/auth-client';
 
 export const ADMIN_RAFFLE_KEY = ['admin', 'raffle'] as const;
@@ -31,12 +31,10 @@ export function abortRaffle(): Promise<AdminRaffleResponse> {
   return authFetch('/admin/race/abort-raffle', { method: 'POST' }, AdminRaffleResponse);
 }
 
-/** The server answers the raffle view or only how many prizes it cleared: either will do. */
-const ClearAnswer = z.union([AdminRaffleResponse, z.object({ cleared: z.number().int() })]);
-
-export async function clearExpiredWins(): Promise<AdminRaffleResponse | null> {
-  const answer = await authFetch('/admin/race/clear-pending-wins', { method: 'POST' }, ClearAnswer);
-  return 'prizes' in answer ? answer : null;
+/** The server answers how many prizes it cleared, not the view (hence undefined): the page reads the view again. */
+export async function clearExpiredWins(): Promise<undefined> {
+  await authFetch('/admin/race/clear-pending-wins', { method: 'POST' }, ClearPendingWinsResponse);
+  return undefined;
 }
 
 /** An admin adding a chat identity by hand (events without a chat integration). */
