@@ -30,7 +30,7 @@ export const authModule = defineModule({
       limiter: app.limitStores.loginThrottle(),
       publicUrl: config.publicUrl,
     }),
-    loginCodes: new LoginCodes(db, clock, { secure: config.publicUrl.startsWith('https://') }),
+    loginCodes: new LoginCodes({ db, clock, secure: config.publicUrl.startsWith('https://') }),
   }),
   routes: () => [{ plugin: authRoutes }],
   stop: ({ auth }) => auth.close(),

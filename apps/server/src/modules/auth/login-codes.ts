@@ -31,17 +31,24 @@ const STALE_CODES_KEPT_MS = 60 * 60_000;
 /** base64url of 32 random bytes: what newOpaqueToken makes; anything else is not ours. */
 const OPAQUE = /^[A-Za-z0-9_-]{43}$/;
 
+export interface LoginCodesDeps {
+  db: Db;
+  clock: Clock;
+  /** The nonce cookie is sent over HTTPS only (PUBLIC_URL is https). */
+  secure: boolean;
+}
+
 export class LoginCodes {
   readonly #cookie;
+  private readonly db: Db;
+  private readonly clock: Clock;
 
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    options: { secure: boolean },
-  ) {
+  constructor(deps: LoginCodesDeps) {
+    this.db = deps.db;
+    this.clock = deps.clock;
     this.#cookie = {
       httpOnly: true,
-      secure: options.secure,
+      secure: deps.secure,
       // Lax, not Strict: the provider sends the browser back with a top-level GET from its own
       // site, and the callback must read the nonce then. Strict cookies are withheld on any
       // navigation that started on another site (the whole redirect chain counts as cross-site);

@@ -17,7 +17,7 @@ declare module '../../module.js' {
 export const carDirectoryModule = defineModule({
   name: 'car-directory',
   services: ({ db, log, clock }) => ({
-    carDirectory: new CarDirectory(db, log, () => clock.now().getTime()),
+    carDirectory: new CarDirectory({ db, log, clock }),
     carLookups: new CarLookups({ db, clock }),
   }),
   on: ({ carDirectory }) => carDirectory.handlers(),

@@ -7,6 +7,7 @@
  * views keep querying the database (they show codes and secrets' state, which the list never does).
  */
 import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/client.js';
 import type { EventHandlers } from '../../events.js';
 import { type CarRow, type CarSessionRow, listCarsWithHolders } from './cars.repo.js';
@@ -48,12 +49,16 @@ export class CarDirectory {
   /** Lists and cars answered from memory (tests and diagnostics). */
   readonly stats = { answered: 0 };
 
-  constructor(
-    readonly db: Db,
-    readonly log: FastifyBaseLogger,
-    /** The clock's time in ms (clock.ts): which sessions hold their car. */
-    readonly now: () => number = Date.now,
-  ) {}
+  readonly db: Db;
+  readonly log: FastifyBaseLogger;
+  /** The clock's time in ms (clock.ts): which sessions hold their car. */
+  readonly now: () => number;
+
+  constructor(deps: { db: Db; log: FastifyBaseLogger; clock: Clock }) {
+    this.db = deps.db;
+    this.log = deps.log;
+    this.now = () => deps.clock.now().getTime();
+  }
 
   /** False until the first load: callers then ask the database. */
   get loaded(): boolean {

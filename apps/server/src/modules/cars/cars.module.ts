@@ -57,7 +57,7 @@ export const carsModule = defineModule({
         WRONG_CODES_WINDOW_MS,
       ),
     });
-    const simCars = new SimCarSupervisor(log, options.simCarAgent);
+    const simCars = new SimCarSupervisor({ log, agent: options.simCarAgent });
     return {
       cars,
       simCars,

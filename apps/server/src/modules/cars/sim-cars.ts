@@ -117,10 +117,13 @@ export class SimCarSupervisor {
   readonly #restartTimers = new Set<NodeJS.Timeout>();
   #stopping = false;
 
-  constructor(
-    readonly log: FastifyBaseLogger,
-    readonly agent: AgentCommand = defaultAgentCommand(),
-  ) {}
+  readonly log: FastifyBaseLogger;
+  readonly agent: AgentCommand;
+
+  constructor(deps: { log: FastifyBaseLogger; agent?: AgentCommand | undefined }) {
+    this.log = deps.log;
+    this.agent = deps.agent ?? defaultAgentCommand();
+  }
 
   start(simCars: SimCar[], serverUrl: string): void {
     for (const car of simCars) this.#spawn(car, serverUrl, BACKOFF_INITIAL_MS);

@@ -128,7 +128,7 @@ describe('user cache', () => {
 
   it('keeps at most maxRows rows, the least recently used going first', async () => {
     const { UserCache } = await import('./user-cache.js');
-    const cache = new UserCache(testApp.app.database.db, { maxRows: 2 });
+    const cache = new UserCache({ db: testApp.app.database.db, maxRows: 2 });
     const [a, b, c] = [
       await buildUser(testApp.app.database.db),
       await buildUser(testApp.app.database.db),

@@ -29,10 +29,13 @@ export class UserCache {
   /** Lookups answered from memory and from the database (tests and diagnostics). */
   readonly stats = { hits: 0, misses: 0 };
 
-  constructor(
-    readonly db: Db,
-    readonly options: { maxRows?: number; maxAgeMs?: number } = {},
-  ) {}
+  readonly db: Db;
+  readonly options: { maxRows?: number; maxAgeMs?: number };
+
+  constructor(deps: { db: Db; maxRows?: number; maxAgeMs?: number }) {
+    this.db = deps.db;
+    this.options = { maxRows: deps.maxRows, maxAgeMs: deps.maxAgeMs };
+  }
 
   /** The live (not deleted) member, from memory when possible. */
   async find(userId: number): Promise<UserRow | undefined> {

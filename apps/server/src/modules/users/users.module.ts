@@ -18,7 +18,7 @@ declare module '../../module.js' {
 export const usersModule = defineModule({
   name: 'users',
   services: ({ db, config }) => ({
-    userCache: new UserCache(db),
+    userCache: new UserCache({ db }),
     tokenKeys: accessTokenKeys(config.jwtSecret, config.accessTokenTtlSeconds),
   }),
   // `user.changed` is the one every writer emits; the others come with the same changes and are

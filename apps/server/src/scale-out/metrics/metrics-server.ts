@@ -11,6 +11,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Registry } from 'prom-client';
 
 export interface MetricsServerOptions {
+  registry: Registry;
   host: string;
   /** 0: any free port (`port` tells which once started). */
   port: number;
@@ -39,12 +40,11 @@ function answer(
 export class MetricsServer {
   readonly #server: Server;
   readonly #options: MetricsServerOptions;
+  readonly registry: Registry;
 
-  constructor(
-    readonly registry: Registry,
-    options: MetricsServerOptions,
-  ) {
+  constructor(options: MetricsServerOptions) {
     this.#options = options;
+    this.registry = options.registry;
     this.#server = createServer((request, response) => void this.#handle(request, response));
   }
 

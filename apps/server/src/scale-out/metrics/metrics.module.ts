@@ -31,7 +31,8 @@ export const metricsModule = defineModule({
       log,
     });
     return {
-      metricsServer: new MetricsServer(registry, {
+      metricsServer: new MetricsServer({
+        registry,
         host: config.metricsHost,
         port: config.metricsPort,
         token: config.metricsToken,
