@@ -1,30 +1,68 @@
 /**
- * One interface for the sliding-window abuse limits (wrong control codes, wrong current
- * passwords, e-mail address changes, failed logins per IP): events per key in a sliding window.
- * Two stores: in memory, per process (this file, the behaviour without REDIS_URL), and shared by
- * every instance in Redis (scale-out/redis-sliding-window.ts). Async because the shared one asks
- * Redis.
+ * The counted abuse limits (wrong control codes, wrong current passwords, e-mail address changes,
+ * race commands, and the failed-login throttle's counts) on rate-limiter-flexible: at most `limit`
+ * events per key in a window of `windowMs`. The window is fixed and starts at a key's first event
+ * (the library's model, docs/decisions.md): the wait it answers is until that window ends.
+ *
+ * Where the counts live is a `LimiterStore`: this process's memory (`memoryLimiters`, without
+ * REDIS_URL), or Redis shared by every instance (scale-out/limit-stores.ts). Times are the
+ * library's own (Date.now in memory, Redis's key expiry): these limits do not follow the domain's
+ * Clock, so their tests look at the waits they answer instead of moving a clock.
  */
-import { SlidingWindowCounter } from './sliding-window.js';
+import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 
 export type LimitKey = string | number;
 
-export interface LimitWindow<K extends LimitKey> {
-  readonly limit: number;
-  readonly windowMs: number;
+/** Builds one limit's limiter: `name` keeps its keys apart from the other limits' in a shared store. */
+export type LimiterStore = (name: string, points: number, windowMs: number) => RateLimiterAbstract;
+
+/** The library counts in whole seconds (Redis expiry): a window must be a whole number of them. */
+export function windowSeconds(windowMs: number): number {
+  if (windowMs <= 0 || windowMs % 1000 !== 0)
+    throw new Error(`a limit window of ${windowMs} ms is not whole seconds`);
+  return windowMs / 1000;
+}
+
+/** Counts in this process's memory only (one instance). */
+export const memoryLimiters: LimiterStore = (name, points, windowMs) =>
+  new RateLimiterMemory({ keyPrefix: name, points, duration: windowSeconds(windowMs) });
+
+export class LimitWindow<K extends LimitKey> {
+  constructor(readonly limiter: RateLimiterAbstract) {}
+
+  get limit(): number {
+    return this.limiter.points;
+  }
+
   /** Milliseconds until one more event of `key` is allowed; 0 while under the limit. */
-  retryAfterMs(key: K): Promise<number>;
-  record(key: K): Promise<void>;
+  async retryAfterMs(key: K): Promise<number> {
+    const counted = await this.limiter.get(key);
+    return counted && counted.consumedPoints >= this.limit ? Math.max(1, counted.msBeforeNext) : 0;
+  }
+
+  async record(key: K): Promise<void> {
+    await this.limiter.penalty(key);
+  }
+
   /**
-   * A budget's step: records one event of `key` and answers true while under the limit, or
-   * records nothing and answers false — the check and the record in one step (atomic in Redis),
-   * so commands arriving at once on several sockets or instances cannot all slip under it.
+   * A budget's step: counts one event of `key` and answers true while under the limit, false once
+   * it is spent — the check and the count in one step (atomic in Redis), so commands arriving at
+   * once on several sockets or instances cannot all slip under it.
    */
-  take(key: K): Promise<boolean>;
+  async take(key: K): Promise<boolean> {
+    try {
+      await this.limiter.consume(key);
+      return true;
+    } catch (refusal) {
+      if (refusal instanceof RateLimiterRes) return false;
+      throw refusal;
+    }
+  }
+
   /** Takes back the latest event of `key` (an attempt that turned out to reveal nothing). */
-  unrecord(key: K): Promise<void>;
-  /** Keys tracked in this process's memory (tests: memory stays bounded). */
-  trackedKeys(): number;
+  async unrecord(key: K): Promise<void> {
+    await this.limiter.reward(key);
+  }
 }
 
 /** Builds a window: `name` keeps different limits apart in a shared store. */
@@ -34,43 +72,7 @@ export type LimitWindowFactory = <K extends LimitKey>(
   windowMs: number,
 ) => LimitWindow<K>;
 
-/** The in-memory store: this process's own counts. */
-export class LocalLimitWindow<K extends LimitKey> implements LimitWindow<K> {
-  readonly counter: SlidingWindowCounter<K>;
-
-  constructor(
-    readonly limit: number,
-    readonly windowMs: number,
-    now: () => number = Date.now,
-  ) {
-    this.counter = new SlidingWindowCounter<K>(limit, windowMs, now);
-  }
-
-  async retryAfterMs(key: K): Promise<number> {
-    return this.counter.retryAfterMs(key);
-  }
-
-  async record(key: K): Promise<void> {
-    this.counter.record(key);
-  }
-
-  async take(key: K): Promise<boolean> {
-    if (this.counter.retryAfterMs(key) > 0) return false;
-    this.counter.record(key);
-    return true;
-  }
-
-  async unrecord(key: K): Promise<void> {
-    this.counter.unrecord(key);
-  }
-
-  trackedKeys(): number {
-    return this.counter.size;
-  }
-}
-
-/** Windows in this process's memory only (one instance, and unit tests with their own clock). */
-export function localLimitWindows(now: () => number = Date.now): LimitWindowFactory {
-  return <K extends LimitKey>(_name: string, limit: number, windowMs: number) =>
-    new LocalLimitWindow<K>(limit, windowMs, now);
+export function limitWindows(store: LimiterStore): LimitWindowFactory {
+  return <K extends LimitKey>(name: string, limit: number, windowMs: number) =>
+    new LimitWindow<K>(store(name, limit, windowMs));
 }

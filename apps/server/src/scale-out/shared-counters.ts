@@ -1,9 +1,11 @@
 /**
  * The Redis side of the shared abuse limits (issue 15): keys under `<REDIS_NAMESPACE>:limits:`,
  * commands on the instance's command connection (no offline queue: a command while Redis is down
- * fails at once). A limit fails open when Redis cannot answer — the caller counts the answer as
- * "no events elsewhere" and keeps its in-memory counts as the floor, so each instance still limits
- * what it saw itself. Logged once per outage (and once when Redis answers again), never per request.
+ * fails at once; a hung one gives up after REDIS_COMMAND_TIMEOUT_MS). When Redis cannot answer,
+ * the counted limits count in memory (limit-stores.ts) and the socket places on this instance's
+ * own counts, so each instance still limits what it sees itself. Logged once per outage (and once
+ * when Redis answers again: the socket places' lease refresh asks it every few seconds), never
+ * per request.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Redis } from 'ioredis';
@@ -22,6 +24,11 @@ export class SharedCounters {
     this.#log = log.child({ component: 'shared-limits' });
   }
 
+  /** The prefix of the limit `name`'s keys (rate-limiter-flexible adds `:<key>`). */
+  prefix(name: string): string {
+    return `${this.#prefix}${name}`;
+  }
+
   /** A key of the limit `name` for `parts` (e-mails, addresses and ids as they are). */
   key(name: string, ...parts: Array<string | number>): string {
     return `${this.#prefix}${name}:${parts.join(':')}`;
@@ -37,14 +44,18 @@ export class SharedCounters {
       }
       return result;
     } catch (error) {
-      if (!this.#failing) {
-        this.#failing = true;
-        this.#log.warn(
-          { err: error },
-          'shared limits: Redis unreachable, each instance limits on its own counts until it is back',
-        );
-      }
+      this.reportOutage(error);
       return undefined;
     }
+  }
+
+  /** Redis did not answer a limit (logged the first time of an outage). */
+  reportOutage(error?: unknown): void {
+    if (this.#failing) return;
+    this.#failing = true;
+    this.#log.warn(
+      { err: error },
+      'shared limits: Redis unreachable, each instance limits on its own counts until it is back',
+    );
   }
 }

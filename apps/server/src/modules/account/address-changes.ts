@@ -1,14 +1,20 @@
 /**
  * How often a member may ask to change their e-mail address. The answer to a taken address must
  * stay the spec's 409 "Email or username already in use", so probing who has an account through
- * it is made slow instead: a sliding hour per account and per client IP (in memory, or shared by
- * every instance with REDIS_URL: scale-out/limit-stores.ts), and every address-changing answer takes at least ADDRESS_CHANGE_MIN_MS, so a taken
+ * it is made slow instead: an hour per account and per client IP (limit-window.ts: in memory, or
+ * shared by every instance with REDIS_URL), and every address-changing answer takes at least
+ * ADDRESS_CHANGE_MIN_MS, so a taken
  * and a free address cannot be told apart by the time the answer takes.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ERROR_KEYS } from '@telerace/protocol';
 import { DomainError, minutesToWait, secondsToWait } from '../../domain-error.js';
-import { type LimitWindow, type LimitWindowFactory, localLimitWindows } from '../../limit-window.js';
+import {
+  type LimitWindow,
+  type LimitWindowFactory,
+  limitWindows,
+  memoryLimiters,
+} from '../../limit-window.js';
 import { isWrongCurrentPassword } from './wrong-passwords.js';
 
 export interface AddressChangeLimits {
@@ -41,7 +47,7 @@ export class AddressChangeLimiter {
 
   constructor(
     readonly limits: AddressChangeLimits = ADDRESS_CHANGE_LIMITS,
-    windows: LimitWindowFactory = localLimitWindows(),
+    windows: LimitWindowFactory = limitWindows(memoryLimiters),
   ) {
     this.#byAccount = windows('address-changes-account', limits.perAccount, limits.windowMs);
     this.#byIp = windows('address-changes-ip', limits.perIp, limits.windowMs);
@@ -88,10 +94,5 @@ export class AddressChangeLimiter {
   /** Gives back the latest attempt: it revealed nothing (the current password was wrong). */
   async refund(userId: number, ip: string): Promise<void> {
     await Promise.all([this.#byAccount.unrecord(userId), this.#byIp.unrecord(ip)]);
-  }
-
-  /** Number of accounts and IPs tracked (tests: memory stays bounded). */
-  trackedKeys(): number {
-    return this.#byAccount.trackedKeys() + this.#byIp.trackedKeys();
   }
 }

@@ -1,7 +1,7 @@
 /**
  * The budget of wrong current passwords per account (password change, details, deletion): whoever
  * holds a stolen access token must not be able to use those calls to guess the password behind
- * it. Counted in a sliding hour (in memory, or shared by every instance with REDIS_URL).
+ * it. Counted per hour (limit-window.ts: in memory, or shared by every instance with REDIS_URL).
  */
 import { ERROR_KEYS } from '@telerace/protocol';
 import { DomainError, minutesToWait, secondsToWait } from '../../domain-error.js';

@@ -22,7 +22,7 @@ import { DomainError, minutesToWait, secondsToWait } from '../../domain-error.js
 import type { DomainEvents, EventBus } from '../../events.js';
 import { type AuditAction, type AuditActor, type AuditEntry, recordAudit } from '../../kernel/audit.repo.js';
 import type { UserRow } from '../../kernel/users.repo.js';
-import { type LimitWindow, LocalLimitWindow } from '../../limit-window.js';
+import { LimitWindow, memoryLimiters } from '../../limit-window.js';
 import { hashToken, newOpaqueToken } from '../../tokens.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import { asOf, type CarDirectory, holdsAt, type ListedCar } from './car-directory.js';
@@ -148,7 +148,7 @@ export interface CarsServiceDeps {
   /** CONTROL_CODE_TTL_MINUTES: how long a generated code opens its car. */
   controlCodeTtlMinutes?: number;
   /**
-   * Wrong control codes per member (WRONG_CODES_PER_MEMBER_PER_HOUR a sliding hour): in memory
+   * Wrong control codes per member (WRONG_CODES_PER_MEMBER_PER_HOUR an hour): in memory
    * by default, shared by every instance with REDIS_URL (scale-out/limit-stores.ts).
    */
   codeBudget?: LimitWindow<number>;
@@ -185,7 +185,10 @@ export class CarsService {
     this.controlCodeTtlMinutes = deps.controlCodeTtlMinutes ?? DEFAULT_CONTROL_CODE_TTL_MINUTES;
     this.#presenter = new CarPresenter(this.presence, this.video);
     this.#codeBudget =
-      deps.codeBudget ?? new LocalLimitWindow(WRONG_CODES_PER_MEMBER_PER_HOUR, WRONG_CODES_WINDOW_MS);
+      deps.codeBudget ??
+      new LimitWindow(
+        memoryLimiters('control-codes', WRONG_CODES_PER_MEMBER_PER_HOUR, WRONG_CODES_WINDOW_MS),
+      );
   }
 
   // ── reading ──────────────────────────────────────────────────────────────────────────────
