@@ -15,6 +15,7 @@
  * cannot lock the owner (or the admin) out. The counts are in memory or shared by every instance
  * in Redis, whichever the store is (scale-out/limit-stores.ts).
  */
+import type { RateLimiterRes } from 'rate-limiter-flexible';
 import { type LimiterStore, memoryLimiters } from '../../limit-window.js';
 
 export interface LoginLimits {
@@ -54,15 +55,15 @@ export function pairDelayMs(limits: LoginLimits, count: number): number {
 }
 
 export class LoginThrottle {
-  /** Failures per (account, IP), under the account's reset generation. */
+  /** Failures per (account, IP). */
   readonly #pairs;
   /** The wait a pair's last failure set. */
   readonly #delays;
   readonly #ips;
   readonly #accounts;
   /**
-   * Password resets per account: part of the pair keys, so a reset forgets every pair at once
-   * (the store cannot list an account's pairs). Kept as long as a pair, so no older pair returns.
+   * An account's last password reset, kept as long as a pair: a pair whose first failure came
+   * before it is forgotten (the store cannot list an account's pairs to delete them).
    */
   readonly #resets;
 
@@ -77,32 +78,38 @@ export class LoginThrottle {
     this.#resets = store('login-resets', 1, limits.pairMemoryMs);
   }
 
-  /** Milliseconds until the next attempt for this account from this IP is allowed, or 0 now. */
+  /**
+   * Milliseconds until the next attempt for this account from this IP is allowed, or 0 now. One
+   * round of reads (in Redis, at once): a hung Redis costs a login one command timeout here.
+   */
   async retryAfterMs(email: string, ip: string): Promise<number> {
     const account = accountKey(email);
-    const pair = await this.#pairKey(account, ip);
-    const [delay, ipCount, accountCount, pairCount] = await Promise.all([
+    const pair = pairKey(account, ip);
+    const [delay, ipCount, accountCount, pairCount, reset] = await Promise.all([
       this.#delays.get(pair),
       this.#ips.get(ip),
       this.#accounts.get(account),
       this.#pairs.get(pair),
+      this.#resets.get(account),
     ]);
-    let wait = delay?.msBeforeNext ?? 0;
-    if (ipCount && ipCount.consumedPoints >= this.limits.perIp) wait = Math.max(wait, ipCount.msBeforeNext);
-    const underAttack = (accountCount?.consumedPoints ?? 0) >= this.limits.accountUnderAttack;
-    if (underAttack && (pairCount?.consumedPoints ?? 0) > 0) {
+    if (!pairCount || forgottenByReset(pairCount, reset)) return ipWaitMs(this.limits, ipCount);
+    let wait = Math.max(delay?.msBeforeNext ?? 0, ipWaitMs(this.limits, ipCount));
+    if ((accountCount?.consumedPoints ?? 0) >= this.limits.accountUnderAttack) {
       wait = Math.max(wait, Math.min(this.limits.maxDelayMs, accountCount?.msBeforeNext ?? 0));
     }
-    return Math.max(0, wait);
+    return wait;
   }
 
   async recordFailure(email: string, ip: string): Promise<void> {
     const account = accountKey(email);
-    const pair = await this.#pairKey(account, ip);
+    const pair = pairKey(account, ip);
+    const [pairBefore, reset] = await Promise.all([this.#pairs.get(pair), this.#resets.get(account)]);
+    const restart = pairBefore !== null && forgottenByReset(pairBefore, reset);
     const [pairCount, accountCount] = await Promise.all([
-      this.#pairs.penalty(pair),
+      restart ? this.#pairs.set(pair, 1, this.limits.pairMemoryMs / 1000) : this.#pairs.penalty(pair),
       this.#accounts.penalty(account),
       this.#ips.penalty(ip),
+      restart ? this.#delays.delete(pair) : null,
     ]);
     const underAttack = accountCount.consumedPoints >= this.limits.accountUnderAttack;
     const delayMs = underAttack ? this.limits.maxDelayMs : pairDelayMs(this.limits, pairCount.consumedPoints);
@@ -111,20 +118,32 @@ export class LoginThrottle {
 
   /** The right password from this IP: its (account, IP) count starts afresh; the other counts stay. */
   async recordSuccess(email: string, ip: string): Promise<void> {
-    const pair = await this.#pairKey(accountKey(email), ip);
+    const pair = pairKey(accountKey(email), ip);
     await Promise.all([this.#pairs.delete(pair), this.#delays.delete(pair)]);
   }
 
   /** After a password reset: the old password's guessers have nothing left to guess. */
   async clearAccount(email: string): Promise<void> {
     const account = accountKey(email);
-    await Promise.all([this.#resets.penalty(account), this.#accounts.delete(account)]);
+    await Promise.all([
+      this.#resets.set(account, 1, this.limits.pairMemoryMs / 1000),
+      this.#accounts.delete(account),
+    ]);
   }
+}
 
-  async #pairKey(account: string, ip: string): Promise<string> {
-    const resets = (await this.#resets.get(account))?.consumedPoints ?? 0;
-    return `${account}|${resets}|${ip}`;
-  }
+const pairKey = (account: string, ip: string) => `${account}|${ip}`;
+
+/**
+ * Whether a pair's count began before the account's last reset (or in its millisecond): both live
+ * pairMemoryMs from when they were set, so the one that ends sooner began sooner.
+ */
+function forgottenByReset(pair: RateLimiterRes, reset: RateLimiterRes | null): boolean {
+  return reset !== null && pair.msBeforeNext <= reset.msBeforeNext;
+}
+
+function ipWaitMs(limits: LoginLimits, ipCount: RateLimiterRes | null): number {
+  return ipCount && ipCount.consumedPoints >= limits.perIp ? ipCount.msBeforeNext : 0;
 }
 
 export function accountKey(email: string): string {
