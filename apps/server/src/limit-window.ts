@@ -30,14 +30,10 @@ export const memoryLimiters: LimiterStore = (name, points, windowMs) =>
 export class LimitWindow<K extends LimitKey> {
   constructor(readonly limiter: RateLimiterAbstract) {}
 
-  get limit(): number {
-    return this.limiter.points;
-  }
-
   /** Milliseconds until one more event of `key` is allowed; 0 while under the limit. */
   async retryAfterMs(key: K): Promise<number> {
     const counted = await this.limiter.get(key);
-    return counted && counted.consumedPoints >= this.limit ? Math.max(1, counted.msBeforeNext) : 0;
+    return counted && counted.consumedPoints >= this.limiter.points ? Math.max(1, counted.msBeforeNext) : 0;
   }
 
   async record(key: K): Promise<void> {

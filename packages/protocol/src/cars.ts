@@ -42,7 +42,7 @@ export const CONTROL_LIMITS = {
    * one more is not run and is answered `error` (errors.tooManyRequests); the socket stays open.
    */
   eventCommandsPerMember: 20,
-  /** The sliding window of `eventCommandsPerMember`, in ms. */
+  /** The window of `eventCommandsPerMember`, in ms (whole seconds: the limiter counts in them). */
   eventCommandWindowMs: 2_000,
   /**
    * A race state whose only changes are participants' ready flags and pings goes out at most once

@@ -48,7 +48,7 @@ export const DEFAULT_LOGIN_LIMITS: LoginLimits = {
 };
 
 /** The delay after a pair's `count`th failure (0 while failures are free). */
-export function pairDelayMs(limits: LoginLimits, count: number): number {
+function pairDelayMs(limits: LoginLimits, count: number): number {
   const beyondFree = count - limits.freeFailuresPerPair;
   // 2^beyondFree overflows to Infinity long after the cap: Math.min still holds.
   return beyondFree < 0 ? 0 : Math.min(limits.firstDelayMs * 2 ** beyondFree, limits.maxDelayMs);
@@ -146,6 +146,6 @@ function ipWaitMs(limits: LoginLimits, ipCount: RateLimiterRes | null): number {
   return ipCount && ipCount.consumedPoints >= limits.perIp ? ipCount.msBeforeNext : 0;
 }
 
-export function accountKey(email: string): string {
+function accountKey(email: string): string {
   return email.toLowerCase();
 }
