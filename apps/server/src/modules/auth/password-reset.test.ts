@@ -203,6 +203,23 @@ describe('password reset', () => {
     expect(linksFor(account.email)).toHaveLength(3);
   });
 
+  it('a reset forgets the failed logins on the account: the slowed address logs in at once with the new password', async () => {
+    const account = await signup(t.app);
+    const attempt = (password: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/login',
+        payload: { email: account.email, password },
+        remoteAddress: '10.9.1.1',
+      });
+    for (let i = 0; i < 7; i++) await attempt('not the password');
+    expect((await attempt(account.password)).statusCode).toBe(429);
+    await forgot(account.email);
+    const [token] = linksFor(account.email);
+    expect((await resetPassword(token ?? '', 'a brand new passphrase')).statusCode).toBe(200);
+    expect((await attempt('a brand new passphrase')).statusCode).toBe(200);
+  });
+
   it('an unknown token is refused', async () => {
     expect((await resetPassword('x'.repeat(43), 'a brand new passphrase')).statusCode).toBe(400);
   });
