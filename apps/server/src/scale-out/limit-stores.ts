@@ -91,6 +91,9 @@ export function redisLimiter(
     keyPrefix: counters.prefix(name),
     points,
     duration,
+    // A key refused once is refused here until its window ends without asking Redis again (a
+    // member flooding commands costs no more Redis calls than the budget).
+    inMemoryBlockOnConsumed: points + 1,
     insuranceLimiter: new OutageLimiter(counters, { keyPrefix: name, points, duration }),
   });
 }

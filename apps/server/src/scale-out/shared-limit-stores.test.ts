@@ -120,7 +120,12 @@ describe('counted limits in Redis', () => {
     const windows = [a, b].map((counters) => windowOn<number>(counters, 'commands', 20, 2_000));
     const taken = await Promise.all(Array.from({ length: 50 }, (_, i) => windows[i % 2]?.take(5)));
     expect(taken.filter(Boolean)).toHaveLength(20);
+    const key = `${a.prefix('commands')}:5`;
+    const counted = await redis.get(key);
+    // Refused on each instance from then on without asking Redis.
     expect(await windows[0]?.take(5)).toBe(false);
+    expect(await windows[1]?.take(5)).toBe(false);
+    expect(await redis.get(key)).toBe(counted);
     expect(await windows[1]?.take(6)).toBe(true);
   });
 
