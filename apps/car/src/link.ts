@@ -7,6 +7,7 @@
  */
 import { EventEmitter } from 'node:events';
 import {
+  Backoff,
   CAR_PROTOCOL_VERSION,
   type CarAgentMessage,
   type CarConfig,
@@ -15,7 +16,6 @@ import {
   ServerCarMessage,
 } from '@telerace/protocol';
 import WebSocket from 'ws';
-import { Backoff } from './backoff.js';
 
 export interface LinkOptions {
   /** Server base URL: http(s):// or ws(s)://, with or without a path prefix. */

@@ -1,6 +1,7 @@
 export * from './account.js';
 export * from './admin.js';
 export * from './api.js';
+export * from './backoff.js';
 export * from './cars.js';
 export * from './constants.js';
 export * from './errors.js';

@@ -15,8 +15,7 @@
  * has it (`v4l2h264enc`), else x264; `test` is GStreamer's test pattern.
  */
 import { type ChildProcess, execFile } from 'node:child_process';
-import type { VideoCodec } from '@telerace/protocol';
-import { Backoff } from '../backoff.js';
+import { Backoff, type VideoCodec } from '@telerace/protocol';
 import type { VideoSettings } from '../settings.js';
 import type { SimCar } from '../sim/sim-car.js';
 import type { Track } from '../sim/track.js';
@@ -131,7 +130,10 @@ export class VideoStreamer implements VideoOutput {
     if (options.source === 'sim' && !options.getState) {
       throw new Error('video: the sim camera needs the simulated car (getState)');
     }
-    this.backoff = new Backoff(options.restartInitialMs ?? 1_000, options.restartMaxMs ?? 30_000);
+    this.backoff = new Backoff({
+      initialMs: options.restartInitialMs ?? 1_000,
+      maxMs: options.restartMaxMs ?? 30_000,
+    });
   }
 
   /** The target being streamed to (also while waiting to restart). */

@@ -1,8 +1,7 @@
-import { BROWSER_PROTOCOL_VERSION, SOCKET_CLOSE_CODES } from '@telerace/protocol';
+import { Backoff, BROWSER_PROTOCOL_VERSION, SOCKET_CLOSE_CODES } from '@telerace/protocol';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FakeSocket, fakeSocketFactory } from '../test/fake-socket';
 import { tokenFor } from '../test/fake-token';
-import { createBackoff } from './backoff';
 import { ControlSocket, type ControlState } from './control-socket';
 import { OutdatedPage } from './outdated-page';
 
@@ -19,7 +18,7 @@ function control(accessToken = 'acc-1') {
     location,
     now: () => clock,
     // The spec's exact delays: the jitter below them is reconnecting-socket.test.ts's subject.
-    backoff: createBackoff(),
+    backoff: new Backoff(),
   });
   return { socket, setToken: (next: string) => (token = next) };
 }

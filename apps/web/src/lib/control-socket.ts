@@ -10,6 +10,7 @@
  * reconnects with a fresh one.
  */
 import {
+  type Backoff,
   type ControllerMessage,
   ControllerServerMessage,
   SOCKET_CLOSE_CODES,
@@ -17,7 +18,6 @@ import {
   TIMERS_MS,
 } from '@telerace/protocol';
 import { onTokenChange, refreshAccessToken } from './auth-client';
-import type { Backoff } from './backoff';
 import { clampUnit } from './input-merge';
 import { HELLO, type OutdatedPage, outdatedPage } from './outdated-page';
 import { type AttemptContext, ReconnectingSocket, type SocketClose } from './reconnecting-socket';

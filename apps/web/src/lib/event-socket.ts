@@ -14,13 +14,13 @@
  * `tokenExpired` close reconnects at once with a fresh token.
  */
 import {
+  type Backoff,
   type EventClientMessage,
   EventServerMessage,
   SOCKET_CLOSE_CODES,
   TIMERS_MS,
 } from '@telerace/protocol';
 import { getAccessToken, refreshAccessToken } from './auth-client';
-import type { Backoff } from './backoff';
 import { HELLO, type OutdatedPage, outdatedPage } from './outdated-page';
 import { type AttemptContext, ReconnectingSocket } from './reconnecting-socket';
 import { isRenewalOf, SocketTokenLease } from './socket-token';

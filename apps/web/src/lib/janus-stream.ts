@@ -11,9 +11,9 @@
  * `RetryTimer` as ReconnectingSocket, without jitter (one viewer's stream dropped, not a crowd's).
  * Framework-free: the VideoPlayer component renders its state.
  */
-import { IceServersResponse, JANUS_PATH, VIDEO_PLAYER } from '@telerace/protocol';
+import { Backoff, IceServersResponse, JANUS_PATH, VIDEO_PLAYER } from '@telerace/protocol';
 import { authFetch } from './auth-client';
-import { type Backoff, createBackoff, RetryTimer } from './backoff';
+import { RetryTimer } from './retry-timer';
 import { socketUrl } from './socket-url';
 import { StateStore } from './state-store';
 
@@ -291,7 +291,8 @@ export class JanusStream extends StateStore<VideoStreamState> {
     super(INITIAL_STATE);
     this.now = options.now ?? (() => performance.now());
     this.retry = new RetryTimer(
-      options.backoff ?? createBackoff(VIDEO_PLAYER.retryInitialMs, VIDEO_PLAYER.retryMaxMs),
+      options.backoff ??
+        new Backoff({ initialMs: VIDEO_PLAYER.retryInitialMs, maxMs: VIDEO_PLAYER.retryMaxMs }),
     );
   }
 

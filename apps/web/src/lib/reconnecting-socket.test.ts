@@ -1,7 +1,7 @@
+import { Backoff } from '@telerace/protocol';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { FakeSocket, fakeSocketFactory } from '../test/fake-socket';
-import { createBackoff } from './backoff';
 import {
   type AttemptContext,
   ReconnectingSocket,
@@ -42,7 +42,7 @@ function reconnecting(overrides: Partial<ReconnectingSocketOptions<Incoming>> = 
     onClose: (close) => closes.push(close),
     createSocket: fakeSocketFactory,
     // Exact delays (100, 200, 400…); the default's jitter has its own tests below.
-    backoff: createBackoff(),
+    backoff: new Backoff(),
     ...overrides,
   });
   return { socket, received, closes, contexts, opens: () => opens };

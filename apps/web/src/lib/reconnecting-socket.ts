@@ -8,8 +8,9 @@
  * open are dropped and reported as not sent. What a message means, and the token's life, stay
  * with the owner.
  */
+import { Backoff, RECONNECT_BACKOFF } from '@telerace/protocol';
 import type { ZodType } from 'zod';
-import { type Backoff, createBackoff, RECONNECT_JITTER, RetryTimer } from './backoff';
+import { RECONNECT_JITTER, RetryTimer } from './retry-timer';
 import { browserSocket, SOCKET_OPEN, type SocketFactory, type SocketLike } from './socket-url';
 
 /** WebSocket's normal closure. */
@@ -68,7 +69,7 @@ export class ReconnectingSocket<Incoming, Outgoing = unknown> {
   constructor(private readonly options: ReconnectingSocketOptions<Incoming>) {
     this.createSocket = options.createSocket ?? browserSocket;
     this.retry = new RetryTimer(
-      options.backoff ?? createBackoff(undefined, undefined, { jitter: RECONNECT_JITTER }),
+      options.backoff ?? new Backoff(RECONNECT_BACKOFF, { jitter: RECONNECT_JITTER }),
     );
   }
 

@@ -10,9 +10,9 @@
  * not enabled), no READY in time, a reconnect that does not come back, `/join` not registered.
  * Nothing here throws out to the server; errors are logged without the token.
  */
+import { Backoff } from '@telerace/protocol';
 import type { ChatInputCommandInteraction, Client, Interaction, Message } from 'discord.js';
 import type { FastifyBaseLogger } from 'fastify';
-import { Backoff } from '../../backoff.js';
 import type { ChatAnnouncement } from '../announcement-texts.js';
 import type { IntegrationsService, Viewer } from '../integrations.service.js';
 import { ChannelAnswers, MESSAGE_LIMIT } from './channel-answers.js';
@@ -31,8 +31,6 @@ const loadDiscordJs = () => {
   return discordJs;
 };
 
-export const FIRST_RETRY_MS = 1_000;
-export const MAX_RETRY_MS = 60_000;
 /** From login to the guild being ready; past this the attempt failed. */
 export const CONNECT_TIMEOUT_MS = 30_000;
 /** A gateway reconnect that has not resumed by then is replaced by a fresh login. */
@@ -77,7 +75,7 @@ export function restOptions(apiUrl: string): { api: string; version: string } {
 
 export class DiscordBot {
   readonly #deps: DiscordBotDeps;
-  readonly #backoff = new Backoff(FIRST_RETRY_MS, MAX_RETRY_MS);
+  readonly #backoff = new Backoff({ initialMs: 1_000, maxMs: 60_000 });
   readonly #answers: ChannelAnswers | null;
   #client: Client | null = null;
   #retryTimer: NodeJS.Timeout | null = null;

@@ -12,9 +12,9 @@
  * what the member does (a `/join`, a message in the channel), which is also when an entry's
  * weight starts to matter.
  */
+import { Backoff } from '@telerace/protocol';
 import type { APIInteractionGuildMember, GuildMember } from 'discord.js';
 import type { FastifyBaseLogger } from 'fastify';
-import { Backoff } from '../../backoff.js';
 import type { Clock, ClockTimer } from '../../clock.js';
 import { wholeMonthsBetween } from '../../modules/tickets/tickets.service.js';
 import type { IntegrationsService, Viewer } from '../integrations.service.js';
@@ -53,8 +53,7 @@ export function loyaltyMonths(
 }
 
 /** A loyalty the database refused is written again after 1 s, doubling up to a minute. */
-const RETRY_FIRST_MS = 1_000;
-const RETRY_MAX_MS = 60_000;
+const RETRY_DELAYS = { initialMs: 1_000, maxMs: 60_000 };
 
 /**
  * Tells the hub when a member's loyalty changes. Only changes: the members' last standing is
@@ -70,7 +69,7 @@ export class DiscordLoyalty {
   readonly #unrecorded = new Map<string, { viewer: Viewer; standing: MemberStanding }>();
   /** The latest standing seen of each member whose write is under way or waiting. */
   readonly #latest = new Map<string, MemberStanding>();
-  readonly #backoff = new Backoff(RETRY_FIRST_MS, RETRY_MAX_MS);
+  readonly #backoff = new Backoff(RETRY_DELAYS);
   #retryTimer: ClockTimer | undefined;
   #stopped = true;
 

@@ -8,7 +8,7 @@
  * reconnect later. Each attempt is a fresh client instead, and a client that is given up is
  * disarmed (listeners off, socket closed, `connect` a no-op for its stray timers).
  */
-import type { ChatJoinOutcome } from '@telerace/protocol';
+import { Backoff, type BackoffSchedule, type ChatJoinOutcome } from '@telerace/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import tmi, { type ChatUserstate, type Client } from 'tmi.js';
 import type { Clock, ClockTimer } from '../../clock.js';
@@ -17,24 +17,20 @@ import type { IntegrationsService } from '../integrations.service.js';
 import { ChatSender, TWITCH_MAX_MESSAGE_LENGTH } from './chat-sender.js';
 import type { TwitchChatSettings } from './twitch.config.js';
 
-export interface TwitchChatBackoff {
-  /** Wait before the first retry. */
-  firstMs: number;
-  /** The longest wait between retries. */
-  maxMs: number;
-}
-
 export interface TwitchChatOptions {
   settings: TwitchChatSettings;
   hub: IntegrationsService;
   clock: Clock;
   log: FastifyBaseLogger;
-  backoff?: TwitchChatBackoff;
+  /** Retry delays after a lost or failed connection (default: 1 s doubling to a minute). */
+  backoff?: BackoffSchedule;
   /** An attempt that has not joined the channel by then is given up. */
   connectTimeoutMs?: number;
 }
 
-const DEFAULT_BACKOFF: TwitchChatBackoff = { firstMs: 1_000, maxMs: 60_000 };
+const DEFAULT_BACKOFF: BackoffSchedule = { initialMs: 1_000, maxMs: 60_000 };
+/** Up to 10 % off each delay, so many servers restarted together do not knock in step. */
+const RETRY_JITTER = 0.1;
 /** A connection that held this long was healthy: the next failure retries quickly again. */
 const STABLE_CONNECTION_MS = 30_000;
 
@@ -58,13 +54,12 @@ export class TwitchChat {
   readonly #hub: IntegrationsService;
   readonly #clock: Clock;
   readonly #log: FastifyBaseLogger;
-  readonly #backoff: TwitchChatBackoff;
+  readonly #backoff: Backoff;
   readonly #connectTimeoutMs: number;
   readonly #sender: ChatSender;
   #client: Client | null = null;
   #joined = false;
   #joinedAt = 0;
-  #failures = 0;
   #retryTimer: ClockTimer | undefined;
   #connectTimer: ClockTimer | undefined;
   /** Until `start` (this instance leads) and after `stop`. */
@@ -77,7 +72,7 @@ export class TwitchChat {
     this.#hub = options.hub;
     this.#clock = options.clock;
     this.#log = options.log;
-    this.#backoff = options.backoff ?? DEFAULT_BACKOFF;
+    this.#backoff = new Backoff(options.backoff ?? DEFAULT_BACKOFF, { jitter: RETRY_JITTER });
     this.#connectTimeoutMs = options.connectTimeoutMs ?? 15_000;
     const { secure, port } = ircConnection(options.settings.ircUrl);
     if (secure && port !== 443) {
@@ -233,11 +228,8 @@ export class TwitchChat {
       this.#retryTimer = this.#clock.setTimeout(() => this.#connect(), 0);
       return;
     }
-    if (wasJoined && heldMs >= STABLE_CONNECTION_MS) this.#failures = 0;
-    const delay = Math.min(this.#backoff.maxMs, this.#backoff.firstMs * 2 ** Math.min(this.#failures, 20));
-    // Up to 10 % more, so many servers restarted together do not knock in step.
-    const wait = Math.round(delay * (1 + Math.random() * 0.1));
-    this.#failures += 1;
+    if (wasJoined && heldMs >= STABLE_CONNECTION_MS) this.#backoff.reset();
+    const wait = this.#backoff.next();
     const message = `Twitch chat ${wasJoined ? 'connection lost' : 'connection failed'}: ${reason}`;
     this.#hub.setState('twitch', 'error', message);
     this.#log.warn({ reason, retryInMs: wait }, 'Twitch chat unavailable, retrying');

@@ -8,7 +8,7 @@
  * one, so a failure only changes the delay (backoff) and `stop()` has one timer and one request
  * to cancel. Nothing here throws out of a step: the platform misbehaving is a state, not a crash.
  */
-import type { ChatJoinOutcome } from '@telerace/protocol';
+import { type BackoffSchedule, backoffDelay, type ChatJoinOutcome } from '@telerace/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock, ClockTimer } from '../../clock.js';
 import type { ChatAnnouncement } from '../announcement-texts.js';
@@ -20,9 +20,9 @@ export const MIN_POLL_MS = 1_000;
 /** When an answer has no interval (not seen from YouTube, but possible from a stand-in). */
 const DEFAULT_POLL_MS = 5_000;
 /** Network or server errors: 1 s, 2 s, 4 s … up to a minute. */
-const TRANSIENT_BACKOFF = { first: 1_000, cap: 60_000 };
+const TRANSIENT_BACKOFF: BackoffSchedule = { initialMs: 1_000, maxMs: 60_000 };
 /** Quota, rate limit or refused credentials: they do not heal in seconds; 15 s … up to 10 min. */
-const SLOW_BACKOFF = { first: 15_000, cap: 10 * 60_000 };
+const SLOW_BACKOFF: BackoffSchedule = { initialMs: 15_000, maxMs: 10 * 60_000 };
 /** Not live: look again every minute (liveBroadcasts costs 1 quota unit)… */
 export const NOT_LIVE_RETRY_MS = 60_000;
 /** …or every 5 minutes when looking costs a 100-unit `search` (an API key only). */
@@ -48,8 +48,6 @@ export interface YoutubeChatOptions {
   /** The channel whose active broadcast is looked up with an API key. */
   channelId: string | null;
 }
-
-type Backoff = { first: number; cap: number };
 
 export class YoutubeChat {
   readonly #api: YoutubeApi;
@@ -147,7 +145,7 @@ export class YoutubeChat {
       .catch((error: unknown) => {
         // #runStep handles its own failures; this is a bug's last line of defence.
         this.#log.error({ err: error }, 'youtube chat step failed');
-        return TRANSIENT_BACKOFF.cap;
+        return TRANSIENT_BACKOFF.maxMs;
       })
       .then((delay) => this.#schedule(delay));
   }
@@ -229,7 +227,7 @@ export class YoutubeChat {
    */
   #notRecorded(messageId: string, error: unknown, pollMs: number): number {
     this.#unrecorded += 1;
-    const delay = Math.max(pollMs, backoff(TRANSIENT_BACKOFF, this.#unrecorded));
+    const delay = Math.max(pollMs, backoffDelay(TRANSIENT_BACKOFF, this.#unrecorded - 1));
     this.#log.error(
       { err: error, messageId, failures: this.#unrecorded },
       'youtube chat message not recorded; read again',
@@ -380,7 +378,7 @@ export class YoutubeChat {
       return NOT_LIVE_RETRY_MS;
     }
     this.#hub.setState('youtube', 'error', detail);
-    return backoff(kind === 'transient' ? TRANSIENT_BACKOFF : SLOW_BACKOFF, this.#failures);
+    return backoffDelay(kind === 'transient' ? TRANSIENT_BACKOFF : SLOW_BACKOFF, this.#failures - 1);
   }
 
   /** Tells the hub what is read (state: connecting); the test message needs the owner's token. */
@@ -407,10 +405,6 @@ export class YoutubeChat {
     if (this.#channelId !== null) return `channel ${this.#channelId}`;
     return "the channel's active broadcast";
   }
-}
-
-function backoff({ first, cap }: Backoff, failures: number): number {
-  return Math.min(cap, first * 2 ** Math.min(20, failures - 1));
 }
 
 /** "@Name" (YouTube handles already start with @). */

@@ -16,9 +16,8 @@
  * (`node:0`): passes of that node whatever the heat says, and sync names renames the pilot seated
  * there.
  */
-import { ERROR_KEYS } from '@telerace/protocol';
+import { ERROR_KEYS, RECONNECT_BACKOFF } from '@telerace/protocol';
 import { io, type Socket } from 'socket.io-client';
-import { FIRST_RETRY_MS, MAX_RETRY_MS } from '../../../backoff.js';
 import { DomainError } from '../../../domain-error.js';
 import type { CarByLapCounterId, LapCounter, LapCounterDriver, LapPass } from '../lap-counter.js';
 import type { LapCounterLog } from './zround-lap-counter.js';
@@ -69,8 +68,8 @@ export class RotorHazardLapCounter implements LapCounter {
     this.#onPass = onPass;
     const socket = io(this.#url, {
       reconnection: true,
-      reconnectionDelay: FIRST_RETRY_MS,
-      reconnectionDelayMax: MAX_RETRY_MS,
+      reconnectionDelay: RECONNECT_BACKOFF.initialMs,
+      reconnectionDelayMax: RECONNECT_BACKOFF.maxMs,
       randomizationFactor: 0,
       timeout: 5_000,
     });

@@ -8,8 +8,8 @@
  * is retried with backoff for as long as the counter runs.
  */
 import net from 'node:net';
+import { Backoff } from '@telerace/protocol';
 import type { FastifyBaseLogger } from 'fastify';
-import { Backoff } from '../../../backoff.js';
 import type { CarByLapCounterId, LapCounter, LapPass } from '../lap-counter.js';
 import { DecoderClock } from './decoder-clock.js';
 import { type ZroundFrame, ZroundParser } from './zround-parser.js';
