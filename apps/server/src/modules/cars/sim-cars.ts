@@ -10,9 +10,8 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import type { FastifyBaseLogger } from 'fastify';
-import { spawnTiedToServer } from '../../child-process.js';
+import { SupervisedProcess } from '../../child-process.js';
 import { SYSTEM_ACTOR } from '../../kernel/audit.repo.js';
 import { SERVER_ROOT } from '../../paths.js';
 import { hashToken } from '../../tokens.js';
@@ -21,10 +20,6 @@ import type { CarsService } from './cars.service.js';
 export const SIM_CARS_FILE = 'sim-cars.json';
 /** The agent's way of asking for a restart (EX_TEMPFAIL). */
 export const RESTART_EXIT_CODE = 75;
-const BACKOFF_INITIAL_MS = 1_000;
-const BACKOFF_MAX_MS = 30_000;
-/** A child that ran this long had a fresh start: its next crash restarts quickly again. */
-const HEALTHY_RUN_MS = 30_000;
 const KILL_GRACE_MS = 2_000;
 
 export interface SimCar {
@@ -113,9 +108,7 @@ export async function provisionSimCars(cars: CarsService, dataDir: string, count
 
 /** Runs one agent process per simulated car and keeps it running. */
 export class SimCarSupervisor {
-  readonly #children = new Map<number, ChildProcess>();
-  readonly #restartTimers = new Set<NodeJS.Timeout>();
-  #stopping = false;
+  readonly #agents = new Map<number, SupervisedProcess>();
 
   readonly log: FastifyBaseLogger;
   readonly agent: AgentCommand;
@@ -126,71 +119,30 @@ export class SimCarSupervisor {
   }
 
   start(simCars: SimCar[], serverUrl: string): void {
-    for (const car of simCars) this.#spawn(car, serverUrl, BACKOFF_INITIAL_MS);
+    for (const car of simCars) {
+      if (this.#agents.has(car.id)) continue;
+      const agent = new SupervisedProcess({
+        name: 'sim car agent',
+        command: this.agent.command,
+        args: [...this.agent.args, '--server', serverUrl, '--car', String(car.id), '--drive', 'sim'],
+        cwd: join(SERVER_ROOT, '..', '..'),
+        env: { ...process.env, CAR_SECRET: car.secret },
+        log: this.log.child({ simCar: car.name, carId: car.id }),
+        restartExitCodes: [RESTART_EXIT_CODE],
+        killGraceMs: KILL_GRACE_MS,
+      });
+      this.#agents.set(car.id, agent);
+      agent.start();
+    }
   }
 
   /** The running child of a car (tests). */
   child(carId: number): ChildProcess | undefined {
-    return this.#children.get(carId);
-  }
-
-  #spawn(car: SimCar, serverUrl: string, backoffMs: number): void {
-    if (this.#stopping) return;
-    const startedAt = Date.now();
-    const child = spawnTiedToServer(
-      this.agent.command,
-      [...this.agent.args, '--server', serverUrl, '--car', String(car.id), '--drive', 'sim'],
-      {
-        cwd: join(SERVER_ROOT, '..', '..'),
-        env: { ...process.env, CAR_SECRET: car.secret },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    this.#children.set(car.id, child);
-    const log = this.log.child({ simCar: car.name, carId: car.id });
-    for (const stream of [child.stdout, child.stderr]) {
-      if (stream)
-        createInterface({ input: stream }).on('line', (line) => log.info({ agent: line }, 'sim car agent'));
-    }
-    child.on('error', (error) => log.error({ err: error }, 'sim car agent failed to start'));
-    child.on('exit', (code, signal) => {
-      if (this.#children.get(car.id) === child) this.#children.delete(car.id);
-      if (this.#stopping) return;
-      const healthy = Date.now() - startedAt >= HEALTHY_RUN_MS;
-      const delay = code === RESTART_EXIT_CODE ? 100 : healthy ? BACKOFF_INITIAL_MS : backoffMs;
-      log.warn({ code, signal, restartInMs: delay }, 'sim car agent exited');
-      const next =
-        healthy || code === RESTART_EXIT_CODE ? BACKOFF_INITIAL_MS : Math.min(backoffMs * 2, BACKOFF_MAX_MS);
-      const timer = setTimeout(() => {
-        this.#restartTimers.delete(timer);
-        this.#spawn(car, serverUrl, next);
-      }, delay);
-      this.#restartTimers.add(timer);
-    });
+    return this.#agents.get(carId)?.child;
   }
 
   /** SIGTERM to every agent, SIGKILL after a grace period. */
   async stop(): Promise<void> {
-    this.#stopping = true;
-    for (const timer of this.#restartTimers) clearTimeout(timer);
-    this.#restartTimers.clear();
-    await Promise.all(
-      [...this.#children.values()].map(
-        (child) =>
-          new Promise<void>((resolve) => {
-            if (child.exitCode !== null || child.signalCode !== null) {
-              resolve();
-              return;
-            }
-            const kill = setTimeout(() => child.kill('SIGKILL'), KILL_GRACE_MS);
-            child.once('exit', () => {
-              clearTimeout(kill);
-              resolve();
-            });
-            child.kill('SIGTERM');
-          }),
-      ),
-    );
-    this.#children.clear();
+    await Promise.all([...this.#agents.values()].map((agent) => agent.stop()));
   }
 }

@@ -12,16 +12,11 @@ import { EventEmitter, once } from 'node:events';
 import { accessSync, constants, existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
-import { createInterface } from 'node:readline';
 import type { FastifyBaseLogger } from 'fastify';
-import { spawnTiedToServer } from '../../child-process.js';
+import { SupervisedProcess } from '../../child-process.js';
 import { freeLoopbackPort } from '../../free-port.js';
 import { JANUS_CONFIG_FOLDER, janusConfigFiles, newJanusSecrets } from './janus-config.js';
 
-const BACKOFF_INITIAL_MS = 1_000;
-const BACKOFF_MAX_MS = 30_000;
-/** A Janus that ran this long had a fresh start: its next crash restarts quickly again. */
-const HEALTHY_RUN_MS = 30_000;
 const KILL_GRACE_MS = 5_000;
 /** Janus answers ~0.2 s after a cold start; this is generous for slow CI machines. */
 const READY_TIMEOUT_MS = 20_000;
@@ -81,9 +76,7 @@ export class JanusSupervisor extends EventEmitter<{ restarted: []; exit: [number
   readonly #options: JanusSupervisorOptions;
   readonly #log: FastifyBaseLogger;
   #endpoints: JanusEndpoints | undefined;
-  #command: { binary: string; args: string[] } | undefined;
-  #child: ChildProcess | undefined;
-  #restartTimer: NodeJS.Timeout | undefined;
+  #process: SupervisedProcess | undefined;
   #stopping = false;
 
   constructor(options: JanusSupervisorOptions) {
@@ -123,7 +116,7 @@ export class JanusSupervisor extends EventEmitter<{ restarted: []; exit: [number
 
   /** The running Janus's pid (tests, diagnostics). */
   get pid(): number | undefined {
-    return this.#child?.pid;
+    return this.#process?.child?.pid;
   }
 
   get configDir(): string {
@@ -162,11 +155,19 @@ export class JanusSupervisor extends EventEmitter<{ restarted: []; exit: [number
       adminUrl: `http://127.0.0.1:${adminPort}/admin`,
       ...secrets,
     };
-    this.#command = {
-      binary,
+    const janus = new SupervisedProcess({
+      name: 'janus',
+      command: binary,
       args: ['-C', join(dir, 'janus.jcfg'), '-F', dir, '-L', join(dir, 'janus.log'), '-o', '-N'],
-    };
-    const child = this.#spawn(BACKOFF_INITIAL_MS);
+      log: this.#log,
+      outputLevel: 'debug',
+      killGraceMs: KILL_GRACE_MS,
+    });
+    this.#process = janus;
+    janus.on('exit', (code, signal) => this.emit('exit', code, signal));
+    const child = janus.start();
+    // Every later child is a restart: mountpoints made at run time are gone once it answers.
+    janus.on('spawn', (restarted) => this.#restarted(restarted));
     const exited = once(child, 'exit').then(([code, signal]) => {
       throw new Error(`janus exited during start-up (code ${code}, signal ${signal}); see ${dir}/janus.log`);
     });
@@ -183,44 +184,15 @@ export class JanusSupervisor extends EventEmitter<{ restarted: []; exit: [number
     );
   }
 
-  #spawn(backoffMs: number): ChildProcess {
-    const command = this.#command;
-    if (!command) throw new Error('JanusSupervisor not started');
-    const startedAt = Date.now();
-    const child = spawnTiedToServer(command.binary, command.args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    this.#child = child;
-    for (const stream of [child.stdout, child.stderr]) {
-      if (stream)
-        createInterface({ input: stream }).on('line', (line) => this.#log.debug({ janus: line }, 'janus'));
-    }
-    child.on('error', (error) => this.#log.error({ err: error }, 'janus failed to start'));
-    child.on('exit', (code, signal) => {
-      if (this.#child === child) this.#child = undefined;
-      this.emit('exit', code, signal);
-      if (this.#stopping) return;
-      const healthy = Date.now() - startedAt >= HEALTHY_RUN_MS;
-      const delay = healthy ? BACKOFF_INITIAL_MS : backoffMs;
-      this.#log.warn({ code, signal, restartInMs: delay }, 'janus exited');
-      const next = healthy ? BACKOFF_INITIAL_MS : Math.min(backoffMs * 2, BACKOFF_MAX_MS);
-      this.#restartTimer = setTimeout(() => {
-        this.#restartTimer = undefined;
-        this.#restart(next);
-      }, delay);
-    });
-    return child;
-  }
-
-  #restart(backoffMs: number): void {
-    if (this.#stopping) return;
-    const child = this.#spawn(backoffMs);
+  #restarted(child: ChildProcess): void {
     this.#waitReady(child).then(
       () => {
         this.#log.info({ pid: child.pid }, 'janus restarted');
         this.emit('restarted');
       },
       (error: unknown) => {
-        if (this.#stopping || this.#child !== child) return;
-        // Not answering: kill it, and the exit handler tries again after the backoff.
+        if (this.#stopping || this.#process?.child !== child) return;
+        // Not answering: kill it, and the supervisor tries again after the backoff.
         this.#log.error({ err: error }, 'janus did not answer after a restart');
         child.kill('SIGKILL');
       },
@@ -249,19 +221,7 @@ export class JanusSupervisor extends EventEmitter<{ restarted: []; exit: [number
   /** SIGTERM, SIGKILL after a grace period; no restart afterwards. */
   async stop(): Promise<void> {
     this.#stopping = true;
-    if (this.#restartTimer) clearTimeout(this.#restartTimer);
-    this.#restartTimer = undefined;
-    const child = this.#child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    await new Promise<void>((resolve) => {
-      const kill = setTimeout(() => child.kill('SIGKILL'), KILL_GRACE_MS);
-      child.once('exit', () => {
-        clearTimeout(kill);
-        resolve();
-      });
-      child.kill('SIGTERM');
-    });
-    this.#child = undefined;
+    await this.#process?.stop();
   }
 }
 
