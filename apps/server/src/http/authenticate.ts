@@ -10,6 +10,7 @@
 import { ERROR_KEYS } from '@telerace/protocol';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { LRUCache } from 'lru-cache';
 import type { UserRow } from '../kernel/users.repo.js';
 import {
   type AccessTokenClaims,
@@ -54,12 +55,14 @@ function bearerToken(request: FastifyRequest): string | null {
  * presents the same token on every call for its whole life, and an HMAC verification through
  * WebCrypto costs more than the rest of a cached read. Only an exact, already verified token
  * matches (nobody can forge an entry), and its expiry is checked again on every use. Bounded
- * (the oldest go first).
+ * (the least recently used go first).
  */
 export class VerifiedTokens {
-  readonly #claims = new Map<string, AccessTokenClaims>();
+  readonly #claims: LRUCache<string, AccessTokenClaims>;
 
-  constructor(readonly maxTokens = 10_000) {}
+  constructor(readonly maxTokens = 10_000) {
+    this.#claims = new LRUCache({ max: maxTokens });
+  }
 
   get size(): number {
     return this.#claims.size;
@@ -72,13 +75,7 @@ export class VerifiedTokens {
       this.#claims.delete(token);
     }
     const claims = await verifyAccessTokenClaims(keys, token);
-    if (claims) {
-      this.#claims.set(token, claims);
-      if (this.#claims.size > this.maxTokens) {
-        const oldest = this.#claims.keys().next().value;
-        if (oldest !== undefined) this.#claims.delete(oldest);
-      }
-    }
+    if (claims) this.#claims.set(token, claims);
     return claims;
   }
 }

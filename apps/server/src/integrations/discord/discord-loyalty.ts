@@ -15,6 +15,7 @@
 import { Backoff } from '@telerace/protocol';
 import type { APIInteractionGuildMember, GuildMember } from 'discord.js';
 import type { FastifyBaseLogger } from 'fastify';
+import { LRUCache } from 'lru-cache';
 import type { Clock, ClockTimer } from '../../clock.js';
 import { wholeMonthsBetween } from '../../modules/tickets/tickets.service.js';
 import type { IntegrationsService, Viewer } from '../integrations.service.js';
@@ -64,7 +65,8 @@ const RETRY_DELAYS = { initialMs: 1_000, maxMs: 60_000 };
  * it is recorded, in this process (docs/integrations.md "Discord").
  */
 export class DiscordLoyalty {
-  readonly #known = new Map<string, number | null>();
+  /** Each member's loyalty months as last recorded (null: none), the least recently seen forgotten first. */
+  readonly #known = new LRUCache<string, { months: number | null }>({ max: REMEMBERED_MEMBERS });
   /** Standings not recorded yet, by member id. */
   readonly #unrecorded = new Map<string, { viewer: Viewer; standing: MemberStanding }>();
   /** The latest standing seen of each member whose write is under way or waiting. */
@@ -109,7 +111,7 @@ export class DiscordLoyalty {
     const id = viewer.platformUserId;
     const months = loyaltyMonths(standing, this.deps.loyaltyRoleId, this.deps.clock.now());
     try {
-      if (this.#known.get(id) !== months) {
+      if (this.#known.get(id)?.months !== months) {
         if (months !== null) {
           await this.deps.hub.subscribed(viewer, months);
         } else {
@@ -117,8 +119,7 @@ export class DiscordLoyalty {
           // active subscription only, so a member who never was loyal changes nothing.
           await this.deps.hub.unsubscribed(viewer);
         }
-        if (this.#known.size >= REMEMBERED_MEMBERS) this.#known.clear();
-        this.#known.set(id, months);
+        this.#known.set(id, { months });
       }
     } catch (error) {
       this.deps.log.error({ err: error }, 'discord: could not record a member’s loyalty; trying again');

@@ -10,6 +10,7 @@
  */
 import { type BackoffSchedule, backoffDelay, type ChatJoinOutcome } from '@telerace/protocol';
 import type { FastifyBaseLogger } from 'fastify';
+import { LRUCache } from 'lru-cache';
 import type { Clock, ClockTimer } from '../../clock.js';
 import type { ChatAnnouncement } from '../announcement-texts.js';
 import type { IntegrationsService, Viewer } from '../integrations.service.js';
@@ -64,7 +65,8 @@ export class YoutubeChat {
   #failures = 0;
   /** Reads in a row whose page could not be recorded to the end. */
   #unrecorded = 0;
-  readonly #seen = new Set<string>();
+  /** Handled message ids (SEEN_LIMIT): a delivery seen twice is counted once. */
+  readonly #seen = new LRUCache<string, true>({ max: SEEN_LIMIT });
   /** Last sponsor badge seen per author channel in this process (membership end, see #sponsorBadge). */
   readonly #sponsors = new Map<string, boolean>();
   readonly #pending = new Map<ChatJoinOutcome, string[]>();
@@ -210,7 +212,7 @@ export class YoutubeChat {
       } catch (error) {
         return this.#notRecorded(message.id, error, pollMs);
       }
-      this.#remember(message.id);
+      this.#seen.set(message.id, true);
     }
     this.#unrecorded = 0;
     this.#firstPage = false;
@@ -238,15 +240,6 @@ export class YoutubeChat {
       `a chat message was not recorded (database); read again in ${Math.ceil(delay / 1000)} s`,
     );
     return delay;
-  }
-
-  #remember(id: string): void {
-    this.#seen.add(id);
-    if (this.#seen.size > SEEN_LIMIT) {
-      // A Set iterates in insertion order: forget the oldest.
-      const oldest = this.#seen.values().next().value;
-      if (oldest !== undefined) this.#seen.delete(oldest);
-    }
   }
 
   async #handle(message: LiveChatMessage, history: boolean): Promise<void> {

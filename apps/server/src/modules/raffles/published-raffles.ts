@@ -16,6 +16,7 @@
  */
 import type { RaffleEntry, RaffleRecord, RaffleSummary } from '@telerace/protocol';
 import type { FastifyBaseLogger } from 'fastify';
+import { LRUCache } from 'lru-cache';
 import type { Clock } from '../../clock.js';
 import { PreparedBody } from '../../http/prepared-body.js';
 
@@ -48,7 +49,7 @@ const PAGES_KEPT = 64;
 export class PublishedRaffle {
   #summary?: PreparedBody;
   #record?: PreparedBody;
-  readonly #pages = new Map<string, PreparedBody>();
+  readonly #pages = new LRUCache<string, PreparedBody>({ max: PAGES_KEPT });
 
   constructor(readonly snapshot: RaffleSnapshot) {}
 
@@ -79,7 +80,6 @@ export class PublishedRaffle {
         data: entries.slice((page - 1) * limit, page * limit),
         totalCount: entries.length,
       });
-      if (this.#pages.size >= PAGES_KEPT) this.#pages.clear();
       this.#pages.set(key, body);
     }
     return body;

@@ -6,6 +6,7 @@
  * memory flat; the age limit is only a safety net for a change made outside the application
  * (an operator's SQL), never what correctness relies on.
  */
+import { LRUCache } from 'lru-cache';
 import type { Db } from '../../db/client.js';
 import { findUserById, type UserRow } from '../../kernel/users.repo.js';
 
@@ -19,8 +20,7 @@ interface Cached {
 }
 
 export class UserCache {
-  /** In least-recently-used order: a Map iterates in insertion order, a hit moves its key last. */
-  readonly #rows = new Map<number, Cached>();
+  readonly #rows: LRUCache<number, Cached>;
   /**
    * Bumped by every drop. A read that started before a drop may have seen the old row: it is
    * answered but not kept (otherwise a ban committed during the read would be forgotten).
@@ -35,6 +35,7 @@ export class UserCache {
   constructor(deps: { db: Db; maxRows?: number; maxAgeMs?: number }) {
     this.db = deps.db;
     this.options = { maxRows: deps.maxRows, maxAgeMs: deps.maxAgeMs };
+    this.#rows = new LRUCache({ max: deps.maxRows ?? USER_CACHE_MAX_ROWS });
   }
 
   /** The live (not deleted) member, from memory when possible. */
@@ -42,8 +43,6 @@ export class UserCache {
     const cached = this.#rows.get(userId);
     if (cached && Date.now() - cached.readAt < (this.options.maxAgeMs ?? USER_CACHE_MAX_AGE_MS)) {
       this.stats.hits += 1;
-      this.#rows.delete(userId);
-      this.#rows.set(userId, cached);
       return cached.row;
     }
     this.stats.misses += 1;
@@ -51,7 +50,7 @@ export class UserCache {
     const readAt = Date.now();
     const row = await findUserById(this.db, userId);
     // Shared by every request that reads it: frozen so no route can change it for the others.
-    if (row && generation === this.#generation) this.#keep(userId, { row: Object.freeze(row), readAt });
+    if (row && generation === this.#generation) this.#rows.set(userId, { row: Object.freeze(row), readAt });
     return row;
   }
 
@@ -68,16 +67,5 @@ export class UserCache {
 
   get size(): number {
     return this.#rows.size;
-  }
-
-  #keep(userId: number, entry: Cached): void {
-    this.#rows.delete(userId);
-    this.#rows.set(userId, entry);
-    const max = this.options.maxRows ?? USER_CACHE_MAX_ROWS;
-    while (this.#rows.size > max) {
-      const oldest = this.#rows.keys().next().value;
-      if (oldest === undefined) break;
-      this.#rows.delete(oldest);
-    }
   }
 }
