@@ -15,6 +15,7 @@
  * cannot lock the owner (or the admin) out. The counts are in memory or shared by every instance
  * in Redis, whichever the store is (scale-out/limit-stores.ts).
  */
+import { backoffDelay } from '@telerace/protocol';
 import type { RateLimiterRes } from 'rate-limiter-flexible';
 import { type LimiterStore, memoryLimiters } from '../../limit-window.js';
 
@@ -50,8 +51,9 @@ export const DEFAULT_LOGIN_LIMITS: LoginLimits = {
 /** The delay after a pair's `count`th failure (0 while failures are free). */
 function pairDelayMs(limits: LoginLimits, count: number): number {
   const beyondFree = count - limits.freeFailuresPerPair;
-  // 2^beyondFree overflows to Infinity long after the cap: Math.min still holds.
-  return beyondFree < 0 ? 0 : Math.min(limits.firstDelayMs * 2 ** beyondFree, limits.maxDelayMs);
+  return beyondFree < 0
+    ? 0
+    : backoffDelay({ initialMs: limits.firstDelayMs, maxMs: limits.maxDelayMs }, beyondFree);
 }
 
 export class LoginThrottle {
