@@ -17,7 +17,7 @@ import { actorOf } from '../../http/actor.js';
 
 export const adminCarRoutes: FastifyPluginAsyncZod = async (app) => {
   const admin = { config: { access: 'admin' as const } };
-  const cars = app.cars;
+  const cars = app.adminCars;
 
   app.get('/cars', { ...admin, schema: { response: { 200: AdminCarsResponse } } }, async () =>
     cars.listAdmin(),

@@ -196,7 +196,7 @@ describe('car directory', () => {
   });
 
   it('lists the simulated cars provisioned after start-up', async () => {
-    const [sim] = await provisionSimCars(testApp.app.cars, testApp.config.dataDir, 1);
+    const [sim] = await provisionSimCars(testApp.app.adminCars, testApp.config.dataDir, 1);
     if (!sim) throw new Error('no sim car');
     expect(await listed(sim.id)).toMatchObject({ name: 'Sim 1', status: 'offline' });
   });

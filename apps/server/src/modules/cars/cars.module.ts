@@ -6,14 +6,24 @@ import type { ChildProcess } from 'node:child_process';
 import { defineModule } from '../../module.js';
 import { SharedTelemetry } from '../../scale-out/shared-telemetry.js';
 import { adminCarRoutes } from './admin-cars.routes.js';
+import { AdminCarsService } from './admin-cars.service.js';
 import { carRoutes } from './cars.routes.js';
-import { CarsService, WRONG_CODES_PER_MEMBER_PER_HOUR, WRONG_CODES_WINDOW_MS } from './cars.service.js';
+import { CarsService } from './cars.service.js';
+import {
+  DrivingSessions,
+  WRONG_CODES_PER_MEMBER_PER_HOUR,
+  WRONG_CODES_WINDOW_MS,
+} from './driving-sessions.js';
 import { provisionSimCars, type SimCar, SimCarSupervisor, simCarsBanner } from './sim-cars.js';
 
 declare module '../../module.js' {
   interface Services {
-    /** Cars and driving sessions (domain logic). */
+    /** The members' car list and status, and the car socket's secret check. */
     cars: CarsService;
+    /** Driving sessions: connecting, control tokens, timers and ends, the races' hold on cars. */
+    drivingSessions: DrivingSessions;
+    /** The admin's car actions (audited). */
+    adminCars: AdminCarsService;
     /**
      * SIM_CARS: provisions the simulated cars, prints their codes and starts their agents against
      * this server's listening address. Call after `listen` and `migrated()`.
@@ -40,30 +50,47 @@ export const carsModule = defineModule({
     // Several instances: the cars held here record their telemetry for the admin on any instance.
     const telemetry = redis ? new SharedTelemetry(redis.commands, config.redisNamespace, log) : null;
     if (telemetry) services.carRelay.onCarTelemetry((carId, received) => telemetry.record(carId, received));
+    const presence = services.carRelay;
     const cars = new CarsService({
+      db,
+      clock,
+      directory: services.carDirectory,
+      presence,
+      video: services.video,
+    });
+    const drivingSessions = new DrivingSessions({
       db,
       bus,
       clock,
       log,
-      directory: services.carDirectory,
-      presence: services.carRelay,
-      telemetryElsewhere: telemetry ?? undefined,
-      video: services.video,
+      cars,
+      presence,
       settings: services.settings,
-      controlCodeTtlMinutes: config.controlCodeTtlMinutes,
       codeBudget: app.limitStores.window<number>(
         'control-codes',
         WRONG_CODES_PER_MEMBER_PER_HOUR,
         WRONG_CODES_WINDOW_MS,
       ),
     });
+    const adminCars = new AdminCarsService({
+      db,
+      bus,
+      clock,
+      presence,
+      telemetryElsewhere: telemetry ?? undefined,
+      video: services.video,
+      sessions: drivingSessions,
+      controlCodeTtlMinutes: config.controlCodeTtlMinutes,
+    });
     const simCars = new SimCarSupervisor({ log, agent: options.simCarAgent });
     return {
       cars,
+      drivingSessions,
+      adminCars,
       simCars,
       startSimCars: async (print = (text) => process.stdout.write(text)) => {
         const serverUrl = ownUrl(app.server.address());
-        const provisioned = await provisionSimCars(cars, config.dataDir, config.simCars);
+        const provisioned = await provisionSimCars(adminCars, config.dataDir, config.simCars);
         print(simCarsBanner(provisioned, config.publicUrl, config.controlCodeTtlMinutes));
         simCars.start(provisioned, serverUrl);
         return provisioned;
@@ -72,11 +99,13 @@ export const carsModule = defineModule({
     };
   },
   routes: () => [{ plugin: carRoutes }, { plugin: adminCarRoutes, prefix: '/admin' }],
-  on: ({ cars }) => ({ 'user.sessions-revoked': (event) => cars.onSessionsRevoked(event) }),
+  on: ({ drivingSessions }) => ({
+    'user.sessions-revoked': (event) => drivingSessions.onSessionsRevoked(event),
+  }),
   // After the migrations: end what expired while the server was down, time the live sessions.
-  start: ({ cars }) => cars.start(),
-  stop: async ({ cars, simCars }) => {
-    cars.stop();
+  start: ({ drivingSessions }) => drivingSessions.start(),
+  stop: async ({ drivingSessions, simCars }) => {
+    drivingSessions.stop();
     await simCars.stop();
   },
 });

@@ -48,7 +48,7 @@ export const carRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: { params: CarIdParams, body: ConnectRequest, response: { 200: ConnectResponse } },
     },
     async (request) => {
-      const { car, controlToken } = await app.cars.connect(
+      const { car, controlToken } = await app.drivingSessions.connect(
         request.currentUser,
         request.params.id,
         request.body.code,

@@ -13,7 +13,7 @@ import type { UserRow } from '../../kernel/users.repo.js';
 import { startTestApp } from '../../test/app.js';
 import { buildUser, tokenFor } from '../../test/factories.js';
 import { createCar, type Driving, generateCode, listen } from '../../test/sockets.js';
-import { CODE_FAILURES_PER_CAR, WRONG_CODES_PER_MEMBER_PER_HOUR } from './cars.service.js';
+import { CODE_FAILURES_PER_CAR, WRONG_CODES_PER_MEMBER_PER_HOUR } from './driving-sessions.js';
 import { provisionSimCars } from './sim-cars.js';
 
 const TTL_MINUTES = 30;
@@ -150,7 +150,7 @@ describe('a code expires', () => {
   });
 
   it('simulated cars get codes with the same lifetime', async () => {
-    const [sim] = await provisionSimCars(t.app.cars, t.config.dataDir, 1);
+    const [sim] = await provisionSimCars(t.app.adminCars, t.config.dataDir, 1);
     const row = await carRow(sim?.id ?? 0);
     expect(row.controlCode).toBe(sim?.code);
     expect(row.controlCodeFailures).toBe(0);

@@ -15,7 +15,7 @@ import { SupervisedProcess } from '../../child-process.js';
 import { SYSTEM_ACTOR } from '../../kernel/audit.repo.js';
 import { SERVER_ROOT } from '../../paths.js';
 import { hashToken } from '../../tokens.js';
-import type { CarsService } from './cars.service.js';
+import type { AdminCarsService } from './admin-cars.service.js';
 
 export const SIM_CARS_FILE = 'sim-cars.json';
 /** The agent's way of asking for a restart (EX_TEMPFAIL). */
@@ -78,7 +78,11 @@ async function readSecrets(file: string): Promise<Record<string, string>> {
  * Ensures the N cars, their secrets and fresh codes, through the cars service like an admin's
  * actions (so each is audited as the system's and emits its events).
  */
-export async function provisionSimCars(cars: CarsService, dataDir: string, count: number): Promise<SimCar[]> {
+export async function provisionSimCars(
+  cars: AdminCarsService,
+  dataDir: string,
+  count: number,
+): Promise<SimCar[]> {
   const names = Array.from({ length: count }, (_, i) => `Sim ${i + 1}`);
   const file = join(dataDir, SIM_CARS_FILE);
   const secrets = await readSecrets(file);

@@ -78,7 +78,7 @@ function controllerSocket(app: FastifyInstance, check: TokenCheck) {
       const query = queryOf(request);
       const { user, claims } = await check(query.token ?? '');
       const session = query.control_token
-        ? await app.cars.sessionForControlToken(user.id, carId, query.control_token)
+        ? await app.drivingSessions.sessionForControlToken(user.id, carId, query.control_token)
         : null;
       if (!session) throw forbidden('This control token does not open this car.');
       return { carId, sessionId: session.id, user, claims };

@@ -370,7 +370,7 @@ describe('ending a session', () => {
         .update(carSessions)
         .set({ expiresAt: sql`now() - interval '1 second'` })
         .where(eq(carSessions.userId, taken.driver.id));
-      await app.cars.sweepExpired();
+      await app.drivingSessions.sweepExpired();
     } else {
       const response = await app.inject({
         method: 'DELETE',
@@ -426,7 +426,7 @@ describe('ending a session', () => {
       .update(carSessions)
       .set({ expiresAt: sql`now() + interval '300 milliseconds'` })
       .where(eq(carSessions.userId, taken.driver.id));
-    await app.cars.resume();
+    await app.drivingSessions.resume();
     await car.next(isNeutral);
     expect(await events.nextOfType('force_disconnect')).toEqual({
       type: 'force_disconnect',

@@ -113,7 +113,7 @@ describe('an account whose registration is incomplete (terms not accepted)', () 
     await connectCar(host, driving.carId, driving.secret);
     // As a prize claim leaves it: a social sign-up holding a car, the terms not yet accepted.
     const member = await buildUser(app.database.db, { password: null, termsAcceptedAt: null });
-    const assigned = await app.cars.assignFreeCar(member);
+    const assigned = await app.drivingSessions.assignFreeCar(member);
     expect(assigned?.car.id).toBe(driving.carId);
     const token = await tokenFor(app, member);
     const socket = await open(token);

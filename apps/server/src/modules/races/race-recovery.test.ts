@@ -149,7 +149,7 @@ describe('a restart during a race', () => {
     const raceEnd = Date.parse(resumed.state.race_expires_at ?? '');
     expect((await sessionOf(second))?.expiresAt.getTime()).toBeGreaterThanOrEqual(raceEnd);
     apps.clock.advance(nominal.getTime() + 1_000 - apps.clock.now().getTime());
-    await second.cars.sweepExpired();
+    await second.drivingSessions.sweepExpired();
     expect((await sessionOf(second))?.endedAt).toBeNull();
     // The race's end ends it, as every racer's.
     apps.clock.advance(raceEnd - apps.clock.now().getTime());

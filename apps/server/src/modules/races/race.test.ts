@@ -81,7 +81,7 @@ async function sessionOf(userId: number, carId: number) {
 async function advance(ms: number): Promise<void> {
   clock.advance(ms);
   await testApp.app.raceEngine.settled();
-  await testApp.app.cars.sweepExpired();
+  await testApp.app.drivingSessions.sweepExpired();
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();

@@ -32,7 +32,7 @@ export const racesModule = defineModule({
       settings: services.settings,
       directory: services.carDirectory,
       relay: services.carRelay,
-      sessions: services.cars,
+      sessions: services.drivingSessions,
       stats: services.leaderboards,
       leader: services.leaderCalls,
     });

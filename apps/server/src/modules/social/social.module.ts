@@ -24,7 +24,7 @@ export const socialModule = defineModule({
       settings: config.social,
       publicUrl: config.publicUrl,
       loginCodes: services.loginCodes,
-      cars: services.cars,
+      cars: services.drivingSessions,
       prizes: services.raffles,
     }),
   }),

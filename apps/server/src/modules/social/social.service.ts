@@ -15,7 +15,7 @@ import { findUserById, findUserByIdentity, type UserRow } from '../../kernel/use
 import { hashToken, newOpaqueToken } from '../../tokens.js';
 import type { LoginCodes } from '../auth/login-codes.js';
 import { SIGN_IN_FLOW_SECONDS } from '../auth/login-codes.js';
-import type { CarsService } from '../cars/cars.service.js';
+import type { DrivingSessions } from '../cars/driving-sessions.js';
 import { assignUsername } from '../users/usernames.js';
 import { authorizationUrl, exchangeCode, grantsScopes, type OAuthApp } from './oauth-client.js';
 import { consumeOAuthState, deleteOAuthStatesExpiredBefore, insertOAuthState } from './oauth-states.repo.js';
@@ -61,7 +61,7 @@ export interface SocialServiceDeps {
   settings: SocialSettings;
   publicUrl: string;
   loginCodes: Pick<LoginCodes, 'issueLoginCode'>;
-  cars: Pick<CarsService, 'assignFreeCar'>;
+  cars: Pick<DrivingSessions, 'assignFreeCar'>;
   /** The raffles' prizes (the raffles service); null: no raffles, every claim finds no win. */
   prizes: PrizeClaims | null;
 }
