@@ -31,7 +31,7 @@ import { queryOf } from '../../sockets/socket-auth.js';
 import type { SocketConnection } from '../../sockets/socket-connection.js';
 import { SocketToken, type TokenCheck } from '../../sockets/socket-token.js';
 import type { AccessTokenClaims } from '../auth/access-token.js';
-import { RaceBusyError } from '../races/race-engine.js';
+import { RaceBusyError } from '../races/race-roles.js';
 import { EventCommandGate } from './event-command-gate.js';
 
 /** Protocol pings keep proxies from closing idle sockets and find dead peers. */

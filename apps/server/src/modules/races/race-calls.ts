@@ -1,12 +1,13 @@
 /**
  * The leader's side of the race calls (issue 15): a command a follower received from its sockets
- * or admin routes (race-engine.ts RACE_CALLS), checked and run here on the leader's engine as if
+ * or admin routes (race-roles.ts RACE_CALLS), checked and run here on the leader's engine as if
  * it had arrived here. A call that reaches an instance which no longer leads is refused as busy:
  * the client retries and finds the new leader.
  */
 import { z } from 'zod';
 import type { LeaderHandler } from '../../scale-out/leader-calls.js';
-import { RACE_CALLS, RaceBusyError, type RaceEngine } from './race-engine.js';
+import type { RaceEngine } from './race-engine.js';
+import { RACE_CALLS, RaceBusyError } from './race-roles.js';
 import type { RacesService } from './races.service.js';
 
 const Id = z.number().int().positive();

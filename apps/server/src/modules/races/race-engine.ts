@@ -1,100 +1,29 @@
 /**
- * The race engine (docs/races.md): runs the state machine of race-machine.ts against the
- * database and the clock. Its state is the unfinished `races` row and its participants, so a
- * restart (`start`) resumes a lobby, a countdown or a race from the stored times, or finishes a
- * race whose time ran out while the server was down; nothing is ever left half-written.
- *
- * Every change is written first, then applied in memory, then published as `race.changed` (the
- * whole state: the event sockets and the Race Control tab read it from there, never from the
- * database). A state that only changes ready flags and pings is published at most ten times a
- * second, the latest winning (race-state-pacer.ts, issue 23); every other change at once.
- * Commands run one at a time (a promise chain), so two joins or a join and a start never
- * interleave their writes. Only pings skip the chain: they are not stored.
- *
- * With several instances (issue 15, docs/decisions.md "Scale-out"), exactly one runs the engine:
- * the leader (scale-out/leadership.ts) — `lead` resumes from the database as at start-up,
- * `follow` stops the timers at once. A follower's engine is a copy of the leader's race, kept from
- * the `race.changed` and `race.lap-completed` facts (`heardState`, `heardLap`), and sends its
- * sockets' commands to the leader (`leader`); the facts every instance hears (`lap.passed`, a
- * session that ended) count only on the leader.
+ * The race engine as the rest of the server sees it (docs/races.md): one place decides whether
+ * this instance leads. With several instances (issue 15, docs/decisions.md "Scale-out"), exactly
+ * one runs the race: the leader (scale-out/leadership.ts) — `lead` resumes the leader's engine
+ * (leader-engine.ts) from the database as at start-up, `follow` stops its timers at once and
+ * hands every command to the follower's proxy (follower-proxy.ts), which sends them to the
+ * leader and shows a copy of its race. One process always leads.
  */
-import { type AdminSettings, ERROR_KEYS, type RaceState, type RaffleStatus } from '@telerace/protocol';
+import type { AdminSettings, RaceState, RaffleStatus } from '@telerace/protocol';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Clock, ClockTimer } from '../../clock.js';
+import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/client.js';
-import { DomainError } from '../../domain-error.js';
 import type { EventBus } from '../../events.js';
-import { NoLeaderError } from '../../scale-out/leader-calls.js';
 import type { CarDirectory } from '../cars/car-directory.js';
-import { applyPass, compareStandings, judgePass, liveLeaderboard, type Standing } from './lap-rules.js';
+import { FollowerProxy } from './follower-proxy.js';
+import { LeaderEngine } from './leader-engine.js';
 import {
-  deleteParticipant,
-  discardRace,
-  findUnfinishedRace,
-  insertLobby,
-  type ParticipantRow,
-  recordFirstPass,
-  recordLap,
-  setReady,
-  updateRace,
-  upsertParticipant,
-  writeResults,
-} from './race.repo.js';
-import type { RaceMachineState, RaceRefusal } from './race-machine.js';
-import * as machine from './race-machine.js';
-import { RaceStatePacer } from './race-state-pacer.js';
-
-/** The relay's part: participants' cars hear neutral during the countdown. */
-export interface NeutralHold {
-  holdNeutral(carIds: readonly number[]): void;
-  releaseNeutral(): void;
-}
-
-/** A driver on their car, as the race knows them. */
-type Driver = { userId: number; carId: number };
-
-/**
- * The cars module's part: a race keeps its drivers' cars while it lasts, and their sessions end
- * with it (docs/races.md "When sessions end").
- */
-export interface RaceSessions {
-  /** A lobby participant: kept while the lobby waits (bounded); answers the session's end. */
-  keepForLobby(driver: Driver): Promise<Date | null>;
-  /** A race started: its drivers' cars are theirs at least until `until`. */
-  keepForRace(drivers: readonly Driver[], until: Date): Promise<void>;
-  /** The driver left the lobby with this car: the session's own end counts again. */
-  releaseFromRace(driver: Driver): Promise<void>;
-  endRaceSessions(drivers: readonly Driver[]): Promise<void>;
-}
-
-/** The leaderboards module's part: a finished race counts in its drivers' summaries. */
-export interface RaceStats {
-  /** Inside the transaction that writes the race's results (once per race). */
-  recordRaceIn(tx: Db, raceId: number): Promise<void>;
-}
-
-/**
- * How long after a race's end its drivers' sessions are kept at most: the race ends them itself
- * (`race_ended`) once its results are written; this only covers that write (retried every
- * second). Results that take longer leave the sessions to end by the clock, as any other.
- */
-export const RACE_SESSION_MARGIN_MS = 60_000;
-
-/** The way to the leader's engine, for a follower's commands (scale-out/leader-calls.ts). */
-export interface RaceLeader {
-  call(name: string, payload: unknown): Promise<unknown>;
-  tell(name: string, payload: unknown): void;
-}
-
-/** The names of the engine's commands as they travel to the leader (races/race-calls.ts). */
-export const RACE_CALLS = {
-  join: 'race.join',
-  toggleReady: 'race.toggle-ready',
-  ping: 'race.ping',
-  openLobby: 'race.open-lobby',
-  start: 'race.start',
-  end: 'race.end',
-} as const;
+  type Audit,
+  CommandQueue,
+  type LiveLeaderboard,
+  type NeutralHold,
+  type RaceLeader,
+  type RaceRole,
+  type RaceSessions,
+  type RaceStats,
+} from './race-roles.js';
 
 export interface RaceEngineDeps {
   db: Db;
@@ -110,158 +39,82 @@ export interface RaceEngineDeps {
   leader?: RaceLeader | null;
 }
 
-/** A join that cannot be taken now (results being written, engine starting): the client retries. */
-export class RaceBusyError extends DomainError {
-  constructor(message = 'The race engine is busy; try again in a moment.') {
-    super('unavailable', message, ERROR_KEYS.raceBusy);
-  }
-}
-
-export type FinishReason = 'expired' | 'ended_by_admin' | 'recovered';
-
-/** The admin's audit record, written in the transaction of the change it records. */
-export type Audit = (tx: Db, raceId: number | string) => Promise<void>;
-
-const RETRY_FINISH_MS = 1_000;
-
-function refusalError(refusal: RaceRefusal): DomainError {
-  if (refusal.kind === 'busy') return new RaceBusyError(refusal.message);
-  return new DomainError(refusal.kind, refusal.message, refusal.errorKey);
-}
-
-function unwrap(outcome: machine.Outcome): RaceMachineState {
-  if (machine.isRefusal(outcome)) throw refusalError(outcome);
-  return outcome;
-}
-
-export class RaceEngine {
-  readonly #deps: RaceEngineDeps;
-  #state: RaceMachineState = machine.IDLE;
+export class RaceEngine implements RaceRole {
+  readonly #queue = new CommandQueue();
+  readonly #engine: LeaderEngine;
+  readonly #follower: FollowerProxy;
+  readonly #announces: boolean;
+  /** Whether this instance runs the race (always, in one process) or follows the leader's. */
+  #leading: boolean;
   /** Set by the raffles module (memory only: it reads its own table again at start-up). */
   #raffleStatus: RaffleStatus = 'closed';
-  /** By user id, from the countdown on. */
-  #standings = new Map<number, Standing>();
-  #minLapMs = 0;
-  /**
-   * Participants whose car session ended after the start: they keep their laps, and their car's
-   * passes no longer count (someone else may take the car with a new code).
-   */
-  #departed = new Set<number>();
-  #loaded = false;
-  #chain: Promise<unknown> = Promise.resolve();
-  #tickTimer: ClockTimer | undefined;
-  #endTimer: ClockTimer | undefined;
-  #stopped = false;
-  /** Whether this engine runs the race (always, in one process) or follows the leader's. */
-  #leading: boolean;
-  /** A follower's copy of the leader's race and leaderboard. */
-  #followed: RaceState | null = null;
-  #followedBoard: LiveLeaderboard = [];
-  /** A fact heard while the follower's copy was loading from the database (the fact is newer). */
-  #heardWhileLoading = false;
-  /** Publishes `race.changed`: ready and ping changes at a bounded rate, the rest at once. */
-  readonly #published: RaceStatePacer;
 
   constructor(deps: RaceEngineDeps) {
-    this.#deps = deps;
-    this.#leading = !deps.leader;
-    this.#published = new RaceStatePacer(deps.clock, (state) => deps.bus.emit('race.changed', { state }));
+    const leader = deps.leader ?? null;
+    const raffleStatus = () => this.#raffleStatus;
+    this.#engine = new LeaderEngine({ ...deps, queue: this.#queue, raffleStatus });
+    this.#follower = new FollowerProxy({ ...deps, leader, queue: this.#queue, raffleStatus });
+    this.#leading = leader === null;
+    this.#announces = leader !== null;
   }
 
-  // ── reading (memory only) ──────────────────────────────────────────────────────────────
+  /** The one place that says who answers: the leader's engine or the follower's proxy. */
+  get #role(): RaceRole {
+    return this.#leading ? this.#engine : this.#follower;
+  }
 
   /** Whether this instance's engine runs the race (the others follow it). */
   get leads(): boolean {
     return this.#leading;
   }
 
-  /** The race state payload (spec §3) as every event socket receives it. */
   state(): RaceState {
-    if (!this.#leading)
-      return { ...(this.#followed ?? this.#present(machine.IDLE)), raffle_status: this.#raffleStatus };
-    return this.#present(this.#state);
-  }
-
-  #present(s: RaceMachineState): RaceState {
-    const now = this.#deps.clock.now().getTime();
-    return {
-      race_id: s.raceId,
-      race_status: s.status,
-      raffle_status: this.#raffleStatus,
-      race_expires_at:
-        s.status === 'active' && s.expiresAt !== null ? new Date(s.expiresAt).toISOString() : null,
-      countdown_value: machine.countdownValue(s, now),
-      readyCount: s.participants.filter((p) => p.isReady).length,
-      totalParticipants: s.participants.length,
-      participants: s.participants.map((p) => ({
-        ...p,
-        sessionEndsAt: s.status === 'lobby' ? this.#sessionEnd(p, now) : null,
-      })),
-    };
-  }
-
-  /** A lobby participant's session end, as the car list shows it (undefined once it is over). */
-  #sessionEnd(p: Driver, now: number): string | undefined {
-    const session = this.#deps.directory.get(p.carId, now)?.session;
-    return session?.userId === p.userId ? session.expiresAt.toISOString() : undefined;
+    return this.#role.state();
   }
 
   leaderboard(): LiveLeaderboard {
-    if (!this.#leading) return this.#followedBoard;
-    return liveLeaderboard(this.#standings.values());
+    return this.#role.leaderboard();
   }
 
-  // ── commands ────────────────────────────────────────────────────────────────────────────
-
-  /** `join_lobby {carId}`: only with a car the member holds right now. */
   join(userId: number, carId: number): Promise<void> {
-    if (!this.#leading) return this.toLeader(RACE_CALLS.join, { userId, carId }).then(() => undefined);
-    return this.#serial(async () => {
-      if (!this.#loaded) throw new RaceBusyError();
-      const listed = this.#deps.directory.get(carId);
-      if (!listed || listed.session?.userId !== userId)
-        throw new DomainError('forbidden', 'You do not hold this car.', ERROR_KEYS.notCarHolder);
-      const joiner = { userId, username: listed.username ?? '', carId, carName: listed.car.name };
-      // Validate before writing (the machine refuses a running race, a car taken by another).
-      const preview = machine.join(this.#state, joiner, this.#state.raceId ?? 0);
-      if (preview === this.#state) return;
-      unwrap(preview);
-      const now = this.#deps.clock.now();
-      const raceId = await this.#deps.db.transaction(async (tx) => {
-        const id =
-          this.#state.raceId ??
-          (await insertLobby(tx, now, this.#deps.settings.current().min_lap_time_seconds * 1000));
-        await upsertParticipant(tx, id, userId, carId, now);
-        return id;
-      });
-      // Before the state goes out, so it shows the session's new end.
-      const switched = this.#state.participants.find((p) => p.userId === userId);
-      if (switched) await this.#sessions((s) => s.releaseFromRace({ userId, carId: switched.carId }));
-      await this.#sessions((s) => s.keepForLobby({ userId, carId }));
-      this.#apply(unwrap(machine.join(this.#state, joiner, raceId)));
-    });
+    return this.#role.join(userId, carId);
   }
 
-  /** `toggle_ready`: lobby participants only. */
   toggleReady(userId: number): Promise<void> {
-    if (!this.#leading) return this.toLeader(RACE_CALLS.toggleReady, { userId }).then(() => undefined);
-    return this.#serial(async () => {
-      const next = unwrap(machine.toggleReady(this.#state, userId));
-      const participant = next.participants.find((p) => p.userId === userId);
-      if (this.#state.raceId === null || !participant) return;
-      await setReady(this.#deps.db, this.#state.raceId, userId, participant.isReady);
-      this.#apply(unwrap(machine.toggleReady(this.#state, userId)));
-    });
+    return this.#role.toggleReady(userId);
   }
 
-  /** `ping_update {latency}` from a participant (memory only: it changes every 2 s). */
   reportPing(userId: number, latency: number): void {
-    if (!this.#leading) {
-      this.#deps.leader?.tell(RACE_CALLS.ping, { userId, latency });
-      return;
-    }
-    const next = machine.reportPing(this.#state, userId, latency);
-    if (next !== this.#state) this.#apply(next);
+    this.#role.reportPing(userId, latency);
+  }
+
+  openLobby(): Promise<number | null> {
+    return this.#role.openLobby();
+  }
+
+  leave(userId: number, carId: number): Promise<void> {
+    return this.#role.leave(userId, carId);
+  }
+
+  startRace(audit?: Audit): Promise<void> {
+    return this.#role.startRace(audit);
+  }
+
+  endRace(audit?: Audit): Promise<void> {
+    return this.#role.endRace(audit);
+  }
+
+  recordPass(carId: number, at: number): Promise<void> {
+    return this.#role.recordPass(carId, at);
+  }
+
+  /**
+   * An admin's call: run here on the leader, else sent to the leader as `name` with `payload`
+   * (the audit is a closure, so the leader's races service makes its own).
+   */
+  async onLeader<T>(name: string, payload: unknown, here: () => Promise<T>): Promise<T> {
+    if (this.#leading) return here();
+    return (await this.#follower.toLeader(name, payload)) as T;
   }
 
   /** Whether a raffle is open, as every race state shows it (the raffles module says so). */
@@ -269,214 +122,24 @@ export class RaceEngine {
     if (status === this.#raffleStatus) return;
     this.#raffleStatus = status;
     // Every instance hears the raffle's facts: only the leader publishes the race state for them.
-    if (!this.#leading) return;
-    this.#published.offer(this.state());
-  }
-
-  /**
-   * A raffle was drawn: opens an empty lobby from idle for the winners to join once they claim
-   * their car (race-machine.ts `openLobby`; otherwise nothing changes). Answers the lobby's race id,
-   * or null when a race was already under way. Only its participants leaving discards it, never
-   * being empty while nobody has joined yet.
-   */
-  openLobby(): Promise<number | null> {
-    if (!this.#leading) return this.toLeader(RACE_CALLS.openLobby, {}) as Promise<number | null>;
-    return this.#serial(async () => {
-      if (!this.#loaded) throw new RaceBusyError();
-      if (this.#state.status !== 'idle') return this.#state.status === 'lobby' ? this.#state.raceId : null;
-      const minLapMs = this.#deps.settings.current().min_lap_time_seconds * 1000;
-      const raceId = await insertLobby(this.#deps.db, this.#deps.clock.now(), minLapMs);
-      this.#apply(machine.openLobby(this.#state, raceId));
-      return raceId;
-    });
-  }
-
-  /** A participant's car session ended: they leave the lobby (a race keeps their laps). */
-  leave(userId: number, carId: number): Promise<void> {
-    // Every instance hears the session's end: the leader's engine acts on it.
-    if (!this.#leading) return Promise.resolve();
-    return this.#serial(async () => {
-      const s = this.#state;
-      if (s.raceId === null || !s.participants.some((p) => p.userId === userId && p.carId === carId)) return;
-      if (s.status !== 'lobby') {
-        this.#departed.add(userId);
-        return;
-      }
-      const next = machine.leave(s, userId);
-      if (machine.isEmptyLobby(next)) {
-        await this.#discard(s.raceId);
-        return;
-      }
-      await deleteParticipant(this.#deps.db, s.raceId, userId);
-      this.#apply(machine.leave(this.#state, userId));
-    });
-  }
-
-  /**
-   * Admin: lobby → countdown (the countdown and race length come from the settings now). `audit`
-   * writes the admin's record in the same transaction.
-   */
-  startRace(audit?: Audit): Promise<void> {
-    // The races service sends a follower's admin calls to the leader (the audit is a closure).
-    if (!this.#leading) return Promise.reject(new RaceBusyError());
-    return this.#serial(async () => {
-      const settings = this.#deps.settings.current();
-      const next = unwrap(
-        machine.start(this.#state, {
-          now: this.#deps.clock.now().getTime(),
-          countdownSeconds: settings.race_countdown_seconds,
-          raceLengthMinutes: settings.race_length_minutes,
-        }),
-      );
-      const raceId = next.raceId as number;
-      const minLapMs = settings.min_lap_time_seconds * 1000;
-      await this.#deps.db.transaction(async (tx) => {
-        await updateRace(tx, raceId, {
-          status: 'countdown',
-          countdownEndsAt: new Date(next.countdownEndsAt as number),
-          expiresAt: new Date(next.expiresAt as number),
-          minLapMs,
-        });
-        await audit?.(tx, raceId);
-      });
-      this.#standings = new Map(
-        next.participants.map((p, order) => [p.userId, this.#freshStanding(p, order)]),
-      );
-      this.#minLapMs = minLapMs;
-      this.#departed = new Set();
-      this.#apply(next);
-      this.#schedule();
-      await this.#keepRacersCars();
-    });
-  }
-
-  /** Admin: ends the race now (lobby: closes it without results). */
-  endRace(audit?: Audit): Promise<void> {
-    if (!this.#leading) return Promise.reject(new RaceBusyError());
-    return this.#serial(async () => {
-      const next = unwrap(machine.end(this.#state));
-      await this.#finish(next, 'ended_by_admin', audit);
-    });
-  }
-
-  /** A `lap.passed` fact from the configured lap counter. */
-  recordPass(carId: number, at: number): Promise<void> {
-    // Every instance hears every pass: only the leader counts it.
-    if (!this.#leading) return Promise.resolve();
-    return this.#serial(async () => {
-      const s = this.#state;
-      const participant = s.participants.find((p) => p.carId === carId);
-      const standing =
-        participant && !this.#departed.has(participant.userId)
-          ? this.#standings.get(participant.userId)
-          : undefined;
-      const now = this.#deps.clock.now().getTime();
-      const verdict = judgePass(s.status, standing, at, now, this.#minLapMs, s.countdownEndsAt ?? now);
-      if (!verdict.counts || !standing || s.raceId === null) {
-        if (!verdict.counts) this.#deps.log.debug({ carId, at, why: verdict.why }, 'pass ignored');
-        return;
-      }
-      const after = applyPass(standing, at, verdict);
-      if (verdict.lap === null) {
-        await recordFirstPass(this.#deps.db, s.raceId, standing.userId, new Date(at));
-        this.#standings.set(standing.userId, after);
-        return;
-      }
-      const completedAt = new Date(at);
-      await this.#deps.db.transaction((tx) =>
-        recordLap(tx, {
-          raceId: s.raceId as number,
-          userId: standing.userId,
-          carId,
-          lapNumber: verdict.lap.lapNumber,
-          lapTimeMs: verdict.lap.lapTimeMs,
-          completedAt,
-          bestLapMs: after.bestLapMs as number,
-        }),
-      );
-      this.#standings.set(standing.userId, after);
-      this.#deps.bus.emit('race.lap-completed', {
-        raceId: s.raceId,
-        carId,
-        userId: standing.userId,
-        lapNumber: verdict.lap.lapNumber,
-        lapTimeMs: verdict.lap.lapTimeMs,
-        completedAt: completedAt.toISOString(),
-        leaderboard: this.leaderboard(),
-      });
-    });
-  }
-
-  // ── life cycle ──────────────────────────────────────────────────────────────────────────
-
-  /** After the migrations: resume the unfinished race from the database, or finish it. */
-  start(): Promise<void> {
-    return this.#serial(async () => {
-      const found = await findUnfinishedRace(this.#deps.db);
-      this.#loaded = true;
-      if (!found) return;
-      const { race, participants } = found;
-      const now = this.#deps.clock.now().getTime();
-      this.#minLapMs = race.minLapMs;
-      const restored = restoredState(found);
-      this.#standings = new Map(participants.map((p, order) => [p.userId, standingOf(p, order)]));
-      this.#deps.log.info({ raceId: race.id, status: race.status }, 'resuming the unfinished race');
-      if (restored.status === 'lobby') {
-        // Drivers whose car session ended while the server was down have left. A lobby stored
-        // with nobody in it was opened by a raffle's draw and waits for its winners: it stays.
-        const kept = restored.participants.filter(
-          (p) => this.#deps.directory.get(p.carId)?.session?.userId === p.userId,
-        );
-        if (kept.length === 0 && restored.participants.length > 0) return this.#discard(race.id);
-        for (const p of restored.participants)
-          if (!kept.includes(p)) await deleteParticipant(this.#deps.db, race.id, p.userId);
-        // Kept as stored already, unless the last leader stopped before it kept them.
-        for (const p of kept) await this.#sessions((s) => s.keepForLobby(p));
-        this.#apply({ ...restored, participants: kept });
-        return;
-      }
-      if (restored.status === 'finishing')
-        return this.#finish(restored, (race.endReason as FinishReason) ?? 'recovered');
-      const advanced = machine.advance(restored, now);
-      if (advanced.status === 'finishing') return this.#finish(advanced, 'recovered');
-      if (advanced.status === 'active' && race.status === 'countdown')
-        await updateRace(this.#deps.db, race.id, {
-          status: 'active',
-          startedAt: new Date(restored.countdownEndsAt as number),
-        });
-      this.#apply(advanced);
-      this.#schedule();
-      await this.#keepRacersCars();
-    });
+    if (this.#leading) this.#engine.republish();
   }
 
   /** Resolves once the commands queued so far are done (tests; a stop waits for a write in flight). */
-  async settled(): Promise<void> {
-    await this.#chain;
+  settled(): Promise<void> {
+    return this.#queue.settled();
   }
 
   stop(): void {
-    this.#stopped = true;
-    this.#clearTimers();
-    this.#published.cancel();
+    this.#engine.stop();
   }
 
-  /**
-   * This instance became the leader: the engine resumes the race from the database, as at
-   * start-up (what the last leader stored is the truth), and publishes it.
-   */
+  /** This instance became the leader: its engine resumes the race from the database. */
   async lead(): Promise<void> {
-    if (this.#leading && this.#loaded) return;
+    if (this.#leading && this.#engine.loaded) return;
     this.#leading = true;
-    this.#stopped = false;
-    this.#loaded = false;
-    this.#followed = null;
-    this.#state = machine.IDLE;
-    this.#standings = new Map();
-    this.#departed = new Set();
-    await this.start();
-    // The followers' copies may still show the last leader's race: this one is the truth now.
-    if (this.#deps.leader) this.#published.publishNow(this.state());
+    this.#follower.forget();
+    await this.#engine.resume(this.#announces);
   }
 
   /**
@@ -484,243 +147,19 @@ export class RaceEngine {
    * leader from now on; the race shown is a copy loaded from the database, then kept from the facts.
    */
   follow(): Promise<void> {
-    if (this.#leading) this.#followed = this.#present(this.#state);
+    const last = this.#leading ? this.#engine.state() : null;
     this.#leading = false;
-    this.#loaded = false;
-    this.#clearTimers();
-    this.#published.cancel();
-    this.#heardWhileLoading = false;
-    return this.#serial(async () => {
-      const found = await findUnfinishedRace(this.#deps.db);
-      if (this.#heardWhileLoading || this.#leading) return;
-      const restored = found ? restoredState(found) : machine.IDLE;
-      this.#heardState(this.#present(restored));
-      this.#followedBoard = found
-        ? liveLeaderboard(found.participants.map((p, order) => standingOf(p, order)))
-        : [];
-    });
+    this.#engine.pause();
+    return this.#follower.load(last, () => !this.#leading);
   }
 
   /** A follower hears the leader's race (`race.changed`); the leader ignores its own. */
   heardState(state: RaceState): void {
-    if (this.#leading) return;
-    this.#heardWhileLoading = true;
-    this.#heardState(state);
+    if (!this.#leading) this.#follower.heardState(state);
   }
 
   /** A follower hears a counted lap's leaderboard (`race.lap-completed`). */
   heardLap(leaderboard: LiveLeaderboard): void {
-    if (!this.#leading) this.#followedBoard = leaderboard;
+    if (!this.#leading) this.#follower.heardLap(leaderboard);
   }
-
-  #heardState(state: RaceState): void {
-    const before = this.#followed;
-    this.#followed = state;
-    // A new race's board starts from its participants at zero laps (the leader's does too).
-    if (state.race_status === 'idle' || state.race_status === 'lobby') this.#followedBoard = [];
-    else if (before?.race_id !== state.race_id || before?.race_status === 'lobby')
-      this.#followedBoard = liveLeaderboard(
-        state.participants.map((p, order) => this.#freshStanding(p, order)),
-      );
-  }
-
-  /** A follower's command, run by the leader; "no leader right now" is a busy engine: retry. */
-  async toLeader(name: string, payload: unknown): Promise<unknown> {
-    if (!this.#deps.leader) throw new RaceBusyError();
-    try {
-      return await this.#deps.leader.call(name, payload);
-    } catch (error) {
-      if (error instanceof NoLeaderError) throw new RaceBusyError();
-      throw error;
-    }
-  }
-
-  // ── internals ───────────────────────────────────────────────────────────────────────────
-
-  /**
-   * The started race's drivers keep their cars until it ends (plus the margin); those whose session
-   * ended already are left alone. Idempotent: a resumed race says it again.
-   */
-  async #keepRacersCars(): Promise<void> {
-    const s = this.#state;
-    if (s.expiresAt === null || (s.status !== 'countdown' && s.status !== 'active')) return;
-    const until = new Date(s.expiresAt + RACE_SESSION_MARGIN_MS);
-    const drivers = s.participants.filter((p) => !this.#departed.has(p.userId));
-    await this.#sessions((sessions) => sessions.keepForRace(drivers, until));
-  }
-
-  /** A change to the drivers' sessions: one that fails is logged, the race goes on. */
-  async #sessions(change: (sessions: RaceSessions) => Promise<unknown>): Promise<void> {
-    try {
-      await change(this.#deps.sessions);
-    } catch (error) {
-      this.#deps.log.error({ err: error }, 'changing a racer’s session end failed');
-    }
-  }
-
-  #serial<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.#chain.then(work, work);
-    this.#chain = run.catch(() => undefined);
-    return run;
-  }
-
-  #apply(next: RaceMachineState): void {
-    const before = this.#state.status;
-    this.#state = next;
-    if (before === 'countdown' && next.status !== 'countdown') this.#deps.relay.releaseNeutral();
-    if (next.status === 'countdown' && before !== 'countdown')
-      this.#deps.relay.holdNeutral(next.participants.map((p) => p.carId));
-    this.#published.offer(this.state());
-  }
-
-  #freshStanding(p: { userId: number; carId: number; username: string }, order: number): Standing {
-    return {
-      userId: p.userId,
-      carId: p.carId,
-      name: p.username,
-      lastPassAt: null,
-      laps: 0,
-      lastLapMs: null,
-      bestLapMs: null,
-      order,
-    };
-  }
-
-  /** Countdown: a tick at each whole second left; active: the end at `expiresAt`. */
-  #schedule(): void {
-    this.#clearTimers();
-    if (this.#stopped) return;
-    const s = this.#state;
-    const now = this.#deps.clock.now().getTime();
-    if (s.status === 'countdown' && s.countdownEndsAt !== null) {
-      const left = s.countdownEndsAt - now;
-      const delay = left <= 0 ? 0 : left % 1000 || 1000;
-      this.#tickTimer = this.#deps.clock.setTimeout(() => void this.#serial(() => this.#tick()), delay);
-    } else if (s.status === 'active' && s.expiresAt !== null) {
-      this.#endTimer = this.#deps.clock.setTimeout(
-        () => void this.#serial(() => this.#tick()),
-        Math.max(0, s.expiresAt - now),
-      );
-    }
-  }
-
-  async #tick(): Promise<void> {
-    const s = this.#state;
-    if (s.raceId === null) return;
-    const now = this.#deps.clock.now().getTime();
-    const next = machine.advance(s, now);
-    if (next.status === 'finishing') return this.#finish(next, 'expired');
-    if (next.status === 'active' && s.status === 'countdown')
-      await updateRace(this.#deps.db, s.raceId, {
-        status: 'active',
-        startedAt: new Date(s.countdownEndsAt as number),
-      });
-    this.#apply(next);
-    this.#schedule();
-  }
-
-  /**
-   * Writes the results (positions, the leaderboards' summary, the race finished) in one
-   * transaction, then back to idle and the drivers' sessions end. A lobby that never started is
-   * discarded instead: it is no race. A failed write is retried: the race stays `finishing`.
-   */
-  async #finish(state: RaceMachineState, reason: FinishReason, audit?: Audit): Promise<void> {
-    this.#clearTimers();
-    const raceId = state.raceId as number;
-    if (state.countdownEndsAt === null) return this.#discard(raceId, audit);
-    // Stored first with its reason: a restart from here finishes the same way.
-    await this.#deps.db.transaction(async (tx) => {
-      await updateRace(tx, raceId, { status: 'finishing', endReason: reason });
-      await audit?.(tx, raceId);
-    });
-    this.#apply({ ...state, status: 'finishing' });
-    const finishedAt = this.#deps.clock.now();
-    const order = [...this.#standings.values()].sort(compareStandings);
-    try {
-      await this.#deps.db.transaction(async (tx) => {
-        await writeResults(
-          tx,
-          raceId,
-          order.map((standing, index) => ({ userId: standing.userId, position: index + 1 })),
-          finishedAt,
-          reason,
-        );
-        await this.#deps.stats.recordRaceIn(tx, raceId);
-      });
-    } catch (error) {
-      this.#deps.log.error({ err: error, raceId }, 'writing the race results failed; retrying');
-      if (!this.#stopped)
-        this.#endTimer = this.#deps.clock.setTimeout(
-          () => void this.#serial(() => this.#finish(this.#state, reason)),
-          RETRY_FINISH_MS,
-        );
-      return;
-    }
-    const drivers = state.participants.map(({ userId, carId }) => ({ userId, carId }));
-    this.#standings = new Map();
-    this.#departed = new Set();
-    this.#apply(machine.finished(this.#state));
-    this.#deps.bus.emit('race.finished', {
-      raceId,
-      finishedAt: finishedAt.toISOString(),
-      reason,
-      userIds: drivers.map((d) => d.userId),
-    });
-    await this.#deps.sessions.endRaceSessions(drivers);
-  }
-
-  /** A lobby that ends without a race (emptied, ended, or found empty at start-up) leaves no rows. */
-  async #discard(raceId: number, audit?: Audit): Promise<void> {
-    const drivers = this.#state.participants.map(({ userId, carId }) => ({ userId, carId }));
-    await this.#deps.db.transaction(async (tx) => {
-      await discardRace(tx, raceId);
-      await audit?.(tx, raceId);
-    });
-    this.#standings = new Map();
-    this.#apply(machine.IDLE);
-    if (drivers.length > 0) await this.#deps.sessions.endRaceSessions(drivers);
-  }
-
-  #clearTimers(): void {
-    this.#deps.clock.clear(this.#tickTimer);
-    this.#deps.clock.clear(this.#endTimer);
-    this.#tickTimer = undefined;
-    this.#endTimer = undefined;
-  }
-}
-
-type LiveLeaderboard = ReturnType<typeof liveLeaderboard>;
-
-/** The machine's state of an unfinished race as stored (start-up, a new leader, a follower's copy). */
-function restoredState({
-  race,
-  participants,
-}: NonNullable<Awaited<ReturnType<typeof findUnfinishedRace>>>): RaceMachineState {
-  return {
-    status: race.status === 'finishing' ? 'finishing' : (race.status as RaceMachineState['status']),
-    raceId: race.id,
-    participants: participants.map((p) => ({
-      userId: p.userId,
-      username: p.username,
-      carId: p.carId,
-      carName: p.carName,
-      isReady: p.isReady,
-      ping: null,
-    })),
-    countdownEndsAt: race.countdownEndsAt?.getTime() ?? null,
-    expiresAt: race.expiresAt?.getTime() ?? null,
-  };
-}
-
-function standingOf(p: ParticipantRow, order: number): Standing {
-  return {
-    userId: p.userId,
-    carId: p.carId,
-    name: p.username,
-    lastPassAt: p.lastPassAt?.getTime() ?? null,
-    laps: p.laps,
-    lastLapMs: p.lastLapMs,
-    bestLapMs: p.bestLapMs,
-    order,
-  };
 }

@@ -7,7 +7,8 @@ import type { Db } from '../../db/client.js';
 import type { EventBus } from '../../events.js';
 import { type AuditActor, recordAudit } from '../../kernel/audit.repo.js';
 import type { LapCounter, LapCounterDriver } from './lap-counter.js';
-import { type Audit, RACE_CALLS, type RaceEngine } from './race-engine.js';
+import type { RaceEngine } from './race-engine.js';
+import { type Audit, RACE_CALLS } from './race-roles.js';
 
 export interface RacesServiceDeps {
   engine: RaceEngine;
@@ -52,19 +53,19 @@ export class RacesService {
   }
 
   /** A follower's admin calls run on the leader, which answers its own view (its lap counter's too). */
-  async start(actor: AuditActor): Promise<AdminRaceResponse> {
-    if (!this.engine.leads)
-      return (await this.engine.toLeader(RACE_CALLS.start, { actor })) as AdminRaceResponse;
-    await this.engine.startRace(this.#audit(actor, 'race.start'));
-    return this.adminView();
+  start(actor: AuditActor): Promise<AdminRaceResponse> {
+    return this.engine.onLeader(RACE_CALLS.start, { actor }, async () => {
+      await this.engine.startRace(this.#audit(actor, 'race.start'));
+      return this.adminView();
+    });
   }
 
-  async end(actor: AuditActor): Promise<AdminRaceResponse> {
-    if (!this.engine.leads)
-      return (await this.engine.toLeader(RACE_CALLS.end, { actor })) as AdminRaceResponse;
-    const before = this.engine.state().race_status;
-    await this.engine.endRace(this.#audit(actor, 'race.end', { ended_from: before }));
-    return this.adminView();
+  end(actor: AuditActor): Promise<AdminRaceResponse> {
+    return this.engine.onLeader(RACE_CALLS.end, { actor }, async () => {
+      const before = this.engine.state().race_status;
+      await this.engine.endRace(this.#audit(actor, 'race.end', { ended_from: before }));
+      return this.adminView();
+    });
   }
 
   /** Pushes the participants' names to a counter that keeps names; answers how many it named. */

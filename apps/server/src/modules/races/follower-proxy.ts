@@ -1,0 +1,150 @@
+/**
+ * A follower's race (issue 15, docs/decisions.md "Scale-out"): its sockets' commands go to the
+ * leader's engine (`leader`), and the race it shows is a copy of the leader's, loaded from the
+ * database when it starts following, then kept from the `race.changed` and `race.lap-completed`
+ * facts. The facts every instance hears (`lap.passed`, a session that ended) count only on the
+ * leader, so a follower ignores them.
+ */
+import type { RaceState, RaffleStatus } from '@telerace/protocol';
+import type { Clock } from '../../clock.js';
+import type { Db } from '../../db/client.js';
+import { NoLeaderError } from '../../scale-out/leader-calls.js';
+import type { CarDirectory } from '../cars/car-directory.js';
+import { liveLeaderboard } from './lap-rules.js';
+import { findUnfinishedRace } from './race.repo.js';
+import * as machine from './race-machine.js';
+import {
+  type CommandQueue,
+  type LiveLeaderboard,
+  RACE_CALLS,
+  RaceBusyError,
+  type RaceLeader,
+  type RaceRole,
+} from './race-roles.js';
+import { freshStanding, presentRace, restoredState, standingOf } from './race-view.js';
+
+export interface FollowerProxyDeps {
+  db: Db;
+  clock: Clock;
+  directory: Pick<CarDirectory, 'get'>;
+  /** Where the commands go. Null (one process): there is no leader to ask, only this instance. */
+  leader: RaceLeader | null;
+  queue: CommandQueue;
+  raffleStatus: () => RaffleStatus;
+}
+
+export class FollowerProxy implements RaceRole {
+  readonly #deps: FollowerProxyDeps;
+  /** The copy of the leader's race and leaderboard. */
+  #followed: RaceState | null = null;
+  #followedBoard: LiveLeaderboard = [];
+  /** A fact heard while the copy was loading from the database (the fact is newer). */
+  #heardWhileLoading = false;
+
+  constructor(deps: FollowerProxyDeps) {
+    this.#deps = deps;
+  }
+
+  state(): RaceState {
+    const copy = this.#followed ?? this.#present(machine.IDLE);
+    return { ...copy, raffle_status: this.#deps.raffleStatus() };
+  }
+
+  leaderboard(): LiveLeaderboard {
+    return this.#followedBoard;
+  }
+
+  join(userId: number, carId: number): Promise<void> {
+    return this.toLeader(RACE_CALLS.join, { userId, carId }).then(() => undefined);
+  }
+
+  toggleReady(userId: number): Promise<void> {
+    return this.toLeader(RACE_CALLS.toggleReady, { userId }).then(() => undefined);
+  }
+
+  reportPing(userId: number, latency: number): void {
+    this.#deps.leader?.tell(RACE_CALLS.ping, { userId, latency });
+  }
+
+  openLobby(): Promise<number | null> {
+    return this.toLeader(RACE_CALLS.openLobby, {}) as Promise<number | null>;
+  }
+
+  /** The leader's engine acts on the session's end (every instance hears it). */
+  leave(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /** The races service sends a follower's admin calls to the leader (the audit is a closure). */
+  startRace(): Promise<void> {
+    return Promise.reject(new RaceBusyError());
+  }
+
+  endRace(): Promise<void> {
+    return Promise.reject(new RaceBusyError());
+  }
+
+  /** Only the leader counts a pass (every instance hears every pass). */
+  recordPass(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /** A follower's command, run by the leader; "no leader right now" is a busy engine: retry. */
+  async toLeader(name: string, payload: unknown): Promise<unknown> {
+    if (!this.#deps.leader) throw new RaceBusyError();
+    try {
+      return await this.#deps.leader.call(name, payload);
+    } catch (error) {
+      if (error instanceof NoLeaderError) throw new RaceBusyError();
+      throw error;
+    }
+  }
+
+  /**
+   * Starts following: `last` (the race this instance led until now, if it did) is shown until the
+   * copy is loaded from the database, after the commands in flight; a fact heard meanwhile wins.
+   * `stillFollowing` says whether this instance still follows once the database answers.
+   */
+  load(last: RaceState | null, stillFollowing: () => boolean): Promise<void> {
+    if (last) this.#followed = last;
+    this.#heardWhileLoading = false;
+    return this.#deps.queue.run(async () => {
+      const found = await findUnfinishedRace(this.#deps.db);
+      if (this.#heardWhileLoading || !stillFollowing()) return;
+      const restored = found ? restoredState(found) : machine.IDLE;
+      this.#keep(this.#present(restored));
+      this.#followedBoard = found
+        ? liveLeaderboard(found.participants.map((p, order) => standingOf(p, order)))
+        : [];
+    });
+  }
+
+  /** This instance leads now: the copy goes. */
+  forget(): void {
+    this.#followed = null;
+  }
+
+  /** The leader's race (`race.changed`). */
+  heardState(state: RaceState): void {
+    this.#heardWhileLoading = true;
+    this.#keep(state);
+  }
+
+  /** A counted lap's leaderboard (`race.lap-completed`). */
+  heardLap(leaderboard: LiveLeaderboard): void {
+    this.#followedBoard = leaderboard;
+  }
+
+  #keep(state: RaceState): void {
+    const before = this.#followed;
+    this.#followed = state;
+    // A new race's board starts from its participants at zero laps (the leader's does too).
+    if (state.race_status === 'idle' || state.race_status === 'lobby') this.#followedBoard = [];
+    else if (before?.race_id !== state.race_id || before?.race_status === 'lobby')
+      this.#followedBoard = liveLeaderboard(state.participants.map((p, order) => freshStanding(p, order)));
+  }
+
+  #present(s: machine.RaceMachineState): RaceState {
+    return presentRace(s, this.#deps.clock.now().getTime(), this.#deps.raffleStatus(), this.#deps.directory);
+  }
+}
