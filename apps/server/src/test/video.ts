@@ -12,7 +12,7 @@ export async function startOwnJanusTestApp() {
   const testApp = await startTestApp({ VIDEO: 'auto' });
   await testApp.app.videoStarted();
   const host = await listen(testApp.app);
-  const supervisor = testApp.app.video.supervisor;
+  const supervisor = testApp.app.video.janus.supervisor;
   if (!supervisor) throw new Error('the server did not start its Janus');
   return { testApp, host, janusAdmin: new JanusClient(supervisor.httpUrl, supervisor.adminKey) };
 }

@@ -57,7 +57,7 @@ export const janusProxyRoutes: FastifyPluginAsync<JanusProxyOptions> = async (ap
       );
       // Watching is for members who accepted the terms, as every REST call and socket command.
       assertRegistrationComplete(user);
-      if (video.janusWsUrl === null)
+      if (video.janus.wsUrl === null)
         throw new HttpError(503, 'Live video is unavailable on this server', ERROR_KEYS.notReady);
       return { userId: user.id, sessionId: claims.sessionId };
     },
@@ -65,7 +65,7 @@ export const janusProxyRoutes: FastifyPluginAsync<JanusProxyOptions> = async (ap
 
   registerSockets(app, [
     defineRawSocket(admission, (browser, member, request) => {
-      const upstreamUrl = video.janusWsUrl;
+      const upstreamUrl = video.janus.wsUrl;
       if (upstreamUrl === null) {
         browser.close(1011, 'not admitted');
         return;

@@ -24,7 +24,7 @@ import {
 import { janusAnswer, openJanusSocket, startOwnJanusTestApp } from '../../test/video.js';
 import { JanusClient } from './janus-client.js';
 import { JanusSupervisor } from './janus-process.js';
-import { mountpointSecret } from './video.service.js';
+import { mountpointSecret } from './mountpoints.js';
 
 /** Watches a mountpoint over REST: the plugin's error code, or 0 when Janus offers the stream. */
 async function watchResult(client: JanusClient, id: number, pin: string | null): Promise<number> {
@@ -147,7 +147,7 @@ describe('live video with the server’s own Janus', () => {
     const { driving, car, streamId } = await onlineCar('Video 3');
     await takeCar(testApp.app, driving);
     await car.nextOfType('video', 10_000);
-    const supervisor = testApp.app.video.supervisor;
+    const supervisor = testApp.app.video.janus.supervisor;
     const pid = supervisor?.pid;
     if (!supervisor || pid === undefined) throw new Error('no janus');
     const before = car.messages.length;

@@ -21,7 +21,7 @@ import { openSocket, type TestSocket } from '../../test/sockets.js';
 import { janusAnswer } from '../../test/video.js';
 import { JanusClient } from './janus-client.js';
 import { JanusSupervisor } from './janus-process.js';
-import { mountpointSecret } from './video.service.js';
+import { mountpointSecret } from './mountpoints.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -176,7 +176,7 @@ describe('an instance with REDIS_URL and its own Janus', () => {
     });
     try {
       await testApp.app.videoStarted();
-      expect(testApp.app.video.supervisor).not.toBeNull();
+      expect(testApp.app.video.janus.supervisor).not.toBeNull();
       const warnings = testApp.logLines().filter((line) => String(line.msg).includes('without JANUS_URL'));
       expect(warnings).toHaveLength(1);
       expect(warnings[0]?.level).toBe(40);

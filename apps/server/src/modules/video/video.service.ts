@@ -1,8 +1,7 @@
 /**
- * Live video for the cars (VIDEO.md): finds a Janus (external with JANUS_URL, else one the server
- * runs itself when installed, else none — the site runs without video and says so), keeps one
- * streaming mountpoint per connected car (id = the car's stream_id, with a PIN only its driver
- * and admins get), and tells each car where to send its RTP (`video {host, port, codec}`) while
+ * Live video for the cars (VIDEO.md): on the Janus that janus-locator.ts finds, keeps one
+ * streaming mountpoint per connected car (mountpoints.ts; id = the car's stream_id, with a PIN
+ * only its driver and admins get), and tells each car where to send its RTP (`video {host, port, codec}`) while
  * someone drives it — the only time anyone watches (the control page needs a driving session) —
  * and to stop (`video-stop`) when the session ends, sparing the car's CPU and data.
  *
@@ -14,22 +13,12 @@
  * re-keys and destroys its mountpoint; the PIN lives in the database (video-pins.repo.ts), so
  * whichever instance answers the driver reads the PIN the mountpoint has.
  */
-import { createHmac, randomBytes } from 'node:crypto';
-import type { CarVideo, ServerCarMessage, VideoCodec } from '@telerace/protocol';
+import type { CarVideo, ServerCarMessage } from '@telerace/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config.js';
-import { JanusClient, JanusError } from './janus-client.js';
-import { findJanusBinary, findJanusLibDir, JanusSupervisor } from './janus-process.js';
+import { JanusLocator } from './janus-locator.js';
+import { CODEC, type Mountpoint, Mountpoints, newPin } from './mountpoints.js';
 import type { VideoPins } from './video-pins.repo.js';
-
-/** The Debian packages that bring live video (the quick start installs them as root). */
-export const VIDEO_INSTALL_COMMAND =
-  'apt-get install -y --no-install-recommends janus gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly';
-
-const CODEC: VideoCodec = 'h264';
-/** Janus streaming plugin: "no such mountpoint" and "can't create" (e.g. the id exists). */
-const NO_SUCH_MOUNTPOINT = 455;
-const CANT_CREATE = 456;
 
 /** What the video service needs from the control relay. */
 export interface CarMessenger {
@@ -40,11 +29,6 @@ export interface CarMessenger {
   /** Whether the car's socket is held here or by another instance. */
   isOnline(carId: number): boolean;
   sendToCar(carId: number, message: ServerCarMessage): boolean;
-}
-
-interface Mountpoint {
-  streamId: number;
-  port: number;
 }
 
 export interface VideoServiceOptions {
@@ -74,26 +58,17 @@ export interface VideoServiceOptions {
   isLeader(): boolean;
 }
 
-const isLoopback = (host: string): boolean =>
-  host === 'localhost' || host === '::1' || host === '[::1]' || host.startsWith('127.');
-
 export class VideoService {
   readonly #options: VideoServiceOptions;
   #starting: Promise<void> | undefined;
   readonly #log: FastifyBaseLogger;
-  #client: JanusClient | null = null;
-  #wsUrl: string | null = null;
-  #supervisor: JanusSupervisor | null = null;
+  /** Where Janus is (external, supervised here, or none). */
+  readonly janus: JanusLocator;
   #reconciler: NodeJS.Timeout | undefined;
   /** The timer's check with Janus is running. */
   #verifying = false;
-  /**
-   * Mountpoints this instance made and answers for, by car id. With REDIS_URL one is forgotten
-   * when its car leaves: the instance the car connects to next replaces it on the shared Janus.
-   */
-  readonly #mountpoints = new Map<number, Mountpoint>();
-  /** The PIN each of those mountpoints was given (the stored one may have changed since). */
-  readonly #applied = new Map<number, string>();
+  /** The mountpoints this instance made, and their PINs. */
+  readonly #mountpoints: Mountpoints;
   /** Cars with a live driving session, whose camera should stream. */
   readonly #driven = new Set<number>();
   /** The RTP port each connected car was last told to stream to (no repeats of the same). */
@@ -105,21 +80,27 @@ export class VideoService {
   constructor(options: VideoServiceOptions) {
     this.#options = options;
     this.#log = options.log.child({ component: 'video' });
+    this.janus = new JanusLocator({
+      config: options.config,
+      log: this.#log,
+      // Mountpoints made at run time vanished with it: made again, each car told its new port.
+      onRestarted: () => {
+        this.#mountpoints.forgetAll();
+        void this.#reconcile();
+      },
+    });
+    this.#mountpoints = new Mountpoints({
+      config: options.config,
+      log: this.#log,
+      janus: this.janus,
+      pins: options.pins,
+      streamIdOf: options.streamIdOf,
+    });
   }
 
   /** True once a Janus answers: the control page can play video. */
   get available(): boolean {
-    return this.#client !== null;
-  }
-
-  /** Janus's WebSocket transport, for the same-origin `/janus` proxy. */
-  get janusWsUrl(): string | null {
-    return this.#wsUrl;
-  }
-
-  /** The supervised Janus (tests kill it), if the server runs its own. */
-  get supervisor(): JanusSupervisor | null {
-    return this.#supervisor;
+    return this.janus.client !== null;
   }
 
   /** What `viewer` may know of the car's video: the PIN only for its driver and admins. */
@@ -130,17 +111,16 @@ export class VideoService {
   /** The same for several cars, with one read of the stored PINs (the admin's list). */
   async videosFor(carIds: readonly number[], mayWatch: boolean): Promise<Map<number, CarVideo>> {
     const available = this.available;
-    const pins = available && mayWatch ? await this.#pinsOf(carIds) : new Map<number, string>();
+    const pins = available && mayWatch ? await this.#mountpoints.pinsOf(carIds) : new Map<number, string>();
     return new Map(carIds.map((carId) => [carId, { available, pin: pins.get(carId) ?? null }]));
   }
 
   /** The mountpoint's port while it exists (tests, diagnostics). */
   mountpointOf(carId: number): Mountpoint | null {
-    return this.#mountpoints.get(carId) ?? null;
+    return this.#mountpoints.of(carId) ?? null;
   }
 
-  /** Finds or starts Janus. Never throws: without Janus the site runs without video. */
-  /** Finds or starts Janus, once (later calls share the first). */
+  /** Finds or starts Janus, once (later calls share the first). Never throws: without Janus the site runs without video. */
   start(): Promise<void> {
     this.#starting ??= this.#start();
     return this.#starting;
@@ -152,46 +132,12 @@ export class VideoService {
   }
 
   async #start(): Promise<void> {
-    const { config } = this.#options;
-    if (config.video === 'off') {
-      this.#log.info('live video is off (VIDEO=off)');
-      return;
-    }
-    if (config.janusUrl !== null && config.janusApiUrl !== null) {
-      this.#client = new JanusClient(config.janusApiUrl, config.janusAdminKey);
-      this.#wsUrl = config.janusUrl;
-      this.#log.info({ janusUrl: config.janusUrl }, 'live video through an external Janus');
-    } else if (findJanusBinary() !== null && findJanusLibDir() !== null) {
-      const supervisor = new JanusSupervisor({ dataDir: config.dataDir, log: this.#log });
-      try {
-        await supervisor.start();
-      } catch (error) {
-        this.#log.error({ err: error }, 'Janus did not start: live video is unavailable');
-        return;
-      }
-      this.#supervisor = supervisor;
-      this.#client = new JanusClient(supervisor.httpUrl, supervisor.adminKey);
-      this.#wsUrl = supervisor.wsUrl;
-      supervisor.on('restarted', () => {
-        this.#mountpoints.clear();
-        this.#applied.clear();
-        void this.#reconcile();
-      });
-      if (config.redisUrl !== null) {
-        // Each instance runs its own Janus: a car's mountpoint is on its instance's Janus only.
-        this.#log.warn(
-          'REDIS_URL is set without JANUS_URL: each instance runs its own Janus, and members whose /janus socket reaches another instance than the car cannot see its video. Point every instance at one shared Janus (JANUS_URL, JANUS_API_URL, JANUS_ADMIN_KEY).',
-        );
-      }
-    } else {
-      // Once, with the exact command: an operator should not have to guess what is missing.
-      this.#log.warn(
-        { install: VIDEO_INSTALL_COMMAND },
-        `live video is unavailable: Janus is not installed. Install it as root with: ${VIDEO_INSTALL_COMMAND}`,
-      );
-      return;
-    }
-    this.#reconciler = setInterval(() => void this.#reconcile(true), config.janusCheckSeconds * 1000);
+    await this.janus.locate();
+    if (this.janus.client === null) return;
+    this.#reconciler = setInterval(
+      () => void this.#reconcile(true),
+      this.#options.config.janusCheckSeconds * 1000,
+    );
     this.#reconciler.unref();
     // Cars that connected while Janus was starting.
     void this.#reconcile();
@@ -215,8 +161,7 @@ export class VideoService {
     if (this.#options.config.redisUrl === null || this.#options.cars.holds(carId)) return;
     void this.#serially(carId, async () => {
       if (this.#options.cars.holds(carId)) return;
-      this.#mountpoints.delete(carId);
-      this.#applied.delete(carId);
+      this.#mountpoints.forget(carId);
     });
   }
 
@@ -238,7 +183,7 @@ export class VideoService {
     return this.#serially(carId, async () => {
       // Every instance hears of the end; the stored PIN changes once, whoever comes first.
       await this.#options.pins.rotateAfterSession(carId, sessionId, newPin());
-      await this.#evictViewers(carId);
+      await this.#mountpoints.rekey(carId);
     });
   }
 
@@ -249,11 +194,11 @@ export class VideoService {
    * and watch again within a few seconds; a demotion is rare enough for that.
    */
   async adminDemoted(): Promise<void> {
-    const mine = [...this.#mountpoints.keys()];
+    const mine = this.#mountpoints.carIds();
     const rekeyed = mine.map((carId) =>
       this.#serially(carId, async () => {
         await this.#options.pins.replace(carId, newPin());
-        await this.#evictViewers(carId);
+        await this.#mountpoints.rekey(carId);
       }),
     );
     if (this.#options.isLeader()) {
@@ -261,7 +206,7 @@ export class VideoService {
       try {
         for (const carId of await pins.carIds()) {
           const heldElsewhere = cars.isOnline(carId) && !cars.holds(carId);
-          if (!this.#mountpoints.has(carId) && !heldElsewhere) await pins.replace(carId, newPin());
+          if (!this.#mountpoints.of(carId) && !heldElsewhere) await pins.replace(carId, newPin());
         }
       } catch (error) {
         this.#log.warn({ err: error }, 'replacing the PINs of cars nobody holds failed');
@@ -273,22 +218,14 @@ export class VideoService {
   /** The car is gone for good: its PIN and its mountpoint go too. */
   carDeleted(carId: number): Promise<void> {
     return this.#serially(carId, async () => {
-      const client = this.#client;
+      const client = this.janus.client;
       this.#driven.delete(carId);
-      this.#applied.delete(carId);
       await this.#options.pins.remove(carId);
-      const made = this.#mountpoints.get(carId);
-      this.#mountpoints.delete(carId);
+      const made = this.#mountpoints.of(carId);
+      this.#mountpoints.forget(carId);
       if (!client) return;
       const streamId = made?.streamId ?? (await this.#orphanStreamId(carId));
-      if (streamId === null) return;
-      try {
-        await client.destroyMountpoint(streamId, this.#secretOf(streamId));
-        this.#log.info({ carId, streamId }, 'mountpoint destroyed');
-      } catch (error) {
-        if (!(error instanceof JanusError && error.code === NO_SUCH_MOUNTPOINT))
-          this.#log.warn({ err: error, carId }, 'destroying the mountpoint failed');
-      }
+      if (streamId !== null) await this.#mountpoints.destroy(client, carId, streamId);
     });
   }
 
@@ -303,51 +240,12 @@ export class VideoService {
     return this.#options.formerStreamIdOf(carId);
   }
 
-  /**
-   * The mountpoint this instance made takes the stored PIN (already new) and loses its viewers:
-   * an evicted viewer cannot come back with the old PIN.
-   */
-  async #evictViewers(carId: number): Promise<void> {
-    const mountpoint = this.#mountpoints.get(carId);
-    const client = this.#client;
-    if (!mountpoint || !client) return;
-    const pin = (await this.#pinsOf([carId])).get(carId);
-    if (pin === undefined) return;
-    const secret = this.#secretOf(mountpoint.streamId);
-    try {
-      await client.changePinAndEvict(mountpoint.streamId, secret, pin);
-      this.#applied.set(carId, pin);
-      this.#log.info({ carId, streamId: mountpoint.streamId }, 'new PIN, viewers evicted');
-    } catch (error) {
-      // Gone meanwhile (Janus restarted): re-created, without viewers, with the new PIN.
-      this.#mountpoints.delete(carId);
-      this.#applied.delete(carId);
-      if (error instanceof JanusError && error.code === NO_SUCH_MOUNTPOINT) return;
-      // Any other failure (Janus slow, or an external Janus too old for `kick_all`) may have left
-      // the old PIN or a viewer in place: destroying the mountpoint drops both; it is re-created
-      // (and the car told its port) when next needed.
-      this.#log.warn({ err: error, carId }, 'evicting the viewers failed: destroying the mountpoint');
-      await client.destroyMountpoint(mountpoint.streamId, secret).catch((destroyError: unknown) => {
-        this.#log.warn({ err: destroyError, carId }, 'destroying the mountpoint failed');
-      });
-    }
-  }
-
   async stop(): Promise<void> {
     this.#stopped = true;
     await this.#starting;
     clearInterval(this.#reconciler);
     await Promise.allSettled([...this.#queues.values()]);
-    await this.#supervisor?.stop();
-  }
-
-  /** The stored PINs, stable across re-creations so viewers' retries keep working. */
-  #pinsOf(carIds: readonly number[]): Promise<Map<number, string>> {
-    return this.#options.pins.pinsOf(carIds, newPin);
-  }
-
-  #secretOf(streamId: number): string {
-    return mountpointSecret(this.#options.config.jwtSecret, streamId);
+    await this.janus.stop();
   }
 
   #serially(carId: number, work: () => Promise<void>): Promise<void> {
@@ -373,7 +271,7 @@ export class VideoService {
       if (this.#verifying) return;
       this.#verifying = true;
       try {
-        await this.#forgetMissing(this.#options.cars.onlineCarIds());
+        await this.#mountpoints.forgetMissing(this.#options.cars.onlineCarIds());
         await this.#applyChangedPins();
       } finally {
         this.#verifying = false;
@@ -385,59 +283,23 @@ export class VideoService {
   }
 
   /**
-   * Asks Janus which of the cars' mountpoints it still has: one `list` with the admin key (private
-   * mountpoints are listed only with it), else one `info` per car, one after the other. Never a
-   * burst of requests: they share the event loop with the cars' control traffic.
-   */
-  async #forgetMissing(carIds: number[]): Promise<void> {
-    const client = this.#client;
-    const known = carIds.flatMap((carId) => {
-      const mountpoint = this.#mountpoints.get(carId);
-      return mountpoint ? [{ carId, mountpoint }] : [];
-    });
-    if (!client || known.length === 0) return;
-    const forget = ({ carId, mountpoint }: { carId: number; mountpoint: Mountpoint }) => {
-      if (this.#mountpoints.get(carId) !== mountpoint) return;
-      this.#mountpoints.delete(carId);
-      this.#log.warn({ carId }, 'mountpoint missing (Janus restarted?): re-creating it');
-    };
-    try {
-      if (client.adminKey !== null) {
-        const listed = new Set((await client.listMountpoints()).map((summary) => summary.id));
-        for (const entry of known) if (!listed.has(entry.mountpoint.streamId)) forget(entry);
-        return;
-      }
-      for (const entry of known) {
-        const { streamId } = entry.mountpoint;
-        try {
-          await client.info(streamId, this.#secretOf(streamId));
-        } catch (error) {
-          if (!(error instanceof JanusError && error.code === NO_SUCH_MOUNTPOINT)) throw error;
-          forget(entry);
-        }
-      }
-    } catch (error) {
-      this.#log.warn({ err: error }, 'checking the mountpoints with Janus failed');
-    }
-  }
-
-  /**
    * A stored PIN another instance changed while this one made the mountpoint (the leader re-keying
    * a car that was just connecting here) reaches Janus at the next check.
    */
   async #applyChangedPins(): Promise<void> {
-    const carIds = [...this.#applied.keys()];
+    const carIds = this.#mountpoints.keyedCarIds();
     if (carIds.length === 0) return;
     try {
-      const stored = await this.#pinsOf(carIds);
+      const stored = await this.#mountpoints.pinsOf(carIds);
       for (const carId of carIds) {
-        if (stored.get(carId) === this.#applied.get(carId)) continue;
+        if (stored.get(carId) === this.#mountpoints.appliedPin(carId)) continue;
         void this.#serially(carId, async () => {
           // Applied meanwhile (a session's end queued before this check)?
-          if (!this.#applied.has(carId)) return;
-          if ((await this.#pinsOf([carId])).get(carId) === this.#applied.get(carId)) return;
+          const applied = this.#mountpoints.appliedPin(carId);
+          if (applied === undefined) return;
+          if ((await this.#mountpoints.pinsOf([carId])).get(carId) === applied) return;
           this.#log.warn({ carId }, 'the stored PIN changed: giving it to the mountpoint');
-          await this.#evictViewers(carId);
+          await this.#mountpoints.rekey(carId);
         });
       }
     } catch (error) {
@@ -446,55 +308,14 @@ export class VideoService {
   }
 
   async #ensureAndSend(carId: number): Promise<void> {
-    const client = this.#client;
+    const client = this.janus.client;
     // Only the car's holder makes its mountpoint: on a shared Janus another instance making it
     // would replace the holder's (and its port).
     if (!client || this.#stopped || !this.#options.cars.holds(carId)) return;
-    const mountpoint = this.#mountpoints.get(carId) ?? (await this.#create(client, carId));
+    const mountpoint = await this.#mountpoints.ensure(client, carId);
     if (!mountpoint || !this.#driven.has(carId) || this.#told.get(carId) === mountpoint.port) return;
     const host = this.#options.config.janusRtpHost;
     if (this.#options.cars.sendToCar(carId, { type: 'video', host, port: mountpoint.port, codec: CODEC }))
       this.#told.set(carId, mountpoint.port);
   }
-
-  async #create(client: JanusClient, carId: number): Promise<Mountpoint | null> {
-    const streamId = await this.#options.streamIdOf(carId);
-    if (streamId === null) return null;
-    const pin = (await this.#pinsOf([carId])).get(carId);
-    if (pin === undefined) return null;
-    const host = this.#options.config.janusRtpHost;
-    const options = {
-      id: streamId,
-      pin,
-      secret: this.#secretOf(streamId),
-      codec: CODEC,
-      iface: isLoopback(host) ? '127.0.0.1' : undefined,
-    };
-    let created: { port: number };
-    try {
-      created = await client.createMountpoint(options);
-    } catch (error) {
-      if (!(error instanceof JanusError && error.code === CANT_CREATE)) throw error;
-      // Left over from an earlier run of this server (external Janus): replace it.
-      await client.destroyMountpoint(streamId, options.secret);
-      created = await client.createMountpoint(options);
-    }
-    const mountpoint = { streamId, port: created.port };
-    this.#mountpoints.set(carId, mountpoint);
-    this.#applied.set(carId, pin);
-    this.#log.info({ carId, streamId, port: created.port }, 'mountpoint created');
-    return mountpoint;
-  }
-}
-
-/**
- * A mountpoint's secret, derived from the server's secret: after a server restart it still opens
- * the mountpoints an external Janus kept, so they can be destroyed and re-created.
- */
-export function mountpointSecret(jwtSecret: string, streamId: number): string {
-  return createHmac('sha256', jwtSecret).update(`janus-mountpoint:${streamId}`).digest('base64url');
-}
-
-function newPin(): string {
-  return randomBytes(9).toString('base64url');
 }

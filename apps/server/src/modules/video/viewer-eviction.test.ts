@@ -28,7 +28,7 @@ import { janusAnswer, openJanusSocket, startOwnJanusTestApp } from '../../test/v
 import { fakeCamera, WebRtcViewer } from '../../test/webrtc.js';
 import { accessTokenKeys, signAccessToken } from '../auth/access-token.js';
 import type { JanusClient } from './janus-client.js';
-import { mountpointSecret } from './video.service.js';
+import { mountpointSecret } from './mountpoints.js';
 
 /** What the issue asks: the old viewer stops receiving within a second. */
 const EVICTION_MS = 1_000;

@@ -33,7 +33,10 @@ export interface MetricsSources {
   race: { state(): { race_status: RaceStatus } };
   raffles: { openEntriesByPlatform(): Promise<Record<Platform, number> | null> };
   /** Whether a Janus answers (`available`), and the supervised one's process when the server runs its own. */
-  video: { readonly available: boolean; readonly supervisor: { readonly pid: number | undefined } | null };
+  video: {
+    readonly available: boolean;
+    readonly janus: { readonly supervisor: { readonly pid: number | undefined } | null };
+  };
   integrations: { status(id: IntegrationId): Pick<IntegrationStatus, 'state'> };
   log: FastifyBaseLogger;
 }
@@ -260,7 +263,8 @@ export function metricsRegistry(sources: MetricsSources): Registry {
     'Live video: 1 while a Janus answers (the supervised one: while its process runs), else 0',
     [],
     () => {
-      const { available, supervisor } = sources.video;
+      const { available, janus } = sources.video;
+      const { supervisor } = janus;
       return [[{}, available && (supervisor === null || supervisor.pid !== undefined) ? 1 : 0]];
     },
   );
