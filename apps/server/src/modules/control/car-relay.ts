@@ -6,11 +6,9 @@
  * relays drive from the controller to the car and
  * telemetry back. Close reasons sent to a driver are DISCONNECT_REASONS.
  *
- * Scale-out (issue 15): a car's agent may be on another instance than its driver. Which instance
- * holds each car comes from the `car.online`/`car.offline` facts (and each instance's periodic
- * presence, relay-bridge.ts); a controller here drives a car held elsewhere through a RemoteCar,
- * and a car held here hears its remote drivers through the bridge. A driver and a car on the same
- * instance never use the bridge. The countdown's neutral hold follows the `race.changed` fact on
+ * Scale-out (issue 15): a car's agent may be on another instance than its driver; the cars held
+ * elsewhere go through cross-instance-relay.ts, and a driver and a car on the same instance never
+ * use the bridge. The countdown's neutral hold follows the `race.changed` fact on
  * every instance (the race engine runs on one), and is applied where the car is.
  */
 import {
@@ -28,7 +26,8 @@ import type { SocketConnection } from '../../sockets/socket-connection.js';
 import type { CarPresence } from '../cars/cars.presenter.js';
 import { CarLink } from './car-link.js';
 import { type ControllerAccess, ControllerLink } from './controller-link.js';
-import { LOCAL_ONLY, PRESENCE_LASTS_MS, type RelayBridge, type RemoteCar } from './relay-bridge.js';
+import { CrossInstanceRelay, type LocalRelay } from './cross-instance-relay.js';
+import type { RelayBridge } from './relay-bridge.js';
 
 export interface CarRelayOptions {
   /** Config for a car's `welcome`; null when the car is gone. */
@@ -52,13 +51,8 @@ export class CarRelay implements CarPresence {
   readonly #telemetry = new Map<number, Telemetry & { at: string }>();
   /** Told of each telemetry of a car held here (scale-out: its copy for the admin on any instance). */
   readonly #telemetryListeners = new Set<(carId: number, telemetry: Telemetry & { at: string }) => void>();
-  /** Cars whose socket another instance holds: which one, and when it last said so. */
-  readonly #elsewhere = new Map<number, { instance: string; seenAt: number }>();
-  /** Controllers here whose car is held by another instance. */
-  readonly #remotes = new Map<number, RemoteCar>();
-  /** Cars held here: the end of their hearing remote drivers. */
-  readonly #served = new Map<number, () => void>();
-  readonly #bridge: RelayBridge;
+  /** Cars held by other instances, and cars held here driven from other instances. */
+  readonly #crossInstance: CrossInstanceRelay;
   /** Whether a countdown holds cars at neutral (set by the engine's call or the `race.changed` fact). */
   #holding = false;
   /** Cars held at neutral (a race's countdown): their drivers' drives are not forwarded. */
@@ -72,40 +66,44 @@ export class CarRelay implements CarPresence {
   };
   /** From a drive message's arrival to its forwarding to the car's socket (GET /metrics). */
   readonly driveLatency = new LatencyHistogram();
-  /**
-   * Drives that crossed instances (GET /metrics): `sent` by drivers here to cars held elsewhere,
-   * `forwarded` here to a held car from drivers elsewhere (the heartbeat's repeats included).
-   */
-  readonly remoteDrives = { sent: 0, forwarded: 0 };
 
   constructor(
     readonly events: EventBus,
     readonly log: FastifyBaseLogger,
     readonly options: CarRelayOptions,
   ) {
-    this.#bridge = options.bridge ?? LOCAL_ONLY;
-    this.#bridge.onStateChange((connected) => {
-      // Drivers of cars held elsewhere: reachable again, or not for now.
-      for (const [carId, controller] of this.#controllers)
-        if (!this.#cars.has(carId) && this.#elsewhere.has(carId))
-          controller.send({ type: 'car-status', online: connected });
-    });
-    this.#bridge.sharePresence(
-      () => this.onlineCarIds(),
-      (instance, carIds) => this.#heardPresence(instance, carIds),
-    );
+    this.#crossInstance = new CrossInstanceRelay(this.#localSide(), options.bridge);
+  }
+
+  /** Drives that crossed instances (GET /metrics). */
+  get remoteDrives(): { sent: number; forwarded: number } {
+    return this.#crossInstance.remoteDrives;
+  }
+
+  /** What the cross-instance relay reads and does here. */
+  #localSide(): LocalRelay {
+    return {
+      onlineCarIds: () => this.onlineCarIds(),
+      hasCarSocket: (carId) => this.#cars.has(carId),
+      controllers: () => this.#controllers.entries(),
+      driveHere: (carId, throttle, steer, once) => this.#driveHere(carId, throttle, steer, once),
+      stop: (carId) => this.#stop(carId),
+      heardTelemetry: (carId, telemetry) => {
+        this.#telemetry.set(carId, { ...telemetry, at: new Date().toISOString() });
+        this.#controllers.get(carId)?.send({ type: 'telemetry', telemetry });
+      },
+    };
   }
 
   /** What the relay does about each domain event (subscribed by the control module). */
   handlers(): EventHandlers {
     return {
       'car.online': ({ carId, instance }) => {
-        if (instance !== undefined && instance !== this.#bridge.instanceId)
-          this.#elsewhere.set(carId, { instance, seenAt: Date.now() });
+        this.#crossInstance.heardOnline(carId, instance);
         this.#controllers.get(carId)?.send({ type: 'car-status', online: this.isOnline(carId) });
       },
       'car.offline': ({ carId, instance }) => {
-        if (this.#elsewhere.get(carId)?.instance === instance) this.#elsewhere.delete(carId);
+        this.#crossInstance.heardOffline(carId, instance);
         // A car that moved to another instance is still online there.
         if (!this.isOnline(carId)) this.#controllers.get(carId)?.send({ type: 'car-status', online: false });
       },
@@ -144,11 +142,7 @@ export class CarRelay implements CarPresence {
 
   /** Whether the car can be driven from here: its agent is connected here, or to a reachable instance. */
   isOnline(carId: number): boolean {
-    if (this.holds(carId)) return true;
-    const elsewhere = this.#elsewhere.get(carId);
-    return (
-      elsewhere !== undefined && Date.now() - elsewhere.seenAt < PRESENCE_LASTS_MS && this.#bridge.connected
-    );
+    return this.holds(carId) || this.#crossInstance.isOnlineElsewhere(carId);
   }
 
   /** Whether this instance holds the car's socket, past its handshake (its video and messages go from here). */
@@ -187,12 +181,12 @@ export class CarRelay implements CarPresence {
       {
         config: () => this.options.carConfig(carId),
         // The controller hears of it from the fact (car.online), like a controller elsewhere.
-        onReady: () => this.events.emit('car.online', { carId, instance: this.#bridge.instanceId }),
+        onReady: () => this.events.emit('car.online', { carId, instance: this.#crossInstance.instanceId }),
         onTelemetry: (_link, telemetry) => {
           const received = { ...telemetry, at: new Date().toISOString() };
           this.#telemetry.set(carId, received);
           this.#controllers.get(carId)?.send({ type: 'telemetry', telemetry });
-          this.#bridge.sendTelemetry(carId, telemetry);
+          this.#crossInstance.sendTelemetry(carId, telemetry);
           for (const listener of this.#telemetryListeners) listener(carId, received);
         },
         // A fact for whoever counts laps (the race module, on whichever instance runs it).
@@ -200,26 +194,16 @@ export class CarRelay implements CarPresence {
         onClose: (closed) => {
           if (this.#cars.get(carId) !== closed) return;
           this.#cars.delete(carId);
-          this.#served.get(carId)?.();
-          this.#served.delete(carId);
+          this.#crossInstance.unserve(carId);
           this.log.info({ carId }, 'car disconnected');
           // The controller hears of it from the fact (car.offline).
-          this.events.emit('car.offline', { carId, instance: this.#bridge.instanceId });
+          this.events.emit('car.offline', { carId, instance: this.#crossInstance.instanceId });
         },
       },
       this.log,
     );
     this.#cars.set(carId, link);
-    if (!this.#served.has(carId))
-      this.#served.set(
-        carId,
-        this.#bridge.serveCar(carId, {
-          drive: (throttle, steer) => {
-            if (this.#driveHere(carId, throttle, steer, true)) this.remoteDrives.forwarded++;
-          },
-          stop: () => this.#stop(carId),
-        }),
-      );
+    this.#crossInstance.serve(carId);
     previous?.close(SOCKET_CLOSE_CODES.replaced, 'replaced by a new connection');
     return link;
   }
@@ -244,7 +228,8 @@ export class CarRelay implements CarPresence {
         if (this.#cars.has(carId)) {
           if (this.#driveHere(carId, throttle, steer, false))
             this.driveLatency.observeSince(link.connection.receivedAt);
-        } else if (this.#elsewhere.has(carId)) this.#driveElsewhere(link, throttle, steer);
+        } else if (this.#crossInstance.knowsElsewhere(carId))
+          this.#crossInstance.drive(link, throttle, steer);
       },
       onRevoked: (revoked, revocation) => this.#detach(revoked, revocation),
       onClose: (closed) => {
@@ -253,8 +238,7 @@ export class CarRelay implements CarPresence {
         this.#controllers.delete(carId);
         // Safety: the driver is gone, the car goes to neutral now.
         this.#stop(carId);
-        this.#remotes.get(carId)?.close();
-        this.#remotes.delete(carId);
+        this.#crossInstance.release(carId);
       },
     });
     this.#controllers.set(carId, link);
@@ -310,35 +294,6 @@ export class CarRelay implements CarPresence {
     return !held;
   }
 
-  /** A controller here, its car held by another instance: through the bridge, or offline when it cannot reach it. */
-  #driveElsewhere(link: ControllerLink, throttle: number, steer: number): void {
-    const { carId } = link;
-    let remote = this.#remotes.get(carId);
-    if (!remote) {
-      remote = this.#bridge.driveRemote(carId, (telemetry) => {
-        this.#telemetry.set(carId, { ...telemetry, at: new Date().toISOString() });
-        this.#controllers.get(carId)?.send({ type: 'telemetry', telemetry });
-      });
-      this.#remotes.set(carId, remote);
-    }
-    if (remote.drive(throttle, steer)) this.remoteDrives.sent++;
-    else link.send({ type: 'car-status', online: false });
-  }
-
-  /** Another instance says which cars it holds now: believed until PRESENCE_LASTS_MS without news. */
-  #heardPresence(instance: string, carIds: number[]): void {
-    const now = Date.now();
-    const held = new Set(carIds);
-    for (const [carId, elsewhere] of this.#elsewhere)
-      if (elsewhere.instance === instance && !held.has(carId)) this.#elsewhere.delete(carId);
-    for (const carId of carIds) {
-      const known = this.#elsewhere.get(carId);
-      // A newer `car.online` from another instance wins over this announcement while it is fresh.
-      const stale = !known || known.instance === instance || now - known.seenAt > PRESENCE_LASTS_MS;
-      if (!this.#cars.has(carId) && stale) this.#elsewhere.set(carId, { instance, seenAt: now });
-    }
-  }
-
   /**
    * A revocation (sessions-revoked, log-out) through the member-sockets registry: the car stops
    * and the control socket closes now, before the car session itself is ended.
@@ -356,7 +311,7 @@ export class CarRelay implements CarPresence {
     this.#requested.delete(carId);
     const car = this.#cars.get(carId);
     if (car) car.stop();
-    else this.#remotes.get(carId)?.stop();
+    else this.#crossInstance.stop(carId);
   }
 
   /** Server shutdown: cars go to neutral, then every socket closes. */
@@ -366,10 +321,6 @@ export class CarRelay implements CarPresence {
       car.close(1001, 'server shutting down');
     }
     for (const controller of this.#controllers.values()) controller.close(1001, 'server shutting down');
-    for (const remote of this.#remotes.values()) remote.close();
-    this.#remotes.clear();
-    for (const stopServing of this.#served.values()) stopServing();
-    this.#served.clear();
-    this.#bridge.close();
+    this.#crossInstance.close();
   }
 }
