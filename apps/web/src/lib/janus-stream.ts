@@ -10,6 +10,9 @@
  * what is retried here is the whole attempt, not the socket; the retry waits on the same
  * `RetryTimer` as ReconnectingSocket, without jitter (one viewer's stream dropped, not a crowd's).
  * Framework-free: the VideoPlayer component renders its state.
+ *
+ * Over 400 lines on purpose: one watching attempt's life (janus.js session, handle, ICE, stall
+ * watch, retry) shares its state; split, the parts would hand that state to each other.
  */
 import { Backoff, IceServersResponse, JANUS_PATH, VIDEO_PLAYER } from '@telerace/protocol';
 import { authFetch } from './auth-client';

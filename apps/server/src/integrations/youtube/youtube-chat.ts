@@ -7,6 +7,8 @@
  * One step at a time on the clock: each step (find the chat, or read one page) schedules the next
  * one, so a failure only changes the delay (backoff) and `stop()` has one timer and one request
  * to cancel. Nothing here throws out of a step: the platform misbehaving is a state, not a crash.
+ *
+ * Over 400 lines on purpose: one polling loop whose steps share its timer, page token and state.
  */
 import { type BackoffSchedule, backoffDelay, type ChatJoinOutcome } from '@telerace/protocol';
 import type { FastifyBaseLogger } from 'fastify';

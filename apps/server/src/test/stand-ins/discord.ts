@@ -15,6 +15,8 @@
  * Also runnable alone for the end-to-end test or by hand:
  *   node --import tsx apps/server/src/test/stand-ins/discord.ts --port 0
  * prints one JSON line with its URLs and ids.
+ *
+ * Over 400 lines on purpose: a stand-in plays a whole external API in one file a test reads alone.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';

@@ -12,6 +12,8 @@
  * Tests drive it in-process (`say`, `superChat`, `sponsor`, `failNext`, `endBroadcast`, `sent`);
  * another process (the end-to-end test) drives it through `POST /stand-in/...`, see `control`.
  * Run alone: `node --import tsx apps/server/src/test/stand-ins/youtube.ts --port 4010`.
+ *
+ * Over 400 lines on purpose: a stand-in plays a whole external API in one file a test reads alone.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
