@@ -61,7 +61,7 @@ export function carCreated(car: CarRow): DomainEvents['car.created'] {
   };
 }
 
-export interface AdminCarsServiceDeps {
+interface AdminCarsServiceDeps {
   db: Db;
   bus: EventBus;
   clock: Clock;

@@ -75,7 +75,7 @@ function opensCar(given: string, car: CarRow, now: Date): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-export interface DrivingSessionsDeps {
+interface DrivingSessionsDeps {
   db: Db;
   bus: EventBus;
   clock: Clock;

@@ -23,7 +23,7 @@ import {
 } from './race-roles.js';
 import { freshStanding, presentRace, restoredState, standingOf } from './race-view.js';
 
-export interface FollowerProxyDeps {
+interface FollowerProxyDeps {
   db: Db;
   clock: Clock;
   directory: Pick<CarDirectory, 'get'>;

@@ -59,7 +59,7 @@ import { freshStanding, presentRace, restoredState, standingOf } from './race-vi
  */
 export const RACE_SESSION_MARGIN_MS = 60_000;
 
-export interface LeaderEngineDeps {
+interface LeaderEngineDeps {
   db: Db;
   bus: EventBus;
   clock: Clock;

@@ -12,7 +12,7 @@ import { findJanusBinary, findJanusLibDir, JanusSupervisor } from './janus-proce
 export const VIDEO_INSTALL_COMMAND =
   'apt-get install -y --no-install-recommends janus gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly';
 
-export interface JanusLocatorOptions {
+interface JanusLocatorOptions {
   config: Pick<Config, 'video' | 'janusUrl' | 'janusApiUrl' | 'janusAdminKey' | 'dataDir' | 'redisUrl'>;
   log: FastifyBaseLogger;
   /** The supervised Janus restarted: the mountpoints made at run time are gone. */

@@ -25,7 +25,7 @@ export interface Mountpoint {
 const isLoopback = (host: string): boolean =>
   host === 'localhost' || host === '::1' || host === '[::1]' || host.startsWith('127.');
 
-export interface MountpointsDeps {
+interface MountpointsDeps {
   config: Pick<Config, 'janusRtpHost' | 'jwtSecret'>;
   log: FastifyBaseLogger;
   janus: Pick<JanusLocator, 'client'>;
