@@ -18,6 +18,16 @@ test.describe('the site shell', () => {
     await screenshot(page, testInfo, 'home-fr');
   });
 
+  test('the first page does not preload zod (a module the app shell reads must not hold schemas)', async ({
+    request,
+  }) => {
+    // The bundler puts a module whole into one chunk: a schema beside a constant the shell reads
+    // (packages/protocol/src/sockets.ts once held both) made every first page download zod.
+    const home = await (await request.get('/')).text();
+    expect(home).toContain('rel="modulepreload"');
+    expect(home).not.toMatch(/assets\/zod-/);
+  });
+
   test('the language switch works and persists across reloads', async ({ page }) => {
     await page.goto('/about');
     await expect(page.getByTestId('lang-en')).toBeDisabled();

@@ -7,7 +7,8 @@ import { CAR_CONFIG_LIMITS, CAR_SESSION_DEFAULT_MINUTES } from './constants.js';
 import { Id, IdParams } from './ids.js';
 import { ChatAnnouncementSettings } from './integrations.js';
 import { LiveLeaderboardRow, RACE_SETTINGS_LIMITS, RaceState } from './races.js';
-import { BrowserHello, DISCONNECT_REASONS, IncompatibleMessage, SocketErrorMessage } from './sockets.js';
+import { BrowserHello, IncompatibleMessage, SocketErrorMessage } from './socket-messages.js';
+import { DISCONNECT_REASONS } from './sockets.js';
 import { CarVideo, VideoCodec } from './video.js';
 
 /** Bumped when the car protocol changes incompatibly. */

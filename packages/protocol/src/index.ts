@@ -9,6 +9,7 @@ export * from './ids.js';
 export * from './integrations.js';
 export * from './races.js';
 export * from './raffles.js';
+export * from './socket-messages.js';
 export * from './sockets.js';
 export * from './tickets.js';
 export * from './video.js';

@@ -2,10 +2,10 @@
  * What every socket (/rcsocket, /api/race-ws, /janus) shares: its close codes, the one error
  * message, the one list of reasons a member is disconnected — so a reason the server sends
  * always has a translated text in the web app (`control.forceDisconnect.<reason>`) — and the
- * protocol-version handshake of the car agent and of the browser (tldraw's shape).
+ * protocol-version handshake of the car agent and of the browser (tldraw's shape). No zod here:
+ * the web app's first page reads these constants, and a module is bundled whole into one chunk —
+ * the messages' schemas are in socket-messages.ts.
  */
-import { z } from 'zod';
-
 /**
  * Why the server ended a member's driving session or sockets: sent as `force_disconnect {reason}`
  * on the event socket and as the close reason of the control socket. The driving-session reasons
@@ -23,17 +23,6 @@ export const DISCONNECT_REASONS = [
   'race_ended',
 ] as const;
 export type DisconnectReason = (typeof DISCONNECT_REASONS)[number];
-
-/**
- * The one error message of every JSON socket, shaped like the REST error body: `errorKey` is an
- * ERROR_KEYS i18n key, `error` an English text for logs.
- */
-export const SocketErrorMessage = z.object({
-  type: z.literal('error'),
-  error: z.string(),
-  errorKey: z.string(),
-});
-export type SocketErrorMessage = z.infer<typeof SocketErrorMessage>;
 
 /** Why the server refused a client's protocol version (a car agent's or a browser's). */
 export const INCOMPATIBLE_REASONS = ['client_too_old', 'server_too_old'] as const;
@@ -60,27 +49,6 @@ export const BROWSER_PROTOCOL_VERSION = 1;
  * built before the handshake) is served as version 1.
  */
 export const MIN_SUPPORTED_BROWSER_PROTOCOL_VERSION = 1;
-
-/**
- * The browser's first message on the control and event sockets: the protocol it speaks. One
- * outside the supported range is answered `incompatible`; the page then asks to be reloaded.
- */
-export const BrowserHello = z.object({
-  type: z.literal('hello'),
-  protocolVersion: z.number().int(),
-});
-export type BrowserHello = z.infer<typeof BrowserHello>;
-
-/**
- * The client's protocol version is outside the supported range (`supported`); the socket closes
- * next (4002).
- */
-export const IncompatibleMessage = z.object({
-  type: z.literal('incompatible'),
-  reason: z.enum(INCOMPATIBLE_REASONS),
-  supported: z.object({ min: z.number().int(), max: z.number().int() }),
-});
-export type IncompatibleMessage = z.infer<typeof IncompatibleMessage>;
 
 /** WebSocket close codes the server uses on its sockets (4000–4999: ours). */
 export const SOCKET_CLOSE_CODES = {
