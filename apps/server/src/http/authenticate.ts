@@ -54,8 +54,8 @@ function bearerToken(request: FastifyRequest): string | null {
  * Access tokens whose signature and claims were checked, by their full text: a member's page
  * presents the same token on every call for its whole life, and an HMAC verification through
  * WebCrypto costs more than the rest of a cached read. Only an exact, already verified token
- * matches (nobody can forge an entry), and its expiry is checked again on every use. Bounded
- * (the least recently used go first).
+ * matches (nobody can forge an entry), and its expiry is checked again on every use, by the keys'
+ * clock as a first verification would. Bounded (the least recently used go first).
  */
 export class VerifiedTokens {
   readonly #claims: LRUCache<string, AccessTokenClaims>;
@@ -71,7 +71,7 @@ export class VerifiedTokens {
   async verify(keys: AccessTokenKeys, token: string): Promise<AccessTokenClaims | null> {
     const known = this.#claims.get(token);
     if (known) {
-      if (known.expiresAt > Date.now() / 1000) return known;
+      if (known.expiresAt * 1000 > keys.clock.now().getTime()) return known;
       this.#claims.delete(token);
     }
     const claims = await verifyAccessTokenClaims(keys, token);

@@ -1,22 +1,21 @@
 /** The verified-token memo of the member check never lets an expired or altered token through. */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { accessTokenKeys, signAccessToken } from '../modules/auth/access-token.js';
+import { ManualClock } from '../test/clock.js';
 import { VerifiedTokens } from './authenticate.js';
 
-const keys = accessTokenKeys('a test secret that is long enough for HS256', 60);
-
-afterEach(() => {
-  vi.useRealTimers();
-});
+/** Half a second into a second: a 60 s token issued now expires 59.5 s later. */
+const clock = new ManualClock(new Date('2031-05-04T10:00:00.500Z'));
+const keys = accessTokenKeys('a test secret that is long enough for HS256', 60, clock);
 
 describe('VerifiedTokens', () => {
-  it('answers a verified token again until it expires, then refuses it', async () => {
-    vi.useFakeTimers({ toFake: ['Date'] });
+  it('answers a verified token again until the clock reaches its expiry, then refuses it', async () => {
     const tokens = new VerifiedTokens();
     const token = await signAccessToken(keys, 42, 'session-1');
     expect(await tokens.verify(keys, token)).toMatchObject({ userId: 42, sessionId: 'session-1' });
+    clock.advance(59_499);
     expect(await tokens.verify(keys, token)).toMatchObject({ userId: 42 });
-    vi.setSystemTime(Date.now() + 61_000);
+    clock.advance(1);
     expect(await tokens.verify(keys, token)).toBeNull();
   });
 
@@ -27,7 +26,7 @@ describe('VerifiedTokens', () => {
     const [header, payload] = token.split('.');
     const forged = `${header}.${payload}.${'A'.repeat(43)}`;
     expect(await tokens.verify(keys, forged)).toBeNull();
-    const otherKeys = accessTokenKeys('another secret, also long enough for HS256', 60);
+    const otherKeys = accessTokenKeys('another secret, also long enough for HS256', 60, clock);
     expect(await tokens.verify(keys, await signAccessToken(otherKeys, 7))).toBeNull();
   });
 

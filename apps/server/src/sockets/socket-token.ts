@@ -2,9 +2,10 @@
  * The access token a browser socket lives on. A socket opened with a token closes (tokenExpired)
  * when that token expires, unless the client sends `auth {token}` with a newer valid token of the
  * same member first (after its silent refresh): then the socket lives until the new token's
- * expiry and belongs to the new token's session (a log-out of that session closes it).
+ * expiry and belongs to the new token's session (a log-out of that session closes it). The expiry
+ * is a timer on the server's clock, the one the token was issued and is verified by.
  */
-
+import type { Clock, ClockTimer } from '../clock.js';
 import type { UserRow } from '../kernel/users.repo.js';
 import type { AccessTokenClaims } from '../modules/auth/access-token.js';
 
@@ -13,11 +14,12 @@ export type TokenCheck = (token: string) => Promise<{ user: UserRow; claims: Acc
 
 export class SocketToken {
   #claims: AccessTokenClaims;
-  #timer: NodeJS.Timeout | undefined;
+  #timer: ClockTimer | undefined;
   #stopped = false;
 
   constructor(
     claims: AccessTokenClaims,
+    readonly clock: Clock,
     readonly onExpired: () => void,
   ) {
     this.#claims = claims;
@@ -61,15 +63,15 @@ export class SocketToken {
   /** The socket closed: no timer may outlive it. */
   stop(): void {
     this.#stopped = true;
-    clearTimeout(this.#timer);
+    this.clock.clear(this.#timer);
     this.#timer = undefined;
   }
 
   #arm(): void {
-    clearTimeout(this.#timer);
+    this.clock.clear(this.#timer);
     if (this.#stopped) return;
-    const delay = Math.max(0, this.#claims.expiresAt * 1000 - Date.now());
-    this.#timer = setTimeout(() => {
+    const delay = Math.max(0, this.#claims.expiresAt * 1000 - this.clock.now().getTime());
+    this.#timer = this.clock.setTimeout(() => {
       this.#timer = undefined;
       if (!this.#stopped) this.onExpired();
     }, delay);

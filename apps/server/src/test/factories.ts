@@ -64,8 +64,12 @@ export function tokenFor(
   options: { seconds?: number; session?: string } = {},
 ): Promise<string> {
   // The app's keys (`app.tokenKeys`) with this token's own lifetime when the test asks for one.
-  const keys = accessTokenKeys(app.config.jwtSecret, options.seconds ?? app.config.accessTokenTtlSeconds);
-  return signAccessToken(keys, user.id, options.session, app.clock.now());
+  const keys = accessTokenKeys(
+    app.config.jwtSecret,
+    options.seconds ?? app.config.accessTokenTtlSeconds,
+    app.clock,
+  );
+  return signAccessToken(keys, user.id, options.session);
 }
 
 /** `{ authorization: 'Bearer …' }` for app.inject. */

@@ -9,6 +9,7 @@
  */
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
+import type { Clock } from '../../clock.js';
 
 const ALGORITHM = 'HS256';
 export const TOKEN_AUDIENCE = 'telerace';
@@ -23,6 +24,12 @@ export interface AccessTokenKeys {
    */
   secret: KeyObject;
   ttlSeconds: number;
+  /**
+   * The server's clock (the app's one Clock): a token's `iat` and `exp` are written from it and
+   * checked against it, as `tokens_valid_after` and the sessions' times are. A test moves it
+   * instead of waiting for a token to expire.
+   */
+  clock: Clock;
 }
 
 /** What a valid access token says. */
@@ -41,37 +48,35 @@ export interface AccessTokenClaims {
   expiresAt: number;
 }
 
-export function accessTokenKeys(jwtSecret: string, ttlSeconds: number): AccessTokenKeys {
-  return { secret: createSecretKey(Buffer.from(jwtSecret, 'utf8')), ttlSeconds };
+export function accessTokenKeys(jwtSecret: string, ttlSeconds: number, clock: Clock): AccessTokenKeys {
+  return { secret: createSecretKey(Buffer.from(jwtSecret, 'utf8')), ttlSeconds, clock };
 }
 
-/** `issuedAt`: the injected clock's now (compared with `tokens_valid_after`, written by the same clock). */
-export function signAccessToken(
-  keys: AccessTokenKeys,
-  userId: number,
-  sessionId?: string,
-  issuedAt: Date = new Date(),
-): Promise<string> {
-  const claims = { iat_ms: issuedAt.getTime(), ...(sessionId === undefined ? {} : { sid: sessionId }) };
+/** A token issued at the clock's now, for `keys.ttlSeconds` from the start of that second. */
+export function signAccessToken(keys: AccessTokenKeys, userId: number, sessionId?: string): Promise<string> {
+  const issuedAtMs = keys.clock.now().getTime();
+  const issuedAt = Math.floor(issuedAtMs / 1000);
+  const claims = { iat_ms: issuedAtMs, ...(sessionId === undefined ? {} : { sid: sessionId }) };
   return new SignJWT(claims)
     .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
     .setSubject(String(userId))
-    .setIssuedAt()
-    .setExpirationTime(`${keys.ttlSeconds}s`)
+    .setIssuedAt(issuedAt)
+    .setExpirationTime(issuedAt + keys.ttlSeconds)
     .setAudience(TOKEN_AUDIENCE)
     .setIssuer(TOKEN_ISSUER)
     .sign(keys.secret);
 }
 
 /**
- * The claims of a valid token, or null for anything else: expired, forged, wrong algorithm, a
- * `sub` that is not plain digits, an `iat` older than the lifetime allows or in the future.
+ * The claims of a valid token, or null for anything else: expired by the keys' clock, forged,
+ * wrong algorithm, a `sub` that is not plain digits, an `iat` older than the lifetime allows or
+ * in the future.
  */
 export async function verifyAccessTokenClaims(
   keys: AccessTokenKeys,
   token: string,
-  now: number = Date.now(),
 ): Promise<AccessTokenClaims | null> {
+  const now = keys.clock.now().getTime();
   try {
     const { payload } = await jwtVerify(token, keys.secret, {
       algorithms: [ALGORITHM],

@@ -162,7 +162,7 @@ export class AuthService {
 
     const user = await findUserById(db, row.userId);
     if (!user || user.isBanned) {
-      await revokeFamily(db, row.familyId);
+      await revokeFamily(db, row.familyId, now);
       throw sessionExpired();
     }
 
@@ -171,7 +171,7 @@ export class AuthService {
       // gets the same successor below. Longer ago: the token was copied — end the whole session,
       // thief and owner alike.
       if (!(await usedWithin(db, row.id, REFRESH_GRACE_SECONDS, now))) {
-        await revokeFamily(db, row.familyId);
+        await revokeFamily(db, row.familyId, now);
         log.warn(
           { userId: row.userId, familyId: row.familyId },
           'refresh token reuse detected: session revoked',
@@ -199,7 +199,7 @@ export class AuthService {
     if (!refreshToken) return;
     const row = await findRefreshToken(this.deps.db, hashToken(refreshToken));
     if (!row) return;
-    await revokeFamily(this.deps.db, row.familyId);
+    await revokeFamily(this.deps.db, row.familyId, this.deps.clock.now());
     this.deps.bus.emit('session.revoked', { userId: row.userId, sessionId: row.familyId });
   }
 
@@ -244,7 +244,7 @@ export class AuthService {
       const row = await setLivePassword(tx, id, { passwordHash, tokensValidAfter: now });
       if (!row) return null;
       await invalidateResetTokens(tx, id, now);
-      await revokeUserSessions(tx, id);
+      await revokeUserSessions(tx, id, now);
       return { userId: id, username: row.username, email: row.email };
     });
     if (reset === null) throw resetTokenInvalid();
@@ -293,12 +293,12 @@ export class AuthService {
   }
 
   /**
-   * Ends every session of a member, or every one but `exceptSessionId` (the caller's own), inside
-   * the caller's transaction (a ban, a password change): the ids of the sessions it ended. The
-   * caller emits the facts once its transaction commits.
+   * Ends every session of a member at the clock's now, or every one but `exceptSessionId` (the
+   * caller's own), inside the caller's transaction (a ban, a password change): the ids of the
+   * sessions it ended. The caller emits the facts once its transaction commits.
    */
   revokeSessionsIn(tx: Db, userId: number, exceptSessionId?: string): Promise<string[]> {
-    return revokeUserSessions(tx, userId, exceptSessionId);
+    return revokeUserSessions(tx, userId, this.deps.clock.now(), exceptSessionId);
   }
 
   /** Kills the member's outstanding reset links (a new password or e-mail), in the caller's transaction if any. */
@@ -330,7 +330,7 @@ export class AuthService {
       createdAt: this.deps.clock.now(),
       expiresAt,
     });
-    const accessToken = await signAccessToken(this.deps.keys, userId, familyId, this.deps.clock.now());
+    const accessToken = await signAccessToken(this.deps.keys, userId, familyId);
     return { accessToken, refreshToken, expiresAt };
   }
 }

@@ -56,22 +56,27 @@ export async function sessionStartedAt(db: Db, userId: number, familyId: string)
   return row?.startedAt ?? undefined;
 }
 
-/** Ends one session (all tokens of the family). */
-export async function revokeFamily(db: Db, familyId: string): Promise<void> {
+/** Ends one session (all tokens of the family) at `now` (the server's clock). */
+export async function revokeFamily(db: Db, familyId: string, now: Date): Promise<void> {
   await db
     .update(refreshTokens)
-    .set({ revokedAt: new Date() })
+    .set({ revokedAt: now })
     .where(and(eq(refreshTokens.familyId, familyId), isNull(refreshTokens.revokedAt)));
 }
 
 /**
- * Ends every session of a user, or every one but `exceptFamilyId` (the caller's own). Returns the
- * ids of the sessions it ended (their sockets must close).
+ * Ends every session of a user at `now` (the server's clock), or every one but `exceptFamilyId`
+ * (the caller's own). Returns the ids of the sessions it ended (their sockets must close).
  */
-export async function revokeUserSessions(db: Db, userId: number, exceptFamilyId?: string): Promise<string[]> {
+export async function revokeUserSessions(
+  db: Db,
+  userId: number,
+  now: Date,
+  exceptFamilyId?: string,
+): Promise<string[]> {
   const rows = await db
     .update(refreshTokens)
-    .set({ revokedAt: new Date() })
+    .set({ revokedAt: now })
     .where(
       and(
         eq(refreshTokens.userId, userId),

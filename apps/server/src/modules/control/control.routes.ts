@@ -84,7 +84,13 @@ function controllerSocket(app: FastifyInstance, check: TokenCheck) {
       return { carId, sessionId: session.id, user, claims };
     },
     open: (connection, { carId, sessionId, user, claims }, request) =>
-      app.carRelay.attachController(carId, sessionId, connection, { user, claims, check }, request),
+      app.carRelay.attachController(
+        carId,
+        sessionId,
+        connection,
+        { user, claims, check, clock: app.clock },
+        request,
+      ),
     messages: messageTable<ControllerLink, ControllerMessage>(ControllerMessage, {
       hello: (link, { protocolVersion }) => answerBrowserHello(link.connection, protocolVersion),
       drive: (link, { throttle, steer }) => link.drive(throttle, steer),

@@ -469,28 +469,8 @@ describe('ending a session', () => {
   });
 });
 
+// Its expiry and its renewal with `auth`, on the server's clock: auth/access-token-expiry.test.ts.
 describe('the access token of a control socket', () => {
-  it('expiring closes the socket (tokenExpired) and the car goes to neutral', async () => {
-    const { app } = testApp;
-    const { car, controller } = await driveWith((id) => accessToken(app, id, { seconds: 2 }));
-    expect((await controller.closed).code).toBe(SOCKET_CLOSE_CODES.tokenExpired);
-    await car.next(isNeutral);
-    await car.close();
-  });
-
-  it('renewed with auth keeps the socket open and driving past the first expiry', async () => {
-    const { app } = testApp;
-    const { car, controller, taken } = await driveWith((id) => accessToken(app, id, { seconds: 2 }));
-    controller.send({ type: 'auth', token: await accessToken(app, taken.driver.id, { seconds: 60 }) });
-    const ok = await controller.nextOfType('auth_ok');
-    expect(Date.parse(String(ok.expiresAt))).toBeGreaterThan(Date.now() + 50_000);
-    await new Promise((resolve) => setTimeout(resolve, 2_500));
-    controller.send({ type: 'drive', throttle: -0.4, steer: 0 });
-    await car.next((m) => m.type === 'drive' && m.throttle === -0.4);
-    await controller.close();
-    await car.close();
-  });
-
   it("auth with another member's token closes the socket (tokenExpired)", async () => {
     const { app } = testApp;
     const { car, controller } = await driveWith((id) => accessToken(app, id));

@@ -5,6 +5,7 @@
  * `auth {token}` (sockets/socket-token.ts). Car settings are saved over REST only.
  */
 import { type ControllerServerMessage, SOCKET_CLOSE_CODES } from '@telerace/protocol';
+import type { Clock } from '../../clock.js';
 import type { UserRow } from '../../kernel/users.repo.js';
 import type { MemberSocket, Revocation } from '../../sockets/member-sockets.js';
 import type { SocketConnection } from '../../sockets/socket-connection.js';
@@ -19,6 +20,8 @@ export interface ControllerAccess {
   claims: AccessTokenClaims;
   /** Verifies the token of an `auth` message. */
   check: TokenCheck;
+  /** The server's clock: the socket closes when it reaches the token's expiry. */
+  clock: Clock;
 }
 
 export interface ControllerLinkHandlers {
@@ -40,7 +43,7 @@ export class ControllerLink implements MemberSocket {
     readonly handlers: ControllerLinkHandlers,
   ) {
     this.#user = access.user;
-    this.#token = new SocketToken(access.claims, () =>
+    this.#token = new SocketToken(access.claims, access.clock, () =>
       this.close(SOCKET_CLOSE_CODES.tokenExpired, 'access token expired'),
     );
     connection.onClose(() => {

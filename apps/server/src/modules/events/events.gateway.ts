@@ -20,6 +20,7 @@ import {
   SOCKET_CLOSE_CODES,
 } from '@telerace/protocol';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { Clock } from '../../clock.js';
 import { memberFromAccessToken } from '../../http/authenticate.js';
 import { Broadcaster } from '../../sockets/broadcaster.js';
 import { answerBrowserHello } from '../../sockets/browser-hello.js';
@@ -45,8 +46,9 @@ export class EventLink implements MemberSocket {
     readonly userId: number,
     readonly connection: SocketConnection,
     claims: AccessTokenClaims,
+    clock: Clock,
   ) {
-    this.token = new SocketToken(claims, () =>
+    this.token = new SocketToken(claims, clock, () =>
       connection.close(SOCKET_CLOSE_CODES.tokenExpired, 'access token expired'),
     );
   }
@@ -157,7 +159,7 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
       },
       admit: async (request) => (await check(queryOf(request).token ?? '')).claims,
       open: (connection, claims, request) => {
-        const link = new EventLink(claims.userId, connection, claims);
+        const link = new EventLink(claims.userId, connection, claims, app.clock);
         const remove = sockets.add(request, link);
         connection.onClose(() => {
           link.token.stop();

@@ -57,19 +57,27 @@ async function onlineCar(name: string): Promise<Driving & { car: TestSocket }> {
   return { ...driving, car };
 }
 
+/**
+ * An access token for a test's socket: the clock runs past a token's lifetime here, and a page
+ * would hand its sockets each refreshed token (`auth`); the test's sockets open with one that
+ * outlives the test instead.
+ */
+const socketToken = (user: Awaited<ReturnType<typeof buildUser>>) =>
+  tokenFor(testApp.app, user, { seconds: 24 * 60 * 60 });
+
 /** `driver` (a new member by default) takes the car with a code and opens its control socket. */
 async function drive(car: Driving, driver?: Awaited<ReturnType<typeof buildUser>>) {
   const { app, host } = testApp;
   const taken = await takeCar(app, car, driver);
   const controller = await open(
-    controllerUrl(host, car.carId, taken.accessToken, taken.controlToken),
+    controllerUrl(host, car.carId, await socketToken(taken.driver), taken.controlToken),
     originOf(app),
   );
   return { ...taken, controller };
 }
 
 async function eventSocket(user: Awaited<ReturnType<typeof buildUser>>): Promise<TestSocket> {
-  return open(eventsUrl(testApp.host, await tokenFor(testApp.app, user)), originOf(testApp.app));
+  return open(eventsUrl(testApp.host, await socketToken(user)), originOf(testApp.app));
 }
 
 async function sessionOf(userId: number, carId: number) {

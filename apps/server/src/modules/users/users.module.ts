@@ -8,8 +8,9 @@ declare module '../../module.js' {
     /** Members' rows for the member check, in memory and dropped by `user.changed` (user-cache.ts). */
     userCache: UserCache;
     /**
-     * The access tokens' signing key, derived once: the REST member check, the auth service and
-     * every socket's admission verify with it (jose keeps the imported WebCrypto key per KeyObject).
+     * The access tokens' signing key, derived once, and the clock they are issued and expire by:
+     * the REST member check, the auth service and every socket's admission verify with it (jose
+     * keeps the imported WebCrypto key per KeyObject).
      */
     tokenKeys: AccessTokenKeys;
   }
@@ -17,9 +18,9 @@ declare module '../../module.js' {
 
 export const usersModule = defineModule({
   name: 'users',
-  services: ({ db, config }) => ({
+  services: ({ db, config, clock }) => ({
     userCache: new UserCache({ db }),
-    tokenKeys: accessTokenKeys(config.jwtSecret, config.accessTokenTtlSeconds),
+    tokenKeys: accessTokenKeys(config.jwtSecret, config.accessTokenTtlSeconds, clock),
   }),
   // `user.changed` is the one every writer emits; the others come with the same changes and are
   // listened to as well so that no order of listeners can leave a stale row behind.

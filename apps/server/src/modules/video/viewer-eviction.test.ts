@@ -285,7 +285,11 @@ describe('a driver whose session ends stops watching (real Janus, real WebRTC)',
 
   describe('/janus sockets follow the member’s sessions', () => {
     const keys = () =>
-      accessTokenKeys(testApp.app.config.jwtSecret, testApp.app.config.accessTokenTtlSeconds);
+      accessTokenKeys(
+        testApp.app.config.jwtSecret,
+        testApp.app.config.accessTokenTtlSeconds,
+        testApp.app.clock,
+      );
 
     // The ban above goes through the real route; password changes and resets, deletions and
     // "log out everywhere" all end in this same event.
