@@ -8,6 +8,7 @@ import { loginHistory, refreshTokens, users } from '../../db/schema.js';
 import type { DomainEvents } from '../../events.js';
 import { startTestApp } from '../../test/app.js';
 import { login, newAccount, refresh, refreshCookieOf, signup, type TestAccount } from '../../test/auth.js';
+import { ManualClock } from '../../test/clock.js';
 import { TOKEN_AUDIENCE, TOKEN_ISSUER } from './access-token.js';
 import { REFRESH_COOKIE } from './auth.routes.js';
 
@@ -29,9 +30,13 @@ async function userByEmail(t: TestApp, email: string) {
   return row;
 }
 
+/** The server's clock: sessions and tokens run on it; a test moves it instead of waiting. */
+const clock = new ManualClock();
+const nowMs = () => clock.now().getTime();
+
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp({}, { apiPlugins: [whoamiRoutes] });
+  t = await startTestApp({}, { apiPlugins: [whoamiRoutes], clock });
 });
 afterAll(() => t.close());
 
@@ -174,7 +179,7 @@ describe('login', () => {
     expect(rows[0]?.tokenHash).toBe(createHash('sha256').update(refreshToken).digest('hex'));
     const dump = JSON.stringify(await t.app.database.db.execute(sql`select * from refresh_tokens`));
     expect(dump).not.toContain(refreshToken);
-    const ttl = (rows[0]?.expiresAt.getTime() ?? 0) - Date.now();
+    const ttl = (rows[0]?.expiresAt.getTime() ?? 0) - nowMs();
     expect(ttl).toBeLessThanOrEqual(30 * 86_400_000);
     expect(ttl).toBeGreaterThan(30 * 86_400_000 - 60_000);
   });
@@ -275,6 +280,8 @@ describe('login', () => {
     expect(blocked.headers['retry-after']).toBe('1');
     // Even the right password waits from that IP (that is what stops guessing)…
     expect((await attemptLogin(victim.email, victim.password, remoteAddress)).statusCode).toBe(429);
+    // The throttle's time is the limiter library's (wall time), not the app's clock: a caller who
+    // waits the Retry-After gets through.
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect((await attemptLogin(victim.email, 'wrong password here', remoteAddress)).statusCode).toBe(401);
     const longer = await attemptLogin(victim.email, 'wrong password here', remoteAddress);
@@ -329,11 +336,8 @@ describe('refresh-token', () => {
     const b = await refresh(t.app, first);
     expect(b.statusCode).toBe(200);
 
-    // The first use of `first` now lies 11 s in the past: a replay is theft.
-    await t.app.database.db
-      .update(refreshTokens)
-      .set({ usedAt: sql`now() - interval '11 seconds'` })
-      .where(eq(refreshTokens.tokenHash, createHash('sha256').update(first).digest('hex')));
+    // 11 s after the first use of `first`: a replay is theft.
+    clock.advance(11_000);
     const replay = await refresh(t.app, first);
     expect(replay.statusCode).toBe(401);
     expect(replay.json().errorKey).toBe(ERROR_KEYS.sessionExpired);
@@ -400,7 +404,7 @@ describe('refresh-token', () => {
     const user = await userByEmail(t, account.email);
     await t.app.database.db
       .update(refreshTokens)
-      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .set({ expiresAt: new Date(nowMs() - 1000) })
       .where(eq(refreshTokens.userId, user.id));
     expect((await refresh(t.app, refreshToken)).statusCode).toBe(401);
   });
@@ -409,7 +413,7 @@ describe('refresh-token', () => {
 describe('access tokens', () => {
   /** A token signed with the server's key, with claims chosen by the test. */
   const forge = (claims: { sub: string; iat?: number; exp?: number; sid?: string }) => {
-    const now = Math.floor(Date.now() / 1000);
+    const now = Math.floor(nowMs() / 1000);
     return new SignJWT(claims.sid ? { sid: claims.sid } : {})
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(claims.sub)
@@ -434,7 +438,7 @@ describe('access tokens', () => {
 
   it('are refused with another audience, another issuer, another key, or once expired', async () => {
     const user = await userByEmail(t, (await signup(t.app)).email);
-    const now = Math.floor(Date.now() / 1000);
+    const now = Math.floor(nowMs() / 1000);
     const sign = (aud: string, iss: string, secret = t.config.jwtSecret, exp = now + 60) =>
       new SignJWT({})
         .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
@@ -466,7 +470,7 @@ describe('access tokens', () => {
 
   it('are refused when `iat` is older than the token lifetime, even with a later `exp`', async () => {
     const user = await userByEmail(t, (await signup(t.app)).email);
-    const now = Math.floor(Date.now() / 1000);
+    const now = Math.floor(nowMs() / 1000);
     const ttl = t.config.accessTokenTtlSeconds;
     expect((await whoami(t, await forge({ sub: String(user.id), iat: now - ttl + 30 }))).statusCode).toBe(
       200,
@@ -499,10 +503,7 @@ describe('session revocation events', () => {
     const session = await login(t.app, account);
     const user = await userByEmail(t, account.email);
     expect((await refresh(t.app, session.refreshToken)).statusCode).toBe(200);
-    await t.app.database.db
-      .update(refreshTokens)
-      .set({ usedAt: sql`now() - interval '11 seconds'` })
-      .where(eq(refreshTokens.tokenHash, createHash('sha256').update(session.refreshToken).digest('hex')));
+    clock.advance(11_000);
     const events: DomainEvents['session.revoked'][] = [];
     const off = t.app.events.on('session.revoked', (event) => events.push(event));
     expect((await refresh(t.app, session.refreshToken)).statusCode).toBe(401);
