@@ -4,10 +4,11 @@
  * from the upgrade request to the end of its TCP connection — so concurrent upgrades cannot slip
  * past the cap, and an upgrade that never completes gives its place back.
  */
+import { once } from 'node:events';
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { CONTROL_LIMITS, ERROR_KEYS } from '@telerace/protocol';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { startTestApp } from '../test/app.js';
 import { buildUser, tokenFor } from '../test/factories.js';
 import {
@@ -74,6 +75,10 @@ describe('per-member caps', () => {
     const member = await buildUser(app.database.db);
     const token = await tokenFor(app, member);
     const { port } = app.server.address() as { port: number };
+    // The server's ends of those connections: a place taken for one is given back when it closes.
+    const serverEnds: Promise<unknown>[] = [];
+    const onConnection = (connection: Socket) => serverEnds.push(once(connection, 'close'));
+    app.server.on('connection', onConnection);
     // Raw upgrade requests whose connection ends at once: the server admits them in preValidation
     // and then finds nobody to upgrade.
     const abandoned = Array.from({ length: CONTROL_LIMITS.eventSocketsPerMember }, () => {
@@ -95,8 +100,10 @@ describe('per-member caps', () => {
       );
       return socket;
     });
-    await Promise.all(abandoned.map((socket) => new Promise((resolve) => socket.once('close', resolve))));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await Promise.all(abandoned.map((socket) => once(socket, 'close')));
+    await vi.waitFor(() => expect(serverEnds).toHaveLength(abandoned.length));
+    await Promise.all(serverEnds);
+    app.server.off('connection', onConnection);
     const sockets: TestSocket[] = [];
     for (let i = 0; i < CONTROL_LIMITS.eventSocketsPerMember; i += 1)
       sockets.push(await openSocket(eventsUrl(host, token), originOf(app)));

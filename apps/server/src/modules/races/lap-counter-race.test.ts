@@ -7,11 +7,13 @@
  */
 import { createServer } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
-import { setTimeout as delay } from 'node:timers/promises';
 import type { AdminRaceResponse } from '@telerace/protocol';
+import { and, eq, isNotNull } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { Server, type Socket } from 'socket.io';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { raceParticipants } from '../../db/schema.js';
+import { ManualClock } from '../../test/clock.js';
 import {
   connectCar,
   createCar,
@@ -26,10 +28,15 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function start(env: Record<string, string>): Promise<ListeningTestApp> {
-  const testApp = await startListeningTestApp(env);
+/** The race's countdown (set below). */
+const COUNTDOWN_SECONDS = 3;
+
+/** A server on a manual clock: the race and the counters' pass times run on it. */
+async function start(env: Record<string, string>): Promise<ListeningTestApp & { clock: ManualClock }> {
+  const clock = new ManualClock();
+  const testApp = await startListeningTestApp(env, { clock });
   cleanups.push(() => testApp.close());
-  return testApp;
+  return { ...testApp, clock };
 }
 
 /**
@@ -53,7 +60,7 @@ async function raceWithMappedCar({ app, host }: ListeningTestApp, lapCounterId: 
     method: 'PATCH',
     url: '/api/admin/settings',
     headers,
-    payload: { race_countdown_seconds: 3, min_lap_time_seconds: 1 },
+    payload: { race_countdown_seconds: COUNTDOWN_SECONDS, min_lap_time_seconds: 1 },
   });
   await app.raceEngine.join(driver.id, driving.carId);
   const view = () => adminView(app, headers);
@@ -64,11 +71,23 @@ async function adminView(app: FastifyInstance, headers: Record<string, string>):
   return (await app.inject({ method: 'GET', url: '/api/admin/race', headers })).json() as AdminRaceResponse;
 }
 
-async function startAndGoActive(app: FastifyInstance, headers: Record<string, string>) {
+/** The admin starts the race and the clock runs through the countdown, a tick a second. */
+async function startAndGoActive(app: FastifyInstance, clock: ManualClock, headers: Record<string, string>) {
   expect((await app.inject({ method: 'POST', url: '/api/admin/race/start', headers })).statusCode).toBe(200);
-  await expect
-    .poll(async () => (await adminView(app, headers)).state.race_status, { timeout: 10_000 })
-    .toBe('active');
+  for (let second = 0; second < COUNTDOWN_SECONDS; second += 1) {
+    clock.advance(1_000);
+    await app.raceEngine.settled();
+  }
+  expect((await adminView(app, headers)).state.race_status).toBe('active');
+}
+
+/** Once the driver's first pass (the start of lap 1) is stored. */
+async function firstPassCounted(app: FastifyInstance, userId: number): Promise<void> {
+  const passed = await app.database.db
+    .select({ at: raceParticipants.lastPassAt })
+    .from(raceParticipants)
+    .where(and(eq(raceParticipants.userId, userId), isNotNull(raceParticipants.lastPassAt)));
+  if (passed.length === 0) throw new Error('no pass counted yet');
 }
 
 describe('a race counted by a ZRound decoder', () => {
@@ -85,15 +104,16 @@ describe('a race counted by a ZRound decoder', () => {
     });
     const port = (decoder.address() as AddressInfo).port;
     const testApp = await start({ LAP_COUNTER: 'zround', ZROUND_URL: `tcp://127.0.0.1:${port}` });
-    const { app } = testApp;
-    const { carId, headers, view } = await raceWithMappedCar(testApp, '0A');
+    const { app, clock } = testApp;
+    const { driver, carId, headers, view } = await raceWithMappedCar(testApp, '0A');
     await expect.poll(async () => (await view()).lapCounter).toEqual({ kind: 'zround', connected: true });
 
-    await startAndGoActive(app, headers);
-    // Decoder race time 10.000 s (0x2710 ms), then 11.500 s (0x2CEC) once that much real time has
-    // passed (the decoder's clock is mapped onto ours from its frames' arrival): a 1.5 s lap.
+    await startAndGoActive(app, clock, headers);
+    // Decoder race time 10.000 s (0x2710 ms), then 11.500 s (0x2CEC) once our clock has moved as
+    // much (the decoder's clock is mapped onto ours from its frames' arrival): a 1.5 s lap.
     sockets.at(-1)?.write('%L0A,2710&');
-    await delay(1_600);
+    await vi.waitFor(() => firstPassCounted(app, driver.id), { timeout: 5_000, interval: 20 });
+    clock.advance(1_500);
     sockets.at(-1)?.write('%L05,2C00&%L0A,2CEC&');
     await expect
       .poll(async () => (await view()).leaderboard.find((row) => row.car_id === carId), { timeout: 5_000 })
@@ -119,7 +139,7 @@ describe('a race counted by a RotorHazard timer', () => {
     cleanups.push(() => io.close());
     const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
     const testApp = await start({ LAP_COUNTER: 'rotorhazard', ROTORHAZARD_URL: url });
-    const { app } = testApp;
+    const { app, clock } = testApp;
     const { driver, carId, headers, view } = await raceWithMappedCar(testApp, '3');
     await expect.poll(async () => (await view()).lapCounter.connected).toBe(true);
 
@@ -129,12 +149,14 @@ describe('a race counted by a RotorHazard timer', () => {
       .poll(() => altered)
       .toEqual([{ pilot_id: 3, callsign: driver.username, name: driver.username }]);
 
-    await startAndGoActive(app, headers);
-    // Stamped with the timer's clock (epoch ms): one before the green light is ignored.
-    const first = Date.now();
+    await startAndGoActive(app, clock, headers);
+    // Stamped with the timer's clock (epoch ms, here ours): one before the green light is ignored;
+    // the second pass is heard once our clock has reached it (a pass is never later than that).
+    const first = clock.now().getTime();
     timer?.emit('pass_record', { node: 0, frequency: 5658, timestamp: first - 8_000 });
     timer?.emit('pass_record', { node: 0, frequency: 5658, timestamp: first });
-    await delay(1_200);
+    await vi.waitFor(() => firstPassCounted(app, driver.id), { timeout: 5_000, interval: 20 });
+    clock.advance(1_200);
     timer?.emit('pass_record', { node: 0, frequency: 5658, timestamp: first + 1_200 });
     await expect
       .poll(async () => (await view()).leaderboard.find((row) => row.car_id === carId), { timeout: 5_000 })
