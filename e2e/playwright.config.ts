@@ -42,8 +42,12 @@ export const E2E_DISCORD_URL = `http://127.0.0.1:${E2E_CHAT.discordPort}`;
 
 /** The admin the server creates at start-up (ADMIN_EMAIL / ADMIN_PASSWORD). */
 export const E2E_ADMIN = { email: 'admin@e2e.telerace.test', password: 'e2e-admin-Passw0rd!' } as const;
-/** Short-lived access tokens, so the browser tests also prove the silent refresh. */
-export const E2E_ACCESS_TOKEN_TTL_SECONDS = 15;
+/**
+ * Short-lived access tokens, so the browser tests also prove the silent refresh: the shortest
+ * lifetime the server accepts (ACCESS_TOKEN_TTL_SECONDS, 10–900), so a test sees a page outlive
+ * its token in seconds. A page renews a socket's token a quarter of a lifetime before it ends.
+ */
+export const E2E_ACCESS_TOKEN_TTL_SECONDS = 10;
 
 /** What every e2e server shares: the seeded admin, short-lived access tokens, lifted limits. */
 const serverEnv = (port: string) => ({

@@ -99,7 +99,7 @@ test('viewers join a raffle from Twitch, YouTube and Discord chat, and a Twitch 
   request,
 }, testInfo) => {
   const carId = await onlineCar(request, 'Sim 1');
-  // Access tokens live 15 s here (E2E_ACCESS_TOKEN_TTL_SECONDS): a fresh one for each call.
+  // Access tokens live 10 s here (E2E_ACCESS_TOKEN_TTL_SECONDS): a fresh one for each call.
   const admin = async () => ({ headers: { authorization: `Bearer ${await adminToken(request)}` } });
 
   const viewer = await freshBrowser(browser);

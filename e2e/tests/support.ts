@@ -10,7 +10,7 @@ import {
   type TestInfo,
   test,
 } from '@playwright/test';
-import { E2E_ADMIN } from '../playwright.config.js';
+import { E2E_ACCESS_TOKEN_TTL_SECONDS, E2E_ADMIN } from '../playwright.config.js';
 
 const I18N = join(dirname(fileURLToPath(import.meta.url)), '../../apps/web/src/i18n');
 
@@ -64,6 +64,19 @@ export async function signUp(request: APIRequestContext, member: Member): Promis
 export async function acceptCookies(context: BrowserContext): Promise<void> {
   const { baseURL } = test.info().project.use;
   await context.addCookies([{ name: 'telerace_cookie_consent', value: '1', url: baseURL ?? '' }]);
+}
+
+/**
+ * Resolves once the server refuses `accessToken` because it expired (ACCESS_TOKEN_TTL_SECONDS after
+ * it was issued): the server's own clock says when, asked every quarter second.
+ */
+export async function expiredOnServer(request: APIRequestContext, accessToken: string): Promise<void> {
+  const status = async () =>
+    (await request.get('/api/me', { headers: { authorization: `Bearer ${accessToken}` } })).status();
+  expect(await status()).toBe(200);
+  await expect
+    .poll(status, { timeout: (E2E_ACCESS_TOKEN_TTL_SECONDS + 10) * 1000, intervals: [250] })
+    .toBe(401);
 }
 
 /** Logs in through the login screen and waits for the home page. */
