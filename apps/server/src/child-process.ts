@@ -17,9 +17,17 @@ import { type Clock, type ClockTimer, systemClock } from './clock.js';
 
 const SETPRIV = '/usr/bin/setpriv';
 
-export function spawnTiedToServer(command: string, args: string[], options: SpawnOptions): ChildProcess {
+/** What the kernel sends a child when the server dies: TERM lets it end cleanly, KILL cannot hang. */
+export type DeathSignal = 'TERM' | 'KILL';
+
+export function spawnTiedToServer(
+  command: string,
+  args: string[],
+  options: SpawnOptions,
+  deathSignal: DeathSignal = 'TERM',
+): ChildProcess {
   return existsSync(SETPRIV)
-    ? spawn(SETPRIV, ['--pdeathsig', 'TERM', '--', command, ...args], options)
+    ? spawn(SETPRIV, ['--pdeathsig', deathSignal, '--', command, ...args], options)
     : spawn(command, args, options);
 }
 
@@ -45,6 +53,8 @@ export interface SupervisedProcessOptions {
   restartExitCodes?: readonly number[];
   /** SIGTERM, then SIGKILL after this long (`stop`). */
   killGraceMs: number;
+  /** The signal the child gets if the server dies without stopping it (default TERM). */
+  deathSignal?: DeathSignal;
   clock?: Clock;
   restartDelays?: BackoffSchedule;
 }
@@ -85,7 +95,12 @@ export class SupervisedProcess extends EventEmitter<{
   #spawn(): ChildProcess {
     const { command, args, cwd, env, log, name } = this.#options;
     const startedAt = this.#clock.now().getTime();
-    const child = spawnTiedToServer(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnTiedToServer(
+      command,
+      args,
+      { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] },
+      this.#options.deathSignal,
+    );
     this.#child = child;
     const level = this.#options.outputLevel ?? 'info';
     for (const stream of [child.stdout, child.stderr]) {

@@ -162,6 +162,9 @@ export class JanusSupervisor extends EventEmitter<{ restarted: []; exit: [number
       log: this.#log,
       outputLevel: 'debug',
       killGraceMs: KILL_GRACE_MS,
+      // Janus's own shutdown can hang (a clean-clone run saw it alive 10 s after the server was
+      // SIGKILLed, holding its ports): it keeps nothing a new server needs, so it is killed.
+      deathSignal: 'KILL',
     });
     this.#process = janus;
     janus.on('exit', (code, signal) => this.emit('exit', code, signal));
