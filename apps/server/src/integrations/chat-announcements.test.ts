@@ -5,7 +5,7 @@
  * PATCH /api/admin/settings. The app runs on a ManualClock: `until` moves it half a second at a
  * time, so Twitch's pacing (1.5 s between lines) and YouTube's polling (1 s) go on.
  */
-import { eq } from 'drizzle-orm';
+import { desc, eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { auditLog } from '../db/schema.js';
 import { ManualClock } from '../test/clock.js';
@@ -348,11 +348,14 @@ describe('the bots’ announcements (English)', () => {
       const since = saidSince(h, before);
       for (const chat of CHATS) expect(since[chat].filter((text) => scenario.pattern.test(text))).toEqual([]);
 
-      const audits = await h.testApp.app.database.db
+      // The newest record: a query without ORDER BY may give rows in any order (PostgreSQL did).
+      const [audit] = await h.testApp.app.database.db
         .select()
         .from(auditLog)
-        .where(eq(auditLog.action, 'settings.update'));
-      expect(audits.at(-1)).toMatchObject({
+        .where(eq(auditLog.action, 'settings.update'))
+        .orderBy(desc(auditLog.id))
+        .limit(1);
+      expect(audit).toMatchObject({
         before: { [SETTINGS[kind]]: true },
         after: { [SETTINGS[kind]]: false },
       });

@@ -63,7 +63,14 @@ async function setup(persistentDatabase = false) {
 }
 
 const audits = async (app: FastifyInstance) =>
-  (await app.database.db.select().from(auditLog).where(eq(auditLog.targetType, 'raffle'))).map((row) => ({
+  // In the order they were written: without ORDER BY, PostgreSQL may give rows in any order.
+  (
+    await app.database.db
+      .select()
+      .from(auditLog)
+      .where(eq(auditLog.targetType, 'raffle'))
+      .orderBy(auditLog.id)
+  ).map((row) => ({
     action: row.action,
     targetId: row.targetId,
     after: row.after as Json,
