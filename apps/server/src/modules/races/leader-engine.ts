@@ -59,7 +59,8 @@ import { freshStanding, presentRace, restoredState, standingOf } from './race-vi
  */
 export const RACE_SESSION_MARGIN_MS = 60_000;
 
-interface LeaderEngineDeps {
+/** What the race engine is built from (race-engine.ts), handed on to the leader it runs. */
+export interface RaceEngineParts {
   db: Db;
   bus: EventBus;
   clock: Clock;
@@ -69,6 +70,9 @@ interface LeaderEngineDeps {
   relay: NeutralHold;
   sessions: RaceSessions;
   stats: RaceStats;
+}
+
+interface LeaderEngineDeps extends RaceEngineParts {
   queue: CommandQueue;
   /** Whether a raffle is open, as every race state shows it. */
   raffleStatus: () => RaffleStatus;

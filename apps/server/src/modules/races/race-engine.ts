@@ -6,35 +6,18 @@
  * hands every command to the follower's proxy (follower-proxy.ts), which sends them to the
  * leader and shows a copy of its race. One process always leads.
  */
-import type { AdminSettings, RaceState, RaffleStatus } from '@telerace/protocol';
-import type { FastifyBaseLogger } from 'fastify';
-import type { Clock } from '../../clock.js';
-import type { Db } from '../../db/client.js';
-import type { EventBus } from '../../events.js';
-import type { CarDirectory } from '../cars/car-directory.js';
+import type { RaceState, RaffleStatus } from '@telerace/protocol';
 import { FollowerProxy } from './follower-proxy.js';
-import { LeaderEngine } from './leader-engine.js';
+import { LeaderEngine, type RaceEngineParts } from './leader-engine.js';
 import {
   type Audit,
   CommandQueue,
   type LiveLeaderboard,
-  type NeutralHold,
   type RaceLeader,
   type RaceRole,
-  type RaceSessions,
-  type RaceStats,
 } from './race-roles.js';
 
-export interface RaceEngineDeps {
-  db: Db;
-  bus: EventBus;
-  clock: Clock;
-  log: FastifyBaseLogger;
-  settings: { current(): AdminSettings };
-  directory: Pick<CarDirectory, 'get'>;
-  relay: NeutralHold;
-  sessions: RaceSessions;
-  stats: RaceStats;
+export interface RaceEngineDeps extends RaceEngineParts {
   /** Several instances: where a follower's commands go. Null (one process): this engine always leads. */
   leader?: RaceLeader | null;
 }
