@@ -108,7 +108,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   const bus = new EventBus({
     log: app.log,
     strict: process.env.NODE_ENV === 'test',
-    transport: redis ? new RedisTransport(redis, app.log) : undefined,
+    transport: redis ? new RedisTransport({ channels: redis, log: app.log }) : undefined,
   });
   app.decorate('events', bus);
   app.decorate('config', config);
@@ -117,7 +117,12 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   const socketAdmission = new SocketAdmission(config.socketsPerIp);
   app.decorate('socketAdmission', socketAdmission);
   // The abuse limits' counts: shared by every instance with REDIS_URL, in memory without.
-  const limitStores = new LimitStores(redis, config.redisNamespace, app.log, socketAdmission);
+  const limitStores = new LimitStores({
+    redis,
+    namespace: config.redisNamespace,
+    log: app.log,
+    sockets: socketAdmission,
+  });
   app.decorate('limitStores', limitStores);
   app.decorate('socketMeter', new SocketMeter());
 

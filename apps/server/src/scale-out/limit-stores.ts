@@ -36,22 +36,23 @@ export class LimitStores {
   readonly #counters: SharedCounters | null;
   readonly #socketPlaces: RedisSocketPlaces | null;
 
-  constructor(
-    redis: RedisChannels | null,
-    namespace: string,
-    log: FastifyBaseLogger,
-    sockets: SocketAdmission,
-  ) {
-    this.#counters = redis ? new SharedCounters(redis.commands, namespace, log) : null;
+  constructor(deps: {
+    redis: RedisChannels | null;
+    namespace: string;
+    log: FastifyBaseLogger;
+    sockets: SocketAdmission;
+  }) {
+    const { redis, namespace, log, sockets } = deps;
+    this.#counters = redis ? new SharedCounters({ redis: redis.commands, namespace, log }) : null;
     this.#socketPlaces =
       redis && this.#counters
-        ? new RedisSocketPlaces(
-            this.#counters,
-            redis.instanceId,
-            (key) => sockets.heldHere(key),
-            () => sockets.keysHere(),
+        ? new RedisSocketPlaces({
+            counters: this.#counters,
+            instanceId: redis.instanceId,
+            localCount: (key) => sockets.heldHere(key),
+            localKeys: () => sockets.keysHere(),
             log,
-          )
+          })
         : null;
     if (this.#socketPlaces) sockets.share(this.#socketPlaces);
   }
@@ -67,7 +68,7 @@ export class LimitStores {
 
   /** The failed-login throttle. */
   loginThrottle(): LoginThrottle {
-    return new LoginThrottle(this.limiters);
+    return new LoginThrottle({ store: this.limiters });
   }
 
   async close(): Promise<void> {

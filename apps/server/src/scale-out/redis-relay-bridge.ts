@@ -43,10 +43,13 @@ export class RedisRelayBridge implements RelayBridge {
   readonly #watchedUntil = new Map<number, number>();
   #presenceTimer: NodeJS.Timeout | undefined;
 
-  constructor(
-    readonly channels: RedisChannels,
-    readonly log: FastifyBaseLogger,
-  ) {}
+  readonly channels: RedisChannels;
+  readonly log: FastifyBaseLogger;
+
+  constructor(deps: { channels: RedisChannels; log: FastifyBaseLogger }) {
+    this.channels = deps.channels;
+    this.log = deps.log;
+  }
 
   get instanceId(): string {
     return this.channels.instanceId;

@@ -60,6 +60,17 @@ redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
 /** Whether a place was taken in Redis, refused there (full), or Redis did not answer. */
 export type SharedPlace = 'taken' | 'full' | 'unshared';
 
+export interface RedisSocketPlacesDeps {
+  counters: SharedCounters;
+  instanceId: string;
+  /** This instance's own count per key (its in-memory places). */
+  localCount: (key: string) => number;
+  localKeys: () => Iterable<string>;
+  log: FastifyBaseLogger;
+  /** Tests shorten the lease to see a crashed instance's places expire. */
+  timing?: { leaseMs: number; refreshMs: number };
+}
+
 export class RedisSocketPlaces {
   readonly #timer: ReturnType<typeof setInterval>;
   /** Keys whose Redis field may differ from this instance's count. */
@@ -68,16 +79,19 @@ export class RedisSocketPlaces {
   readonly #leases: string;
   readonly #leaseMs: number;
 
-  constructor(
-    private readonly counters: SharedCounters,
-    private readonly instanceId: string,
-    /** This instance's own count per key (its in-memory places). */
-    private readonly localCount: (key: string) => number,
-    private readonly localKeys: () => Iterable<string>,
-    private readonly log: FastifyBaseLogger,
-    /** Tests shorten the lease to see a crashed instance's places expire. */
-    timing: { leaseMs: number; refreshMs: number } = { leaseMs: LEASE_MS, refreshMs: LEASE_REFRESH_MS },
-  ) {
+  private readonly counters: SharedCounters;
+  private readonly instanceId: string;
+  private readonly localCount: (key: string) => number;
+  private readonly localKeys: () => Iterable<string>;
+  private readonly log: FastifyBaseLogger;
+
+  constructor(deps: RedisSocketPlacesDeps) {
+    const { counters, timing = { leaseMs: LEASE_MS, refreshMs: LEASE_REFRESH_MS } } = deps;
+    this.counters = counters;
+    this.instanceId = deps.instanceId;
+    this.localCount = deps.localCount;
+    this.localKeys = deps.localKeys;
+    this.log = deps.log;
     this.#leases = counters.key('socket-leases', 'instances');
     this.#leaseMs = timing.leaseMs;
     this.#timer = setInterval(() => void this.refresh(), timing.refreshMs);

@@ -26,11 +26,13 @@ export class RedisTransport implements EventTransport {
   /** Facts that could not cross since Redis went down (logged when it is back). */
   #lost = 0;
 
-  constructor(
-    readonly channels: RedisChannels,
-    readonly log: FastifyBaseLogger,
-  ) {
-    channels.onStateChange((connected) => {
+  readonly channels: RedisChannels;
+  readonly log: FastifyBaseLogger;
+
+  constructor(deps: { channels: RedisChannels; log: FastifyBaseLogger }) {
+    this.channels = deps.channels;
+    this.log = deps.log;
+    this.channels.onStateChange((connected) => {
       if (connected && this.#lost > 0) {
         this.log.warn(
           { lost: this.#lost },

@@ -15,13 +15,12 @@ export class SharedCounters {
   readonly #log: FastifyBaseLogger;
   #failing = false;
 
-  constructor(
-    readonly redis: Redis,
-    namespace: string,
-    log: FastifyBaseLogger,
-  ) {
-    this.#prefix = `${namespace}:limits:`;
-    this.#log = log.child({ component: 'shared-limits' });
+  readonly redis: Redis;
+
+  constructor(deps: { redis: Redis; namespace: string; log: FastifyBaseLogger }) {
+    this.redis = deps.redis;
+    this.#prefix = `${deps.namespace}:limits:`;
+    this.#log = deps.log.child({ component: 'shared-limits' });
   }
 
   /** The prefix of the limit `name`'s keys (rate-limiter-flexible adds `:<key>`). */

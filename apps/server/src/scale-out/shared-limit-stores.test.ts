@@ -49,7 +49,7 @@ afterAll(() => {
 
 /** Two instances' counters on one namespace. */
 function twoInstances(namespace = newNamespace()) {
-  return [0, 1].map(() => new SharedCounters(redis, namespace, quietLogger())) as [
+  return [0, 1].map(() => new SharedCounters({ redis, namespace, log: quietLogger() })) as [
     SharedCounters,
     SharedCounters,
   ];
@@ -65,7 +65,7 @@ const windowOn = <K extends string | number>(
 
 /** The throttle of one instance. */
 const throttleOn = (counters: SharedCounters) =>
-  new LoginThrottle((name, points, windowMs) => redisLimiter(counters, name, points, windowMs));
+  new LoginThrottle({ store: (name, points, windowMs) => redisLimiter(counters, name, points, windowMs) });
 
 describe('counted limits in Redis', () => {
   it('counts events recorded on either instance; the wait is until the window of the first ends', async () => {
@@ -105,7 +105,11 @@ describe('counted limits in Redis', () => {
 
   it('counts in memory on a Redis that is down, warning once', async () => {
     const { logger, warnings } = recordingLogger();
-    const down = new SharedCounters(connect('redis://127.0.0.1:1'), newNamespace(), logger);
+    const down = new SharedCounters({
+      redis: connect('redis://127.0.0.1:1'),
+      namespace: newNamespace(),
+      log: logger,
+    });
     const window = windowOn<number>(down, 'codes', 2, MINUTE);
     expect(await window.retryAfterMs(1)).toBe(0);
     await window.record(1);
@@ -130,7 +134,11 @@ describe('counted limits in Redis', () => {
   });
 
   it('take on a Redis that is down: this instance’s own count decides alone', async () => {
-    const down = new SharedCounters(connect('redis://127.0.0.1:1'), newNamespace(), quietLogger());
+    const down = new SharedCounters({
+      redis: connect('redis://127.0.0.1:1'),
+      namespace: newNamespace(),
+      log: quietLogger(),
+    });
     const window = windowOn<number>(down, 'commands', 2, MINUTE);
     expect([await window.take(1), await window.take(1), await window.take(1)]).toEqual([true, true, false]);
   });
@@ -186,14 +194,14 @@ describe('RedisSocketPlaces', () => {
   /** An instance: its own in-memory counts beside the shared places. */
   function instance(counters: SharedCounters, timing?: { leaseMs: number; refreshMs: number }) {
     const held = new Map<string, number>();
-    const places = new RedisSocketPlaces(
+    const places = new RedisSocketPlaces({
       counters,
-      randomBytes(4).toString('hex'),
-      (key) => held.get(key) ?? 0,
-      () => held.keys(),
-      quietLogger(),
-      timing,
-    );
+      instanceId: randomBytes(4).toString('hex'),
+      localCount: (key) => held.get(key) ?? 0,
+      localKeys: () => held.keys(),
+      log: quietLogger(),
+      ...(timing ? { timing } : {}),
+    });
     return {
       places,
       async take(key: string, max: number) {

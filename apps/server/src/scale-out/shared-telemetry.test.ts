@@ -42,8 +42,8 @@ afterAll(() => {
 async function pair() {
   const namespace = newNamespace();
   const clock = { now: 1_000_000 };
-  const here = new SharedTelemetry(redis, namespace, quietLogger(), () => clock.now);
-  const elsewhere = new SharedTelemetry(await connected(), namespace, quietLogger());
+  const here = new SharedTelemetry({ redis, namespace, log: quietLogger(), now: () => clock.now });
+  const elsewhere = new SharedTelemetry({ redis: await connected(), namespace, log: quietLogger() });
   // Commands on one connection answer in order: after a PING, every write before it is done.
   const written = () => redis.ping();
   return { namespace, clock, here, elsewhere, written };
@@ -97,7 +97,7 @@ describe('SharedTelemetry', () => {
 
   it('while Redis is down: recording does nothing and throws nothing, reading finds nothing', async () => {
     const down = connect('redis://127.0.0.1:1');
-    const shared = new SharedTelemetry(down, newNamespace(), quietLogger());
+    const shared = new SharedTelemetry({ redis: down, namespace: newNamespace(), log: quietLogger() });
     expect(() => shared.record(1, { speed: 1, at: at(1) })).not.toThrow();
     expect(await shared.lastOf([1])).toEqual(new Map());
   });

@@ -31,11 +31,11 @@ export class SharedTelemetry implements TelemetryElsewhere {
   /** When each car's telemetry was last written (this instance's writes only). */
   readonly #writtenAt = new Map<number, number>();
 
-  constructor(redis: Redis, namespace: string, log: FastifyBaseLogger, now: () => number = Date.now) {
-    this.#redis = redis;
-    this.#prefix = `${namespace}:telemetry:`;
-    this.#log = log.child({ component: 'shared-telemetry' });
-    this.#now = now;
+  constructor(deps: { redis: Redis; namespace: string; log: FastifyBaseLogger; now?: () => number }) {
+    this.#redis = deps.redis;
+    this.#prefix = `${deps.namespace}:telemetry:`;
+    this.#log = deps.log.child({ component: 'shared-telemetry' });
+    this.#now = deps.now ?? Date.now;
   }
 
   /** A held car's telemetry: written now unless it was within RECORD_EVERY_MS; never throws, never waits. */

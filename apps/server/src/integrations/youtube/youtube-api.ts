@@ -127,9 +127,9 @@ export class YoutubeApi {
   readonly #base: string;
   readonly #credentials: YoutubeCredentials;
 
-  constructor(apiUrl: string, credentials: YoutubeCredentials) {
-    this.#base = apiUrl.replace(/\/+$/, '');
-    this.#credentials = credentials;
+  constructor(deps: { apiUrl: string; credentials: YoutubeCredentials }) {
+    this.#base = deps.apiUrl.replace(/\/+$/, '');
+    this.#credentials = deps.credentials;
   }
 
   /** Whether the bot may write in the chat (only the channel owner's token can). */

@@ -21,9 +21,9 @@ export const youtubeModule = defineModule({
     if (settings === null) return { youtubeChat: null };
     return {
       youtubeChat: new YoutubeChat({
-        api: new YoutubeApi(config.social.youtube.apiUrl, {
-          apiKey: settings.apiKey,
-          oauthToken: settings.oauthToken,
+        api: new YoutubeApi({
+          apiUrl: config.social.youtube.apiUrl,
+          credentials: { apiKey: settings.apiKey, oauthToken: settings.oauthToken },
         }),
         hub: services.integrations,
         clock,

@@ -33,7 +33,7 @@ export const accountModule = defineModule({
           WRONG_CURRENT_PASSWORDS_WINDOW_MS,
         ),
       ),
-      addressChanges: new AddressChangeLimiter(undefined, app.limitStores.window),
+      addressChanges: new AddressChangeLimiter({ windows: app.limitStores.window }),
     }),
   }),
   routes: () => [{ plugin: accountRoutes }],

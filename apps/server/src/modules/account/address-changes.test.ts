@@ -11,7 +11,7 @@ const MINUTE = 60_000;
 let limiter: AddressChangeLimiter;
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'], now: 5_000_000 });
-  limiter = new AddressChangeLimiter({ perAccount: 3, perIp: 5, windowMs: 60 * MINUTE });
+  limiter = new AddressChangeLimiter({ limits: { perAccount: 3, perIp: 5, windowMs: 60 * MINUTE } });
 });
 afterEach(() => {
   vi.useRealTimers();

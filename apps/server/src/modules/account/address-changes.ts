@@ -45,10 +45,11 @@ export class AddressChangeLimiter {
   readonly #byAccount: LimitWindow<number>;
   readonly #byIp: LimitWindow<string>;
 
-  constructor(
-    readonly limits: AddressChangeLimits = ADDRESS_CHANGE_LIMITS,
-    windows: LimitWindowFactory = limitWindows(memoryLimiters),
-  ) {
+  readonly limits: AddressChangeLimits;
+
+  constructor(deps: { limits?: AddressChangeLimits; windows?: LimitWindowFactory } = {}) {
+    const { limits = ADDRESS_CHANGE_LIMITS, windows = limitWindows(memoryLimiters) } = deps;
+    this.limits = limits;
     this.#byAccount = windows('address-changes-account', limits.perAccount, limits.windowMs);
     this.#byIp = windows('address-changes-ip', limits.perIp, limits.windowMs);
   }

@@ -69,10 +69,11 @@ export class LoginThrottle {
    */
   readonly #resets;
 
-  constructor(
-    store: LimiterStore = memoryLimiters,
-    readonly limits: LoginLimits = DEFAULT_LOGIN_LIMITS,
-  ) {
+  readonly limits: LoginLimits;
+
+  constructor(deps: { store?: LimiterStore; limits?: LoginLimits } = {}) {
+    const { store = memoryLimiters, limits = DEFAULT_LOGIN_LIMITS } = deps;
+    this.limits = limits;
     this.#pairs = store('login-pairs', limits.freeFailuresPerPair, limits.pairMemoryMs);
     this.#delays = store('login-delays', 1, limits.maxDelayMs);
     this.#ips = store('login-ip', limits.perIp, limits.windowMs);

@@ -93,7 +93,7 @@ export class AdminCarsService {
     this.telemetryElsewhere = deps.telemetryElsewhere ?? null;
     this.sessions = deps.sessions;
     this.controlCodeTtlMinutes = deps.controlCodeTtlMinutes ?? DEFAULT_CONTROL_CODE_TTL_MINUTES;
-    this.#presenter = new CarPresenter(this.presence, deps.video ?? NO_VIDEO);
+    this.#presenter = new CarPresenter({ presence: this.presence, video: deps.video ?? NO_VIDEO });
   }
 
   async listAdmin(): Promise<AdminCar[]> {

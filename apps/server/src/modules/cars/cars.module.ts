@@ -48,7 +48,9 @@ export const carsModule = defineModule({
   name: 'cars',
   services: ({ app, config, db, bus, clock, log, redis, services, options }) => {
     // Several instances: the cars held here record their telemetry for the admin on any instance.
-    const telemetry = redis ? new SharedTelemetry(redis.commands, config.redisNamespace, log) : null;
+    const telemetry = redis
+      ? new SharedTelemetry({ redis: redis.commands, namespace: config.redisNamespace, log })
+      : null;
     if (telemetry) services.carRelay.onCarTelemetry((carId, received) => telemetry.record(carId, received));
     const presence = services.carRelay;
     const cars = new CarsService({

@@ -49,10 +49,13 @@ export interface Viewer {
 }
 
 export class CarPresenter {
-  constructor(
-    readonly presence: CarPresence,
-    readonly video: CarVideoAccess,
-  ) {}
+  readonly presence: CarPresence;
+  readonly video: CarVideoAccess;
+
+  constructor(deps: { presence: CarPresence; video: CarVideoAccess }) {
+    this.presence = deps.presence;
+    this.video = deps.video;
+  }
 
   /** A car as the members' list shows it. */
   car({ car, session, username }: ListedCar): Car {

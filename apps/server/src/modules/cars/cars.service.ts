@@ -60,7 +60,7 @@ export class CarsService {
     this.clock = deps.clock;
     this.directory = deps.directory;
     this.presence = deps.presence;
-    this.#presenter = new CarPresenter(this.presence, deps.video ?? NO_VIDEO);
+    this.#presenter = new CarPresenter({ presence: this.presence, video: deps.video ?? NO_VIDEO });
   }
 
   /**

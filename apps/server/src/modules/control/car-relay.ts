@@ -29,7 +29,9 @@ import { type ControllerAccess, ControllerLink } from './controller-link.js';
 import { CrossInstanceRelay, type LocalRelay } from './cross-instance-relay.js';
 import type { RelayBridge } from './relay-bridge.js';
 
-export interface CarRelayOptions {
+export interface CarRelayDeps {
+  events: EventBus;
+  log: FastifyBaseLogger;
   /** Config for a car's `welcome`; null when the car is gone. */
   carConfig(carId: number): Promise<CarConfig | null>;
   /** The controllers in the member-sockets registry, which closes them on revocations. */
@@ -67,12 +69,15 @@ export class CarRelay implements CarPresence {
   /** From a drive message's arrival to its forwarding to the car's socket (GET /metrics). */
   readonly driveLatency = new LatencyHistogram();
 
-  constructor(
-    readonly events: EventBus,
-    readonly log: FastifyBaseLogger,
-    readonly options: CarRelayOptions,
-  ) {
-    this.#crossInstance = new CrossInstanceRelay(this.#localSide(), options.bridge);
+  readonly events: EventBus;
+  readonly log: FastifyBaseLogger;
+  readonly options: CarRelayDeps;
+
+  constructor(deps: CarRelayDeps) {
+    this.events = deps.events;
+    this.log = deps.log;
+    this.options = deps;
+    this.#crossInstance = new CrossInstanceRelay(this.#localSide(), deps.bridge);
   }
 
   /** Drives that crossed instances (GET /metrics). */

@@ -15,12 +15,14 @@ declare module '../../module.js' {
 export const controlModule = defineModule({
   name: 'control',
   services: ({ bus, log, redis, services }) => ({
-    carRelay: new CarRelay(bus, log, {
+    carRelay: new CarRelay({
+      events: bus,
+      log,
       // A car's `welcome` reads the row: it may connect before the car directory is loaded.
       carConfig: (carId) => services.carLookups.liveConfig(carId),
       controllerSockets: services.memberSockets.kind<ControllerLink>('controller'),
       // Several instances: a driver here may drive a car whose agent is on another one.
-      bridge: redis ? new RedisRelayBridge(redis, log) : undefined,
+      bridge: redis ? new RedisRelayBridge({ channels: redis, log }) : undefined,
     }),
   }),
   sockets: () => [{ plugin: controlRoutes }],

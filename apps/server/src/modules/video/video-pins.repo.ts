@@ -26,7 +26,11 @@ export interface VideoPins {
 }
 
 export class DatabaseVideoPins implements VideoPins {
-  constructor(private readonly db: Db) {}
+  private readonly db: Db;
+
+  constructor(deps: { db: Db }) {
+    this.db = deps.db;
+  }
 
   async pinsOf(carIds: readonly number[], fresh: () => string): Promise<Map<number, string>> {
     const pins = new Map<number, string>();

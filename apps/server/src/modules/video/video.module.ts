@@ -32,7 +32,7 @@ export const videoModule = defineModule({
       streamIdOf: (carId) => services.carLookups.streamIdOf(carId),
       formerStreamIdOf: (carId) => services.carLookups.formerStreamIdOf(carId),
       isDriven: (carId) => services.carLookups.isDriven(carId),
-      pins: new DatabaseVideoPins(db),
+      pins: new DatabaseVideoPins({ db }),
       isLeader: () => services.leadership.leading,
     });
     return {
