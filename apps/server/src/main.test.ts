@@ -82,12 +82,16 @@ describe('server process', () => {
   }, 60_000);
 
   it('stops before any database write when its port is taken', async () => {
-    environment = await createTestEnvironment({
-      LOG_LEVEL: 'info',
-      ADMIN_EMAIL: 'admin@example.test',
-      ADMIN_PASSWORD: 'port taken admin password',
-      SIM_CARS: '1',
-    });
+    // Empty: the server must leave it so (other tests start from a migrated copy).
+    environment = await createTestEnvironment(
+      {
+        LOG_LEVEL: 'info',
+        ADMIN_EMAIL: 'admin@example.test',
+        ADMIN_PASSWORD: 'port taken admin password',
+        SIM_CARS: '1',
+      },
+      { emptyDatabase: true },
+    );
     const blocker = createServer();
     blocker.listen(0, '127.0.0.1');
     await once(blocker, 'listening');

@@ -7,10 +7,16 @@ import { buildTestApp, createTestEnvironment, TEST_DB_KIND } from '../test/app.j
 import { appSettings } from './schema.js';
 
 describe('database', () => {
-  it('keeps data across restarts (PGlite under DATA_DIR/db, or the PostgreSQL database)', async () => {
-    const environment = await createTestEnvironment();
+  it('applies every migration to an empty database, and keeps data across restarts (PGlite under DATA_DIR/db, or the PostgreSQL database)', async () => {
+    // Empty: the other tests start from a migrated copy (test/migrated-databases.ts).
+    const environment = await createTestEnvironment({}, { emptyDatabase: true });
     try {
       const first = await buildTestApp(environment, { persistentDatabase: true });
+      const [fromNothing] = await first.app.database.db
+        .select({ count: sql<number>`count(*)::int` })
+        .from(sql`drizzle.__drizzle_migrations`);
+      expect(fromNothing?.count).toBe(migrationCount());
+      expect(first.logLines().some((line) => line.msg === 'database migrations applied')).toBe(true);
       await first.app.database.db
         .insert(appSettings)
         .values({ key: 'car_session_duration_minutes', value: { minutes: 12 } });

@@ -10,42 +10,32 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import type { FastifyInstance } from 'fastify';
-import pg from 'pg';
 import { inject } from 'vitest';
 import { buildApp } from '../app.js';
 import type { BuildAppOptions } from '../app-options.js';
 import { type Config, loadConfig } from '../config.js';
 import { type Database, pgliteDatabase } from '../db/client.js';
+import { adminQuery, postgresUrl } from './postgres-admin.js';
 
 export const TEST_DB_KIND: 'pglite' | 'postgres' = process.env.TEST_DB === 'postgres' ? 'postgres' : 'pglite';
 
-const ADMIN_URL = process.env.TEST_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-
 export interface TestEnvironment {
   dataDir: string;
+  /** Whether the database starts without the migrations (default: migrated, see migrated-databases.ts). */
+  emptyDatabase: boolean;
   /** Environment for loadConfig (or a spawned server): DATA_DIR, DATABASE_URL on postgres, … */
   env: Record<string, string>;
   dispose(): Promise<void>;
 }
 
-async function adminQuery(statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 5_000 });
-  try {
-    await client.connect();
-  } catch (error) {
-    throw new Error(
-      `The postgres test project needs a PostgreSQL server at ${ADMIN_URL} (set TEST_PG_ADMIN_URL): ${(error as Error).message}`,
-    );
-  }
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
-
-/** A temporary DATA_DIR, and on the postgres project a new empty database. */
-export async function createTestEnvironment(extraEnv: Record<string, string> = {}): Promise<TestEnvironment> {
+/**
+ * A temporary DATA_DIR, and on the postgres project a new database: a copy of the migrated
+ * template, or with `emptyDatabase` an empty one (the app then applies every migration).
+ */
+export async function createTestEnvironment(
+  extraEnv: Record<string, string> = {},
+  { emptyDatabase = false }: { emptyDatabase?: boolean } = {},
+): Promise<TestEnvironment> {
   const dataDir = await mkdtemp(join(tmpdir(), 'telerace-test-'));
   const env: Record<string, string> = {
     DATA_DIR: dataDir,
@@ -59,14 +49,14 @@ export async function createTestEnvironment(extraEnv: Record<string, string> = {
   let dropDatabase = async () => {};
   if (TEST_DB_KIND === 'postgres') {
     const name = `telerace_test_${randomBytes(6).toString('hex')}`;
-    await adminQuery(`CREATE DATABASE "${name}"`);
-    const url = new URL(ADMIN_URL);
-    url.pathname = `/${name}`;
-    env.DATABASE_URL = url.toString();
+    const template = emptyDatabase ? '' : ` TEMPLATE "${inject('postgresTemplate')}"`;
+    await adminQuery(`CREATE DATABASE "${name}"${template}`);
+    env.DATABASE_URL = postgresUrl(name);
     dropDatabase = () => adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
   }
   return {
     dataDir,
+    emptyDatabase,
     env: { ...env, ...extraEnv },
     async dispose() {
       await dropDatabase();
@@ -78,12 +68,18 @@ export async function createTestEnvironment(extraEnv: Record<string, string> = {
 let snapshot: Promise<Blob> | undefined;
 
 /**
- * A fresh PGlite started from the empty cluster saved by pglite-snapshot.ts: in memory, or in a
- * new data directory. An existing directory is left to the app's own opening code.
+ * A fresh PGlite started from the migrated cluster saved by migrated-databases.ts: in memory, or
+ * in a new data directory. An existing directory, or an empty database asked for, is left to the
+ * app's own opening code (in memory: a new empty cluster).
  */
-async function pgliteFromSnapshot(config: Config, persistent: boolean): Promise<Database | undefined> {
+async function pgliteFromSnapshot(
+  config: Config,
+  persistent: boolean,
+  empty: boolean,
+): Promise<Database | undefined> {
   const dataDir = join(config.dataDir, 'db');
-  if (persistent && existsSync(dataDir)) return undefined;
+  if (persistent && (empty || existsSync(dataDir))) return undefined;
+  if (empty) return pgliteDatabase(new PGlite());
   snapshot ??= readFile(inject('pgliteSnapshotFile')).then((bytes) => new Blob([bytes]));
   const loadDataDir = await snapshot;
   return pgliteDatabase(persistent ? new PGlite(dataDir, { loadDataDir }) : new PGlite({ loadDataDir }));
@@ -117,7 +113,7 @@ export async function buildTestApp(
   const lines: string[] = [];
   const database =
     TEST_DB_KIND === 'pglite' && !config.databaseUrl
-      ? await pgliteFromSnapshot(config, persistentDatabase)
+      ? await pgliteFromSnapshot(config, persistentDatabase, environment.emptyDatabase)
       : undefined;
   const app = await buildApp(config, {
     ...(database ? { database } : {}),
