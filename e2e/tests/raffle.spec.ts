@@ -228,8 +228,12 @@ const DANA = {
 const OTHER = { id: 'tw-other', name: 'OtherViewer' } as const;
 /** The shortest settings, so a driving session's nominal end falls during a race in about a minute. */
 const SHORT = { car_session_duration_minutes: 1, race_countdown_seconds: 3, race_length_minutes: 1 };
-/** Time the admin leaves between the claim and the start: the nominal end then falls ~20 s into the race. */
-const START_AFTER_CLAIM_MS = 20_000;
+/**
+ * Time the admin leaves between the claim and the start: the nominal end of her turn (a minute
+ * after the claim) then falls ~45 s into the one-minute race, which still runs ~15 s after it —
+ * time to see her drive — before the admin ends it.
+ */
+const START_AFTER_CLAIM_MS = 15_000;
 
 test('a viewer entered from two linked platforms is drawn once, claims, races and keeps the car past its session', async ({
   browser,
@@ -362,7 +366,7 @@ test('a viewer entered from two linked platforms is drawn once, claims, races an
   });
 
   await test.step('past the nominal end of her session, mid-race, she still drives', async () => {
-    // One minute after the claim her turn would have ended; the race runs ~20 s longer.
+    // One minute after the claim her turn would have ended; the race runs ~15 s longer.
     await expect
       .poll(() => Date.now() - claimedAt, { timeout: 70_000, intervals: [1_000] })
       .toBeGreaterThan(62_000);
@@ -374,8 +378,11 @@ test('a viewer entered from two linked platforms is drawn once, claims, races an
     await dana.keyboard.up('w');
   });
 
-  await test.step('the race ends: she is told, and the car is free again', async () => {
-    await expect.poll(() => alerts, { timeout: 60_000 }).toContain(en.control.forceDisconnect.race_ended);
+  await test.step('the admin ends the race: she is told, and the car is free again', async () => {
+    await adminPage.getByTestId('race-end').click();
+    const confirm = adminPage.getByRole('dialog', { name: en.raceControl.endTitle });
+    await confirm.getByRole('button', { name: en.raceControl.end, exact: true }).click();
+    await expect.poll(() => alerts).toContain(en.control.forceDisconnect.race_ended);
     await expect(async () => expect(await driverOf(carId)).toBeNull()).toPass({ timeout: 20_000 });
   });
 

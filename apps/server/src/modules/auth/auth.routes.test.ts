@@ -244,9 +244,9 @@ describe('login', () => {
     const unknown: number[] = [];
     for (let i = 0; i < 8; i++) {
       // An address per round: an (account, address) pair is slowed after 5 failures.
-      const a = await attempt(account.email, `10.0.${i}.1`);
-      const b = await attempt(`nobody-${i}@example.com`, `10.0.${i}.2`);
-      const c = await attempt(socialOnly?.email ?? '', `10.0.${i}.3`);
+      const a = await attempt(account.email, `10.9.${i}.1`);
+      const b = await attempt(`nobody-${i}@example.com`, `10.9.${i}.2`);
+      const c = await attempt(socialOnly?.email ?? '', `10.9.${i}.3`);
       for (const { response } of [a, b, c]) {
         expect(response.statusCode).toBe(401);
         expect(response.json()).toEqual({
