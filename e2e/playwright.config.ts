@@ -72,6 +72,109 @@ const raffleServerEnv = (port: string, oauthUrl: string) => ({
   TWITCH_API_URL: `${oauthUrl}/twitch/api`,
 });
 
+/** A process scripts/start-all.mjs starts: the tests begin once `url` answers. */
+interface E2EProcess {
+  name: string;
+  command: string;
+  url: string;
+  env: Record<string, string>;
+}
+/** Where scripts/start-all.mjs says every process is up. */
+const E2E_READY_PORT = Number(process.env.E2E_READY_PORT ?? 8180);
+
+const mainServer: E2EProcess = {
+  name: 'the main server',
+  command: 'node scripts/start-server.mjs',
+  url: `${baseURL}/api/ready`,
+  env: {
+    ...serverEnv(String(E2E_PORT)),
+    // Simulated cars driven by real car-agent processes over the real car socket: one for each
+    // driving test (a car stays taken for its session): Sim 1–3 for driving.spec.ts, Sim 4 and
+    // Sim 5 for the two drivers of race.spec.ts. An idle agent only holds its car socket; it
+    // renders and streams video only while driven.
+    SIM_CARS: '5',
+  },
+};
+
+const oauthStandIn: E2EProcess = {
+  name: 'the OAuth stand-in',
+  command: 'node scripts/oauth-stand-in.mjs',
+  url: `${E2E_OAUTH_URL}/health`,
+  env: {
+    E2E_OAUTH_PORT: String(E2E_OAUTH_PORT),
+    E2E_OAUTH_CLIENT_ID: E2E_OAUTH_CLIENT.id,
+    E2E_OAUTH_CLIENT_SECRET: E2E_OAUTH_CLIENT.secret,
+  },
+};
+
+const chatStandIns: E2EProcess = {
+  name: 'the chat stand-ins',
+  command: 'node --import tsx scripts/chat-stand-ins.ts',
+  url: `${E2E_CHAT_CONTROL_URL}/health`,
+  env: {
+    E2E_TWITCH_IRC_PORT: String(E2E_CHAT.twitchIrcPort),
+    E2E_YOUTUBE_PORT: String(E2E_CHAT.youtubePort),
+    E2E_DISCORD_PORT: String(E2E_CHAT.discordPort),
+    E2E_CHAT_CONTROL_PORT: String(E2E_CHAT.controlPort),
+    E2E_TWITCH_BOT_TOKEN: E2E_CHAT.twitchBotToken,
+    E2E_DISCORD_BOT_TOKEN: E2E_CHAT.discordBotToken,
+    E2E_DISCORD_GUILD_ID: E2E_CHAT.discordGuildId,
+    E2E_DISCORD_CHANNEL_ID: E2E_CHAT.discordChannelId,
+  },
+};
+
+const raffleServer: E2EProcess = {
+  name: 'the raffle server',
+  // The raffle test's server: like the main one, with Twitch and Discord sign-in pointed at the
+  // stand-in and a single simulated car ("Sim 1"), the one a winner's claim is given.
+  command: 'node scripts/start-server.mjs',
+  url: `${E2E_RAFFLE_URL}/api/ready`,
+  env: {
+    ...raffleServerEnv(String(E2E_RAFFLE_PORT), E2E_OAUTH_URL),
+    // Discord sign-in too: a viewer links a second platform (raffle.spec.ts, one account, one entry).
+    DISCORD_CLIENT_ID: E2E_OAUTH_CLIENT.id,
+    DISCORD_CLIENT_SECRET: E2E_OAUTH_CLIENT.secret,
+    DISCORD_AUTH_URL: `${E2E_OAUTH_URL}/discord/authorize`,
+    DISCORD_TOKEN_URL: `${E2E_OAUTH_URL}/discord/token`,
+    DISCORD_API_URL: `${E2E_OAUTH_URL}/discord/api`,
+  },
+};
+
+const chatOauthStandIn: E2EProcess = {
+  name: 'the integrations OAuth stand-in',
+  command: 'node scripts/oauth-stand-in.mjs',
+  url: `${E2E_CHAT_OAUTH_URL}/health`,
+  env: {
+    E2E_OAUTH_PORT: new URL(E2E_CHAT_OAUTH_URL).port,
+    E2E_OAUTH_CLIENT_ID: E2E_OAUTH_CLIENT.id,
+    E2E_OAUTH_CLIENT_SECRET: E2E_OAUTH_CLIENT.secret,
+  },
+};
+
+const chatServer: E2EProcess = {
+  name: 'the integrations server',
+  // integrations.spec.ts's server: every chat integration on, against the stand-ins, Twitch
+  // sign-in against its own OAuth stand-in, one simulated car for the winner's claim.
+  command: 'node scripts/start-server.mjs',
+  url: `${E2E_CHAT_SERVER_URL}/api/ready`,
+  env: {
+    ...raffleServerEnv(new URL(E2E_CHAT_SERVER_URL).port, E2E_CHAT_OAUTH_URL),
+    // The chat integrations (integrations.spec.ts), each against its stand-in.
+    TWITCH_CHANNEL: E2E_CHAT.twitchChannel,
+    TWITCH_BOT_USERNAME: 'telerace_bot',
+    TWITCH_BOT_TOKEN: E2E_CHAT.twitchBotToken,
+    TWITCH_IRC_URL: `ws://127.0.0.1:${E2E_CHAT.twitchIrcPort}`,
+    TWITCH_EVENTSUB_SECRET: E2E_CHAT.eventSubSecret,
+    YOUTUBE_API_URL: `${E2E_YOUTUBE_URL}/youtube/v3`,
+    YOUTUBE_OAUTH_TOKEN: 'stand-in-token',
+    YOUTUBE_LIVE_CHAT_ID: 'stand-in-chat-1',
+    DISCORD_API_URL: `${E2E_DISCORD_URL}/api/v10`,
+    DISCORD_BOT_TOKEN: E2E_CHAT.discordBotToken,
+    DISCORD_GUILD_ID: E2E_CHAT.discordGuildId,
+    DISCORD_CHANNEL_ID: E2E_CHAT.discordChannelId,
+  },
+};
+
 export default defineConfig({
   testDir: './tests',
   outputDir: './test-results',
@@ -91,7 +194,10 @@ export default defineConfig({
   reporter: [['list'], ['html', { open: 'never', outputFolder: 'playwright-report' }]],
   use: {
     baseURL,
-    trace: 'retain-on-failure',
+    // A failed test keeps its trace: every action with the page's DOM before and after it. Not
+    // the screencast (a JPEG of every frame the page paints, live video included): it was a
+    // large share of the suite's CPU on two cores, and a failure's own screenshot is kept.
+    trace: { mode: 'retain-on-failure', screenshots: false, snapshots: true, sources: true },
     screenshot: 'only-on-failure',
     launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS },
   },
@@ -104,105 +210,22 @@ export default defineConfig({
       grep: /@mobile|@phone/,
     },
   ],
-  webServer: [
-    {
-      command: 'node scripts/start-server.mjs',
-      url: `${baseURL}/api/ready`,
-      reuseExistingServer: false,
-      timeout: 60_000,
-      stdout: 'pipe',
-      stderr: 'pipe',
-      env: {
-        ...serverEnv(String(E2E_PORT)),
-        // Simulated cars driven by real car-agent processes over the real car socket: one for each
-        // driving test (a car stays taken for its session): Sim 1–3 for driving.spec.ts, Sim 4 and
-        // Sim 5 for the two drivers of race.spec.ts. An idle agent only holds its car socket; it
-        // renders and streams video only while driven.
-        SIM_CARS: '5',
-      },
+  // Every process the tests talk to, started by one webServer (scripts/start-all.mjs): the
+  // stand-ins together, then the three servers together (Playwright starts webServer entries one
+  // after another: 19 s for these six).
+  webServer: {
+    command: 'node scripts/start-all.mjs',
+    url: `http://127.0.0.1:${E2E_READY_PORT}/ready`,
+    reuseExistingServer: false,
+    timeout: 120_000,
+    stdout: 'pipe',
+    stderr: 'pipe',
+    env: {
+      E2E_READY_PORT: String(E2E_READY_PORT),
+      E2E_PROCESSES: JSON.stringify([
+        [oauthStandIn, chatStandIns, chatOauthStandIn],
+        [mainServer, raffleServer, chatServer],
+      ]),
     },
-    {
-      command: 'node scripts/oauth-stand-in.mjs',
-      url: `${E2E_OAUTH_URL}/health`,
-      reuseExistingServer: false,
-      timeout: 10_000,
-      env: {
-        E2E_OAUTH_PORT: String(E2E_OAUTH_PORT),
-        E2E_OAUTH_CLIENT_ID: E2E_OAUTH_CLIENT.id,
-        E2E_OAUTH_CLIENT_SECRET: E2E_OAUTH_CLIENT.secret,
-      },
-    },
-    {
-      command: 'node --import tsx scripts/chat-stand-ins.ts',
-      url: `${E2E_CHAT_CONTROL_URL}/health`,
-      reuseExistingServer: false,
-      timeout: 20_000,
-      env: {
-        E2E_TWITCH_IRC_PORT: String(E2E_CHAT.twitchIrcPort),
-        E2E_YOUTUBE_PORT: String(E2E_CHAT.youtubePort),
-        E2E_DISCORD_PORT: String(E2E_CHAT.discordPort),
-        E2E_CHAT_CONTROL_PORT: String(E2E_CHAT.controlPort),
-        E2E_TWITCH_BOT_TOKEN: E2E_CHAT.twitchBotToken,
-        E2E_DISCORD_BOT_TOKEN: E2E_CHAT.discordBotToken,
-        E2E_DISCORD_GUILD_ID: E2E_CHAT.discordGuildId,
-        E2E_DISCORD_CHANNEL_ID: E2E_CHAT.discordChannelId,
-      },
-    },
-    {
-      // The raffle test's server: like the main one, with Twitch and Discord sign-in pointed at the
-      // stand-in and a single simulated car ("Sim 1"), the one a winner's claim is given.
-      command: 'node scripts/start-server.mjs',
-      url: `${E2E_RAFFLE_URL}/api/ready`,
-      reuseExistingServer: false,
-      timeout: 60_000,
-      stdout: 'pipe',
-      stderr: 'pipe',
-      env: {
-        ...raffleServerEnv(String(E2E_RAFFLE_PORT), E2E_OAUTH_URL),
-        // Discord sign-in too: a viewer links a second platform (raffle.spec.ts, one account, one entry).
-        DISCORD_CLIENT_ID: E2E_OAUTH_CLIENT.id,
-        DISCORD_CLIENT_SECRET: E2E_OAUTH_CLIENT.secret,
-        DISCORD_AUTH_URL: `${E2E_OAUTH_URL}/discord/authorize`,
-        DISCORD_TOKEN_URL: `${E2E_OAUTH_URL}/discord/token`,
-        DISCORD_API_URL: `${E2E_OAUTH_URL}/discord/api`,
-      },
-    },
-    {
-      command: 'node scripts/oauth-stand-in.mjs',
-      url: `${E2E_CHAT_OAUTH_URL}/health`,
-      reuseExistingServer: false,
-      timeout: 10_000,
-      env: {
-        E2E_OAUTH_PORT: new URL(E2E_CHAT_OAUTH_URL).port,
-        E2E_OAUTH_CLIENT_ID: E2E_OAUTH_CLIENT.id,
-        E2E_OAUTH_CLIENT_SECRET: E2E_OAUTH_CLIENT.secret,
-      },
-    },
-    {
-      // integrations.spec.ts's server: every chat integration on, against the stand-ins, Twitch
-      // sign-in against its own OAuth stand-in, one simulated car for the winner's claim.
-      command: 'node scripts/start-server.mjs',
-      url: `${E2E_CHAT_SERVER_URL}/api/ready`,
-      reuseExistingServer: false,
-      timeout: 60_000,
-      stdout: 'pipe',
-      stderr: 'pipe',
-      env: {
-        ...raffleServerEnv(new URL(E2E_CHAT_SERVER_URL).port, E2E_CHAT_OAUTH_URL),
-        // The chat integrations (integrations.spec.ts), each against its stand-in.
-        TWITCH_CHANNEL: E2E_CHAT.twitchChannel,
-        TWITCH_BOT_USERNAME: 'telerace_bot',
-        TWITCH_BOT_TOKEN: E2E_CHAT.twitchBotToken,
-        TWITCH_IRC_URL: `ws://127.0.0.1:${E2E_CHAT.twitchIrcPort}`,
-        TWITCH_EVENTSUB_SECRET: E2E_CHAT.eventSubSecret,
-        YOUTUBE_API_URL: `${E2E_YOUTUBE_URL}/youtube/v3`,
-        YOUTUBE_OAUTH_TOKEN: 'stand-in-token',
-        YOUTUBE_LIVE_CHAT_ID: 'stand-in-chat-1',
-        DISCORD_API_URL: `${E2E_DISCORD_URL}/api/v10`,
-        DISCORD_BOT_TOKEN: E2E_CHAT.discordBotToken,
-        DISCORD_GUILD_ID: E2E_CHAT.discordGuildId,
-        DISCORD_CHANNEL_ID: E2E_CHAT.discordChannelId,
-      },
-    },
-  ],
+  },
 });

@@ -1,7 +1,7 @@
 // A local stand-in for Twitch's and Discord's OAuth providers, for the browser tests (raffle.spec.ts,
 // integrations.spec.ts): the e2e copy of the server tests' apps/server/src/test/oauth-stand-in.ts, on
 // a fixed port (E2E_OAUTH_PORT) so both the browser (the authorize page) and the server (token and
-// user endpoints) reach it. Playwright starts it as a webServer (playwright.config.ts), which also
+// user endpoints) reach it. scripts/start-all.mjs starts it for Playwright (playwright.config.ts), which also
 // points the raffle servers' TWITCH_* and DISCORD_* settings at it.
 //
 //   GET  /{p}/authorize      a browser's sign-in (p: twitch or discord): no consent screen, it sends

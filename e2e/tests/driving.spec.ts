@@ -10,6 +10,7 @@ import { E2E_ADMIN } from '../playwright.config.js';
 import {
   acceptCookies,
   carWithCode,
+  freeCar,
   logIn,
   newMember,
   screenshot,
@@ -110,6 +111,7 @@ test('a member connects with a code, watches the live video and drives with the 
   // Back on the car list, the car shows as this member's.
   await page.goto('/car-selection');
   await expect(page.getByTestId(`car-${car.id}`)).toContainText(en.cars.yours);
+  await freeCar(request, car.id);
 });
 
 test('an admin lowers the forward speed and the car applies it', async ({ page, request }, testInfo) => {
@@ -136,6 +138,7 @@ test('an admin lowers the forward speed and the car applies it', async ({ page, 
   }
   await page.keyboard.up('w');
   expect(Math.max(...samples)).toBeLessThan(0.8);
+  await freeCar(request, car.id);
 });
 
 /**
@@ -187,4 +190,5 @@ test('on a phone, a member drives with a thumb on the throttle stick @phone', as
   await touch.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
   await expect(stick).toHaveAttribute('aria-valuenow', '0');
   await expect.poll(() => speed(page), { timeout: 10_000 }).toBeLessThan(0.1);
+  await freeCar(request, car.id);
 });

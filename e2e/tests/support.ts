@@ -127,6 +127,19 @@ export async function carWithCode(
   return { id, code: ((await response.json()) as { code: string }).code };
 }
 
+/**
+ * Ends the car's driving session once a test is done with it (an admin's kick; 409 when it has
+ * none left): the car's agent then stops rendering and encoding its camera, which a taken car
+ * otherwise does until its session's end — for the rest of the run, on the cores the other
+ * tests need.
+ */
+export async function freeCar(request: APIRequestContext, carId: number): Promise<void> {
+  const response = await request.post(`/api/admin/cars/${carId}/kick`, {
+    headers: { authorization: `Bearer ${await adminToken(request)}` },
+  });
+  expect([200, 204, 409], await response.text()).toContain(response.status());
+}
+
 /** The speed the car reports, as shown on the control page (m/s). */
 export async function speed(page: Page): Promise<number> {
   const text = (await page.getByTestId('telemetry-speed').textContent()) ?? '';
