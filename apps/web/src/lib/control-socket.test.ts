@@ -7,6 +7,8 @@ import { OutdatedPage } from './outdated-page';
 
 const location = { protocol: 'https:', host: 'race.test' };
 let clock = 0;
+/** The page's idle moment the first ping waits for (whenIdle), run by the test. */
+let pageIdle: (() => void) | null = null;
 
 function control(accessToken = 'acc-1') {
   let token = accessToken;
@@ -19,6 +21,12 @@ function control(accessToken = 'acc-1') {
     now: () => clock,
     // The spec's exact delays: the jitter below them is reconnecting-socket.test.ts's subject.
     backoff: new Backoff(),
+    whenIdle: (run) => {
+      pageIdle = run;
+      return () => {
+        pageIdle = null;
+      };
+    },
   });
   return { socket, setToken: (next: string) => (token = next) };
 }
@@ -28,6 +36,7 @@ const drives = (socket: FakeSocket) => socket.messages.filter((m) => m.type === 
 beforeEach(() => {
   FakeSocket.reset();
   clock = 1_000;
+  pageIdle = null;
   vi.useFakeTimers();
 });
 afterEach(() => {
@@ -118,23 +127,76 @@ describe('ControlSocket', () => {
     expect(socket.getState().connection).toBe('disconnected');
   });
 
-  it('says its protocol version on open, then sends controller-ping every 15 s and measures the round trip', () => {
+  it('says its protocol version on open; pings once the page is idle: three 300 ms apart, then every 15 s', () => {
     const { socket } = control();
     socket.start();
     const ws = FakeSocket.last;
     ws.serverOpen();
-    expect(ws.messages).toEqual([
-      { type: 'hello', protocolVersion: BROWSER_PROTOCOL_VERSION },
-      { type: 'controller-ping', timestamp: 1_000 },
-    ]);
-    clock = 1_037;
-    ws.serverSend({ type: 'controller-pong', timestamp: 1_000 });
-    expect(socket.getState().pingMs).toBe(37);
-    clock = 16_000;
-    vi.advanceTimersByTime(14_999);
-    expect(ws.messages.filter((m) => m.type === 'controller-ping')).toHaveLength(1);
+    const pings = () => ws.messages.filter((m) => m.type === 'controller-ping');
+    // A round trip measured while the page still loads would measure the page, not the link.
+    expect(ws.messages).toEqual([{ type: 'hello', protocolVersion: BROWSER_PROTOCOL_VERSION }]);
+    vi.advanceTimersByTime(5_000);
+    expect(pings()).toHaveLength(0);
+    clock = 6_000;
+    pageIdle?.();
+    expect(pings()).toEqual([{ type: 'controller-ping', timestamp: 6_000 }]);
+    vi.advanceTimersByTime(299);
+    expect(pings()).toHaveLength(1);
     vi.advanceTimersByTime(1);
-    expect(ws.messages.filter((m) => m.type === 'controller-ping')).toHaveLength(2);
+    expect(pings()).toHaveLength(2);
+    vi.advanceTimersByTime(300);
+    expect(pings()).toHaveLength(3);
+    vi.advanceTimersByTime(14_999);
+    expect(pings()).toHaveLength(3);
+    vi.advanceTimersByTime(1);
+    expect(pings()).toHaveLength(4);
+    vi.advanceTimersByTime(15_000);
+    expect(pings()).toHaveLength(5);
+  });
+
+  it('shows the median of the last five round trips: one slow answer does not paint it', () => {
+    const { socket } = control();
+    socket.start();
+    const ws = FakeSocket.last;
+    ws.serverOpen();
+    pageIdle?.();
+    const answer = (sentAt: number, ms: number) => {
+      clock = sentAt + ms;
+      ws.serverSend({ type: 'controller-pong', timestamp: sentAt });
+      return socket.getState().pingMs;
+    };
+    expect(socket.getState().pingMs).toBeNull();
+    expect(answer(1_000, 37)).toBe(37);
+    expect(answer(2_000, 545)).toBe(37);
+    expect(answer(3_000, 5)).toBe(37);
+    expect(answer(4_000, 6)).toBe(6);
+    expect(answer(5_000, 7)).toBe(7);
+    // The link really got slower: three slow answers out of the last five move the figure.
+    expect(answer(6_000, 300)).toBe(7);
+    expect(answer(7_000, 310)).toBe(7);
+    expect(answer(8_000, 320)).toBe(300);
+  });
+
+  it('starts the round trips over on a new connection, and sends no ping on a closed one', () => {
+    const { socket } = control();
+    socket.start();
+    const first = FakeSocket.last;
+    first.serverOpen();
+    pageIdle?.();
+    clock = 1_900;
+    first.serverSend({ type: 'controller-pong', timestamp: 1_000 });
+    expect(socket.getState().pingMs).toBe(900);
+    first.serverClose(1006, '');
+    expect(socket.getState().pingMs).toBeNull();
+    vi.advanceTimersByTime(60_000);
+    expect(first.messages.filter((m) => m.type === 'controller-ping')).toHaveLength(1);
+    const second = FakeSocket.last;
+    expect(second).not.toBe(first);
+    second.serverOpen();
+    pageIdle?.();
+    clock = 70_000;
+    second.serverSend({ type: 'controller-pong', timestamp: 69_990 });
+    expect(socket.getState().pingMs).toBe(10);
   });
 
   it('keeps telemetry, the car status and errors, and ignores unknown messages', () => {

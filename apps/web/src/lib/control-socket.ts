@@ -2,8 +2,9 @@
  * The driver's control connection (spec §7 "Control socket"):
  * `/rcsocket?type=controller&car={id}&control_token={t}&token={access}`. It says its protocol
  * version on open (`hello`; outdated-page.ts says what an `incompatible` answer does). It
- * reconnects on its own (ReconnectingSocket's loop and backoff), sends `controller-ping` every
- * 15 s (and once on open) to measure the round trip shown as the ping readout, sends `drive` only
+ * reconnects on its own (ReconnectingSocket's loop and backoff), measures the round trip shown as
+ * the ping readout (`controller-ping`: three once the page is idle after the socket opens, then
+ * every 15 s; the readout is the median of the last five), sends `drive` only
  * when the values change, and keeps the car's last telemetry. The access token is read at each (re)connection, so a renewed
  * token is used; a token refreshed while connected goes to the open socket (`auth {token}`), a
  * fresh one is fetched shortly before the socket's token expires, and a `tokenExpired` close
@@ -21,6 +22,7 @@ import { onTokenChange, refreshAccessToken } from './auth-client';
 import { clampUnit } from './input-merge';
 import { HELLO, type OutdatedPage, outdatedPage } from './outdated-page';
 import { type AttemptContext, ReconnectingSocket, type SocketClose } from './reconnecting-socket';
+import { RoundTrips, whenPageIdle } from './round-trips';
 import { SocketTokenLease } from './socket-token';
 import { type SocketFactory, socketUrl } from './socket-url';
 import { StateStore } from './state-store';
@@ -50,9 +52,12 @@ export interface ControlEnd {
   reason: string;
 }
 
+/** The first round trips of a connection: a few, close together, so the readout settles at once. */
+export const FIRST_PINGS = { count: 3, everyMs: 300 } as const;
+
 export interface ControlState {
   connection: ControlConnection;
-  /** Last measured round trip in ms, null before the first answer. */
+  /** The median of the last round trips in ms (RoundTrips), null before the first answer. */
   pingMs: number | null;
   telemetry: Telemetry | null;
   /** When the telemetry arrived (ms since epoch). */
@@ -82,6 +87,8 @@ export interface ControlSocketOptions {
   backoff?: Backoff;
   /** Told when the server does not speak this page's protocol (default: the app's). */
   outdated?: OutdatedPage;
+  /** Runs the first ping once the page is idle; returns a cancel (default: whenPageIdle). */
+  whenIdle?: (run: () => void) => () => void;
 }
 
 const INITIAL_STATE: ControlState = {
@@ -97,7 +104,9 @@ const INITIAL_STATE: ControlState = {
 
 export class ControlSocket extends StateStore<ControlState> {
   private readonly link: ReconnectingSocket<ControllerServerMessage, ControllerMessage>;
-  private pingTimer: ReturnType<typeof setInterval> | undefined;
+  private pingTimer: ReturnType<typeof setTimeout> | undefined;
+  private cancelFirstPing: (() => void) | undefined;
+  private readonly roundTrips = new RoundTrips();
   private lastDrive: { throttle: number; steer: number } | null = null;
   private stopFollowingTokens: (() => void) | undefined;
   private readonly now: () => number;
@@ -165,6 +174,17 @@ export class ControlSocket extends StateStore<ControlState> {
     this.link.send({ type: 'controller-ping', timestamp: this.now() });
   }
 
+  /** FIRST_PINGS, then one every TIMERS_MS.controlPing, until the connection drops. */
+  private startPinging(): void {
+    let first: number = FIRST_PINGS.count;
+    const next = () => {
+      this.ping();
+      first -= 1;
+      this.pingTimer = setTimeout(next, first > 0 ? FIRST_PINGS.everyMs : TIMERS_MS.controlPing);
+    };
+    next();
+  }
+
   /**
    * Each attempt's address, with the auth client's token. A token that expired (or that the
    * server just refused) would only be refused: a refresh comes first, and whatever token the
@@ -201,8 +221,7 @@ export class ControlSocket extends StateStore<ControlState> {
     // A new connection: the server knows nothing of what was sent on the last one.
     this.lastDrive = null;
     this.update({ connection: 'connected', error: null, failedAttempts: 0 });
-    this.ping();
-    this.pingTimer = setInterval(() => this.ping(), TIMERS_MS.controlPing);
+    this.cancelFirstPing = (this.options.whenIdle ?? whenPageIdle)(() => this.startPinging());
   }
 
   private closed(close: SocketClose): void {
@@ -228,7 +247,8 @@ export class ControlSocket extends StateStore<ControlState> {
     switch (message.type) {
       case 'controller-pong':
         if (message.timestamp !== undefined) {
-          this.update({ pingMs: Math.max(0, Math.round(this.now() - message.timestamp)) });
+          const sample = Math.max(0, Math.round(this.now() - message.timestamp));
+          this.update({ pingMs: this.roundTrips.add(sample) });
         }
         break;
       case 'telemetry':
@@ -249,8 +269,11 @@ export class ControlSocket extends StateStore<ControlState> {
   }
 
   private dropConnection(): void {
-    clearInterval(this.pingTimer);
+    this.cancelFirstPing?.();
+    this.cancelFirstPing = undefined;
+    clearTimeout(this.pingTimer);
     this.pingTimer = undefined;
+    this.roundTrips.clear();
     this.lease.closed();
     this.lastDrive = null;
   }

@@ -52,6 +52,14 @@ function row(name: string) {
   return within(tr);
 }
 
+/** A row's action, reached as an admin does: the row's Actions menu first. */
+async function rowAction(user: ReturnType<typeof userEvent.setup>, name: string, action: string) {
+  const menu = row(name).getByLabelText(i18n.t('carStatus.actionsFor', { name }));
+  await user.click(menu);
+  expect(menu.closest('details')).toHaveAttribute('open');
+  return row(name).getByRole('button', { name: action });
+}
+
 // The table shows placeholder rows while the first page loads: wait for the data rows, not the table.
 const dataRows = () => screen.findByRole('rowheader', { name: /^Red Comet/ });
 
@@ -105,7 +113,7 @@ describe('admin CarStatusTab', () => {
     const user = userEvent.setup();
     await renderSignedIn(<CarStatusTab />, adminUser);
     await dataRows();
-    await user.click(row('Blue Bolt').getByRole('button', { name: 'Generate code' }));
+    await user.click(await rowAction(user, 'Blue Bolt', 'Generate code'));
     expect(callsTo(fetchMock, 'POST', '/api/admin/cars/2/generate_code')).toEqual([]);
     await confirmIn('Generate a code for Blue Bolt?', 'Generate code');
     expect(await screen.findByTestId('control-code')).toHaveTextContent('ZX9Q4M');
@@ -118,7 +126,7 @@ describe('admin CarStatusTab', () => {
     const user = userEvent.setup();
     await renderSignedIn(<CarStatusTab />, adminUser);
     await dataRows();
-    await user.click(row('Red Comet').getByRole('button', { name: 'Kick' }));
+    await user.click(await rowAction(user, 'Red Comet', 'Kick'));
     const dialog = await confirmIn('Kick speedy?', 'Kick');
     expect(await within(dialog).findByRole('alert')).toHaveTextContent('Failed to kick user.');
     answer = json(200, { message: 'Kicked' });
@@ -133,12 +141,12 @@ describe('admin CarStatusTab', () => {
     const user = userEvent.setup();
     await renderSignedIn(<CarStatusTab />, adminUser);
     await dataRows();
-    await user.click(row('Red Comet').getByRole('button', { name: 'Reboot' }));
+    await user.click(await rowAction(user, 'Red Comet', 'Reboot'));
     await confirmIn('Reboot Red Comet?', 'Reboot');
     expect(await screen.findByText('Reboot sent to Red Comet.')).toBeVisible();
 
     answer = json(409, { error: 'The car is offline', errorKey: 'errors.carOffline' });
-    await user.click(row('Red Comet').getByRole('button', { name: 'Shut down' }));
+    await user.click(await rowAction(user, 'Red Comet', 'Shut down'));
     const dialog = await confirmIn('Shut down Red Comet?', 'Shut down');
     expect(await within(dialog).findByRole('alert')).toHaveTextContent(
       'Failed to send command: This car is offline right now.',
@@ -156,10 +164,10 @@ describe('admin CarStatusTab', () => {
     const user = userEvent.setup();
     await renderSignedIn(<CarStatusTab />, adminUser);
     await dataRows();
-    await user.click(row('Blue Bolt').getByRole('button', { name: 'Delete' }));
+    await user.click(await rowAction(user, 'Blue Bolt', 'Delete'));
     await user.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'Cancel' }));
     expect(callsTo(fetchMock, 'DELETE', '/api/admin/cars/2')).toEqual([]);
-    await user.click(row('Blue Bolt').getByRole('button', { name: 'Delete' }));
+    await user.click(await rowAction(user, 'Blue Bolt', 'Delete'));
     await confirmIn('Delete Blue Bolt?', 'Delete');
     expect(await screen.findByText('Blue Bolt was deleted.')).toBeVisible();
     expect(callsTo(fetchMock, 'DELETE', '/api/admin/cars/2')).toHaveLength(1);
@@ -170,7 +178,7 @@ describe('admin CarStatusTab', () => {
     const user = userEvent.setup();
     await renderSignedIn(<CarStatusTab />, adminUser);
     await dataRows();
-    await user.click(row('Red Comet').getByRole('button', { name: 'Rotate secret' }));
+    await user.click(await rowAction(user, 'Red Comet', 'Rotate secret'));
     await confirmIn('Rotate the secret of Red Comet?', 'Rotate secret');
     expect(await screen.findByTestId('car-secret')).toHaveTextContent('sec_abc123');
     expect(screen.getByText(/shown only once/)).toBeVisible();
@@ -281,7 +289,7 @@ describe('admin CarStatusTab', () => {
     const user = userEvent.setup();
     await renderSignedIn(<CarStatusTab />, adminUser);
     await dataRows();
-    await user.click(row('Blue Bolt').getByRole('button', { name: 'Speed & trim' }));
+    await user.click(await rowAction(user, 'Blue Bolt', 'Speed & trim'));
     const dialog = screen.getByRole('dialog', { name: 'Speed and trim of Blue Bolt' });
     const forward = within(dialog).getByRole('slider', { name: 'Forward speed' });
     const backward = within(dialog).getByRole('slider', { name: 'Backward speed' });
@@ -324,7 +332,7 @@ describe('admin CarStatusTab', () => {
 
     await user.click(within(dialog).getByRole('button', { name: 'Cancel' }));
     expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
-    await user.click(row('Blue Bolt').getByRole('button', { name: 'Speed & trim' }));
+    await user.click(await rowAction(user, 'Blue Bolt', 'Speed & trim'));
     await user.keyboard('{Escape}');
     expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
   });
@@ -335,7 +343,7 @@ describe('admin CarStatusTab', () => {
     const user = userEvent.setup();
     await renderSignedIn(<CarStatusTab />, adminUser);
     await screen.findByRole('rowheader', { name: /^Red Comet/ });
-    await user.click(row('Red Comet').getByRole('button', { name: 'Vitesse et trim' }));
+    await user.click(await rowAction(user, 'Red Comet', 'Vitesse et trim'));
     const dialog = screen.getByRole('dialog', { name: 'Vitesse et trim de Red Comet' });
     expect(within(dialog).getByRole('slider', { name: 'Vitesse avant' })).toHaveValue('100');
     expect(within(dialog).getByRole('button', { name: 'Annuler' })).toBeVisible();

@@ -12,6 +12,7 @@ import { TableEmpty, TableLoading } from '../../components/table/table-states';
 import { bodyCell, headCell } from '../../components/table/table-styles';
 import { Alert } from '../../components/ui/Alert';
 import { Button } from '../../components/ui/Button';
+import { buttonClasses } from '../../components/ui/button-styles';
 import { ScrollTable } from '../../components/ui/ScrollTable';
 import { formatRelativeTime } from '../../lib/relative-time';
 import { displayName } from '../../lib/username';
@@ -73,7 +74,16 @@ function CodeCell({ car, now, large }: { car: AdminCar; now: Date; large?: boole
   );
 }
 
-function RowActions({ car, onAction }: { car: AdminCar; onAction: (kind: RowActionKind) => void }) {
+function RowActions({
+  car,
+  onAction,
+  layout = 'grid',
+}: {
+  car: AdminCar;
+  onAction: (kind: RowActionKind) => void;
+  /** `grid`: two or three columns (a phone's card); `list`: one column (the table's menu). */
+  layout?: 'grid' | 'list';
+}) {
   const { t } = useTranslation();
   const online = car.status === 'online';
   const offlineHint = online ? undefined : t('carStatus.offlineHint');
@@ -85,12 +95,15 @@ function RowActions({ car, onAction }: { car: AdminCar; onAction: (kind: RowActi
     { kind: 'shutdown', disabled: !online, title: offlineHint },
     { kind: 'rotateSecret' },
     { kind: 'delete', danger: true },
-    // Last, so the grid's columns stay as wide as before: the French table already scrolls sideways at 1280 px.
     { kind: 'speedAndTrim' },
   ];
   return (
     <fieldset
-      className="grid grid-cols-[repeat(2,max-content)] gap-1 xl:grid-cols-[repeat(3,max-content)]"
+      className={
+        layout === 'list'
+          ? 'grid gap-1'
+          : 'grid grid-cols-[repeat(2,max-content)] gap-1 xl:grid-cols-[repeat(3,max-content)]'
+      }
       aria-label={car.name}
     >
       {actions.map(({ kind, disabled, title, danger }) => (
@@ -107,6 +120,51 @@ function RowActions({ car, onAction }: { car: AdminCar; onAction: (kind: RowActi
         </Button>
       ))}
     </fieldset>
+  );
+}
+
+/**
+ * The table's actions, behind one "Actions" button per row (a disclosure: Enter or Space opens
+ * it, Escape closes it): seven buttons side by side pushed the table past 1280 px, in French even
+ * more. An action chosen closes the menu.
+ */
+function RowActionsMenu({ car, onAction }: { car: AdminCar; onAction: (kind: RowActionKind) => void }) {
+  const { t } = useTranslation();
+  const [open, setOpen] = useState(false);
+  return (
+    <details
+      className="relative"
+      open={open}
+      onToggle={(event) => setOpen(event.currentTarget.open)}
+      onKeyDown={(event) => {
+        if (event.key !== 'Escape' || !open) return;
+        setOpen(false);
+        event.currentTarget.querySelector('summary')?.focus();
+      }}
+    >
+      <summary
+        className={buttonClasses(
+          'secondary',
+          'sm',
+          `${ACTION} cursor-pointer list-none [&::-webkit-details-marker]:hidden`,
+        )}
+        aria-label={t('carStatus.actionsFor', { name: car.name })}
+        data-testid={`car-actions-${car.id}`}
+      >
+        {t('carStatus.actionsHeader')}
+        <span aria-hidden="true">▾</span>
+      </summary>
+      <div className="absolute right-0 z-20 mt-1 rounded-xl border border-line bg-surface p-2 shadow-lg">
+        <RowActions
+          car={car}
+          layout="list"
+          onAction={(kind) => {
+            setOpen(false);
+            onAction(kind);
+          }}
+        />
+      </div>
+    </details>
   );
 }
 
@@ -328,8 +386,8 @@ export function CarStatusTab() {
                   <td className={bodyCell}>
                     <LapCounterIdField car={car} />
                   </td>
-                  <td className={`${bodyCell} min-w-56`}>
-                    <RowActions car={car} onAction={(kind) => openAction(kind, car)} />
+                  <td className={bodyCell}>
+                    <RowActionsMenu car={car} onAction={(kind) => openAction(kind, car)} />
                   </td>
                 </tr>
               );
