@@ -255,6 +255,8 @@ export const EventClientMessage = z.discriminatedUnion('type', [
   /** Join the race lobby with a car the member holds (idempotent). */
   z.object({ type: z.literal('join_lobby'), carId: Id }),
   z.object({ type: z.literal('toggle_ready') }),
+  /** Leave the race lobby (a driver who only wants to drive): refused outside the lobby. */
+  z.object({ type: z.literal('leave_lobby') }),
   z.object({ type: z.literal('ping'), timestamp: z.number() }),
   z.object({ type: z.literal('ping_update'), latency: z.number().min(0).max(60_000) }),
   /** A refreshed access token, so the socket outlives the token that opened it. */

@@ -252,6 +252,7 @@ function Driving({
             phase={lobbyJoin.phase}
             onJoin={lobbyJoin.join}
             onToggleReady={() => raceStore.toggleReady()}
+            onLeave={lobbyJoin.leave}
           />
           {user?.is_admin && <CarSettingsPanel car={car} />}
           <section className="rounded-2xl border border-line bg-surface px-4 py-4 text-sm">

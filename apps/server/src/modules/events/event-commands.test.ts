@@ -7,7 +7,7 @@
  */
 import { CONTROL_LIMITS, ERROR_KEYS, JANUS_PATH, type RaceState } from '@telerace/protocol';
 import { describe, expect, it } from 'vitest';
-import { buildUser, tokenFor } from '../../test/factories.js';
+import { authHeader, buildAdmin, buildUser, tokenFor } from '../../test/factories.js';
 import {
   connectCar,
   controllerUrl,
@@ -103,6 +103,59 @@ describe('race commands on the event socket', () => {
     sockets[0]?.send({ type: 'get_current_state' });
     await sockets[0]?.nextOfType('race_state_update');
     await Promise.all(sockets.map((socket, i) => drained(socket, 100 + i)));
+  });
+});
+
+describe('leaving the lobby (issue 25)', () => {
+  it('a driver who only wants to drive leaves the lobby: not counted in ready/total, keeps the car; refused outside the lobby', async () => {
+    const { app } = testApp;
+    const first = await participantWithCar(1);
+    const second = await participantWithCar(1);
+    const [a] = first.events as [TestSocket];
+    const [b] = second.events as [TestSocket];
+    // Outside the lobby there is nothing to leave.
+    a.send({ type: 'leave_lobby' });
+    await a.next((m) => m.type === 'error' && m.errorKey === ERROR_KEYS.notInLobby);
+
+    // The lobby may hold earlier tests' pilots (one app for the file): counts are relative.
+    const mineIn = (state: RaceState, driverId: number) =>
+      state.participants.some((p) => p.userId === driverId);
+    a.send({ type: 'join_lobby', carId: first.carId });
+    b.send({ type: 'join_lobby', carId: second.carId });
+    const both = (
+      await b.next(
+        (m) =>
+          isState(m) &&
+          mineIn(m.payload as RaceState, first.driver.id) &&
+          mineIn(m.payload as RaceState, second.driver.id),
+      )
+    ).payload as RaceState;
+    b.send({ type: 'toggle_ready' });
+    const readied = (
+      await a.next((m) => isState(m) && (m.payload as RaceState).readyCount === both.readyCount + 1)
+    ).payload as RaceState;
+
+    a.send({ type: 'leave_lobby' });
+    const after = (await b.next((m) => isState(m) && !mineIn(m.payload as RaceState, first.driver.id)))
+      .payload as RaceState;
+    expect(after).toMatchObject({
+      race_status: 'lobby',
+      readyCount: readied.readyCount,
+      totalParticipants: readied.totalParticipants - 1,
+    });
+    // Still the car's driver: leaving the race is not leaving the car.
+    const cars = await app.inject({
+      method: 'GET',
+      url: '/api/admin/cars',
+      headers: await authHeader(app, await buildAdmin(app.database.db)),
+    });
+    expect(
+      (cars.json() as { id: number; current_user_id: number | null }[]).find((c) => c.id === first.carId)
+        ?.current_user_id,
+    ).toBe(first.driver.id);
+    // It may join again.
+    a.send({ type: 'join_lobby', carId: first.carId });
+    await b.next((m) => isState(m) && mineIn(m.payload as RaceState, first.driver.id));
   });
 });
 

@@ -7,7 +7,7 @@
  * (`force_disconnect`). A socket lives as long as its access token, renewed with `auth {token}`
  * (sockets/socket-token.ts); a client address holds a few at most too. Declared with the
  * socket kit (sockets/define-socket.ts); the page's `hello` says its protocol version
- * (sockets/browser-hello.ts). The race: `join_lobby`, `toggle_ready` and `ping_update`
+ * (sockets/browser-hello.ts). The race: `join_lobby`, `leave_lobby`, `toggle_ready` and `ping_update`
  * go to the race engine, each through the member's command budget and the registration check
  * (event-command-gate.ts); every `race.changed` is broadcast as `race_state_update` and every
  * counted lap as `live_leaderboard_update` (events.module.ts); `get_current_state` is answered
@@ -15,12 +15,14 @@
  */
 import {
   CONTROL_LIMITS,
+  ERROR_KEYS,
   EventClientMessage,
   type EventServerMessage,
   SOCKET_CLOSE_CODES,
 } from '@telerace/protocol';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { Clock } from '../../clock.js';
+import { DomainError } from '../../domain-error.js';
 import { memberFromAccessToken } from '../../http/authenticate.js';
 import { Broadcaster } from '../../sockets/broadcaster.js';
 import { answerBrowserHello } from '../../sockets/browser-hello.js';
@@ -144,6 +146,14 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
       send(link, { type: 'server_busy' });
     }
   };
+  /** The driver leaves the lobby to drive without racing; the lobby is the only place to leave. */
+  const leaveLobby = async (link: EventLink) => {
+    const state = races.state();
+    const mine = state.participants.find((p) => p.userId === link.userId);
+    if (state.race_status !== 'lobby' || !mine)
+      throw new DomainError('conflict', 'You are not in the race lobby.', ERROR_KEYS.notInLobby);
+    await races.leave(link.userId, mine.carId);
+  };
   registerSockets(app, [
     defineSocket({
       name: 'event',
@@ -179,6 +189,7 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
         ping_update: command((link, { latency }) => races.reportPing(link.userId, latency)),
         join_lobby: command((link, { carId }) => joinLobby(link, carId)),
         toggle_ready: command((link) => races.toggleReady(link.userId)),
+        leave_lobby: command((link) => leaveLobby(link)),
         auth: async (link, { token }) => {
           const user = await link.token.renew(token, check);
           if (user) send(link, { type: 'auth_ok', expiresAt: link.token.expiresAt.toISOString() });

@@ -16,7 +16,7 @@ const CAR = 3;
 /** The control page's race parts, on a store fed by a fake event socket. */
 function Race({ store }: { store: RaceStore }) {
   const race = useRace(store);
-  const { phase, join } = useLobbyJoin(ME, store);
+  const { phase, join, leave } = useLobbyJoin(ME, store);
   return (
     <>
       <div data-testid="video" className="relative">
@@ -29,6 +29,7 @@ function Race({ store }: { store: RaceStore }) {
         phase={phase}
         onJoin={join}
         onToggleReady={() => store.toggleReady()}
+        onLeave={leave}
       />
     </>
   );
@@ -92,6 +93,20 @@ describe('race on the control page', () => {
     });
     expect(screen.getByRole('button', { name: "I'm ready" })).toHaveAttribute('aria-pressed', 'true');
     expect(screen.getByTestId('race-lobby-count')).toHaveTextContent('2/2 pilots ready');
+  });
+
+  it('leaves the lobby to just drive: leave_lobby, then out of the count, and may join again', async () => {
+    const user = userEvent.setup();
+    const { sent, push } = renderRace();
+    push({ type: 'race_state_update', payload: raceState({ participants: [pilot(ME), pilot(5)] }) });
+    expect(screen.getByTestId('race-lobby-count')).toHaveTextContent('0/2 pilots ready');
+    await user.click(screen.getByRole('button', { name: 'Leave the lobby (just drive)' }));
+    expect(sent()).toEqual([{ type: 'leave_lobby' }]);
+    push({ type: 'race_state_update', payload: raceState({ participants: [pilot(5)] }) });
+    expect(screen.queryByTestId('race-lobby-count')).not.toBeInTheDocument();
+    expect(screen.getByText('A lobby is open with 1 pilot. Join it with this car.')).toBeVisible();
+    await user.click(screen.getByRole('button', { name: 'Join race' }));
+    expect(sent().at(-1)).toEqual({ type: 'join_lobby', carId: CAR });
   });
 
   it('fails after 5 s without confirmation and retries', () => {

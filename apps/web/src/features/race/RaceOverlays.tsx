@@ -53,9 +53,11 @@ export interface RacePanelProps {
   phase: LobbyJoinPhase;
   onJoin: (carId: number) => void;
   onToggleReady: () => void;
+  /** Leaves the lobby (a driver who only wants to drive). */
+  onLeave: () => void;
 }
 
-export function RacePanel({ carId, userId, race, phase, onJoin, onToggleReady }: RacePanelProps) {
+export function RacePanel({ carId, userId, race, phase, onJoin, onToggleReady, onLeave }: RacePanelProps) {
   const { t } = useTranslation();
   const { state } = race;
   if (state === null) return null;
@@ -81,7 +83,13 @@ export function RacePanel({ carId, userId, race, phase, onJoin, onToggleReady }:
       </div>
       <div className="mt-3 space-y-3">
         {joined ? (
-          <JoinedView state={state} userId={userId} race={race} onToggleReady={onToggleReady} />
+          <JoinedView
+            state={state}
+            userId={userId}
+            race={race}
+            onToggleReady={onToggleReady}
+            onLeave={onLeave}
+          />
         ) : (
           <NotJoinedView
             state={state}
@@ -102,11 +110,13 @@ function JoinedView({
   userId,
   race,
   onToggleReady,
+  onLeave,
 }: {
   state: RaceState;
   userId: number | null;
   race: RaceSnapshot;
   onToggleReady: () => void;
+  onLeave: () => void;
 }) {
   const { t } = useTranslation();
   const me = state.participants.find((p) => p.userId === userId);
@@ -130,6 +140,9 @@ function JoinedView({
           {ready ? t('race.lobby.waitingStart') : t('race.lobby.readyHint')}
         </p>
         <ParticipantsList participants={state.participants} userId={userId} />
+        <Button variant="ghost" size="sm" className="w-full" data-testid="race-leave" onClick={onLeave}>
+          {t('race.lobby.leave')}
+        </Button>
       </>
     );
   }

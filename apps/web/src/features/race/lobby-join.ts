@@ -5,6 +5,7 @@
  * answer (the engine is writing results) sends the join again after TIMERS_MS.serverBusyRetry,
  * with a fresh timeout. An `error` while joining (e.g. errors.notCarHolder) fails the join with
  * its text. Once joined, leaving the participants (the race ended, the session ended) ends it.
+ * `leave()` sends `leave_lobby`: a driver who only wants to drive is no longer counted.
  */
 import { type RaceState, TIMERS_MS } from '@telerace/protocol';
 import type { EventMessage, EventSocketManager } from '../../lib/event-socket';
@@ -62,6 +63,12 @@ export class LobbyJoin extends StateStore<{ phase: LobbyJoinPhase }> {
     }
     this.setPhase({ kind: 'joining', carId });
     this.send(carId);
+  }
+
+  /** Leaves the lobby (`leave_lobby`); the next state without the member ends the join. */
+  leave(): void {
+    this.clearTimers();
+    this.socket.send({ type: 'leave_lobby' });
   }
 
   private send(carId: number): void {

@@ -8,7 +8,7 @@ const NONE: LobbyJoinPhase = { kind: 'none' };
 export function useLobbyJoin(
   userId: number | null,
   store: RaceStore = raceStore,
-): { phase: LobbyJoinPhase; join: (carId: number) => void } {
+): { phase: LobbyJoinPhase; join: (carId: number) => void; leave: () => void } {
   const [joiner, setJoiner] = useState<LobbyJoin | null>(null);
   useEffect(() => {
     if (userId === null) return;
@@ -26,5 +26,6 @@ export function useLobbyJoin(
   );
   const phase = useSyncExternalStore(subscribe, () => joiner?.phase ?? NONE);
   const join = useCallback((carId: number) => joiner?.join(carId), [joiner]);
-  return { phase, join };
+  const leave = useCallback(() => joiner?.leave(), [joiner]);
+  return { phase, join, leave };
 }
