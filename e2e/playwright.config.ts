@@ -82,30 +82,36 @@ interface E2EProcess {
 /** Where scripts/start-all.mjs says every process is up. */
 const E2E_READY_PORT = Number(process.env.E2E_READY_PORT ?? 8180);
 
-const mainServer: E2EProcess = {
-  name: 'the main server',
+/** A built server on a fresh data folder (scripts/start-server.mjs), ready once /api/ready says so. */
+const server = (name: string, base: string, env: Record<string, string>): E2EProcess => ({
+  name,
   command: 'node scripts/start-server.mjs',
-  url: `${baseURL}/api/ready`,
-  env: {
-    ...serverEnv(String(E2E_PORT)),
-    // Simulated cars driven by real car-agent processes over the real car socket: one for each
-    // driving test (a car stays taken for its session): Sim 1–3 for driving.spec.ts, Sim 4 and
-    // Sim 5 for the two drivers of race.spec.ts. An idle agent only holds its car socket; it
-    // renders and streams video only while driven.
-    SIM_CARS: '5',
-  },
-};
+  url: `${base}/api/ready`,
+  env,
+});
 
-const oauthStandIn: E2EProcess = {
-  name: 'the OAuth stand-in',
+/** The Twitch and Discord OAuth stand-in (scripts/oauth-stand-in.mjs) on `base`'s port. */
+const oauthStandInAt = (name: string, base: string): E2EProcess => ({
+  name,
   command: 'node scripts/oauth-stand-in.mjs',
-  url: `${E2E_OAUTH_URL}/health`,
+  url: `${base}/health`,
   env: {
-    E2E_OAUTH_PORT: String(E2E_OAUTH_PORT),
+    E2E_OAUTH_PORT: new URL(base).port,
     E2E_OAUTH_CLIENT_ID: E2E_OAUTH_CLIENT.id,
     E2E_OAUTH_CLIENT_SECRET: E2E_OAUTH_CLIENT.secret,
   },
-};
+});
+
+const mainServer = server('the main server', baseURL, {
+  ...serverEnv(String(E2E_PORT)),
+  // Simulated cars driven by real car-agent processes over the real car socket: one for each
+  // driving test (a car stays taken for its session): Sim 1–3 for driving.spec.ts, Sim 4 and
+  // Sim 5 for the two drivers of race.spec.ts. An idle agent only holds its car socket; it
+  // renders and streams video only while driven.
+  SIM_CARS: '5',
+});
+
+const oauthStandIn = oauthStandInAt('the OAuth stand-in', E2E_OAUTH_URL);
 
 const chatStandIns: E2EProcess = {
   name: 'the chat stand-ins',
@@ -123,57 +129,38 @@ const chatStandIns: E2EProcess = {
   },
 };
 
-const raffleServer: E2EProcess = {
-  name: 'the raffle server',
-  // The raffle test's server: like the main one, with Twitch and Discord sign-in pointed at the
-  // stand-in and a single simulated car ("Sim 1"), the one a winner's claim is given.
-  command: 'node scripts/start-server.mjs',
-  url: `${E2E_RAFFLE_URL}/api/ready`,
-  env: {
-    ...raffleServerEnv(String(E2E_RAFFLE_PORT), E2E_OAUTH_URL),
-    // Discord sign-in too: a viewer links a second platform (raffle.spec.ts, one account, one entry).
-    DISCORD_CLIENT_ID: E2E_OAUTH_CLIENT.id,
-    DISCORD_CLIENT_SECRET: E2E_OAUTH_CLIENT.secret,
-    DISCORD_AUTH_URL: `${E2E_OAUTH_URL}/discord/authorize`,
-    DISCORD_TOKEN_URL: `${E2E_OAUTH_URL}/discord/token`,
-    DISCORD_API_URL: `${E2E_OAUTH_URL}/discord/api`,
-  },
-};
+// The raffle test's server: like the main one, with Twitch and Discord sign-in pointed at the
+// stand-in and a single simulated car ("Sim 1"), the one a winner's claim is given.
+const raffleServer = server('the raffle server', E2E_RAFFLE_URL, {
+  ...raffleServerEnv(String(E2E_RAFFLE_PORT), E2E_OAUTH_URL),
+  // Discord sign-in too: a viewer links a second platform (raffle.spec.ts, one account, one entry).
+  DISCORD_CLIENT_ID: E2E_OAUTH_CLIENT.id,
+  DISCORD_CLIENT_SECRET: E2E_OAUTH_CLIENT.secret,
+  DISCORD_AUTH_URL: `${E2E_OAUTH_URL}/discord/authorize`,
+  DISCORD_TOKEN_URL: `${E2E_OAUTH_URL}/discord/token`,
+  DISCORD_API_URL: `${E2E_OAUTH_URL}/discord/api`,
+});
 
-const chatOauthStandIn: E2EProcess = {
-  name: 'the integrations OAuth stand-in',
-  command: 'node scripts/oauth-stand-in.mjs',
-  url: `${E2E_CHAT_OAUTH_URL}/health`,
-  env: {
-    E2E_OAUTH_PORT: new URL(E2E_CHAT_OAUTH_URL).port,
-    E2E_OAUTH_CLIENT_ID: E2E_OAUTH_CLIENT.id,
-    E2E_OAUTH_CLIENT_SECRET: E2E_OAUTH_CLIENT.secret,
-  },
-};
+const chatOauthStandIn = oauthStandInAt('the integrations OAuth stand-in', E2E_CHAT_OAUTH_URL);
 
-const chatServer: E2EProcess = {
-  name: 'the integrations server',
-  // integrations.spec.ts's server: every chat integration on, against the stand-ins, Twitch
-  // sign-in against its own OAuth stand-in, one simulated car for the winner's claim.
-  command: 'node scripts/start-server.mjs',
-  url: `${E2E_CHAT_SERVER_URL}/api/ready`,
-  env: {
-    ...raffleServerEnv(new URL(E2E_CHAT_SERVER_URL).port, E2E_CHAT_OAUTH_URL),
-    // The chat integrations (integrations.spec.ts), each against its stand-in.
-    TWITCH_CHANNEL: E2E_CHAT.twitchChannel,
-    TWITCH_BOT_USERNAME: 'telerace_bot',
-    TWITCH_BOT_TOKEN: E2E_CHAT.twitchBotToken,
-    TWITCH_IRC_URL: `ws://127.0.0.1:${E2E_CHAT.twitchIrcPort}`,
-    TWITCH_EVENTSUB_SECRET: E2E_CHAT.eventSubSecret,
-    YOUTUBE_API_URL: `${E2E_YOUTUBE_URL}/youtube/v3`,
-    YOUTUBE_OAUTH_TOKEN: 'stand-in-token',
-    YOUTUBE_LIVE_CHAT_ID: 'stand-in-chat-1',
-    DISCORD_API_URL: `${E2E_DISCORD_URL}/api/v10`,
-    DISCORD_BOT_TOKEN: E2E_CHAT.discordBotToken,
-    DISCORD_GUILD_ID: E2E_CHAT.discordGuildId,
-    DISCORD_CHANNEL_ID: E2E_CHAT.discordChannelId,
-  },
-};
+// integrations.spec.ts's server: every chat integration on, against the stand-ins, Twitch
+// sign-in against its own OAuth stand-in, one simulated car for the winner's claim.
+const chatServer = server('the integrations server', E2E_CHAT_SERVER_URL, {
+  ...raffleServerEnv(new URL(E2E_CHAT_SERVER_URL).port, E2E_CHAT_OAUTH_URL),
+  // The chat integrations (integrations.spec.ts), each against its stand-in.
+  TWITCH_CHANNEL: E2E_CHAT.twitchChannel,
+  TWITCH_BOT_USERNAME: 'telerace_bot',
+  TWITCH_BOT_TOKEN: E2E_CHAT.twitchBotToken,
+  TWITCH_IRC_URL: `ws://127.0.0.1:${E2E_CHAT.twitchIrcPort}`,
+  TWITCH_EVENTSUB_SECRET: E2E_CHAT.eventSubSecret,
+  YOUTUBE_API_URL: `${E2E_YOUTUBE_URL}/youtube/v3`,
+  YOUTUBE_OAUTH_TOKEN: 'stand-in-token',
+  YOUTUBE_LIVE_CHAT_ID: 'stand-in-chat-1',
+  DISCORD_API_URL: `${E2E_DISCORD_URL}/api/v10`,
+  DISCORD_BOT_TOKEN: E2E_CHAT.discordBotToken,
+  DISCORD_GUILD_ID: E2E_CHAT.discordGuildId,
+  DISCORD_CHANNEL_ID: E2E_CHAT.discordChannelId,
+});
 
 export default defineConfig({
   testDir: './tests',
