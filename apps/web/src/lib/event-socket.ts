@@ -67,6 +67,8 @@ export class EventSocketManager {
   private readonly outdated: OutdatedPage;
   /** Last measured round trip in ms, null before the first pong. */
   latency: number | null = null;
+  /** How many times the socket has opened: a new value is a new connection (a reconnect). */
+  opens = 0;
 
   constructor(options: EventSocketOptions = {}) {
     this.location = options.location;
@@ -158,6 +160,7 @@ export class EventSocketManager {
   }
 
   private opened(): void {
+    this.opens += 1;
     this.send(HELLO);
     this.lease.opened();
     // A token refreshed while connecting goes over now.

@@ -6,6 +6,11 @@
  * with a fresh timeout. An `error` while joining (e.g. errors.notCarHolder) fails the join with
  * its text. Once joined, leaving the participants (the race ended, the session ended) ends it.
  * `leave()` sends `leave_lobby`: a driver who only wants to drive is no longer counted.
+ *
+ * With a car to join with (`autoJoinCarId`, the control page's car), the join is sent by itself
+ * (issue 25): on the first race state of each event-socket connection (the page opening, a
+ * reconnect), when no race is running (idle or lobby) and the member is not a participant yet.
+ * A driver who left the lobby is not joined again by this page; Join race still works.
  */
 import { type RaceState, TIMERS_MS } from '@telerace/protocol';
 import type { EventMessage, EventSocketManager } from '../../lib/event-socket';
@@ -26,12 +31,18 @@ export class LobbyJoin extends StateStore<{ phase: LobbyJoinPhase }> {
   private timeout: ReturnType<typeof setTimeout> | undefined;
   private busyRetry: ReturnType<typeof setTimeout> | undefined;
   private unsubscribe: (() => void) | null = null;
+  /** The event-socket connection (`opens`) whose first state was already looked at. */
+  private lookedAtConnection: number | null = null;
+  /** The driver left the lobby on this page: no joining by itself any more. */
+  private left = false;
 
   constructor(
     private readonly socket: EventSocketManager,
     private readonly userId: number,
     /** The latest race state known (the race store's), read when the join is sent. */
     private readonly currentState: () => RaceState | null,
+    /** The car the page joins with by itself; null: only on request. */
+    private readonly autoJoinCarId: number | null = null,
   ) {
     super({ phase: { kind: 'none' } });
   }
@@ -46,6 +57,8 @@ export class LobbyJoin extends StateStore<{ phase: LobbyJoinPhase }> {
     const state = this.currentState();
     const mine = state?.participants.find((p) => p.userId === this.userId);
     if (mine) this.setPhase({ kind: 'joined', carId: mine.carId });
+    // The store follows the open socket: its state is this connection's.
+    else if (state && this.socket.isOpen) this.joinByItself(state);
     return () => this.stop();
   }
 
@@ -67,8 +80,20 @@ export class LobbyJoin extends StateStore<{ phase: LobbyJoinPhase }> {
 
   /** Leaves the lobby (`leave_lobby`); the next state without the member ends the join. */
   leave(): void {
+    this.left = true;
     this.clearTimers();
+    if (this.phase.kind !== 'joined') this.setPhase({ kind: 'none' });
     this.socket.send({ type: 'leave_lobby' });
+  }
+
+  /** The first state of a connection: join when nothing stops it (see the top of this file). */
+  private joinByItself(state: RaceState): void {
+    if (this.lookedAtConnection === this.socket.opens) return;
+    this.lookedAtConnection = this.socket.opens;
+    const open = state.race_status === 'idle' || state.race_status === 'lobby';
+    if (this.autoJoinCarId === null || this.left || !open) return;
+    if (isParticipant(state, this.userId) || this.phase.kind === 'joining') return;
+    this.join(this.autoJoinCarId);
   }
 
   private send(carId: number): void {
@@ -89,6 +114,7 @@ export class LobbyJoin extends StateStore<{ phase: LobbyJoinPhase }> {
       } else if (!mine && phase.kind === 'joined') {
         this.setPhase({ kind: 'none' });
       }
+      this.joinByItself(message.payload);
       return;
     }
     if (phase.kind !== 'joining') return;

@@ -148,6 +148,89 @@ describe('LobbyJoin', () => {
   });
 });
 
+describe('LobbyJoin joining by itself', () => {
+  const IDLE = raceState({ race_status: 'idle', race_id: null });
+  /** A control page's joiner for car 3, on a socket that is open (or not yet). */
+  function page(known: RaceState | null, open = true) {
+    vi.useFakeTimers();
+    let state = known;
+    const socket = new EventSocketManager({ createSocket: fakeSocketFactory, location });
+    socket.connect('token-1');
+    if (open) FakeSocket.last.serverOpen();
+    const join = new LobbyJoin(socket, ME, () => state, 3);
+    join.start();
+    const tell = (next: RaceState) => {
+      state = next;
+      FakeSocket.last.serverSend({ type: 'race_state_update', payload: next });
+    };
+    return { join, socket, tell };
+  }
+
+  it('joins on opening when no race runs, from the state the page already has', () => {
+    const { join } = page(IDLE);
+    expect(joins()).toEqual([{ type: 'join_lobby', carId: 3 }]);
+    expect(join.phase).toEqual({ kind: 'joining', carId: 3 });
+  });
+
+  it('joins a lobby others are in, once per connection, and again after a reconnect', () => {
+    const { join, tell } = page(null);
+    expect(joins()).toEqual([]);
+    tell(raceState({ race_status: 'lobby', participants: [pilot(5)] }));
+    expect(joins()).toHaveLength(1);
+    // Later states of the same connection do not send it again (the join is on its way).
+    tell(raceState({ race_status: 'lobby', participants: [pilot(5)] }));
+    expect(joins()).toHaveLength(1);
+    tell(raceState({ race_status: 'lobby', participants: [pilot(5), pilot(ME, { carId: 3 })] }));
+    expect(join.phase.kind).toBe('joined');
+    // The connection drops; the server lost the member meanwhile (a restart): joined again.
+    FakeSocket.last.serverClose(1006);
+    vi.advanceTimersByTime(10_000);
+    FakeSocket.last.serverOpen();
+    tell(raceState({ race_status: 'lobby', participants: [pilot(5)] }));
+    expect(joins()).toEqual([{ type: 'join_lobby', carId: 3 }]);
+  });
+
+  it('does not join while a race counts down or runs, nor when already a participant', () => {
+    page(raceState({ race_status: 'countdown' }));
+    page(raceState({ race_status: 'active' }));
+    const { join } = page(raceState({ race_status: 'lobby', participants: [pilot(ME, { carId: 3 })] }));
+    const everyJoin = FakeSocket.instances.flatMap((s) => s.messages).filter((m) => m.type === 'join_lobby');
+    expect(everyJoin).toEqual([]);
+    expect(join.phase.kind).toBe('joined');
+  });
+
+  it('waits for the first state when the socket is not open yet', () => {
+    const { tell } = page(IDLE, false);
+    expect(FakeSocket.last.messages).toEqual([]);
+    FakeSocket.last.serverOpen();
+    tell(IDLE);
+    expect(joins()).toEqual([{ type: 'join_lobby', carId: 3 }]);
+  });
+
+  it('does not join again on this page after the driver left the lobby; Join race still works', () => {
+    const { join, tell } = page(raceState({ race_status: 'lobby', participants: [pilot(ME, { carId: 3 })] }));
+    join.leave();
+    expect(FakeSocket.last.messages.at(-1)).toEqual({ type: 'leave_lobby' });
+    tell(raceState({ race_status: 'lobby', participants: [] }));
+    expect(join.phase.kind).toBe('none');
+    FakeSocket.last.serverClose(1006);
+    vi.advanceTimersByTime(10_000);
+    FakeSocket.last.serverOpen();
+    tell(raceState({ race_status: 'lobby', participants: [] }));
+    expect(joins()).toEqual([]);
+    join.join(3);
+    expect(joins()).toEqual([{ type: 'join_lobby', carId: 3 }]);
+  });
+
+  it('a page without a car to join with never joins by itself', () => {
+    vi.useFakeTimers();
+    const socket = openSocket();
+    new LobbyJoin(socket, ME, () => IDLE).start();
+    FakeSocket.last.serverSend({ type: 'race_state_update', payload: IDLE });
+    expect(joins()).toEqual([]);
+  });
+});
+
 describe('RaceEndWatch', () => {
   const running = (status: RaceState['race_status'], mine = true, raceId = 7) =>
     raceState({ race_status: status, race_id: raceId, participants: mine ? [pilot(ME)] : [pilot(5)] });
