@@ -2,12 +2,15 @@
  * The control page (spec §2 "Control page"): the car's live video (its status brings the video's
  * availability and pin; the player re-reads the status when Janus refuses the pin), twin
  * joysticks, keyboard and gamepad driving, connection state, ping and telemetry, and for admins
- * the car settings; and the race (features/race: join, lobby, countdown, timer, live leaderboard).
+ * the car settings; and the race (features/race): the page joins the lobby by itself, and the
+ * race's overlays (joining, failed, lobby, countdown, timer, live leaderboard) are on the video.
+ * The video's frame is the driving surface (issue 25): in full screen, and on a phone held
+ * sideways, it holds every overlay and, on a touch screen, both sticks over its lower corners.
  * Without the control token kept for this car in this tab, the driver is sent back to enter the code.
  */
 import { useQuery } from '@tanstack/react-query';
 import { type CarVideo, DISCONNECT_REASONS, SOCKET_CLOSE_CODES, TIMERS_MS } from '@telerace/protocol';
-import { useEffect, useId, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useParams } from 'react-router';
 import { Alert } from '../components/ui/Alert';
@@ -25,7 +28,7 @@ import {
 import { StatusBadge } from '../features/cars/StatusBadge';
 import { CarSettingsPanel } from '../features/control/CarSettingsPanel';
 import { DriveMeter } from '../features/control/DriveMeter';
-import { Joystick } from '../features/control/Joystick';
+import { JoystickPanel, StageJoysticks } from '../features/control/Joysticks';
 import {
   ConnectionIndicator,
   type ConnectionView,
@@ -36,40 +39,13 @@ import {
 import { sessionEndOf } from '../features/control/session-end';
 import { useControlSocket } from '../features/control/use-control-socket';
 import { useDriveInput } from '../features/control/use-drive-input';
+import { useFullScreen } from '../features/control/use-full-screen';
 import { VideoPlayer } from '../features/control/VideoPlayer';
-import { RacePanel, RaceVideoOverlay } from '../features/race/RaceOverlays';
+import { RaceOverlay, RacePanel } from '../features/race/RaceOverlays';
 import { raceStore } from '../features/race/race-store';
 import { useLobbyJoin } from '../features/race/use-lobby-join';
 import { useRace } from '../features/race/use-race';
-
-/** One joystick of the pair with its caption under it: throttle moves up and down, steering sideways. */
-function CaptionedJoystick({
-  axis,
-  value,
-  onChange,
-  describedBy,
-}: {
-  axis: 'throttle' | 'steer';
-  value: number;
-  onChange: (axis: 'throttle' | 'steer', value: number) => void;
-  describedBy: string;
-}) {
-  const { t } = useTranslation();
-  const label = t(`control.${axis}`);
-  return (
-    <div className="flex flex-col items-center gap-2">
-      <Joystick
-        axis={axis === 'throttle' ? 'vertical' : 'horizontal'}
-        value={value}
-        onChange={(next) => onChange(axis, next)}
-        label={label}
-        describedBy={describedBy}
-        testId={`joystick-${axis}`}
-      />
-      <span className="text-xs font-semibold text-muted uppercase">{label}</span>
-    </div>
-  );
-}
+import { PHONE_LANDSCAPE, TOUCH_SCREEN, useMediaQuery } from '../lib/use-media-query';
 
 function BackButton() {
   const { t } = useTranslation();
@@ -156,7 +132,13 @@ function Driving({
   const connection = state?.connection ?? 'connecting';
   const { merged, joystick, setJoystick, gamepadName } = useDriveInput(socket, connection === 'connected');
   const race = useRace();
-  const lobbyJoin = useLobbyJoin(user?.id ?? null);
+  const lobbyJoin = useLobbyJoin(user?.id ?? null, Number(carId));
+  const stageRef = useRef<HTMLDivElement>(null);
+  const touch = useMediaQuery(TOUCH_SCREEN);
+  const sideways = useMediaQuery(PHONE_LANDSCAPE);
+  const fullScreen = useFullScreen(stageRef, { lockLandscape: touch });
+  // Where the thumbs are: over the video when it fills a phone held sideways or the screen.
+  const sticksOnStage = sideways || (fullScreen.active && touch);
 
   const [wasConnected, setWasConnected] = useState(false);
   useEffect(() => {
@@ -177,20 +159,22 @@ function Driving({
   const trouble = !wasConnected && (state?.failedAttempts ?? 0) >= TROUBLE_AFTER_ATTEMPTS;
 
   return (
-    <div className="mx-auto max-w-7xl space-y-4" data-testid="control-page">
-      <header className="flex flex-wrap items-center gap-x-3 gap-y-2">
+    <div className="mx-auto max-w-7xl space-y-4 phone-landscape:space-y-2" data-testid="control-page">
+      <header className="flex flex-wrap items-center gap-x-3 gap-y-2 phone-landscape:flex-nowrap">
         <BackButton />
         <h1 className="min-w-0 truncate font-display text-xl font-black tracking-tight italic sm:text-2xl">
           {car?.name ?? t('control.carFallback', { id: carId })}
         </h1>
         {online !== null && <StatusBadge online={online} />}
-        <div className="ml-auto flex flex-wrap items-center gap-2">
+        <div className="ml-auto flex flex-wrap items-center gap-2 phone-landscape:flex-nowrap">
           {sessionEnd && <SessionReadout end={sessionEnd} />}
           <ConnectionIndicator connection={view} />
           <PingReadout ms={state?.pingMs ?? null} />
         </div>
         {sessionEnd?.kind === 'time' && sessionEnd.inLobby && (
-          <p className="basis-full text-right text-xs text-muted">{t('control.session.lobbyNote')}</p>
+          <p className="basis-full text-right text-xs text-muted phone-landscape:hidden">
+            {t('control.session.lobbyNote')}
+          </p>
         )}
       </header>
 
@@ -212,48 +196,36 @@ function Driving({
       <div className="grid gap-4 lg:grid-cols-[minmax(0,1fr)_20rem]">
         {/* On a wide screen the video stays short enough for the joysticks to fit under it. */}
         <div className="mx-auto w-full space-y-4 lg:max-w-[max(32rem,calc((100dvh-25rem)*16/9))]">
-          <div className="relative">
-            <VideoPlayer
-              video={car ? (car.video ?? NO_VIDEO) : storedVideo}
-              streamId={car?.stream_id ?? Number(streamId)}
-              onPinRejected={carQuery.refetch}
-              topLeft={<TelemetryReadout telemetry={state?.telemetry ?? null} />}
-              bottom={<DriveMeter input={merged} />}
-            />
-            <RaceVideoOverlay state={race.state} />
-          </div>
-          <section
-            aria-label={t('control.joysticks')}
-            className="flex items-center justify-between gap-3 rounded-2xl border border-line bg-surface px-3 py-4 sm:px-8"
+          <VideoPlayer
+            video={car ? (car.video ?? NO_VIDEO) : storedVideo}
+            streamId={car?.stream_id ?? Number(streamId)}
+            onPinRejected={carQuery.refetch}
+            topLeft={<TelemetryReadout telemetry={state?.telemetry ?? null} />}
+            bottom={sticksOnStage ? undefined : <DriveMeter input={merged} />}
+            stageRef={stageRef}
+            fullScreen={fullScreen}
+            // A phone held sideways: the frame takes the height under the one-line header.
+            className="phone-landscape:aspect-auto phone-landscape:h-[calc(100dvh-3.75rem)]"
           >
-            <CaptionedJoystick
-              axis="throttle"
-              value={joystick.throttle}
-              onChange={setJoystick}
-              describedBy={hintId}
+            <RaceOverlay
+              carId={Number(carId)}
+              userId={user?.id ?? null}
+              race={race}
+              phase={lobbyJoin.phase}
+              onJoin={lobbyJoin.join}
+              onToggleReady={() => raceStore.toggleReady()}
+              onLeave={lobbyJoin.leave}
+              stickBelow={sticksOnStage}
             />
-            <p id={hintId} className="hidden max-w-56 text-center text-xs text-muted sm:block">
-              {t('control.keyboardHint')}
-            </p>
-            <CaptionedJoystick
-              axis="steer"
-              value={joystick.steer}
-              onChange={setJoystick}
-              describedBy={hintId}
-            />
-          </section>
+            {sticksOnStage && <StageJoysticks joystick={joystick} onChange={setJoystick} />}
+          </VideoPlayer>
+          {!sticksOnStage && (
+            <JoystickPanel joystick={joystick} onChange={setJoystick} describedBy={hintId} />
+          )}
         </div>
 
         <aside className="space-y-4">
-          <RacePanel
-            carId={Number(carId)}
-            userId={user?.id ?? null}
-            race={race}
-            phase={lobbyJoin.phase}
-            onJoin={lobbyJoin.join}
-            onToggleReady={() => raceStore.toggleReady()}
-            onLeave={lobbyJoin.leave}
-          />
+          <RacePanel userId={user?.id ?? null} race={race} />
           {user?.is_admin && <CarSettingsPanel car={car} />}
           <section className="rounded-2xl border border-line bg-surface px-4 py-4 text-sm">
             <h2 className="font-display text-lg font-black italic">{t('control.help.title')}</h2>

@@ -1,7 +1,8 @@
 /**
- * The page frame of every screen: skip link, top bar, sidebar (hidden on /control/…), the reload
- * banner of an out-of-date page, main content with a page transition, footer and cookie banner. Nothing but the session message is
- * shown while the session is being restored.
+ * The page frame of every screen: skip link, top bar, sidebar (hidden on /control/…, where the
+ * top bar also gives way on a phone held sideways), the reload banner of an out-of-date page,
+ * main content with a page transition, footer and cookie banner. Nothing but the session message
+ * is shown while the session is being restored.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -69,14 +70,22 @@ function Shell() {
       </a>
       <TopBar
         menu={withSidebar ? { open: menuOpen, onToggle: toggleMenu, buttonRef: menuButtonRef } : undefined}
+        collapsible={!withSidebar}
       />
       {withSidebar && <Sidebar open={menuOpen} onClose={closeMenu} menuButtonRef={menuButtonRef} />}
-      <div className={cx('flex min-h-dvh flex-col pt-16', withSidebar && 'md:pl-64')}>
+      <div className={cx('flex min-h-dvh flex-col pt-16', withSidebar ? 'md:pl-64' : 'phone-landscape:pt-0')}>
         <OutdatedPageBanner />
         {/* At least the viewport below the top bar: the footer starts below the fold, so a page
             whose content arrives after the first paint never pushes a visible footer down (CLS). */}
         <main id="main" tabIndex={-1} className="min-h-[calc(100dvh-4rem)] flex-1 focus:outline-none">
-          <div key={pathname} className="animate-page-in px-4 py-8 sm:px-8 sm:py-10">
+          <div
+            key={pathname}
+            className={cx(
+              'animate-page-in px-4 py-8 sm:px-8 sm:py-10',
+              // The control page on a phone held sideways: the video and sticks fill the screen.
+              !withSidebar && 'phone-landscape:px-2 phone-landscape:py-2',
+            )}
+          >
             <Outlet />
           </div>
         </main>

@@ -18,6 +18,8 @@ export const SIDEBAR_ID = 'sidebar';
 export interface TopBarProps {
   /** Absent when the screen has no sidebar (the control page). */
   menu?: { open: boolean; onToggle: () => void; buttonRef: RefObject<HTMLButtonElement | null> };
+  /** Gives way on a phone held sideways (the control page: video and sticks need the height). */
+  collapsible?: boolean;
 }
 
 function MenuIcon({ open }: { open: boolean }) {
@@ -89,11 +91,16 @@ const BRAND_HIDDEN_SIGNED_OUT: Record<string, string> = {
   fr: 'max-[409px]:hidden',
 };
 
-export function TopBar({ menu }: TopBarProps) {
+export function TopBar({ menu, collapsible = false }: TopBarProps) {
   const { t, i18n } = useTranslation();
   const { user } = useAuth();
   return (
-    <header className="fixed inset-x-0 top-0 z-40 border-b border-line bg-surface/90 backdrop-blur-md">
+    <header
+      className={cx(
+        'fixed inset-x-0 top-0 z-40 border-b border-line bg-surface/90 backdrop-blur-md',
+        collapsible && 'phone-landscape:hidden',
+      )}
+    >
       <div className="flex h-16 items-center gap-1.5 px-2 sm:gap-3 sm:px-4">
         {menu && (
           <button

@@ -2,11 +2,14 @@
 import { cx } from '../../lib/cx';
 
 export type ButtonVariant = 'primary' | 'secondary' | 'ghost' | 'danger';
-/** `bar`: compact on phones, `sm` from the `sm` breakpoint up (top bar). */
-export type ButtonSize = 'bar' | 'sm' | 'md' | 'lg';
+/**
+ * `bar`: compact on phones, `sm` from the `sm` breakpoint up (top bar). `wrap`: as `sm`, but the
+ * label may take two lines (a narrow card over the video, a long French label).
+ */
+export type ButtonSize = 'bar' | 'sm' | 'md' | 'lg' | 'wrap';
 
 const base =
-  'inline-flex items-center justify-center gap-2 rounded-lg font-semibold no-underline whitespace-nowrap ' +
+  'inline-flex items-center justify-center gap-2 rounded-lg font-semibold no-underline ' +
   'transition-colors duration-150 select-none ' +
   'focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-ring ' +
   'disabled:cursor-not-allowed disabled:opacity-55 aria-disabled:cursor-not-allowed aria-disabled:opacity-55';
@@ -19,10 +22,11 @@ const variants: Record<ButtonVariant, string> = {
 };
 
 const sizes: Record<ButtonSize, string> = {
-  bar: 'h-8 px-2 text-xs sm:h-9 sm:px-3 sm:text-sm',
-  sm: 'h-9 px-3 text-sm',
-  md: 'h-10 px-4 text-sm',
-  lg: 'h-12 px-6 text-base',
+  bar: 'h-8 px-2 text-xs whitespace-nowrap sm:h-9 sm:px-3 sm:text-sm',
+  sm: 'h-9 px-3 text-sm whitespace-nowrap',
+  md: 'h-10 px-4 text-sm whitespace-nowrap',
+  lg: 'h-12 px-6 text-base whitespace-nowrap',
+  wrap: 'min-h-9 px-3 py-1.5 text-sm leading-tight text-center',
 };
 
 export function buttonClasses(variant: ButtonVariant = 'primary', size: ButtonSize = 'md', extra?: string) {

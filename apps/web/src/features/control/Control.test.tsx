@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import i18n from '../../i18n';
 import { resetAuthClient } from '../../lib/auth-client';
 import { eventSocket } from '../../lib/event-socket';
+import { PHONE_LANDSCAPE } from '../../lib/use-media-query';
 import Control from '../../routes/Control';
 import { buildCar } from '../../test/cars';
 import { FakeJanus } from '../../test/fake-janus';
@@ -292,6 +293,61 @@ describe('Control page', () => {
       detach();
       raceStore.clear();
     }
+  });
+
+  it('joins the race lobby by itself when it opens with no race running, shown over the video', async () => {
+    stubFetch({ 'GET /api/cars/3/status': () => json(200, car) });
+    await renderConnected();
+    const detach = raceStore.attach();
+    eventSocket.connect('access-token-1');
+    const events = FakeSocket.last;
+    act(() => events.serverOpen());
+    try {
+      act(() =>
+        events.serverSend({
+          type: 'race_state_update',
+          payload: raceState({ race_status: 'idle', race_id: null }),
+        }),
+      );
+      expect(events.messages.filter((m) => m.type === 'join_lobby')).toEqual([
+        { type: 'join_lobby', carId: 3 },
+      ]);
+      const video = within(screen.getByTestId('video-area'));
+      expect(video.getByTestId('race-joining')).toHaveTextContent('Joining the race…');
+      act(() =>
+        events.serverSend({
+          type: 'race_state_update',
+          payload: raceState({ participants: [pilot(member.id, { carId: 3 })] }),
+        }),
+      );
+      expect(video.getByTestId('race-lobby-count')).toHaveTextContent('0/1 pilots ready');
+      expect(video.getByRole('button', { name: "I'm ready" })).toBeVisible();
+    } finally {
+      eventSocket.disconnect();
+      detach();
+      raceStore.clear();
+    }
+  });
+
+  it('on a phone held sideways, puts both sticks over the video and drives with them', async () => {
+    const matchMedia = vi.fn((query: string) => ({
+      matches: query === PHONE_LANDSCAPE,
+      addEventListener: () => {},
+      removeEventListener: () => {},
+    }));
+    vi.stubGlobal('matchMedia', matchMedia);
+    stubFetch({ 'GET /api/cars/3/status': () => json(200, car) });
+    await renderConnected();
+    const video = within(screen.getByTestId('video-area'));
+    const throttle = video.getByTestId('joystick-throttle');
+    expect(video.getByTestId('joystick-steer')).toBeVisible();
+    // The pointer-driven meter gives way to the sticks, which show the input themselves.
+    expect(screen.queryByTestId('drive-meter')).not.toBeInTheDocument();
+    throttle.getBoundingClientRect = () => ({ left: 0, top: 0, width: 100, height: 100 }) as DOMRect;
+    fireEvent.pointerDown(throttle, { pointerId: 1, clientX: 50, clientY: 0 });
+    expect(lastDrive()).toEqual({ type: 'drive', throttle: 1, steer: 0 });
+    fireEvent.pointerUp(throttle, { pointerId: 1 });
+    expect(lastDrive()).toEqual({ type: 'drive', throttle: 0, steer: 0 });
   });
 
   it('says the code may have expired when the connection keeps being refused', async () => {

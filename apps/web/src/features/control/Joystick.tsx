@@ -16,9 +16,19 @@ export interface JoystickProps {
   /** Id of the text describing the keyboard alternative. */
   describedBy?: string;
   testId?: string;
+  /** Smaller, over the video's lower corners (landscape, full screen). */
+  compact?: boolean;
 }
 
-export function Joystick({ axis, value, onChange, label, describedBy, testId }: JoystickProps) {
+export function Joystick({
+  axis,
+  value,
+  onChange,
+  label,
+  describedBy,
+  testId,
+  compact = false,
+}: JoystickProps) {
   const padRef = useRef<HTMLDivElement>(null);
   const pointerRef = useRef<number | null>(null);
   const vertical = axis === 'vertical';
@@ -72,7 +82,7 @@ export function Joystick({ axis, value, onChange, label, describedBy, testId }: 
       className={cx(
         'relative touch-none select-none rounded-full border-2 border-line bg-surface-2/80 shadow-inner',
         'focus-visible:outline-2 focus-visible:outline-offset-4 focus-visible:outline-ring',
-        'size-36 sm:size-40',
+        compact ? 'size-28 bg-surface-2/60' : 'size-36 sm:size-40',
         value !== 0 && 'border-accent',
       )}
     >
@@ -109,7 +119,8 @@ export function Joystick({ axis, value, onChange, label, describedBy, testId }: 
       </svg>
       <div
         className={cx(
-          'pointer-events-none absolute size-16 -translate-x-1/2 -translate-y-1/2 rounded-full border-4 shadow-lg',
+          'pointer-events-none absolute -translate-x-1/2 -translate-y-1/2 rounded-full border-4 shadow-lg',
+          compact ? 'size-12' : 'size-16',
           'border-accent bg-gradient-to-br from-accent to-accent-hover',
           pointerRef.current === null && 'transition-[top,left] duration-150',
         )}

@@ -3,12 +3,14 @@
 import { VIDEO_PLAYER } from '@telerace/protocol';
 import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
+import { useRef } from 'react';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import i18n from '../../i18n';
 import { resetAuthClient, setAccessToken } from '../../lib/auth-client';
 import { CONNECT_TIMEOUT_MS, loadJanus } from '../../lib/janus-stream';
 import { ANSWER, FakeJanus, OFFER } from '../../test/fake-janus';
 import { callsTo, json, stubFetch } from '../profile/testing';
+import { useFullScreen } from './use-full-screen';
 import { VideoPlayer, type VideoPlayerProps } from './VideoPlayer';
 
 vi.mock('janus-gateway', async () => ({ default: (await import('../../test/fake-janus')).FakeJanus }));
@@ -25,6 +27,22 @@ const ICE_SERVERS = [
 ];
 
 let fetchMock: ReturnType<typeof stubFetch>;
+
+/** The control page's use: the player's frame is the stage the page puts in full screen. */
+function Stage({ lockLandscape = false }: { lockLandscape?: boolean }) {
+  const stageRef = useRef<HTMLDivElement>(null);
+  const fullScreen = useFullScreen(stageRef, { lockLandscape });
+  return (
+    <VideoPlayer
+      video={{ available: false, pin: null }}
+      streamId={7}
+      stageRef={stageRef}
+      fullScreen={fullScreen}
+    >
+      <button type="button">Ready</button>
+    </VideoPlayer>
+  );
+}
 
 function renderPlayer(props: Partial<VideoPlayerProps> = {}) {
   const view = render(<VideoPlayer video={{ available: true, pin: '4321' }} streamId={7} {...props} />);
@@ -323,21 +341,32 @@ describe('VideoPlayer', () => {
   });
 
   describe('full screen', () => {
+    // jsdom has no screen.orientation: each test gives the one it needs.
+    let orientation: Record<string, unknown> = {};
+    beforeEach(() => {
+      orientation = {};
+      Object.defineProperty(window.screen, 'orientation', { configurable: true, value: orientation });
+    });
     afterEach(() => {
       Reflect.deleteProperty(document, 'fullscreenEnabled');
       Reflect.deleteProperty(document, 'fullscreenElement');
+      Reflect.deleteProperty(window.screen, 'orientation');
     });
 
-    it('puts the whole video area (overlays included) in full screen and says when it is', async () => {
+    it('puts the whole video area (overlays included) in full screen, turns a phone sideways and says when it is', async () => {
       Object.defineProperty(document, 'fullscreenEnabled', { configurable: true, value: true });
       let fullscreenElement: Element | null = null;
       Object.defineProperty(document, 'fullscreenElement', {
         configurable: true,
         get: () => fullscreenElement,
       });
+      const lock = vi.fn(async () => {});
+      const unlock = vi.fn();
+      Object.assign(orientation, { lock, unlock });
       const user = userEvent.setup();
-      renderPlayer({ video: { available: false, pin: null }, topLeft: <span>telemetry</span> });
+      render(<Stage lockLandscape />);
       const area = screen.getByTestId('video-area');
+      expect(area).toContainElement(screen.getByRole('button', { name: 'Ready' }));
       const request = vi.fn(async () => {});
       area.requestFullscreen = request;
       const exit = vi.fn(async () => {});
@@ -347,12 +376,14 @@ describe('VideoPlayer', () => {
       expect(button).toHaveAttribute('aria-pressed', 'false');
       await user.click(button);
       expect(request).toHaveBeenCalledTimes(1);
+      expect(lock).toHaveBeenCalledWith('landscape');
       fullscreenElement = area;
       act(() => {
         document.dispatchEvent(new Event('fullscreenchange'));
       });
       expect(button).toHaveAttribute('aria-pressed', 'true');
       expect(button).toHaveAccessibleName('Exit full screen');
+      expect(area).toHaveAttribute('data-full-screen', 'element');
 
       await user.click(button);
       expect(exit).toHaveBeenCalledTimes(1);
@@ -362,12 +393,47 @@ describe('VideoPlayer', () => {
       });
       expect(button).toHaveAttribute('aria-pressed', 'false');
       expect(button).toHaveAccessibleName('Enter full screen');
+      expect(area).not.toHaveAttribute('data-full-screen');
+      expect(unlock).toHaveBeenCalled();
     });
 
-    it('offers no full-screen button where full screen is not allowed', () => {
+    it('does not lock the orientation on a desktop, and a refused full screen changes nothing', async () => {
+      Object.defineProperty(document, 'fullscreenEnabled', { configurable: true, value: true });
+      const lock = vi.fn(async () => {});
+      Object.assign(orientation, { lock });
+      const user = userEvent.setup();
+      render(<Stage />);
+      screen.getByTestId('video-area').requestFullscreen = vi.fn(async () => {
+        throw new TypeError('Permissions check failed');
+      });
+      await user.click(screen.getByRole('button', { name: 'Enter full screen' }));
+      expect(lock).not.toHaveBeenCalled();
+      expect(screen.getByRole('button', { name: 'Enter full screen' })).toHaveAttribute(
+        'aria-pressed',
+        'false',
+      );
+    });
+
+    it('covers the window instead where the browser has no element full screen (iPhone), until Escape', async () => {
       Object.defineProperty(document, 'fullscreenEnabled', { configurable: true, value: false });
-      renderPlayer({ video: { available: false, pin: null } });
-      expect(screen.queryByRole('button', { name: /full screen/ })).not.toBeInTheDocument();
+      const user = userEvent.setup();
+      render(<Stage lockLandscape />);
+      const area = screen.getByTestId('video-area');
+      await user.click(screen.getByRole('button', { name: 'Enter full screen' }));
+      expect(area).toHaveAttribute('data-full-screen', 'viewport');
+      expect(area).toHaveClass('fixed', 'inset-0');
+      // The page under it does not scroll.
+      expect(document.documentElement.style.overflow).toBe('hidden');
+      expect(screen.getByRole('button', { name: 'Exit full screen' })).toHaveAttribute(
+        'aria-pressed',
+        'true',
+      );
+      await user.keyboard('{Escape}');
+      expect(area).not.toHaveAttribute('data-full-screen');
+      expect(document.documentElement.style.overflow).toBe('');
+      await user.click(screen.getByRole('button', { name: 'Enter full screen' }));
+      await user.click(screen.getByRole('button', { name: 'Exit full screen' }));
+      expect(area).not.toHaveAttribute('data-full-screen');
     });
   });
 

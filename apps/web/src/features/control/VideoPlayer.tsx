@@ -2,7 +2,9 @@
  * The car's live video on the control page (spec §2 "Control page"; VIDEO.md "Browser side"): a
  * 16:9 frame with the camera picture, a message over it in each state but `playing`, the volume
  * slider and the full-screen toggle, and the page's overlays (telemetry top left, drive meter at
- * the bottom). The Janus session is `lib/janus-stream`. Decoded-frame stats are on the <video>
+ * the bottom, the race and, on a touch screen in landscape or full screen, the joysticks: the
+ * `children`). The frame is the element that goes full screen (use-full-screen.ts), so every
+ * overlay goes with it. The Janus session is `lib/janus-stream`. Decoded-frame stats are on the <video>
  * (`data-state`, `data-frames-decoded`, `data-first-frame-ms`) and on `window.__teleraceVideo`,
  * for the e2e tests and the latency bench.
  */
@@ -23,6 +25,7 @@ import { Spinner } from '../../components/ui/Spinner';
 import { getAccessToken } from '../../lib/auth-client';
 import { cx } from '../../lib/cx';
 import { JanusStream, prefetchVideo, type VideoStreamState } from '../../lib/janus-stream';
+import type { FullScreen } from './use-full-screen';
 
 export type VideoPlayerState = 'unavailable' | 'connecting' | 'waiting' | 'playing' | 'retrying';
 
@@ -50,6 +53,14 @@ export interface VideoPlayerProps {
   onPinRejected?: () => unknown;
   topLeft?: ReactNode;
   bottom?: ReactNode;
+  /** Drawn over the picture, under the volume and full-screen controls. */
+  children?: ReactNode;
+  /** The frame's element, for the page's full screen. */
+  stageRef?: RefObject<HTMLDivElement | null>;
+  /** The page's full screen (its button is in the frame's top right). */
+  fullScreen?: FullScreen;
+  /** The frame's size where the page needs another than 16:9 at full width. */
+  className?: string;
 }
 
 /** Watches the stream while `enabled`; the latest pin and callback are read at each attempt. */
@@ -89,26 +100,6 @@ function useJanusStream(
   const subscribe = useCallback((listener: () => void) => janus?.subscribe(listener) ?? (() => {}), [janus]);
   const stream = useSyncExternalStore(subscribe, () => janus?.getState() ?? null);
   return { stream, retryNow: () => janus?.retryNow() };
-}
-
-function useFullscreen(containerRef: RefObject<HTMLElement | null>) {
-  const [enabled] = useState(() => document.fullscreenEnabled === true);
-  const [active, setActive] = useState(false);
-  useEffect(() => {
-    const onChange = () => {
-      setActive(document.fullscreenElement !== null && document.fullscreenElement === containerRef.current);
-    };
-    document.addEventListener('fullscreenchange', onChange);
-    return () => document.removeEventListener('fullscreenchange', onChange);
-  }, [containerRef]);
-  const toggle = () => {
-    const container = containerRef.current;
-    if (!container) return;
-    const change = document.fullscreenElement ? document.exitFullscreen() : container.requestFullscreen();
-    // Refused (no user gesture, embedding policy): nothing changed, the button still says so.
-    change.catch(() => undefined);
-  };
-  return { enabled, active, toggle };
 }
 
 const controlFocus = 'focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-[#22d3ee]';
@@ -180,9 +171,18 @@ function StateMessage({
   );
 }
 
-export function VideoPlayer({ video, streamId, onPinRejected, topLeft, bottom }: VideoPlayerProps) {
+export function VideoPlayer({
+  video,
+  streamId,
+  onPinRejected,
+  topLeft,
+  bottom,
+  children,
+  stageRef,
+  fullScreen,
+  className,
+}: VideoPlayerProps) {
   const { t } = useTranslation();
-  const containerRef = useRef<HTMLDivElement>(null);
   const videoRef = useRef<HTMLVideoElement>(null);
   // janus.js and the ICE servers load while the car's status does, not after it.
   const statusLoading = video === undefined;
@@ -196,7 +196,6 @@ export function VideoPlayer({ video, streamId, onPinRejected, topLeft, bottom }:
     video?.pin ?? null,
     onPinRejected,
   );
-  const fullscreen = useFullscreen(containerRef);
   const [volume, setVolume] = useState<number>(VIDEO_PLAYER.volume.initial);
 
   const status = stream?.status ?? 'connecting';
@@ -225,16 +224,24 @@ export function VideoPlayer({ video, streamId, onPinRejected, topLeft, bottom }:
   );
 
   const percent = Math.round(volume * 100);
-  const fullscreenLabel = fullscreen.active
+  const fullscreenLabel = fullScreen?.active
     ? t('control.video.exitFullscreen')
     : t('control.video.enterFullscreen');
+  const coversViewport = fullScreen?.active === true && fullScreen.kind === 'viewport';
 
   return (
     <div
-      ref={containerRef}
-      className="relative aspect-video w-full overflow-hidden rounded-2xl border border-line bg-[#07080b] text-white shadow-lg [&:fullscreen]:rounded-none [&:fullscreen]:border-0"
+      ref={stageRef}
+      className={cx(
+        // A size container: the overlays scale with the frame (cqw/cqh), not with the window.
+        'overflow-hidden bg-[#07080b] text-white [container-type:size] [&:fullscreen]:rounded-none [&:fullscreen]:border-0',
+        coversViewport
+          ? 'fixed inset-0 z-[60] h-dvh w-full'
+          : cx('relative aspect-video w-full rounded-2xl border border-line shadow-lg', className),
+      )}
       data-testid="video-area"
       data-stream-id={streamId}
+      data-full-screen={fullScreen?.active ? fullScreen.kind : undefined}
     >
       <video
         ref={videoRef}
@@ -263,6 +270,7 @@ export function VideoPlayer({ video, streamId, onPinRejected, topLeft, bottom }:
         </div>
       )}
       {bottom && <div className="absolute inset-x-2 bottom-2 sm:inset-x-3 sm:bottom-3">{bottom}</div>}
+      {children}
       <div className="absolute top-2 right-2 flex items-center gap-1 rounded-full bg-black/60 py-1 pr-1 pl-3 ring-1 ring-white/15 backdrop-blur sm:top-3 sm:right-3">
         <label className="flex items-center gap-2">
           <LineIcon className="size-4 shrink-0">
@@ -284,20 +292,21 @@ export function VideoPlayer({ video, streamId, onPinRejected, topLeft, bottom }:
             data-testid="video-volume"
           />
         </label>
-        {fullscreen.enabled && (
+        {fullScreen && (
           <button
             type="button"
             className={cx(
               'inline-flex size-8 items-center justify-center rounded-full hover:bg-white/15',
               controlFocus,
             )}
-            aria-pressed={fullscreen.active}
+            aria-pressed={fullScreen.active}
             aria-label={fullscreenLabel}
             title={fullscreenLabel}
-            onClick={fullscreen.toggle}
+            data-testid="full-screen-toggle"
+            onClick={fullScreen.toggle}
           >
             <LineIcon className="size-4">
-              {fullscreen.active ? (
+              {fullScreen.active ? (
                 <path d="M9 4v5H4m11-5v5h5M9 20v-5H4m11 5v-5h5" />
               ) : (
                 <path d="M4 9V4h5m6 0h5v5M4 15v5h5m6 0h5v-5" />

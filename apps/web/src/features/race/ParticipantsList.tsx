@@ -79,9 +79,11 @@ export function ParticipantsList({
           key={p.userId}
           className={cx('flex items-center gap-2 py-1.5', p.userId === userId && 'font-semibold')}
         >
-          <span className="min-w-0 flex-1 truncate">
-            {displayName(p.username)}
-            {p.userId === userId && <span className="ml-1 text-xs text-muted">({t('race.you')})</span>}
+          <span className="min-w-0 flex-1">
+            <span className="[overflow-wrap:anywhere]">{displayName(p.username)}</span>
+            {p.userId === userId && (
+              <span className="ml-1 text-xs whitespace-nowrap text-muted">({t('race.you')})</span>
+            )}
             <span className="block truncate text-xs font-normal text-muted">{p.carName}</span>
             {showCarUntil && <CarUntil endsAt={p.sessionEndsAt} />}
           </span>

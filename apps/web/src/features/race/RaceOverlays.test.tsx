@@ -5,7 +5,7 @@ import i18n from '../../i18n';
 import { EventSocketManager } from '../../lib/event-socket';
 import { FakeSocket, fakeSocketFactory } from '../../test/fake-socket';
 import { leaderboardRow, pilot, raceState } from '../../test/races';
-import { RacePanel, RaceVideoOverlay } from './RaceOverlays';
+import { RaceOverlay, RacePanel } from './RaceOverlays';
 import { RaceStore } from './race-store';
 import { useLobbyJoin } from './use-lobby-join';
 import { useRace } from './use-race';
@@ -16,21 +16,21 @@ const CAR = 3;
 /** The control page's race parts, on a store fed by a fake event socket. */
 function Race({ store }: { store: RaceStore }) {
   const race = useRace(store);
-  const { phase, join, leave } = useLobbyJoin(ME, store);
+  const { phase, join, leave } = useLobbyJoin(ME, null, store);
   return (
     <>
       <div data-testid="video" className="relative">
-        <RaceVideoOverlay state={race.state} />
+        <RaceOverlay
+          carId={CAR}
+          userId={ME}
+          race={race}
+          phase={phase}
+          onJoin={join}
+          onToggleReady={() => store.toggleReady()}
+          onLeave={leave}
+        />
       </div>
-      <RacePanel
-        carId={CAR}
-        userId={ME}
-        race={race}
-        phase={phase}
-        onJoin={join}
-        onToggleReady={() => store.toggleReady()}
-        onLeave={leave}
-      />
+      <RacePanel userId={ME} race={race} />
     </>
   );
 }
@@ -63,27 +63,30 @@ describe('race on the control page', () => {
   it('shows nothing before the server told the race state', () => {
     renderRace();
     expect(screen.queryByTestId('race-panel')).not.toBeInTheDocument();
+    expect(screen.queryByTestId('race-overlay')).not.toBeInTheDocument();
   });
 
   it('joins from idle: joining, then the lobby card once the member is a participant', async () => {
     const user = userEvent.setup();
     const { sent, push } = renderRace();
     push({ type: 'race_state_update', payload: raceState({ race_status: 'idle', race_id: null }) });
-    await user.click(screen.getByRole('button', { name: 'Join race' }));
+    const video = within(screen.getByTestId('video'));
+    await user.click(video.getByRole('button', { name: 'Join race' }));
     expect(sent()).toEqual([{ type: 'join_lobby', carId: CAR }]);
-    expect(screen.getByTestId('race-joining')).toHaveTextContent('Joining the race…');
+    expect(video.getByTestId('race-joining')).toHaveTextContent('Joining the race…');
 
     push({
       type: 'race_state_update',
       payload: raceState({ participants: [pilot(ME, { ping: 42 }), pilot(5, { isReady: true, ping: 300 })] }),
     });
-    expect(screen.getByTestId('race-lobby-count')).toHaveTextContent('1/2 pilots ready');
+    // Over the video: the count and the toggle; beside it: the pilots with their ping.
+    expect(video.getByTestId('race-lobby-count')).toHaveTextContent('1/2 pilots ready');
     const list = within(screen.getByRole('list', { name: 'Pilots' }));
     expect(list.getByText('42 ms')).toHaveAttribute('data-tone', 'good');
     expect(list.getByText('300 ms')).toHaveAttribute('data-tone', 'poor');
     expect(list.getByText('pilot5')).toBeVisible();
 
-    const ready = screen.getByRole('button', { name: "I'm ready" });
+    const ready = video.getByRole('button', { name: "I'm ready" });
     expect(ready).toHaveAttribute('aria-pressed', 'false');
     await user.click(ready);
     expect(sent().at(-1)).toEqual({ type: 'toggle_ready' });
@@ -100,7 +103,12 @@ describe('race on the control page', () => {
     const { sent, push } = renderRace();
     push({ type: 'race_state_update', payload: raceState({ participants: [pilot(ME), pilot(5)] }) });
     expect(screen.getByTestId('race-lobby-count')).toHaveTextContent('0/2 pilots ready');
-    await user.click(screen.getByRole('button', { name: 'Leave the lobby (just drive)' }));
+    // Two forms of the one action: a line under the toggle, a small ✕ when the video is short.
+    const leaves = within(screen.getByTestId('video')).getAllByRole('button', {
+      name: 'Leave the lobby (just drive)',
+    });
+    expect(leaves).toHaveLength(2);
+    await user.click(leaves[0] as HTMLElement);
     expect(sent()).toEqual([{ type: 'leave_lobby' }]);
     push({ type: 'race_state_update', payload: raceState({ participants: [pilot(5)] }) });
     expect(screen.queryByTestId('race-lobby-count')).not.toBeInTheDocument();
@@ -155,7 +163,8 @@ describe('race on the control page', () => {
       payload: raceState({ race_status: 'active', race_expires_at: '2026-12-01T20:03:00Z', participants }),
     });
     expect(screen.queryByTestId('race-countdown')).not.toBeInTheDocument();
-    expect(screen.getByRole('timer', { name: 'Race time left' })).toHaveTextContent('03:00');
+    const video = within(screen.getByTestId('video'));
+    expect(video.getByRole('timer', { name: 'Race time left' })).toHaveTextContent('03:00');
     act(() => vi.advanceTimersByTime(1_000));
     expect(screen.getByTestId('race-timer')).toHaveTextContent('02:59');
 
@@ -170,6 +179,13 @@ describe('race on the control page', () => {
     expect(rows[1]).toHaveTextContent('1pilot511.2312.003');
     expect(rows[2]).toHaveTextContent('2pilot12(you)12.3512.352');
     expect(rows[2]).toHaveAttribute('aria-current', 'true');
+    // Over the video: position and name, then best lap and laps, names whole.
+    const standings = video.getAllByRole('listitem');
+    expect(standings.map((row) => row.textContent)).toEqual([
+      'Pos. 1pilot5best 11.23 s · 3 laps',
+      'Pos. 2pilot12(you)best 12.35 s · 2 laps',
+    ]);
+    expect(standings[1]).toHaveAttribute('aria-current', 'true');
   });
 
   it('offers no join while a race runs without the member', () => {

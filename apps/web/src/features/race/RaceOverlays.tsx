@@ -1,52 +1,28 @@
 /**
  * The race on the control page (spec §2 "Overlays", §4 lobby join, race status, ready flag):
- * - over the video, never catching the pointer so driving stays free: the big countdown number
- *   and the race timer;
- * - beside the video (the driver's panel): Join race, joining, failed with Retry, the lobby card
- *   (ready toggle, "ready/total pilots ready", the pilots with their ping) and the live leaderboard.
+ * - over the video (`RaceOverlay`, inside the full-screen element, so a driver in full screen has
+ *   all of it): the big countdown number in the upper band, and one card at the top right with
+ *   what the driver can do or must know now — Join race, joining, failed with Retry, the lobby
+ *   (ready toggle, "ready/total pilots ready", leave), the race timer with the live leaderboard.
+ *   None of it covers the centre of the road: the card keeps to the right edge, the number to
+ *   the upper band; what is not a button lets the pointer through to the sticks;
+ * - beside the video (`RacePanel`): the details a glance at the video does not need — the
+ *   race's status, the pilots with their ping, the full live leaderboard with the last lap.
  */
 import type { RaceState } from '@telerace/protocol';
+import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Alert } from '../../components/ui/Alert';
-import { Button } from '../../components/ui/Button';
+import { buttonClasses } from '../../components/ui/button-styles';
 import { Spinner } from '../../components/ui/Spinner';
+import { cx } from '../../lib/cx';
 import { socketErrorText } from '../auth/error-text';
-import { LiveLeaderboard } from './LiveLeaderboard';
+import { LiveLeaderboard, OverlayLeaderboard } from './LiveLeaderboard';
 import { isParticipant, type LobbyJoinPhase } from './lobby-join';
 import { ParticipantsList } from './ParticipantsList';
 import { RaceTimer } from './RaceTimer';
 import type { RaceSnapshot } from './race-store';
 
-/** What shows over the video: nothing, the countdown number or the race clock. */
-export function RaceVideoOverlay({ state }: { state: RaceState | null }) {
-  const { t } = useTranslation();
-  if (state?.race_status === 'countdown' && state.countdown_value !== null) {
-    return (
-      <div className="pointer-events-none absolute inset-0 grid place-items-center" aria-live="assertive">
-        <span className="sr-only">{t('race.countdown.label')}</span>
-        <span
-          key={state.countdown_value}
-          data-testid="race-countdown"
-          className="font-display text-[min(40vw,12rem)] leading-none font-black text-white italic drop-shadow-[0_4px_12px_rgba(0,0,0,0.8)] motion-safe:animate-pulse"
-        >
-          {state.countdown_value}
-        </span>
-      </div>
-    );
-  }
-  if (state?.race_status === 'active' && state.race_expires_at) {
-    return (
-      <div className="pointer-events-none absolute inset-x-0 top-20 flex justify-center">
-        <span className="rounded-full bg-black/70 px-4 py-1 text-2xl text-white ring-1 ring-white/20 backdrop-blur">
-          <RaceTimer expiresAt={state.race_expires_at} />
-        </span>
-      </div>
-    );
-  }
-  return null;
-}
-
-export interface RacePanelProps {
+export interface RaceOverlayProps {
   carId: number;
   userId: number | null;
   race: RaceSnapshot;
@@ -55,9 +31,187 @@ export interface RacePanelProps {
   onToggleReady: () => void;
   /** Leaves the lobby (a driver who only wants to drive). */
   onLeave: () => void;
+  /** The steering stick sits in the video's lower right corner: the card stops above it. */
+  stickBelow?: boolean;
 }
 
-export function RacePanel({ carId, userId, race, phase, onJoin, onToggleReady, onLeave }: RacePanelProps) {
+/** Everything of the race over the video: the countdown number and the driver's race card. */
+export function RaceOverlay(props: RaceOverlayProps) {
+  const state = props.race.state;
+  if (state === null) return null;
+  return (
+    <>
+      {state.race_status === 'countdown' && state.countdown_value !== null && (
+        <Countdown value={state.countdown_value} />
+      )}
+      <RaceCard {...props} state={state} />
+    </>
+  );
+}
+
+function Countdown({ value }: { value: number }) {
+  const { t } = useTranslation();
+  return (
+    // The upper band of the picture: the car and the road ahead of it stay in sight.
+    <div
+      className="pointer-events-none absolute inset-x-0 top-[8%] flex justify-center"
+      aria-live="assertive"
+    >
+      <span className="sr-only">{t('race.countdown.label')}</span>
+      <span
+        key={value}
+        data-testid="race-countdown"
+        className="font-display text-[min(18cqw,34cqh,9rem)] leading-none font-black text-white italic drop-shadow-[0_4px_12px_rgba(0,0,0,0.8)] motion-safe:animate-pulse"
+      >
+        {value}
+      </span>
+    </div>
+  );
+}
+
+const overlayFocus = 'focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-[#22d3ee]';
+const overlayButton = cx('w-full', overlayFocus);
+
+function RaceCard({
+  state,
+  carId,
+  userId,
+  race,
+  phase,
+  onJoin,
+  onToggleReady,
+  onLeave,
+  stickBelow = false,
+}: RaceOverlayProps & { state: RaceState }) {
+  const { t, i18n } = useTranslation();
+  const status = state.race_status;
+  const joined = isParticipant(state, userId);
+  const open = status === 'idle' || status === 'lobby';
+  let body: ReactNode = null;
+  if (status === 'active' && state.race_expires_at) {
+    body = (
+      <>
+        <p className="flex items-center justify-between gap-3">
+          <span className="text-white/75">
+            {t(joined ? 'race.status.active' : 'race.overlay.spectating')}
+          </span>
+          <RaceTimer expiresAt={state.race_expires_at} className="text-base sm:text-xl" onDark />
+        </p>
+        <OverlayLeaderboard rows={race.leaderboard} userId={userId} />
+      </>
+    );
+  } else if (joined && status === 'lobby') {
+    const me = state.participants.find((p) => p.userId === userId);
+    const ready = me?.isReady ?? false;
+    body = (
+      <>
+        <div className="flex items-start justify-between gap-2">
+          <p className="font-semibold" data-testid="race-lobby-count" aria-live="polite">
+            {t('race.lobby.readyCount', { ready: state.readyCount, total: state.totalParticipants })}
+          </p>
+          {/* A short video (a phone held upright): leaving is this small button, not the line below. */}
+          <button
+            type="button"
+            className={cx(
+              '-mt-0.5 -mr-1 inline-flex size-6 shrink-0 items-center justify-center rounded-full text-white/80 hover:bg-white/15 hover:text-white',
+              '[@container(min-height:14rem)]:hidden',
+              overlayFocus,
+            )}
+            aria-label={t('race.lobby.leave')}
+            title={t('race.lobby.leave')}
+            onClick={onLeave}
+          >
+            <span aria-hidden="true">✕</span>
+          </button>
+        </div>
+        <button
+          type="button"
+          className={cx(buttonClasses(ready ? 'secondary' : 'primary', 'wrap'), overlayButton)}
+          aria-pressed={ready}
+          data-testid="race-ready-toggle"
+          onClick={onToggleReady}
+        >
+          {ready && <span aria-hidden="true">✓ </span>}
+          {t('race.lobby.readyToggle')}
+        </button>
+        <button
+          type="button"
+          className={cx(
+            'hidden w-full rounded-md px-1 py-1 text-white/80 underline underline-offset-2 hover:text-white',
+            '[@container(min-height:14rem)]:block',
+            overlayButton,
+          )}
+          data-testid="race-leave"
+          onClick={onLeave}
+        >
+          {t('race.lobby.leave')}
+        </button>
+      </>
+    );
+  } else if (!joined && phase.kind === 'joining') {
+    body = (
+      <p className="flex items-center gap-2" role="status" data-testid="race-joining">
+        <Spinner size="sm" className="text-white" decorative />
+        {t('race.joining')}
+      </p>
+    );
+  } else if (!joined && phase.kind === 'failed') {
+    body = (
+      <div role="alert" className="space-y-1.5">
+        <p className="font-semibold text-[#fca5a5]">{t('race.failed.title')}</p>
+        <p className="text-white/85">
+          {phase.error ? socketErrorText(t, i18n, phase.error) : t('race.failed.timeout')}
+        </p>
+        <button
+          type="button"
+          className={cx(buttonClasses('primary', 'wrap'), overlayButton)}
+          data-testid="race-join-retry"
+          onClick={() => onJoin(phase.carId)}
+        >
+          {t('race.failed.retry')}
+        </button>
+      </div>
+    );
+  } else if (!joined && open) {
+    body = (
+      <button
+        type="button"
+        className={cx(buttonClasses('primary', 'wrap'), overlayButton)}
+        data-testid="race-join"
+        onClick={() => onJoin(carId)}
+      >
+        {t('race.join')}
+      </button>
+    );
+  }
+  if (body === null) return null;
+  return (
+    <section
+      aria-label={t('race.title')}
+      // The leaderboard may outgrow the card and scroll: reachable by keyboard too.
+      tabIndex={status === 'active' ? 0 : undefined}
+      data-testid="race-overlay"
+      data-status={status}
+      className={cx(
+        // Under the volume and full-screen controls, at the right edge; a long leaderboard scrolls
+        // inside the card rather than reaching the sticks.
+        'absolute top-12 right-2 w-max max-w-[40%] space-y-2 overflow-y-auto sm:top-16 sm:right-3 sm:max-w-[min(36%,18rem)]',
+        stickBelow ? 'max-h-[calc(100%-4rem-9.5rem)]' : 'max-h-[calc(100%-4rem)] sm:max-h-[calc(100%-9rem)]',
+        'rounded-xl bg-black/75 px-2.5 py-2 text-xs text-white ring-1 ring-white/15 backdrop-blur sm:px-3 sm:text-sm',
+      )}
+    >
+      {body}
+    </section>
+  );
+}
+
+export interface RacePanelProps {
+  userId: number | null;
+  race: RaceSnapshot;
+}
+
+/** The race's details beside the video: status, the pilots with their ping, the full leaderboard. */
+export function RacePanel({ userId, race }: RacePanelProps) {
   const { t } = useTranslation();
   const { state } = race;
   if (state === null) return null;
@@ -82,132 +236,29 @@ export function RacePanel({ carId, userId, race, phase, onJoin, onToggleReady, o
         </span>
       </div>
       <div className="mt-3 space-y-3">
-        {joined ? (
-          <JoinedView
-            state={state}
-            userId={userId}
-            race={race}
-            onToggleReady={onToggleReady}
-            onLeave={onLeave}
-          />
+        {status === 'active' ? (
+          <>
+            {!joined && <p className="text-muted">{t('race.spectating')}</p>}
+            <LiveLeaderboard rows={race.leaderboard} userId={userId} />
+          </>
+        ) : status === 'idle' ? (
+          <p className="text-muted">{t('race.joinIdleHint')}</p>
         ) : (
-          <NotJoinedView
-            state={state}
-            carId={carId}
-            phase={phase}
-            onJoin={onJoin}
-            race={race}
-            userId={userId}
-          />
+          <>
+            {status === 'lobby' && !joined && (
+              <p className="text-muted">{t('race.joinLobbyHint', { count: state.totalParticipants })}</p>
+            )}
+            {status === 'lobby' && joined && (
+              <p className="text-xs text-muted">
+                {state.participants.find((p) => p.userId === userId)?.isReady
+                  ? t('race.lobby.waitingStart')
+                  : t('race.lobby.readyHint')}
+              </p>
+            )}
+            <ParticipantsList participants={state.participants} userId={userId} />
+          </>
         )}
       </div>
     </section>
-  );
-}
-
-function JoinedView({
-  state,
-  userId,
-  race,
-  onToggleReady,
-  onLeave,
-}: {
-  state: RaceState;
-  userId: number | null;
-  race: RaceSnapshot;
-  onToggleReady: () => void;
-  onLeave: () => void;
-}) {
-  const { t } = useTranslation();
-  const me = state.participants.find((p) => p.userId === userId);
-  if (state.race_status === 'lobby') {
-    const ready = me?.isReady ?? false;
-    return (
-      <>
-        <p className="font-semibold" data-testid="race-lobby-count" aria-live="polite">
-          {t('race.lobby.readyCount', { ready: state.readyCount, total: state.totalParticipants })}
-        </p>
-        <Button
-          variant={ready ? 'secondary' : 'primary'}
-          className="w-full"
-          aria-pressed={ready}
-          data-testid="race-ready-toggle"
-          onClick={onToggleReady}
-        >
-          {t('race.lobby.readyToggle')}
-        </Button>
-        <p className="text-xs text-muted">
-          {ready ? t('race.lobby.waitingStart') : t('race.lobby.readyHint')}
-        </p>
-        <ParticipantsList participants={state.participants} userId={userId} />
-        <Button variant="ghost" size="sm" className="w-full" data-testid="race-leave" onClick={onLeave}>
-          {t('race.lobby.leave')}
-        </Button>
-      </>
-    );
-  }
-  return <LiveLeaderboard rows={race.leaderboard} userId={userId} />;
-}
-
-function NotJoinedView({
-  state,
-  carId,
-  phase,
-  onJoin,
-  race,
-  userId,
-}: {
-  state: RaceState;
-  carId: number;
-  phase: LobbyJoinPhase;
-  onJoin: (carId: number) => void;
-  race: RaceSnapshot;
-  userId: number | null;
-}) {
-  const { t, i18n } = useTranslation();
-  if (phase.kind === 'joining') {
-    return (
-      <p className="flex items-center gap-2" role="status" data-testid="race-joining">
-        <Spinner size="sm" className="text-accent" decorative />
-        {t('race.joining')}
-      </p>
-    );
-  }
-  const open = state.race_status === 'idle' || state.race_status === 'lobby';
-  return (
-    <>
-      {phase.kind === 'failed' && (
-        <Alert tone="error" title={t('race.failed.title')}>
-          <p>{phase.error ? socketErrorText(t, i18n, phase.error) : t('race.failed.timeout')}</p>
-          <Button
-            variant="secondary"
-            size="sm"
-            className="mt-2"
-            data-testid="race-join-retry"
-            onClick={() => onJoin(phase.carId)}
-          >
-            {t('race.failed.retry')}
-          </Button>
-        </Alert>
-      )}
-      {open && phase.kind !== 'failed' && (
-        <>
-          <p className="text-muted">
-            {state.race_status === 'lobby'
-              ? t('race.joinLobbyHint', { count: state.totalParticipants })
-              : t('race.joinIdleHint')}
-          </p>
-          <Button className="w-full" data-testid="race-join" onClick={() => onJoin(carId)}>
-            {t('race.join')}
-          </Button>
-        </>
-      )}
-      {!open && (
-        <>
-          <p className="text-muted">{t('race.spectating')}</p>
-          <LiveLeaderboard rows={race.leaderboard} userId={userId} />
-        </>
-      )}
-    </>
   );
 }

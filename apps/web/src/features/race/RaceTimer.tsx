@@ -4,7 +4,16 @@ import { useTranslation } from 'react-i18next';
 import { cx } from '../../lib/cx';
 import { formatRaceClock } from './race-format';
 
-export function RaceTimer({ expiresAt, className }: { expiresAt: string; className?: string }) {
+export function RaceTimer({
+  expiresAt,
+  className,
+  onDark = false,
+}: {
+  expiresAt: string;
+  className?: string;
+  /** Over the video: the last 30 s in a red that reads on the dark card in either theme. */
+  onDark?: boolean;
+}) {
   const { t } = useTranslation();
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
@@ -19,7 +28,11 @@ export function RaceTimer({ expiresAt, className }: { expiresAt: string; classNa
       role="timer"
       aria-label={t('race.timer.label')}
       data-testid="race-timer"
-      className={cx('font-mono font-black tabular-nums', left <= 30_000 && 'text-danger', className)}
+      className={cx(
+        'font-mono font-black tabular-nums',
+        left <= 30_000 && (onDark ? 'text-[#fca5a5]' : 'text-danger'),
+        className,
+      )}
     >
       {formatRaceClock(left)}
     </span>

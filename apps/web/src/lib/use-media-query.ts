@@ -1,0 +1,25 @@
+/**
+ * Whether a CSS media query matches, kept current (matchMedia's change events). Where the browser
+ * has no matchMedia (tests' jsdom) nothing matches.
+ */
+import { useCallback, useSyncExternalStore } from 'react';
+
+/** A phone held sideways: the styles' `phone-landscape` variant (styles.css). */
+export const PHONE_LANDSCAPE = '(orientation: landscape) and (max-height: 31.25rem)';
+/** A touch screen is among the pointers (a phone, a tablet, a touch laptop). */
+export const TOUCH_SCREEN = '(any-pointer: coarse)';
+
+export function useMediaQuery(query: string): boolean {
+  const subscribe = useCallback(
+    (listener: () => void) => {
+      if (typeof window.matchMedia !== 'function') return () => {};
+      const list = window.matchMedia(query);
+      list.addEventListener('change', listener);
+      return () => list.removeEventListener('change', listener);
+    },
+    [query],
+  );
+  return useSyncExternalStore(subscribe, () =>
+    typeof window.matchMedia === 'function' ? window.matchMedia(query).matches : false,
+  );
+}
