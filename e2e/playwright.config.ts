@@ -12,6 +12,11 @@ const baseURL = `http://127.0.0.1:${E2E_PORT}`;
  */
 export const E2E_RAFFLE_PORT = Number(process.env.E2E_RAFFLE_PORT ?? 8183);
 export const E2E_RAFFLE_URL = `http://127.0.0.1:${E2E_RAFFLE_PORT}`;
+/**
+ * race.spec.ts's server (two simulated cars): every control page joins the race lobby by itself
+ * (issue 25), so on a shared server the driving tests' drivers would be in this race's lobby.
+ */
+export const E2E_RACE_URL = `http://127.0.0.1:${Number(process.env.E2E_RACE_PORT ?? 8185)}`;
 /** The local Twitch and Discord stand-in (scripts/oauth-stand-in.mjs) the raffle server signs winners in with. */
 export const E2E_OAUTH_PORT = Number(process.env.E2E_OAUTH_PORT ?? 8282);
 export const E2E_OAUTH_URL = `http://127.0.0.1:${E2E_OAUTH_PORT}`;
@@ -106,9 +111,15 @@ const mainServer = server('the main server', baseURL, {
   ...serverEnv(String(E2E_PORT)),
   // Simulated cars driven by real car-agent processes over the real car socket: one for each
   // driving test (a car stays taken for its session): Sim 1–3 for driving.spec.ts, Sim 4 and
-  // Sim 5 for the two drivers of race.spec.ts. An idle agent only holds its car socket; it
-  // renders and streams video only while driven.
+  // Sim 5 for phone.spec.ts. An idle agent only holds its car socket; it renders and streams
+  // video only while driven.
   SIM_CARS: '5',
+});
+
+// race.spec.ts's server: the main one's settings, a race of its own and its two drivers' cars.
+const raceServer = server('the race server', E2E_RACE_URL, {
+  ...serverEnv(new URL(E2E_RACE_URL).port),
+  SIM_CARS: '2',
 });
 
 const oauthStandIn = oauthStandInAt('the OAuth stand-in', E2E_OAUTH_URL);
@@ -162,6 +173,9 @@ const chatServer = server('the integrations server', E2E_CHAT_SERVER_URL, {
   DISCORD_CHANNEL_ID: E2E_CHAT.discordChannelId,
 });
 
+/** The test files that take minutes of real time each (see `projects`). */
+const LONG_TESTS = /\/(race|raffle|integrations)\.spec\.ts$/;
+
 export default defineConfig({
   testDir: './tests',
   outputDir: './test-results',
@@ -188,17 +202,22 @@ export default defineConfig({
     screenshot: 'only-on-failure',
     launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS },
   },
+  // Workers take tests in the projects' order: the long real-time tests (a whole race, the raffle
+  // draws, the chat raffle: minutes of waiting on clocks, little CPU) start first, beside the
+  // rest, instead of last, after it.
   projects: [
-    // @mobile tests run on both; @phone tests (a car each) on the phone only.
-    { name: 'desktop', use: { ...devices['Desktop Chrome'] }, grepInvert: /@phone/ },
+    { name: 'races', use: { ...devices['Desktop Chrome'] }, testMatch: LONG_TESTS },
+    // @phone tests (a car each) run on the phone only.
     {
       name: 'mobile',
       use: { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true },
       grep: /@mobile|@phone/,
     },
+    // @mobile tests run on both.
+    { name: 'desktop', use: { ...devices['Desktop Chrome'] }, testIgnore: LONG_TESTS, grepInvert: /@phone/ },
   ],
   // Every process the tests talk to, started by one webServer (scripts/start-all.mjs): the
-  // stand-ins together, then the three servers together (Playwright starts webServer entries one
+  // stand-ins together, then the four servers together (Playwright starts webServer entries one
   // after another: 19 s for these six).
   webServer: {
     command: 'node scripts/start-all.mjs',
@@ -211,7 +230,7 @@ export default defineConfig({
       E2E_READY_PORT: String(E2E_READY_PORT),
       E2E_PROCESSES: JSON.stringify([
         [oauthStandIn, chatStandIns, chatOauthStandIn],
-        [mainServer, raffleServer, chatServer],
+        [mainServer, raceServer, raffleServer, chatServer],
       ]),
     },
   },

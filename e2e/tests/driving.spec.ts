@@ -10,7 +10,9 @@ import { E2E_ADMIN } from '../playwright.config.js';
 import {
   acceptCookies,
   carWithCode,
+  connectWithCode,
   freeCar,
+  holdTouch,
   logIn,
   newMember,
   screenshot,
@@ -57,17 +59,6 @@ function difference(a: number[], b: number[]): number {
   return a.reduce((sum, value, i) => sum + Math.abs(value - (b[i] ?? 0)), 0) / a.length;
 }
 
-async function connect(page: Page, car: { id: number; code: string }): Promise<void> {
-  await page.goto('/car-selection');
-  await page.getByTestId(`car-${car.id}`).click();
-  const dialog = page.getByRole('dialog');
-  await dialog.getByLabel(en.cars.codeLabel).pressSequentially(car.code.toLowerCase());
-  await expect(dialog.getByLabel(en.cars.codeLabel)).toHaveValue(car.code);
-  await dialog.getByRole('button', { name: en.cars.connect, exact: true }).click();
-  await expect(page).toHaveURL(new RegExp(`/control/${car.id}/\\d+$`));
-  await expect(page.getByTestId('connection-state')).toHaveText(en.control.connection.connected);
-}
-
 test.beforeEach(async ({ context }) => {
   await acceptCookies(context);
 });
@@ -83,7 +74,7 @@ test('a member connects with a code, watches the live video and drives with the 
   await signUp(request, member);
   const car = await carWithCode(request, 'Sim 1');
   await logIn(page, member.email, member.password);
-  await connect(page, car);
+  await connectWithCode(page, car);
 
   // Reloaded, the control page plays the car's camera: 30 frames really decoded. How soon (5 s is
   // the bar) is measured by `npm run bench -- video` on a quiet machine, not asserted here.
@@ -122,7 +113,7 @@ test('a member connects with a code, watches the live video and drives with the 
 test('an admin lowers the forward speed and the car applies it', async ({ page, request }, testInfo) => {
   const car = await carWithCode(request, 'Sim 2');
   await logIn(page, E2E_ADMIN.email, E2E_ADMIN.password);
-  await connect(page, car);
+  await connectWithCode(page, car);
 
   await page.getByRole('button', { name: new RegExp(en.control.settings.title) }).click();
   const forward = page.getByLabel(en.control.settings.forward);
@@ -168,31 +159,25 @@ test('on a phone, a member drives with a thumb on the throttle stick @phone', as
   expect(theme.status()).toBe(200);
   const car = await carWithCode(request, 'Sim 3');
   await logIn(page, member.email, member.password);
-  await connect(page, car);
+  await connectWithCode(page, car);
 
   await expect.poll(() => framesDecoded(page), { timeout: 30_000 }).toBeGreaterThanOrEqual(30);
   await expect(page.locator('html')).not.toHaveClass(/dark/);
   const fits = await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
   expect(fits).toBe(true);
 
+  // The page joined the race lobby by itself (no race runs on this server).
+  await expect(page.getByTestId('race-lobby-count')).toBeVisible();
+
   const stick = page.getByTestId('joystick-throttle');
   await stick.scrollIntoViewIfNeeded();
-  const box = await stick.boundingBox();
-  if (!box) throw new Error('the throttle stick is not on screen');
-  const x = box.x + box.width / 2;
-  const centre = box.y + box.height / 2;
-  // Real touch events, as a thumb makes them: down on the knob, slide to the top of the pad, hold.
-  const touch = await page.context().newCDPSession(page);
-  await touch.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [{ x, y: centre }] });
-  await touch.send('Input.dispatchTouchEvent', {
-    type: 'touchMove',
-    touchPoints: [{ x, y: box.y + box.height * 0.1 }],
-  });
+  // A thumb down on the knob, slid to the top of the pad and held.
+  const lift = await holdTouch(page, stick, { x: 0.5, y: 0.1 });
   await expect(stick).toHaveAttribute('aria-valuenow', '100');
   await expect.poll(() => speed(page), { timeout: 10_000 }).toBeGreaterThan(1);
   await screenshot(page, testInfo, 'phone-driving');
 
-  await touch.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+  await lift();
   await expect(stick).toHaveAttribute('aria-valuenow', '0');
   await expect.poll(() => speed(page), { timeout: 10_000 }).toBeLessThan(0.1);
   await freeCar(request, car.id);

@@ -1,14 +1,19 @@
 /**
- * A whole race in the browser (issue 12): two members, each in a browser context of their own,
- * take the simulated cars Sim 4 and Sim 5 with a code, join the race from their control pages and
- * mark themselves ready; an admin starts the race from the Race Control tab; after the countdown
- * both hold W (the sim car's steering assist keeps them on the track) until the live leaderboard
- * shows two completed laps each (so the chart draws lines, not dots); the admin ends the race, both drivers are told and sent home, and
- * the race is on the leaderboards, in a driver's race history and on its own page with one chart
- * line per driver.
+ * A whole race in the browser (issues 12 and 25): two members, each in a browser context of their
+ * own, take the simulated cars Sim 1 and Sim 2 with a code; their control pages join the race
+ * lobby by themselves, and they mark themselves ready; an admin starts the race from the Race
+ * Control tab; after the countdown both drive (the sim car's steering assist keeps them on the
+ * track) until the live leaderboard shows two completed laps each (so the chart draws lines, not
+ * dots); the admin ends the race, both drivers are told and sent home, and the race is on the
+ * leaderboards, in a driver's race history and on its own page with one chart line per driver.
  *
- * The race is the server's global state and the other tests run beside this one: the whole race
- * is this one test, and no other test needs the race to be idle.
+ * The two drivers see the race two ways: one on a desktop in English (dark theme), holding W;
+ * the other on a phone held sideways in French (light theme), in full screen, driving with a
+ * thumb on the stick over the video — every overlay of the race is inside the full-screen
+ * element. Each state is screenshotted in both themes and checked with axe.
+ *
+ * The race is a server's global state and every control page joins the lobby by itself: this
+ * test has its server to itself (playwright.config.ts `E2E_RACE_URL`).
  */
 import {
   type APIRequestContext,
@@ -19,21 +24,27 @@ import {
   type Page,
   test,
 } from '@playwright/test';
-import { E2E_ADMIN } from '../playwright.config.js';
+import { E2E_ADMIN, E2E_RACE_URL } from '../playwright.config.js';
 import {
   acceptCookies,
   adminToken,
   carWithCode,
+  connectWithCode,
   fill,
+  holdTouch,
+  inBothThemes,
   logIn,
   type Member,
   newMember,
   screenshot,
   signUp,
+  speed,
   translations,
 } from './support.js';
 
-const { en } = translations();
+const { en, fr } = translations();
+
+test.use({ baseURL: E2E_RACE_URL });
 
 /**
  * A lap of the default sim track (about 25 m at up to 3 m/s) takes a little over 8 s, and the
@@ -48,32 +59,48 @@ interface Driver {
   member: Member;
   context: BrowserContext;
   page: Page;
+  /** The page's language's texts. */
+  t: typeof en;
   /** The alerts the page showed (window.alert), accepted as a person would. */
   alerts: string[];
 }
 
+/** How a driver's browser looks: a desktop in English, or a phone held sideways in French. */
+const DESKTOP = { viewport: { width: 1280, height: 800 }, locale: 'en-GB' } as const;
+const PHONE_SIDEWAYS = {
+  viewport: { width: 844, height: 390 },
+  isMobile: true,
+  hasTouch: true,
+  locale: 'fr-FR',
+} as const;
+
 /** A member signed up and logged in in a browser context of their own, on their car's control page. */
-async function driverOn(browser: Browser, request: APIRequestContext, tag: string, carName: string) {
+async function driverOn(
+  browser: Browser,
+  request: APIRequestContext,
+  tag: string,
+  carName: string,
+  device: typeof DESKTOP | typeof PHONE_SIDEWAYS,
+  theme: 'dark' | 'light',
+) {
   const member = newMember(tag);
   await signUp(request, member);
   const car = await carWithCode(request, carName);
-  const context = await browser.newContext();
-  await acceptCookies(context);
+  const context = await browser.newContext({ ...device, baseURL: E2E_RACE_URL });
+  await acceptCookies(context, E2E_RACE_URL);
+  await context.addInitScript((value) => {
+    if (!window.localStorage.getItem('theme')) window.localStorage.setItem('theme', value);
+  }, theme);
   const page = await context.newPage();
   const alerts: string[] = [];
   page.on('dialog', (dialog) => {
     alerts.push(dialog.message());
     void dialog.accept();
   });
-  await logIn(page, member.email, member.password);
-  await page.goto('/car-selection');
-  await page.getByTestId(`car-${car.id}`).click();
-  const dialog = page.getByRole('dialog');
-  await dialog.getByLabel(en.cars.codeLabel).pressSequentially(car.code.toLowerCase());
-  await dialog.getByRole('button', { name: en.cars.connect, exact: true }).click();
-  await expect(page).toHaveURL(new RegExp(`/control/${car.id}/\\d+$`));
-  await expect(page.getByTestId('connection-state')).toHaveText(en.control.connection.connected);
-  return { member, context, page, alerts } satisfies Driver;
+  const t = device.locale === 'fr-FR' ? fr : en;
+  await logIn(page, member.email, member.password, t);
+  await connectWithCode(page, car, t);
+  return { member, context, page, t, alerts } satisfies Driver;
 }
 
 /** The live leaderboard's rows as the page shows them: driver name → laps. */
@@ -89,7 +116,19 @@ async function lapsShown(table: Locator): Promise<Record<string, number>> {
   return laps;
 }
 
-const lobbyCount = (ready: number, total: number) => fill(en.race.lobby.readyCount, { ready, total });
+const lobbyCount = (t: typeof en, ready: number, total: number) =>
+  fill(t.race.lobby.readyCount, { ready, total });
+
+/** The test id of the page's full-screen element, null outside full screen. */
+const fullScreenElement = (page: Page) =>
+  page.evaluate(() => document.fullscreenElement?.getAttribute('data-testid') ?? null);
+
+/** Whether the element with this test id is inside the page's full-screen element. */
+const inFullScreen = (page: Page, testId: string) =>
+  page.evaluate(
+    (id) => document.fullscreenElement?.contains(document.querySelector(`[data-testid="${id}"]`)) ?? false,
+    testId,
+  );
 
 // A whole minute of racing plus two drivers' set-up: 1.8 min on a loaded 2-core CI run.
 test.describe.configure({ timeout: 240_000 });
@@ -98,64 +137,81 @@ test('two drivers and an admin run a whole race, from the lobby to the race char
   browser,
   request,
 }, testInfo) => {
-  // Short races for a test: 3 s countdown, 1 min race, 3 s minimum lap (the server is fresh for
-  // every run, so nothing is restored).
+  // Short races for a test: 6 s countdown (time to look at it on both pages), 1 min race, 3 s
+  // minimum lap (the server is fresh for every run, so nothing is restored).
   const settings = await request.patch('/api/admin/settings', {
     headers: { authorization: `Bearer ${await adminToken(request)}` },
-    data: { race_countdown_seconds: 3, race_length_minutes: 1, min_lap_time_seconds: 3 },
+    data: { race_countdown_seconds: 6, race_length_minutes: 1, min_lap_time_seconds: 3 },
   });
   expect(settings.status(), await settings.text()).toBe(200);
 
   const drivers: Driver[] = [
-    await driverOn(browser, request, 'racerA', 'Sim 4'),
-    await driverOn(browser, request, 'racerB', 'Sim 5'),
+    await driverOn(browser, request, 'racerA', 'Sim 1', DESKTOP, 'dark'),
+    await driverOn(browser, request, 'racerB', 'Sim 2', PHONE_SIDEWAYS, 'light'),
   ];
+  const [first, second] = drivers as [Driver, Driver];
   const names = drivers.map((d) => d.member.username);
 
-  const adminContext = await browser.newContext();
-  await acceptCookies(adminContext);
+  const adminContext = await browser.newContext({ baseURL: E2E_RACE_URL });
+  await acceptCookies(adminContext, E2E_RACE_URL);
   const admin = await adminContext.newPage();
   await logIn(admin, E2E_ADMIN.email, E2E_ADMIN.password);
   await admin.goto('/admin?tab=race-control');
   await expect(admin.getByTestId('admin-race-status')).toBeVisible();
 
-  // The lobby: each driver joins from the control page, then says they are ready.
-  for (const { page } of drivers) {
-    await page.getByTestId('race-join').click();
-    await expect(page.getByTestId('race-panel')).toHaveAttribute('data-status', 'lobby');
-    await expect(page.getByTestId('race-ready-toggle')).toBeVisible();
+  // The lobby: each control page joined it by itself, without a click.
+  for (const { page, t } of drivers) {
+    const overlay = page.getByTestId('video-area').getByTestId('race-overlay');
+    await expect(overlay).toHaveAttribute('data-status', 'lobby');
+    await expect(overlay.getByTestId('race-lobby-count')).toHaveText(lobbyCount(t, 0, 2));
+    await expect(overlay.getByTestId('race-ready-toggle')).toBeVisible();
   }
-  for (const { page } of drivers) {
-    await expect(page.getByTestId('race-lobby-count')).toHaveText(lobbyCount(0, 2));
-    await expect(page.getByTestId('race-participants')).toContainText(names[0] ?? '');
-    await expect(page.getByTestId('race-participants')).toContainText(names[1] ?? '');
+  for (const name of names) await expect(first.page.getByTestId('race-participants')).toContainText(name);
+
+  // The phone goes full screen: the video, the race card and both sticks, nothing else.
+  await second.page.getByTestId('full-screen-toggle').tap();
+  await expect.poll(() => fullScreenElement(second.page)).toBe('video-area');
+  for (const id of ['race-overlay', 'joystick-throttle', 'joystick-steer', 'full-screen-toggle']) {
+    expect(await inFullScreen(second.page, id), `${id} in the full-screen element`).toBe(true);
   }
-  for (const [index, { page }] of drivers.entries()) {
-    await page.getByTestId('race-ready-toggle').click();
-    await expect(page.getByTestId('race-ready-toggle')).toHaveAttribute('aria-pressed', 'true');
-    await expect(page.getByTestId('race-lobby-count')).toHaveText(lobbyCount(index + 1, 2));
-  }
-  const [first, second] = drivers as [Driver, Driver];
-  await expect(second.page.getByTestId('race-lobby-count')).toHaveText(lobbyCount(2, 2));
+  await inBothThemes(first.page, testInfo, 'race-lobby-en-desktop');
+  await inBothThemes(second.page, testInfo, 'race-lobby-fr-phone-full-screen');
+
+  // Each says they are ready: on the desktop with a click, in full screen with a tap.
+  await first.page.getByTestId('race-ready-toggle').click();
+  await expect(first.page.getByTestId('race-ready-toggle')).toHaveAttribute('aria-pressed', 'true');
+  await expect(first.page.getByTestId('race-lobby-count')).toHaveText(lobbyCount(en, 1, 2));
+  await second.page.getByTestId('race-ready-toggle').tap();
+  await expect(second.page.getByTestId('race-ready-toggle')).toHaveAttribute('aria-pressed', 'true');
+  await expect(second.page.getByTestId('race-lobby-count')).toHaveText(lobbyCount(fr, 2, 2));
+  await expect(first.page.getByTestId('race-lobby-count')).toHaveText(lobbyCount(en, 2, 2));
   // Each page measures its latency every 2 s and the server shares it: both pilots show a ping.
   await expect(first.page.getByTestId('race-participants').locator('[data-tone]')).toHaveCount(2);
   await screenshot(first.page, testInfo, 'race-lobby');
 
   // The admin sees the ready lobby and starts the race: the countdown shows on the drivers' video.
   await expect(admin.getByTestId('admin-race-status')).toHaveAttribute('data-status', 'lobby');
-  await expect(admin.getByTestId('admin-race-ready-count')).toHaveText(lobbyCount(2, 2));
+  await expect(admin.getByTestId('admin-race-ready-count')).toHaveText(lobbyCount(en, 2, 2));
   await admin.getByTestId('race-start').click();
-  await expect(first.page.getByTestId('race-countdown')).toHaveText(/^[1-3]$/);
-  await screenshot(first.page, testInfo, 'race-countdown');
+  await expect(first.page.getByTestId('race-countdown')).toHaveText(/^[1-6]$/);
+  await expect(second.page.getByTestId('race-countdown')).toHaveText(/^[1-6]$/);
+  expect(await inFullScreen(second.page, 'race-countdown')).toBe(true);
+  // The overlays' colours and names are axe-checked on the phone; the desktop's page in the lobby.
+  await inBothThemes(first.page, testInfo, 'race-countdown-en-desktop', { axe: false });
+  await inBothThemes(second.page, testInfo, 'race-countdown-fr-phone-full-screen');
 
   for (const { page } of drivers) {
-    await expect(page.getByTestId('race-panel')).toHaveAttribute('data-status', 'active');
+    await expect(page.getByTestId('race-overlay')).toHaveAttribute('data-status', 'active');
     await expect(page.getByTestId('race-timer')).toHaveText(/^0[01]:\d\d$/);
   }
+  expect(await inFullScreen(second.page, 'race-timer')).toBe(true);
   await expect(admin.getByTestId('admin-race-status')).toHaveAttribute('data-status', 'active');
 
-  // Full throttle only: the steering assist takes each car round the track.
-  for (const { page } of drivers) await page.keyboard.down('w');
+  // Full throttle only (the steering assist takes each car round the track): W on the desktop,
+  // a thumb held up on the throttle stick over the video on the phone, in full screen.
+  await first.page.keyboard.down('w');
+  const lift = await holdTouch(second.page, second.page.getByTestId('joystick-throttle'), { x: 0.5, y: 0.1 });
+  await expect.poll(() => speed(second.page), { timeout: 10_000 }).toBeGreaterThan(1);
   const board = first.page.getByTestId('live-leaderboard');
   /** The fewest laps any of the two drivers has on the first driver's live leaderboard. */
   const fewestLaps = async () => {
@@ -165,7 +221,12 @@ test('two drivers and an admin run a whole race, from the lobby to the race char
   await expect
     .poll(fewestLaps, { timeout: FIRST_LAP_TIMEOUT_MS, intervals: [500] })
     .toBeGreaterThanOrEqual(1);
-  await screenshot(first.page, testInfo, 'race-live-leaderboard');
+  // The phone's full-screen leaderboard: both drivers, names whole, with their laps.
+  const phoneBoard = second.page.getByTestId('race-overlay-leaderboard');
+  for (const name of names) await expect(phoneBoard.locator(`[data-driver="${name}"]`)).toBeVisible();
+  expect(await inFullScreen(second.page, 'race-overlay-leaderboard')).toBe(true);
+  await inBothThemes(first.page, testInfo, 'race-live-leaderboard-en-desktop', { axe: false });
+  await inBothThemes(second.page, testInfo, 'race-live-leaderboard-fr-phone-full-screen');
   // The admin's tab shows the same race live.
   await expect(admin.getByTestId('admin-race-status')).toHaveAttribute('data-status', 'active');
   for (const name of names) await expect(admin.getByTestId('live-leaderboard')).toContainText(name);
@@ -179,10 +240,11 @@ test('two drivers and an admin run a whole race, from the lobby to the race char
   const confirm = admin.getByRole('dialog', { name: en.raceControl.endTitle });
   await confirm.getByRole('button', { name: en.raceControl.end, exact: true }).click();
   await expect(admin.getByTestId('admin-race-status')).toHaveAttribute('data-status', 'idle');
-  for (const { page, alerts } of drivers) {
-    await page.keyboard.up('w');
+  await first.page.keyboard.up('w');
+  await lift();
+  for (const { page, alerts, t } of drivers) {
     await expect(page).toHaveURL(/\/$/);
-    await expect.poll(() => alerts).toEqual([en.control.forceDisconnect.race_ended]);
+    await expect.poll(() => alerts).toEqual([t.control.forceDisconnect.race_ended]);
   }
 
   // The leaderboards: both drivers all time and in season 0.

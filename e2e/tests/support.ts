@@ -2,10 +2,12 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import AxeBuilder from '@axe-core/playwright';
 import {
   type APIRequestContext,
   type BrowserContext,
   expect,
+  type Locator,
   type Page,
   type TestInfo,
   test,
@@ -29,10 +31,15 @@ export function translations(): { en: Messages; fr: Messages } {
   return { en: load('en'), fr: load('fr') };
 }
 
-/** A full-page screenshot saved under test-results and attached to the report. */
-export async function screenshot(page: Page, testInfo: TestInfo, name: string): Promise<void> {
+/** A screenshot (the full page unless told: the screen only) saved under test-results and attached to the report. */
+export async function screenshot(
+  page: Page,
+  testInfo: TestInfo,
+  name: string,
+  { fullPage = true }: { fullPage?: boolean } = {},
+): Promise<void> {
   const path = testInfo.outputPath(`${name}.png`);
-  await page.screenshot({ path, fullPage: true });
+  await page.screenshot({ path, fullPage });
   await testInfo.attach(name, { path, contentType: 'image/png' });
 }
 
@@ -60,10 +67,10 @@ export async function signUp(request: APIRequestContext, member: Member): Promis
   expect(response.status(), await response.text()).toBe(201);
 }
 
-/** The consent cookie, so the banner does not cover the buttons under test. */
-export async function acceptCookies(context: BrowserContext): Promise<void> {
-  const { baseURL } = test.info().project.use;
-  await context.addCookies([{ name: 'telerace_cookie_consent', value: '1', url: baseURL ?? '' }]);
+/** The consent cookie, so the banner does not cover the buttons under test (on the project's server unless told). */
+export async function acceptCookies(context: BrowserContext, url?: string): Promise<void> {
+  const baseURL = url ?? test.info().project.use.baseURL ?? '';
+  await context.addCookies([{ name: 'telerace_cookie_consent', value: '1', url: baseURL }]);
 }
 
 /**
@@ -79,13 +86,17 @@ export async function expiredOnServer(request: APIRequestContext, accessToken: s
     .toBe(401);
 }
 
-/** Logs in through the login screen and waits for the home page. */
-export async function logIn(page: Page, email: string, password: string): Promise<void> {
+/** Logs in through the login screen (in the page's language `t`) and waits for the home page. */
+export async function logIn(
+  page: Page,
+  email: string,
+  password: string,
+  t: Messages = translations().en,
+): Promise<void> {
   await page.goto('/login');
-  const { en } = translations();
-  await page.getByLabel(en.auth.email, { exact: true }).fill(email);
-  await page.getByLabel(en.auth.password, { exact: true }).fill(password);
-  await page.getByRole('button', { name: en.login.submit, exact: true }).click();
+  await page.getByLabel(t.auth.email, { exact: true }).fill(email);
+  await page.getByLabel(t.auth.password, { exact: true }).fill(password);
+  await page.getByRole('button', { name: t.login.submit, exact: true }).click();
   await expect(page).toHaveURL(/\/$/);
 }
 
@@ -144,4 +155,93 @@ export async function freeCar(request: APIRequestContext, carId: number): Promis
 export async function speed(page: Page): Promise<number> {
   const text = (await page.getByTestId('telemetry-speed').textContent()) ?? '';
   return Number.parseFloat(text.replace(',', '.')) || 0;
+}
+
+/**
+ * On the car list, enters the car's control code (as typed, in lower case) and lands on its
+ * control page, connected; `t` is the page's language.
+ */
+export async function connectWithCode(
+  page: Page,
+  car: { id: number; code: string },
+  t: Messages = translations().en,
+): Promise<void> {
+  await page.goto('/car-selection');
+  await page.getByTestId(`car-${car.id}`).click();
+  const dialog = page.getByRole('dialog');
+  await dialog.getByLabel(t.cars.codeLabel).pressSequentially(car.code.toLowerCase());
+  await expect(dialog.getByLabel(t.cars.codeLabel)).toHaveValue(car.code);
+  await dialog.getByRole('button', { name: t.cars.connect, exact: true }).click();
+  await expect(page).toHaveURL(new RegExp(`/control/${car.id}/\\d+$`));
+  await expect(page.getByTestId('connection-state')).toHaveText(t.control.connection.connected);
+}
+
+/**
+ * axe's serious and critical WCAG 2.1 A/AA findings on the page as it is now (empty: clean); only
+ * inside `within` (a CSS selector) when given, or only the rules named in `rules`.
+ */
+export async function seriousA11yViolations(
+  page: Page,
+  { within, rules }: { within?: string; rules?: string[] } = {},
+): Promise<string[]> {
+  let axe = new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']);
+  if (within) axe = axe.include(within);
+  if (rules) axe = axe.withRules(rules);
+  const results = await axe.analyze();
+  return results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
+}
+
+/**
+ * Screenshots of the screen as the driver sees it, in the page's theme and then in the other one
+ * (`<name>-<theme>`), and axe clean in both (unless `axe: false`, for a state another test already
+ * checks): each state of the control page, dark and light alike.
+ */
+export async function inBothThemes(
+  page: Page,
+  testInfo: TestInfo,
+  name: string,
+  { axe = true }: { axe?: boolean } = {},
+): Promise<void> {
+  // Colours change at once (no 150 ms transition half-way through when axe reads them).
+  await page.emulateMedia({ reducedMotion: 'reduce' });
+  for (let i = 0; i < 2; i++) {
+    const theme = await page.evaluate(() =>
+      document.documentElement.classList.contains('dark') ? 'dark' : 'light',
+    );
+    await screenshot(page, testInfo, `${name}-${theme}`, { fullPage: false });
+    // The control page (its full-screen stage included); in the second theme only what a theme
+    // changes, the colours' contrast.
+    const checks = {
+      within: '[data-testid="control-page"]',
+      rules: i === 0 ? undefined : ['color-contrast'],
+    };
+    if (axe) expect(await seriousA11yViolations(page, checks), `${name} in the ${theme} theme`).toEqual([]);
+    await page.evaluate(() => document.documentElement.classList.toggle('dark'));
+  }
+}
+
+/**
+ * A thumb on an on-screen stick, as a phone sends it (real touch events): down on the knob, slid
+ * to `to` (fractions of the pad, 0–1 from its top left) and held there. Returns the lift.
+ */
+export async function holdTouch(
+  page: Page,
+  stick: Locator,
+  to: { x: number; y: number },
+): Promise<() => Promise<void>> {
+  const box = await stick.boundingBox();
+  if (!box) throw new Error('the stick is not on screen');
+  const touch = await page.context().newCDPSession(page);
+  const centre = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+  await touch.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [centre] });
+  await touch.send('Input.dispatchTouchEvent', {
+    type: 'touchMove',
+    touchPoints: [{ x: box.x + box.width * to.x, y: box.y + box.height * to.y }],
+  });
+  return async () => {
+    await touch.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+    await touch.detach();
+  };
 }
