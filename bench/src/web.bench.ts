@@ -41,6 +41,8 @@ interface Downloads {
 
 interface LighthouseRun {
   score: number;
+  /** Lighthouse's accessibility score of the same run (0–100; it stays at 100). */
+  accessibility: number;
   fcp_ms: number;
   lcp_ms: number;
   tbt_ms: number;
@@ -119,7 +121,7 @@ async function runLighthouse(url: string, attempt = 1): Promise<LighthouseRun> {
       port: chrome.port,
       output: 'json',
       logLevel: 'error',
-      onlyCategories: ['performance'],
+      onlyCategories: ['performance', 'accessibility'],
     });
   } finally {
     chrome.kill();
@@ -133,6 +135,7 @@ async function runLighthouse(url: string, attempt = 1): Promise<LighthouseRun> {
   const metric = (id: string) => lhr.audits[id]?.numericValue ?? Number.NaN;
   return {
     score: Math.round((lhr.categories.performance?.score ?? 0) * 100),
+    accessibility: Math.round((lhr.categories.accessibility?.score ?? 0) * 100),
     fcp_ms: Math.round(metric('first-contentful-paint')),
     lcp_ms: Math.round(metric('largest-contentful-paint')),
     tbt_ms: Math.round(metric('total-blocking-time')),
@@ -214,7 +217,7 @@ export async function webBench(): Promise<void> {
       }),
     );
     printTable(
-      `Lighthouse 12 performance, mobile defaults, median of ${RUNS} runs`,
+      `Lighthouse 12 performance (and the same run's accessibility score), mobile defaults, median of ${RUNS} runs`,
       targets.flatMap((t) =>
         t.pages.map((path): Row => {
           const r = lighthouseResults[t.label]?.[path] as ReturnType<typeof medianRun>;
@@ -228,6 +231,7 @@ export async function webBench(): Promise<void> {
             'TBT ms': r.tbt_ms,
             CLS: r.cls,
             'SI ms': r.si_ms,
+            accessibility: r.accessibility,
             [`target ≥ ${TARGETS.lighthouse}`]:
               t.label === 'blank page (baseline)' ? '' : r.score >= TARGETS.lighthouse ? 'met' : 'MISSED',
           };
