@@ -160,6 +160,15 @@ describe('parseCli', () => {
     expect(settings(['--camera', 'none']).video.camera).toBe('none');
     expect(settings([], { CAMERA: 'test' }).video.camera).toBe('test');
     expect(settings(['--camera', 'v4l2'], { CAMERA: 'test' }).video.camera).toBe('v4l2');
+    // CAMERA_FRAMERATE over the file's frame rate (a busy test machine's simulated cars).
+    expect(settings([], { CAMERA_FRAMERATE: '15' }).video.framerate).toBe(15);
+    expect(settings([], { CAMERA_FRAMERATE: '20' }, '{"video": {"framerate": 25}}').video.framerate).toBe(20);
+    expect(settings([], {}, '{"video": {"framerate": 25}}').video.framerate).toBe(25);
+    for (const wrong of ['0', '61', '12.5', 'fast']) {
+      expect(error(base, { CAR_SECRET: 's', CAMERA_FRAMERATE: wrong }, noFile)).toBe(
+        'CAMERA_FRAMERATE must be a whole number from 1 to 60',
+      );
+    }
     const file = '{"camera": "v4l2", "video": {"device": "/dev/video2", "width": 480, "height": 360}}';
     expect(settings(['--drive', 'pigpio'], {}, file).video).toMatchObject({
       camera: 'v4l2',

@@ -21,6 +21,9 @@ usage: npm run car -- --server URL --car ID [--drive sim|pca9685|pigpio] [--came
   --version        print the version
   --help           print this help
 
+environment: CAR_SECRET (the car secret), CAMERA (as --camera), CAMERA_FRAMERATE (the camera's
+frames per second, 1–60, over the file's video.framerate)
+
 exit codes: 0 stopped or shutdown, 2 bad arguments, 75 restart requested (sim reboot)`;
 
 export type CliResult =
@@ -77,6 +80,7 @@ export function parseCli(
       drive: values.drive,
       camera: values.camera ?? (env.CAMERA || undefined),
       assist: values.assist,
+      framerate: env.CAMERA_FRAMERATE || undefined,
       file,
     });
     return { kind: 'run', settings };

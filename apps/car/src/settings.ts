@@ -128,8 +128,23 @@ export interface SettingsInput {
   camera?: string | undefined;
   /** `--assist on|off`. */
   assist?: string | undefined;
+  /**
+   * The `CAMERA_FRAMERATE` environment variable: the camera's frames per second over the file's
+   * `video.framerate` (the server's simulated cars on a busy test machine).
+   */
+  framerate?: string | undefined;
   /** The parsed configuration file, if any. */
   file?: unknown;
+}
+
+/** `CAMERA_FRAMERATE`, else the file's `video.framerate`, else the camera's default. */
+function framerateFrom(input: SettingsInput, video: Json, fallback: number): number {
+  if (input.framerate === undefined) return intAt(video, 'video.', 'framerate', fallback, 1, 60);
+  const value = Number(input.framerate);
+  if (!/^\d+$/.test(input.framerate) || value < 1 || value > 60) {
+    throw new SettingsError('CAMERA_FRAMERATE must be a whole number from 1 to 60');
+  }
+  return value;
 }
 
 /** `--assist on|off`, or the file's `"assist": true|false`; on by default. */
@@ -236,7 +251,7 @@ export function resolveSettings(input: SettingsInput): AgentSettings {
       device,
       width: intAt(video, 'video.', 'width', videoDefaults.width, 16, 1920),
       height: intAt(video, 'video.', 'height', videoDefaults.height, 16, 1080),
-      framerate: intAt(video, 'video.', 'framerate', videoDefaults.framerate, 1, 60),
+      framerate: framerateFrom(input, video, videoDefaults.framerate),
       bitrate: intAt(video, 'video.', 'bitrate', videoDefaults.bitrate, 50, 20_000),
     },
     assist: assistFrom(input, file),
