@@ -88,13 +88,13 @@ export function TelemetryReadout({ telemetry }: { telemetry: Telemetry | null })
   const fps = telemetry?.fps;
   return (
     <dl className="flex flex-wrap gap-2 text-xs">
-      <div className={cx(pill, 'border-line bg-surface/85 text-fg backdrop-blur')}>
+      <div className={cx(pill, 'border-line bg-surface/85 text-fg')}>
         <dt className="font-semibold text-muted">{t('control.telemetry.speed')}</dt>
         <dd data-testid="telemetry-speed" className="tabular-nums">
           {speed === undefined ? '—' : t('control.telemetry.speedValue', { value: number(speed, 2) })}
         </dd>
       </div>
-      <div className={cx(pill, 'border-line bg-surface/85 text-fg backdrop-blur')}>
+      <div className={cx(pill, 'border-line bg-surface/85 text-fg')}>
         <dt className="font-semibold text-muted">{t('control.telemetry.battery')}</dt>
         <dd
           data-testid="telemetry-battery"
@@ -105,7 +105,7 @@ export function TelemetryReadout({ telemetry }: { telemetry: Telemetry | null })
       </div>
       {fps !== undefined && (
         // Not on a phone's small picture, where the stacked readouts would cover the track.
-        <div className={cx(pill, 'border-line bg-surface/85 text-fg backdrop-blur max-sm:hidden')}>
+        <div className={cx(pill, 'border-line bg-surface/85 text-fg max-sm:hidden')}>
           <dt className="font-semibold text-muted">{t('control.telemetry.camera')}</dt>
           <dd
             data-testid="telemetry-fps"

@@ -197,7 +197,7 @@ function RaceCard({
         // inside the card rather than reaching the sticks.
         'absolute top-12 right-2 w-max max-w-[40%] space-y-2 overflow-y-auto sm:top-16 sm:right-3 sm:max-w-[min(36%,18rem)]',
         stickBelow ? 'max-h-[calc(100%-4rem-9.5rem)]' : 'max-h-[calc(100%-4rem)] sm:max-h-[calc(100%-9rem)]',
-        'rounded-xl bg-black/75 px-2.5 py-2 text-xs text-white ring-1 ring-white/15 backdrop-blur sm:px-3 sm:text-sm',
+        'rounded-xl bg-black/75 px-2.5 py-2 text-xs text-white ring-1 ring-white/15 sm:px-3 sm:text-sm',
       )}
     >
       {body}
