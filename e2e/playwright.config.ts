@@ -64,6 +64,10 @@ const serverEnv = (port: string) => ({
   // Every browser of the suite comes from 127.0.0.1: the per-IP limits are for real crowds.
   API_RATE_LIMIT_PER_MINUTE: '100000',
   SIGNUP_RATE_LIMIT_PER_HOUR: '1000',
+  // The simulated cars' cameras at 15 frames a second (the agents inherit the server's
+  // environment): every driven car's picture is encoded, sent and decoded in a browser on the
+  // same two cores; the tests look at frames arriving and the picture moving, not at 30 fps.
+  CAMERA_FRAMERATE: '15',
 });
 
 /** A raffle server's environment: one simulated car, Twitch sign-in against an OAuth stand-in. */
@@ -200,6 +204,10 @@ export default defineConfig({
     // large share of the suite's CPU on two cores, and a failure's own screenshot is kept.
     trace: { mode: 'retain-on-failure', screenshots: false, snapshots: true, sources: true },
     screenshot: 'only-on-failure',
+    // No endless CSS animations (a pulsing dot, a spinner) repainting every page 60 times a
+    // second: on two cores shared by servers, cameras and browsers, Chromium was the largest user
+    // of CPU. The site honours the setting (styles.css); no test looks at an animation.
+    reducedMotion: 'reduce',
     launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS },
   },
   // Workers take tests in the projects' order: the long real-time tests (a whole race, the raffle
