@@ -1,7 +1,7 @@
 // Runs the test suites whatever fails, and repeats what failed at the very end.
 // CI shows only the tail of a run's output: a server test that failed ten minutes before the web
 // and browser suites ended was out of sight, and the next run, green, could not tell which it was.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,17 +20,38 @@ const reportOf = (root, workspace) =>
   join(root, 'test-results', `${workspace.replaceAll('/', '-')}-failures.json`);
 const reporter = join(dirname(fileURLToPath(import.meta.url)), 'failure-reporter.mjs');
 
+/** `npm run <script> [-w workspace] -- args`; true when it passed. */
+function passes(root, script, workspace, args, env) {
+  console.info(`[run] npm run ${script}${workspace ? ` -w ${workspace}` : ''}`);
+  try {
+    const where = workspace ? ['-w', workspace] : [];
+    execFileSync('npm', ['run', script, ...where, ...(args.length ? ['--', ...args] : [])], {
+      cwd: root,
+      stdio: 'inherit',
+      env,
+    });
+    return true;
+  } catch {
+    console.error(`[run] npm run ${script}${workspace ? ` -w ${workspace}` : ''} failed`);
+    return false;
+  }
+}
+
 /**
- * `npm <args>` without blocking, for suites that run side by side; true when it passed. A `held`
- * run's output is printed in one block when it ends, so two suites' lines never interleave.
+ * One workspace's Vitest suite, its failures also written down for the closing summary; without
+ * blocking, for suites that run side by side. A `held` suite's output is printed in one block
+ * when it ends, so two suites' lines never interleave; the other's streams.
  */
-function npmAsync(root, args, env, held) {
-  const label = `npm ${args.join(' ')}`;
-  console.info(`[run] ${label}${held ? ' (its output when it ends)' : ''}`);
+export function runVitestAsync(root, workspace, env, { held = false } = {}) {
+  const report = reportOf(root, workspace);
+  mkdirSync(join(root, 'test-results'), { recursive: true });
+  rmSync(report, { force: true });
+  const args = ['run', 'test', '-w', workspace, '--', '--reporter=default', `--reporter=${reporter}`];
+  console.info(`[run] npm run test -w ${workspace}${held ? ' (its output when it ends)' : ''}`);
   return new Promise((resolve) => {
     const child = spawn('npm', args, {
       cwd: root,
-      env,
+      env: { ...env, TEST_FAILURES_FILE: report },
       stdio: held ? ['ignore', 'pipe', 'pipe'] : 'inherit',
     });
     const output = [];
@@ -40,27 +61,17 @@ function npmAsync(root, args, env, held) {
     }
     child.on('close', (code) => {
       if (held) {
-        console.info(`\n[run] ${label}:`);
+        console.info(`\n[run] npm run test -w ${workspace}:`);
         process.stdout.write(Buffer.concat(output));
       }
-      if (code !== 0) console.error(`[run] ${label} failed`);
+      if (code !== 0) console.error(`[run] npm run test -w ${workspace} failed`);
       resolve(code === 0);
     });
   });
 }
 
-/** One workspace's Vitest suite, its failures also written down for the closing summary. */
-export function runVitest(root, workspace, env, { held = false } = {}) {
-  const report = reportOf(root, workspace);
-  mkdirSync(join(root, 'test-results'), { recursive: true });
-  rmSync(report, { force: true });
-  const args = ['run', 'test', '-w', workspace, '--', '--reporter=default', `--reporter=${reporter}`];
-  return npmAsync(root, args, { ...env, TEST_FAILURES_FILE: report }, held);
-}
-
-/** A root script (the browser tests). */
-export const runScript = (root, script, env, { held = false } = {}) =>
-  npmAsync(root, ['run', script], env, held);
+/** A root script (the browser tests); true when it passed. */
+export const runScript = (root, script, env) => passes(root, script, undefined, [], env);
 
 /** The message and the project's own stack lines of an error, without colour codes. */
 const shortened = (text) =>
