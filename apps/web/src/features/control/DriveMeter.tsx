@@ -29,7 +29,7 @@ export function DriveMeter({ input }: { input: DriveInput }) {
   return (
     <div
       // Phones show the joysticks right under the video; the meter would hide the small picture.
-      className="hidden max-w-xs space-y-1 rounded-xl bg-black/55 px-3 py-2 sm:block"
+      className="hidden max-w-xs space-y-1 rounded-xl bg-black/75 px-3 py-2 sm:block"
       data-testid="drive-meter"
       data-throttle={input.throttle}
       data-steer={input.steer}
