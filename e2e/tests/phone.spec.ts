@@ -14,8 +14,10 @@ import {
   connectWithCode,
   fill,
   freeCar,
+  fullScreenElement,
   holdTouch,
   inBothThemes,
+  inFullScreen,
   logIn,
   newMember,
   signUp,
@@ -51,12 +53,6 @@ async function onScreen(page: Page, testId: string): Promise<boolean> {
     return box.top >= 0 && box.left >= 0 && box.bottom <= innerHeight && box.right <= innerWidth;
   });
 }
-
-const inFullScreen = (page: Page, testId: string) =>
-  page.evaluate(
-    (id) => document.fullscreenElement?.contains(document.querySelector(`[data-testid="${id}"]`)) ?? false,
-    testId,
-  );
 
 test.describe('held sideways', () => {
   test.use({ viewport: { width: 844, height: 390 } });
@@ -106,16 +102,14 @@ test.describe('held sideways', () => {
 
     // Full screen: the video, the race card and both sticks (the same sticks as sideways), which drive.
     await page.getByTestId('full-screen-toggle').tap();
-    await expect
-      .poll(() => page.evaluate(() => document.fullscreenElement?.getAttribute('data-testid')))
-      .toBe('video-area');
+    await expect.poll(() => fullScreenElement(page)).toBe('video-area');
     for (const id of ['race-overlay', 'joystick-throttle', 'joystick-steer', 'video-volume']) {
       expect(await inFullScreen(page, id), `${id} in the full-screen element`).toBe(true);
     }
     await inBothThemes(page, testInfo, 'phone-full-screen-en');
     await driveByThumb(page);
     await page.getByTestId('full-screen-toggle').tap();
-    await expect.poll(() => page.evaluate(() => document.fullscreenElement)).toBeNull();
+    await expect.poll(() => fullScreenElement(page)).toBeNull();
     await freeCar(request, car.id);
   });
 });

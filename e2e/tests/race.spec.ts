@@ -31,8 +31,10 @@ import {
   carWithCode,
   connectWithCode,
   fill,
+  fullScreenElement,
   holdTouch,
   inBothThemes,
+  inFullScreen,
   logIn,
   type Member,
   newMember,
@@ -118,17 +120,6 @@ async function lapsShown(table: Locator): Promise<Record<string, number>> {
 
 const lobbyCount = (t: typeof en, ready: number, total: number) =>
   fill(t.race.lobby.readyCount, { ready, total });
-
-/** The test id of the page's full-screen element, null outside full screen. */
-const fullScreenElement = (page: Page) =>
-  page.evaluate(() => document.fullscreenElement?.getAttribute('data-testid') ?? null);
-
-/** Whether the element with this test id is inside the page's full-screen element. */
-const inFullScreen = (page: Page, testId: string) =>
-  page.evaluate(
-    (id) => document.fullscreenElement?.contains(document.querySelector(`[data-testid="${id}"]`)) ?? false,
-    testId,
-  );
 
 // A whole minute of racing plus two drivers' set-up: 1.8 min on a loaded 2-core CI run.
 test.describe.configure({ timeout: 240_000 });

@@ -245,3 +245,14 @@ export async function holdTouch(
     await touch.detach();
   };
 }
+
+/** The test id of the page's full-screen element, null outside full screen. */
+export const fullScreenElement = (page: Page): Promise<string | null> =>
+  page.evaluate(() => document.fullscreenElement?.getAttribute('data-testid') ?? null);
+
+/** Whether the element with this test id is inside the page's full-screen element. */
+export const inFullScreen = (page: Page, testId: string): Promise<boolean> =>
+  page.evaluate(
+    (id) => document.fullscreenElement?.contains(document.querySelector(`[data-testid="${id}"]`)) ?? false,
+    testId,
+  );
