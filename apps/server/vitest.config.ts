@@ -32,8 +32,9 @@ export default defineConfig({
           name: 'pglite',
           env: { TEST_DB: 'pglite' },
           globalSetup: ['src/test/migrated-databases.ts'],
-          // Several server instances share one PostgreSQL (test/instances.ts): those tests run once, on postgres.
-          exclude: [...configDefaults.exclude, 'src/**/*.instances.test.ts'],
+          // Several server instances share one PostgreSQL (test/instances.ts), and what only PostgreSQL
+          // does (a server of the test's own, killed and restarted): those tests run once, on postgres.
+          exclude: [...configDefaults.exclude, 'src/**/*.instances.test.ts', 'src/**/*.postgres.test.ts'],
         },
       },
       {

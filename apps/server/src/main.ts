@@ -85,6 +85,18 @@ async function stop(signal: NodeJS.Signals): Promise<void> {
   await app.close();
   process.exit(0);
 }
+// A promise nobody awaited failed (a background write while the database was away, say). Node's
+// default ends the process with a stack on stderr, outside the log, and with it every driven car's
+// relay: a forgotten catch must not take the site down. Logged as the error it is, and kept running.
+process.on('unhandledRejection', (reason) => {
+  app.log.error({ err: reason }, 'a promise failed and nothing handled it');
+});
+// A throw nothing caught leaves the process in an unknown state: said in the log, then it ends
+// (cars go to neutral when their link closes; a supervisor starts the server again).
+process.on('uncaughtException', (error) => {
+  app.log.fatal({ err: error }, 'uncaught exception: the server stops');
+  process.exit(1);
+});
 process.once('SIGINT', (signal) => void stop(signal));
 process.once('SIGTERM', (signal) => void stop(signal));
 

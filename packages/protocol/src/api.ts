@@ -6,6 +6,11 @@ export const HealthResponse = z.object({
   status: z.literal('ok'),
   db: z.enum(['pglite', 'postgres']),
   version: z.string(),
+  /** Whether the database answers a trivial query now, and if not a short reason (a code). */
+  database: z.object({
+    status: z.enum(['reachable', 'unreachable']),
+    reason: z.string().optional(),
+  }),
 });
 export type HealthResponse = z.infer<typeof HealthResponse>;
 

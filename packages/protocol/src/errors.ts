@@ -18,6 +18,7 @@ export const ERROR_KEYS = {
   forbidden: 'errors.forbidden',
   tooManyRequests: 'errors.tooManyRequests',
   notReady: 'errors.notReady',
+  databaseUnavailable: 'errors.databaseUnavailable',
   invalidCredentials: 'errors.invalidCredentials',
   emailOrUsernameInUse: 'errors.emailOrUsernameInUse',
   usernameInvalidCharacters: 'errors.usernameInvalidCharacters',

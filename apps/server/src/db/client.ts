@@ -118,11 +118,19 @@ export function pgliteDatabase(client: PGlite | (() => Promise<PGlite>)): Databa
 function openPostgres(url: string, onPoolError?: (error: Error) => void): Database {
   const pool = new pg.Pool({
     connectionString: url,
-    // Without it a dead server makes queries (and /api/ready) hang instead of failing.
-    connectionTimeoutMillis: 5_000,
+    // Without it a dead server makes queries (and /api/ready) hang instead of failing; it also
+    // bounds the wait for a free client, so a request never waits on the pool past it.
+    connectionTimeoutMillis: 3_000,
   });
   // An idle client losing its connection emits 'error' on the pool; unhandled, it kills the process.
   pool.on('error', (error) => onPoolError?.(error));
+  // A client checked out (a transaction between two queries, waiting on a password hash) that
+  // loses its connection emits 'error' on itself, where pg-pool listens only while it is idle:
+  // unhandled, that ended the process when PostgreSQL was killed under load. The transaction's
+  // next query fails ("not queryable") and says so to its caller; the pool drops the client.
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
   const db = drizzleNodePostgres({ client: pool, schema });
   let closing: Promise<void> | undefined;
   return {

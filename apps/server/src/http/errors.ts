@@ -5,6 +5,7 @@
  */
 import { ERROR_KEYS, type ErrorBody, type ErrorKey } from '@telerace/protocol';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { DomainError, type DomainErrorKind } from '../domain-error.js';
 
 /**
@@ -25,6 +26,17 @@ export class HttpError extends Error {
 }
 
 export const notFoundError = (): HttpError => new HttpError(404, 'Not found', ERROR_KEYS.notFound);
+
+/**
+ * While the database is away (killed, restarting, failing over) every request that needs it is
+ * refused at once with this, not a 500: the same request succeeds once it is back.
+ */
+const DATABASE_UNAVAILABLE_BODY: ErrorBody = {
+  error: 'The database is unavailable for a moment',
+  errorKey: ERROR_KEYS.databaseUnavailable,
+};
+/** A restarted PostgreSQL accepts connections within seconds (docs/reliability.md). */
+const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 export const INTERNAL_ERROR_BODY: ErrorBody = {
   error: 'Internal server error',
@@ -89,6 +101,13 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
       'request rejected',
     );
     reply.code(status).send({ error: error.message, errorKey: error.errorKey } satisfies ErrorBody);
+    return;
+  }
+  if (isDatabaseUnavailable(error)) {
+    // One line per refused request at warn: the cause is logged once by the pool (app.ts).
+    request.log.warn({ req: request }, 'request refused: the database is unavailable');
+    reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS));
+    reply.code(503).send(DATABASE_UNAVAILABLE_BODY);
     return;
   }
   const status = statusOf(error);

@@ -6,6 +6,7 @@
 import { ERROR_KEYS, ErrorBody, HealthResponse, ReadyResponse } from '@telerace/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Database } from '../../db/client.js';
+import { unavailableReason } from '../../db/unavailable.js';
 
 export interface HealthRoutesOptions {
   database: Database;
@@ -16,13 +17,22 @@ export interface HealthRoutesOptions {
 
 /** A probe must answer quickly even when the database hangs. */
 const PING_TIMEOUT_MS = 3_000;
+/** Liveness answers sooner still: a slow database is reported, not waited for. */
+const HEALTH_PING_TIMEOUT_MS = 1_000;
+
+class PingTimeout extends Error {
+  override name = 'PingTimeout';
+}
 
 const NOT_READY: ErrorBody = { error: 'Not ready', errorKey: ERROR_KEYS.notReady };
 
 async function pingWithin(database: Database, timeoutMs: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`database ping timed out after ${timeoutMs} ms`)), timeoutMs);
+    timer = setTimeout(
+      () => reject(new PingTimeout(`database ping timed out after ${timeoutMs} ms`)),
+      timeoutMs,
+    );
   });
   try {
     await Promise.race([database.ping(), timeout]);
@@ -31,11 +41,24 @@ async function pingWithin(database: Database, timeoutMs: number): Promise<void> 
   }
 }
 
+async function databaseStatus(database: Database): Promise<HealthResponse['database']> {
+  try {
+    await pingWithin(database, HEALTH_PING_TIMEOUT_MS);
+    return { status: 'reachable' };
+  } catch (error) {
+    const reason =
+      error instanceof PingTimeout ? 'no answer within 1 s' : (unavailableReason(error) ?? 'query failed');
+    return { status: 'unreachable', reason };
+  }
+}
+
 export const healthRoutes: FastifyPluginAsyncZod<HealthRoutesOptions> = async (app, options) => {
+  // Liveness: always 200 while the process answers; says why the database is not usable.
   app.get('/health', { schema: { response: { 200: HealthResponse } } }, async () => ({
     status: 'ok' as const,
     db: options.database.kind,
     version: options.version,
+    database: await databaseStatus(options.database),
   }));
 
   app.get(

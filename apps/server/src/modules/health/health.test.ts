@@ -12,7 +12,12 @@ describe('health and readiness', () => {
   it('reports the database kind and the server version', async () => {
     const response = await testApp.app.inject('/api/health');
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({ status: 'ok', db: TEST_DB_KIND, version: SERVER_VERSION });
+    expect(response.json()).toEqual({
+      status: 'ok',
+      db: TEST_DB_KIND,
+      version: SERVER_VERSION,
+      database: { status: 'reachable' },
+    });
     expect(SERVER_VERSION).toMatch(/^\d+\.\d+\.\d+/);
   });
 
@@ -72,7 +77,9 @@ describe('readiness while not ready', () => {
       const response = await testApp.app.inject('/api/ready');
       expect(response.statusCode).toBe(503);
       expect(response.json()).toEqual({ error: 'Not ready', errorKey: 'errors.notReady' });
-      expect((await testApp.app.inject('/api/health')).statusCode).toBe(200);
+      const health = await testApp.app.inject('/api/health');
+      expect(health.statusCode).toBe(200);
+      expect(health.json().database).toEqual({ status: 'unreachable', reason: 'query failed' });
       expect(testApp.logText()).toContain('database unreachable');
     } finally {
       await testApp.close();
