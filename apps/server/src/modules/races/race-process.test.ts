@@ -16,6 +16,7 @@ import {
   addSimCar,
   apiCall,
   killProcess,
+  lineAppears,
   logIn,
   startReadyServer,
   startServerProcess,
@@ -117,9 +118,11 @@ describe('a race with real processes, and a server killed mid-race', () => {
 
     // Two cars, each with its own real agent process on the simulator.
     const carIds: number[] = [];
+    const agents: ChildProcess[] = [];
     for (const name of ['Red', 'Blue']) {
       const { carId, agent } = await addSimCar(base, admin, name);
       children.push(agent);
+      agents.push(agent);
       carIds.push(carId);
     }
     const drivers = [
@@ -199,8 +202,16 @@ describe('a race with real processes, and a server killed mid-race', () => {
     );
     const beforeKill = Object.fromEntries(drivers.map((d) => [d.carId, lapsOf(seen, d.carId)]));
 
-    // The server dies without a word, and comes back on the same database.
+    // The server dies without a word (both cars at full throttle: neutral within the bound of
+    // docs/driving.md, 600 ms), and comes back on the same database.
+    const neutral = agents.map((agent) => lineAppears(agent, /neutral \(/));
+    const killedAt = performance.now();
     server.kill('SIGKILL');
+    const neutralAfterMs = (await Promise.all(neutral)).map(({ at }) => at - killedAt);
+    console.info(
+      `server SIGKILL mid-race → cars neutral: ${neutralAfterMs.map((ms) => ms.toFixed(0)).join(', ')} ms`,
+    );
+    for (const ms of neutralAfterMs) expect(ms).toBeLessThanOrEqual(600);
     await once(server, 'exit');
     server = await startReadyServer(env, base);
     children.push(server);
