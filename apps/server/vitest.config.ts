@@ -43,8 +43,9 @@ export default defineConfig({
           name: 'postgres',
           env: { TEST_DB: 'postgres' },
           globalSetup: ['src/test/migrated-databases.ts'],
-          // What only the embedded database has (backup and restore of DATA_DIR/db) runs once, on pglite.
-          exclude: [...configDefaults.exclude, 'src/**/*.embedded.test.ts'],
+          // What only the embedded database has (backup and restore of DATA_DIR/db), and what the
+          // database plays no part in (a car's safety timers, its network): once, on pglite.
+          exclude: [...configDefaults.exclude, 'src/**/*.embedded.test.ts', 'src/**/*.once.test.ts'],
         },
       },
     ],

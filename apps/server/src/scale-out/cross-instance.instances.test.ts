@@ -1,7 +1,7 @@
 /**
  * Two real server instances (A, B) on one PostgreSQL and one Redis (test/instances.ts): what one
  * instance does reaches the other. A driver whose control socket is on A drives a car whose agent
- * is on B, and the car stops when the driver's socket closes (bound as in safety.test.ts: 250 ms);
+ * is on B, and the car stops when the driver's socket closes (bound as in safety.once.test.ts: 250 ms);
  * a lobby opened from A reaches the event sockets on both; a ban on A closes the member's
  * sockets on B and B refuses the member's very next request. Each instance logs without the
  * Redis URL.
