@@ -203,3 +203,26 @@ describe('an account whose registration is incomplete (terms not accepted)', () 
     expect(joined.payload).toMatchObject({ race_status: 'lobby' });
   });
 });
+
+describe('the last one out of the lobby (issue 25)', () => {
+  it('the last driver to leave keeps the car too: the emptied lobby closes without ending their session', async () => {
+    const { app } = testApp;
+    const adminHeaders = await authHeader(app, await buildAdmin(app.database.db));
+    // An empty lobby to start from: an admin ends the one earlier tests left (their drivers lose
+    // their cars: last in the file, so no later test counts on the cars held).
+    await app.inject({ method: 'POST', url: '/api/admin/race/end', headers: adminHeaders });
+    const alone = await participantWithCar(1);
+    const [socket] = alone.events as [TestSocket];
+    socket.send({ type: 'join_lobby', carId: alone.carId });
+    await socket.next((m) => isState(m) && (m.payload as RaceState).totalParticipants === 1);
+    socket.send({ type: 'leave_lobby' });
+    await socket.next((m) => isState(m) && (m.payload as RaceState).race_status === 'idle');
+    await app.raceEngine.settled();
+    const cars = await app.inject({ method: 'GET', url: '/api/admin/cars', headers: adminHeaders });
+    expect(
+      (cars.json() as { id: number; current_user_id: number | null }[]).find((c) => c.id === alone.carId)
+        ?.current_user_id,
+    ).toBe(alone.driver.id);
+    expect(socket.messages.filter((m) => m.type === 'force_disconnect')).toEqual([]);
+  });
+});

@@ -41,6 +41,7 @@ import * as machine from './race-machine.js';
 import {
   type Audit,
   type CommandQueue,
+  type Driver,
   type FinishReason,
   type LiveLeaderboard,
   type NeutralHold,
@@ -196,7 +197,7 @@ export class LeaderEngine implements RaceRole {
     });
   }
 
-  /** A participant's car session ended: they leave the lobby (a race keeps their laps). */
+  /** A participant leaves: their car session ended, or they left the lobby to drive on (a race keeps their laps). */
   leave(userId: number, carId: number): Promise<void> {
     return this.#serial(async () => {
       const s = this.#state;
@@ -207,7 +208,8 @@ export class LeaderEngine implements RaceRole {
       }
       const next = machine.leave(s, userId);
       if (machine.isEmptyLobby(next)) {
-        await this.#discard(s.raceId);
+        // The last one out keeps their car: leaving the lobby is not leaving the car (leave_lobby).
+        await this.#discard(s.raceId, undefined, []);
         return;
       }
       await deleteParticipant(this.#deps.db, s.raceId, userId);
@@ -501,9 +503,15 @@ export class LeaderEngine implements RaceRole {
     await this.#deps.sessions.endRaceSessions(drivers);
   }
 
-  /** A lobby that ends without a race (emptied, ended, or found empty at start-up) leaves no rows. */
-  async #discard(raceId: number, audit?: Audit): Promise<void> {
-    const drivers = this.#state.participants.map(({ userId, carId }) => ({ userId, carId }));
+  /**
+   * A lobby that ends without a race (emptied, ended, or found empty at start-up) leaves no rows.
+   * `drivers` lose their cars ('race_ended'): by default everyone in it (an admin ended it).
+   */
+  async #discard(
+    raceId: number,
+    audit?: Audit,
+    drivers: readonly Driver[] = this.#state.participants.map(({ userId, carId }) => ({ userId, carId })),
+  ): Promise<void> {
     await this.#deps.db.transaction(async (tx) => {
       await discardRace(tx, raceId);
       await audit?.(tx, raceId);
