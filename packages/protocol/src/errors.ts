@@ -19,6 +19,7 @@ export const ERROR_KEYS = {
   tooManyRequests: 'errors.tooManyRequests',
   notReady: 'errors.notReady',
   databaseUnavailable: 'errors.databaseUnavailable',
+  storageFull: 'errors.storageFull',
   invalidCredentials: 'errors.invalidCredentials',
   emailOrUsernameInUse: 'errors.emailOrUsernameInUse',
   usernameInvalidCharacters: 'errors.usernameInvalidCharacters',

@@ -1,6 +1,6 @@
 import { DrizzleQueryError } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { isDatabaseUnavailable, unavailableReason } from './unavailable.js';
+import { isDatabaseUnavailable, isStorageFull, unavailableReason } from './unavailable.js';
 
 const withCode = (message: string, code: string) => Object.assign(new Error(message), { code });
 const wrapped = (cause: Error) => new DrizzleQueryError('select 1', [], cause);
@@ -38,5 +38,24 @@ describe('a database that is not there, told from a query that is wrong', () => 
   ])('%s is not', (_, error) => {
     expect(isDatabaseUnavailable(error)).toBe(false);
     expect(isDatabaseUnavailable(error instanceof Error ? wrapped(error) : error)).toBe(false);
+  });
+});
+
+describe('a full disk', () => {
+  it.each([
+    [
+      'PostgreSQL or PGlite (53100 disk_full)',
+      withCode('could not extend file "base/5/16385": No space left on device', '53100'),
+    ],
+    ['a file write (ENOSPC)', withCode('ENOSPC: no space left on device, write', 'ENOSPC')],
+  ])('%s, bare or wrapped by drizzle, is a full disk, not an unavailable database', (_, error) => {
+    expect(isStorageFull(error)).toBe(true);
+    expect(isStorageFull(wrapped(error))).toBe(true);
+    expect(isDatabaseUnavailable(error)).toBe(false);
+  });
+
+  it('other failures are not', () => {
+    expect(isStorageFull(withCode('connect ECONNREFUSED', 'ECONNREFUSED'))).toBe(false);
+    expect(isStorageFull(withCode('out of memory', '53200'))).toBe(false);
   });
 });

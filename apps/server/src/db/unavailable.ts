@@ -2,7 +2,8 @@
  * Whether a failure means "the database is not there right now" (killed, restarting, failing
  * over, unreachable) rather than "this query is wrong". The first is the caller's cue for a 503
  * with Retry-After (http/errors.ts) — the same request will succeed once the database is back —
- * and /api/health's reason; the second stays a 500 with the details in the log.
+ * and /api/health's reason; the second stays a 500 with the details in the log. A full disk is a
+ * third case with its own answer (`isStorageFull`).
  */
 
 /** How deep `cause` chains are followed (DrizzleQueryError wraps the driver's error). */
@@ -59,3 +60,15 @@ export function unavailableReason(error: unknown): string | null {
 }
 
 export const isDatabaseUnavailable = (error: unknown): boolean => unavailableReason(error) !== null;
+
+/**
+ * The disk under the database is full (SQLSTATE 53100 disk_full, or a file write's ENOSPC): the
+ * write was refused whole — PostgreSQL and PGlite keep what was written before — and succeeds
+ * again once space returns.
+ */
+export function isStorageFull(error: unknown): boolean {
+  return causesOf(error).some((link) => {
+    const code = (link as Error & { code?: unknown }).code;
+    return code === '53100' || code === 'ENOSPC';
+  });
+}

@@ -5,7 +5,7 @@
  */
 import { ERROR_KEYS, type ErrorBody, type ErrorKey } from '@telerace/protocol';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { isDatabaseUnavailable } from '../db/unavailable.js';
+import { isDatabaseUnavailable, isStorageFull } from '../db/unavailable.js';
 import { DomainError, type DomainErrorKind } from '../domain-error.js';
 
 /**
@@ -37,6 +37,12 @@ const DATABASE_UNAVAILABLE_BODY: ErrorBody = {
 };
 /** A restarted PostgreSQL accepts connections within seconds (docs/reliability.md). */
 const DATABASE_RETRY_AFTER_SECONDS = 5;
+/** The disk is full: nothing was saved, and an operator has to make room. */
+const STORAGE_FULL_BODY: ErrorBody = {
+  error: 'The server has no room left to save this; nothing was changed',
+  errorKey: ERROR_KEYS.storageFull,
+};
+const STORAGE_RETRY_AFTER_SECONDS = 60;
 
 export const INTERNAL_ERROR_BODY: ErrorBody = {
   error: 'Internal server error',
@@ -101,6 +107,12 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
       'request rejected',
     );
     reply.code(status).send({ error: error.message, errorKey: error.errorKey } satisfies ErrorBody);
+    return;
+  }
+  if (isStorageFull(error)) {
+    request.log.error({ req: request }, 'request refused: the disk is full');
+    reply.header('retry-after', String(STORAGE_RETRY_AFTER_SECONDS));
+    reply.code(503).send(STORAGE_FULL_BODY);
     return;
   }
   if (isDatabaseUnavailable(error)) {

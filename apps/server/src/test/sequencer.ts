@@ -14,6 +14,7 @@ const SLOW_FILES = [
   /\.instances\.test\.ts$/,
   /\/data-dir\.embedded\.test\.ts$/,
   /\/backup\.embedded\.test\.ts$/,
+  /\/disk-full\.embedded\.test\.ts$/,
   /\/race-process\.test\.ts$/,
   /\/safety\.once\.test\.ts$/,
   /\/car-network-stall\.once\.test\.ts$/,

@@ -11,6 +11,7 @@ import {
 } from '@telerace/protocol';
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { DomainError } from '../../domain-error.js';
 import { HttpError } from '../../http/errors.js';
 import { type IssuedSession, MESSAGES } from './auth.service.js';
 import { botVerifierFor } from './bot-check.js';
@@ -81,7 +82,9 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
         setSessionCookie(reply, session);
         return { accessToken: session.accessToken };
       } catch (error) {
-        clearSessionCookie(reply);
+        // Only a refused session ends it; a database that is away or a full disk (503) must not
+        // sign the member out: the page keeps its session and the next refresh succeeds.
+        if (error instanceof DomainError) clearSessionCookie(reply);
         throw error;
       }
     },
