@@ -11,6 +11,7 @@ import {
   acceptCookies,
   carWithCode,
   connectWithCode,
+  framesDecoded,
   freeCar,
   holdTouch,
   logIn,
@@ -22,15 +23,6 @@ import {
 } from './support.js';
 
 const { en } = translations();
-
-/** Frames the control page's player has decoded on its current connection. */
-async function framesDecoded(page: Page): Promise<number> {
-  return page.evaluate(
-    () =>
-      (window as unknown as { __teleraceVideo?: { framesDecoded: number } }).__teleraceVideo?.framesDecoded ??
-      0,
-  );
-}
 
 /**
  * The picture below the timestamp strip, shrunk to 64×48 grey levels: what the driver sees of the

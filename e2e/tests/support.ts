@@ -151,6 +151,20 @@ export async function freeCar(request: APIRequestContext, carId: number): Promis
   expect([200, 204, 409], await response.text()).toContain(response.status());
 }
 
+/** Frames the control page's player has decoded on its current connection. */
+export async function framesDecoded(page: Page): Promise<number> {
+  return (await videoStats(page)).framesDecoded;
+}
+
+/** The control page's player: its state and the frames decoded on its current connection. */
+export async function videoStats(page: Page): Promise<{ state: string; framesDecoded: number }> {
+  return page.evaluate(() => {
+    const stats = (window as unknown as { __teleraceVideo?: { state: string; framesDecoded: number } })
+      .__teleraceVideo;
+    return { state: stats?.state ?? 'none', framesDecoded: stats?.framesDecoded ?? 0 };
+  });
+}
+
 /** The speed the car reports, as shown on the control page (m/s). */
 export async function speed(page: Page): Promise<number> {
   const text = (await page.getByTestId('telemetry-speed').textContent()) ?? '';

@@ -65,24 +65,24 @@ const exited = (child: ChildProcess) =>
     : once(child, 'exit').then(() => {});
 
 describe('SupervisedProcess', () => {
-  it('restarts a child that exits on its own after 1 s, doubling up to 30 s', async () => {
+  it('restarts a child that exits on its own after 250 ms, doubling up to 30 s', async () => {
     const { process, clock, spawned, log } = supervise('process.exit(3)');
     process.start();
     const waits: number[] = [];
-    for (let restart = 0; restart < 7; restart += 1) {
+    for (let restart = 0; restart < 9; restart += 1) {
       const child = spawned.at(-1) as ChildProcess;
       await exited(child);
-      const expected = Math.min(30_000, 1_000 * 2 ** restart);
+      const expected = Math.min(30_000, 250 * 2 ** restart);
       clock.advance(expected - 1);
       expect(spawned).toHaveLength(restart + 1);
       clock.advance(1);
       expect(spawned).toHaveLength(restart + 2);
       waits.push(expected);
     }
-    expect(waits).toEqual([1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000]);
+    expect(waits).toEqual([250, 500, 1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000]);
     const exits = log.filter((entry) => entry.message === 'test child exited');
     expect(exits[0]?.level).toBe('warn');
-    expect(exits.slice(0, 7).map((entry) => entry.fields.restartInMs)).toEqual(waits);
+    expect(exits.slice(0, 9).map((entry) => entry.fields.restartInMs)).toEqual(waits);
     expect(exits[0]?.fields.code).toBe(3);
   });
 
@@ -101,18 +101,18 @@ describe('SupervisedProcess', () => {
     }
   });
 
-  it('a child that ran 30 s was healthy: its next crash restarts after 1 s again', async () => {
+  it('a child that ran 30 s was healthy: its next crash restarts after 250 ms again', async () => {
     const { process, clock, spawned } = supervise('setTimeout(() => process.exit(1), 200)');
     process.start();
     await exited(spawned[0] as ChildProcess);
-    clock.advance(1_000);
+    clock.advance(250);
     await exited(spawned[1] as ChildProcess);
-    clock.advance(2_000);
+    clock.advance(500);
     expect(spawned).toHaveLength(3);
     // The third child runs 30 s on the clock before it exits: the backoff starts over.
     clock.advance(30_000);
     await exited(spawned[2] as ChildProcess);
-    clock.advance(999);
+    clock.advance(249);
     expect(spawned).toHaveLength(3);
     clock.advance(1);
     expect(spawned).toHaveLength(4);
