@@ -141,9 +141,13 @@ export async function refusedStatus(promise: Promise<TestSocket>): Promise<numbe
 
 /**
  * The status and JSON body of a refused upgrade, from a plain HTTP upgrade request (a `ws` client
- * does not read the body of the refusal).
+ * does not read the body of the refusal); `headers` adds to the upgrade's (a car's Authorization).
  */
-export function upgradeRefusal(url: string, origin: string): Promise<{ status: number; body: unknown }> {
+export function upgradeRefusal(
+  url: string,
+  origin: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: unknown }> {
   const target = new URL(url.replace(/^ws/, 'http'));
   return new Promise((resolve, reject) => {
     const request = httpRequest({
@@ -152,6 +156,7 @@ export function upgradeRefusal(url: string, origin: string): Promise<{ status: n
       path: `${target.pathname}${target.search}`,
       agent: false,
       headers: {
+        ...headers,
         origin,
         connection: 'Upgrade',
         upgrade: 'websocket',
