@@ -191,7 +191,7 @@ describe('car agent ↔ server', () => {
   it('reports each forward pass of the finish line to the server as a pass', async () => {
     const server = await startServer();
     cleanups.push(() => server.kill());
-    const { agent } = await startAgent(server.port, SECRET, { assist: true });
+    const { agent, log } = await startAgent(server.port, SECRET, { assist: true });
     await vi.waitFor(() => expect(agent.link.isWelcomed).toBe(true), { timeout: 3000 });
     const before = Date.now();
 
@@ -204,6 +204,10 @@ describe('car agent ↔ server', () => {
     expect(passes).toHaveLength(1);
     expect((passes[0] as { at: number }).at).toBeGreaterThanOrEqual(before);
     expect((passes[0] as { at: number }).at).toBeLessThanOrEqual(Date.now());
+    // Logged with the time it carries: what the soak run counts a car's crossings by.
+    expect(log.filter((line) => line.startsWith('pass at'))).toEqual([
+      `pass at ${(passes[0] as { at: number }).at} sent`,
+    ]);
   });
 
   it('goes neutral when the server falls silent (deadman)', async () => {

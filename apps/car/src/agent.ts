@@ -133,14 +133,23 @@ export class CarAgent {
     if (message.success) this.link.send(message.data);
   }
 
-  /** Never throws: a lap must not take the agent down. */
+  /**
+   * Never throws: a lap must not take the agent down. Each crossing is logged with the time it
+   * carries, sent or not: the car's own record when a lap is disputed (the server's log holds a
+   * simulated car's lines, and the soak run compares them with the laps the server counted).
+   */
   private sendPass(at: number): void {
-    if (!this.link.isWelcomed || this.stopping) return;
+    const ms = Math.round(at);
+    if (!this.link.isWelcomed || this.stopping) {
+      this.deps.log(`pass at ${ms} not sent: not connected`);
+      return;
+    }
     try {
-      const message = CarAgentMessage.safeParse({ type: 'pass', at: Math.round(at) });
+      const message = CarAgentMessage.safeParse({ type: 'pass', at: ms });
       if (message.success) this.link.send(message.data);
+      this.deps.log(`pass at ${ms} sent`);
     } catch (error) {
-      this.deps.log(`pass not sent: ${(error as Error).message}`);
+      this.deps.log(`pass at ${ms} not sent: ${(error as Error).message}`);
     }
   }
 

@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -105,13 +106,27 @@ function spawnNode(args: string[], options: Parameters<typeof spawn>[2]): ChildP
     : spawn(process.execPath, args, options);
 }
 
+export interface StartOptions {
+  /** Node flags for this server only, after BENCH_NODE_ARGS (e.g. its own `--inspect` port). */
+  nodeArgs?: string[];
+  /**
+   * Reads its stdout and stderr from the moment it is spawned (they are piped to it, not
+   * inherited): a pipe nobody reads would fill and stall the server's logging.
+   */
+  onOutput?: (stdout: Readable, stderr: Readable) => void;
+}
+
 /** The real, built Telerace server on an embedded database in a throw-away folder. */
-export async function startTelerace(env: Record<string, string> = {}): Promise<Running> {
+export async function startTelerace(
+  env: Record<string, string> = {},
+  options: StartOptions = {},
+): Promise<Running> {
   const main = join(ROOT, 'apps/server/dist/main.js');
   if (!existsSync(main)) throw new Error('The server is not built: run `npm run build` first.');
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'telerace-bench-'));
-  const child = spawnNode([...SERVER_NODE_ARGS, main], {
+  const output = options.onOutput ? 'pipe' : 'inherit';
+  const child = spawnNode([...SERVER_NODE_ARGS, ...(options.nodeArgs ?? []), main], {
     env: {
       ...process.env,
       PORT: String(port),
@@ -122,8 +137,9 @@ export async function startTelerace(env: Record<string, string> = {}): Promise<R
       SOCKETS_PER_IP: '100000',
       ...env,
     },
-    stdio: ['ignore', 'inherit', 'inherit'],
+    stdio: ['ignore', output, output],
   });
+  if (options.onOutput && child.stdout && child.stderr) options.onOutput(child.stdout, child.stderr);
   const url = `http://127.0.0.1:${port}`;
   // A fresh PGlite applies every migration before /api/ready: 20–34 s on a 2-core machine at load 12.
   await waitFor(`${url}/api/ready`, 120_000);
