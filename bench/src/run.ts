@@ -3,6 +3,7 @@ import { apiBench } from './api.bench.js';
 import { fanoutBench } from './fanout.bench.js';
 import { httpBench } from './http.bench.js';
 import { leaderboardsBench } from './leaderboards.bench.js';
+import { lossyBench } from './lossy.bench.js';
 import { raffleBench } from './raffle.bench.js';
 import { relayBench } from './relay.bench.js';
 import { relayUnderLoadBench } from './relay-under-load.bench.js';
@@ -15,6 +16,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   http: httpBench,
   leaderboards: leaderboardsBench,
   raffle: raffleBench,
+  lossy: lossyBench,
   relay: relayBench,
   'relay-under-load': relayUnderLoadBench,
   video: videoBench,

@@ -1,0 +1,157 @@
+/**
+ * `npm run bench -- lossy`: drive commands over a mobile link (issue 27). A driver sends 50 drives
+ * a second through an impaired link (lib/impairment.ts: 80 ms RTT, up to 10 ms jitter, 0 / 1 / 2
+ * / 5 % loss each way) to the real server, whose car (a protocol client in this process, on a
+ * good link: the car is on the venue's network) records when each command arrives. Per path and
+ * loss rate: the command delay p50/p99 (sent → arrived at the car), commands never arrived, and
+ * the share of the time the car spent on a command older than 100 ms (its current command's age,
+ * integrated between arrivals: what "stale" costs a driver). The paths:
+ * - `websocket`: the controller socket over an impaired TCP link (head-of-line blocking);
+ * - `datachannel`: the control DataChannel (unordered, no retransmits) over an impaired UDP link,
+ *   when the server offers it (lib/drive-paths.ts).
+ * Baseline in the same run: each path at 0 % loss; the goal is DataChannel p99 ≤ RTT/2 + 30 ms at
+ * 2 % loss. Options (environment): LOSSY_SECONDS (20 per row), LOSSY_RATE (50 per second).
+ */
+import { performance } from 'node:perf_hooks';
+import type WebSocket from 'ws';
+import { DRIVE_PATHS, type DrivePath } from './lib/drive-paths.js';
+import type { Impairment } from './lib/impairment.js';
+import { startTelerace } from './lib/processes.js';
+import { connectCar } from './lib/relay-clients.js';
+import { printTable, round, writeResult } from './lib/report.js';
+import { summarize } from './lib/stats.js';
+import { BENCH_SERVER_ENV, createCar, logInAdmin, signUpMember } from './lib/telerace-api.js';
+
+const SECONDS = Number(process.env.LOSSY_SECONDS ?? 20);
+const RATE = Number(process.env.LOSSY_RATE ?? 50);
+const ONE_WAY_MS = 40;
+const JITTER_MS = 10;
+const LOSS_RATES = [0, 0.01, 0.02, 0.05];
+/** A command older than this is stale: the car does what the driver wanted a tenth of a second ago. */
+const STALE_MS = 100;
+
+interface Arrival {
+  sentAt: number;
+  arrivedAt: number;
+}
+
+interface RowResult {
+  path: string;
+  loss_percent: number;
+  p50_ms: number;
+  p99_ms: number;
+  max_ms: number;
+  sent: number;
+  lost: number;
+  stale_percent: number;
+}
+
+/**
+ * The share of [first arrival, end] during which the car's current command (the newest arrived;
+ * an older one arriving late is ignored, as the sequence check does) was older than STALE_MS.
+ */
+function staleShare(arrivals: Arrival[], end: number): number {
+  const applied: Arrival[] = [];
+  for (const arrival of [...arrivals].sort((a, b) => a.arrivedAt - b.arrivedAt)) {
+    const current = applied.at(-1);
+    if (!current || arrival.sentAt > current.sentAt) applied.push(arrival);
+  }
+  const first = applied[0];
+  if (!first) return 1;
+  let stale = 0;
+  applied.forEach((arrival, i) => {
+    const until = applied[i + 1]?.arrivedAt ?? end;
+    stale += Math.max(0, until - Math.max(arrival.arrivedAt, arrival.sentAt + STALE_MS));
+  });
+  return stale / (end - first.arrivedAt);
+}
+
+/** Sends RATE drives a second for SECONDS over `path` and records their arrival at `car`. */
+async function measure(
+  path: DrivePath,
+  base: string,
+  admin: string,
+  member: string,
+  link: Impairment,
+): Promise<RowResult> {
+  const created = await createCar(base, admin, `Lossy ${path.name} ${link.loss}`);
+  const car: WebSocket = await connectCar(base, created);
+  const driver = await path.open({ base, admin, member, carId: created.id, link });
+  const sentAt = new Map<number, number>();
+  const arrivals: Arrival[] = [];
+  car.on('message', (data) => {
+    const message = JSON.parse(data.toString()) as { type?: string; throttle?: number };
+    if (message.type !== 'drive' || message.throttle === undefined) return;
+    const at = sentAt.get(message.throttle);
+    if (at === undefined) return; // a heartbeat repeating a command already counted
+    sentAt.delete(message.throttle);
+    arrivals.push({ sentAt: at, arrivedAt: performance.now() });
+  });
+  const ticks = RATE * SECONDS;
+  const start = performance.now();
+  for (let tick = 0; tick < ticks; tick++) {
+    const wait = start + (tick * 1000) / RATE - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    // A distinct value per command, so the car tells a new one from the server's repetition.
+    const throttle = (tick + 1) / (ticks + 2);
+    sentAt.set(throttle, performance.now());
+    driver.drive(throttle);
+  }
+  const end = performance.now();
+  // Late retransmissions still count as arrivals (delay), not as lost.
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  driver.close();
+  car.close();
+  const delays = summarize(arrivals.map((a) => a.arrivedAt - a.sentAt));
+  return {
+    path: path.name,
+    loss_percent: link.loss * 100,
+    p50_ms: round(delays.p50, 1),
+    p99_ms: round(delays.p99, 1),
+    max_ms: round(delays.max, 1),
+    sent: ticks,
+    lost: ticks - arrivals.length,
+    stale_percent: round(staleShare(arrivals, end) * 100, 1),
+  };
+}
+
+export async function lossyBench(): Promise<void> {
+  const telerace = await startTelerace(BENCH_SERVER_ENV);
+  const rows: RowResult[] = [];
+  try {
+    const admin = await logInAdmin(telerace.url);
+    const member = await signUpMember(telerace.url, '10.79.0.1');
+    for (const path of DRIVE_PATHS) {
+      if (!(await path.available(telerace.url))) continue;
+      for (const loss of LOSS_RATES) {
+        const link = { oneWayMs: ONE_WAY_MS, jitterMs: JITTER_MS, loss };
+        rows.push(await measure(path, telerace.url, admin, member, link));
+        console.info(`${path.name} at ${loss * 100} % loss done`);
+      }
+    }
+  } finally {
+    await telerace.stop();
+  }
+  const rttMs = 2 * ONE_WAY_MS;
+  const goalMs = rttMs / 2 + 30;
+  const at2 = (name: string) => rows.find((row) => row.path === name && row.loss_percent === 2);
+  printTable(
+    `drive commands over an impaired link: ${rttMs} ms RTT + up to ${JITTER_MS} ms jitter each way, ${RATE}/s for ${SECONDS} s per row`,
+    rows.map((row) => ({ ...row })),
+  );
+  const datachannel = at2('datachannel');
+  console.info(
+    datachannel
+      ? `goal: datachannel p99 at 2 % loss ≤ ${goalMs} ms: ${datachannel.p99_ms} ms (${datachannel.p99_ms <= goalMs ? 'met' : 'NOT met'}); websocket: ${at2('websocket')?.p99_ms} ms`
+      : 'the server offered no DataChannel: the websocket path only',
+  );
+  writeResult('lossy', {
+    rtt_ms: rttMs,
+    jitter_ms: JITTER_MS,
+    rate_per_s: RATE,
+    seconds_per_row: SECONDS,
+    stale_after_ms: STALE_MS,
+    goal_p99_ms_at_2_percent: goalMs,
+    rows,
+  });
+}
