@@ -9,7 +9,7 @@ import type { ChildProcess } from 'node:child_process';
 import { ERROR_KEYS } from '@telerace/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REFRESH_COOKIE } from '../modules/auth/session-cookies.js';
-import { createTestEnvironment, type TestEnvironment } from '../test/app.js';
+import { createTestEnvironment, seedMigratedDatabase, type TestEnvironment } from '../test/app.js';
 import { apiCall, killProcess, logIn, serverProcessSettings, startReadyServer } from '../test/process.js';
 import { mountSmallDisk, type SmallDisk } from '../test/small-disk.js';
 
@@ -64,6 +64,7 @@ describe('the embedded database on a disk that fills up', () => {
 
   it('refuses writes cleanly while full, loses nothing, and writes again once space returns', async () => {
     const { base, env } = await serverProcessSettings(environment.env, ADMIN);
+    await seedMigratedDatabase(env);
     const server = await startReadyServer(env, base);
     children.push(server);
     const saveBio = (token: string, bio: string) =>

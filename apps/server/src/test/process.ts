@@ -8,6 +8,7 @@ import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
 import { freeLoopbackPort as freePortFor } from '../free-port.js';
 import { defaultAgentCommand } from '../modules/cars/sim-cars.js';
+import { seedMigratedDatabase } from './app.js';
 
 export const SERVER_DIR = new URL('../..', import.meta.url);
 
@@ -187,6 +188,7 @@ export async function startServerProcess(
   adminToken: string;
 }> {
   const { port, base, env } = await serverProcessSettings(environmentEnv, admin);
+  await seedMigratedDatabase(env);
   const server = await startReadyServer(env, base);
   try {
     return { server, port, base, env, adminToken: await logIn(base, admin) };
