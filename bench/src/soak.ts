@@ -29,7 +29,7 @@
  * second), --entries-per-second (2).
  */
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { checkLaps, type LapCheck, sumChecks } from './lib/lap-check.js';
 import { MemberSession } from './lib/member-sessions.js';
@@ -240,6 +240,11 @@ type Window = { minute: number } & ServerInterval &
     relay_p99_ms: number;
     relay_max_ms: number;
     relay_lost: number;
+    /**
+     * This run's own event-loop delay (the probes' drives are sent and received here): what of
+     * the relay's figure is the client's, not the server's.
+     */
+    run_loop_p99_ms: number;
     drives_sent: number;
     heap_mb: number;
     rss_mb: number;
@@ -260,6 +265,8 @@ interface Timed {
 async function runFor(scene: Scene, director: RaceDirector, spectators: Spectators): Promise<Timed> {
   const { meter, drivers, probes } = scene;
   await meter.begin();
+  const runLoop = monitorEventLoopDelay({ resolution: 10 });
+  runLoop.enable();
   const started = performance.now();
   const start = await meter.memory();
   const racing = director.run();
@@ -272,6 +279,7 @@ async function runFor(scene: Scene, director: RaceDirector, spectators: Spectato
   let warmUp: MemorySample | null = null;
   let end: MemorySample | null = null;
   let lastAudience = await spectators.count();
+  let lastAt = 0;
   const boundaries = Array.from({ length: Math.ceil(RUN_MS / REPORT_MS) }, (_, k) =>
     Math.min(RUN_MS, (k + 1) * REPORT_MS),
   );
@@ -287,6 +295,8 @@ async function runFor(scene: Scene, director: RaceDirector, spectators: Spectato
       continue;
     }
     const { server, memory } = await meter.interval();
+    const runLoopP99 = runLoop.percentile(99) / 1e6;
+    runLoop.reset();
     if (at === WARM_UP_MS) warmUp = memory;
     if (at === RUN_MS) end = memory;
     const probeCounts = probes.map((p) => p.takeCounts());
@@ -301,20 +311,23 @@ async function runFor(scene: Scene, director: RaceDirector, spectators: Spectato
       relay_p99_ms: round(relay.p99, 3),
       relay_max_ms: round(relay.max, 3),
       relay_lost: probeCounts.reduce((n, c) => n + c.lost, 0),
+      run_loop_p99_ms: round(runLoopP99, 1),
       drives_sent: counts.reduce((n, c) => n + c.sent, 0),
       heap_mb: memory.heap_mb,
       rss_mb: memory.rss_mb,
-      ...spectatorInterval(audience, lastAudience),
+      ...spectatorInterval(audience, lastAudience, (at - lastAt) / 1000),
       races: director.races.length,
       laps: director.lapsCounted,
       entries: director.entriesAccepted,
     };
     lastAudience = audience;
+    lastAt = at;
     windows.push(window);
     console.info(
       `soak ${window.minute} min: event loop p99 ${window.eventloop_p99_ms} ms, relay p99 ${window.relay_p99_ms} ms, heap ${window.heap_mb} MB, RSS ${window.rss_mb} MB, CPU ${window.server_cpu_percent} %, ${window.event_sockets} event sockets, ${window.races} races, ${window.laps} laps, ${window.entries} entries`,
     );
   }
+  runLoop.disable();
   // The race under way is ended by the admin and its raffle drawn.
   director.stop();
   await racing;
@@ -382,7 +395,7 @@ function report(
   const { windows, warmUp, end, driverCounts } = timed;
   const { laps, raffles, lostEntries, heapGrowth, rssGrowth, failures } = verdict(log, director, timed);
   printTable(
-    `Soak, ${MINUTES} min: per ${REPORT_MINUTES} min (relay: probes end to end; srv: the server's histogram bucket; heap after a full collection)`,
+    `Soak, ${MINUTES} min: per ${REPORT_MINUTES} min (relay: probes end to end; srv: the server's histogram bucket; run loop: this run's own event loop; heap after a full collection)`,
     windows.map(
       (w): Row => ({
         min: w.minute,
@@ -390,6 +403,7 @@ function report(
         'loop max ms': w.eventloop_max_ms,
         'relay p99 ms': w.relay_p99_ms,
         'srv p99 ≤ ms': w.relay_server_p99_ms,
+        'run loop p99 ms': w.run_loop_p99_ms,
         'heap MB': w.heap_mb,
         'RSS MB': w.rss_mb,
         'CPU %': w.server_cpu_percent,

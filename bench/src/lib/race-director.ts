@@ -118,16 +118,19 @@ export class RaceDirector {
   async #cycle(): Promise<void> {
     const raffle = await this.#openRaffle();
     const { drivers } = this.#options;
-    await this.#takeCars();
+    await this.#takeCars(drivers);
     if (this.#stopping) return this.#draw(raffle);
     for (const driver of drivers) driver.joinLobby();
     const everyone = (s: RaceState) => s.race_status === 'lobby' && s.totalParticipants >= drivers.length;
     let lobby = await this.#waitFor(everyone, 10_000);
     if (!lobby) {
-      // A join the engine refused (server_busy, a session not yet visible): the page retries in 2 s.
+      // A join the engine refused (server_busy, the last race's session not yet closed on this
+      // side): the control page tries again, with the car taken again if it was lost meanwhile.
       const state = await this.#state();
       const joined = new Set(state.participants.map((p) => p.carId));
-      for (const driver of drivers) if (!joined.has(driver.carId)) driver.joinLobby();
+      const missing = drivers.filter((driver) => !joined.has(driver.carId));
+      await this.#takeCars(missing);
+      for (const driver of missing) driver.joinLobby();
       lobby = await this.#waitFor(everyone, 10_000);
       if (!lobby)
         this.anomalies.push(
@@ -173,14 +176,15 @@ export class RaceDirector {
     return endedAt;
   }
 
-  async #takeCars(): Promise<void> {
-    const queue = [...this.#options.drivers];
+  /** Each driver takes their car (a refusal is noted: that driver misses the race). */
+  async #takeCars(drivers: ScriptedDriver[]): Promise<void> {
+    const queue = [...drivers];
     await Promise.all(
       Array.from({ length: TAKE_CONCURRENCY }, async () => {
-        for (let driver = queue.shift(); driver; driver = queue.shift()) {
-          await driver.renewEventToken();
-          await driver.hold();
-        }
+        for (let driver = queue.shift(); driver; driver = queue.shift())
+          await driver.hold().catch((error: Error) => {
+            this.anomalies.push(`car ${driver.carId} not taken: ${error.message}`);
+          });
       }),
     );
   }

@@ -21,8 +21,10 @@ const PING_MS = 2_000;
 const VALUES = 1000;
 /** A drive not on the car after this long is lost. */
 const LOST_AFTER_MS = 2_000;
-/** A lost controller or event socket is opened again after this long. */
+/** A lost socket is opened again after this long (and again after each failure). */
 const REOPEN_MS = 1_000;
+/** How often the member's token is checked: a refreshed one goes to the open sockets (`auth`). */
+const RENEW_MS = 60_000;
 
 export interface DriverOptions {
   base: string;
@@ -67,10 +69,12 @@ export class ScriptedDriver {
   #holding: Promise<void> | null = null;
   #events: WebSocket | null = null;
   #car: WebSocket | null = null;
-  /** The token the event socket lives on. */
+  /** The tokens the event socket and the controller socket live on. */
   #eventToken = '';
+  #controllerToken = '';
   #eventPing: NodeJS.Timeout | undefined;
   #ticker: NodeJS.Timeout | undefined;
+  #renewer: NodeJS.Timeout | undefined;
   #tick = 0;
   #stopped = false;
   /** Probe: when each throttle value still on its way was sent. */
@@ -92,7 +96,9 @@ export class ScriptedDriver {
   /** Opens the event socket and starts the ticks (which drive whenever the car is held). */
   async start(): Promise<void> {
     await this.#openEvents();
-    if (this.#options.connectCar) await this.#openCar(this.#options.connectCar);
+    const { connectCar } = this.#options;
+    if (connectCar) await this.#openCar(connectCar);
+    this.#renewer = setInterval(() => void this.#renew().catch(() => undefined), RENEW_MS);
     const { rate } = this.#options;
     // Each driver keeps its own phase within the tick, as real drivers do: no artificial bursts.
     await new Promise((r) => setTimeout(r, Math.random() * (1000 / rate)));
@@ -111,15 +117,24 @@ export class ScriptedDriver {
 
   async #take(): Promise<void> {
     const { base, admin, member, carId } = this.#options;
-    const controller = await takeControl(base, await admin.fresh(), carId, await member.fresh(), member.ip);
+    const token = await member.fresh();
+    const controller = await takeControl(base, await admin.fresh(), carId, token, member.ip);
     controller.on('error', () => undefined);
     controller.once('close', (code) => {
       this.#controller = null;
       if (this.#stopped) return;
       this.#counts.controllerCloses[code] = (this.#counts.controllerCloses[code] ?? 0) + 1;
-      if (this.#options.retake) setTimeout(() => void this.hold().catch(() => undefined), REOPEN_MS);
+      if (this.#options.retake) this.#again(() => this.hold());
     });
     this.#controller = controller;
+    this.#controllerToken = token;
+  }
+
+  /** Runs `open` after REOPEN_MS, and again after each failure, until it works or the driver stops. */
+  #again(open: () => Promise<void>): void {
+    setTimeout(() => {
+      if (!this.#stopped) open().catch(() => this.#again(open));
+    }, REOPEN_MS);
   }
 
   /** Joins the race lobby with the held car (the control page does it by itself). */
@@ -152,7 +167,7 @@ export class ScriptedDriver {
       this.#events = null;
       if (this.#stopped) return;
       this.#counts.eventCloses[code] = (this.#counts.eventCloses[code] ?? 0) + 1;
-      setTimeout(() => void this.#openEvents().catch(() => undefined), REOPEN_MS);
+      this.#again(() => this.#openEvents());
     });
     this.#events = ws;
   }
@@ -163,17 +178,23 @@ export class ScriptedDriver {
     car.on('error', () => undefined);
     car.once('close', () => {
       this.#car = null;
-      if (!this.#stopped) setTimeout(() => void this.#openCar(connect).catch(() => undefined), REOPEN_MS);
+      if (!this.#stopped) this.#again(() => this.#openCar(connect));
     });
     this.#car = car;
   }
 
-  /** Hands a refreshed token to the open event socket (`auth`), as the web app does. */
-  async renewEventToken(): Promise<void> {
+  /** A refreshed token goes to the open sockets (`auth`), as the web app does, before theirs expires. */
+  async #renew(): Promise<void> {
     const token = await this.#options.member.fresh();
-    if (token === this.#eventToken) return;
-    this.#events?.send(JSON.stringify({ type: 'auth', token }));
-    this.#eventToken = token;
+    const auth = JSON.stringify({ type: 'auth', token });
+    if (this.#events && token !== this.#eventToken) {
+      this.#events.send(auth);
+      this.#eventToken = token;
+    }
+    if (this.#controller && token !== this.#controllerToken) {
+      this.#controller.send(auth);
+      this.#controllerToken = token;
+    }
   }
 
   #drive(): void {
@@ -218,6 +239,7 @@ export class ScriptedDriver {
     this.#stopped = true;
     clearInterval(this.#ticker);
     clearInterval(this.#eventPing);
+    clearInterval(this.#renewer);
     this.#controller?.close();
     this.#events?.close();
     this.#car?.close();

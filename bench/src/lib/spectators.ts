@@ -51,6 +51,8 @@ export interface SpectatorInterval {
   closes: number;
   connect_failures: number;
   closed_by_server: number;
+  /** Messages each socket received a second (broadcasts, pongs), on average. */
+  received_per_socket_s: number;
   /** The event sockets' ping round trip, p99, whole ms. */
   event_round_trip_p99_ms: number;
 }
@@ -67,13 +69,19 @@ function p99OfMs(counts: number[]): number {
   return counts.length;
 }
 
-export function spectatorInterval(now: SpectatorCounts, before: SpectatorCounts): SpectatorInterval {
+export function spectatorInterval(
+  now: SpectatorCounts,
+  before: SpectatorCounts,
+  seconds: number,
+): SpectatorInterval {
   const serverCloses = (c: SpectatorCounts) => Object.values(c.closedByServer).reduce((n, k) => n + k, 0);
   return {
     connects: now.opened - before.opened,
     closes: now.closed - before.closed,
     connect_failures: now.failed - before.failed,
     closed_by_server: serverCloses(now) - serverCloses(before),
+    received_per_socket_s:
+      Math.round(((now.received - before.received) / Math.max(1, now.open) / seconds) * 10) / 10,
     event_round_trip_p99_ms: p99OfMs(now.roundTripMs.map((n, ms) => n - (before.roundTripMs[ms] ?? 0))),
   };
 }
