@@ -190,15 +190,93 @@ export type AdminSettingsPatch = z.infer<typeof AdminSettingsPatch>;
 
 const unit = z.number().min(-1).max(1);
 
+/**
+ * The drive channel (issue 27): a WebRTC DataChannel from the driver's browser to the server for
+ * drive commands only, beside the control socket, which signals it and carries everything else.
+ * Unordered and never retransmitted: a lost drive is not worth waiting for, since a newer one
+ * follows within `repeatMs`; on the socket's TCP one lost segment holds every later command back.
+ */
+export const DRIVE_CHANNEL = {
+  /** The DataChannel's label; a channel with another label is closed. */
+  label: 'drive',
+  /** RTCDataChannelInit of the channel the browser creates. */
+  options: { ordered: false, maxRetransmits: 0 },
+  /** While the channel is open the browser sends its current drive this often, so a lost one is replaced. */
+  repeatMs: 100,
+  /**
+   * The server acknowledges each drive on the channel (`drive-ack`); with no acknowledgement for
+   * this long the browser drives over the control socket again (within a second of a failure).
+   */
+  ackTimeoutMs: 500,
+  /** An offer not answered and open within this long is given up (and tried again later). */
+  openTimeoutMs: 10_000,
+  /** After a channel closes or fails the browser offers again after this delay, doubling… */
+  retryInitialMs: 1_000,
+  /** …up to this one. */
+  retryMaxMs: 30_000,
+  /**
+   * Offers closer together than this on one control socket are refused (each one costs the
+   * server UDP ports); half the page's first retry delay, so network jitter never trips it.
+   */
+  minOfferIntervalMs: 500,
+  /** Remote ICE candidates the server takes per offer; later ones are ignored. */
+  maxCandidates: 16,
+} as const;
+
+/**
+ * A drive's number in the browser's sequence, shared by the control socket and the drive channel:
+ * the server applies a drive only when its number is above the last one it applied, so a late
+ * packet never overrides a newer command that took the other path.
+ */
+const DriveSeq = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+
+/** A session description of the drive channel's negotiation (fits in one control-socket message). */
+const Sdp = z.string().min(1).max(3_500);
+
 /** Control socket, browser → server (spec §7). */
 export const ControllerMessage = z.discriminatedUnion('type', [
   BrowserHello,
-  z.object({ type: z.literal('drive'), throttle: unit, steer: unit }),
+  /**
+   * `seq` (pages since issue 27): a drive whose number is not above the last one applied on this
+   * socket, whichever path it took, is dropped; a drive without one is always applied.
+   */
+  z.object({ type: z.literal('drive'), throttle: unit, steer: unit, seq: DriveSeq.optional() }),
   z.object({ type: z.literal('controller-ping'), timestamp: z.number().optional() }),
   /** A refreshed access token, so the socket outlives the token that opened it. */
   z.object({ type: z.literal('auth'), token: z.string().min(1).max(4096) }),
+  /**
+   * Opens the drive channel (the browser creates the DataChannel and offers): answered with
+   * `rtc_answer`. A new offer replaces the socket's previous peer connection; one within
+   * DRIVE_CHANNEL.minOfferIntervalMs of the last is refused (errors.tooManyRequests).
+   */
+  z.object({ type: z.literal('rtc_offer'), sdp: Sdp }),
+  /**
+   * One of the browser's ICE candidates for the last offer (trickle). The server ignores mDNS
+   * (`.local`) host candidates, non-UDP ones and those past DRIVE_CHANNEL.maxCandidates: the
+   * browser's connectivity checks reach it anyway.
+   */
+  z.object({
+    type: z.literal('rtc_candidate'),
+    candidate: z.string().max(512),
+    sdpMid: z.string().max(32).nullable().optional(),
+    sdpMLineIndex: z.number().int().min(0).max(15).nullable().optional(),
+  }),
 ]);
 export type ControllerMessage = z.infer<typeof ControllerMessage>;
+export type RtcSignal = Extract<ControllerMessage, { type: 'rtc_offer' | 'rtc_candidate' }>;
+
+/** Drive channel, browser → server: drives only, each with its number. */
+export const DriveChannelMessage = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('drive'), throttle: unit, steer: unit, seq: DriveSeq }),
+]);
+export type DriveChannelMessage = z.infer<typeof DriveChannelMessage>;
+
+/** Drive channel, server → browser. */
+export const DriveChannelServerMessage = z.discriminatedUnion('type', [
+  /** The drive `seq` arrived (applied or too old): the channel works. */
+  z.object({ type: z.literal('drive-ack'), seq: DriveSeq }),
+]);
+export type DriveChannelServerMessage = z.infer<typeof DriveChannelServerMessage>;
 
 /** Control socket, server → browser. */
 export const ControllerServerMessage = z.discriminatedUnion('type', [
@@ -209,6 +287,8 @@ export const ControllerServerMessage = z.discriminatedUnion('type', [
   /** The `auth` message was accepted: the socket now lives until `expiresAt` (ISO time). */
   z.object({ type: z.literal('auth_ok'), expiresAt: z.string() }),
   IncompatibleMessage,
+  /** The server's answer to `rtc_offer`, with all its ICE candidates (the server does not trickle). */
+  z.object({ type: z.literal('rtc_answer'), sdp: Sdp }),
 ]);
 export type ControllerServerMessage = z.infer<typeof ControllerServerMessage>;
 

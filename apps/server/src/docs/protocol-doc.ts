@@ -12,6 +12,8 @@ import {
   ControllerMessage,
   ControllerServerMessage,
   DISCONNECT_REASONS,
+  DriveChannelMessage,
+  DriveChannelServerMessage,
   EventClientMessage,
   EventServerMessage,
   MIN_SUPPORTED_BROWSER_PROTOCOL_VERSION,
@@ -65,6 +67,16 @@ export const SOCKETS: readonly SocketDoc[] = [
     sets: [
       { name: 'ControllerMessage', union: ControllerMessage, direction: 'browser → server' },
       { name: 'ControllerServerMessage', union: ControllerServerMessage, direction: 'server → browser' },
+    ],
+  },
+  {
+    title: 'Drive channel',
+    url: 'WebRTC DataChannel "drive", unordered, maxRetransmits 0',
+    opener:
+      'a driver\'s browser beside its control socket, which signals it (`rtc_offer`, `rtc_candidate` → `rtc_answer`): drives only, each numbered; while it is not open, or not acknowledged within DRIVE_CHANNEL.ackTimeoutMs, the drives go over the control socket (docs/driving.md "The drive channel").',
+    sets: [
+      { name: 'DriveChannelMessage', union: DriveChannelMessage, direction: 'browser → server' },
+      { name: 'DriveChannelServerMessage', union: DriveChannelServerMessage, direction: 'server → browser' },
     ],
   },
   {

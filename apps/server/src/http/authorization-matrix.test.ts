@@ -25,6 +25,7 @@ import type { z } from 'zod';
 import type { UserRow } from '../kernel/users.repo.js';
 import { STREAMING_PLUGIN } from '../modules/video/janus-client.js';
 import type { StartedTestApp } from '../test/app.js';
+import { SAMPLE_DRIVE_OFFER } from '../test/drive-channel-client.js';
 import { buildAdmin, buildUser, tokenFor } from '../test/factories.js';
 import {
   connectCar,
@@ -533,6 +534,15 @@ describe('the authorization matrix: every operation and message, as every actor'
         ),
       auth: async (socket, actor) =>
         answer(socket, { type: 'auth', token: await renewalOf(actor) }, (m) => m.type === 'auth_ok'),
+      // Answered: the server's peer for the socket's drive channel.
+      rtc_offer: (socket) =>
+        answer(socket, { type: 'rtc_offer', sdp: SAMPLE_DRIVE_OFFER }, (m) => m.type === 'rtc_answer'),
+      rtc_candidate: (socket) =>
+        quietAnswer(socket, {
+          type: 'rtc_candidate',
+          candidate: 'candidate:1 1 udp 2113937151 192.0.2.1 50000 typ host',
+          sdpMid: '0',
+        }),
     };
     const { found, kept } = await playSocket(
       'controller',

@@ -225,6 +225,9 @@ export const CONTROLLER_SOCKET: SocketTable<ControllerMessage['type']> = {
     drive: { rest: 'ok' },
     'controller-ping': { rest: 'ok' },
     auth: { rest: 'ok' },
+    // The drive channel (issue 27): signalled on the socket, so for whoever may open it.
+    rtc_offer: { rest: 'ok' },
+    rtc_candidate: { rest: 'ok' },
   },
 };
 

@@ -105,7 +105,7 @@ export class SocketConnection {
 
   /** Starts dispatching the client's messages to `table`'s handlers, with `context` (the link). */
   listen<C>(table: MessageTable<C>, context: C): void {
-    this.socket.on('message', (data) => this.#receive(data, table, context));
+    this.socket.on('message', (data) => this.receive(data, table, context));
   }
 
   onClose(listener: () => void): void {
@@ -148,7 +148,13 @@ export class SocketConnection {
     if (this.isOpen) this.socket.ping();
   }
 
-  #receive<C>(data: RawData, table: MessageTable<C>, context: C): void {
+  /**
+   * One message of the client, from this socket or from a side channel of the same client (the
+   * drive channel, modules/control/drive-channel.ts): the same size, rate and schema checks, the
+   * same drop counters and error answers (on this socket), and it counts as hearing from the
+   * client for the keepalive.
+   */
+  receive<C>(data: RawData, table: MessageTable<C>, context: C): void {
     this.receivedAt = performance.now();
     this.#lastHeard = Date.now();
     const { dropped, log, name } = this.options;

@@ -1,5 +1,6 @@
-import { Backoff, BROWSER_PROTOCOL_VERSION, SOCKET_CLOSE_CODES } from '@telerace/protocol';
+import { Backoff, BROWSER_PROTOCOL_VERSION, DRIVE_CHANNEL, SOCKET_CLOSE_CODES } from '@telerace/protocol';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { FakePeer, fakePeerFactory } from '../test/fake-peer';
 import { FakeSocket, fakeSocketFactory } from '../test/fake-socket';
 import { tokenFor } from '../test/fake-token';
 import { ControlSocket, type ControlState } from './control-socket';
@@ -66,11 +67,12 @@ describe('ControlSocket', () => {
     socket.sendDrive(0, 0);
     socket.sendDrive(0, 0);
     socket.sendDrive(7, -9);
+    // Numbered: the server applies a drive only when its number is above the last one applied.
     expect(drives(FakeSocket.last)).toEqual([
-      { type: 'drive', throttle: 1, steer: 0 },
-      { type: 'drive', throttle: 1, steer: 0.5 },
-      { type: 'drive', throttle: 0, steer: 0 },
-      { type: 'drive', throttle: 1, steer: -1 },
+      { type: 'drive', throttle: 1, steer: 0, seq: 1 },
+      { type: 'drive', throttle: 1, steer: 0.5, seq: 2 },
+      { type: 'drive', throttle: 0, steer: 0, seq: 3 },
+      { type: 'drive', throttle: 1, steer: -1, seq: 4 },
     ]);
   });
 
@@ -84,7 +86,8 @@ describe('ControlSocket', () => {
     vi.advanceTimersByTime(100);
     FakeSocket.last.serverOpen();
     expect(socket.sendDrive(1, 0)).toBe(true);
-    expect(drives(FakeSocket.last)).toEqual([{ type: 'drive', throttle: 1, steer: 0 }]);
+    // Numbers only grow, across connections (one the page could not send is skipped).
+    expect(drives(FakeSocket.last)).toEqual([{ type: 'drive', throttle: 1, steer: 0, seq: 3 }]);
   });
 
   it('reconnects after 100, 200, 400… ms, back to 100 ms after a success, with the current access token', () => {
@@ -421,5 +424,140 @@ describe('ControlSocket and the access token (the server closes a socket whose t
     expect(listeners.size).toBe(0);
     await vi.advanceTimersByTimeAsync(900_000);
     expect(renewToken).not.toHaveBeenCalled();
+  });
+});
+
+describe('ControlSocket and the drive channel', () => {
+  beforeEach(() => {
+    FakeSocket.reset();
+    FakePeer.reset();
+    vi.useFakeTimers();
+  });
+  afterEach(() => vi.useRealTimers());
+
+  const channelDrives = (peer: FakePeer) => peer.channel.messages.filter((m) => m.type === 'drive');
+
+  /** Connected, the channel offered, answered and open, the page's first (neutral) drive sent. */
+  async function driving() {
+    const socket = new ControlSocket({
+      carId: 3,
+      controlToken: 'ctl',
+      getAccessToken: () => 'acc-1',
+      createSocket: fakeSocketFactory,
+      location,
+      whenIdle: () => () => {},
+      createPeer: fakePeerFactory,
+      iceServers: async () => [],
+    });
+    socket.start();
+    const ws = FakeSocket.last;
+    ws.serverOpen();
+    await vi.advanceTimersByTimeAsync(0);
+    const peer = FakePeer.last;
+    expect(ws.messages.filter((m) => m.type === 'rtc_offer')).toEqual([
+      { type: 'rtc_offer', sdp: 'v=0 offer 1' },
+    ]);
+    ws.serverSend({ type: 'rtc_answer', sdp: 'v=0 answer' });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(peer.remoteDescription).toEqual({ type: 'answer', sdp: 'v=0 answer' });
+    socket.sendDrive(0, 0);
+    peer.channel.remoteOpen();
+    return { socket, ws, peer };
+  }
+
+  /** The server acknowledges every drive the channel carried so far. */
+  const ackAll = (peer: FakePeer) => {
+    for (const drive of channelDrives(peer)) peer.channel.remoteSend({ type: 'drive-ack', seq: drive.seq });
+  };
+
+  it('drives over the channel once the server acknowledges it, the socket carrying none', async () => {
+    const { socket, ws, peer } = await driving();
+    // Before the channel opened the socket carried the drive; once open, a probe goes on the channel only.
+    expect(drives(ws)).toEqual([{ type: 'drive', throttle: 0, steer: 0, seq: 1 }]);
+    expect(channelDrives(peer)).toEqual([{ type: 'drive', throttle: 0, steer: 0, seq: 2 }]);
+    ackAll(peer);
+    socket.sendDrive(1, 0);
+    expect(channelDrives(peer).at(-1)).toEqual({ type: 'drive', throttle: 1, steer: 0, seq: 3 });
+    // Repeated while nothing newer goes: a lost packet is replaced within repeatMs.
+    vi.advanceTimersByTime(DRIVE_CHANNEL.repeatMs - 1);
+    expect(channelDrives(peer)).toHaveLength(2);
+    vi.advanceTimersByTime(1);
+    expect(channelDrives(peer).at(-1)).toEqual({ type: 'drive', throttle: 1, steer: 0, seq: 4 });
+    ackAll(peer);
+    vi.advanceTimersByTime(DRIVE_CHANNEL.repeatMs);
+    expect(channelDrives(peer)).toHaveLength(4);
+    expect(drives(ws)).toHaveLength(1);
+  });
+
+  it('drives over the socket at once when the channel closes, and goes back to a new channel later', async () => {
+    const { socket, ws, peer } = await driving();
+    ackAll(peer);
+    socket.sendDrive(1, 0);
+    peer.channel.remoteClose();
+    expect(drives(ws).at(-1)).toEqual({ type: 'drive', throttle: 1, steer: 0, seq: 4 });
+    // The socket delivers reliably: nothing is repeated on it.
+    vi.advanceTimersByTime(DRIVE_CHANNEL.retryInitialMs - 1);
+    expect(drives(ws)).toHaveLength(2);
+
+    await vi.advanceTimersByTimeAsync(1);
+    const next = FakePeer.last;
+    expect(next).not.toBe(peer);
+    ws.serverSend({ type: 'rtc_answer', sdp: 'v=0 answer 2' });
+    next.channel.remoteOpen();
+    ackAll(next);
+    socket.sendDrive(1, 0.5);
+    expect(channelDrives(next).at(-1)).toMatchObject({ throttle: 1, steer: 0.5 });
+    expect(drives(ws)).toHaveLength(2);
+  });
+
+  it('drives over the socket when acknowledgements stop, within ackTimeoutMs, and back on the channel when they return', async () => {
+    const { socket, ws, peer } = await driving();
+    ackAll(peer);
+    socket.sendDrive(1, 0);
+    ackAll(peer);
+    const lastAckAt = Date.now();
+    // The channel keeps sending, nothing comes back.
+    while (drives(ws).length === 1) vi.advanceTimersByTime(1);
+    expect(Date.now() - lastAckAt).toBe(DRIVE_CHANNEL.ackTimeoutMs);
+    expect(drives(ws).at(-1)).toMatchObject({ throttle: 1, steer: 0 });
+    // The socket delivered it: the repeats go on the channel only, as probes.
+    const probes = channelDrives(peer).length;
+    vi.advanceTimersByTime(DRIVE_CHANNEL.repeatMs);
+    expect(drives(ws)).toHaveLength(2);
+    expect(channelDrives(peer)).toHaveLength(probes + 1);
+    ackAll(peer);
+    socket.sendDrive(1, 0.5);
+    expect(channelDrives(peer).at(-1)).toMatchObject({ throttle: 1, steer: 0.5 });
+    expect(drives(ws)).toHaveLength(2);
+  });
+
+  it('sends a drive that stops the car over the socket too, with the same number', async () => {
+    const { socket, ws, peer } = await driving();
+    ackAll(peer);
+    socket.sendDrive(1, 0);
+    socket.sendDrive(1, -1);
+    expect(drives(ws)).toHaveLength(1);
+    socket.sendDrive(0, -1);
+    expect(drives(ws).at(-1)).toEqual(channelDrives(peer).at(-1));
+    expect(drives(ws).at(-1)).toMatchObject({ throttle: 0, steer: -1 });
+    // Steering while stopped is no stop: the channel alone carries it.
+    socket.sendDrive(0, 0);
+    expect(drives(ws)).toHaveLength(2);
+    expect(channelDrives(peer).at(-1)).toMatchObject({ throttle: 0, steer: 0 });
+  });
+
+  it('closes the channel with the socket, and offers a new one on the next connection', async () => {
+    const { ws, peer } = await driving();
+    ackAll(peer);
+    ws.serverClose(1006, '');
+    expect(peer.closed).toBe(true);
+    const sent = peer.channel.sent.length;
+    vi.advanceTimersByTime(DRIVE_CHANNEL.repeatMs * 5);
+    expect(peer.channel.sent).toHaveLength(sent);
+    await vi.advanceTimersByTimeAsync(100);
+    FakeSocket.last.serverOpen();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(FakePeer.instances).toHaveLength(2);
+    expect(FakeSocket.last.messages.filter((m) => m.type === 'rtc_offer')).toHaveLength(1);
   });
 });

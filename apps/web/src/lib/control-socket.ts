@@ -5,7 +5,11 @@
  * reconnects on its own (ReconnectingSocket's loop and backoff), measures the round trip shown as
  * the ping readout (`controller-ping`: three once the page is idle after the socket opens, then
  * every 15 s; the readout is the median of the last five), sends `drive` only
- * when the values change, and keeps the car's last telemetry. The access token is read at each (re)connection, so a renewed
+ * when the values change, and keeps the car's last telemetry. Drives are numbered (`seq`) and go
+ * over the drive channel while it works (drive-channel.ts, issue 27), otherwise over the socket;
+ * while the channel is open the current drive goes out again DRIVE_CHANNEL.repeatMs after the
+ * last one (a lost one is replaced), and when the channel stops working the current drive goes
+ * over the socket at once. The access token is read at each (re)connection, so a renewed
  * token is used; a token refreshed while connected goes to the open socket (`auth {token}`), a
  * fresh one is fetched shortly before the socket's token expires, and a `tokenExpired` close
  * reconnects with a fresh one.
@@ -14,11 +18,13 @@ import {
   type Backoff,
   type ControllerMessage,
   ControllerServerMessage,
+  DRIVE_CHANNEL,
   SOCKET_CLOSE_CODES,
   type Telemetry,
   TIMERS_MS,
 } from '@telerace/protocol';
 import { onTokenChange, refreshAccessToken } from './auth-client';
+import { DriveChannel, type PeerFactory } from './drive-channel';
 import { clampUnit } from './input-merge';
 import { HELLO, type OutdatedPage, outdatedPage } from './outdated-page';
 import { type AttemptContext, ReconnectingSocket, type SocketClose } from './reconnecting-socket';
@@ -89,7 +95,15 @@ export interface ControlSocketOptions {
   outdated?: OutdatedPage;
   /** Runs the first ping once the page is idle; returns a cancel (default: whenPageIdle). */
   whenIdle?: (run: () => void) => () => void;
+  /** The drive channel's peer connections (default: the browser's RTCPeerConnection; null: none). */
+  createPeer?: PeerFactory | null;
+  /** The drive channel's ICE servers (default: the video's, GET /api/video/ice-servers). */
+  iceServers?: () => Promise<RTCIceServer[]>;
+  /** The drive channel's retry delays (default: DRIVE_CHANNEL's). */
+  driveChannelBackoff?: Backoff;
 }
+
+type Drive = { throttle: number; steer: number };
 
 const INITIAL_STATE: ControlState = {
   connection: 'disconnected',
@@ -107,7 +121,13 @@ export class ControlSocket extends StateStore<ControlState> {
   private pingTimer: ReturnType<typeof setTimeout> | undefined;
   private cancelFirstPing: (() => void) | undefined;
   private readonly roundTrips = new RoundTrips();
-  private lastDrive: { throttle: number; steer: number } | null = null;
+  private lastDrive: Drive | null = null;
+  /** The number of the last drive sent, on either path (the server applies only newer ones). */
+  private seq = 0;
+  /** Whether the last drive went over the drive channel only. */
+  private lastOnChannel = false;
+  private repeatTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly channel: DriveChannel;
   private stopFollowingTokens: (() => void) | undefined;
   private readonly now: () => number;
   private readonly lease: SocketTokenLease;
@@ -123,6 +143,13 @@ export class ControlSocket extends StateStore<ControlState> {
       renewToken: options.renewToken ?? refreshAccessToken,
       sendAuth: (token) => this.link.send({ type: 'auth', token }),
       onRenewed: (token) => this.lease.offer(token),
+    });
+    this.channel = new DriveChannel({
+      signal: (message) => this.link.send(message),
+      onChange: () => this.channelChanged(),
+      createPeer: options.createPeer,
+      iceServers: options.iceServers,
+      backoff: options.driveChannelBackoff,
     });
     this.link = new ReconnectingSocket({
       name: 'Control socket',
@@ -165,9 +192,50 @@ export class ControlSocket extends StateStore<ControlState> {
     if (this.lastDrive && this.lastDrive.throttle === next.throttle && this.lastDrive.steer === next.steer) {
       return false;
     }
-    if (!this.link.send({ type: 'drive', ...next })) return false;
+    // A drive that stops the car goes over the socket too: it must arrive even if the channel
+    // loses it and no repeat follows soon (a hidden tab's timers wait a second or more).
+    const stops = next.throttle === 0 && this.lastDrive?.throttle !== 0;
+    if (!this.transmit(next, stops ? 'stop' : 'drive')) return false;
     this.lastDrive = next;
     return true;
+  }
+
+  /**
+   * One drive with the next number: on the drive channel while it works, else on the socket;
+   * `stop`: on both. `probe`: the socket already delivered these values, so only the channel
+   * gets them (its acknowledgement says the channel works). While the channel is open, the
+   * current drive goes out again DRIVE_CHANNEL.repeatMs after the last one, so a lost packet is
+   * replaced.
+   */
+  private transmit(drive: Drive, how: 'drive' | 'stop' | 'probe' = 'drive'): boolean {
+    this.seq += 1;
+    const numbered = { ...drive, seq: this.seq };
+    const onChannel = this.channel.send(numbered);
+    const onSocket =
+      (how === 'stop' || (how === 'drive' && !onChannel)) && this.link.send({ type: 'drive', ...numbered });
+    // Whether the drive now relies on the channel alone (the socket's copy always arrives).
+    if (onSocket) this.lastOnChannel = false;
+    else if (onChannel) this.lastOnChannel = true;
+    const sent = onChannel || onSocket || how === 'probe';
+    clearTimeout(this.repeatTimer);
+    this.repeatTimer =
+      sent && this.channel.isOpen
+        ? setTimeout(
+            () => this.transmit(drive, this.lastOnChannel ? 'drive' : 'probe'),
+            DRIVE_CHANNEL.repeatMs,
+          )
+        : undefined;
+    return sent;
+  }
+
+  /** The drive channel opened, closed, or started or stopped working. */
+  private channelChanged(): void {
+    const drive = this.lastDrive;
+    if (!drive) return;
+    // It carried the current drive and no longer can: the socket takes it now.
+    if (this.lastOnChannel && !this.channel.isWorking) this.transmit(drive);
+    // It just opened: a probe, whose acknowledgement says it works.
+    else if (this.channel.isOpen && this.repeatTimer === undefined) this.transmit(drive, 'probe');
   }
 
   private ping(): void {
@@ -220,6 +288,7 @@ export class ControlSocket extends StateStore<ControlState> {
     if (current) this.lease.offer(current);
     // A new connection: the server knows nothing of what was sent on the last one.
     this.lastDrive = null;
+    this.channel.start();
     this.update({ connection: 'connected', error: null, failedAttempts: 0 });
     this.cancelFirstPing = (this.options.whenIdle ?? whenPageIdle)(() => this.startPinging());
   }
@@ -263,6 +332,9 @@ export class ControlSocket extends StateStore<ControlState> {
       case 'incompatible':
         this.outdated.refused(message.reason);
         break;
+      case 'rtc_answer':
+        this.channel.answer(message.sdp);
+        break;
       case 'auth_ok':
         break;
     }
@@ -275,6 +347,10 @@ export class ControlSocket extends StateStore<ControlState> {
     this.pingTimer = undefined;
     this.roundTrips.clear();
     this.lease.closed();
+    this.channel.stop();
+    clearTimeout(this.repeatTimer);
+    this.repeatTimer = undefined;
     this.lastDrive = null;
+    this.lastOnChannel = false;
   }
 }

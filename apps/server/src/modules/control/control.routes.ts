@@ -93,9 +93,11 @@ function controllerSocket(app: FastifyInstance, check: TokenCheck) {
       ),
     messages: messageTable<ControllerLink, ControllerMessage>(ControllerMessage, {
       hello: (link, { protocolVersion }) => answerBrowserHello(link.connection, protocolVersion),
-      drive: (link, { throttle, steer }) => link.drive(throttle, steer),
+      drive: (link, { throttle, steer, seq }) => link.drive(throttle, steer, seq),
       'controller-ping': (link, { timestamp }) => link.ping(timestamp),
       auth: (link, { token }) => link.auth(token),
+      rtc_offer: (link, { sdp }) => link.offerDriveChannel(sdp),
+      rtc_candidate: (link, { type: _type, ...candidate }) => link.driveChannelCandidate(candidate),
     }),
     keepalive: CONTROLLER_KEEPALIVE,
     dropped: app.carRelay.dropped.controller,

@@ -3,14 +3,27 @@
  * and drops it when nothing (message or pong) was heard for CONTROL_LIMITS.controllerSilenceMs:
  * the relay then stops the car. It lives as long as its access token, renewed with
  * `auth {token}` (sockets/socket-token.ts). Car settings are saved over REST only.
+ *
+ * Drives may also come over the link's drive channel (drive-channel.ts, issue 27), signalled on
+ * this socket: they go through the same checks (the kit's `receive`, so they count as hearing
+ * from the driver too) and the same relay path, and both paths share one sequence — a drive
+ * whose `seq` is not above the last one applied is dropped, so a late packet on one path never
+ * overrides a newer command that took the other. The channel closes with the socket.
  */
-import { type ControllerServerMessage, SOCKET_CLOSE_CODES } from '@telerace/protocol';
+import { type ControllerServerMessage, DriveChannelMessage, SOCKET_CLOSE_CODES } from '@telerace/protocol';
 import type { Clock } from '../../clock.js';
 import type { UserRow } from '../../kernel/users.repo.js';
 import type { MemberSocket, Revocation } from '../../sockets/member-sockets.js';
+import { messageTable } from '../../sockets/message-table.js';
 import type { SocketConnection } from '../../sockets/socket-connection.js';
 import { SocketToken, type TokenCheck } from '../../sockets/socket-token.js';
 import type { AccessTokenClaims } from '../auth/access-token.js';
+import { DriveChannel, type RemoteCandidate } from './drive-channel.js';
+
+/** What the drive channel may carry: drives, each acknowledged on the channel. */
+const DRIVE_CHANNEL_MESSAGES = messageTable<ControllerLink, DriveChannelMessage>(DriveChannelMessage, {
+  drive: (link, { throttle, steer, seq }) => link.driveOverChannel(throttle, steer, seq),
+});
 
 /** Who opened the controller socket, and how to check them again later. */
 export interface ControllerAccess {
@@ -34,6 +47,10 @@ export interface ControllerLinkHandlers {
 export class ControllerLink implements MemberSocket {
   #user: UserRow;
   readonly #token: SocketToken;
+  /** The highest drive number applied (either path); -1 before the first numbered drive. */
+  #lastSeq = -1;
+  /** Made by the first `rtc_offer`. */
+  #channel: DriveChannel | null = null;
 
   constructor(
     readonly carId: number,
@@ -48,6 +65,7 @@ export class ControllerLink implements MemberSocket {
     );
     connection.onClose(() => {
       this.#token.stop();
+      this.#channel?.close();
       handlers.onClose(this);
     });
   }
@@ -78,8 +96,35 @@ export class ControllerLink implements MemberSocket {
     this.handlers.onRevoked(this, revocation);
   }
 
-  drive(throttle: number, steer: number): void {
+  /** A drive from either path; one numbered at or below the last applied is a late packet, dropped. */
+  drive(throttle: number, steer: number, seq?: number): void {
+    if (seq !== undefined) {
+      if (seq <= this.#lastSeq) return;
+      this.#lastSeq = seq;
+    }
     this.handlers.onDrive(this, throttle, steer);
+  }
+
+  /** A drive that came over the drive channel: applied like any other, and acknowledged there. */
+  driveOverChannel(throttle: number, steer: number, seq: number): void {
+    this.drive(throttle, steer, seq);
+    this.#channel?.send({ type: 'drive-ack', seq });
+  }
+
+  /** The browser offers a drive channel (`rtc_offer`); it replaces the link's previous one. */
+  offerDriveChannel(sdp: string): Promise<void> {
+    this.#channel ??= new DriveChannel({
+      clock: this.access.clock,
+      log: this.connection.options.log,
+      answer: (answer) => this.send({ type: 'rtc_answer', sdp: answer }),
+      onMessage: (data) => this.connection.receive(data, DRIVE_CHANNEL_MESSAGES, this),
+    });
+    return this.#channel.offer(sdp);
+  }
+
+  /** One of the browser's ICE candidates for its last offer (`rtc_candidate`). */
+  driveChannelCandidate(candidate: RemoteCandidate): void {
+    this.#channel?.candidate(candidate);
   }
 
   ping(timestamp: number | undefined): void {

@@ -7,15 +7,21 @@
  * - the driver's control socket closes: 250 ms;
  * - the driver goes silent (no message, no pong): CONTROL_LIMITS.controllerSilenceMs is 1.5 s and
  *   the server checks every controllerPingMs (500 ms), so 2.5 s.
+ * The same bounds hold for a driver on the drive channel (issue 27: a werift peer drives over the
+ * DataChannel, nothing over the socket): the socket's close stops the car though the channel is
+ * still open; drives on the channel alone keep a driver whose socket is silent (no pong) heard,
+ * and once both fall silent the car stops within 2.5 s; a frozen server leaves it to the deadman.
  * The bounds are literal, generous numbers rather than the constants: raising a timer fails them.
  * Each time is measured from the observable event (the signal sent, the last message sent, the
  * close called) to the agent printing its neutral line, never from a sleep.
  */
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { CONTROL_LIMITS } from '@telerace/protocol';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createTestEnvironment, type TestEnvironment } from '../../test/app.js';
+import { DriveChannelClient } from '../../test/drive-channel-client.js';
 import {
   addSimCar,
   killProcess,
@@ -52,15 +58,27 @@ interface Driver {
   fallSilent(): void;
 }
 
+/** Resolves once the car's telemetry, relayed on the driver's socket, says it moves. */
+function carMoves(socket: WebSocket): Promise<void> {
+  return new Promise((resolve) => {
+    socket.on('message', (data) => {
+      const message = JSON.parse(data.toString()) as { type: string; telemetry?: { speed?: number } };
+      if (message.type === 'telemetry' && (message.telemetry?.speed ?? 0) > 0.5) resolve();
+    });
+  });
+}
+
 describe('safety bounds of a driven car', () => {
   let environment: TestEnvironment;
   const children: ChildProcess[] = [];
   const sockets: WebSocket[] = [];
+  const channels: DriveChannelClient[] = [];
 
   beforeAll(async () => {
     environment = await createTestEnvironment();
   });
   afterEach(async () => {
+    for (const channel of channels.splice(0)) await channel.close();
     for (const socket of sockets.splice(0)) socket.terminate();
     for (const child of children.splice(0)) await killProcess(child);
   });
@@ -90,12 +108,7 @@ describe('safety bounds of a driven car', () => {
     );
     sockets.push(socket);
     await once(socket, 'open');
-    const moving = new Promise<void>((resolve) => {
-      socket.on('message', (data) => {
-        const message = JSON.parse(data.toString()) as { type: string; telemetry?: { speed?: number } };
-        if (message.type === 'telemetry' && (message.telemetry?.speed ?? 0) > 0.5) resolve();
-      });
-    });
+    const moving = carMoves(socket);
     let lastSentAt = 0;
     const send = () => {
       socket.send(JSON.stringify({ type: 'drive', throttle: 1, steer: 0 }));
@@ -110,6 +123,42 @@ describe('safety bounds of a driven car', () => {
       lastSentAt: () => lastSentAt,
       fallSilent: () => clearInterval(repeat),
     };
+  }
+
+  /**
+   * Takes the car and drives at full throttle over the drive channel, a new number every 100 ms
+   * as the page repeats it, until the server acknowledged on the channel and the car moves.
+   * `autoPong: false`: the socket does not answer the server's pings (it is kept heard by
+   * `controller-ping` messages until the channel drives).
+   */
+  async function driveOverChannel(rig: Rig, { autoPong = true } = {}): Promise<Driver> {
+    const controlToken = await takeCarWithCode(rig.base, rig.carId, rig.accessToken);
+    const socket = new WebSocket(
+      controllerUrl(`127.0.0.1:${rig.port}`, rig.carId, rig.accessToken, controlToken),
+      { headers: { origin: rig.base }, perMessageDeflate: false, autoPong },
+    );
+    sockets.push(socket);
+    await once(socket, 'open');
+    const moving = carMoves(socket);
+    const keepHeard = autoPong
+      ? undefined
+      : setInterval(() => socket.send(JSON.stringify({ type: 'controller-ping' })), 250);
+    const channel = await DriveChannelClient.open(socket);
+    channels.push(channel);
+    let seq = 0;
+    let lastSentAt = 0;
+    const send = () => {
+      seq += 1;
+      channel.drive(1, 0, seq);
+      lastSentAt = performance.now();
+    };
+    send();
+    const repeat = setInterval(send, 100);
+    socket.once('close', () => clearInterval(repeat));
+    await channel.acked(1);
+    await moving;
+    clearInterval(keepHeard);
+    return { socket, lastSentAt: () => lastSentAt, fallSilent: () => clearInterval(repeat) };
   }
 
   it(`the car is neutral within ${BOUNDS_MS.serverKilled} ms of the server process being killed`, async () => {
@@ -142,7 +191,7 @@ describe('safety bounds of a driven car', () => {
     expect(line).toMatch(/deadman/);
   }, 90_000);
 
-  it(`the car is neutral within ${BOUNDS_MS.controllerClosed} ms of the driver's socket closing, and within ${BOUNDS_MS.controllerSilent} ms of the driver falling silent`, async () => {
+  it(`the car is neutral within ${BOUNDS_MS.controllerClosed} ms of the driver's socket closing and within ${BOUNDS_MS.controllerSilent} ms of the driver falling silent, over the socket and over the drive channel (there also within ${BOUNDS_MS.serverFrozen} ms of the server freezing)`, async () => {
     const rig = await startRig();
 
     const closing = await driveFullThrottle(rig);
@@ -167,5 +216,51 @@ describe('safety bounds of a driven car', () => {
     );
     expect(stopped.at - silentSince).toBeLessThanOrEqual(BOUNDS_MS.controllerSilent);
     expect(stopped.line).toMatch(/stop from the server/);
+
+    // The same driver on the drive channel, on the same car and server.
+    const channelClosing = await driveOverChannel(rig);
+    const afterChannelClose = lineAppears(rig.agent, /neutral \(/);
+    const channelClosedAt = performance.now();
+    // The channel stays open on this side: the socket's close is what ends driving.
+    channelClosing.socket.close(1000, 'tab closed');
+    const channelClosed = await afterChannelClose;
+    channelClosing.fallSilent();
+    console.info(
+      `channel driver's socket close → car neutral: ${(channelClosed.at - channelClosedAt).toFixed(1)} ms (${channelClosed.line.trim()})`,
+    );
+    expect(channelClosed.at - channelClosedAt).toBeLessThanOrEqual(BOUNDS_MS.controllerClosed);
+    expect(channelClosed.line).toMatch(/stop from the server/);
+
+    const channelSilent = await driveOverChannel(rig, { autoPong: false });
+    let neutralSeen = false;
+    const afterChannelSilence = lineAppears(rig.agent, /neutral \(/).then((found) => {
+      neutralSeen = true;
+      return found;
+    });
+    // Past the silence limit and its check, a socket heard only through its channel stays.
+    await new Promise((resolve) =>
+      setTimeout(resolve, CONTROL_LIMITS.controllerSilenceMs + 2 * CONTROL_LIMITS.controllerPingMs),
+    );
+    expect(neutralSeen).toBe(false);
+    expect(channelSilent.socket.readyState).toBe(WebSocket.OPEN);
+    channelSilent.fallSilent();
+    const channelSilentSince = channelSilent.lastSentAt();
+    const channelStopped = await afterChannelSilence;
+    console.info(
+      `channel driver silent on both paths → car neutral: ${(channelStopped.at - channelSilentSince).toFixed(1)} ms (${channelStopped.line.trim()})`,
+    );
+    expect(channelStopped.at - channelSilentSince).toBeLessThanOrEqual(BOUNDS_MS.controllerSilent);
+    expect(channelStopped.line).toMatch(/stop from the server/);
+
+    await driveOverChannel(rig);
+    const afterFreeze = lineAppears(rig.agent, /neutral \(/);
+    const frozenAt = performance.now();
+    rig.server.kill('SIGSTOP');
+    const frozen = await afterFreeze;
+    console.info(
+      `server SIGSTOP, driven over the channel → car neutral: ${(frozen.at - frozenAt).toFixed(1)} ms (${frozen.line.trim()})`,
+    );
+    expect(frozen.at - frozenAt).toBeLessThanOrEqual(BOUNDS_MS.serverFrozen);
+    expect(frozen.line).toMatch(/deadman/);
   }, 90_000);
 });

@@ -44,7 +44,10 @@ async function renderConnected(user: User = member) {
   return view;
 }
 
-const drives = () => FakeSocket.last.messages.filter((m) => m.type === 'drive');
+/** The drives sent, without their numbers (lib/control-socket.test.ts checks those). */
+const drivesOf = (socket: FakeSocket) =>
+  socket.messages.filter((m) => m.type === 'drive').map(({ seq: _seq, ...drive }) => drive);
+const drives = () => drivesOf(FakeSocket.last);
 const lastDrive = () => drives().at(-1);
 
 beforeEach(async () => {
@@ -160,7 +163,7 @@ describe('Control page', () => {
     fireEvent.keyDown(document.body, { key: 'w', code: 'KeyW' });
     const socket = FakeSocket.last;
     view.unmount();
-    expect(socket.messages.filter((m) => m.type === 'drive').at(-1)).toEqual({
+    expect(drivesOf(socket).at(-1)).toEqual({
       type: 'drive',
       throttle: 0,
       steer: 0,
