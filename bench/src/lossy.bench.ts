@@ -44,6 +44,8 @@ interface RowResult {
   sent: number;
   lost: number;
   stale_percent: number;
+  /** The path opened over the impaired link (the DataChannel's handshake may need a clean one). */
+  opened_over_link: boolean;
 }
 
 /**
@@ -112,6 +114,7 @@ async function measure(
     sent: ticks,
     lost: ticks - arrivals.length,
     stale_percent: round(staleShare(arrivals, end) * 100, 1),
+    opened_over_link: driver.openedOverLink ?? true,
   };
 }
 
@@ -137,7 +140,7 @@ export async function lossyBench(): Promise<void> {
   const at2 = (name: string) => rows.find((row) => row.path === name && row.loss_percent === 2);
   printTable(
     `drive commands over an impaired link: ${rttMs} ms RTT + up to ${JITTER_MS} ms jitter each way, ${RATE}/s for ${SECONDS} s per row`,
-    rows.map((row) => ({ ...row })),
+    rows.map((row) => ({ ...row, opened_over_link: row.opened_over_link ? 'yes' : 'no' })),
   );
   const datachannel = at2('datachannel');
   console.info(

@@ -4,7 +4,9 @@
  * run meet the same luck.
  *
  * - UDP (a DataChannel's path): each datagram is lost with probability `loss`, or delivered after
- *   `oneWayMs` plus up to `jitterMs`; datagrams may overtake each other, as on a real network.
+ *   `oneWayMs` plus up to `jitterMs`, never before the one sent before it (a queue, as on a
+ *   cellular link: independent delays reorder back-to-back packets, which real links rarely do
+ *   and werift's DTLS handshake does not survive).
  * - TCP (a WebSocket's path): a proxy sees bytes, not segments, so each chunk read is taken as one
  *   segment (a drive message is one small write). A lost segment is retransmitted as Linux does:
  *   after three later segments have produced duplicate ACKs (fast retransmit: the third later
@@ -42,7 +44,7 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-export interface Proxy {
+export interface ImpairedProxy {
   port: number;
   close(): Promise<void>;
 }
@@ -98,7 +100,11 @@ class TcpDirection {
 }
 
 /** A TCP proxy to 127.0.0.1:`targetPort` over an impaired link. */
-export async function startImpairedTcpProxy(targetPort: number, link: Impairment, seed = 1): Promise<Proxy> {
+export async function startImpairedTcpProxy(
+  targetPort: number,
+  link: Impairment,
+  seed = 1,
+): Promise<ImpairedProxy> {
   const random = seededRandom(seed);
   const sockets = new Set<Socket>();
   const server = createServer((client) => {
@@ -134,40 +140,48 @@ export async function startImpairedTcpProxy(targetPort: number, link: Impairment
 
 /**
  * A UDP proxy to `target` over an impaired link: what arrives on its port from a peer goes to
- * the target, and what the target answers goes back to the last peer heard from.
+ * the target, and what the target answers goes back to the last peer heard from. Each direction
+ * is a queue with a variable delay (as a cellular link's), so packets keep their order.
  */
 export async function startImpairedUdpProxy(
   target: { host: string; port: number },
   link: Impairment,
   seed = 1,
-): Promise<Proxy> {
+): Promise<ImpairedProxy> {
   const random = seededRandom(seed);
   const front = createSocket('udp4');
   const back = createSocket('udp4');
   let peer: RemoteInfo | null = null;
   const timers = new Set<NodeJS.Timeout>();
-  const later = (send: () => void) => {
-    if (random() < link.loss) return;
-    const timer = setTimeout(
-      () => {
+  /** Each direction is a queue: a packet never overtakes the one sent before it. */
+  const direction = () => {
+    let lastAt = 0;
+    return (send: () => void) => {
+      if (random() < link.loss) return;
+      const at = Math.max(lastAt, performance.now() + link.oneWayMs + random() * link.jitterMs);
+      lastAt = at;
+      const timer = setTimeout(() => {
         timers.delete(timer);
         send();
-      },
-      link.oneWayMs + random() * link.jitterMs,
-    );
-    timers.add(timer);
+      }, at - performance.now());
+      timers.add(timer);
+    };
   };
+  const out = direction();
+  const home = direction();
   front.on('message', (message, from) => {
     peer = from;
-    later(() => back.send(message, target.port, target.host));
+    out(() => back.send(message, target.port, target.host));
   });
   back.on('message', (message) => {
     const to = peer;
-    if (to) later(() => front.send(message, to.port, to.address));
+    if (to) home(() => front.send(message, to.port, to.address));
   });
   await Promise.all([
     new Promise<void>((resolve) => front.bind(0, '127.0.0.1', resolve)),
-    new Promise<void>((resolve) => back.bind(0, '127.0.0.1', resolve)),
+    // On the target's own address: a socket of another address may not reach it (a server
+    // bound to the machine's interface does not answer to loopback).
+    new Promise<void>((resolve) => back.bind(0, target.host, resolve)),
   ]);
   return {
     port: front.address().port,
