@@ -236,6 +236,16 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     // The video signalling carries SDP; the control and event sockets hold their messages to
     // CONTROL_LIMITS.maxPayloadBytes themselves.
     options: { maxPayload: JANUS_MAX_MESSAGE_BYTES, perMessageDeflate: false },
+    // A client's broken frame (past maxPayload, text that is not UTF-8: ws's WS_ERR_* codes) is
+    // the client's fault, and ws is already closing the socket with its code (1009, 1007) after
+    // what was queued for it; each socket's own listener logs it at warn. The plugin's default
+    // logged it again at error, with a stack, and terminated the socket: the queued answers and
+    // the close code were lost (the client saw 1006). Found by sockets/socket-fuzz.test.ts.
+    errorHandler: (error, socket, request) => {
+      if (String((error as { code?: unknown }).code).startsWith('WS_ERR_')) return;
+      request.log.error(error);
+      socket.terminate();
+    },
   });
   for (const module of MODULES) {
     for (const { plugin, prefix, options: pluginOptions } of module.sockets?.(context) ?? []) {
