@@ -13,7 +13,7 @@ import swagger from '@fastify/swagger';
 import websocket from '@fastify/websocket';
 import { ERROR_KEYS } from '@telerace/protocol';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { serializerCompiler } from 'fastify-type-provider-zod';
 import type { BuildAppOptions } from './app-options.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
@@ -32,6 +32,7 @@ import {
 import { registerRequestTurns } from './http/request-turns.js';
 import { registerSecurityHeaders } from './http/security.js';
 import { registerSpa } from './http/spa.js';
+import { validatorCompiler } from './http/validator.js';
 import { type ModuleContext, type Services, serviceRegistry } from './module.js';
 import { seedAccounts } from './modules/auth/seed.js';
 import { MODULES } from './modules/index.js';
