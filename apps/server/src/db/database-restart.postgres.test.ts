@@ -8,21 +8,18 @@
  * a restart; the car, which needs no database, is driven throughout and never falls to neutral.
  */
 import type { ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { ERROR_KEYS } from '@telerace/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { createTestEnvironment, type TestEnvironment } from '../test/app.js';
 import { type OwnPostgres, startOwnPostgres } from '../test/own-postgres.js';
 import {
   addSimCar,
+  holdFullThrottle,
   killProcess,
   lineAppears,
   logIn,
   startServerProcess,
-  takeCarWithCode,
 } from '../test/process.js';
-import { controllerUrl } from '../test/sockets.js';
 
 const ADMIN = { email: 'restart-admin@telerace.test', password: 'restart-admin-Passw0rd!' };
 const CLIENTS = 50;
@@ -68,23 +65,7 @@ describe('PostgreSQL killed and restarted under load', () => {
     await lineAppears(agent, /welcomed as car/);
 
     // The driver holds full throttle (every 100 ms, as the page does) until the car moves.
-    const controlToken = await takeCarWithCode(base, carId, adminToken);
-    const driver = new WebSocket(controllerUrl(`127.0.0.1:${port}`, carId, adminToken, controlToken), {
-      headers: { origin: base },
-      perMessageDeflate: false,
-    });
-    await once(driver, 'open');
-    const moving = new Promise<void>((resolve) => {
-      driver.on('message', (data) => {
-        const message = JSON.parse(data.toString()) as { type: string; telemetry?: { speed?: number } };
-        if (message.type === 'telemetry' && (message.telemetry?.speed ?? 0) > 0.5) resolve();
-      });
-    });
-    const drive = setInterval(
-      () => driver.send(JSON.stringify({ type: 'drive', throttle: 1, steer: 0 })),
-      100,
-    );
-    await moving;
+    const driver = await holdFullThrottle(base, port, carId, adminToken);
     const neutralLines: string[] = [];
     agent.stdout?.on('data', (chunk: Buffer) => {
       for (const line of chunk.toString().split('\n')) if (/neutral \(/.test(line)) neutralLines.push(line);
@@ -149,10 +130,10 @@ describe('PostgreSQL killed and restarted under load', () => {
     await wait(BOUNDS_MS.recovery + 2_000);
     loading = false;
     await Promise.all(clients);
-    clearInterval(drive);
+    driver.stop();
     const readyAfter = await fetch(`${base}/api/ready`);
     const neutralWhileDriven = [...neutralLines];
-    driver.close();
+    driver.socket.close();
 
     const outage = answers.filter((a) => a.startedAt > killedAt + 200 && a.startedAt < restartedAt);
     const firstFullSuccess = answers

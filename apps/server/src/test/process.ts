@@ -6,9 +6,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
+import WebSocket from 'ws';
 import { freeLoopbackPort as freePortFor } from '../free-port.js';
 import { defaultAgentCommand } from '../modules/cars/sim-cars.js';
 import { seedMigratedDatabase } from './app.js';
+import { controllerUrl } from './sockets.js';
 
 export const SERVER_DIR = new URL('../..', import.meta.url);
 
@@ -252,4 +254,36 @@ export async function exitCodeWithin(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * A driver holding full throttle on a car they hold: the control socket sends a drive every
+ * 100 ms (as the page does) and this resolves once the car's telemetry says it moves. `stop`
+ * ends the repetition and closes nothing.
+ */
+export async function holdFullThrottle(
+  base: string,
+  port: number,
+  carId: number,
+  token: string,
+): Promise<{ socket: WebSocket; stop: () => void }> {
+  const controlToken = await takeCarWithCode(base, carId, token);
+  const socket = new WebSocket(controllerUrl(`127.0.0.1:${port}`, carId, token, controlToken), {
+    headers: { origin: base },
+    perMessageDeflate: false,
+  });
+  await once(socket, 'open');
+  const moving = new Promise<void>((resolve) => {
+    socket.on('message', (data) => {
+      const message = JSON.parse(data.toString()) as { type: string; telemetry?: { speed?: number } };
+      if (message.type === 'telemetry' && (message.telemetry?.speed ?? 0) > 0.5) resolve();
+    });
+  });
+  const repeat = setInterval(
+    () => socket.send(JSON.stringify({ type: 'drive', throttle: 1, steer: 0 })),
+    100,
+  );
+  socket.once('close', () => clearInterval(repeat));
+  await moving;
+  return { socket, stop: () => clearInterval(repeat) };
 }

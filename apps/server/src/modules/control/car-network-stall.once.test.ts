@@ -7,19 +7,16 @@
  * be back online by itself once the link passes packets again.
  */
 import type { ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { createTestEnvironment, type TestEnvironment } from '../../test/app.js';
 import {
   apiCall,
+  holdFullThrottle,
   killProcess,
   lineAppears,
   startServerProcess,
   startSimAgent,
-  takeCarWithCode,
 } from '../../test/process.js';
-import { controllerUrl } from '../../test/sockets.js';
 import { type StallProxy, startStallProxy } from '../../test/stall-proxy.js';
 
 const ADMIN = { email: 'stall-admin@telerace.test', password: 'stall-admin-Passw0rd!' };
@@ -69,23 +66,7 @@ describe('a car whose network stalls', () => {
     };
 
     // The driver (on a good link) holds full throttle until the car moves.
-    const controlToken = await takeCarWithCode(base, car.id, adminToken);
-    const driver = new WebSocket(controllerUrl(`127.0.0.1:${port}`, car.id, adminToken, controlToken), {
-      headers: { origin: base },
-      perMessageDeflate: false,
-    });
-    await once(driver, 'open');
-    const moving = new Promise<void>((resolve) => {
-      driver.on('message', (data) => {
-        const message = JSON.parse(data.toString()) as { type: string; telemetry?: { speed?: number } };
-        if (message.type === 'telemetry' && (message.telemetry?.speed ?? 0) > 0.5) resolve();
-      });
-    });
-    const drive = setInterval(
-      () => driver.send(JSON.stringify({ type: 'drive', throttle: 1, steer: 0 })),
-      100,
-    );
-    await moving;
+    const driver = await holdFullThrottle(base, port, car.id, adminToken);
 
     const neutral = lineAppears(agent, /neutral \(/);
     const stalledAt = performance.now();
@@ -96,8 +77,8 @@ describe('a car whose network stalls', () => {
     const resumedAt = performance.now();
     proxy.resume();
     const onlineAfter = await timeUntilStatus('online', resumedAt, BOUNDS_MS.backOnline);
-    clearInterval(drive);
-    driver.terminate();
+    driver.stop();
+    driver.socket.terminate();
 
     console.info(
       `car link stalled → neutral ${(at - stalledAt).toFixed(0)} ms (${line.trim()}), ` +
