@@ -60,6 +60,7 @@ describe('loadConfig', () => {
       stunUrls: ['stun:stun.l.google.com:19302'],
       turnUrls: [],
       turnSecret: null,
+      driveChannel: { enabled: true, publicIp: null, udpPorts: null },
       lapCounter: 'car',
       zroundUrl: null,
       rotorhazardUrl: null,
@@ -140,6 +141,9 @@ describe('loadConfig', () => {
       STUN_URLS: 'stun:stun.example:3478, stuns:stun.example:5349',
       TURN_URLS: 'turn:turn.example:3478?transport=udp,turns:turn.example:5349',
       TURN_SECRET: 'turn-secret',
+      DRIVE_CHANNEL: 'off',
+      DRIVE_CHANNEL_PUBLIC_IP: '203.0.113.7',
+      DRIVE_CHANNEL_UDP_PORTS: '40000-40100',
       LAP_COUNTER: 'zround',
       ZROUND_URL: 'tcp://decoder.local:6000',
       ROTORHAZARD_URL: 'http://rotorhazard.local',
@@ -216,6 +220,7 @@ describe('loadConfig', () => {
       stunUrls: ['stun:stun.example:3478', 'stuns:stun.example:5349'],
       turnUrls: ['turn:turn.example:3478?transport=udp', 'turns:turn.example:5349'],
       turnSecret: 'turn-secret',
+      driveChannel: { enabled: false, publicIp: '203.0.113.7', udpPorts: { min: 40000, max: 40100 } },
       lapCounter: 'zround',
       zroundUrl: 'tcp://decoder.local:6000',
       rotorhazardUrl: 'http://rotorhazard.local',
@@ -398,6 +403,19 @@ describe('loadConfig', () => {
       { TURN_SECRET: 'secret-value' },
       'Invalid configuration: TURN_URLS and TURN_SECRET must be set together',
     ],
+    [{ DRIVE_CHANNEL: 'yes' }, 'Invalid configuration: DRIVE_CHANNEL must be on or off (got "yes")'],
+    [
+      { DRIVE_CHANNEL_PUBLIC_IP: 'vm.example.com' },
+      'Invalid configuration: DRIVE_CHANNEL_PUBLIC_IP must be an IPv4 or IPv6 address (got "vm.example.com")',
+    ],
+    [
+      { DRIVE_CHANNEL_PUBLIC_IP: '203.0.113.256' },
+      'Invalid configuration: DRIVE_CHANNEL_PUBLIC_IP must be an IPv4 or IPv6 address (got "203.0.113.256")',
+    ],
+    [
+      { DRIVE_CHANNEL_PUBLIC_IP: '0.0.0.0' },
+      'Invalid configuration: DRIVE_CHANNEL_PUBLIC_IP must be the address browsers reach the server at, not 0.0.0.0 or :: (got "0.0.0.0")',
+    ],
     [
       { LAP_COUNTER: 'lap' },
       'Invalid configuration: LAP_COUNTER must be one of car, zround, rotorhazard (got "lap")',
@@ -494,6 +512,40 @@ describe('loadConfig', () => {
     expect(loadConfig({ JWT_SECRET: SECRET, STUN_URLS: ' , stun:a.example:3478,' }).stunUrls).toEqual([
       'stun:a.example:3478',
     ]);
+  });
+
+  it.each([
+    '40000',
+    '40000-',
+    '40000:40100',
+    ' 40000-40100',
+    '1023-2000',
+    '60000-65536',
+    '40100-40000',
+    // werift refuses a range of one port.
+    '40000-40000',
+  ])('rejects DRIVE_CHANNEL_UDP_PORTS=%j with one line naming the variable', (range) => {
+    expect(errorOf({ DRIVE_CHANNEL_UDP_PORTS: range })).toBe(
+      `Invalid configuration: DRIVE_CHANNEL_UDP_PORTS must be a UDP port range min-max (e.g. 40000-40100) within 1024–65535, min below max (got ${JSON.stringify(range)})`,
+    );
+  });
+
+  it.each(['198.51.100.4', '2001:db8::7'])(
+    'DRIVE_CHANNEL_PUBLIC_IP takes an IPv4 or IPv6 address: %s',
+    (ip) => {
+      expect(loadConfig({ JWT_SECRET: SECRET, DRIVE_CHANNEL_PUBLIC_IP: ip }).driveChannel.publicIp).toBe(ip);
+    },
+  );
+
+  it('DRIVE_CHANNEL_UDP_PORTS takes the whole range, its ends included', () => {
+    expect(loadConfig({ JWT_SECRET: SECRET, DRIVE_CHANNEL_UDP_PORTS: '1024-65535' }).driveChannel).toEqual({
+      enabled: true,
+      publicIp: null,
+      udpPorts: { min: 1024, max: 65535 },
+    });
+    expect(
+      loadConfig({ JWT_SECRET: SECRET, DRIVE_CHANNEL_UDP_PORTS: '40000-40001' }).driveChannel.udpPorts,
+    ).toEqual({ min: 40000, max: 40001 });
   });
 
   it('never echoes the TURN secret or the Janus admin key', () => {

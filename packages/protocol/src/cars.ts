@@ -247,7 +247,9 @@ export const ControllerMessage = z.discriminatedUnion('type', [
   /**
    * Opens the drive channel (the browser creates the DataChannel and offers): answered with
    * `rtc_answer`. A new offer replaces the socket's previous peer connection; one within
-   * DRIVE_CHANNEL.minOfferIntervalMs of the last is refused (errors.tooManyRequests).
+   * DRIVE_CHANNEL.minOfferIntervalMs of the last is refused (errors.tooManyRequests). A server
+   * without the drive channel (DRIVE_CHANNEL=off) refuses every offer (errors.driveChannelOff):
+   * the page offers no more on that socket and drives over it.
    */
   z.object({ type: z.literal('rtc_offer'), sdp: Sdp }),
   /**

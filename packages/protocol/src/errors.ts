@@ -66,5 +66,6 @@ export const ERROR_KEYS = {
   integrationNotConnected: 'errors.integrationNotConnected',
   testMessageUnsupported: 'errors.testMessageUnsupported',
   invalidWebhookSignature: 'errors.invalidWebhookSignature',
+  driveChannelOff: 'errors.driveChannelOff',
 } as const;
 export type ErrorKey = (typeof ERROR_KEYS)[keyof typeof ERROR_KEYS];

@@ -9,6 +9,7 @@ import { twitchConfig } from '../integrations/twitch/twitch.config.js';
 import { youtubeConfig } from '../integrations/youtube/youtube.config.js';
 import { authConfig } from '../modules/auth/auth.config.js';
 import { carsConfig } from '../modules/cars/cars.config.js';
+import { controlConfig } from '../modules/control/control.config.js';
 import { mailConfig } from '../modules/mail/mail.config.js';
 import { publicConfigConfig } from '../modules/public-config/public-config.config.js';
 import { racesConfig } from '../modules/races/races.config.js';
@@ -28,6 +29,7 @@ export const CONFIG_SECTIONS = [
   publicConfigConfig,
   carsConfig,
   videoConfig,
+  controlConfig,
   racesConfig,
   rafflesConfig,
   socialConfig,

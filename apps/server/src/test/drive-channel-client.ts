@@ -121,6 +121,10 @@ export class DriveChannelClient {
     for (const line of gathered) trickle(line);
     try {
       await opened;
+    } catch (error) {
+      // Given up: its UDP ports go now, not when the test process ends.
+      await peer.close();
+      throw error;
     } finally {
       socket.off('message', onAnswer);
     }

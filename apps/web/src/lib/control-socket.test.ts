@@ -1,4 +1,10 @@
-import { Backoff, BROWSER_PROTOCOL_VERSION, DRIVE_CHANNEL, SOCKET_CLOSE_CODES } from '@telerace/protocol';
+import {
+  Backoff,
+  BROWSER_PROTOCOL_VERSION,
+  DRIVE_CHANNEL,
+  ERROR_KEYS,
+  SOCKET_CLOSE_CODES,
+} from '@telerace/protocol';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FakePeer, fakePeerFactory } from '../test/fake-peer';
 import { FakeSocket, fakeSocketFactory } from '../test/fake-socket';
@@ -437,8 +443,8 @@ describe('ControlSocket and the drive channel', () => {
 
   const channelDrives = (peer: FakePeer) => peer.channel.messages.filter((m) => m.type === 'drive');
 
-  /** Connected, the channel offered, answered and open, the page's first (neutral) drive sent. */
-  async function driving() {
+  /** Connected, the channel offered, not answered yet. */
+  async function offered() {
     const socket = new ControlSocket({
       carId: 3,
       controlToken: 'ctl',
@@ -457,6 +463,12 @@ describe('ControlSocket and the drive channel', () => {
     expect(ws.messages.filter((m) => m.type === 'rtc_offer')).toEqual([
       { type: 'rtc_offer', sdp: 'v=0 offer 1' },
     ]);
+    return { socket, ws, peer };
+  }
+
+  /** Connected, the channel offered, answered and open, the page's first (neutral) drive sent. */
+  async function driving() {
+    const { socket, ws, peer } = await offered();
     ws.serverSend({ type: 'rtc_answer', sdp: 'v=0 answer' });
     await vi.advanceTimersByTimeAsync(0);
     expect(peer.remoteDescription).toEqual({ type: 'answer', sdp: 'v=0 answer' });
@@ -558,6 +570,35 @@ describe('ControlSocket and the drive channel', () => {
     FakeSocket.last.serverOpen();
     await vi.advanceTimersByTimeAsync(0);
     expect(FakePeer.instances).toHaveLength(2);
+    expect(FakeSocket.last.messages.filter((m) => m.type === 'rtc_offer')).toHaveLength(1);
+  });
+
+  it('drives over the socket alone when the server has no drive channel, and asks again on the next connection', async () => {
+    const { socket, ws, peer } = await offered();
+    ws.serverSend({
+      type: 'error',
+      error: 'This server has no drive channel: drive over this socket',
+      errorKey: ERROR_KEYS.driveChannelOff,
+    });
+    expect(peer.closed).toBe(true);
+    // Nothing for the driver to read or do.
+    expect(socket.getState().error).toBeNull();
+    socket.sendDrive(1, 0);
+    socket.sendDrive(0.5, 0);
+    expect(drives(ws)).toEqual([
+      { type: 'drive', throttle: 1, steer: 0, seq: 1 },
+      { type: 'drive', throttle: 0.5, steer: 0, seq: 2 },
+    ]);
+    // No other offer on this connection, and nothing repeated: the socket delivers.
+    await vi.advanceTimersByTimeAsync(DRIVE_CHANNEL.openTimeoutMs + DRIVE_CHANNEL.retryMaxMs);
+    expect(ws.messages.filter((m) => m.type === 'rtc_offer')).toHaveLength(1);
+    expect(FakePeer.instances).toHaveLength(1);
+    expect(drives(ws)).toHaveLength(2);
+
+    ws.serverClose(1006, '');
+    await vi.advanceTimersByTimeAsync(100);
+    FakeSocket.last.serverOpen();
+    await vi.advanceTimersByTimeAsync(0);
     expect(FakeSocket.last.messages.filter((m) => m.type === 'rtc_offer')).toHaveLength(1);
   });
 });

@@ -9,16 +9,18 @@
  * over the drive channel while it works (drive-channel.ts, issue 27), otherwise over the socket;
  * while the channel is open the current drive goes out again DRIVE_CHANNEL.repeatMs after the
  * last one (a lost one is replaced), and when the channel stops working the current drive goes
- * over the socket at once. The access token is read at each (re)connection, so a renewed
- * token is used; a token refreshed while connected goes to the open socket (`auth {token}`), a
- * fresh one is fetched shortly before the socket's token expires, and a `tokenExpired` close
- * reconnects with a fresh one.
+ * over the socket at once. A server without the drive channel says so once per connection
+ * (errors.driveChannelOff, not shown): the socket alone drives on that connection. The access
+ * token is read at each (re)connection, so a renewed token is used; a token refreshed while
+ * connected goes to the open socket (`auth {token}`), a fresh one is fetched shortly before the
+ * socket's token expires, and a `tokenExpired` close reconnects with a fresh one.
  */
 import {
   type Backoff,
   type ControllerMessage,
   ControllerServerMessage,
   DRIVE_CHANNEL,
+  ERROR_KEYS,
   SOCKET_CLOSE_CODES,
   type Telemetry,
   TIMERS_MS,
@@ -327,7 +329,9 @@ export class ControlSocket extends StateStore<ControlState> {
         this.update({ carOnline: message.online });
         break;
       case 'error':
-        this.update({ error: { text: message.error, errorKey: message.errorKey } });
+        // Not the driver's concern: the socket drives as before, and stays the only path.
+        if (message.errorKey === ERROR_KEYS.driveChannelOff) this.channel.serverOff();
+        else this.update({ error: { text: message.error, errorKey: message.errorKey } });
         break;
       case 'incompatible':
         this.outdated.refused(message.reason);

@@ -191,6 +191,26 @@ describe('DriveChannel', () => {
     expect(FakePeer.instances).toHaveLength(1);
   });
 
+  it('offers no more once the server says it has no drive channel, until the next start', async () => {
+    const channel = driveChannel();
+    channel.start();
+    await settle();
+    const before = changes;
+    channel.serverOff();
+    expect(FakePeer.last.closed).toBe(true);
+    expect(changes).toBe(before + 1);
+    expect(channel.send(drive(1))).toBe(false);
+    // Neither the open timeout nor a retry offers again.
+    await vi.advanceTimersByTimeAsync(DRIVE_CHANNEL.openTimeoutMs + DRIVE_CHANNEL.retryMaxMs);
+    expect(FakePeer.instances).toHaveLength(1);
+    expect(signals.filter((signal) => signal.type === 'rtc_offer')).toHaveLength(1);
+    // A new connection asks again: the server may have been restarted with the channel on.
+    channel.stop();
+    channel.start();
+    await settle();
+    expect(FakePeer.instances).toHaveLength(2);
+  });
+
   it('does nothing in a browser without RTCPeerConnection', async () => {
     const channel = driveChannel(null);
     channel.start();

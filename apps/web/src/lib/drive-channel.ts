@@ -7,7 +7,9 @@
  * *works* while an acknowledgement came within DRIVE_CHANNEL.ackTimeoutMs; the control socket
  * (control-socket.ts) carries the drives whenever it does not. A channel that closes, fails or is
  * not open within DRIVE_CHANNEL.openTimeoutMs is offered again after a backoff, for as long as
- * the control socket is open. A browser without RTCPeerConnection never opens one.
+ * the control socket is open. A browser without RTCPeerConnection never opens one, nor does a
+ * server without the drive channel (DRIVE_CHANNEL=off): it refuses the offer, and no other
+ * follows on that socket.
  */
 import {
   Backoff,
@@ -121,6 +123,16 @@ export class DriveChannel {
     this.attempt += 1;
     this.retry.cancel();
     this.closePeer();
+  }
+
+  /**
+   * The server refused the offer as it has no drive channel (errors.driveChannelOff): no more
+   * offers on this socket, which drives alone. The next one (`start`) offers again, so a server
+   * restarted with the channel on is heard.
+   */
+  serverOff(): void {
+    this.stop();
+    this.options.onChange();
   }
 
   /** The server's `rtc_answer`. */

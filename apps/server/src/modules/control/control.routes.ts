@@ -88,7 +88,7 @@ function controllerSocket(app: FastifyInstance, check: TokenCheck) {
         carId,
         sessionId,
         connection,
-        { user, claims, check, clock: app.clock },
+        { user, claims, check, clock: app.clock, driveChannel: app.config.driveChannel },
         request,
       ),
     messages: messageTable<ControllerLink, ControllerMessage>(ControllerMessage, {

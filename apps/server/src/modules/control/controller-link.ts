@@ -10,14 +10,21 @@
  * whose `seq` is not above the last one applied is dropped, so a late packet on one path never
  * overrides a newer command that took the other. The channel closes with the socket.
  */
-import { type ControllerServerMessage, DriveChannelMessage, SOCKET_CLOSE_CODES } from '@telerace/protocol';
+import {
+  type ControllerServerMessage,
+  DriveChannelMessage,
+  ERROR_KEYS,
+  SOCKET_CLOSE_CODES,
+} from '@telerace/protocol';
 import type { Clock } from '../../clock.js';
+import { HttpError } from '../../http/errors.js';
 import type { UserRow } from '../../kernel/users.repo.js';
 import type { MemberSocket, Revocation } from '../../sockets/member-sockets.js';
 import { messageTable } from '../../sockets/message-table.js';
 import type { SocketConnection } from '../../sockets/socket-connection.js';
 import { SocketToken, type TokenCheck } from '../../sockets/socket-token.js';
 import type { AccessTokenClaims } from '../auth/access-token.js';
+import type { DriveChannelConfig } from './control.config.js';
 import { DriveChannel, type RemoteCandidate } from './drive-channel.js';
 
 /** What the drive channel may carry: drives, each acknowledged on the channel. */
@@ -25,7 +32,11 @@ const DRIVE_CHANNEL_MESSAGES = messageTable<ControllerLink, DriveChannelMessage>
   drive: (link, { throttle, steer, seq }) => link.driveOverChannel(throttle, steer, seq),
 });
 
-/** Who opened the controller socket, and how to check them again later. */
+/** DRIVE_CHANNEL=off. The page knows the key: it offers no more on this socket. */
+const driveChannelOff = () =>
+  new HttpError(404, 'This server has no drive channel: drive over this socket', ERROR_KEYS.driveChannelOff);
+
+/** Who opened the controller socket, how to check them again later, and the server's settings for it. */
 export interface ControllerAccess {
   /** The member as the upgrade found them. */
   user: UserRow;
@@ -35,6 +46,8 @@ export interface ControllerAccess {
   check: TokenCheck;
   /** The server's clock: the socket closes when it reaches the token's expiry. */
   clock: Clock;
+  /** DRIVE_CHANNEL and its network settings. */
+  driveChannel: DriveChannelConfig;
 }
 
 export interface ControllerLinkHandlers {
@@ -111,15 +124,22 @@ export class ControllerLink implements MemberSocket {
     this.#channel?.send({ type: 'drive-ack', seq });
   }
 
-  /** The browser offers a drive channel (`rtc_offer`); it replaces the link's previous one. */
-  offerDriveChannel(sdp: string): Promise<void> {
+  /**
+   * The browser offers a drive channel (`rtc_offer`); it replaces the link's previous one. With
+   * DRIVE_CHANNEL=off every offer is refused with errors.driveChannelOff, which tells the page to
+   * drive over this socket only (werift never loads, no UDP port opens).
+   */
+  async offerDriveChannel(sdp: string): Promise<void> {
+    const { enabled, ...network } = this.access.driveChannel;
+    if (!enabled) throw driveChannelOff();
     this.#channel ??= new DriveChannel({
       clock: this.access.clock,
       log: this.connection.options.log,
+      network,
       answer: (answer) => this.send({ type: 'rtc_answer', sdp: answer }),
       onMessage: (data) => this.connection.receive(data, DRIVE_CHANNEL_MESSAGES, this),
     });
-    return this.#channel.offer(sdp);
+    await this.#channel.offer(sdp);
   }
 
   /** One of the browser's ICE candidates for its last offer (`rtc_candidate`). */

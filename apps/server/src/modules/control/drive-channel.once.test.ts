@@ -3,13 +3,15 @@
  * offers as the web page does, its host candidates hidden behind mDNS names as Chromium hides
  * them: drives on the DataChannel reach the car and are acknowledged there; both paths share one
  * sequence; what the channel carries is checked like the socket's messages; the peer closes with
- * the socket; offers are limited. The database plays no part past the socket's admission, which
+ * the socket; offers are limited. Deployed: the public address behind 1:1 NAT is announced, the
+ * ports are taken from the range, and DRIVE_CHANNEL=off refuses offers while the socket drives.
+ * The database plays no part past the socket's admission, which
  * control.test.ts covers on both databases: this file runs once, on PGlite.
  */
 import { DRIVE_CHANNEL, ERROR_KEYS } from '@telerace/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../test/clock.js';
-import { DriveChannelClient } from '../../test/drive-channel-client.js';
+import { DriveChannelClient, SAMPLE_DRIVE_OFFER } from '../../test/drive-channel-client.js';
 import { driveCar, type TestSocket, useListeningTestApp } from '../../test/sockets.js';
 
 const clock = new ManualClock();
@@ -140,5 +142,68 @@ describe('the drive channel', () => {
     await channel.closed;
     second.drive(0.35, 0, 1);
     await car.next(driveOf(0.35));
+  });
+});
+
+/** The candidates of an SDP (the server's answer carries all of its own). */
+const candidatesOf = (sdp: unknown) =>
+  String(sdp)
+    .split('\r\n')
+    .filter((line) => line.startsWith('a=candidate:'))
+    .map((line) => {
+      const [, , , , address, port] = line.split(' ');
+      return { address, port: Number(port) };
+    });
+
+describe('the drive channel deployed behind 1:1 NAT, on a range of UDP ports', () => {
+  // Documentation addresses (RFC 5737): nothing answers there. Ports below Linux's ephemeral range.
+  const PUBLIC_IP = '203.0.113.7';
+  const PORTS = { min: 21_000, max: 21_019 };
+  const deployed = useListeningTestApp(
+    { DRIVE_CHANNEL_PUBLIC_IP: PUBLIC_IP, DRIVE_CHANNEL_UDP_PORTS: `${PORTS.min}-${PORTS.max}` },
+    { clock: new ManualClock() },
+  );
+
+  it('answers with the public address as one more host candidate', async () => {
+    const { controller } = await driveCar(deployed.app, deployed.host);
+    controller.send({ type: 'rtc_offer', sdp: SAMPLE_DRIVE_OFFER });
+    const candidates = candidatesOf((await controller.nextOfType('rtc_answer', 10_000)).sdp);
+    expect(candidates).toContainEqual({ address: PUBLIC_IP, port: expect.any(Number) });
+    // Beside the interfaces' own, which browsers on the same network reach.
+    expect(candidates.filter(({ address }) => address !== PUBLIC_IP)).not.toEqual([]);
+  });
+
+  it('takes its ports in the range, and drives through them', async () => {
+    const { car, controller } = await driveCar(deployed.app, deployed.host);
+    await controller.nextOfType('car-status');
+    const channel = await DriveChannelClient.open(controller.ws);
+    clients.push(channel);
+    const ports = candidatesOf(channel.peer.remoteDescription?.sdp).map(({ port }) => port);
+    expect(ports.length).toBeGreaterThanOrEqual(2);
+    for (const port of ports) {
+      expect(port).toBeGreaterThanOrEqual(PORTS.min);
+      expect(port).toBeLessThanOrEqual(PORTS.max);
+    }
+    channel.drive(0.5, 0, 1);
+    await car.next(driveOf(0.5));
+    await channel.acked(1);
+  });
+});
+
+describe('the drive channel turned off (DRIVE_CHANNEL=off)', () => {
+  const off = useListeningTestApp({ DRIVE_CHANNEL: 'off' }, { clock: new ManualClock() });
+
+  it('refuses every offer with errors.driveChannelOff and opens nothing; drives go over the socket', async () => {
+    const { car, controller } = await driveCar(off.app, off.host);
+    await controller.nextOfType('car-status');
+    const opening = DriveChannelClient.open(controller.ws, { timeoutMs: 1_500 });
+    expect(await controller.nextOfType('error')).toMatchObject({ errorKey: ERROR_KEYS.driveChannelOff });
+    await expect(opening).rejects.toThrow(/not open/);
+    // Refused before the limits: another offer at once gets the same answer, not tooManyRequests.
+    controller.send({ type: 'rtc_offer', sdp: SAMPLE_DRIVE_OFFER });
+    expect(await controller.nextOfType('error')).toMatchObject({ errorKey: ERROR_KEYS.driveChannelOff });
+    controller.send({ type: 'drive', throttle: 0.4, steer: 0, seq: 1 });
+    await car.next(driveOf(0.4));
+    expect(controller.messages.filter((m) => m.type === 'rtc_answer')).toEqual([]);
   });
 });

@@ -18,6 +18,10 @@
  * /api/video/ice-servers), and the server, like its Janus, offers its host candidates only — it
  * must be reachable on its addresses, as Janus must. No STUN on this side also means no DNS look-up
  * and no STUN wait before the answer (a closed network made the first answer wait over 10 s).
+ * Deployments say the rest (`network`): a public address announced as one more host candidate
+ * (behind 1:1 NAT, DRIVE_CHANNEL_PUBLIC_IP) and the UDP ports to bind (DRIVE_CHANNEL_UDP_PORTS);
+ * werift binds one port per address, the public one included (on every interface: the NAT
+ * forwards to it). DRIVE_CHANNEL=off is the link's to refuse: no DriveChannel is made then.
  */
 import { DRIVE_CHANNEL, ERROR_KEYS } from '@telerace/protocol';
 import type { FastifyBaseLogger } from 'fastify';
@@ -37,9 +41,24 @@ const loadWerift = (): Promise<Werift> => {
   return werift;
 };
 
+/** UDP ports, both included. */
+export interface UdpPortRange {
+  min: number;
+  max: number;
+}
+
+/** Where browsers reach the server's peers (DRIVE_CHANNEL_PUBLIC_IP, DRIVE_CHANNEL_UDP_PORTS). */
+export interface DriveChannelNetwork {
+  /** Announced beside the interfaces' addresses; null: those only. */
+  publicIp: string | null;
+  /** null: ports the system picks. */
+  udpPorts: UdpPortRange | null;
+}
+
 export interface DriveChannelOptions {
   clock: Clock;
   log: FastifyBaseLogger;
+  network: DriveChannelNetwork;
   /** Sends the answer on the control socket. */
   answer(sdp: string): void;
   /** One message received on the DataChannel, as bytes. */
@@ -143,8 +162,16 @@ export class DriveChannel {
     try {
       const { RTCPeerConnection } = await loadWerift();
       if (generation !== this.#generation) return { peer: null, answer: null };
-      // Host candidates only (IPv4, UDP); werift's default would ask Google's STUN server.
-      peer = new RTCPeerConnection({ iceServers: [], iceUseIpv6: false, iceUseTcp: false });
+      const { publicIp, udpPorts } = this.options.network;
+      // Host candidates only (the interfaces' IPv4 addresses, the public one, UDP); werift's
+      // default would ask Google's STUN server.
+      peer = new RTCPeerConnection({
+        iceServers: [],
+        iceUseIpv6: false,
+        iceUseTcp: false,
+        iceAdditionalHostAddresses: publicIp === null ? undefined : [publicIp],
+        icePortRange: udpPorts === null ? undefined : [udpPorts.min, udpPorts.max],
+      });
     } catch (error) {
       // The server's fault, not the driver's: no answer (no error on the page), the socket drives.
       this.options.log.error({ err: error }, 'drive channel unavailable');

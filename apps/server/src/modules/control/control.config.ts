@@ -1,0 +1,66 @@
+/**
+ * Settings of the drive channel (issue 27; docs/driving.md "Deploying the drive channel"): whether
+ * the server answers the browsers' offers, the public address it announces behind 1:1 NAT, and the
+ * UDP ports its peer connections take, so a firewall can open them.
+ */
+import { z } from 'zod';
+import { defineSection, setting } from '../../config/define.js';
+import type { DriveChannelNetwork, UdpPortRange } from './drive-channel.js';
+
+/** An IPv4 or IPv6 literal; not the "any address" of HOST, which no browser can send to. */
+const publicAddress = () =>
+  z
+    .union([z.ipv4(), z.ipv6()], 'must be an IPv4 or IPv6 address')
+    .refine(
+      (address) => address !== '0.0.0.0' && address !== '::',
+      'must be the address browsers reach the server at, not 0.0.0.0 or ::',
+    );
+
+const PORTS = { min: 1024, max: 65535 } as const;
+const PORT_RANGE_MESSAGE = `must be a UDP port range min-max (e.g. 40000-40100) within ${PORTS.min}–${PORTS.max}, min below max`;
+
+/** `min-max`, both within PORTS; werift refuses a range of one port (min must be below max). */
+const udpPortRange = () =>
+  z
+    .string()
+    .regex(/^\d{1,5}-\d{1,5}$/, PORT_RANGE_MESSAGE)
+    .transform((range): UdpPortRange => {
+      const [min, max] = range.split('-').map(Number) as [number, number];
+      return { min, max };
+    })
+    .refine(({ min, max }) => min >= PORTS.min && max <= PORTS.max && min < max, PORT_RANGE_MESSAGE);
+
+export interface DriveChannelConfig extends DriveChannelNetwork {
+  /** DRIVE_CHANNEL=on: the server answers offers; off: it refuses them, the socket drives alone. */
+  enabled: boolean;
+}
+
+export const controlConfig = defineSection(
+  {
+    driveChannel: setting({
+      env: 'DRIVE_CHANNEL',
+      schema: z.enum(['on', 'off'], 'must be on or off'),
+      default: 'on',
+      doc: "`on`: drivers' browsers also send their drive commands over a WebRTC DataChannel to the server (UDP, lost commands are not waited for); `off`: the server refuses it and every drive goes over the control socket (WebSocket).",
+    }),
+    driveChannelPublicIp: setting({
+      env: 'DRIVE_CHANNEL_PUBLIC_IP',
+      schema: publicAddress(),
+      default: null,
+      doc: "The server's public IPv4 or IPv6 address, announced to browsers as one more drive channel address: for a server behind 1:1 NAT (a cloud VM whose public IP is not on its interface). Unset: its interfaces' addresses only.",
+    }),
+    driveChannelUdpPorts: setting({
+      env: 'DRIVE_CHANNEL_UDP_PORTS',
+      schema: udpPortRange(),
+      default: null,
+      doc: "UDP ports of the drive channel, `min-max` within 1024–65535 (e.g. `40000-40100`), to open in the firewall: each driver's channel takes one port per server address (plus one for `DRIVE_CHANNEL_PUBLIC_IP`). Unset: ports the system picks.",
+    }),
+  },
+  ({ driveChannel, driveChannelPublicIp, driveChannelUdpPorts }): { driveChannel: DriveChannelConfig } => ({
+    driveChannel: {
+      enabled: driveChannel === 'on',
+      publicIp: driveChannelPublicIp,
+      udpPorts: driveChannelUdpPorts,
+    },
+  }),
+);
