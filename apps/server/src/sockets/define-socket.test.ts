@@ -158,6 +158,32 @@ describe('a socket declared with the kit', () => {
     await answering.close();
   });
 
+  it('pings a quiet peer each period, and never a peer that keeps talking', async () => {
+    const quiet = await openSocket(url('/quick', 3));
+    const talking = await openSocket(url('/quick', 4));
+    const pings = { quiet: 0, talking: 0 };
+    quiet.ws.on('ping', () => {
+      pings.quiet += 1;
+    });
+    talking.ws.on('ping', () => {
+      pings.talking += 1;
+    });
+    // ~400 ms = 8 ping periods, the talking peer sending every 21 ms (within its 20 per second). A
+    // ping may only reach it where this process itself paused for most of a period.
+    let sentAt = performance.now();
+    let pauses = 0;
+    for (let i = 0; i < 19; i++) {
+      talking.send({ type: 'echo', text: 'hi' });
+      await new Promise((resolve) => setTimeout(resolve, 21));
+      const now = performance.now();
+      if (now - sentAt > 40) pauses += 1;
+      sentAt = now;
+    }
+    expect(pings.quiet).toBeGreaterThanOrEqual(3);
+    expect(pings.talking).toBeLessThanOrEqual(pauses);
+    await quiet.close();
+    await talking.close();
+  });
   it('refuses before the upgrade: no member (401), past the per-member cap (429)', async () => {
     expect(await refusedStatus(openSocket(`ws://${host}/kit`))).toBe(401);
     const first = await openSocket(url('/kit', 7));

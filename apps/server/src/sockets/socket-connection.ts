@@ -44,6 +44,9 @@ export interface ConnectionOptions {
 
 const OPEN = 1;
 
+/** Heard this much less than a ping period ago still counts as heard within the period (timers fire late). */
+const PING_SLACK_MS = 5;
+
 /** Bytes of a received message (ws hands over a Buffer, an ArrayBuffer or fragments). */
 function byteLength(data: RawData): number {
   if (Array.isArray(data)) return data.reduce((sum, part) => sum + part.length, 0);
@@ -52,7 +55,9 @@ function byteLength(data: RawData): number {
 
 function textOf(data: RawData): string {
   if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
-  return Buffer.from(data as ArrayBuffer).toString('utf8');
+  // ws hands over a Buffer: read it in place (Buffer.from would copy every message first).
+  if (Buffer.isBuffer(data)) return data.toString('utf8');
+  return Buffer.from(data).toString('utf8');
 }
 
 /** `carId: Too big: expected number to be <=2147483647` — names the field, as a REST 400 does. */
@@ -119,6 +124,13 @@ export class SocketConnection {
     return sent;
   }
 
+  /** A message already written as JSON text (a hot path's own serializer, e.g. the car's drive frame). */
+  sendText(text: string): boolean {
+    const sent = sendText(this.socket, text, Buffer.byteLength(text), this.options.dropped);
+    if (sent) this.options.traffic.sent += 1;
+    return sent;
+  }
+
   /** A broadcast's message, serialized once for every socket it goes to. */
   sendSerialized(message: SerializedMessage): boolean {
     const sent = sendText(this.socket, message.utf8, message.utf8.length, this.options.dropped);
@@ -139,13 +151,20 @@ export class SocketConnection {
     this.socket.terminate();
   }
 
+  /**
+   * A peer silent for `silenceMs` is gone; one silent for a whole ping period is pinged. A peer
+   * that is talking (a driver's drives, a car's telemetry) proves it is there and gets no ping:
+   * the pings of many sockets due together were a burst of frames written ahead of the drives
+   * waiting to be relayed (issue 27).
+   */
   #checkAlive(): void {
-    if (Date.now() - this.#lastHeard > this.options.keepalive.silenceMs) {
+    const silentFor = Date.now() - this.#lastHeard;
+    if (silentFor > this.options.keepalive.silenceMs) {
       this.options.log.info(`${this.options.name} socket silent, treated as gone`);
       this.terminate();
       return;
     }
-    if (this.isOpen) this.socket.ping();
+    if (this.isOpen && silentFor >= this.options.keepalive.pingMs - PING_SLACK_MS) this.socket.ping();
   }
 
   /**

@@ -257,6 +257,43 @@ describe('controller sockets', () => {
     await events.close();
   });
 
+  it('a car driven faster than the heartbeat hears each drive once, no repetitions; slower, it hears from the server within 2 heartbeats', async () => {
+    const { car, controller, events } = await drivingSetup();
+    const heard = (from: number) => car.messages.slice(from).filter((m) => m.type === 'drive');
+    // 40 drives 20 ms apart (a driver at 50 per second): those 40 reach the car, and nothing
+    // else — except a repetition where this process itself paused past a heartbeat period.
+    const start = car.messages.length;
+    let sentAt = performance.now();
+    let pauses = 0;
+    for (let i = 1; i <= 40; i++) {
+      controller.send({ type: 'drive', throttle: i / 100, steer: 0 });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const now = performance.now();
+      if (now - sentAt > CONTROL_LIMITS.driveHeartbeatMs - 10) pauses += 1;
+      sentAt = now;
+    }
+    await car.next((m) => m.type === 'drive' && m.throttle === 0.4);
+    const throttles = heard(start).map((m) => m.throttle);
+    expect([...new Set(throttles)]).toEqual(Array.from({ length: 40 }, (_, i) => (i + 1) / 100));
+    expect(throttles.length - 40).toBeLessThanOrEqual(pauses);
+    // Then silence from the driver: the heartbeat repeats the last drive, never 2 periods apart.
+    const quietFrom = car.messages.length;
+    let last = performance.now();
+    let longestGap = 0;
+    for (let repeats = 0; repeats < 5; repeats++) {
+      await car.nextOfType('drive');
+      const now = performance.now();
+      longestGap = Math.max(longestGap, now - last);
+      last = now;
+    }
+    expect(heard(quietFrom).every((m) => m.throttle === 0.4)).toBe(true);
+    // 2 periods (200 ms) by design, with margin for a loaded machine; the car's deadman is 500 ms.
+    expect(longestGap).toBeLessThan(2 * CONTROL_LIMITS.driveHeartbeatMs + 150);
+    await controller.close();
+    await car.close();
+    await events.close();
+  });
+
   it('closing the controller sends the car neutral at once and keeps the car held', async () => {
     const { driving, car, controller, events } = await drivingSetup();
     controller.send({ type: 'drive', throttle: 1, steer: 0 });
