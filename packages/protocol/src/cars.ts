@@ -25,9 +25,9 @@ export const MIN_SUPPORTED_CAR_PROTOCOL_VERSION = 1;
 export const CONTROL_LIMITS = {
   /** The car goes to neutral when it hears nothing from the server for this long. */
   carDeadmanMs: 500,
-  /** The server repeats the last drive to the car this often (heartbeat). */
+  /** The server repeats the last drive to the car when it sent it nothing for this long (heartbeat). */
   driveHeartbeatMs: 100,
-  /** The server pings each controller this often… */
+  /** The server pings each controller it has not heard for this long… */
   controllerPingMs: 500,
   /** …and treats one silent for this long as gone (neutral to the car). */
   controllerSilenceMs: 1_500,
