@@ -6,6 +6,7 @@ import { leaderboardsBench } from './leaderboards.bench.js';
 import { lossyBench } from './lossy.bench.js';
 import { raffleBench } from './raffle.bench.js';
 import { relayBench } from './relay.bench.js';
+import { relayChannelsBench } from './relay-channels.bench.js';
 import { relayUnderLoadBench } from './relay-under-load.bench.js';
 import { videoBench } from './video.bench.js';
 import { webBench } from './web.bench.js';
@@ -18,6 +19,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   raffle: raffleBench,
   lossy: lossyBench,
   relay: relayBench,
+  'relay-channels': relayChannelsBench,
   'relay-under-load': relayUnderLoadBench,
   video: videoBench,
   web: webBench,

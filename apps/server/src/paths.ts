@@ -14,3 +14,11 @@ export const DEFAULT_WEB_DIST_DIR = fileURLToPath(new URL('../../web/dist', impo
 export const SERVER_VERSION: string = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;
+
+/**
+ * The drive channel worker's entry (modules/control/drive-channel-thread.ts): its TypeScript
+ * running from the sources (tsx, Vitest), the bundle's own file beside dist/main.js once built.
+ */
+export const DRIVE_CHANNEL_WORKER: URL = import.meta.url.endsWith('.ts')
+  ? new URL('./modules/control/drive-channel-worker.ts', import.meta.url)
+  : new URL('./drive-channel-worker.js', import.meta.url);

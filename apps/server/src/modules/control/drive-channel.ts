@@ -1,7 +1,9 @@
 /**
  * The drive channel of one controller link (issue 27): the WebRTC peer connection (werift, pure
  * TypeScript) that the driver's browser offers over its control socket, carrying one DataChannel
- * for drive commands, unordered and never retransmitted (DRIVE_CHANNEL). It owns the peer only:
+ * for drive commands, unordered and never retransmitted (DRIVE_CHANNEL). The peer itself lives in
+ * the drive channel worker (drive-channel-thread.ts, drive-channel-peers.ts), off the relay's
+ * event loop; this side keeps the limits and the link's view of its peer. It owns the peer only:
  * what arrives on the channel goes to `onMessage` (the link runs it through the socket kit's
  * checks), and the link closes it when the control socket closes. The channel closing ends
  * nothing: the browser drives over the socket again, and only the socket's close stops the car.
@@ -25,35 +27,12 @@
  */
 import { DRIVE_CHANNEL, ERROR_KEYS } from '@telerace/protocol';
 import type { FastifyBaseLogger } from 'fastify';
-import type { RTCDataChannel, RTCPeerConnection } from 'werift';
 import type { Clock } from '../../clock.js';
 import { HttpError } from '../../http/errors.js';
+import type { DriveChannelNetwork, RemoteCandidate } from './drive-channel-peers.js';
+import { driveChannelThread } from './drive-channel-thread.js';
 
-type Werift = typeof import('werift');
-
-/**
- * werift takes about a second to load (on a 2-core machine): not at start-up, by the first
- * offer, once per process; the drives go over the socket meanwhile.
- */
-let werift: Promise<Werift> | null = null;
-const loadWerift = (): Promise<Werift> => {
-  werift ??= import('werift');
-  return werift;
-};
-
-/** UDP ports, both included. */
-export interface UdpPortRange {
-  min: number;
-  max: number;
-}
-
-/** Where browsers reach the server's peers (DRIVE_CHANNEL_PUBLIC_IP, DRIVE_CHANNEL_UDP_PORTS). */
-export interface DriveChannelNetwork {
-  /** Announced beside the interfaces' addresses; null: those only. */
-  publicIp: string | null;
-  /** null: ports the system picks. */
-  udpPorts: UdpPortRange | null;
-}
+export type { DriveChannelNetwork, RemoteCandidate, UdpPortRange } from './drive-channel-peers.js';
 
 export interface DriveChannelOptions {
   clock: Clock;
@@ -63,13 +42,6 @@ export interface DriveChannelOptions {
   answer(sdp: string): void;
   /** One message received on the DataChannel, as bytes. */
   onMessage(data: Buffer): void;
-}
-
-/** A browser's ICE candidate as `rtc_candidate` carries it. */
-export interface RemoteCandidate {
-  candidate: string;
-  sdpMid?: string | null;
-  sdpMLineIndex?: number | null;
 }
 
 /** Candidates worth giving to werift: UDP, with an address (not an mDNS name); '' ends them. */
@@ -89,12 +61,8 @@ function dataChannelOnly(sdp: string): boolean {
 const invalidOffer = () => new HttpError(400, 'Invalid drive channel offer', ERROR_KEYS.validation);
 
 export class DriveChannel {
-  #peer: RTCPeerConnection | null = null;
-  /** The current offer's peer once it has answered (null: refused, replaced or closed). */
-  #ready: Promise<RTCPeerConnection | null> = Promise.resolve(null);
-  #channel: RTCDataChannel | null = null;
-  /** Bumped by each offer and by close, so work of a replaced offer stops where it is. */
-  #generation = 0;
+  /** The current offer's peer in the drive channel worker; null: none (refused, replaced or closed). */
+  #peerId: number | null = null;
   #candidates = 0;
   #lastOfferAt = Number.NEGATIVE_INFINITY;
   #closed = false;
@@ -113,106 +81,51 @@ export class DriveChannel {
     this.#lastOfferAt = now;
     if (!dataChannelOnly(sdp)) throw invalidOffer();
     this.#closePeer();
-    const generation = ++this.#generation;
     this.#candidates = 0;
-    const answered = this.#answer(generation, sdp);
-    // Candidates wait for the answer: werift pairs them with its own, gathered by then.
-    this.#ready = answered.then(({ peer }) => peer).catch(() => null);
-    const { answer } = await answered;
-    if (answer !== null && generation === this.#generation) this.options.answer(answer);
+    const { id, outcome } = driveChannelThread().offer(
+      sdp,
+      this.options.network,
+      DRIVE_CHANNEL.label,
+      (data) => this.options.onMessage(data),
+    );
+    this.#peerId = id;
+    const result = await outcome;
+    // Replaced by a newer offer, or the socket closed, meanwhile: nobody waits for this answer.
+    if (this.#peerId !== id) return;
+    if ('answer' in result) {
+      this.options.answer(result.answer);
+      return;
+    }
+    this.#closePeer();
+    if ('refused' in result) {
+      this.options.log.debug({ reason: result.refused }, 'drive channel: offer refused');
+      throw invalidOffer();
+    }
+    // The server's fault, not the driver's: no answer (no error on the page), the socket drives.
+    this.options.log.error({ reason: result.unavailable }, 'drive channel unavailable');
   }
 
   /** One of the browser's candidates for the current offer; ignored past the limits. */
   candidate(remote: RemoteCandidate): void {
-    if (this.#closed || !usable(remote.candidate)) return;
+    if (this.#closed || this.#peerId === null || !usable(remote.candidate)) return;
     if (remote.candidate !== '' && ++this.#candidates > DRIVE_CHANNEL.maxCandidates) return;
-    const generation = this.#generation;
-    this.#ready
-      .then((peer) => (peer && generation === this.#generation ? peer.addIceCandidate(remote) : undefined))
-      .catch((error: unknown) => this.options.log.debug({ err: error }, 'drive channel: candidate refused'));
+    // The worker holds it until the offer is answered (werift pairs it with its own candidates).
+    driveChannelThread().candidate(this.#peerId, remote);
   }
 
   /** A message to the browser on the channel (a `drive-ack`); dropped when it is not open. */
   send(message: object): void {
-    const channel = this.#channel;
-    if (channel?.readyState !== 'open') return;
-    try {
-      channel.send(JSON.stringify(message));
-    } catch {
-      // Closing meanwhile: the browser's next drive goes over the socket.
-    }
+    if (this.#peerId !== null) driveChannelThread().send(this.#peerId, JSON.stringify(message));
   }
 
   /** The control socket closed: the peer goes, and later offers are ignored. */
   close(): void {
     this.#closed = true;
-    this.#generation += 1;
     this.#closePeer();
   }
 
-  /**
-   * A peer for the offer and its answer (werift loads on the first one); null when the offer was
-   * replaced or the socket closed meanwhile. An offer werift cannot take throws.
-   */
-  async #answer(
-    generation: number,
-    sdp: string,
-  ): Promise<{ peer: RTCPeerConnection | null; answer: string | null }> {
-    let peer: RTCPeerConnection;
-    try {
-      const { RTCPeerConnection } = await loadWerift();
-      if (generation !== this.#generation) return { peer: null, answer: null };
-      const { publicIp, udpPorts } = this.options.network;
-      // Host candidates only (the interfaces' IPv4 addresses, the public one, UDP); werift's
-      // default would ask Google's STUN server.
-      peer = new RTCPeerConnection({
-        iceServers: [],
-        iceUseIpv6: false,
-        iceUseTcp: false,
-        iceAdditionalHostAddresses: publicIp === null ? undefined : [publicIp],
-        icePortRange: udpPorts === null ? undefined : [udpPorts.min, udpPorts.max],
-      });
-    } catch (error) {
-      // The server's fault, not the driver's: no answer (no error on the page), the socket drives.
-      this.options.log.error({ err: error }, 'drive channel unavailable');
-      return { peer: null, answer: null };
-    }
-    this.#peer = peer;
-    peer.onDataChannel.subscribe((channel) => this.#accept(peer, channel));
-    peer.connectionStateChange.subscribe((state) => {
-      // ICE or DTLS gave up: its ports are freed now (the browser offers again later).
-      if (state === 'failed' && this.#peer === peer) this.#closePeer();
-    });
-    try {
-      await peer.setRemoteDescription({ type: 'offer', sdp });
-      await peer.setLocalDescription(await peer.createAnswer());
-    } catch (error) {
-      if (this.#peer !== peer) return { peer: null, answer: null };
-      this.options.log.debug({ err: error }, 'drive channel: offer refused');
-      this.#closePeer();
-      throw invalidOffer();
-    }
-    if (this.#peer !== peer) return { peer: null, answer: null };
-    return { peer, answer: peer.localDescription?.sdp ?? null };
-  }
-
-  #accept(peer: RTCPeerConnection, channel: RTCDataChannel): void {
-    if (peer !== this.#peer || this.#channel || channel.label !== DRIVE_CHANNEL.label) {
-      channel.close();
-      return;
-    }
-    this.#channel = channel;
-    channel.onMessage.subscribe((data) => this.options.onMessage(Buffer.from(data)));
-    channel.stateChanged.subscribe((state) => {
-      if (state === 'closed' && this.#channel === channel) this.#channel = null;
-    });
-  }
-
   #closePeer(): void {
-    const peer = this.#peer;
-    this.#peer = null;
-    this.#channel = null;
-    this.#ready = Promise.resolve(null);
-    peer?.close().catch((error: unknown) => this.options.log.debug({ err: error }, 'drive channel: close'));
+    if (this.#peerId !== null) driveChannelThread().close(this.#peerId);
+    this.#peerId = null;
   }
 }
