@@ -76,6 +76,8 @@ beforeAll(async () => {
     testSocket('/shared', { queryType: 'a' }),
     testSocket('/shared', { queryType: 'b' }),
     testSocket('/quick', { keepalive: { pingMs: 50, silenceMs: 200 } }),
+    // The event socket's shape (15 s period, 20 s limit), scaled down: the limit under 2 periods.
+    testSocket('/tight', { keepalive: { pingMs: 60, silenceMs: 80 } }),
   ]);
   host = await listen(app);
 });
@@ -156,6 +158,24 @@ describe('a socket declared with the kit', () => {
     expect(closed).toBe(1006);
     expect(answering.ws.readyState).toBe(WebSocket.OPEN);
     await answering.close();
+  });
+
+  it('keeps a quiet peer whose pongs come back late: it is pinged every period, not every other one', async () => {
+    // Pongs 20 ms after each ping, as over a real network (the limit is 80 ms, a period 60 ms).
+    const slow = new WebSocket(url('/tight', 5), { autoPong: false });
+    let pings = 0;
+    slow.on('ping', () => {
+      pings += 1;
+      setTimeout(() => slow.pong(), 20);
+    });
+    let closed = false;
+    slow.on('close', () => {
+      closed = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(closed).toBe(false);
+    expect(pings).toBeGreaterThanOrEqual(6);
+    slow.close();
   });
 
   it('pings a quiet peer each period, and never a peer that keeps talking', async () => {

@@ -83,7 +83,10 @@ export class SocketConnection {
    * measures from here to the drive's forwarding (a number, nothing allocated per message).
    */
   receivedAt = 0;
+  /** Anything from the peer, a pong included: the silence limit counts from here. */
   #lastHeard = Date.now();
+  /** A message from the peer (not a pong): a peer that talks needs no ping. */
+  #lastMessageAt = Date.now();
   readonly #rate: MessageRateLimit;
   readonly #pinger: NodeJS.Timeout;
   readonly #closeListeners: (() => void)[] = [];
@@ -152,19 +155,23 @@ export class SocketConnection {
   }
 
   /**
-   * A peer silent for `silenceMs` is gone; one silent for a whole ping period is pinged. A peer
-   * that is talking (a driver's drives, a car's telemetry) proves it is there and gets no ping:
-   * the pings of many sockets due together were a burst of frames written ahead of the drives
-   * waiting to be relayed (issue 27).
+   * A peer silent for `silenceMs` (no message, no pong) is gone; one that sent no message for a
+   * whole ping period is pinged, every period, as it always was. A peer that is talking (a
+   * driver's drives, a car's telemetry) proves it is there and gets no ping: the pings of many
+   * sockets due together were a burst of frames written ahead of the drives waiting to be relayed
+   * (issue 27). Only messages spare the ping, never a pong: a viewer's quiet socket whose pongs
+   * took more than a moment would otherwise be pinged every other period and, with the event
+   * socket's 15 s period and 20 s limit, dropped.
    */
   #checkAlive(): void {
-    const silentFor = Date.now() - this.#lastHeard;
-    if (silentFor > this.options.keepalive.silenceMs) {
+    const now = Date.now();
+    if (now - this.#lastHeard > this.options.keepalive.silenceMs) {
       this.options.log.info(`${this.options.name} socket silent, treated as gone`);
       this.terminate();
       return;
     }
-    if (this.isOpen && silentFor >= this.options.keepalive.pingMs - PING_SLACK_MS) this.socket.ping();
+    if (this.isOpen && now - this.#lastMessageAt >= this.options.keepalive.pingMs - PING_SLACK_MS)
+      this.socket.ping();
   }
 
   /**
@@ -176,6 +183,7 @@ export class SocketConnection {
   receive<C>(data: RawData, table: MessageTable<C>, context: C): void {
     this.receivedAt = performance.now();
     this.#lastHeard = Date.now();
+    this.#lastMessageAt = this.#lastHeard;
     const { dropped, log, name } = this.options;
     this.options.traffic.received += 1;
     // A socket being closed (session ended, token expired, revoked…) acts on nothing it still receives.
