@@ -25,10 +25,15 @@ for (const path of PUBLIC_PAGES) {
     await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
     expect(await seriousA11yViolations(page), `${path} in the dark theme`).toEqual([]);
     await page.evaluate(() => document.documentElement.classList.remove('dark'));
-    expect(
-      await seriousA11yViolations(page, { rules: ['color-contrast'] }),
-      `${path} in the light theme`,
-    ).toEqual([]);
+    // Polled, not read once: on a loaded CI run axe once read the privacy page's table cells in
+    // the light theme as failing while four runs in a row on a quiet machine, and every other run,
+    // passed — read mid-restyle. A real contrast fault fails every read until the timeout.
+    await expect
+      .poll(() => seriousA11yViolations(page, { rules: ['color-contrast'] }), {
+        message: `${path} in the light theme`,
+        timeout: 10_000,
+      })
+      .toEqual([]);
   });
 }
 
