@@ -27,7 +27,7 @@ export const CONTROL_LIMITS = {
   carDeadmanMs: 500,
   /** The server repeats the last drive to the car when it sent it nothing for this long (heartbeat). */
   driveHeartbeatMs: 100,
-  /** The server pings each controller it has not heard for this long… */
+  /** The server pings each controller that sent no message for this long… */
   controllerPingMs: 500,
   /** …and treats one silent for this long as gone (neutral to the car). */
   controllerSilenceMs: 1_500,
