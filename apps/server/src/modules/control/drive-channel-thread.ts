@@ -113,9 +113,5 @@ export class DriveChannelThread {
   }
 }
 
-/** The process's one worker: the peers of every control link of every app in it. */
-let thread: DriveChannelThread | null = null;
-export const driveChannelThread = (): DriveChannelThread => {
-  thread ??= new DriveChannelThread();
-  return thread;
-};
+/** The process's one worker (started by the first offer): the peers of every control link of every app in it. */
+export const driveChannelThread = new DriveChannelThread();

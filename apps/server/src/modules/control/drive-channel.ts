@@ -82,11 +82,8 @@ export class DriveChannel {
     if (!dataChannelOnly(sdp)) throw invalidOffer();
     this.#closePeer();
     this.#candidates = 0;
-    const { id, outcome } = driveChannelThread().offer(
-      sdp,
-      this.options.network,
-      DRIVE_CHANNEL.label,
-      (data) => this.options.onMessage(data),
+    const { id, outcome } = driveChannelThread.offer(sdp, this.options.network, DRIVE_CHANNEL.label, (data) =>
+      this.options.onMessage(data),
     );
     this.#peerId = id;
     const result = await outcome;
@@ -110,12 +107,12 @@ export class DriveChannel {
     if (this.#closed || this.#peerId === null || !usable(remote.candidate)) return;
     if (remote.candidate !== '' && ++this.#candidates > DRIVE_CHANNEL.maxCandidates) return;
     // The worker holds it until the offer is answered (werift pairs it with its own candidates).
-    driveChannelThread().candidate(this.#peerId, remote);
+    driveChannelThread.candidate(this.#peerId, remote);
   }
 
   /** A message to the browser on the channel (a `drive-ack`); dropped when it is not open. */
   send(message: object): void {
-    if (this.#peerId !== null) driveChannelThread().send(this.#peerId, JSON.stringify(message));
+    if (this.#peerId !== null) driveChannelThread.send(this.#peerId, JSON.stringify(message));
   }
 
   /** The control socket closed: the peer goes, and later offers are ignored. */
@@ -125,7 +122,7 @@ export class DriveChannel {
   }
 
   #closePeer(): void {
-    if (this.#peerId !== null) driveChannelThread().close(this.#peerId);
+    if (this.#peerId !== null) driveChannelThread.close(this.#peerId);
     this.#peerId = null;
   }
 }
