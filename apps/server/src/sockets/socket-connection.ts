@@ -3,6 +3,8 @@
  * message table, a keepalive that drops a silent peer, and one error message
  * `{type: 'error', error, errorKey}` for whatever a client gets wrong or a handler refuses.
  */
+
+import { performance } from 'node:perf_hooks';
 import {
   CONTROL_LIMITS,
   ERROR_KEYS,
@@ -200,34 +202,44 @@ export class SocketConnection {
       this.close(SOCKET_CLOSE_CODES.policy, 'too many messages');
       return;
     }
+    const text = textOf(data);
+    const message = table.quick?.(text) ?? this.#parse(text, table);
+    if (!message) return;
+    const handler = table.byType.get(message.type)?.[1];
+    if (!handler) return;
+    try {
+      const result = handler(context, message as never);
+      if (result instanceof Promise) result.catch((error: unknown) => this.#failed(message.type, error));
+    } catch (error) {
+      this.#failed(message.type, error);
+    }
+  }
+
+  /** JSON.parse, then the message's schema; null (counted, answered with an error) when either refuses. */
+  #parse<C>(text: string, table: MessageTable<C>): { type: string } | null {
+    const { dropped } = this.options;
     let value: unknown;
     try {
-      value = JSON.parse(textOf(data));
+      value = JSON.parse(text);
     } catch {
       dropped.invalidJson += 1;
       this.sendError('Not JSON', ERROR_KEYS.validation);
-      return;
+      return null;
     }
     const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
-    const entry = typeof type === 'string' ? table.get(type) : undefined;
+    const entry = typeof type === 'string' ? table.byType.get(type) : undefined;
     if (!entry) {
       dropped.unknownType += 1;
       this.sendError('Unknown message type', ERROR_KEYS.validation);
-      return;
+      return null;
     }
-    const [schema, handler] = entry;
-    const parsed = schema.safeParse(value);
+    const parsed = entry[0].safeParse(value);
     if (!parsed.success) {
       dropped.invalidMessage += 1;
       this.sendError(`Invalid ${type} message: ${issuesOf(parsed.error)}`, ERROR_KEYS.validation);
-      return;
+      return null;
     }
-    try {
-      const result = handler(context, parsed.data as never);
-      if (result instanceof Promise) result.catch((error: unknown) => this.#failed(type as string, error));
-    } catch (error) {
-      this.#failed(type as string, error);
-    }
+    return parsed.data as { type: string };
   }
 
   #failed(type: string, error: unknown): void {

@@ -18,6 +18,7 @@ import { queryOf } from '../../sockets/socket-auth.js';
 import type { TokenCheck } from '../../sockets/socket-token.js';
 import type { CarLink } from './car-link.js';
 import type { ControllerLink } from './controller-link.js';
+import { QUICK_DRIVE } from './drive-text.js';
 
 /** The car hears the server at least every driveHeartbeatMs; it is pinged each second and dropped after 5 s of silence. */
 const CAR_KEEPALIVE = { pingMs: 1_000, silenceMs: 5_000 };
@@ -91,14 +92,18 @@ function controllerSocket(app: FastifyInstance, check: TokenCheck) {
         { user, claims, check, clock: app.clock, driveChannel: app.config.driveChannel },
         request,
       ),
-    messages: messageTable<ControllerLink, ControllerMessage>(ControllerMessage, {
-      hello: (link, { protocolVersion }) => answerBrowserHello(link.connection, protocolVersion),
-      drive: (link, { throttle, steer, seq }) => link.drive(throttle, steer, seq),
-      'controller-ping': (link, { timestamp }) => link.ping(timestamp),
-      auth: (link, { token }) => link.auth(token),
-      rtc_offer: (link, { sdp }) => link.offerDriveChannel(sdp),
-      rtc_candidate: (link, { type: _type, ...candidate }) => link.driveChannelCandidate(candidate),
-    }),
+    messages: messageTable<ControllerLink, ControllerMessage>(
+      ControllerMessage,
+      {
+        hello: (link, { protocolVersion }) => answerBrowserHello(link.connection, protocolVersion),
+        drive: (link, { throttle, steer, seq }) => link.drive(throttle, steer, seq),
+        'controller-ping': (link, { timestamp }) => link.ping(timestamp),
+        auth: (link, { token }) => link.auth(token),
+        rtc_offer: (link, { sdp }) => link.offerDriveChannel(sdp),
+        rtc_candidate: (link, { type: _type, ...candidate }) => link.driveChannelCandidate(candidate),
+      },
+      QUICK_DRIVE,
+    ),
     keepalive: CONTROLLER_KEEPALIVE,
     dropped: app.carRelay.dropped.controller,
   });

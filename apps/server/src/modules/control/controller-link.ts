@@ -26,11 +26,14 @@ import { SocketToken, type TokenCheck } from '../../sockets/socket-token.js';
 import type { AccessTokenClaims } from '../auth/access-token.js';
 import type { DriveChannelConfig } from './control.config.js';
 import { DriveChannel, type RemoteCandidate } from './drive-channel.js';
+import { QUICK_DRIVE } from './drive-text.js';
 
 /** What the drive channel may carry: drives, each acknowledged on the channel. */
-const DRIVE_CHANNEL_MESSAGES = messageTable<ControllerLink, DriveChannelMessage>(DriveChannelMessage, {
-  drive: (link, { throttle, steer, seq }) => link.driveOverChannel(throttle, steer, seq),
-});
+const DRIVE_CHANNEL_MESSAGES = messageTable<ControllerLink, DriveChannelMessage>(
+  DriveChannelMessage,
+  { drive: (link, { throttle, steer, seq }) => link.driveOverChannel(throttle, steer, seq) },
+  QUICK_DRIVE,
+);
 
 /** DRIVE_CHANNEL=off. The page knows the key: it offers no more on this socket. */
 const driveChannelOff = () =>

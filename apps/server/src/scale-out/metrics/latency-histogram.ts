@@ -4,6 +4,7 @@
  * Histogram builds objects on every `observe`, which the relay's p99 would feel. GET /metrics
  * reads it when scraped (metrics-registry.ts turns it into Prometheus buckets).
  */
+import { performance } from 'node:perf_hooks';
 
 /** Seconds. A drive is forwarded in well under a millisecond on a healthy server. */
 export const RELAY_LATENCY_BUCKETS = [
