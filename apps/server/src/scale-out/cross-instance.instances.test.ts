@@ -2,6 +2,7 @@
  * Two real server instances (A, B) on one PostgreSQL and one Redis (test/instances.ts): what one
  * instance does reaches the other. A driver whose control socket is on A drives a car whose agent
  * is on B, and the car stops when the driver's socket closes (bound as in safety.once.test.ts: 250 ms);
+ * the same over the drive channel (issue 27: its DataChannel ends on A, the driver's instance);
  * a lobby opened from A reaches the event sockets on both; a ban on A closes the member's
  * sockets on B and B refuses the member's very next request. Each instance logs without the
  * Redis URL.
@@ -10,6 +11,7 @@ import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { DriveChannelClient } from '../test/drive-channel-client.js';
 import { type Instance, startTwoInstances, TEST_REDIS_URL, type TwoInstances } from '../test/instances.js';
 import { addSimCar, apiCall, killProcess, lineAppears, logIn, takeCarWithCode } from '../test/process.js';
 import { controllerUrl, eventsUrl, openSocket, type TestSocket } from '../test/sockets.js';
@@ -97,6 +99,43 @@ describe('two instances', () => {
     );
     expect(at - closedAt).toBeLessThanOrEqual(CONTROLLER_CLOSED_BOUND_MS);
     // The server said stop (not the car's own deadman).
+    expect(line).toMatch(/stop from the server/);
+  }, 60_000);
+
+  it(`a driver on A drives a car on B over the drive channel, and the car stops within ${CONTROLLER_CLOSED_BOUND_MS} ms of the socket closing`, async () => {
+    const { carId, agent } = await addSimCar(pair.b.base, pair.adminToken, 'Channel car on B');
+    children.push(agent);
+    await lineAppears(agent, /welcomed as car/);
+    const controlToken = await takeCarWithCode(pair.a.base, carId, pair.adminToken);
+    const controller = await openSocket(controllerUrl(hostOf(pair.a), carId, pair.adminToken, controlToken), {
+      origin: pair.a.base,
+    });
+    sockets.push(controller);
+    await controller.nextOfType('car-status');
+    // The DataChannel ends on A, where the driver's socket is; its drives cross to B like the socket's.
+    const channel = await DriveChannelClient.open(controller.ws);
+    sockets.push({ close: () => channel.close() });
+    let seq = 0;
+    const drive = () => channel.drive(1, 0, ++seq);
+    drive();
+    const repeat = setInterval(drive, 100);
+    try {
+      // Telemetry came back B → Redis → A: the car moves on the channel's drives alone.
+      await controller.next(
+        (m) => m.type === 'telemetry' && ((m.telemetry as { speed?: number }).speed ?? 0) > 0.5,
+        15_000,
+      );
+      await channel.acked(1);
+    } finally {
+      clearInterval(repeat);
+    }
+    expect(controller.messages.filter((m) => m.type === 'error')).toEqual([]);
+
+    const neutral = lineAppears(agent, /neutral \(/);
+    const closedAt = performance.now();
+    controller.ws.close(1000, 'tab closed');
+    const { line, at } = await neutral;
+    expect(at - closedAt).toBeLessThanOrEqual(CONTROLLER_CLOSED_BOUND_MS);
     expect(line).toMatch(/stop from the server/);
   }, 60_000);
 
