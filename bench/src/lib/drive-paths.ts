@@ -5,7 +5,7 @@
 import { DRIVE_CHANNEL } from '@telerace/protocol';
 import type WebSocket from 'ws';
 import {
-  type ImpairedProxy,
+  type ImpairedUdpProxy,
   type Impairment,
   startImpairedTcpProxy,
   startImpairedUdpProxy,
@@ -84,10 +84,10 @@ const websocketPath: DrivePath = {
 };
 
 /** The server's answer, its candidates moved to proxies that carry their UDP over `link`. */
-async function answerThroughProxies(
+export async function answerThroughProxies(
   sdp: string,
   link: Impairment,
-  proxies: ImpairedProxy[],
+  proxies: ImpairedUdpProxy[],
 ): Promise<string> {
   const lines: string[] = [];
   for (const line of sdp.split('\r\n')) {
@@ -142,7 +142,7 @@ async function openDataChannel(
   const socket: WebSocket = await openSocket(controllerSocketUrl(base, carId, member, controlToken), {
     origin: base,
   });
-  const proxies: ImpairedProxy[] = [];
+  const proxies: ImpairedUdpProxy[] = [];
   const peer = new RTCPeerConnection({ iceServers: [], iceUseIpv6: false });
   const channel = peer.createDataChannel(DRIVE_CHANNEL.label, { ...DRIVE_CHANNEL.options });
   const close = () => {

@@ -49,6 +49,11 @@ export interface ImpairedProxy {
   close(): Promise<void>;
 }
 
+export interface ImpairedUdpProxy extends ImpairedProxy {
+  /** Datagrams that came to cross the link so far, either way, lost ones included. */
+  readonly carried: number;
+}
+
 /** One direction of a TCP connection: segments delivered in order, lost ones retransmitted. */
 class TcpDirection {
   readonly #queue: { data: Buffer; at: number | null; lostAt: number; later: number }[] = [];
@@ -147,16 +152,18 @@ export async function startImpairedUdpProxy(
   target: { host: string; port: number },
   link: Impairment,
   seed = 1,
-): Promise<ImpairedProxy> {
+): Promise<ImpairedUdpProxy> {
   const random = seededRandom(seed);
   const front = createSocket('udp4');
   const back = createSocket('udp4');
   let peer: RemoteInfo | null = null;
+  let carried = 0;
   const timers = new Set<NodeJS.Timeout>();
   /** Each direction is a queue: a packet never overtakes the one sent before it. */
   const direction = () => {
     let lastAt = 0;
     return (send: () => void) => {
+      carried += 1;
       if (random() < link.loss) return;
       const at = Math.max(lastAt, performance.now() + link.oneWayMs + random() * link.jitterMs);
       lastAt = at;
@@ -185,6 +192,9 @@ export async function startImpairedUdpProxy(
   ]);
   return {
     port: front.address().port,
+    get carried() {
+      return carried;
+    },
     close: async () => {
       for (const timer of timers) clearTimeout(timer);
       front.close();
