@@ -293,7 +293,9 @@ export class CarRelay implements CarPresence {
     if (!car) return false;
     const held = this.#neutral.has(carId);
     if (held) this.#requested.set(carId, { throttle, steer, once });
-    const [t, s] = held ? [0, 0] : [throttle, steer];
+    // Plain numbers, not a destructured pair: a drive allocates as little as it can (issue 27).
+    const t = held ? 0 : throttle;
+    const s = held ? 0 : steer;
     if (once) car.driveOnce(t, s);
     else car.drive(t, s);
     return !held;

@@ -6,6 +6,7 @@
 import { ControllerMessage, DriveChannelMessage } from '@telerace/protocol';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { messageTable } from '../../sockets/message-table.js';
 import { QUICK_DRIVE, readDriveText } from './drive-text.js';
 
@@ -149,6 +150,30 @@ describe('the quick reader of drives', () => {
 });
 
 describe('messageTable with a quick reader', () => {
+  const read = () => null;
+  const union = (field: z.ZodType) =>
+    z.discriminatedUnion('type', [
+      z.object({ type: z.literal('drive'), throttle: field, steer: z.number() }),
+    ]);
+
+  it('refuses a field or a check it cannot compare as zod does, at start-up', () => {
+    for (const [field, refused] of [
+      [z.string(), /reads numbers only, not throttle/],
+      [z.number().multipleOf(2), /cannot check throttle's multiple_of/],
+      [z.number().refine((value) => value > 0), /cannot check throttle's custom/],
+    ] as const)
+      expect(() => messageTable(union(field), { drive: () => {} }, { type: 'drive', read })).toThrow(refused);
+  });
+
+  it('compares exclusive bounds as zod does', () => {
+    const schema = union(z.number().gt(0).lt(1));
+    const table = messageTable(schema, { drive: () => {} }, QUICK_DRIVE);
+    for (const throttle of [0, 1, 0.5, 1e-9, -0])
+      expect(table.quick?.(`{"type":"drive","throttle":${throttle},"steer":0}`) ?? null).toEqual(
+        schema.safeParse({ type: 'drive', throttle, steer: 0 }).data ?? null,
+      );
+  });
+
   it('refuses a reader for a type the union does not have', () => {
     expect(() =>
       messageTable(DriveChannelMessage, { drive: () => {} }, { type: 'stop' as 'drive', read: () => null }),

@@ -2,7 +2,7 @@
  * The relay's quick reader of a drive (sockets/message-table.ts): a driver's drive as the page
  * writes it — `{"type":"drive","throttle":…,"steer":…,"seq":…}`, JSON.stringify's text, `seq`
  * optional — taken apart by one regular expression instead of JSON.parse. It only finds the
- * numbers: the drive's schema checks each one. Any other spelling (spaces, another key order, an
+ * numbers: the table checks each one against the drive's schema. Any other spelling (spaces, another key order, an
  * extra key) is left to JSON.parse and the whole schema, so nothing a client may send changes
  * meaning (drive-text.test.ts compares the two on generated texts).
  */
@@ -19,11 +19,9 @@ export const readDriveText: FieldReader = (text) => {
   const found = DRIVE_TEXT.exec(text);
   if (!found) return null;
   const [, throttle, steer, seq] = found;
-  return {
-    throttle: Number(throttle),
-    steer: Number(steer),
-    seq: seq === undefined ? undefined : Number(seq),
-  };
+  return seq === undefined
+    ? { type: 'drive', throttle: Number(throttle), steer: Number(steer) }
+    : { type: 'drive', throttle: Number(throttle), steer: Number(steer), seq: Number(seq) };
 };
 
 /** For messageTable: drives read quickly, on the control socket and on the drive channel. */
