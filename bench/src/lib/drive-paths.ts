@@ -88,6 +88,8 @@ export async function answerThroughProxies(
   sdp: string,
   link: Impairment,
   proxies: ImpairedUdpProxy[],
+  /** The first proxy's random seed (the next ones count up from it): each trial its own luck. */
+  seed = 1,
 ): Promise<string> {
   const lines: string[] = [];
   for (const line of sdp.split('\r\n')) {
@@ -97,7 +99,7 @@ export async function answerThroughProxies(
     if (line.startsWith('a=candidate') && !candidate) continue; // only IPv4 UDP host candidates, each through a proxy
     if (candidate) {
       const target = { host: candidate[2] as string, port: Number(candidate[3]) };
-      const proxy = await startImpairedUdpProxy(target, link, 1 + proxies.length);
+      const proxy = await startImpairedUdpProxy(target, link, seed + proxies.length);
       proxies.push(proxy);
       lines.push(`${candidate[1]}127.0.0.1 ${proxy.port}${candidate[4]}`);
     } else lines.push(line);
