@@ -3,7 +3,6 @@
  * message table, a keepalive that drops a silent peer, and one error message
  * `{type: 'error', error, errorKey}` for whatever a client gets wrong or a handler refuses.
  */
-
 import { performance } from 'node:perf_hooks';
 import {
   CONTROL_LIMITS,
