@@ -8,7 +8,6 @@
  * `stop()` sends `stop` and ends the repetition until the next drive. The socket itself (limits,
  * parsing, keepalive) is the kit's (sockets/).
  */
-
 import { performance } from 'node:perf_hooks';
 import {
   CAR_PROTOCOL_VERSION,
