@@ -22,7 +22,7 @@ import { startTelerace } from './lib/processes.js';
 import { connectCar } from './lib/relay-clients.js';
 import { printTable, round, writeResult } from './lib/report.js';
 import { percentile, summarize } from './lib/stats.js';
-import { api, BENCH_ADMIN, BENCH_SERVER_ENV, createCar, logInAdmin } from './lib/telerace-api.js';
+import { BENCH_ADMIN, BENCH_SERVER_ENV, createCar, logInAdmin, takeCarWithCode } from './lib/telerace-api.js';
 
 const TRIALS = Number(process.env.CHROMIUM_TRIALS ?? 8);
 const LOSSES = [0, 0.02, 0.05, 0.1];
@@ -117,15 +117,7 @@ export async function chromiumChannelBench(): Promise<void> {
     // The refresh cookie the page signs in with.
     const login = await context.request.post('/api/login', { data: { ...BENCH_ADMIN, recaptchaToken: '' } });
     const { accessToken } = (await login.json()) as { accessToken: string };
-    const { code } = await api<{ code: string }>(telerace.url, `/admin/cars/${car.id}/generate_code`, {
-      method: 'POST',
-      token: admin,
-    });
-    const connected = await api<{ controlToken: string; car: { stream_id: string | number } }>(
-      telerace.url,
-      `/cars/${car.id}/connect`,
-      { method: 'POST', token: accessToken, body: { code } },
-    );
+    const connected = await takeCarWithCode(telerace.url, admin, car.id, accessToken);
     await context.addInitScript(
       ([key, token]) => window.sessionStorage.setItem(key as string, token as string),
       [`controlToken:${car.id}`, connected.controlToken],

@@ -11,7 +11,7 @@ import {
   startImpairedUdpProxy,
 } from './impairment.js';
 import { openSocket } from './relay-clients.js';
-import { api } from './telerace-api.js';
+import { takeCarWithCode } from './telerace-api.js';
 
 export interface DriverOnLink {
   drive(throttle: number): void;
@@ -33,25 +33,6 @@ export interface DrivePath {
   }): Promise<DriverOnLink>;
 }
 
-/** The member takes the car with a code an admin generated: the control token. */
-export async function controlTokenFor(
-  base: string,
-  admin: string,
-  member: string,
-  carId: number,
-): Promise<string> {
-  const { code } = await api<{ code: string }>(base, `/admin/cars/${carId}/generate_code`, {
-    method: 'POST',
-    token: admin,
-  });
-  const { controlToken } = await api<{ controlToken: string }>(base, `/cars/${carId}/connect`, {
-    method: 'POST',
-    token: member,
-    body: { code },
-  });
-  return controlToken;
-}
-
 /** The controller socket's address on `socketBase`, for a member holding `carId`. */
 export const controllerSocketUrl = (
   socketBase: string,
@@ -66,7 +47,7 @@ const websocketPath: DrivePath = {
   name: 'websocket',
   available: async () => true,
   async open({ base, admin, member, carId, link }) {
-    const controlToken = await controlTokenFor(base, admin, member, carId);
+    const controlToken = (await takeCarWithCode(base, admin, carId, member)).controlToken;
     const proxy = await startImpairedTcpProxy(Number(new URL(base).port), link);
     // The origin is the site's own: the proxy is the network, not another site.
     const socket = await openSocket(
@@ -140,7 +121,7 @@ async function openDataChannel(
   timeoutMs: number,
 ): Promise<DriverOnLink> {
   const { RTCPeerConnection } = await import('werift');
-  const controlToken = await controlTokenFor(base, admin, member, carId);
+  const controlToken = (await takeCarWithCode(base, admin, carId, member)).controlToken;
   const socket: WebSocket = await openSocket(controllerSocketUrl(base, carId, member, controlToken), {
     origin: base,
   });

@@ -5,7 +5,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
-import { api, type CreatedCar, createCar } from './telerace-api.js';
+import { type CreatedCar, createCar, takeCarWithCode } from './telerace-api.js';
 
 export interface Pair {
   controller: WebSocket;
@@ -45,16 +45,7 @@ export async function takeControl(
   memberToken: string,
   ip?: string,
 ): Promise<WebSocket> {
-  const { code } = await api<{ code: string }>(base, `/admin/cars/${carId}/generate_code`, {
-    method: 'POST',
-    token: adminToken,
-  });
-  const { controlToken } = await api<{ controlToken: string }>(base, `/cars/${carId}/connect`, {
-    method: 'POST',
-    ip,
-    token: memberToken,
-    body: { code },
-  });
+  const { controlToken } = await takeCarWithCode(base, adminToken, carId, memberToken, ip);
   return openSocket(
     `${base.replace(/^http/, 'ws')}/rcsocket?type=controller&car=${carId}&control_token=${encodeURIComponent(controlToken)}&token=${encodeURIComponent(memberToken)}`,
     { origin: base },

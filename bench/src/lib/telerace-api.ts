@@ -76,6 +76,21 @@ export async function createCar(base: string, adminToken: string, name: string):
   return { id: car.id, secret };
 }
 
+/** A member takes the car with a code an admin generated, as the car list's code dialog does. */
+export async function takeCarWithCode(
+  base: string,
+  adminToken: string,
+  carId: number,
+  memberToken: string,
+  ip?: string,
+): Promise<{ controlToken: string; car: { stream_id: string | number } }> {
+  const { code } = await api<{ code: string }>(base, `/admin/cars/${carId}/generate_code`, {
+    method: 'POST',
+    token: adminToken,
+  });
+  return api(base, `/cars/${carId}/connect`, { method: 'POST', ip, token: memberToken, body: { code } });
+}
+
 /** A small fleet, so that the car list has the size of a real event's. */
 export async function createFleet(base: string, adminToken: string, count: number): Promise<CreatedCar[]> {
   const cars: CreatedCar[] = [];
