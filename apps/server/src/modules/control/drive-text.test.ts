@@ -165,13 +165,18 @@ describe('messageTable with a quick reader', () => {
       expect(() => messageTable(union(field), { drive: () => {} }, { type: 'drive', read })).toThrow(refused);
   });
 
-  it('compares exclusive bounds as zod does', () => {
-    const schema = union(z.number().gt(0).lt(1));
-    const table = messageTable(schema, { drive: () => {} }, QUICK_DRIVE);
-    for (const throttle of [0, 1, 0.5, 1e-9, -0])
-      expect(table.quick?.(`{"type":"drive","throttle":${throttle},"steer":0}`) ?? null).toEqual(
-        schema.safeParse({ type: 'drive', throttle, steer: 0 }).data ?? null,
-      );
+  it('compares exclusive and repeated bounds as zod does', () => {
+    for (const schema of [
+      union(z.number().gt(0).lt(1)),
+      union(z.number().min(0.5).min(0).max(0.25).max(1)),
+      union(z.number().min(0).gt(0).lte(1).lt(1)),
+    ]) {
+      const table = messageTable(schema, { drive: () => {} }, QUICK_DRIVE);
+      for (const throttle of [0, 1, 0.5, 0.25, 0.3, 1e-9, -0])
+        expect(table.quick?.(`{"type":"drive","throttle":${throttle},"steer":0}`) ?? null).toEqual(
+          schema.safeParse({ type: 'drive', throttle, steer: 0 }).data ?? null,
+        );
+    }
   });
 
   it('refuses a reader for a type the union does not have', () => {

@@ -1,12 +1,12 @@
 /**
- * The relay's quick reader of a drive (sockets/message-table.ts): a driver's drive as the page
+ * The relay's quick reader of a drive (sockets/quick-read.ts): a driver's drive as the page
  * writes it — `{"type":"drive","throttle":…,"steer":…,"seq":…}`, JSON.stringify's text, `seq`
  * optional — taken apart by one regular expression instead of JSON.parse. It only finds the
  * numbers: the table checks each one against the drive's schema. Any other spelling (spaces, another key order, an
  * extra key) is left to JSON.parse and the whole schema, so nothing a client may send changes
  * meaning (drive-text.test.ts compares the two on generated texts).
  */
-import type { FieldReader, QuickRead } from '../../sockets/message-table.js';
+import type { FieldReader, QuickRead } from '../../sockets/quick-read.js';
 
 /** A JSON number literal; Number() reads every one of them as JSON.parse does. */
 const NUMBER = '(-?(?:0|[1-9][0-9]*)(?:\\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)';
