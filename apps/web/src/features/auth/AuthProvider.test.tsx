@@ -92,19 +92,24 @@ describe('session expiry', () => {
 
   it('re-checks the session every 10 seconds while the tab is visible', async () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const intervals = vi.spyOn(globalThis, 'setInterval');
     const fetchMock = stubServer({ session: member });
     renderApp('/car-selection');
     await screen.findByRole('heading', { level: 1, name: 'Choose a car' });
     const meCalls = () => fetchMock.mock.calls.filter(([url]) => url === '/api/me').length;
     expect(meCalls()).toBe(1);
+    // The recheck's interval is set by an effect that may run just after the page shows (under
+    // load it came after the first advance once): wait for it, not for the page. vi.waitFor polls
+    // on real timers (testing-library's waitFor polls on setInterval, faked here).
+    await vi.waitFor(() => expect(intervals).toHaveBeenCalledWith(expect.any(Function), SESSION_RECHECK_MS));
     await act(async () => {
       vi.advanceTimersByTime(SESSION_RECHECK_MS);
     });
-    await waitFor(() => expect(meCalls()).toBe(2));
+    await vi.waitFor(() => expect(meCalls()).toBe(2));
     await act(async () => {
       vi.advanceTimersByTime(SESSION_RECHECK_MS);
     });
-    await waitFor(() => expect(meCalls()).toBe(3));
+    await vi.waitFor(() => expect(meCalls()).toBe(3));
   });
 
   it('keeps the member signed in when the access token expired but the refresh works', async () => {
