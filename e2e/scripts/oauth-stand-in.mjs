@@ -182,6 +182,9 @@ const server = createServer((request, response) => {
                 : json(response, 404, { error: 'not_found' });
   Promise.resolve(handled).catch((error) => json(response, 500, { error: String(error) }));
 });
+// Idle keep-alive connections stay open for the whole run: with Node's 5 s default the stand-in
+// closed one just as Playwright's request context reused it (ECONNRESET, "socket hang up").
+server.keepAliveTimeout = 10 * 60_000;
 server.listen(port, '127.0.0.1', () =>
   process.stdout.write(`oauth stand-in (Twitch, Discord) on http://127.0.0.1:${port}\n`),
 );
