@@ -54,6 +54,9 @@ const control = createServer(async (request, response) => {
     return reply(500, { error: String(error) });
   }
 });
+// Idle keep-alive connections stay open for the run (as the OAuth stand-in's): Node's 5 s default
+// can close one just as Playwright's request context reuses it (ECONNRESET).
+control.keepAliveTimeout = 10 * 60_000;
 await new Promise<void>((resolve) => control.listen(port('E2E_CHAT_CONTROL_PORT'), '127.0.0.1', resolve));
 process.stdout.write(
   `chat stand-ins: twitch ${twitch.url}, youtube ${youtube.url}, discord ${discord.url}\n`,
