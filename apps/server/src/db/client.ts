@@ -74,15 +74,18 @@ export async function openPgliteFolder(
   return client;
 }
 
+/** What the drizzle database uses of a PGlite instance (tests pass a reused one: test/pglite-pool.ts). */
+export type PgliteClient = Pick<PGlite, 'waitReady' | 'query' | 'transaction' | 'close'>;
+
 /**
  * The drizzle database over a PGlite instance, or over one opened on the first query. Tests pass
  * an instance made elsewhere (started from a snapshot, skipping initdb).
  */
-export function pgliteDatabase(client: PGlite | (() => Promise<PGlite>)): Database {
+export function pgliteDatabase(client: PgliteClient | (() => Promise<PGlite>)): Database {
   const open = typeof client === 'function' ? client : () => client.waitReady.then(() => client);
-  let opened: Promise<PGlite> | undefined;
+  let opened: Promise<PgliteClient> | undefined;
   let closed = false;
-  const connection = (): Promise<PGlite> => {
+  const connection = (): Promise<PgliteClient> => {
     if (closed) return Promise.reject(new Error('the database is closed'));
     opened ??= open();
     return opened;

@@ -15,6 +15,7 @@ import { buildApp } from '../app.js';
 import type { BuildAppOptions } from '../app-options.js';
 import { type Config, loadConfig } from '../config.js';
 import { type Database, pgliteDatabase } from '../db/client.js';
+import { borrowMigratedPglite } from './pglite-pool.js';
 import { adminQuery, postgresUrl } from './postgres-admin.js';
 
 export const TEST_DB_KIND: 'pglite' | 'postgres' = process.env.TEST_DB === 'postgres' ? 'postgres' : 'pglite';
@@ -68,8 +69,8 @@ export async function createTestEnvironment(
 let snapshot: Promise<Blob> | undefined;
 
 /**
- * A fresh PGlite started from the migrated cluster saved by migrated-databases.ts: in memory, or
- * in a new data directory. An existing directory, or an empty database asked for, is left to the
+ * A PGlite as the migrated cluster saved by migrated-databases.ts left it: in memory (a reused
+ * one, reset: test/pglite-pool.ts), or started from it in a new data directory. An existing directory, or an empty database asked for, is left to the
  * app's own opening code (in memory: a new empty cluster).
  */
 async function pgliteFromSnapshot(
@@ -80,9 +81,12 @@ async function pgliteFromSnapshot(
   const dataDir = join(config.dataDir, 'db');
   if (persistent && (empty || existsSync(dataDir))) return undefined;
   if (empty) return pgliteDatabase(new PGlite());
-  snapshot ??= readFile(inject('pgliteSnapshotFile')).then((bytes) => new Blob([bytes]));
-  const loadDataDir = await snapshot;
-  return pgliteDatabase(persistent ? new PGlite(dataDir, { loadDataDir }) : new PGlite({ loadDataDir }));
+  const loadSnapshot = () => {
+    snapshot ??= readFile(inject('pgliteSnapshotFile')).then((bytes) => new Blob([bytes]));
+    return snapshot;
+  };
+  if (!persistent) return pgliteDatabase(await borrowMigratedPglite(loadSnapshot));
+  return pgliteDatabase(new PGlite(dataDir, { loadDataDir: await loadSnapshot() }));
 }
 
 /**
