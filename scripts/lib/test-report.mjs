@@ -1,7 +1,7 @@
 // Runs the test suites whatever fails, and repeats what failed at the very end.
 // CI shows only the tail of a run's output: a server test that failed ten minutes before the web
 // and browser suites ended was out of sight, and the next run, green, could not tell which it was.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,37 +37,13 @@ function passes(root, script, workspace, args, env) {
   }
 }
 
-/**
- * One workspace's Vitest suite, its failures also written down for the closing summary; without
- * blocking, for suites that run side by side. A `held` suite's output is printed in one block
- * when it ends, so two suites' lines never interleave; the other's streams.
- */
-export function runVitestAsync(root, workspace, env, { held = false } = {}) {
+/** One workspace's Vitest suite, its failures also written down for the closing summary; true when it passed. */
+export function runVitest(root, workspace, env) {
   const report = reportOf(root, workspace);
   mkdirSync(join(root, 'test-results'), { recursive: true });
   rmSync(report, { force: true });
-  const args = ['run', 'test', '-w', workspace, '--', '--reporter=default', `--reporter=${reporter}`];
-  console.info(`[run] npm run test -w ${workspace}${held ? ' (its output when it ends)' : ''}`);
-  return new Promise((resolve) => {
-    const child = spawn('npm', args, {
-      cwd: root,
-      env: { ...env, TEST_FAILURES_FILE: report },
-      stdio: held ? ['ignore', 'pipe', 'pipe'] : 'inherit',
-    });
-    const output = [];
-    if (held) {
-      child.stdout.on('data', (chunk) => output.push(chunk));
-      child.stderr.on('data', (chunk) => output.push(chunk));
-    }
-    child.on('close', (code) => {
-      if (held) {
-        console.info(`\n[run] npm run test -w ${workspace}:`);
-        process.stdout.write(Buffer.concat(output));
-      }
-      if (code !== 0) console.error(`[run] npm run test -w ${workspace} failed`);
-      resolve(code === 0);
-    });
-  });
+  const args = ['--reporter=default', `--reporter=${reporter}`];
+  return passes(root, 'test', workspace, args, { ...env, TEST_FAILURES_FILE: report });
 }
 
 /** A root script (the browser tests); true when it passed. */
