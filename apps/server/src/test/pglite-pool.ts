@@ -20,13 +20,15 @@ interface Baseline {
   tables: string[];
   /** The rows of the tables the migrations wrote to, as JSON, with the columns to insert. */
   seeds: { table: string; columns: string; rows: string }[];
-  /** `setval` statements putting every sequence back. */
-  sequences: string;
+  /** Run once the rows are back: every sequence set where the dump had it, every materialized view refreshed. */
+  afterRows: string;
   fingerprint: string;
 }
 
 /** A cluster is closed after this many tests, so a long worker's WASM heap does not keep growing. */
 const MAX_USES = 100;
+/** Idle clusters kept per worker: a test that ran several apps at once leaves no more than this behind. */
+const MAX_IDLE = 3;
 
 const USER_SCHEMAS = `n.nspname not in ('pg_catalog', 'information_schema') and n.nspname not like 'pg\\_%'`;
 
@@ -93,10 +95,14 @@ async function baselineOf(pglite: PGlite): Promise<Baseline> {
        coalesce(last_value, start_value), case when last_value is null then 'false' else 'true' end) as statement
      from pg_sequences`,
   );
+  // None today; one added later is computed again from the restored rows.
+  const { rows: viewRows } = await pglite.query<{ statement: string }>(
+    `select format('refresh materialized view %I.%I;', schemaname, matviewname) as statement from pg_matviews`,
+  );
   return {
     tables,
     seeds,
-    sequences: sequenceRows.map((row) => row.statement).join('\n'),
+    afterRows: [...sequenceRows, ...viewRows].map((row) => row.statement).join('\n'),
     fingerprint: await fingerprintOf(pglite),
   };
 }
@@ -113,7 +119,7 @@ async function reset(pglite: PGlite, baseline: Baseline): Promise<boolean> {
          select ${seed.columns} from json_populate_recordset(null::${seed.table}, $1)`,
         [seed.rows],
       );
-    await tx.exec(baseline.sequences);
+    await tx.exec(baseline.afterRows);
   });
   return true;
 }
@@ -162,6 +168,7 @@ export async function borrowMigratedPglite(snapshot: () => Promise<Blob>): Promi
 async function giveBack(pooled: Pooled): Promise<void> {
   const reusable =
     pooled.uses < MAX_USES &&
+    idle.length < MAX_IDLE &&
     baseline !== undefined &&
     (await reset(pooled.pglite, await baseline).catch(() => false));
   if (reusable) idle.push(pooled);
