@@ -1,11 +1,14 @@
 /**
- * Test support for tests that run real processes: the server as `npm run dev` starts it (tsx,
- * `source` condition), free ports, waiting for an HTTP status, and what a test does to such a
- * server over HTTP (log in, add a car with its sim agent, take a car with a code).
+ * Test support for tests that run real processes: the server as `npm start` runs it when its
+ * build is fresh, else as `npm run dev` does (tsx, `source` condition), free ports, waiting for
+ * an HTTP status, and what a test does to such a server over HTTP (log in, add a car with its
+ * sim agent, take a car with a code).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { freeLoopbackPort as freePortFor } from '../free-port.js';
 import { defaultAgentCommand } from '../modules/cars/sim-cars.js';
@@ -13,11 +16,51 @@ import { seedMigratedDatabase } from './app.js';
 import { controllerUrl } from './sockets.js';
 
 export const SERVER_DIR = new URL('../..', import.meta.url);
+const REPO = new URL('../../../..', import.meta.url);
+const PROTOCOL_SOURCES = new URL('packages/protocol/src', REPO);
+
+/** The newest modification time of the files under `dir`. */
+function newestFileIn(dir: URL): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true }))
+    if (entry.isFile()) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
+  return newest;
+}
+
+/**
+ * The path of a built bundle when it is newer than every source it is built from, else null.
+ * `test:all` builds before it tests, so its server and car processes start from the bundles
+ * `npm start` runs (a server ready in 2.2 s against 3.7 s through tsx, idle, for ~40 starts a
+ * run); a file edited since the last build sends the process back to tsx, with the edit.
+ */
+function freshBundle(bundle: URL, sources: URL[]): string | null {
+  if (!existsSync(bundle)) return null;
+  const built = statSync(bundle).mtimeMs;
+  return sources.every((dir) => newestFileIn(dir) <= built) ? fileURLToPath(bundle) : null;
+}
+
+/** How to start the server: its bundle if fresh, else its source through tsx (`npm run dev`'s way). */
+function serverArgs(): string[] {
+  const bundle = freshBundle(new URL('dist/main.js', SERVER_DIR), [
+    new URL('src', SERVER_DIR),
+    PROTOCOL_SOURCES,
+  ]);
+  return bundle ? [bundle] : ['--conditions=source', '--import', 'tsx', 'src/main.ts'];
+}
+
+/** How to start a car agent: its bundle if fresh, else its source through tsx. */
+function agentCommand(): { command: string; args: string[] } {
+  const bundle = freshBundle(new URL('apps/car/dist/main.js', REPO), [
+    new URL('apps/car/src', REPO),
+    PROTOCOL_SOURCES,
+  ]);
+  return bundle ? { command: process.execPath, args: [bundle] } : defaultAgentCommand();
+}
 
 export function startServer(
   env: Record<string, string>,
 ): ChildProcess & { output: () => { stdout: string; stderr: string } } {
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, serverArgs(), {
     cwd: SERVER_DIR,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -121,7 +164,7 @@ export async function apiCall<T>(
 
 /** A real car-agent process on the simulator, connecting to `base` as the car. */
 export function startSimAgent(base: string, carId: number, secret: string): ChildProcess {
-  const command = defaultAgentCommand();
+  const command = agentCommand();
   return spawn(
     command.command,
     [...command.args, '--server', base, '--car', String(carId), '--drive', 'sim'],
