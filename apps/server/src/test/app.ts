@@ -70,8 +70,9 @@ let snapshot: Promise<Blob> | undefined;
 
 /**
  * A PGlite as the migrated cluster saved by migrated-databases.ts left it: in memory (a reused
- * one, reset: test/pglite-pool.ts), or started from it in a new data directory. An existing directory, or an empty database asked for, is left to the
- * app's own opening code (in memory: a new empty cluster).
+ * one, reset: test/pglite-pool.ts), or started from it in a new data directory. An existing
+ * directory, or an empty database asked for, is left to the app's own opening code (in memory: a
+ * new empty cluster).
  */
 async function pgliteFromSnapshot(
   config: Config,
