@@ -17,6 +17,9 @@ export default defineConfig({
     // Vitest's default is one worker per core less one: a single worker on this 2-core machine,
     // with the main process idle while it runs.
     maxWorkers: 2,
+    // Worker threads rather than child processes: 76 s against 81–88 s for the suite in the same
+    // hour on this 2-core machine (CPU 131 s against 138–152 s), every test green both ways.
+    pool: 'threads',
     setupFiles: ['./src/test/setup.ts'],
     include: ['src/**/*.test.{ts,tsx}'],
     restoreMocks: true,
