@@ -6,7 +6,7 @@
  * Both open on the first query, not when the app is built: a server that fails to start (port
  * taken) must not have created, recovered or written the database folder.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
@@ -15,6 +15,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
 import { restrictModes } from './data-dir-modes.js';
+import { emptyClusterFor } from './empty-cluster.js';
 import { migratePglite, migratePostgres } from './migrate.js';
 import * as schema from './schema.js';
 
@@ -63,14 +64,35 @@ function openPglite(dataDir: string): Database {
  */
 export async function openPgliteFolder(
   dataDir: string,
-  options: { loadDataDir?: Blob } = {},
+  options: {
+    /** The cluster to unpack into the folder (a restore); else a new one is the empty cluster. */
+    loadDataDir?: Blob;
+    /** The empty cluster's archive (empty-cluster.ts); tests pass their own. */
+    emptyClusterArchive?: string;
+  } = {},
 ): Promise<PGlite> {
   // PGlite creates its own folder but not the parents.
   mkdirSync(dirname(dataDir), { recursive: true });
-  const client = new PGlite(dataDir, options);
-  await client.waitReady;
+  const emptyCluster =
+    options.loadDataDir === undefined ? emptyClusterFor(dataDir, options.emptyClusterArchive) : undefined;
+  const isNew = !existsSync(dataDir);
+  let client: PGlite;
+  try {
+    client = await readyPglite(dataDir, options.loadDataDir ?? emptyCluster);
+  } catch (error) {
+    // An archive that would not unpack into a folder that did not exist: initdb instead.
+    if (emptyCluster === undefined || !isNew) throw error;
+    rmSync(dataDir, { recursive: true, force: true });
+    client = await readyPglite(dataDir, undefined);
+  }
   // A new or restored cluster is unpacked with the modes stored in PGlite's archive (0666).
   restrictModes(dataDir);
+  return client;
+}
+
+async function readyPglite(dataDir: string, loadDataDir: Blob | undefined): Promise<PGlite> {
+  const client = new PGlite(dataDir, loadDataDir ? { loadDataDir } : {});
+  await client.waitReady;
   return client;
 }
 

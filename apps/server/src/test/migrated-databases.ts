@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import type { TestProject } from 'vitest/node';
 import { openDatabase, pgliteDatabase } from '../db/client.js';
+import { emptyClusterArchive } from '../db/empty-cluster.js';
 import { MIGRATIONS_DIR } from '../paths.js';
 import { adminQuery, postgresUrl } from './postgres-admin.js';
 
@@ -38,7 +39,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
 async function pgliteSnapshot(project: TestProject): Promise<() => Promise<void>> {
   const dir = await mkdtemp(join(tmpdir(), 'telerace-pglite-snapshot-'));
   const file = join(dir, 'migrated-cluster.tar');
-  const pglite = new PGlite();
+  // From the built empty cluster when there is one (no initdb), as a new DATA_DIR starts.
+  const emptyCluster = emptyClusterArchive();
+  const pglite = new PGlite(emptyCluster ? { loadDataDir: emptyCluster } : {});
   // Dumping a cluster that is still starting never settles (and Vitest then quits, running nothing).
   await pglite.waitReady;
   await pgliteDatabase(pglite).migrate(MIGRATIONS_DIR);
