@@ -64,10 +64,12 @@ const serverEnv = (port: string) => ({
   // Every browser of the suite comes from 127.0.0.1: the per-IP limits are for real crowds.
   API_RATE_LIMIT_PER_MINUTE: '100000',
   SIGNUP_RATE_LIMIT_PER_HOUR: '1000',
-  // The simulated cars' cameras at 15 frames a second (the agents inherit the server's
-  // environment): every driven car's picture is encoded, sent and decoded in a browser on the
-  // same two cores; the tests look at frames arriving and the picture moving, not at 30 fps.
+  // The simulated cars' cameras at 15 frames a second of 320×240 (the agents inherit the server's
+  // environment): every driven car's picture is drawn, encoded, sent and decoded in a browser on
+  // the same two cores; the tests look at frames arriving and the picture moving, not at 30 fps
+  // nor at 480×360.
   CAMERA_FRAMERATE: '15',
+  CAMERA_SIZE: '320x240',
 });
 
 /** A raffle server's environment: one simulated car, Twitch sign-in against an OAuth stand-in. */

@@ -169,6 +169,30 @@ describe('parseCli', () => {
         'CAMERA_FRAMERATE must be a whole number from 1 to 60',
       );
     }
+    // CAMERA_SIZE over the file's size (the browser tests' simulated cars).
+    expect(settings([], { CAMERA_SIZE: '320x240' }).video).toMatchObject({ width: 320, height: 240 });
+    expect(
+      settings([], { CAMERA_SIZE: '1920x1080' }, '{"video": {"width": 800, "height": 600}}').video,
+    ).toMatchObject({ width: 1920, height: 1080 });
+    expect(settings([], {}, '{"video": {"width": 800, "height": 600}}').video).toMatchObject({
+      width: 800,
+      height: 600,
+    });
+    for (const wrong of [
+      '320',
+      '320x',
+      'x240',
+      '320×240',
+      '15x240',
+      '320x15',
+      '1921x240',
+      '320x1081',
+      ' 320x240',
+    ]) {
+      expect(error(base, { CAR_SECRET: 's', CAMERA_SIZE: wrong }, noFile)).toBe(
+        'CAMERA_SIZE must be WIDTHxHEIGHT, 16–1920 by 16–1080 (e.g. 320x240)',
+      );
+    }
     const file = '{"camera": "v4l2", "video": {"device": "/dev/video2", "width": 480, "height": 360}}';
     expect(settings(['--drive', 'pigpio'], {}, file).video).toMatchObject({
       camera: 'v4l2',

@@ -22,7 +22,8 @@ usage: npm run car -- --server URL --car ID [--drive sim|pca9685|pigpio] [--came
   --help           print this help
 
 environment: CAR_SECRET (the car secret), CAMERA (as --camera), CAMERA_FRAMERATE (the camera's
-frames per second, 1–60, over the file's video.framerate)
+frames per second, 1–60, over the file's video.framerate), CAMERA_SIZE (the picture's WIDTHxHEIGHT,
+over the file's video.width and video.height)
 
 exit codes: 0 stopped or shutdown, 2 bad arguments, 75 restart requested (sim reboot)`;
 
@@ -81,6 +82,7 @@ export function parseCli(
       camera: values.camera ?? (env.CAMERA || undefined),
       assist: values.assist,
       framerate: env.CAMERA_FRAMERATE || undefined,
+      size: env.CAMERA_SIZE || undefined,
       file,
     });
     return { kind: 'run', settings };

@@ -133,6 +133,11 @@ export interface SettingsInput {
    * `video.framerate` (the server's simulated cars on a busy test machine).
    */
   framerate?: string | undefined;
+  /**
+   * The `CAMERA_SIZE` environment variable, `WIDTHxHEIGHT`: the picture's size over the file's
+   * `video.width` and `video.height` (the server's simulated cars in the browser tests).
+   */
+  size?: string | undefined;
   /** The parsed configuration file, if any. */
   file?: unknown;
 }
@@ -145,6 +150,27 @@ function framerateFrom(input: SettingsInput, video: Json, fallback: number): num
     throw new SettingsError('CAMERA_FRAMERATE must be a whole number from 1 to 60');
   }
   return value;
+}
+
+/** `CAMERA_SIZE` (`WIDTHxHEIGHT`), else the file's `video.width` and `video.height`, else the camera's default. */
+function sizeFrom(
+  input: SettingsInput,
+  video: Json,
+  fallback: { width: number; height: number },
+): { width: number; height: number } {
+  if (input.size === undefined) {
+    return {
+      width: intAt(video, 'video.', 'width', fallback.width, 16, 1920),
+      height: intAt(video, 'video.', 'height', fallback.height, 16, 1080),
+    };
+  }
+  const found = /^(\d{1,4})x(\d{1,4})$/.exec(input.size);
+  const width = Number(found?.[1]);
+  const height = Number(found?.[2]);
+  if (!found || width < 16 || width > 1920 || height < 16 || height > 1080) {
+    throw new SettingsError('CAMERA_SIZE must be WIDTHxHEIGHT, 16–1920 by 16–1080 (e.g. 320x240)');
+  }
+  return { width, height };
 }
 
 /** `--assist on|off`, or the file's `"assist": true|false`; on by default. */
@@ -249,8 +275,7 @@ export function resolveSettings(input: SettingsInput): AgentSettings {
     video: {
       camera: camera as CameraKind,
       device,
-      width: intAt(video, 'video.', 'width', videoDefaults.width, 16, 1920),
-      height: intAt(video, 'video.', 'height', videoDefaults.height, 16, 1080),
+      ...sizeFrom(input, video, videoDefaults),
       framerate: framerateFrom(input, video, videoDefaults.framerate),
       bitrate: intAt(video, 'video.', 'bitrate', videoDefaults.bitrate, 50, 20_000),
     },
