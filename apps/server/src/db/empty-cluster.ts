@@ -15,10 +15,13 @@ import { dirname, join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { SERVER_ROOT } from '../paths.js';
 
-/** The installed PGlite's version (its package.json is not exported: found beside its entry). */
+/** The installed PGlite's version (its package.json is not exported: found above its entry). */
 function pgliteVersion(): string {
   let folder = dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
-  while (!existsSync(join(folder, 'package.json'))) folder = dirname(folder);
+  while (!existsSync(join(folder, 'package.json'))) {
+    if (dirname(folder) === folder) return 'unknown';
+    folder = dirname(folder);
+  }
   return (JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
