@@ -89,6 +89,9 @@ describe('Control page', () => {
     await renderControl();
     expect(screen.getByTestId('video')).toHaveAttribute('data-state', 'connecting');
     expect(screen.getByText('Connecting to the video…')).toBeVisible();
+    // Answered once asked: on a loaded run the page's request came after this line, and an answer
+    // given before it was lost (the page then waited for a status that never came).
+    await waitFor(() => expect(callsTo(fetchMock, 'GET', '/api/cars/3/status')).not.toHaveLength(0));
     answerStatus(json(200, { ...car, stream_id: 9, video: { available: true, pin: '4321' } }));
     await waitFor(() => expect(FakeJanus.instances).toHaveLength(1));
     act(() => FakeJanus.last.serverReady());
