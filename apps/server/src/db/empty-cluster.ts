@@ -15,8 +15,18 @@ import { dirname, join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { SERVER_ROOT } from '../paths.js';
 
-/** The installed PGlite's version (its package.json is not exported: found above its entry). */
+let installedPgliteVersion: string | undefined;
+
+/**
+ * The installed PGlite's version (its package.json is not exported: found above its entry), read
+ * once per process: every server start asks, also when its cluster already exists.
+ */
 function pgliteVersion(): string {
+  installedPgliteVersion ??= readPgliteVersion();
+  return installedPgliteVersion;
+}
+
+function readPgliteVersion(): string {
   let folder = dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
   while (!existsSync(join(folder, 'package.json'))) {
     if (dirname(folder) === folder) return 'unknown';
@@ -34,10 +44,7 @@ export function emptyClusterArchivePath(): string {
  * The archive to unpack into `dataDir`, if the folder holds no cluster yet and the archive for
  * this PGlite exists; otherwise undefined (PGlite opens the cluster there, or runs initdb).
  */
-export function emptyClusterFor(
-  dataDir: string,
-  archive: string = emptyClusterArchivePath(),
-): Blob | undefined {
+export function emptyClusterFor(dataDir: string, archive?: string): Blob | undefined {
   return existsSync(join(dataDir, 'PG_VERSION')) ? undefined : emptyClusterArchive(archive);
 }
 
