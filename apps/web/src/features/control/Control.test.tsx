@@ -193,6 +193,39 @@ describe('Control page', () => {
     }
   });
 
+  it('polls no gamepad until one connects, drives with it, and stops polling once it is gone', async () => {
+    stubFetch({ 'GET /api/cars/3/status': () => json(200, car) });
+    const buttons = Array.from({ length: 17 }, () => ({ value: 0, pressed: false }));
+    buttons[7] = { value: 1, pressed: true };
+    const pad = { id: 'Late pad', connected: true, axes: [1, 0, 0, 0], buttons };
+    let pads: unknown[] = [];
+    Object.defineProperty(navigator, 'getGamepads', { configurable: true, value: () => pads });
+    const frames = vi.spyOn(window, 'requestAnimationFrame');
+    try {
+      await renderConnected();
+      // No pad: the page does not wake every frame for one (a phone's battery).
+      const framesWithoutPad = frames.mock.calls.length;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(frames.mock.calls.length).toBe(framesWithoutPad);
+
+      pads = [pad];
+      act(() => {
+        window.dispatchEvent(Object.assign(new Event('gamepadconnected'), { gamepad: pad }));
+      });
+      await waitFor(() => expect(lastDrive()).toEqual({ type: 'drive', throttle: 1, steer: 1 }));
+
+      pads = [];
+      await waitFor(() => expect(lastDrive()).toEqual({ type: 'drive', throttle: 0, steer: 0 }));
+      // Gone: the polling stopped with it.
+      const framesAfterPad = frames.mock.calls.length;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(frames.mock.calls.length).toBe(framesAfterPad);
+    } finally {
+      frames.mockRestore();
+      Reflect.deleteProperty(navigator, 'getGamepads');
+    }
+  });
+
   it('drives with both on-screen joysticks at once (two pointers) and centres each on release', async () => {
     stubFetch({ 'GET /api/cars/3/status': () => json(200, car) });
     await renderConnected();

@@ -1,8 +1,8 @@
 /**
  * Reads the three input devices of the control page and sends the merged drive (spec §7, §9):
  * keyboard (W/S/A/D and arrows, physical keys, kept from scrolling the page), gamepad (polled in
- * requestAnimationFrame) and the on-screen joysticks, merged by `mergeInputs`. The socket sends a
- * `drive` only when the values change.
+ * requestAnimationFrame while one is connected) and the on-screen joysticks, merged by
+ * `mergeInputs`. The socket sends a `drive` only when the values change.
  *
  * Safety (ARCHITECTURE.md): neutral is sent and every input forgotten on window blur, when the tab
  * is hidden, when a gamepad disconnects and when the page goes away; the gamepad is ignored until
@@ -106,7 +106,25 @@ export function useDriveInput(socket: ControlSocket | null, connected: boolean) 
         suspended.current = !document.hasFocus();
       }
     };
-    const onGamepadConnected = (event: GamepadEvent) => setGamepadName(event.gamepad.id);
+    // The gamepad is polled every frame, but only while one is connected: a loop that ran all
+    // the time kept a phone's page waking 60 times a second for a pad it never had.
+    let frame = 0;
+    const poll = () => {
+      const pad = firstGamepad();
+      const next = pad && !suspended.current ? gamepadInput(pad) : NEUTRAL;
+      if (!same(next, sources.current.gamepad)) {
+        sources.current = { ...sources.current, gamepad: next };
+        push();
+      }
+      frame = pad ? requestAnimationFrame(poll) : 0;
+    };
+    const startPolling = () => {
+      if (frame === 0 && typeof requestAnimationFrame === 'function') frame = requestAnimationFrame(poll);
+    };
+    const onGamepadConnected = (event: GamepadEvent) => {
+      setGamepadName(event.gamepad.id);
+      startPolling();
+    };
     const onGamepadDisconnected = () => {
       setGamepadName(firstGamepad()?.id ?? null);
       neutralize();
@@ -123,21 +141,12 @@ export function useDriveInput(socket: ControlSocket | null, connected: boolean) 
     window.addEventListener('gamepadconnected', onGamepadConnected, options);
     window.addEventListener('gamepaddisconnected', onGamepadDisconnected, options);
 
-    let frame = 0;
-    const poll = () => {
-      const pad = firstGamepad();
-      const next = pad && !suspended.current ? gamepadInput(pad) : NEUTRAL;
-      if (!same(next, sources.current.gamepad)) {
-        sources.current = { ...sources.current, gamepad: next };
-        push();
-      }
-      frame = requestAnimationFrame(poll);
-    };
-    if (typeof requestAnimationFrame === 'function') frame = requestAnimationFrame(poll);
+    // A pad the browser already exposes (used on this page before a remount) fires no event.
+    if (firstGamepad()) startPolling();
 
     return () => {
       listening.abort();
-      if (typeof cancelAnimationFrame === 'function') cancelAnimationFrame(frame);
+      if (frame !== 0 && typeof cancelAnimationFrame === 'function') cancelAnimationFrame(frame);
       pressed.current.clear();
       sources.current = { keyboard: NEUTRAL, joystick: NEUTRAL, gamepad: NEUTRAL };
       socketRef.current?.sendDrive(0, 0);
