@@ -226,16 +226,16 @@ const DANA = {
   discord: { id: '900000000000000042', name: 'Dana' },
 };
 const OTHER = { id: 'tw-other', name: 'OtherViewer' } as const;
-/** The shortest settings, so a driving session's nominal end falls during a race in about a minute. */
-const SHORT = { car_session_duration_minutes: 1, race_countdown_seconds: 3, race_length_minutes: 1 };
 /**
- * Time the admin leaves between the claim and the start: the nominal end of her turn (a minute
- * after the claim) then falls ~45 s into the one-minute race, which still runs ~15 s after it —
- * time to see her drive — before the admin ends it.
+ * The shortest settings: a one-minute turn (the lobby keeps the car two at most), a race that
+ * starts three seconds after the admin's click. That a racer keeps the car past the turn's nominal
+ * end until the race ends is the server's rule, proven on a moved clock with real sockets
+ * (apps/server/src/modules/races/race.test.ts) instead of a minute of real time here; this test
+ * proves the page shows it and drives through it.
  */
-const START_AFTER_CLAIM_MS = 15_000;
+const SHORT = { car_session_duration_minutes: 1, race_countdown_seconds: 3, race_length_minutes: 1 };
 
-test('a viewer entered from two linked platforms is drawn once, claims, races and keeps the car past its session', async ({
+test('a viewer entered from two linked platforms is drawn once, claims, races and keeps the car until the race ends', async ({
   browser,
   request,
 }, testInfo) => {
@@ -340,12 +340,10 @@ test('a viewer entered from two linked platforms is drawn once, claims, races an
     ]);
   });
 
-  let claimedAt = 0;
   await test.step('she claims with Twitch and lands on the control page already in the lobby', async () => {
     await signedInAt(request, DANA.twitch);
     await claimWithTwitch(dana);
     await expect(dana).toHaveURL(new RegExp(`/control/${carId}/\\d+$`));
-    claimedAt = Date.now();
     await expect(dana.getByTestId('connection-state')).toHaveText(en.control.connection.connected);
     // No click: the control page joined the lobby by itself.
     await expect(dana.getByTestId('race-lobby-count')).toHaveText(
@@ -360,21 +358,16 @@ test('a viewer entered from two linked platforms is drawn once, claims, races an
   });
 
   await test.step('the admin starts the race: her car is hers until it ends', async () => {
-    await dana.waitForTimeout(Math.max(0, claimedAt + START_AFTER_CLAIM_MS - Date.now()));
     await adminPage.getByRole('button', { name: en.raceControl.start, exact: true }).click();
     await expect(dana.getByTestId('session-timer')).toHaveText(en.control.session.untilRaceEnds);
   });
 
-  await test.step('past the nominal end of her session, mid-race, she still drives', async () => {
-    // One minute after the claim her turn would have ended; the race runs ~15 s longer.
-    await expect
-      .poll(() => Date.now() - claimedAt, { timeout: 70_000, intervals: [1_000] })
-      .toBeGreaterThan(62_000);
+  await test.step('mid-race she drives', async () => {
     await expect(dana.getByTestId('race-status')).toHaveText(en.race.status.active);
     await expect(dana.getByTestId('connection-state')).toHaveText(en.control.connection.connected);
     await dana.keyboard.down('w');
     await expect.poll(() => speed(dana), { timeout: 10_000 }).toBeGreaterThan(1);
-    await screenshot(dana, testInfo, 'racing-past-session-end');
+    await screenshot(dana, testInfo, 'racing-until-race-ends');
     await dana.keyboard.up('w');
   });
 
