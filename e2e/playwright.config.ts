@@ -242,6 +242,9 @@ export default defineConfig({
     url: `http://127.0.0.1:${E2E_READY_PORT}/ready`,
     reuseExistingServer: false,
     timeout: 120_000,
+    // Stopped as Ctrl+C stops them, not killed: each server closes its database and
+    // scripts/start-server.mjs then removes the run's data folder.
+    gracefulShutdown: { signal: 'SIGTERM', timeout: 20_000 },
     stdout: 'pipe',
     stderr: 'pipe',
     env: {

@@ -1,6 +1,6 @@
 // Starts the built server for the browser tests on a fresh data folder.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,4 +23,9 @@ const server = spawn(process.execPath, [main], {
   stdio: 'inherit',
 });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => server.kill(signal));
-server.on('exit', (code) => process.exit(code ?? 0));
+server.on('exit', (code) => {
+  // The folder is this run's alone (its database, its car agents' files: ~40 MB), and every run
+  // makes a new one: left behind, they filled the disk of a machine that runs the suite often.
+  rmSync(dataDir, { recursive: true, force: true });
+  process.exit(code ?? 0);
+});

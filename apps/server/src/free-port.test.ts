@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ephemeralRangeStart, freeLoopbackPort } from './free-port.js';
 
 describe('freeLoopbackPort', () => {
@@ -32,6 +32,7 @@ describe('freeLoopbackPort', () => {
 describe('ephemeralRangeStart', () => {
   const dir = mkdtempSync(join(tmpdir(), 'telerace-ports-'));
   afterEach(() => rmSync(join(dir, 'range'), { force: true }));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const range = (text: string) => {
     writeFileSync(join(dir, 'range'), text);
     return ephemeralRangeStart(join(dir, 'range'));
