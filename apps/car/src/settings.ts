@@ -152,6 +152,11 @@ function framerateFrom(input: SettingsInput, video: Json, fallback: number): num
   return value;
 }
 
+/** The picture's size in pixels, from the config file or `CAMERA_SIZE`. */
+const WIDTH = { min: 16, max: 1920 };
+const HEIGHT = { min: 16, max: 1080 };
+const within = (value: number, { min, max }: { min: number; max: number }) => value >= min && value <= max;
+
 /** `CAMERA_SIZE` (`WIDTHxHEIGHT`), else the file's `video.width` and `video.height`, else the camera's default. */
 function sizeFrom(
   input: SettingsInput,
@@ -160,15 +165,17 @@ function sizeFrom(
 ): { width: number; height: number } {
   if (input.size === undefined) {
     return {
-      width: intAt(video, 'video.', 'width', fallback.width, 16, 1920),
-      height: intAt(video, 'video.', 'height', fallback.height, 16, 1080),
+      width: intAt(video, 'video.', 'width', fallback.width, WIDTH.min, WIDTH.max),
+      height: intAt(video, 'video.', 'height', fallback.height, HEIGHT.min, HEIGHT.max),
     };
   }
   const found = /^(\d{1,4})x(\d{1,4})$/.exec(input.size);
   const width = Number(found?.[1]);
   const height = Number(found?.[2]);
-  if (!found || width < 16 || width > 1920 || height < 16 || height > 1080) {
-    throw new SettingsError('CAMERA_SIZE must be WIDTHxHEIGHT, 16–1920 by 16–1080 (e.g. 320x240)');
+  if (!found || !within(width, WIDTH) || !within(height, HEIGHT)) {
+    throw new SettingsError(
+      `CAMERA_SIZE must be WIDTHxHEIGHT, ${WIDTH.min}–${WIDTH.max} by ${HEIGHT.min}–${HEIGHT.max} (e.g. 320x240)`,
+    );
   }
   return { width, height };
 }
