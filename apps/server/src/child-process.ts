@@ -32,13 +32,13 @@ export function spawnTiedToServer(
 }
 
 /**
- * A crashing child is started again after 250 ms, doubling up to 30 s: a one-off crash (Janus
+ * A crashing child (or the drive channel's worker thread) is started again after 250 ms, doubling up to 30 s: a one-off crash (Janus
  * killed while drivers watch) is back before a player's first retry at 1 s (docs/reliability.md),
  * a crash loop still slows down within seconds.
  */
-const RESTART_DELAYS: BackoffSchedule = { initialMs: 250, maxMs: 30_000 };
+export const RESTART_DELAYS: BackoffSchedule = { initialMs: 250, maxMs: 30_000 };
 /** A child that ran this long had a fresh start: its next crash restarts quickly again. */
-const HEALTHY_RUN_MS = 30_000;
+export const HEALTHY_RUN_MS = 30_000;
 /** The wait before a child that asked for its restart (an exit code it chose) is started again. */
 const ASKED_RESTART_MS = 100;
 

@@ -60,7 +60,7 @@ describe('loadConfig', () => {
       stunUrls: ['stun:stun.l.google.com:19302'],
       turnUrls: [],
       turnSecret: null,
-      driveChannel: { enabled: true, publicIp: null, udpPorts: null },
+      driveChannel: { enabled: true, publicIp: null, udpPorts: null, allowedNetworks: [] },
       lapCounter: 'car',
       zroundUrl: null,
       rotorhazardUrl: null,
@@ -144,6 +144,7 @@ describe('loadConfig', () => {
       DRIVE_CHANNEL: 'off',
       DRIVE_CHANNEL_PUBLIC_IP: '203.0.113.7',
       DRIVE_CHANNEL_UDP_PORTS: '40000-40100',
+      DRIVE_CHANNEL_ALLOWED_NETWORKS: '192.168.1.0/24, fd00::/8',
       LAP_COUNTER: 'zround',
       ZROUND_URL: 'tcp://decoder.local:6000',
       ROTORHAZARD_URL: 'http://rotorhazard.local',
@@ -220,7 +221,15 @@ describe('loadConfig', () => {
       stunUrls: ['stun:stun.example:3478', 'stuns:stun.example:5349'],
       turnUrls: ['turn:turn.example:3478?transport=udp', 'turns:turn.example:5349'],
       turnSecret: 'turn-secret',
-      driveChannel: { enabled: false, publicIp: '203.0.113.7', udpPorts: { min: 40000, max: 40100 } },
+      driveChannel: {
+        enabled: false,
+        publicIp: '203.0.113.7',
+        udpPorts: { min: 40000, max: 40100 },
+        allowedNetworks: [
+          { address: '192.168.1.0', prefix: 24 },
+          { address: 'fd00::', prefix: 8 },
+        ],
+      },
       lapCounter: 'zround',
       zroundUrl: 'tcp://decoder.local:6000',
       rotorhazardUrl: 'http://rotorhazard.local',
@@ -404,6 +413,12 @@ describe('loadConfig', () => {
       'Invalid configuration: TURN_URLS and TURN_SECRET must be set together',
     ],
     [{ DRIVE_CHANNEL: 'yes' }, 'Invalid configuration: DRIVE_CHANNEL must be on or off (got "yes")'],
+    ...['192.168.1.0', '192.168.1.0/33', 'lan.example/24', '192.168.1.0/24;10.0.0.0/8'].map(
+      (networks): [Record<string, string>, string] => [
+        { DRIVE_CHANNEL_ALLOWED_NETWORKS: networks },
+        `Invalid configuration: DRIVE_CHANNEL_ALLOWED_NETWORKS must be comma-separated networks address/prefix (e.g. 192.168.1.0/24, fd00::/8) (got ${JSON.stringify(networks)})`,
+      ],
+    ),
     [
       { DRIVE_CHANNEL_PUBLIC_IP: 'vm.example.com' },
       'Invalid configuration: DRIVE_CHANNEL_PUBLIC_IP must be an IPv4 or IPv6 address (got "vm.example.com")',
@@ -542,6 +557,7 @@ describe('loadConfig', () => {
       enabled: true,
       publicIp: null,
       udpPorts: { min: 1024, max: 65535 },
+      allowedNetworks: [],
     });
     expect(
       loadConfig({ JWT_SECRET: SECRET, DRIVE_CHANNEL_UDP_PORTS: '40000-40001' }).driveChannel.udpPorts,

@@ -219,7 +219,17 @@ export const DRIVE_CHANNEL = {
    * server UDP ports); half the page's first retry delay, so network jitter never trips it.
    */
   minOfferIntervalMs: 500,
-  /** Remote ICE candidates the server takes per offer; later ones are ignored. */
+  /**
+   * Offers a member may make per minute, all their sockets and instances together, and as many
+   * per car session (errors.driveChannelBusy past it): a page that retries with its backoff
+   * (1, 2, 4… s) and reconnects its socket now and then stays well under it, while reconnecting
+   * sockets no longer buys a member a fresh budget (each offer sends the server's checks out).
+   */
+  offersPerMinute: 12,
+  /**
+   * Remote ICE candidates the server considers per offer, those written in the offer's SDP and
+   * trickled ones together; later ones are ignored.
+   */
   maxCandidates: 16,
 } as const;
 
@@ -247,15 +257,21 @@ export const ControllerMessage = z.discriminatedUnion('type', [
   /**
    * Opens the drive channel (the browser creates the DataChannel and offers): answered with
    * `rtc_answer`. A new offer replaces the socket's previous peer connection; one within
-   * DRIVE_CHANNEL.minOfferIntervalMs of the last is refused (errors.tooManyRequests). A server
+   * DRIVE_CHANNEL.minOfferIntervalMs of the last, or past the member's DRIVE_CHANNEL.offersPerMinute,
+   * is refused (errors.driveChannelBusy: the page drives over the socket and offers again after its
+   * backoff). An offer whose ICE credentials are not RFC 8839's (characters, lengths) is refused
+   * (errors.validation). Candidates written in the SDP count like trickled ones. A server
    * without the drive channel (DRIVE_CHANNEL=off) refuses every offer (errors.driveChannelOff):
    * the page offers no more on that socket and drives over it.
    */
   z.object({ type: z.literal('rtc_offer'), sdp: Sdp }),
   /**
-   * One of the browser's ICE candidates for the last offer (trickle). The server ignores mDNS
-   * (`.local`) host candidates, non-UDP ones and those past DRIVE_CHANNEL.maxCandidates: the
-   * browser's connectivity checks reach it anyway.
+   * One of the browser's ICE candidates for the last offer (trickle). The server ignores the
+   * browser's mDNS host candidates (`<uuid>.local`) and those past DRIVE_CHANNEL.maxCandidates,
+   * and drops without an answer any it will not send to: not UDP, not an IP address, a port
+   * below 1024, a private, loopback, link-local, multicast or otherwise special-purpose address
+   * (unless the operator allows its network), or the server's own (docs/security.md "The drive
+   * channel"). The browser's connectivity checks reach the server anyway.
    */
   z.object({
     type: z.literal('rtc_candidate'),

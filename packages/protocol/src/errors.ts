@@ -67,5 +67,6 @@ export const ERROR_KEYS = {
   testMessageUnsupported: 'errors.testMessageUnsupported',
   invalidWebhookSignature: 'errors.invalidWebhookSignature',
   driveChannelOff: 'errors.driveChannelOff',
+  driveChannelBusy: 'errors.driveChannelBusy',
 } as const;
 export type ErrorKey = (typeof ERROR_KEYS)[keyof typeof ERROR_KEYS];

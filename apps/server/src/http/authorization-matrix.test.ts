@@ -23,6 +23,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import type { z } from 'zod';
 import type { UserRow } from '../kernel/users.repo.js';
+import { driveChannelThread } from '../modules/control/drive-channel-thread.js';
 import { STREAMING_PLUGIN } from '../modules/video/janus-client.js';
 import type { StartedTestApp } from '../test/app.js';
 import { SAMPLE_DRIVE_OFFER } from '../test/drive-channel-client.js';
@@ -537,12 +538,19 @@ describe('the authorization matrix: every operation and message, as every actor'
       // Answered: the server's peer for the socket's drive channel.
       rtc_offer: (socket) =>
         answer(socket, { type: 'rtc_offer', sdp: SAMPLE_DRIVE_OFFER }, (m) => m.type === 'rtc_answer'),
-      rtc_candidate: (socket) =>
-        quietAnswer(socket, {
+      // Dropped when the address policy refused it: no error, and no check ever sent there.
+      rtc_candidate: async (socket) => {
+        const { candidates } = driveChannelThread.counters;
+        const [taken, refused] = [candidates.taken, candidates.refused.special_purpose];
+        const got = await quietAnswer(socket, {
           type: 'rtc_candidate',
           candidate: 'candidate:1 1 udp 2113937151 192.0.2.1 50000 typ host',
           sdpMid: '0',
-        }),
+        });
+        if (got !== 'ok') return got;
+        if (candidates.refused.special_purpose > refused && candidates.taken === taken) return 'dropped';
+        return 'ok';
+      },
     };
     const { found, kept } = await playSocket(
       'controller',

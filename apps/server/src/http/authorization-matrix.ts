@@ -62,11 +62,14 @@ export type HttpOutcome =
 export type OpenOutcome = 'open' | '401' | '401 banned' | '403' | '403 registrationIncomplete';
 
 /**
- * A socket message: `ok` — accepted (its answer, or no error when it has none); `error <key>` —
- * the socket's error message with that errorKey; `closed <code>` — the server closed the socket.
+ * A socket message: `ok` — accepted (its answer, or no error when it has none); `dropped` — taken
+ * without an answer and acted on not at all (a drive channel candidate the address policy
+ * refuses); `error <key>` — the socket's error message with that errorKey; `closed <code>` — the
+ * server closed the socket.
  */
 export type MessageOutcome =
   | 'ok'
+  | 'dropped'
   | 'error registrationIncomplete'
   | 'error notCarHolder'
   | 'error notInLobby'
@@ -227,7 +230,8 @@ export const CONTROLLER_SOCKET: SocketTable<ControllerMessage['type']> = {
     auth: { rest: 'ok' },
     // The drive channel (issue 27): signalled on the socket, so for whoever may open it.
     rtc_offer: { rest: 'ok' },
-    rtc_candidate: { rest: 'ok' },
+    // Issue 39: a candidate at a documentation address (192.0.2.1) is never sent a check.
+    rtc_candidate: { rest: 'dropped' },
   },
 };
 

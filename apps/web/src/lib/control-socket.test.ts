@@ -573,6 +573,24 @@ describe('ControlSocket and the drive channel', () => {
     expect(FakeSocket.last.messages.filter((m) => m.type === 'rtc_offer')).toHaveLength(1);
   });
 
+  it('drives over the socket while the server finds offers too frequent, and offers again after the backoff', async () => {
+    const { socket, ws, peer } = await offered();
+    ws.serverSend({
+      type: 'error',
+      error: 'Drive channel offers come too often',
+      errorKey: ERROR_KEYS.driveChannelBusy,
+    });
+    expect(peer.closed).toBe(true);
+    // Nothing for the driver to read or do: the socket drives meanwhile.
+    expect(socket.getState().error).toBeNull();
+    socket.sendDrive(1, 0);
+    expect(drives(ws)).toEqual([{ type: 'drive', throttle: 1, steer: 0, seq: 1 }]);
+    await vi.advanceTimersByTimeAsync(DRIVE_CHANNEL.retryInitialMs - 1);
+    expect(ws.messages.filter((m) => m.type === 'rtc_offer')).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(ws.messages.filter((m) => m.type === 'rtc_offer')).toHaveLength(2);
+  });
+
   it('drives over the socket alone when the server has no drive channel, and asks again on the next connection', async () => {
     const { socket, ws, peer } = await offered();
     ws.serverSend({

@@ -329,8 +329,9 @@ export class ControlSocket extends StateStore<ControlState> {
         this.update({ carOnline: message.online });
         break;
       case 'error':
-        // Not the driver's concern: the socket drives as before, and stays the only path.
+        // Not the driver's concern: the socket drives as before, alone (off) or for a while (busy).
         if (message.errorKey === ERROR_KEYS.driveChannelOff) this.channel.serverOff();
+        else if (message.errorKey === ERROR_KEYS.driveChannelBusy) this.channel.serverBusy();
         else this.update({ error: { text: message.error, errorKey: message.errorKey } });
         break;
       case 'incompatible':

@@ -135,6 +135,14 @@ export class DriveChannel {
     this.options.onChange();
   }
 
+  /**
+   * The server refused the offer for now (errors.driveChannelBusy: offers too often for this
+   * member): the socket drives, and the channel is offered again after the backoff.
+   */
+  serverBusy(): void {
+    if (this.peer) this.failed();
+  }
+
   /** The server's `rtc_answer`. */
   answer(sdp: string): void {
     const peer = this.peer;

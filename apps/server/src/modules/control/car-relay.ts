@@ -27,6 +27,7 @@ import type { CarPresence } from '../cars/cars.presenter.js';
 import { CarLink } from './car-link.js';
 import { type ControllerAccess, ControllerLink } from './controller-link.js';
 import { CrossInstanceRelay, type LocalRelay } from './cross-instance-relay.js';
+import { type DriveChannelThread, driveChannelThread } from './drive-channel-thread.js';
 import type { RelayBridge } from './relay-bridge.js';
 
 export interface CarRelayDeps {
@@ -72,12 +73,22 @@ export class CarRelay implements CarPresence {
   readonly events: EventBus;
   readonly log: FastifyBaseLogger;
   readonly options: CarRelayDeps;
+  readonly #unsubscribeWorkerExits: () => void;
 
   constructor(deps: CarRelayDeps) {
     this.events = deps.events;
     this.log = deps.log;
     this.options = deps;
     this.#crossInstance = new CrossInstanceRelay(this.#localSide(), deps.bridge);
+    // Every end of the drive channel worker is the server's fault, pending offer or not.
+    this.#unsubscribeWorkerExits = driveChannelThread.onExit(({ reason, restartInMs }) =>
+      this.log.error({ reason, restartInMs }, 'drive channel worker exited: its channels closed'),
+    );
+  }
+
+  /** The drive channels of this process (GET /metrics): the worker's exits, its open peers, the candidates judged. */
+  get driveChannels(): Pick<DriveChannelThread, 'counters' | 'openPeers'> {
+    return driveChannelThread;
   }
 
   /** Drives that crossed instances (GET /metrics). */
@@ -329,5 +340,6 @@ export class CarRelay implements CarPresence {
     }
     for (const controller of this.#controllers.values()) controller.close(1001, 'server shutting down');
     this.#crossInstance.close();
+    this.#unsubscribeWorkerExits();
   }
 }

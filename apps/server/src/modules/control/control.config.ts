@@ -5,7 +5,9 @@
  */
 import { z } from 'zod';
 import { defineSection, setting } from '../../config/define.js';
+import { commaList } from '../../config/schemas.js';
 import type { DriveChannelNetwork, UdpPortRange } from './drive-channel.js';
+import type { AllowedNetwork } from './drive-channel-addresses.js';
 
 /** An IPv4 or IPv6 literal; not the "any address" of HOST, which no browser can send to. */
 const publicAddress = () =>
@@ -29,6 +31,22 @@ const udpPortRange = () =>
       return { min, max };
     })
     .refine(({ min, max }) => min >= PORTS.min && max <= PORTS.max && min < max, PORT_RANGE_MESSAGE);
+
+const NETWORKS_MESSAGE = 'must be comma-separated networks address/prefix (e.g. 192.168.1.0/24, fd00::/8)';
+
+/** `address/prefix, …` (IPv4 or IPv6 CIDR): the LAN networks the drive channel may send to. */
+const networkList = () =>
+  commaList()
+    .refine(
+      (networks) => networks.every((network) => z.union([z.cidrv4(), z.cidrv6()]).safeParse(network).success),
+      NETWORKS_MESSAGE,
+    )
+    .transform((networks): AllowedNetwork[] =>
+      networks.map((network) => {
+        const [address = '', prefix = ''] = network.split('/');
+        return { address, prefix: Number(prefix) };
+      }),
+    );
 
 export interface DriveChannelConfig extends DriveChannelNetwork {
   /** DRIVE_CHANNEL=on: the server answers offers; off: it refuses them, the socket drives alone. */
@@ -55,12 +73,25 @@ export const controlConfig = defineSection(
       default: null,
       doc: "UDP ports of the drive channel, `min-max` within 1024–65535 (e.g. `40000-40100`), to open in the firewall: each driver's channel takes one port per server address (plus one for `DRIVE_CHANNEL_PUBLIC_IP`). Unset: ports the system picks.",
     }),
+    driveChannelAllowedNetworks: setting({
+      env: 'DRIVE_CHANNEL_ALLOWED_NETWORKS',
+      schema: networkList(),
+      default: '',
+      empty: 'value',
+      doc: "Private or otherwise special-purpose networks the drive channel may send its checks to, comma-separated `address/prefix` (e.g. `192.168.1.0/24` when drivers' phones and the server share the venue's LAN and browsers show their addresses). Unset: only public addresses, ports from 1024, never the server's own (docs/security.md \"The drive channel\").",
+    }),
   },
-  ({ driveChannel, driveChannelPublicIp, driveChannelUdpPorts }): { driveChannel: DriveChannelConfig } => ({
+  ({
+    driveChannel,
+    driveChannelPublicIp,
+    driveChannelUdpPorts,
+    driveChannelAllowedNetworks,
+  }): { driveChannel: DriveChannelConfig } => ({
     driveChannel: {
       enabled: driveChannel === 'on',
       publicIp: driveChannelPublicIp,
       udpPorts: driveChannelUdpPorts,
+      allowedNetworks: driveChannelAllowedNetworks,
     },
   }),
 );

@@ -7,10 +7,18 @@
  * counted per address and per member. Declared with the socket kit
  * (sockets/define-socket.ts): every check runs before the upgrade.
  */
-import { CarAgentMessage, CONTROL_LIMITS, ControllerMessage, ERROR_KEYS, IdText } from '@telerace/protocol';
+import {
+  CarAgentMessage,
+  CONTROL_LIMITS,
+  ControllerMessage,
+  DRIVE_CHANNEL,
+  ERROR_KEYS,
+  IdText,
+} from '@telerace/protocol';
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { assertRegistrationComplete, memberFromAccessToken, unauthorized } from '../../http/authenticate.js';
 import { HttpError } from '../../http/errors.js';
+import type { LimitWindow } from '../../limit-window.js';
 import { answerBrowserHello } from '../../sockets/browser-hello.js';
 import { defineSocket, registerSockets } from '../../sockets/define-socket.js';
 import { messageTable } from '../../sockets/message-table.js';
@@ -60,7 +68,7 @@ function carSocket(app: FastifyInstance) {
   });
 }
 
-function controllerSocket(app: FastifyInstance, check: TokenCheck) {
+function controllerSocket(app: FastifyInstance, check: TokenCheck, driveChannelOffers: LimitWindow<string>) {
   return defineSocket({
     name: 'controller',
     path: '/rcsocket',
@@ -89,7 +97,7 @@ function controllerSocket(app: FastifyInstance, check: TokenCheck) {
         carId,
         sessionId,
         connection,
-        { user, claims, check, clock: app.clock, driveChannel: app.config.driveChannel },
+        { user, claims, check, clock: app.clock, driveChannel: app.config.driveChannel, driveChannelOffers },
         request,
       ),
     messages: messageTable<ControllerLink, ControllerMessage>(
@@ -117,5 +125,10 @@ export const controlRoutes: FastifyPluginAsync = async (app) => {
     assertRegistrationComplete(member.user);
     return member;
   };
-  registerSockets(app, [carSocket(app), controllerSocket(app, check)]);
+  const driveChannelOffers = app.limitStores.window<string>(
+    'drive-channel-offers',
+    DRIVE_CHANNEL.offersPerMinute,
+    60_000,
+  );
+  registerSockets(app, [carSocket(app), controllerSocket(app, check, driveChannelOffers)]);
 };

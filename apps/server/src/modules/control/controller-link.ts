@@ -19,6 +19,7 @@ import {
 import type { Clock } from '../../clock.js';
 import { HttpError } from '../../http/errors.js';
 import type { UserRow } from '../../kernel/users.repo.js';
+import type { LimitWindow } from '../../limit-window.js';
 import type { MemberSocket, Revocation } from '../../sockets/member-sockets.js';
 import { messageTable } from '../../sockets/message-table.js';
 import type { SocketConnection } from '../../sockets/socket-connection.js';
@@ -51,6 +52,8 @@ export interface ControllerAccess {
   clock: Clock;
   /** DRIVE_CHANNEL and its network settings. */
   driveChannel: DriveChannelConfig;
+  /** The drive channel offers' budget (DRIVE_CHANNEL.offersPerMinute), shared by every socket and instance. */
+  driveChannelOffers: LimitWindow<string>;
 }
 
 export interface ControllerLinkHandlers {
@@ -104,7 +107,13 @@ export class ControllerLink implements MemberSocket {
     this.connection.send(message);
   }
 
+  /**
+   * The server ends the socket (replaced, session over, revoked…): the drive channel goes now,
+   * not when the browser completes the close — a client that never reads would otherwise keep
+   * its peer, and its connectivity checks, for the close handshake's 30 s.
+   */
   close(code: number, reason: string): void {
+    this.#channel?.close();
     this.connection.close(code, reason);
   }
 
@@ -139,6 +148,7 @@ export class ControllerLink implements MemberSocket {
       clock: this.access.clock,
       log: this.connection.options.log,
       network,
+      owner: { userId: this.userId, sessionId: this.sessionId, offers: this.access.driveChannelOffers },
       answer: (answer) => this.send({ type: 'rtc_answer', sdp: answer }),
       onMessage: (data) => this.connection.receive(data, DRIVE_CHANNEL_MESSAGES, this),
     });

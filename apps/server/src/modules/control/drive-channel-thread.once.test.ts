@@ -1,10 +1,15 @@
 /**
- * The drive channel worker failing: what waits for it settles, the next offer starts another. The
- * real worker (werift answering real offers) is drive-channel.once.test.ts's.
+ * The drive channel worker: failing (what waits for it settles, every exit is counted and told,
+ * another starts after the supervisor's backoff), and its peers' lifetimes — a close that arrives
+ * while werift is still loading leaves no peer and no UDP port behind (issue 39).
  */
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import { describe, expect, it } from 'vitest';
-import { DriveChannelThread } from './drive-channel-thread.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { RESTART_DELAYS } from '../../child-process.js';
+import { ManualClock } from '../../test/clock.js';
+import { SAMPLE_DRIVE_OFFER } from '../../test/drive-channel-client.js';
+import { DriveChannelThread, type WorkerExit } from './drive-channel-thread.js';
 
 /** A worker that answers every offer with a fixed SDP, and dies on an offer of 'crash'. */
 const standIn = () =>
@@ -13,35 +18,94 @@ const standIn = () =>
      parentPort.on('message', (m) => {
        if (m.op !== 'offer') return;
        if (m.sdp === 'crash') throw new Error('werift blew up');
+       if (m.sdp === 'exit') process.exit(3);
        parentPort.postMessage({ ev: 'answer', id: m.id, sdp: 'answer to ' + m.sdp });
        parentPort.postMessage({ ev: 'message', id: m.id, data: new TextEncoder().encode('hi') });
      });`,
     { eval: true },
   );
 
-const network = { publicIp: null, udpPorts: null };
+const network = { publicIp: null, udpPorts: null, allowedNetworks: [] };
+
+/** UDP sockets this process holds (its worker threads' included), from /proc. */
+function udpSocketsHeld(): number {
+  const inodes = new Set(
+    ['udp', 'udp6'].flatMap((table) =>
+      readFileSync(`/proc/net/${table}`, 'utf8')
+        .trim()
+        .split('\n')
+        .slice(1)
+        .map((row) => row.trim().split(/\s+/)[9]),
+    ),
+  );
+  return readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      const target = readlinkSync(`/proc/self/fd/${fd}`);
+      return inodes.has(/^socket:\[(\d+)\]$/.exec(target)?.[1]);
+    } catch {
+      return false;
+    }
+  }).length;
+}
+
+const threads: DriveChannelThread[] = [];
+afterEach(() => {
+  threads.splice(0);
+});
 
 describe('the drive channel thread', () => {
-  it('settles the offers of a worker that fails as unavailable, and starts another for the next offer', async () => {
+  it('settles the offers of a failed worker as unavailable, counts and tells the exit, and starts another after the backoff', async () => {
+    const clock = new ManualClock();
     let started = 0;
     const thread = new DriveChannelThread(() => {
       started += 1;
       return standIn();
-    });
+    }, clock);
+    const exits: WorkerExit[] = [];
+    thread.onExit((exit) => exits.push(exit));
     const heard: string[] = [];
     const first = thread.offer('one', network, 'drive', (data) => heard.push(data.toString()));
     expect(await first.outcome).toEqual({ answer: 'answer to one' });
     await expect.poll(() => heard).toEqual(['hi']);
 
     const crashing = thread.offer('crash', network, 'drive', () => {});
-    const outcome = await crashing.outcome;
-    expect(outcome).toMatchObject({ unavailable: expect.stringContaining('werift blew up') });
+    expect(await crashing.outcome).toMatchObject({ unavailable: expect.stringContaining('werift blew up') });
+    expect(thread.counters.workerExits).toBe(1);
+    expect(exits).toEqual([
+      { reason: expect.stringContaining('werift blew up'), restartInMs: RESTART_DELAYS.initialMs },
+    ]);
+
+    // Within the backoff: no worker to take it, the page offers again later.
+    const tooEarly = thread.offer('early', network, 'drive', () => {});
+    expect(await tooEarly.outcome).toEqual({ unavailable: 'drive channel worker restarting' });
     expect(started).toBe(1);
+    clock.advance(RESTART_DELAYS.initialMs);
+    // Started again by the supervisor, not by the next offer.
+    expect(started).toBe(2);
 
     const next = thread.offer('two', network, 'drive', () => {});
     expect(await next.outcome).toEqual({ answer: 'answer to two' });
     expect(started).toBe(2);
     thread.close(next.id);
+  });
+
+  it('counts an exit with no offer waiting, and doubles the wait when it crashes again soon after', async () => {
+    const clock = new ManualClock();
+    const thread = new DriveChannelThread(standIn, clock);
+    const exits: WorkerExit[] = [];
+    thread.onExit((exit) => exits.push(exit));
+    const answered = thread.offer('one', network, 'drive', () => {});
+    await answered.outcome;
+    // An exit while nothing waits used to go unheard.
+    const exiting = thread.offer('exit', network, 'drive', () => {});
+    await exiting.outcome;
+    clock.advance(RESTART_DELAYS.initialMs);
+    await thread.offer('exit', network, 'drive', () => {}).outcome;
+    expect(thread.counters.workerExits).toBe(2);
+    expect(exits).toEqual([
+      { reason: 'exit code 3', restartInMs: RESTART_DELAYS.initialMs },
+      { reason: 'exit code 3', restartInMs: RESTART_DELAYS.initialMs * 2 },
+    ]);
   });
 
   it('passes nothing on for a peer once it is closed', async () => {
@@ -54,5 +118,23 @@ describe('the drive channel thread', () => {
     // The worker answered and sent to the closed peer too (its messages came before the other's).
     expect(heard).toEqual([]);
     thread.close(other.id);
+  });
+});
+
+describe('the real drive channel worker', () => {
+  it('makes no peer for an offer closed while werift was still loading, and frees every port on close', async () => {
+    const before = udpSocketsHeld();
+    // Its own worker: werift loads for the first offer, as on a fresh server.
+    const thread = new DriveChannelThread();
+    const early = thread.offer(SAMPLE_DRIVE_OFFER, network, 'drive', () => {});
+    thread.close(early.id);
+    const kept = thread.offer(SAMPLE_DRIVE_OFFER, network, 'drive', () => {});
+    expect(await kept.outcome).toHaveProperty('answer');
+    // The early offer was handled first: had it made a peer, it would be counted by now.
+    await expect.poll(() => thread.openPeers).toBe(1);
+    expect(udpSocketsHeld()).toBeGreaterThan(before);
+    thread.close(kept.id);
+    await expect.poll(() => thread.openPeers).toBe(0);
+    await expect.poll(udpSocketsHeld, { timeout: 5_000 }).toBe(before);
   });
 });

@@ -7,14 +7,35 @@
  *
  * A worker that fails or exits takes every peer with it: offers waiting for an answer settle as
  * unavailable (no error on the page), open channels stop acknowledging and their pages drive over
- * their sockets again within a second; the next offer starts a new worker.
+ * their sockets again within a second. Every exit is counted (GET /metrics) and told to the
+ * listeners (each app logs it), and the worker is started again after the supervisor's backoff
+ * (child-process.ts): 250 ms doubling to 30 s, from the start again after a healthy run. Offers
+ * made during that wait settle as unavailable; the pages offer again after their own backoff.
  */
 import { Worker } from 'node:worker_threads';
+import { Backoff } from '@telerace/protocol';
+import { HEALTHY_RUN_MS, RESTART_DELAYS } from '../../child-process.js';
+import { type Clock, type ClockTimer, systemClock } from '../../clock.js';
 import { DRIVE_CHANNEL_WORKER } from '../../paths.js';
+import { REFUSAL_REASONS, type RefusalReason } from './drive-channel-addresses.js';
 import type { DriveChannelNetwork, FromPeers, RemoteCandidate, ToPeers } from './drive-channel-peers.js';
 
 /** How an offer ended: answered, refused as the driver's error, or unavailable (the server's). */
 export type OfferOutcome = { answer: string } | { refused: string } | { unavailable: string };
+
+/** A worker's end, as the listeners hear it. */
+export interface WorkerExit {
+  reason: string;
+  /** When the next worker starts. */
+  restartInMs: number;
+}
+
+/** What the drive channels of this process did (GET /metrics). */
+export interface DriveChannelCounters {
+  workerExits: number;
+  /** Remote candidates by what the address policy made of them (drive-channel.ts). */
+  candidates: { taken: number; ignored: number; overLimit: number; refused: Record<RefusalReason, number> };
+}
 
 interface PeerListener {
   settle(outcome: OfferOutcome): void;
@@ -36,12 +57,44 @@ function startWorker(): Worker {
 }
 
 export class DriveChannelThread {
-  /** `start`: the worker's source (a test's own worker). */
-  constructor(readonly start: () => Worker = startWorker) {}
+  /** `start`: the worker's source (a test's own worker); `clock`: the restarts' timer. */
+  constructor(
+    readonly start: () => Worker = startWorker,
+    readonly clock: Clock = systemClock,
+  ) {}
+
+  readonly counters: DriveChannelCounters = {
+    workerExits: 0,
+    candidates: {
+      taken: 0,
+      ignored: 0,
+      overLimit: 0,
+      refused: Object.fromEntries(REFUSAL_REASONS.map((reason) => [reason, 0])) as Record<
+        RefusalReason,
+        number
+      >,
+    },
+  };
 
   #worker: Worker | null = null;
+  #startedAt = 0;
+  #restart: ClockTimer | undefined;
+  readonly #backoff = new Backoff(RESTART_DELAYS);
+  #openPeers = 0;
   #nextId = 1;
   readonly #peers = new Map<number, PeerListener>();
+  readonly #exitListeners = new Set<(exit: WorkerExit) => void>();
+
+  /** Peers open in the worker now, each holding UDP ports (GET /metrics: a leak shows here). */
+  get openPeers(): number {
+    return this.#openPeers;
+  }
+
+  /** Told of every exit of the worker; returns the unsubscription. */
+  onExit(listener: (exit: WorkerExit) => void): () => void {
+    this.#exitListeners.add(listener);
+    return () => this.#exitListeners.delete(listener);
+  }
 
   /** A new peer for the offer; `onMessage` hears its DataChannel until `close(id)`. */
   offer(
@@ -51,6 +104,8 @@ export class DriveChannelThread {
     onMessage: (data: Buffer) => void,
   ): { id: number; outcome: Promise<OfferOutcome> } {
     const id = this.#nextId++;
+    if (this.#restart !== undefined)
+      return { id, outcome: Promise.resolve({ unavailable: 'drive channel worker restarting' }) };
     const outcome = new Promise<OfferOutcome>((settle) => {
       this.#peers.set(id, { settle, onMessage });
     });
@@ -78,22 +133,41 @@ export class DriveChannelThread {
 
   #start(): Worker {
     const worker = this.start();
+    this.#startedAt = this.clock.now().getTime();
     // The server exits without waiting for it; its peers go with the process.
     worker.unref();
     worker.on('message', (message: FromPeers) => this.#heard(message));
-    const gone = (reason: string) => {
-      if (this.#worker !== worker) return;
-      this.#worker = null;
-      const peers = [...this.#peers.values()];
-      this.#peers.clear();
-      for (const peer of peers) peer.settle({ unavailable: reason });
-    };
-    worker.on('error', (error) => gone(`drive channel worker failed: ${error.message}`));
-    worker.on('exit', (code) => gone(`drive channel worker exited (${code})`));
+    let failure: string | null = null;
+    worker.on('error', (error) => {
+      failure = error.message;
+    });
+    worker.on('exit', (code) => this.#gone(worker, failure ?? `exit code ${code}`));
     return worker;
   }
 
+  /** The worker ended (it never does on its own purpose): its peers are gone, another follows. */
+  #gone(worker: Worker, reason: string): void {
+    if (this.#worker !== worker) return;
+    this.#worker = null;
+    this.#openPeers = 0;
+    this.counters.workerExits += 1;
+    const peers = [...this.#peers.values()];
+    this.#peers.clear();
+    for (const peer of peers) peer.settle({ unavailable: `drive channel worker ended: ${reason}` });
+    if (this.clock.now().getTime() - this.#startedAt >= HEALTHY_RUN_MS) this.#backoff.reset();
+    const restartInMs = this.#backoff.next();
+    for (const listener of this.#exitListeners) listener({ reason, restartInMs });
+    this.#restart = this.clock.setTimeout(() => {
+      this.#restart = undefined;
+      this.#worker ??= this.#start();
+    }, restartInMs);
+  }
+
   #heard(message: FromPeers): void {
+    if (message.ev === 'peers') {
+      this.#openPeers = message.open;
+      return;
+    }
     const peer = this.#peers.get(message.id);
     if (!peer) return;
     switch (message.ev) {

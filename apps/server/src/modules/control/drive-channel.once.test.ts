@@ -131,7 +131,7 @@ describe('the drive channel', () => {
       type: 'rtc_offer',
       sdp: 'v=0\r\nm=application 9 UDP/DTLS/SCTP webrtc-datachannel\r\n',
     });
-    expect(await controller.nextOfType('error')).toMatchObject({ errorKey: ERROR_KEYS.tooManyRequests });
+    expect(await controller.nextOfType('error')).toMatchObject({ errorKey: ERROR_KEYS.driveChannelBusy });
     clock.advance(DRIVE_CHANNEL.minOfferIntervalMs);
     controller.send({ type: 'rtc_offer', sdp: 'v=0\r\nm=video 9 UDP/TLS/RTP/SAVPF 96\r\n' });
     expect(await controller.nextOfType('error')).toMatchObject({ errorKey: ERROR_KEYS.validation });

@@ -8,13 +8,19 @@
  * checks), and the link closes it when the control socket closes. The channel closing ends
  * nothing: the browser drives over the socket again, and only the socket's close stops the car.
  *
- * Limits, since every peer holds UDP ports: one peer per link (a new offer replaces the last),
- * offers at least DRIVE_CHANNEL.minOfferIntervalMs apart, DRIVE_CHANNEL.maxCandidates remote
- * candidates per offer, UDP only, one DataChannel (labelled `drive`) per peer. mDNS (`.local`)
- * host candidates, which browsers send instead of their addresses, are ignored rather than looked
- * up (werift would ask the server's network by multicast and give up after 10 s): the browser's
- * checks reach the server's own candidates and werift learns its address from them (ICE's
- * peer-reflexive candidates). The server does not trickle: its answer carries all its candidates.
+ * Limits, since every peer holds UDP ports and sends connectivity checks to the destinations a
+ * member names (issue 39, docs/security.md "The drive channel"): one peer per link (a new offer
+ * replaces the last, and the link's close — the server's or the browser's — ends it at once);
+ * offers at least DRIVE_CHANNEL.minOfferIntervalMs apart on a socket and at most
+ * DRIVE_CHANNEL.offersPerMinute per member and per car session, on every socket and instance
+ * together; ICE credentials as RFC 8839 writes them (drive-channel-offer.ts); every remote
+ * candidate, written in the offer's SDP or trickled, through one address policy
+ * (drive-channel-addresses.ts) and one count of DRIVE_CHANNEL.maxCandidates; UDP only, one
+ * DataChannel (labelled `drive`) per peer. The browser's mDNS host candidates are ignored rather
+ * than looked up (werift would ask the server's network by multicast and give up after 10 s): the
+ * browser's checks reach the server's own candidates and werift learns its address from them
+ * (ICE's peer-reflexive candidates). The server does not trickle: its answer carries all its
+ * candidates.
  *
  * ICE as for the video: the browser uses the video's STUN and TURN servers (GET
  * /api/video/ice-servers), and the server, like its Janus, offers its host candidates only — it
@@ -29,40 +35,42 @@ import { DRIVE_CHANNEL, ERROR_KEYS } from '@telerace/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../clock.js';
 import { HttpError } from '../../http/errors.js';
+import type { LimitWindow } from '../../limit-window.js';
+import { type AddressPolicy, addressPolicy, candidateVerdict } from './drive-channel-addresses.js';
+import { readOffer } from './drive-channel-offer.js';
 import type { DriveChannelNetwork, RemoteCandidate } from './drive-channel-peers.js';
 import { driveChannelThread } from './drive-channel-thread.js';
 
 export type { DriveChannelNetwork, RemoteCandidate, UdpPortRange } from './drive-channel-peers.js';
 
+/** Whose offers these are: their budget is counted per member and per car session. */
+export interface DriveChannelOwner {
+  userId: number;
+  sessionId: number;
+  /** DRIVE_CHANNEL.offersPerMinute per key (`member:<id>`, `session:<id>`), on every instance. */
+  offers: LimitWindow<string>;
+}
+
 export interface DriveChannelOptions {
   clock: Clock;
   log: FastifyBaseLogger;
   network: DriveChannelNetwork;
+  owner: DriveChannelOwner;
   /** Sends the answer on the control socket. */
   answer(sdp: string): void;
   /** One message received on the DataChannel, as bytes. */
   onMessage(data: Buffer): void;
 }
 
-/** Candidates worth giving to werift: UDP, with an address (not an mDNS name); '' ends them. */
-function usable(candidate: string): boolean {
-  if (candidate === '') return true;
-  const fields = candidate.replace(/^a=/, '').split(' ');
-  const [, , transport, , address] = fields;
-  return transport?.toLowerCase() === 'udp' && address !== undefined && !address.endsWith('.local');
-}
-
-/** An offer of one DataChannel and nothing else (no audio or video for the server to take). */
-function dataChannelOnly(sdp: string): boolean {
-  const media = sdp.split(/\r?\n/).filter((line) => line.startsWith('m='));
-  return media.length === 1 && media[0]?.startsWith('m=application ') === true;
-}
-
 const invalidOffer = () => new HttpError(400, 'Invalid drive channel offer', ERROR_KEYS.validation);
+const busy = () => new HttpError(429, 'Drive channel offers come too often', ERROR_KEYS.driveChannelBusy);
 
 export class DriveChannel {
   /** The current offer's peer in the drive channel worker; null: none (refused, replaced or closed). */
   #peerId: number | null = null;
+  /** The current offer's address policy (the server's own addresses as they were at the offer). */
+  #policy: AddressPolicy | null = null;
+  /** Remote candidates considered for the current offer, its SDP's and trickled ones together. */
   #candidates = 0;
   #lastOfferAt = Number.NEGATIVE_INFINITY;
   #closed = false;
@@ -76,16 +84,29 @@ export class DriveChannel {
   async offer(sdp: string): Promise<void> {
     if (this.#closed) return;
     const now = this.options.clock.now().getTime();
-    if (now - this.#lastOfferAt < DRIVE_CHANNEL.minOfferIntervalMs)
-      throw new HttpError(429, 'Drive channel offers come too often', ERROR_KEYS.tooManyRequests);
+    if (now - this.#lastOfferAt < DRIVE_CHANNEL.minOfferIntervalMs) throw busy();
     this.#lastOfferAt = now;
-    if (!dataChannelOnly(sdp)) throw invalidOffer();
+    const reading = readOffer(sdp);
+    if ('invalid' in reading) {
+      this.options.log.debug({ reason: reading.invalid }, 'drive channel: offer refused');
+      throw invalidOffer();
+    }
+    if (!(await this.#withinBudget()) || this.#closed) {
+      if (this.#closed) return;
+      throw busy();
+    }
     this.#closePeer();
     this.#candidates = 0;
-    const { id, outcome } = driveChannelThread.offer(sdp, this.options.network, DRIVE_CHANNEL.label, (data) =>
-      this.options.onMessage(data),
+    this.#policy = addressPolicy(this.options.network);
+    const { id, outcome } = driveChannelThread.offer(
+      reading.sdp,
+      this.options.network,
+      DRIVE_CHANNEL.label,
+      (data) => this.options.onMessage(data),
     );
     this.#peerId = id;
+    // The SDP's candidates as if trickled: the same policy, the same count.
+    for (const candidate of reading.candidates) this.candidate({ candidate, sdpMid: null, sdpMLineIndex: 0 });
     const result = await outcome;
     // Replaced by a newer offer, or the socket closed, meanwhile: nobody waits for this answer.
     if (this.#peerId !== id) return;
@@ -102,10 +123,27 @@ export class DriveChannel {
     this.options.log.error({ reason: result.unavailable }, 'drive channel unavailable');
   }
 
-  /** One of the browser's candidates for the current offer; ignored past the limits. */
+  /** One of the browser's candidates for the current offer; ignored past the limits and the policy. */
   candidate(remote: RemoteCandidate): void {
-    if (this.#closed || this.#peerId === null || !usable(remote.candidate)) return;
-    if (remote.candidate !== '' && ++this.#candidates > DRIVE_CHANNEL.maxCandidates) return;
+    const policy = this.#policy;
+    if (this.#closed || this.#peerId === null || !policy) return;
+    const { counters } = driveChannelThread;
+    if (remote.candidate !== '') {
+      if (++this.#candidates > DRIVE_CHANNEL.maxCandidates) {
+        counters.candidates.overLimit += 1;
+        return;
+      }
+      const verdict = candidateVerdict(remote.candidate, policy);
+      if ('ignore' in verdict) {
+        counters.candidates.ignored += 1;
+        return;
+      }
+      if ('refuse' in verdict) {
+        counters.candidates.refused[verdict.refuse] += 1;
+        return;
+      }
+      counters.candidates.taken += 1;
+    }
     // The worker holds it until the offer is answered (werift pairs it with its own candidates).
     driveChannelThread.candidate(this.#peerId, remote);
   }
@@ -115,10 +153,18 @@ export class DriveChannel {
     if (this.#peerId !== null) driveChannelThread.send(this.#peerId, JSON.stringify(message));
   }
 
-  /** The control socket closed: the peer goes, and later offers are ignored. */
+  /** The control socket closes (or is being closed): the peer goes, and later offers are ignored. */
   close(): void {
     this.#closed = true;
     this.#closePeer();
+  }
+
+  /** One offer off the member's and the car session's budgets; both must have room. */
+  async #withinBudget(): Promise<boolean> {
+    const { userId, sessionId, offers } = this.options.owner;
+    const member = await offers.take(`member:${userId}`);
+    const session = await offers.take(`session:${sessionId}`);
+    return member && session;
   }
 
   #closePeer(): void {

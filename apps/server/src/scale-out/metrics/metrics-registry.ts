@@ -18,6 +18,7 @@ import {
 import type { FastifyBaseLogger } from 'fastify';
 import { Counter, collectDefaultMetrics, Gauge, type Metric, Registry } from 'prom-client';
 import type { Database } from '../../db/client.js';
+import type { DriveChannelCounters } from '../../modules/control/drive-channel-thread.js';
 import type { DropCounters } from '../../sockets/message-guard.js';
 import type { SocketMeter } from '../../sockets/socket-meter.js';
 import type { LatencyHistogram } from './latency-histogram.js';
@@ -27,7 +28,11 @@ export interface MetricsSources {
   version: string;
   database: Pick<Database, 'kind' | 'pool'>;
   sockets: SocketMeter;
-  relay: { driveLatency: LatencyHistogram; remoteDrives: { sent: number; forwarded: number } };
+  relay: {
+    driveLatency: LatencyHistogram;
+    remoteDrives: { sent: number; forwarded: number };
+    driveChannels: { counters: DriveChannelCounters; openPeers: number };
+  };
   /** Whether this instance runs the leader-only work (scale-out/leadership.ts; one process: always). */
   leadership: { readonly leading: boolean };
   race: { state(): { race_status: RaceStatus } };
@@ -206,6 +211,39 @@ export function metricsRegistry(sources: MetricsSources): Registry {
       [{ direction: 'sent' }, sources.relay.remoteDrives.sent],
       [{ direction: 'forwarded' }, sources.relay.remoteDrives.forwarded],
     ],
+  );
+  const { driveChannels } = sources.relay;
+  mirroredCounter(
+    registry,
+    'telerace_drive_channel_worker_exits_total',
+    "Ends of the drive channel worker thread (each closes every driver's channel; it restarts after a backoff)",
+    [],
+    () => [[{}, driveChannels.counters.workerExits]],
+  );
+  readGauge(
+    registry,
+    'telerace_drive_channel_peers',
+    'Drive channel peer connections open in this process (each holds UDP ports)',
+    [],
+    () => [[{}, driveChannels.openPeers]],
+  );
+  mirroredCounter(
+    registry,
+    'telerace_drive_channel_candidates_total',
+    "Drivers' remote ICE candidates by verdict (taken, ignored mDNS, over_limit, refused) and refusal reason",
+    ['verdict', 'reason'],
+    () => {
+      const { taken, ignored, overLimit, refused } = driveChannels.counters.candidates;
+      return [
+        [{ verdict: 'taken', reason: '' }, taken],
+        [{ verdict: 'ignored', reason: 'mdns' }, ignored],
+        [{ verdict: 'over_limit', reason: '' }, overLimit],
+        ...Object.entries(refused).map(([reason, count]): [Record<'verdict' | 'reason', string>, number] => [
+          { verdict: 'refused', reason },
+          count,
+        ]),
+      ];
+    },
   );
   readGauge(
     registry,
