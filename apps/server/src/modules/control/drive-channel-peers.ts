@@ -63,6 +63,12 @@ export type FromPeers =
   | { ev: 'refused'; id: number; reason: string }
   /** werift could not make a peer at all: the server's fault. */
   | { ev: 'unavailable'; id: number; reason: string }
+  /**
+   * The answer has no candidate of the server's: no browser could reach it. The server's fault too,
+   * typically its interfaces hidden from it (a unit whose RestrictAddressFamilies leaves out
+   * AF_NETLINK: os.networkInterfaces() is then empty).
+   */
+  | { ev: 'no-candidates'; id: number }
   /** One message received on the peer's DataChannel. */
   | { ev: 'message'; id: number; data: Uint8Array }
   /** How many peers are open now (each holds UDP ports), after one opened or closed. */
@@ -163,7 +169,13 @@ export class ChannelPeers {
     settle(true);
     // Closed meanwhile (replaced, or its socket closed): nobody waits for the answer.
     if (this.#peers.get(id) !== entry) return;
-    this.post({ ev: 'answer', id, sdp: peer.localDescription?.sdp ?? '' });
+    const answer = peer.localDescription?.sdp ?? '';
+    if (!/^a=candidate:/m.test(answer)) {
+      this.#close(id);
+      this.post({ ev: 'no-candidates', id });
+      return;
+    }
+    this.post({ ev: 'answer', id, sdp: answer });
   }
 
   #candidate(id: number, candidate: RemoteCandidate): void {

@@ -7,6 +7,7 @@ import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RESTART_DELAYS } from '../../child-process.js';
+import { DRIVE_CHANNEL_WORKER } from '../../paths.js';
 import { ManualClock } from '../../test/clock.js';
 import { SAMPLE_DRIVE_OFFER } from '../../test/drive-channel-client.js';
 import { DriveChannelThread, type WorkerExit } from './drive-channel-thread.js';
@@ -136,5 +137,23 @@ describe('the real drive channel worker', () => {
     thread.close(kept.id);
     await expect.poll(() => thread.openPeers).toBe(0);
     await expect.poll(udpSocketsHeld, { timeout: 5_000 }).toBe(before);
+  });
+
+  it("tells an answer without a single address of the server apart, as the server's fault (its interfaces hidden)", async () => {
+    // As under a systemd unit whose RestrictAddressFamilies leaves out AF_NETLINK: Node lists no interface.
+    const href = JSON.stringify(DRIVE_CHANNEL_WORKER.href);
+    const thread = new DriveChannelThread(
+      () =>
+        new Worker(
+          `const os = require('node:os');
+           os.networkInterfaces = () => ({});
+           require('node:module').syncBuiltinESMExports();
+           import('tsx/esm/api').then(({ tsImport }) => tsImport(${href}, ${href}));`,
+          { eval: true },
+        ),
+    );
+    const offer = thread.offer(SAMPLE_DRIVE_OFFER, network, 'drive', () => {});
+    expect(await offer.outcome).toEqual({ noCandidates: true });
+    await expect.poll(() => thread.openPeers).toBe(0);
   });
 });

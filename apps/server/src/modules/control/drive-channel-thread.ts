@@ -20,8 +20,15 @@ import { DRIVE_CHANNEL_WORKER } from '../../paths.js';
 import { REFUSAL_REASONS, type RefusalReason } from './drive-channel-addresses.js';
 import type { DriveChannelNetwork, FromPeers, RemoteCandidate, ToPeers } from './drive-channel-peers.js';
 
-/** How an offer ended: answered, refused as the driver's error, or unavailable (the server's). */
-export type OfferOutcome = { answer: string } | { refused: string } | { unavailable: string };
+/**
+ * How an offer ended: answered, refused as the driver's error, or unavailable or answerable with
+ * no candidate of the server's (both the server's fault).
+ */
+export type OfferOutcome =
+  | { answer: string }
+  | { refused: string }
+  | { unavailable: string }
+  | { noCandidates: true };
 
 /** A worker's end, as the listeners hear it. */
 export interface WorkerExit {
@@ -33,6 +40,8 @@ export interface WorkerExit {
 /** What the drive channels of this process did (GET /metrics). */
 export interface DriveChannelCounters {
   workerExits: number;
+  /** Offers by how they ended (drive-channel.ts). */
+  offers: { answered: number; refused: number; busy: number; unavailable: number; noCandidates: number };
   /** Remote candidates by what the address policy made of them (drive-channel.ts). */
   candidates: { taken: number; ignored: number; overLimit: number; refused: Record<RefusalReason, number> };
 }
@@ -65,6 +74,7 @@ export class DriveChannelThread {
 
   readonly counters: DriveChannelCounters = {
     workerExits: 0,
+    offers: { answered: 0, refused: 0, busy: 0, unavailable: 0, noCandidates: 0 },
     candidates: {
       taken: 0,
       ignored: 0,
@@ -182,6 +192,9 @@ export class DriveChannelThread {
         return;
       case 'unavailable':
         peer.settle({ unavailable: message.reason });
+        return;
+      case 'no-candidates':
+        peer.settle({ noCandidates: true });
         return;
     }
   }

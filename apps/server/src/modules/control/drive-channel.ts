@@ -39,7 +39,7 @@ import type { LimitWindow } from '../../limit-window.js';
 import { type AddressPolicy, addressPolicy, candidateVerdict } from './drive-channel-addresses.js';
 import { readOffer } from './drive-channel-offer.js';
 import type { DriveChannelNetwork, RemoteCandidate } from './drive-channel-peers.js';
-import { driveChannelThread } from './drive-channel-thread.js';
+import { driveChannelThread, type OfferOutcome } from './drive-channel-thread.js';
 
 export type { DriveChannelNetwork, RemoteCandidate, UdpPortRange } from './drive-channel-peers.js';
 
@@ -83,16 +83,23 @@ export class DriveChannel {
    */
   async offer(sdp: string): Promise<void> {
     if (this.#closed) return;
+    const { offers } = driveChannelThread.counters;
     const now = this.options.clock.now().getTime();
-    if (now - this.#lastOfferAt < DRIVE_CHANNEL.minOfferIntervalMs) throw busy();
+    if (now - this.#lastOfferAt < DRIVE_CHANNEL.minOfferIntervalMs) {
+      offers.busy += 1;
+      throw busy();
+    }
     this.#lastOfferAt = now;
     const reading = readOffer(sdp);
     if ('invalid' in reading) {
+      offers.refused += 1;
       this.options.log.debug({ reason: reading.invalid }, 'drive channel: offer refused');
       throw invalidOffer();
     }
-    if (!(await this.#withinBudget()) || this.#closed) {
-      if (this.#closed) return;
+    const withinBudget = await this.#withinBudget();
+    if (this.#closed) return;
+    if (!withinBudget) {
+      offers.busy += 1;
       throw busy();
     }
     this.#closePeer();
@@ -109,17 +116,32 @@ export class DriveChannel {
     for (const candidate of reading.candidates) this.candidate({ candidate, sdpMid: null, sdpMLineIndex: 0 });
     const result = await outcome;
     // Replaced by a newer offer, or the socket closed, meanwhile: nobody waits for this answer.
-    if (this.#peerId !== id) return;
+    if (this.#peerId === id) this.#ended(result);
+  }
+
+  /** The current offer's end: answered, or closed with the driver's error or the server's log line. */
+  #ended(result: OfferOutcome): void {
+    const { offers } = driveChannelThread.counters;
     if ('answer' in result) {
+      offers.answered += 1;
       this.options.answer(result.answer);
       return;
     }
     this.#closePeer();
     if ('refused' in result) {
+      offers.refused += 1;
       this.options.log.debug({ reason: result.refused }, 'drive channel: offer refused');
       throw invalidOffer();
     }
     // The server's fault, not the driver's: no answer (no error on the page), the socket drives.
+    if ('noCandidates' in result) {
+      offers.noCandidates += 1;
+      this.options.log.error(
+        'drive channel: no address of the server to offer (are its network interfaces visible? a systemd unit needs AF_NETLINK in RestrictAddressFamilies); drivers stay on the socket',
+      );
+      return;
+    }
+    offers.unavailable += 1;
     this.options.log.error({ reason: result.unavailable }, 'drive channel unavailable');
   }
 

@@ -220,6 +220,22 @@ export function metricsRegistry(sources: MetricsSources): Registry {
     [],
     () => [[{}, driveChannels.counters.workerExits]],
   );
+  mirroredCounter(
+    registry,
+    'telerace_drive_channel_offers_total',
+    "Drivers' drive channel offers by outcome: answered, refused (the driver's), busy (too often), unavailable and no_candidates (the server's: no address to offer)",
+    ['outcome'],
+    () => {
+      const { answered, refused, busy, unavailable, noCandidates } = driveChannels.counters.offers;
+      return [
+        [{ outcome: 'answered' }, answered],
+        [{ outcome: 'refused' }, refused],
+        [{ outcome: 'busy' }, busy],
+        [{ outcome: 'unavailable' }, unavailable],
+        [{ outcome: 'no_candidates' }, noCandidates],
+      ];
+    },
+  );
   readGauge(
     registry,
     'telerace_drive_channel_peers',

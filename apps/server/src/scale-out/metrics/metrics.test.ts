@@ -42,6 +42,7 @@ describe('GET /metrics', () => {
       telerace_relay_latency_seconds: 'histogram',
       telerace_relay_remote_drives_total: 'counter',
       telerace_drive_channel_worker_exits_total: 'counter',
+      telerace_drive_channel_offers_total: 'counter',
       telerace_drive_channel_peers: 'gauge',
       telerace_drive_channel_candidates_total: 'counter',
       telerace_leader: 'gauge',
