@@ -14,6 +14,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { agentArgs, CAR_DIR } from '../scripts/agent-command.mjs';
 import { CarAgent } from './agent.js';
+import type { DriveBackend } from './drive/backend.js';
 import { SimBackend } from './drive/sim.js';
 import { TOO_OLD_RETRY_MS } from './link.js';
 import { resolveSettings } from './settings.js';
@@ -176,6 +177,7 @@ describe('car agent ↔ server', () => {
       type: 'hello',
       protocolVersion: CAR_PROTOCOL_VERSION,
       agentVersion: '0.1.0',
+      capabilities: { passes: true },
     });
     await vi.waitFor(() => expect(agent.link.isWelcomed).toBe(true));
 
@@ -186,6 +188,19 @@ describe('car agent ↔ server', () => {
       expect(telemetry.at(-1)).toMatchObject({ rssi: -45, battery: expect.any(Number) });
       expect((telemetry.at(-1) as { speed: number }).speed).toBeGreaterThan(0);
     });
+  });
+
+  it('says in its hello that it reports no crossings when its drive does not know the finish line', async () => {
+    const server = await startServer();
+    cleanups.push(() => server.kill());
+    // A hardware drive (PCA9685, pigpio): it drives, and knows nothing of a finish line.
+    const backend: DriveBackend = { apply() {}, neutral() {}, close: async () => {} };
+    const settings = resolveSettings({ server: `http://127.0.0.1:${server.port}`, car: '5', secret: SECRET });
+    const agent = new CarAgent(settings, { backend, log: () => {}, exit: () => {} });
+    agent.start();
+    cleanups.push(() => agent.stop());
+    await welcomed(server);
+    expect(server.received[0]).toMatchObject({ type: 'hello', capabilities: { passes: false } });
   });
 
   it('reports each forward pass of the finish line to the server as a pass', async () => {

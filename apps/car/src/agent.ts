@@ -58,6 +58,9 @@ export class CarAgent {
       carId: settings.carId,
       secret: settings.secret,
       agentVersion: AGENT_VERSION,
+      // A drive that knows where the finish line is says so: the server's `car` lap counter can
+      // count only such a car's laps, and the admin is warned about the others (docs/races.md).
+      capabilities: { passes: deps.backend.onPass !== undefined },
       log: deps.log,
     });
     // The finish line's passes go to the server as they happen; a pass while offline is lost

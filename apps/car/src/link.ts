@@ -23,6 +23,8 @@ export interface LinkOptions {
   carId: string;
   secret: string;
   agentVersion: string;
+  /** What the agent can do beyond driving, said in every hello (`passes`: it reports finish-line crossings). */
+  capabilities: { passes: boolean };
   log: (line: string) => void;
   backoff?: Backoff;
   /** A socket silent for this long (no data, no pong) is considered dead and dropped. */
@@ -105,6 +107,7 @@ export class CarLink extends EventEmitter<LinkEvents> {
         type: 'hello',
         protocolVersion: CAR_PROTOCOL_VERSION,
         agentVersion: this.options.agentVersion,
+        capabilities: this.options.capabilities,
       });
     });
     socket.on('message', (data, isBinary) => this.receive(isBinary ? null : data.toString()));

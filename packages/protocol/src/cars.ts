@@ -312,7 +312,18 @@ export type ControllerServerMessage = z.infer<typeof ControllerServerMessage>;
 
 /** Car agent → server. */
 export const CarAgentMessage = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('hello'), protocolVersion: z.number().int(), agentVersion: z.string().max(40) }),
+  /**
+   * The agent's first message. `capabilities`: what it can do beyond driving; `passes`: it
+   * reports its finish-line crossings (`pass`), so the `car` lap counter can count its laps (the
+   * simulated drive does; a hardware drive without a lap sensor does not). An agent that says no
+   * `capabilities` (older than them) is taken as one that reports no crossings (docs/races.md).
+   */
+  z.object({
+    type: z.literal('hello'),
+    protocolVersion: z.number().int(),
+    agentVersion: z.string().max(40),
+    capabilities: z.object({ passes: z.boolean().optional() }).optional(),
+  }),
   z.object({ type: z.literal('telemetry'), ...Telemetry.shape }),
   /**
    * The car crossed its finish line at `at` (epoch ms, the car's clock): the `car` lap counter
