@@ -74,8 +74,14 @@ export const DOMAIN_EVENTS = {
   /**
    * A car agent finished its handshake (it can receive messages now). `instance`: the server
    * instance holding its socket (scale-out: where a driver on another instance relays to).
+   * `passes`: whether its agent reports its finish-line crossings (its hello's capabilities);
+   * absent from an instance older than the field, when nothing is known.
    */
-  'car.online': z.object({ carId: id, instance: z.string().min(1).optional() }),
+  'car.online': z.object({
+    carId: id,
+    instance: z.string().min(1).optional(),
+    passes: z.boolean().optional(),
+  }),
   /** A car agent's socket closed (on `instance`: a car that moved on is still online elsewhere). */
   'car.offline': z.object({ carId: id, instance: z.string().min(1).optional() }),
   /** A driving session ended. */

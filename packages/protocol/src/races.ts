@@ -168,10 +168,32 @@ export const SyncLapCounterResponse = z.object({ synced: z.number().int() });
 export const LAP_COUNTER_KINDS = ['car', 'zround', 'rotorhazard'] as const;
 export type LapCounterKind = (typeof LAP_COUNTER_KINDS)[number];
 
+/**
+ * Why the lap counter in use cannot count a car's laps: `no_passes`, with the `car` counter, its
+ * agent reports no crossings (a real car without a lap sensor, or an agent that does not say);
+ * `no_lap_counter_id`, with a decoder or a timer, the car has no lap counter id (transponder,
+ * pilot or node) for the counter's passes to be matched to.
+ */
+export const UNCOUNTED_REASONS = ['no_passes', 'no_lap_counter_id'] as const;
+
+/** A participant's car whose laps the lap counter in use cannot count (Race Control warns before the start). */
+export const UncountedCar = z.object({
+  carId: z.number().int(),
+  carName: z.string(),
+  reason: z.enum(UNCOUNTED_REASONS),
+});
+export type UncountedCar = z.infer<typeof UncountedCar>;
+
 /** The admin's view of the race (Race Control tab): the state plus the lap counter's. */
 export const AdminRaceResponse = z.object({
   state: RaceState,
   leaderboard: z.array(LiveLeaderboardRow),
   lapCounter: z.object({ kind: z.enum(LAP_COUNTER_KINDS), connected: z.boolean() }),
+  /**
+   * The participants' cars (lobby, countdown or race) the lap counter in use cannot count, in
+   * participant order; a car whose agent has not said hello since the server started is not
+   * judged (docs/races.md "Which lap counter").
+   */
+  uncountedCars: z.array(UncountedCar),
 });
 export type AdminRaceResponse = z.infer<typeof AdminRaceResponse>;

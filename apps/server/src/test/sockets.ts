@@ -202,12 +202,25 @@ export async function createCar(app: FastifyInstance, name = 'Test car'): Promis
   return { admin, adminHeaders, carId: body.car.id, secret: body.secret };
 }
 
-/** A car agent speaking the protocol by hand: connect, hello, wait for welcome. */
-export async function connectCar(host: string, carId: number, secret: string): Promise<TestSocket> {
+/**
+ * A car agent speaking the protocol by hand: connect, hello, wait for welcome. Without
+ * `capabilities` it says none, as an agent older than them does.
+ */
+export async function connectCar(
+  host: string,
+  carId: number,
+  secret: string,
+  capabilities?: { passes: boolean },
+): Promise<TestSocket> {
   const car = await openSocket(`ws://${host}/rcsocket?type=car&car=${carId}`, {
     authorization: `Bearer ${secret}`,
   });
-  car.send({ type: 'hello', protocolVersion: 1, agentVersion: 'test' });
+  car.send({
+    type: 'hello',
+    protocolVersion: 1,
+    agentVersion: 'test',
+    ...(capabilities && { capabilities }),
+  });
   await car.nextOfType('welcome');
   return car;
 }

@@ -56,6 +56,11 @@ const CAR_VERSIONS: SupportedVersions = {
 
 export class CarLink {
   ready = false;
+  /**
+   * Whether the agent said in its hello that it reports its finish-line crossings; an agent that
+   * says nothing of it (older than capabilities) does not (docs/races.md "Which lap counter").
+   */
+  reportsPasses = false;
   #seq = 0;
   /** The drive repeated by the heartbeat (`#driving`: there is one), kept as numbers: nothing is allocated per drive. */
   #driving = false;
@@ -126,7 +131,11 @@ export class CarLink {
   }
 
   /** The handshake: a version in the supported range gets `welcome {config}`, any other `incompatible`. */
-  async hello(protocolVersion: number, agentVersion: string): Promise<void> {
+  async hello(
+    protocolVersion: number,
+    agentVersion: string,
+    capabilities: { passes?: boolean | undefined } = {},
+  ): Promise<void> {
     if (this.ready) return;
     const refused = incompatibility(protocolVersion, CAR_VERSIONS);
     if (refused) {
@@ -149,8 +158,9 @@ export class CarLink {
     }
     if (!this.connection.isOpen) return;
     this.send({ type: 'welcome', config });
+    this.reportsPasses = capabilities.passes === true;
     this.ready = true;
-    this.log.info({ carId: this.carId, agentVersion }, 'car connected');
+    this.log.info({ carId: this.carId, agentVersion, reportsPasses: this.reportsPasses }, 'car connected');
     this.handlers.onReady(this);
     // A drive that arrived during the handshake goes out now.
     this.#sendDrive();

@@ -52,6 +52,11 @@ export class CarRelay implements CarPresence {
   readonly #cars = new Map<number, CarLink>();
   readonly #controllers = new Map<number, ControllerLink>();
   readonly #telemetry = new Map<number, Telemetry & { at: string }>();
+  /**
+   * Whether each car's agent reports its finish-line crossings, as the last `car.online` fact said
+   * (from this instance or another); kept while the car is offline, its agent being the same.
+   */
+  readonly #reportsPasses = new Map<number, boolean>();
   /** Told of each telemetry of a car held here (scale-out: its copy for the admin on any instance). */
   readonly #telemetryListeners = new Set<(carId: number, telemetry: Telemetry & { at: string }) => void>();
   /** Cars held by other instances, and cars held here driven from other instances. */
@@ -114,8 +119,10 @@ export class CarRelay implements CarPresence {
   /** What the relay does about each domain event (subscribed by the control module). */
   handlers(): EventHandlers {
     return {
-      'car.online': ({ carId, instance }) => {
+      'car.online': ({ carId, instance, passes }) => {
         this.#crossInstance.heardOnline(carId, instance);
+        if (passes === undefined) this.#reportsPasses.delete(carId);
+        else this.#reportsPasses.set(carId, passes);
         this.#controllers.get(carId)?.send({ type: 'car-status', online: this.isOnline(carId) });
       },
       'car.offline': ({ carId, instance }) => {
@@ -138,6 +145,7 @@ export class CarRelay implements CarPresence {
         }
       },
       'car.deleted': ({ carId }) => {
+        this.#reportsPasses.delete(carId);
         this.#stop(carId);
         this.#cars.get(carId)?.close(SOCKET_CLOSE_CODES.carRevoked, 'car deleted');
         this.#controllers.get(carId)?.close(SOCKET_CLOSE_CODES.sessionEnded, 'car_deleted');
@@ -164,6 +172,14 @@ export class CarRelay implements CarPresence {
   /** Whether this instance holds the car's socket, past its handshake (its video and messages go from here). */
   holds(carId: number): boolean {
     return this.#cars.get(carId)?.ready ?? false;
+  }
+
+  /**
+   * Whether the car's agent reports its finish-line crossings (the `car` lap counter can count its
+   * laps): its last hello heard since this process started, wherever it was; null when none was.
+   */
+  reportsPasses(carId: number): boolean | null {
+    return this.#reportsPasses.get(carId) ?? null;
   }
 
   /** The cars whose agent is connected here and past its handshake. */
@@ -197,7 +213,12 @@ export class CarRelay implements CarPresence {
       {
         config: () => this.options.carConfig(carId),
         // The controller hears of it from the fact (car.online), like a controller elsewhere.
-        onReady: () => this.events.emit('car.online', { carId, instance: this.#crossInstance.instanceId }),
+        onReady: (ready) =>
+          this.events.emit('car.online', {
+            carId,
+            instance: this.#crossInstance.instanceId,
+            passes: ready.reportsPasses,
+          }),
         onTelemetry: (_link, telemetry) => {
           const received = { ...telemetry, at: new Date().toISOString() };
           this.#telemetry.set(carId, received);

@@ -59,7 +59,8 @@ function carSocket(app: FastifyInstance) {
     },
     open: (connection, { carId }) => app.carRelay.attachCar(carId, connection),
     messages: messageTable<CarLink, CarAgentMessage>(CarAgentMessage, {
-      hello: (link, message) => link.hello(message.protocolVersion, message.agentVersion),
+      hello: (link, message) =>
+        link.hello(message.protocolVersion, message.agentVersion, message.capabilities),
       telemetry: (link, { type: _type, ...telemetry }) => link.telemetry(telemetry),
       pass: (link, { at }) => link.pass(at),
     }),

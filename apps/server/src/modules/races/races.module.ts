@@ -48,6 +48,7 @@ export const racesModule = defineModule({
       db,
       bus,
       lapCounterIdOf: (carId) => lapCounterIds.lapCounterIdOf(carId),
+      reportsPasses: (carId) => services.carRelay.reportsPasses(carId),
     });
     return { raceEngine, races, lapCounterIds };
   },

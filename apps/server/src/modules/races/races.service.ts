@@ -9,6 +9,7 @@ import { type AuditActor, recordAudit } from '../../kernel/audit.repo.js';
 import type { LapCounter, LapCounterDriver } from './lap-counter.js';
 import type { RaceEngine } from './race-engine.js';
 import { type Audit, RACE_CALLS } from './race-roles.js';
+import { uncountedCars } from './uncounted-cars.js';
 
 export interface RacesServiceDeps {
   engine: RaceEngine;
@@ -17,6 +18,8 @@ export interface RacesServiceDeps {
   bus: EventBus;
   /** What the lap counter calls each car (for names pushed to it). */
   lapCounterIdOf: (carId: number) => string | null;
+  /** Whether each car's agent reports its crossings (the `car` counter); null when not heard yet. */
+  reportsPasses: (carId: number) => boolean | null;
 }
 
 export class RacesService {
@@ -25,6 +28,7 @@ export class RacesService {
   readonly #db: Db;
   readonly #bus: EventBus;
   readonly #lapCounterIdOf: (carId: number) => string | null;
+  readonly #reportsPasses: (carId: number) => boolean | null;
 
   constructor(deps: RacesServiceDeps) {
     this.engine = deps.engine;
@@ -32,6 +36,7 @@ export class RacesService {
     this.#db = deps.db;
     this.#bus = deps.bus;
     this.#lapCounterIdOf = deps.lapCounterIdOf;
+    this.#reportsPasses = deps.reportsPasses;
   }
 
   /** Connects the lap counter: each pass it sees becomes the `lap.passed` fact. */
@@ -45,10 +50,15 @@ export class RacesService {
   }
 
   adminView(): AdminRaceResponse {
+    const state = this.engine.state();
     return {
-      state: this.engine.state(),
+      state,
       leaderboard: this.engine.leaderboard(),
       lapCounter: { kind: this.lapCounter.kind, connected: this.lapCounter.isConnected() },
+      uncountedCars: uncountedCars(this.lapCounter.kind, state.participants, {
+        reportsPasses: this.#reportsPasses,
+        lapCounterIdOf: this.#lapCounterIdOf,
+      }),
     };
   }
 

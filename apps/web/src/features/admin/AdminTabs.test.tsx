@@ -14,7 +14,12 @@ describe('admin tabs', () => {
   it('moves between the five tabs with the arrow keys, Home and End', async () => {
     stubFetch({
       'GET /api/admin/race': () =>
-        json(200, { state: IDLE_RACE_STATE, leaderboard: [], lapCounter: { kind: 'car', connected: true } }),
+        json(200, {
+          state: IDLE_RACE_STATE,
+          leaderboard: [],
+          lapCounter: { kind: 'car', connected: true },
+          uncountedCars: [],
+        }),
       'GET /api/admin/users': () => json(200, { users: [], totalCount: 0 }),
       'GET /api/admin/logins': () =>
         json(200, {

@@ -19,6 +19,7 @@ const answer = (state: RaceState, connected = true): AdminRaceResponse => ({
   state,
   leaderboard: [],
   lapCounter: { kind: 'rotorhazard', connected },
+  uncountedCars: [],
 });
 
 const lobby = raceState({ participants: [pilot(5, { isReady: true, ping: 80 }), pilot(6, { ping: 180 })] });
