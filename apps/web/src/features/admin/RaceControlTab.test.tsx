@@ -108,6 +108,68 @@ describe('admin RaceControlTab', () => {
     expect(racing.getAllByText(/voiture jusqu'à la fin de la course/)).toHaveLength(2);
   });
 
+  it('warns about the cars the lap counter cannot count, and starts the race only once the admin confirms', async () => {
+    const user = userEvent.setup();
+    const withSim = raceState({
+      participants: [pilot(5, { carName: 'Sim 1' }), pilot(6, { carName: 'Sim 2' })],
+    });
+    const fetchMock = stubFetch({
+      'GET /api/admin/race': () =>
+        json(200, {
+          ...answer(withSim),
+          lapCounter: { kind: 'car', connected: true },
+          uncountedCars: [{ carId: 105, carName: 'Sim 1', reason: 'no_passes' }],
+        }),
+      'GET /api/admin/settings': () => json(200, settings),
+      'POST /api/admin/race/start': () =>
+        json(200, answer({ ...withSim, race_status: 'countdown', countdown_value: 5 })),
+    });
+    await renderSignedIn(<RaceControlTab />, adminUser);
+    const warning = await screen.findByTestId('uncounted-cars');
+    expect(warning).toHaveTextContent(
+      'Sim 1 cannot count laps with the lap counter in use (LAP_COUNTER=car): its agent reports no crossings. Use a lap timer (ZRound, RiCino, RotorHazard) — see docs/races.md.',
+    );
+    expect(within(warning).getAllByRole('listitem')).toHaveLength(1);
+    expect(screen.getByText('Laps will not be counted for 1 car')).toBeVisible();
+
+    await user.click(screen.getByTestId('race-start'));
+    const dialog = screen.getByRole('dialog', { name: 'Start the race anyway?' });
+    expect(within(dialog).getByRole('listitem')).toHaveTextContent('Sim 1');
+    expect(callsTo(fetchMock, 'POST', '/api/admin/race/start')).toEqual([]);
+    await user.click(within(dialog).getByRole('button', { name: 'Cancel' }));
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+    expect(callsTo(fetchMock, 'POST', '/api/admin/race/start')).toEqual([]);
+
+    await user.click(screen.getByTestId('race-start'));
+    await user.click(
+      within(screen.getByRole('dialog', { name: 'Start the race anyway?' })).getByRole('button', {
+        name: 'Start anyway',
+      }),
+    );
+    expect(await screen.findByText('Race started: the countdown is running.')).toBeVisible();
+    expect(callsTo(fetchMock, 'POST', '/api/admin/race/start')).toHaveLength(1);
+  });
+
+  it('says in French which car has no lap counter id for the timer, and only for cars still in the race', async () => {
+    await i18n.changeLanguage('fr');
+    stubFetch({
+      'GET /api/admin/race': () =>
+        json(200, {
+          ...answer(lobby),
+          uncountedCars: [
+            { carId: 106, carName: 'Car 6', reason: 'no_lap_counter_id' },
+            { carId: 199, carName: 'Gone', reason: 'no_lap_counter_id' },
+          ],
+        }),
+      'GET /api/admin/settings': () => json(200, settings),
+    });
+    await renderSignedIn(<RaceControlTab />, adminUser);
+    expect(await screen.findByTestId('uncounted-cars')).toHaveTextContent(
+      "Car 6 ne peut pas compter ses tours avec le compteur de tours utilisé (LAP_COUNTER=rotorhazard) : elle n'a pas d'identifiant de compteur de tours. Saisissez son identifiant de pilote ou son nœud (node:0) dans l'onglet État des voitures — voir docs/races.md.",
+    );
+    expect(screen.queryByText(/Gone/)).not.toBeInTheDocument();
+  });
+
   it("shows the server's refusal to start, translated", async () => {
     const user = userEvent.setup();
     stub(lobby, {

@@ -1,8 +1,9 @@
 /**
  * The admin Race Control tab, race half (spec §2, §4, §6; issue 12): the race's status, countdown
  * or time left, the participants with their ready state, ping and until when their car is theirs
- * (issue 23), the live leaderboard, the lap counter; Start Race (only in lobby), End Race (after a
- * confirmation, whenever a race is not idle), Sync names to the lap counter; and the race
+ * (issue 23), the cars the lap counter in use cannot count (issue 40), the live leaderboard, the
+ * lap counter; Start Race (only in lobby; confirmed when a car's laps cannot be counted), End Race
+ * (after a confirmation, whenever a race is not idle), Sync names to the lap counter; and the race
  * settings. Read from GET /admin/race every 5 s, and live from the event socket between two reads.
  * Errors show the server's text, else the spec's fallbacks (§8). The raffle half (issue 13) is
  * RaffleControl.
@@ -26,6 +27,7 @@ import { useRace } from '../race/use-race';
 import { RaceSettingsForm } from './RaceSettingsForm';
 import { RaffleControl } from './RaffleControl';
 import { ADMIN_RACE_KEY, endRace, fetchAdminRace, startRace, syncLapCounter } from './race-api';
+import { UncountedCars } from './UncountedCars';
 
 type RaceAction = 'start' | 'end' | 'sync';
 
@@ -50,6 +52,7 @@ export function RaceControlTab() {
   const live = useRace();
   const [busy, setBusy] = useState<RaceAction | null>(null);
   const [confirmEnd, setConfirmEnd] = useState(false);
+  const [confirmStart, setConfirmStart] = useState(false);
   const [result, setResult] = useState<FormStatus>(null);
 
   if (query.isPending) return <TableLoading />;
@@ -59,6 +62,8 @@ export function RaceControlTab() {
   const state = live.state ?? data.state;
   const leaderboard = live.leaderboard.length > 0 ? live.leaderboard : data.leaderboard;
   const status = state.race_status;
+  // Read every 5 s: a car whose driver left since is no longer in the race.
+  const uncounted = data.uncountedCars.filter((car) => state.participants.some((p) => p.carId === car.carId));
 
   const run = async (action: RaceAction) => {
     setBusy(action);
@@ -80,6 +85,7 @@ export function RaceControlTab() {
     } finally {
       setBusy(null);
       setConfirmEnd(false);
+      setConfirmStart(false);
       void queryClient.invalidateQueries({ queryKey: ADMIN_RACE_KEY });
     }
   };
@@ -126,7 +132,7 @@ export function RaceControlTab() {
           disabled={status !== 'lobby' || busy !== null}
           busy={busy === 'start'}
           title={status !== 'lobby' ? t('raceControl.startHint') : undefined}
-          onClick={() => void run('start')}
+          onClick={() => (uncounted.length > 0 ? setConfirmStart(true) : void run('start'))}
         >
           {t('raceControl.start')}
         </Button>
@@ -157,6 +163,9 @@ export function RaceControlTab() {
           <h3 id="admin-race-participants" className="mb-2 font-display text-lg font-black italic">
             {t('raceControl.participants')}
           </h3>
+          <div className="mb-3 empty:hidden">
+            <UncountedCars kind={data.lapCounter.kind} cars={uncounted} />
+          </div>
           <ParticipantsList participants={state.participants} userId={user?.id ?? null} showCarUntil />
         </section>
         <section aria-labelledby="admin-race-leaderboard">
@@ -170,6 +179,30 @@ export function RaceControlTab() {
       <RaceSettingsForm />
 
       <RaffleControl />
+
+      <Modal
+        open={confirmStart}
+        onClose={() => setConfirmStart(false)}
+        size="sm"
+        title={t('raceControl.startUncountedTitle')}
+        description={t('raceControl.startUncountedText')}
+        footer={
+          <>
+            <Button variant="secondary" onClick={() => setConfirmStart(false)}>
+              {t('raceControl.cancel')}
+            </Button>
+            <Button busy={busy === 'start'} onClick={() => void run('start')}>
+              {t('raceControl.startAnyway')}
+            </Button>
+          </>
+        }
+      >
+        <ul className="list-disc space-y-0.5 pl-5 text-sm break-words">
+          {uncounted.map((car) => (
+            <li key={car.carId}>{car.carName}</li>
+          ))}
+        </ul>
+      </Modal>
 
       <Modal
         open={confirmEnd}
