@@ -19,7 +19,7 @@ export const racesConfig = defineSection(
       env: 'LAP_COUNTER',
       schema: z.enum(LAP_COUNTER_KINDS, `must be one of ${LAP_COUNTER_KINDS.join(', ')}`),
       default: 'car',
-      doc: '`car`: each car reports its own finish-line passes (the simulated cars do); `zround`: a ZRound "Free LapCounter" decoder (e.g. RiCino) at `ZROUND_URL`; `rotorhazard`: a RotorHazard timer at `ROTORHAZARD_URL`. Transponder / pilot ids are set per car in the Car Status tab.',
+      doc: '`car`: each car reports its own finish-line passes (only the simulated cars do: real cars need a lap timer, docs/races.md); `zround`: a ZRound "Free LapCounter" decoder (e.g. RiCino) at `ZROUND_URL`; `rotorhazard`: a RotorHazard timer at `ROTORHAZARD_URL`. Transponder / pilot ids are set per car in the Car Status tab.',
     }),
     zroundUrl: setting({
       env: 'ZROUND_URL',
