@@ -19,6 +19,7 @@ describe('parseEnvFile (systemd EnvironmentFile= rules)', () => {
     ['an empty value', 'A=\nB=  \n', { A: '', B: '' }],
     ['a value over two lines in quotes', 'A="multi\nline"\n', { A: 'multi\nline' }],
     ['a ";" inside a value', 'A=a;b\n', { A: 'a;b' }],
+    ['quotes inside a value, kept', 'A=x"y z"\nB="x"y\n', { A: 'x"y z"', B: 'xy' }],
     ['no final newline', 'A=1', { A: '1' }],
     ['Windows line ends', 'A=1\r\nB=2\r\n', { A: '1', B: '2' }],
     ['the last of a name set twice', 'A=1\nA=2\n', { A: '2' }],

@@ -172,6 +172,8 @@ describe.skipIf(systemdMissing())('deploy/systemd: the units under a real system
       '1T_DIGIT=x',
       'T-DASH=y',
       'T_SEMI=a;b',
+      'T_INNER=x"y z"',
+      'T_AFTER="x"y',
       'T_TRAIL=trail\\  ',
       '# comment ending \\',
       'T_SWALLOWED=1',
