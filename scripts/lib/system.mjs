@@ -17,7 +17,9 @@ export const SYSTEM_PACKAGES = {
   // The quick start brings up live video: Janus, the simulated cameras' GStreamer, janus.js.
   run: VIDEO_PACKAGES,
   // redis-server: the scale-out tests run two instances that talk through Redis (.ci/run starts it).
-  test: ['chromium', 'fonts-dejavu-core', 'redis-server', ...VIDEO_PACKAGES],
+  // systemd: the deploy tests verify the units and run them under a systemd user manager (not PID 1);
+  // logrotate: they rotate a running Janus's log with deploy/logrotate/telerace-janus.
+  test: ['chromium', 'fonts-dejavu-core', 'redis-server', 'systemd', 'logrotate', ...VIDEO_PACKAGES],
 };
 
 function isInstalled(pkg) {

@@ -38,6 +38,19 @@ describe('server process', () => {
     expect(stdout).toBe('');
   });
 
+  it('refuses a comment pasted after a value in its environment, without echoing the secret', async () => {
+    // What `JWT_SECRET=…  # note` in an EnvironmentFile= gives the process (deploy/telerace.env.example).
+    const secret = `${'s'.repeat(40)}  # openssl rand -base64 48`;
+    environment = await createTestEnvironment({ JWT_SECRET: secret });
+    child = startServer(environment.env);
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(1);
+    const { stderr } = (child as ReturnType<typeof startServer>).output();
+    expect(stderr).toBe(
+      `Invalid configuration: JWT_SECRET holds a comment ("#" after a blank), which an environment file keeps in the value: put comments on lines of their own (got a value of ${secret.length} characters)\n`,
+    );
+  });
+
   it('starts, becomes ready, and stops cleanly on SIGTERM', async () => {
     const port = await freePort();
     environment = await createTestEnvironment({ PORT: String(port), LOG_LEVEL: 'warn' });

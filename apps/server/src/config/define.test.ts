@@ -15,8 +15,15 @@ const key = setting({
 const flag = setting({ env: 'FLAG', schema: boolean(), default: 'false', doc: 'A switch.' });
 const link = setting({ env: 'LINK', schema: z.string(), default: '/home', empty: 'none', doc: 'A link.' });
 const tags = setting({ env: 'TAGS', schema: commaList(), default: 'a,b', empty: 'value', doc: 'Tags.' });
+const phrase = setting({
+  env: 'PHRASE',
+  schema: z.string(),
+  default: null,
+  doc: 'Free text.',
+  freeText: true,
+});
 
-const section = defineSection({ count, name, key, flag, link, tags });
+const section = defineSection({ count, name, key, flag, link, tags, phrase });
 
 function problemOf(env: Record<string, string>): string {
   try {
@@ -37,6 +44,7 @@ describe('settings table', () => {
       flag: false,
       link: '/home',
       tags: ['a', 'b'],
+      phrase: null,
     });
   });
 
@@ -50,7 +58,15 @@ describe('settings table', () => {
         LINK: '/a',
         TAGS: 'c, d',
       }),
-    ).toEqual({ count: 7, name: 'x', key: 'k'.repeat(8), flag: true, link: '/a', tags: ['c', 'd'] });
+    ).toEqual({
+      count: 7,
+      name: 'x',
+      key: 'k'.repeat(8),
+      flag: true,
+      link: '/a',
+      tags: ['c', 'd'],
+      phrase: null,
+    });
   });
 
   it('reads an empty variable as unset, as none, or as a value, as each entry says', () => {
@@ -73,6 +89,55 @@ describe('settings table', () => {
     expect(message).not.toContain('hunter2');
     expect(describeValue(key, 'hunter2')).toBe('a value of 7 characters');
     expect(describeValue(name, 'visible')).toBe('"visible"');
+  });
+
+  it('refuses a comment pasted after a value, which any schema might accept, naming the variable', () => {
+    const comment =
+      'holds a comment ("#" after a blank), which an environment file keeps in the value: put comments on lines of their own';
+    expect(
+      problemOf({
+        NAME: 'visible  # note',
+        KEY: `${'k'.repeat(8)} #x`,
+        LINK: '# set me',
+        COUNT: '3\t# three',
+      }),
+    ).toBe(
+      `Invalid configuration: COUNT ${comment} (got "3\\t# three"); NAME ${comment} (got "visible  # note"); KEY ${comment} (got a value of 11 characters); LINK ${comment} (got "# set me")`,
+    );
+    // A "#" without a blank before it is no comment: a URL's fragment, a channel, a token.
+    expect(
+      parseSections([section], { NAME: 'https://a.example/#top', LINK: '#chan', KEY: 'k#'.repeat(4) }),
+    ).toMatchObject({
+      name: 'https://a.example/#top',
+      link: '#chan',
+      key: 'k#'.repeat(4),
+    });
+    // Free text may hold one.
+    expect(parseSections([section], { PHRASE: 'Race team #1' })).toMatchObject({ phrase: 'Race team #1' });
+  });
+
+  it("refuses the example file's placeholder in any setting, free text included", () => {
+    expect(problemOf({ PHRASE: 'CHANGE_ME', KEY: 'CHANGE_ME-later' })).toBe(
+      'Invalid configuration: KEY is still the example\'s placeholder CHANGE_ME: set a real value (got a value of 15 characters); PHRASE is still the example\'s placeholder CHANGE_ME: set a real value (got "CHANGE_ME")',
+    );
+  });
+
+  it('reports the problems of every section built, each in the error and in its list', () => {
+    const first = defineSection({ count }, () => {
+      throw configError('COUNT does not go with the moon');
+    });
+    const second = defineSection({ name }, () => {
+      throw configError('NAME is needed');
+    });
+    const error = (() => {
+      try {
+        parseSections([first, second], {});
+      } catch (caught) {
+        return caught as ConfigError;
+      }
+    })();
+    expect(error?.message).toBe('Invalid configuration: COUNT does not go with the moon; NAME is needed');
+    expect(error?.problems).toEqual(['COUNT does not go with the moon', 'NAME is needed']);
   });
 
   it('builds composite values after the parse, each section seeing what the earlier ones built', () => {

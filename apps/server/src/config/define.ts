@@ -21,6 +21,8 @@ export interface Setting<T> {
   doc: string;
   /** Never echoed: not in error messages, not in logs. */
   secret: boolean;
+  /** Text where " #" is legitimate (a passphrase, a display name): not taken for a comment. */
+  freeText: boolean;
 }
 
 interface SettingInput<T, D extends string | null, E extends EmptyMeaning> {
@@ -31,13 +33,28 @@ interface SettingInput<T, D extends string | null, E extends EmptyMeaning> {
   empty?: E;
   doc: string;
   secret?: boolean;
+  freeText?: boolean;
 }
 
 /** One entry of the table; its value is null when unset without a default, or empty with `none`. */
 export function setting<T, D extends string | null, E extends EmptyMeaning = 'unset'>(
   input: SettingInput<T, D, E>,
 ): Setting<T | (D extends null ? null : never) | (E extends 'none' ? null : never)> {
-  return { ...input, empty: input.empty ?? 'unset', secret: input.secret ?? false };
+  return {
+    ...input,
+    empty: input.empty ?? 'unset',
+    secret: input.secret ?? false,
+    freeText: input.freeText ?? false,
+  };
+}
+
+/** How the configuration is loaded. */
+export interface LoadOptions {
+  /**
+   * Check only (`npm run config:check`): files are read but nothing is written — the generated
+   * JWT secret is read if it exists, never created.
+   */
+  dryRun?: boolean;
 }
 
 /**
@@ -47,12 +64,12 @@ export function setting<T, D extends string | null, E extends EmptyMeaning = 'un
  */
 export interface ConfigSection<Values, Out, Earlier = unknown> {
   settings: { [K in keyof Values]: Setting<Values[K]> };
-  build(values: Values, earlier: Earlier): Out;
+  build(values: Values, earlier: Earlier, options: LoadOptions): Out;
 }
 
 export function defineSection<Values, Out = Values, Earlier = unknown>(
   settings: { [K in keyof Values]: Setting<Values[K]> },
-  build?: (values: Values, earlier: Earlier) => Out,
+  build?: (values: Values, earlier: Earlier, options: LoadOptions) => Out,
 ): ConfigSection<Values, Out, Earlier> {
   return { settings, build: build ?? ((values) => values as unknown as Out) };
 }
@@ -66,11 +83,24 @@ export type SectionOutput<S> =
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
+
+  readonly #problems: readonly string[];
+
+  constructor(message: string, problems: readonly string[] = [message]) {
+    super(message);
+    this.#problems = problems;
+  }
+
+  /** Each problem on its own (`npm run config:check` prints one a line); the message joins them. */
+  get problems(): readonly string[] {
+    return this.#problems;
+  }
 }
 
 /** Every ConfigError message starts the same way, so an operator sees at once what failed. */
-export function configError(problem: string): ConfigError {
-  return new ConfigError(`Invalid configuration: ${problem}`);
+export function configError(problem: string | readonly string[]): ConfigError {
+  const problems = typeof problem === 'string' ? [problem] : problem;
+  return new ConfigError(`Invalid configuration: ${problems.join('; ')}`, problems);
 }
 
 export function settingsOf(sections: readonly AnySection[]): Setting<unknown>[] {
@@ -84,6 +114,25 @@ export function describeValue(entry: Setting<unknown>, raw: string): string {
 
 type Parsed = { ok: true; value: unknown } | { ok: false; problem: string };
 
+/**
+ * A comment pasted after a value: " #…", or "# …" where the value was left empty. systemd's
+ * EnvironmentFile= (like Docker's --env-file) takes a "#" for a comment only at the start of a
+ * line, so the note becomes part of the value. Only a blank before "#" counts: URLs (`#fragment`),
+ * tokens and a Twitch `#channel` keep their "#".
+ */
+const INLINE_COMMENT = /\s#|^#\s/;
+
+/** The placeholder of deploy/telerace.env.example (and deploy/coturn/turnserver.conf). */
+export const PLACEHOLDER = 'CHANGE_ME';
+
+/** What no setting may hold, whatever its schema accepts; null when the text is fine. */
+function pastedMistake(entry: Setting<unknown>, raw: string): string | null {
+  if (raw.includes(PLACEHOLDER)) return `is still the example's placeholder ${PLACEHOLDER}: set a real value`;
+  if (!entry.freeText && INLINE_COMMENT.test(raw))
+    return 'holds a comment ("#" after a blank), which an environment file keeps in the value: put comments on lines of their own';
+  return null;
+}
+
 /** One variable's value, or the one-line problem naming it. */
 export function parseSetting(entry: Setting<unknown>, raw: string | undefined): Parsed {
   const isEmpty = raw === '';
@@ -95,6 +144,9 @@ export function parseSetting(entry: Setting<unknown>, raw: string | undefined): 
     return { ok: true, value: result.data };
   }
   if (isEmpty && entry.empty === 'none') return { ok: true, value: null };
+  const mistake = pastedMistake(entry, raw);
+  if (mistake !== null)
+    return { ok: false, problem: `${entry.env} ${mistake} (got ${describeValue(entry, raw)})` };
   const result = entry.schema.safeParse(raw);
   if (result.success) return { ok: true, value: result.data };
   // The first problem is enough to fix the variable.
@@ -104,11 +156,13 @@ export function parseSetting(entry: Setting<unknown>, raw: string | undefined): 
 
 /**
  * Parses every section's variables, reporting every wrong one on a single line, then builds the
- * sections in order and merges their parts.
+ * sections in order and merges their parts; a section whose checks across variables fail does not
+ * stop the next ones, so every problem is reported at once.
  */
 export function parseSections(
   sections: readonly AnySection[],
   env: Record<string, string | undefined>,
+  options: LoadOptions = {},
 ): Record<string, unknown> {
   const problems: string[] = [];
   const valuesBySection = sections.map((section) => {
@@ -120,9 +174,18 @@ export function parseSections(
     }
     return values;
   });
-  if (problems.length > 0) throw configError(problems.join('; '));
-  return sections.reduce<Record<string, unknown>>(
-    (built, section, index) => Object.assign(built, section.build(valuesBySection[index], built)),
-    {},
-  );
+  if (problems.length > 0) throw configError(problems);
+  const built: Record<string, unknown> = {};
+  for (const [index, section] of sections.entries()) {
+    try {
+      Object.assign(built, section.build(valuesBySection[index], built, options));
+    } catch (error) {
+      if (error instanceof ConfigError) problems.push(...error.problems);
+      // A section that needed what a failed one builds: the problems found say why.
+      else if (problems.length > 0) break;
+      else throw error;
+    }
+  }
+  if (problems.length > 0) throw configError(problems);
+  return built;
 }

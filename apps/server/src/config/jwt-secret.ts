@@ -5,19 +5,24 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, configError } from './define.js';
+import { ConfigError, configError, type LoadOptions } from './define.js';
 
 export const JWT_SECRET_MIN_LENGTH = 32;
 const JWT_SECRET_FILE = 'jwt-secret';
 
-/** `wx` makes two processes starting at once agree on the first one written instead of overwriting each other. */
-export function loadOrCreateJwtSecret(dataDir: string): string {
+/**
+ * `wx` makes two processes starting at once agree on the first one written instead of overwriting
+ * each other. A dry run reads the file but never writes it (a check run as root would otherwise
+ * leave a file the server's user cannot read): without one, its secret is thrown away.
+ */
+export function loadOrCreateJwtSecret(dataDir: string, options: LoadOptions = {}): string {
   const file = join(dataDir, JWT_SECRET_FILE);
   try {
+    if (options.dryRun) return readSecretFile(file) ?? newSecret();
     mkdirSync(dataDir, { recursive: true });
     const existing = readSecretFile(file);
     if (existing !== null) return existing;
-    const secret = randomBytes(48).toString('base64url');
+    const secret = newSecret();
     try {
       writeFileSync(file, secret, { mode: 0o600, flag: 'wx' });
       return secret;
@@ -32,6 +37,8 @@ export function loadOrCreateJwtSecret(dataDir: string): string {
     throw configError(`DATA_DIR ${JSON.stringify(dataDir)} is not usable for ${JWT_SECRET_FILE} (${code})`);
   }
 }
+
+const newSecret = (): string => randomBytes(48).toString('base64url');
 
 function readSecretFile(file: string): string | null {
   let content: string;

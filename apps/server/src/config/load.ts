@@ -19,7 +19,7 @@ import { videoConfig } from '../modules/video/video.config.js';
 import { metricsConfig } from '../scale-out/metrics/metrics.config.js';
 import { scaleOutConfig } from '../scale-out/scale-out.config.js';
 import { coreConfig } from './core.config.js';
-import { parseSections, parseSetting, type SectionOutput } from './define.js';
+import { type LoadOptions, parseSections, parseSetting, type SectionOutput } from './define.js';
 
 /** In this order: the README lists them so, and a section's build sees what those before it built. */
 export const CONFIG_SECTIONS = [
@@ -49,10 +49,13 @@ export type Config = UnionToIntersection<SectionOutput<(typeof CONFIG_SECTIONS)[
 
 /**
  * Parses the environment. Pure except for the JWT secret: when none is given it is read from, or
- * generated into, `DATA_DIR/jwt-secret`.
+ * generated into, `DATA_DIR/jwt-secret` (only read in a dry run).
  */
-export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  return parseSections(CONFIG_SECTIONS, env) as Config;
+export function loadConfig(
+  env: Record<string, string | undefined> = process.env,
+  options: LoadOptions = {},
+): Config {
+  return parseSections(CONFIG_SECTIONS, env, options) as Config;
 }
 
 /** DATA_DIR as the server resolves it (`npm run backup`/`restore` read only this and DATABASE_URL). */

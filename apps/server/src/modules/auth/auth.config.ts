@@ -62,6 +62,8 @@ export const authConfig = defineSection(
       default: null,
       doc: 'Password of the first admin when it is created, or the proof that the account holding `ADMIN_EMAIL` is the operator (8–128 characters). Never logged, never changed on an existing account.',
       secret: true,
+      // A passphrase may hold " #".
+      freeText: true,
     }),
     demoAccounts: setting({
       env: 'DEMO_ACCOUNTS',
@@ -70,13 +72,13 @@ export const authConfig = defineSection(
       doc: 'Set to `true` to create a demo admin and a demo driver whose generated passwords are kept in `DATA_DIR/demo-accounts.json` and printed at every start (the quick start does this). Never on a public server.',
     }),
   },
-  ({ jwtSecret, adminEmail, adminPassword, ...values }, core: { dataDir: string }) => {
+  ({ jwtSecret, adminEmail, adminPassword, ...values }, core: { dataDir: string }, options) => {
     if ((adminEmail === null) !== (adminPassword === null)) {
       throw configError('ADMIN_EMAIL and ADMIN_PASSWORD must be set together');
     }
     return {
       ...values,
-      jwtSecret: jwtSecret ?? loadOrCreateJwtSecret(core.dataDir),
+      jwtSecret: jwtSecret ?? loadOrCreateJwtSecret(core.dataDir, options),
       admin:
         adminEmail !== null && adminPassword !== null
           ? { email: adminEmail.toLowerCase(), password: adminPassword }

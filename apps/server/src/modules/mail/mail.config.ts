@@ -16,5 +16,7 @@ export const mailConfig = defineSection({
     schema: z.string(),
     default: 'Telerace <no-reply@localhost>',
     doc: 'Sender address of the e-mails.',
+    // A display name may hold " #" (`Race team #1 <…>`).
+    freeText: true,
   }),
 });
