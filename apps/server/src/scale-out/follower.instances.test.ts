@@ -4,8 +4,9 @@
  * — the event socket's `join_lobby`, `toggle_ready`, `ping_update` and `leave_lobby` (the control
  * page's lobby), a car's finish-line pass, the admin's start and end, and the lobby a raffle's
  * draw opens — each seen in the race B shows. And a fact whose handler writes is handled once, not
- * once per instance: a ban on A ends the member's car sessions with one UPDATE, counted by a
- * statement-level trigger (it fires for a statement that changes no row too).
+ * once per instance: a ban on A ends the member's car sessions with one UPDATE, and that session's
+ * end replaces the car's video PIN with one, counted by statement-level triggers (they fire for a
+ * statement that changes no row too).
  */
 import type { AdminRaceResponse, LiveLeaderboardRow, RaceState } from '@telerace/protocol';
 import pg from 'pg';
@@ -114,21 +115,26 @@ describe('through a follower', () => {
     await onB('POST', '/admin/race/end');
   }, 90_000);
 
-  it('a fact whose handler writes is handled once: a ban on A ends the car sessions with one UPDATE', async () => {
-    // Every UPDATE statement on the sessions by member, whether it changes a row or not.
+  it('a fact whose handler writes is handled once: a ban on A ends the car session and replaces the PIN with one UPDATE each', async () => {
+    // Every UPDATE statement on the sessions by member and on the PINs, whether it changes a row or not.
     await database.query(`
-      CREATE TABLE session_end_statements (statement text NOT NULL);
-      CREATE FUNCTION count_session_end() RETURNS trigger LANGUAGE plpgsql AS $$
+      CREATE TABLE update_statements (target text NOT NULL, statement text NOT NULL);
+      CREATE FUNCTION count_update() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
-        IF current_query() LIKE '%"car_sessions"."user_id" = $%' THEN
-          INSERT INTO session_end_statements VALUES (current_query());
-        END IF;
+        INSERT INTO update_statements VALUES (TG_TABLE_NAME, current_query());
         RETURN NULL;
       END $$;
-      CREATE TRIGGER count_session_end AFTER UPDATE ON car_sessions
-        FOR EACH STATEMENT EXECUTE FUNCTION count_session_end();`);
-    const statements = async () =>
-      Number((await database.query('SELECT count(*) AS n FROM session_end_statements')).rows[0].n);
+      CREATE TRIGGER count_update AFTER UPDATE ON car_sessions
+        FOR EACH STATEMENT EXECUTE FUNCTION count_update();
+      CREATE TRIGGER count_update AFTER UPDATE ON car_video_pins
+        FOR EACH STATEMENT EXECUTE FUNCTION count_update();`);
+    const updates = async () =>
+      (
+        await database.query<{ target: string; n: string }>(`
+          SELECT target, count(*) AS n FROM update_statements
+          WHERE target = 'car_video_pins' OR statement LIKE '%"car_sessions"."user_id" = $%'
+          GROUP BY target ORDER BY target`)
+      ).rows.map(({ target, n }) => `${target}: ${n}`);
 
     const { carId } = await carOnB('Banned driver’s car');
     const driver = await signUpMember(pair.b, 'banned_driver');
@@ -144,8 +150,8 @@ describe('through a follower', () => {
           (await onB<{ session_ends_at: string | null }>('GET', `/cars/${carId}/status`)).session_ends_at,
       )
       .toBeNull();
-    // What B would write, it writes within milliseconds of hearing the fact.
+    // What B would write, it writes within milliseconds of hearing the facts.
     await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(await statements()).toBe(1);
+    expect(await updates()).toEqual(['car_sessions: 1', 'car_video_pins: 1']);
   }, 60_000);
 });
