@@ -97,7 +97,7 @@ describe('the race engine on exactly one instance', () => {
       ),
     );
     const lobbyHandover = Date.now() - lobbyKilledAt;
-    console.log(`lobby resumed by B ${lobbyHandover} ms after A was killed`);
+    console.info(`[measure] lobby resumed by B ${lobbyHandover} ms after A was killed`);
     expect(lobbyHandover).toBeLessThan(HANDOVER_MS);
     expect(resumedLobby.race_id).toBe(lobby.race_id);
     expect(resumedLobby.participants.map((p) => p.carId)).toEqual([carId]);
@@ -146,7 +146,7 @@ describe('the race engine on exactly one instance', () => {
       ),
     );
     const raceHandover = Date.now() - raceKilledAt;
-    console.log(`race resumed by A ${raceHandover} ms after B was killed`);
+    console.info(`[measure] race resumed by A ${raceHandover} ms after B was killed`);
     expect(raceHandover).toBeLessThan(HANDOVER_MS);
     expect(resumed.race_id).toBe(active.race_id);
     expect(resumed.race_expires_at).toBe(active.race_expires_at);

@@ -79,7 +79,7 @@ describe('the leader lock', () => {
     await admin.query('SELECT pg_terminate_backend($1)', [rows[0]?.pid]);
 
     const handover = (await b.led) - endedAt;
-    console.log(`the follower led ${handover.toFixed(0)} ms after the leader's connection ended`);
+    console.info(`[measure] the follower led ${handover.toFixed(0)} ms after the leader's connection ended`);
     expect(handover).toBeLessThan(300);
     await expect.poll(() => a.leadership.leading).toBe(false);
   });
