@@ -3,7 +3,8 @@
  * database and one Redis, each with its own DATA_DIR and port — what two instances behind the
  * example proxy are. Each harness gets its own REDIS_NAMESPACE, so test files running at once on
  * the shared Redis never hear each other's facts. Needs the postgres project (DATABASE_URL);
- * Redis at TEST_REDIS_URL (default redis://127.0.0.1:6379, started by .ci/run).
+ * Redis at TEST_REDIS_URL (default redis://127.0.0.1:6379, started by .ci/run). Disposing fails
+ * when a process sent two queries at once on one connection (concurrent-query.ts).
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -11,6 +12,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestEnvironment, type TestEnvironment } from './app.js';
+import { CONCURRENT_QUERY_WARNING } from './concurrent-query.js';
 import { apiCall, freePort, killProcess, logIn, startServer, waitForStatus } from './process.js';
 
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -66,6 +68,7 @@ export async function startTwoInstances(options: TwoInstancesOptions = {}): Prom
     B: await mkdtemp(join(tmpdir(), 'telerace-test-b-')),
   };
   const running: Partial<Record<InstanceName, Instance>> = {};
+  const started: Instance[] = [];
 
   const start = async (name: InstanceName, extra: Record<string, string> = {}): Promise<Instance> => {
     const port = await freePort();
@@ -87,6 +90,7 @@ export async function startTwoInstances(options: TwoInstancesOptions = {}): Prom
     const server = startServer(env);
     const instance: Instance = { name, server, port, base, env };
     running[name] = instance;
+    started.push(instance);
     try {
       await waitForStatus(`${base}/api/ready`, 200, 60_000);
     } catch (error) {
@@ -105,6 +109,10 @@ export async function startTwoInstances(options: TwoInstancesOptions = {}): Prom
     await stopAll();
     await rm(dataDirs.B, { recursive: true, force: true });
     await environment.dispose();
+    // Every process either name ran, a killed and restarted one too.
+    for (const instance of started)
+      if (instance.server.output().stderr.includes(CONCURRENT_QUERY_WARNING))
+        throw new Error(`instance ${instance.name} sent two queries at once on one PostgreSQL connection`);
   };
 
   try {
