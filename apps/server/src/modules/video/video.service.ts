@@ -281,7 +281,7 @@ export class VideoService {
   }
 
   /**
-   * A stored PIN another instance changed while this one made the mountpoint (the leader re-keying
+   * A stored PIN another instance changed while this one made the mountpoint (a demotion re-keying
    * a car that was just connecting here) reaches Janus at the next check.
    */
   async #applyChangedPins(): Promise<void> {
