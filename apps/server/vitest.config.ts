@@ -43,6 +43,8 @@ export default defineConfig({
           name: 'postgres',
           env: { TEST_DB: 'postgres' },
           globalSetup: ['src/test/migrated-databases.ts'],
+          // Two queries at once on one connection fail the test (pg 9 refuses them).
+          setupFiles: ['src/test/one-query-at-a-time.ts'],
           // What only the embedded database has (backup and restore of DATA_DIR/db), and what the
           // database plays no part in (a car's safety timers, its network): once, on pglite.
           exclude: [...configDefaults.exclude, 'src/**/*.embedded.test.ts', 'src/**/*.once.test.ts'],

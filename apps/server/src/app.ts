@@ -105,11 +105,14 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   const redis = config.redisUrl
     ? new RedisChannels({ url: config.redisUrl, namespace: config.redisNamespace, log: app.log })
     : null;
+  const services = serviceRegistry();
   // Strict under test: an event that does not match its schema fails the test that emitted it.
   const bus = new EventBus({
     log: app.log,
     strict: process.env.NODE_ENV === 'test',
     transport: redis ? new RedisTransport({ channels: redis, log: app.log }) : undefined,
+    // Read when a fact arrives, long after the leadership module built its service.
+    leads: () => services.leadership.leading,
   });
   app.decorate('events', bus);
   app.decorate('config', config);
@@ -129,7 +132,6 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
 
   // The modules: services built in order, decorated under their names, handlers subscribed.
   let migrated = false;
-  const services = serviceRegistry();
   const context: ModuleContext = {
     config,
     database,
@@ -149,7 +151,11 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
       app.decorate(name, service as never);
     }
   }
-  const unsubscribe = MODULES.map((module) => bus.onAll(module.on?.(services) ?? {}));
+  const unsubscribe = MODULES.flatMap((module) => [
+    bus.onAll(module.on?.(services) ?? {}, 'every'),
+    bus.onAll(module.onOrigin?.(services) ?? {}, 'origin'),
+    bus.onAll(module.onLeader?.(services) ?? {}, 'leader'),
+  ]);
 
   let migrationRun: Promise<void> | undefined;
   const startMigrations = (): Promise<void> => {

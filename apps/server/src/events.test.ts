@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type DomainEventEnvelope, EventBus, type EventTransport } from './events.js';
+import { type DomainEventEnvelope, EventBus, type EventTransport, type FactSource } from './events.js';
 
 function recordingLog() {
   const errors: { details: object; message: string }[] = [];
@@ -78,7 +78,7 @@ describe('EventBus', () => {
   it('publishes through its transport and delivers what the transport brings back', () => {
     // A transport that serializes like Redis would: what arrives is plain JSON.
     const wire: string[] = [];
-    let deliver: (event: DomainEventEnvelope) => void = () => undefined;
+    let deliver: (event: DomainEventEnvelope, source: FactSource) => void = () => undefined;
     const transport: EventTransport = {
       publish: (event) => {
         wire.push(JSON.stringify(event));
@@ -92,7 +92,50 @@ describe('EventBus', () => {
     bus.on('car.code-generated', (event) => heard.push(event));
     bus.emit('car.code-generated', { carId: 4, expiresAt: '2026-01-01T00:15:00.000Z' });
     expect(heard).toEqual([]);
-    for (const message of wire) deliver(JSON.parse(message) as DomainEventEnvelope);
+    for (const message of wire) deliver(JSON.parse(message) as DomainEventEnvelope, 'here');
     expect(heard).toEqual([{ carId: 4, expiresAt: '2026-01-01T00:15:00.000Z' }]);
+  });
+
+  it('runs each handler where it says: every instance, where the fact was published, or on the leader', () => {
+    // Facts from this instance and from another one, as the Redis transport delivers them.
+    let deliver: (event: DomainEventEnvelope, source: FactSource) => void = () => undefined;
+    const transport: EventTransport = {
+      publish: (event) => deliver(event, 'here'),
+      subscribe: (handler) => {
+        deliver = handler;
+      },
+    };
+    let leading = false;
+    const bus = new EventBus({ transport, leads: () => leading });
+    const heard: string[] = [];
+    bus.onAll({ 'car.online': ({ carId }) => heard.push(`every ${carId}`) }, 'every');
+    bus.onAll({ 'car.online': ({ carId }) => heard.push(`origin ${carId}`) }, 'origin');
+    bus.onAll({ 'car.online': ({ carId }) => heard.push(`leader ${carId}`) }, 'leader');
+
+    bus.emit('car.online', { carId: 1 });
+    deliver({ name: 'car.online', payload: { carId: 2 } }, 'elsewhere');
+    leading = true;
+    bus.emit('car.online', { carId: 3 });
+    deliver({ name: 'car.online', payload: { carId: 4 } }, 'elsewhere');
+
+    expect(heard).toEqual([
+      'every 1',
+      'origin 1',
+      'every 2',
+      'every 3',
+      'origin 3',
+      'leader 3',
+      'every 4',
+      'leader 4',
+    ]);
+  });
+
+  it('in one process every place is here: each handler runs once', () => {
+    const bus = new EventBus();
+    const heard: string[] = [];
+    for (const place of ['every', 'origin', 'leader'] as const)
+      bus.on('car.offline', () => heard.push(place), place);
+    bus.emit('car.offline', { carId: 1 });
+    expect(heard).toEqual(['every', 'origin', 'leader']);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The module contract (docs/architecture.md "Modules"). Each feature folder exports one
  * definition: the services it builds, its REST routes (under /api) and sockets, what it does
- * about domain events, and its start/stop. `app.ts` walks the list in order (modules/index.ts);
+ * about domain events and where (every instance, or once: events.ts `HandlerPlace`), and its
+ * start/stop. `app.ts` walks the list in order (modules/index.ts);
  * nothing else wires services together.
  *
  * Services are classes built once from the shared context ({db, bus, clock, log, config}) and the
@@ -60,8 +61,15 @@ export interface TeleraceModule {
   routes?(context: ModuleContext): RouteRegistration[];
   /** Socket endpoints, registered at the root (an upgrade is not a REST call: no /api rate limit). */
   sockets?(context: ModuleContext): RouteRegistration[];
-  /** What the module does about each domain event; subscribed once the services are built. */
+  /**
+   * What the module does about each domain event on every instance: its read models, this
+   * instance's own sockets and cars. Subscribed once the services are built, as the two below.
+   */
   on?(services: Services): EventHandlers;
+  /** Once, on the instance that published the fact: the writes a fact causes (rows, audit, mail). */
+  onOrigin?(services: Services): EventHandlers;
+  /** Once, on the leader: work on what only the leader runs (the race engine, the chat bots). */
+  onLeader?(services: Services): EventHandlers;
   /** Once Fastify is ready (before listening): work that must not wait for the migrations. */
   ready?(services: Services, context: ModuleContext): void;
   /** After the migrations and seeding: load read models, resume timers. */

@@ -91,6 +91,11 @@ export const DOMAIN_EVENTS = {
     sessionId: id,
     reason: z.enum(CAR_SESSION_END_REASONS),
   }),
+  /**
+   * The car's stored video PIN was replaced (its session ended, an admin lost the role): the
+   * instance holding the car gives it to the mountpoint and evicts the viewers.
+   */
+  'car.video-pin-changed': z.object({ carId: id }),
   /** The car was deleted (emitted after its session ended). */
   'car.deleted': z.object({ carId: id }),
   /** The car's secret changed: what authenticated with the old one no longer does. */

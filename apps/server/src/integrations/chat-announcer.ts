@@ -4,8 +4,8 @@
  * handed to every chat integration through the hub, each platform posting it within its own
  * length and rate limits (or skipping it when it cannot write).
  *
- * Every instance hears every fact; only the leader, which runs the chat bots, speaks, so an
- * announcement is made once. Each one can be switched off by an admin (the run-time settings
+ * The facts are handled on the leader only (integrations.module.ts `onLeader`): it runs the chat
+ * bots, so an announcement is made once. Each one can be switched off by an admin (the run-time settings
  * `chat_announce_*`, read from memory when the fact arrives). Announcements are prepared one
  * after the other, so they reach the chats in the order of the facts even when one needs a query.
  */
@@ -26,7 +26,6 @@ const PODIUM_PLACES = 3;
 export interface ChatAnnouncerDeps {
   hub: Pick<IntegrationsService, 'announce' | 'announces' | 'settings'>;
   settings: { current(): AdminSettings };
-  leadership: { readonly leading: boolean };
   /** A finished race's public results (GET /api/races/:id). */
   results: { race(raceId: number): Promise<RaceDetail> };
   /** `PUBLIC_URL/claim`: where winners claim their prize. */
@@ -90,9 +89,9 @@ export class ChatAnnouncer {
     return this.#queue;
   }
 
-  /** Not leading, or no chat configured to post in: nothing to prepare (no query for a podium). */
+  /** No chat configured to post in: nothing to prepare (no query for a podium). */
   #announce(kind: ChatAnnouncementKind, prepare: () => Promise<ChatAnnouncement | null>): void {
-    if (!this.#deps.leadership.leading || !this.#deps.hub.announces()) return;
+    if (!this.#deps.hub.announces()) return;
     if (!this.#deps.settings.current()[CHAT_ANNOUNCEMENT_SETTINGS[kind]]) {
       this.#deps.log.debug({ announcement: kind }, 'chat announcement switched off');
       return;

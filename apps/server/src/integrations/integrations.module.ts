@@ -39,7 +39,6 @@ export const integrationsModule = defineModule({
       chatAnnouncer: new ChatAnnouncer({
         hub: integrations,
         settings: services.settings,
-        leadership: services.leadership,
         results: services.leaderboards,
         claimUrl: `${config.publicUrl}/claim`,
         claimMinutes: config.prizeClaimMinutes,
@@ -48,17 +47,16 @@ export const integrationsModule = defineModule({
     };
   },
   routes: () => [{ plugin: integrationsRoutes }],
-  on: ({ integrations, chatAnnouncer }) => ({
+  on: ({ integrations }) => ({
     // One answer per viewer and raffle: a new raffle, or the end of one, starts a new round.
-    'raffle.opened': (fact) => {
-      integrations.newRound();
-      chatAnnouncer.raffleOpened(fact);
-    },
-    'raffle.drawn': (fact) => {
-      integrations.newRound();
-      chatAnnouncer.raffleDrawn(fact);
-    },
+    'raffle.opened': () => integrations.newRound(),
+    'raffle.drawn': () => integrations.newRound(),
     'raffle.aborted': () => integrations.newRound(),
+  }),
+  // The bots are in the chats on the leader only: an announcement is said once, there.
+  onLeader: ({ chatAnnouncer }) => ({
+    'raffle.opened': (fact) => chatAnnouncer.raffleOpened(fact),
+    'raffle.drawn': (fact) => chatAnnouncer.raffleDrawn(fact),
     'race.finished': (fact) => chatAnnouncer.raceFinished(fact),
   }),
 });

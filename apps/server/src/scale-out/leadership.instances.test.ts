@@ -1,9 +1,10 @@
 /**
  * One leader (issue 15): two real server instances on one PostgreSQL and Redis; A, up first,
  * holds the advisory lock and runs the race engine. A follower's commands (join, admin start) run
- * on the leader; SIGKILLing the leader mid-lobby and mid-race hands the engine to the other within
- * 5 s (lock retried every second), with the lobby, the end time and the laps intact, and the race
- * ends on time on the new leader.
+ * on the leader; SIGKILLing the leader mid-lobby and mid-race hands the engine to the other, which
+ * waits in PostgreSQL's lock queue, within HANDOVER_MS (issue 39: the goal is 5 s, half of it is
+ * asserted; each handover is printed), with the lobby, the end time and the laps intact, and the
+ * race ends on time on the new leader.
  */
 import type { ChildProcess } from 'node:child_process';
 import type { AdminRaceResponse, LiveLeaderboardRow, RaceDetail, RaceState } from '@telerace/protocol';
@@ -14,7 +15,8 @@ import { controllerUrl, eventsUrl, openSocket, type TestSocket } from '../test/s
 
 type Json = Record<string, unknown>;
 
-const HANDOVER_MS = 5_000;
+/** From the SIGKILL to the other instance publishing the race it resumed. */
+const HANDOVER_MS = 2_500;
 
 const stateOf = (m: Json) => m.payload as RaceState;
 const isState = (check: (state: RaceState) => boolean) => (m: Json) =>
@@ -45,7 +47,7 @@ describe('the race engine on exactly one instance', () => {
     return socket;
   };
 
-  it('hands the lobby, then a race, to the other instance within 5 s of its leader’s death', async () => {
+  it(`hands the lobby, then a race, to the other instance within ${HANDOVER_MS} ms of its leader’s death`, async () => {
     // Each instance's settings cache is its own until the facts carry them: set them on both.
     for (const instance of [pair.a, pair.b])
       await apiCall(
@@ -94,7 +96,9 @@ describe('the race engine on exactly one instance', () => {
         HANDOVER_MS + 2_000,
       ),
     );
-    expect(Date.now() - lobbyKilledAt).toBeLessThan(HANDOVER_MS);
+    const lobbyHandover = Date.now() - lobbyKilledAt;
+    console.info(`[measure] lobby resumed by B ${lobbyHandover} ms after A was killed`);
+    expect(lobbyHandover).toBeLessThan(HANDOVER_MS);
     expect(resumedLobby.race_id).toBe(lobby.race_id);
     expect(resumedLobby.participants.map((p) => p.carId)).toEqual([carId]);
 
@@ -141,7 +145,9 @@ describe('the race engine on exactly one instance', () => {
         HANDOVER_MS + 2_000,
       ),
     );
-    expect(Date.now() - raceKilledAt).toBeLessThan(HANDOVER_MS);
+    const raceHandover = Date.now() - raceKilledAt;
+    console.info(`[measure] race resumed by A ${raceHandover} ms after B was killed`);
+    expect(raceHandover).toBeLessThan(HANDOVER_MS);
     expect(resumed.race_id).toBe(active.race_id);
     expect(resumed.race_expires_at).toBe(active.race_expires_at);
     onA.send({ type: 'get_current_state' });

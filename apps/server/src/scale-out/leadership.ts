@@ -1,9 +1,21 @@
 /**
  * Leadership (issue 15, docs/decisions.md "Scale-out"): the work that must run on exactly one
- * instance — the race engine's timers and lap counting, the chat integrations' connections — runs
- * on the holder of a PostgreSQL session-level advisory lock, taken on a dedicated connection (not
- * one of the pool's, which come and go). PostgreSQL releases the lock the moment that connection
- * ends, so a crashed leader's lock is free at once; the followers try for it every second.
+ * instance — the race engine's timers and lap counting, the chat integrations' connections, the
+ * domain-event handlers placed on the leader (events.ts) — runs on the holder of a PostgreSQL
+ * session-level advisory lock, taken on a dedicated connection (not one of the pool's, which come
+ * and go).
+ *
+ * Followers wait for the lock in PostgreSQL's own queue (`pg_advisory_lock`) instead of asking at
+ * intervals: PostgreSQL hands it to a waiter the moment the holder's connection ends, so a
+ * SIGKILLed leader is replaced as fast as the new one resumes its work (issue 39: a try every
+ * second let a race wait up to a second more). There is no lease to renew, so nothing expires
+ * while an event loop stalls: the lock lives as long as its connection. What a stall could fool
+ * is the leader's check of that connection (`SELECT 1` every second): it fails only when still
+ * unanswered 5 s later, judged once the loop has caught up (settles-within.ts). A connection that
+ * dies silently (a network or a host gone, no FIN) is dropped by PostgreSQL within 11 s (its own
+ * TCP keepalives, set for this session), and its lock with it; the old leader's check has given
+ * up by then (≤ 6 s), so it stops first. A follower's wait is answered every 10 s
+ * (`lock_timeout`), which proves its connection alive; then it queues again.
  *
  * A module hands its leader-only work over as a role (`assign`): `lead` when this instance becomes
  * the leader (start as at start-up: resume from the database), `follow` when it stops being one
@@ -12,6 +24,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import pg from 'pg';
+import { settlesWithin } from './settles-within.js';
 
 /** Leader-only work of one module. */
 export interface LeaderRole {
@@ -74,32 +87,57 @@ class RoleRunner {
 /** The advisory lock's two keys (`pg_try_advisory_lock(int, int)`): "Telerace", the leader. */
 export const LEADER_LOCK = { classId: 0x54454c45, objectId: 1 } as const;
 
+/** The periods of the lock's connection (see the header for why each is what it is). */
+export interface LeadershipTiming {
+  /** How often the leader checks its connection; how long a follower waits before connecting again. */
+  checkMs: number;
+  /** How long a check may go unanswered (judged once the event loop has caught up). */
+  checkTimeoutMs: number;
+  /** How long a follower waits in the lock queue before PostgreSQL answers and it queues again. */
+  waitMs: number;
+}
+
+export const LEADERSHIP_TIMING: LeadershipTiming = { checkMs: 1_000, checkTimeoutMs: 5_000, waitMs: 10_000 };
+
+/**
+ * PostgreSQL's side of a silent death (seconds): probes after 5 s of silence, every 2 s, 3 unanswered
+ * drop the connection — 11 s, longer than the leader's own check gives itself (1 + 5 s).
+ */
+const SERVER_KEEPALIVE = { idle: 5, interval: 2, count: 3 } as const;
+
+/** SQLSTATE of a wait that reached `lock_timeout`: the connection is alive, the lock still taken. */
+const LOCK_NOT_AVAILABLE = '55P03';
+
 export interface AdvisoryLockLeadershipOptions {
   /** The PostgreSQL to lock in (DATABASE_URL): locks are per database. */
   databaseUrl: string;
   log: FastifyBaseLogger;
-  /** How often a follower tries for the lock and a leader checks its connection. */
-  retryMs?: number;
+  timing?: Partial<LeadershipTiming>;
   lock?: { classId: number; objectId: number };
 }
 
+/** What one attempt at the lock came to. */
+type Attempt = 'leading' | 'taken' | 'failed';
+
 /**
- * The leader is whoever holds the advisory lock. A leader checks its connection at each interval
- * (`SELECT 1` with a timeout): a connection that fails or stops answering means the lock may be
- * someone else's already, so the roles follow at once and the campaign starts over on a new
- * connection.
+ * The leader is whoever holds the advisory lock. A leader checks its connection at each interval:
+ * a connection that fails or stops answering means the lock may be someone else's already, so
+ * the roles follow at once and the campaign starts over on a new connection.
  */
 export class AdvisoryLockLeadership implements Leadership {
-  readonly #options: Required<AdvisoryLockLeadershipOptions>;
+  readonly #options: Required<Omit<AdvisoryLockLeadershipOptions, 'timing'>>;
+  readonly #timing: LeadershipTiming;
   readonly #runners: RoleRunner[] = [];
   #client: pg.Client | null = null;
   #leading = false;
-  #timer: NodeJS.Timeout | undefined;
-  #stopped = false;
-  #attempt: Promise<void> = Promise.resolve();
+  #stopped = true;
+  #loop: Promise<void> = Promise.resolve();
+  /** Ends the pause between two attempts early (stop). */
+  #wake: (() => void) | undefined;
 
   constructor(options: AdvisoryLockLeadershipOptions) {
-    this.#options = { retryMs: 1_000, lock: LEADER_LOCK, ...options };
+    this.#options = { lock: LEADER_LOCK, ...options };
+    this.#timing = { ...LEADERSHIP_TIMING, ...options.timing };
   }
 
   get leading(): boolean {
@@ -112,22 +150,26 @@ export class AdvisoryLockLeadership implements Leadership {
     if (this.#leading) await runner.transition(true);
   }
 
+  /** One immediate try (the first instance up leads before it answers), then the campaign runs on. */
   async start(): Promise<void> {
     this.#stopped = false;
-    await this.#try();
+    const first = await this.#attempt('SELECT pg_try_advisory_lock($1, $2) AS locked');
+    this.#loop = this.#run(first);
   }
 
   async stop(): Promise<void> {
     this.#stopped = true;
-    clearTimeout(this.#timer);
-    await this.#attempt;
+    this.#wake?.();
+    // A follower waiting in the lock queue: closing its connection ends the wait.
+    if (!this.#leading) this.#drop();
+    await this.#loop;
     const client = this.#client;
     this.#client = null;
     if (this.#leading) {
       this.#leading = false;
       await Promise.all(this.#runners.map((runner) => runner.transition(false)));
       // Given back explicitly (a closing connection would release it too): the next instance leads
-      // at its next try instead of after our socket's teardown.
+      // at once instead of after our socket's teardown.
       await client
         ?.query('SELECT pg_advisory_unlock($1, $2)', [
           this.#options.lock.classId,
@@ -138,49 +180,81 @@ export class AdvisoryLockLeadership implements Leadership {
     await client?.end().catch(() => undefined);
   }
 
-  /** One attempt (or, when leading, one check), then the next one is scheduled. */
-  #try(): Promise<void> {
-    this.#attempt = (this.#leading ? this.#check() : this.#campaign()).finally(() => {
-      if (!this.#stopped) this.#timer = setTimeout(() => void this.#try(), this.#options.retryMs);
-    });
-    return this.#attempt;
+  /** Leading: a check per interval. Following: back in the lock queue at once, after a failure an interval later. */
+  async #run(first: Attempt): Promise<void> {
+    let last = first;
+    while (!this.#stopped) {
+      if (last !== 'taken') await this.#pause(this.#timing.checkMs);
+      if (this.#stopped) return;
+      if (this.#leading) {
+        await this.#check();
+        last = 'leading';
+      } else last = await this.#attempt('SELECT true AS locked FROM pg_advisory_lock($1, $2)');
+    }
   }
 
-  async #campaign(): Promise<void> {
+  /** Tries for the lock (`sql` answers `locked`), waiting in PostgreSQL's queue if it says so. */
+  async #attempt(sql: string): Promise<Attempt> {
     try {
       const client = await this.#connection();
-      const { rows } = await client.query<{ locked: boolean }>(
-        'SELECT pg_try_advisory_lock($1, $2) AS locked',
-        [this.#options.lock.classId, this.#options.lock.objectId],
+      const { classId, objectId } = this.#options.lock;
+      const answered = await settlesWithin(
+        client.query<{ locked: boolean }>(sql, [classId, objectId]),
+        this.#timing.waitMs + this.#timing.checkTimeoutMs,
       );
-      if (!rows[0]?.locked || this.#stopped) return;
+      if (!answered) throw new Error('the lock connection did not answer');
+      // Stopped while it was granted: the connection is closing, the lock goes with it.
+      if (!answered.value.rows[0]?.locked || this.#stopped) return 'taken';
       this.#leading = true;
       this.#options.log.info('this instance leads: the race engine and the chat integrations run here');
       await Promise.all(this.#runners.map((runner) => runner.transition(true)));
+      return 'leading';
     } catch (error) {
-      this.#options.log.warn({ err: error }, 'the leader lock could not be tried; trying again');
+      if ((error as { code?: string }).code === LOCK_NOT_AVAILABLE) return 'taken';
+      if (!this.#stopped)
+        this.#options.log.warn({ err: error }, 'the leader lock could not be tried; trying again');
       this.#drop();
+      return 'failed';
     }
   }
 
   async #check(): Promise<void> {
+    const client = this.#client;
     try {
-      await this.#client?.query('SELECT 1');
+      const answered = client
+        ? await settlesWithin(client.query('SELECT 1'), this.#timing.checkTimeoutMs)
+        : null;
+      if (!answered) this.#lost(new Error('the lock connection did not answer its check'));
     } catch (error) {
       this.#lost(error);
     }
   }
 
-  /** The connection that holds (or tries for) the lock, opened on first need. */
+  #pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.#wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
+  /** The connection that holds (or waits for) the lock, opened on first need. */
   async #connection(): Promise<pg.Client> {
     if (this.#client) return this.#client;
+    const { idle, interval, count } = SERVER_KEEPALIVE;
     const client = new pg.Client({
       connectionString: this.#options.databaseUrl,
-      // A leader whose PostgreSQL stops answering must notice within a retry or two.
-      query_timeout: Math.max(2 * this.#options.retryMs, 1_000),
       connectionTimeoutMillis: 5_000,
       keepAlive: true,
       application_name: 'telerace-leadership',
+      options: [
+        `-c tcp_keepalives_idle=${idle}`,
+        `-c tcp_keepalives_interval=${interval}`,
+        `-c tcp_keepalives_count=${count}`,
+        `-c lock_timeout=${this.#timing.waitMs}`,
+      ].join(' '),
     });
     // Without a listener an 'error' would crash the process; the lock went with the connection.
     // A connection already dropped says nothing about the current one.

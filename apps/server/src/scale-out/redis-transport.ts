@@ -7,13 +7,15 @@
  * keeps its meaning: this instance's read models have changed when it returns); each instance
  * ignores its own echo. So local delivery never waits for Redis and keeps working while Redis is
  * down — then the other instances miss the fact: that is logged (once per outage, with the
- * count of facts lost when it ends). Facts from the other instances are checked against their schemas (a rolling upgrade may run
- * two versions at once) and delivered in the order their instance published them.
+ * count of facts lost when it ends). Facts from the other instances are checked against their
+ * schemas (a rolling upgrade may run two versions at once) and delivered in the order their
+ * instance published them, marked as from elsewhere (an `origin` handler runs only where its fact
+ * was published: events.ts).
  */
 import { DOMAIN_EVENTS, type DomainEventName } from '@telerace/protocol/events';
 import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
-import type { DomainEventEnvelope, EventTransport } from '../events.js';
+import type { DomainEventEnvelope, EventTransport, FactSource } from '../events.js';
 import type { RedisChannels } from './redis-channels.js';
 
 export const EVENTS_CHANNEL = 'events';
@@ -22,7 +24,7 @@ export const EVENTS_CHANNEL = 'events';
 const WireFact = z.object({ from: z.string(), name: z.string(), payload: z.unknown() });
 
 export class RedisTransport implements EventTransport {
-  #deliver: ((event: DomainEventEnvelope) => void) | undefined;
+  #deliver: ((event: DomainEventEnvelope, source: FactSource) => void) | undefined;
   /** Facts that could not cross since Redis went down (logged when it is back). */
   #lost = 0;
 
@@ -52,10 +54,10 @@ export class RedisTransport implements EventTransport {
       JSON.stringify({ from: this.channels.instanceId, name: event.name, payload: event.payload }),
     );
     if (sent === 'redis_down') this.#lost += 1;
-    this.#deliver?.(event);
+    this.#deliver?.(event, 'here');
   }
 
-  subscribe(deliver: (event: DomainEventEnvelope) => void): void {
+  subscribe(deliver: (event: DomainEventEnvelope, source: FactSource) => void): void {
     this.#deliver = deliver;
     this.channels.subscribe(EVENTS_CHANNEL, (message) => this.#heard(message));
   }
@@ -78,6 +80,6 @@ export class RedisTransport implements EventTransport {
       );
       return;
     }
-    this.#deliver?.({ name: wire.name, payload: checked.data } as DomainEventEnvelope);
+    this.#deliver?.({ name: wire.name, payload: checked.data } as DomainEventEnvelope, 'elsewhere');
   }
 }

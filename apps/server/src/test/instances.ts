@@ -3,7 +3,8 @@
  * database and one Redis, each with its own DATA_DIR and port — what two instances behind the
  * example proxy are. Each harness gets its own REDIS_NAMESPACE, so test files running at once on
  * the shared Redis never hear each other's facts. Needs the postgres project (DATABASE_URL);
- * Redis at TEST_REDIS_URL (default redis://127.0.0.1:6379, started by .ci/run).
+ * Redis at TEST_REDIS_URL (default redis://127.0.0.1:6379, started by .ci/run). Disposing fails
+ * when a process sent two queries at once on one connection (concurrent-query.ts).
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -11,7 +12,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestEnvironment, type TestEnvironment } from './app.js';
-import { freePort, killProcess, logIn, startServer, waitForStatus } from './process.js';
+import { CONCURRENT_QUERY_WARNING } from './concurrent-query.js';
+import { apiCall, freePort, killProcess, logIn, startServer, waitForStatus } from './process.js';
 
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -66,6 +68,7 @@ export async function startTwoInstances(options: TwoInstancesOptions = {}): Prom
     B: await mkdtemp(join(tmpdir(), 'telerace-test-b-')),
   };
   const running: Partial<Record<InstanceName, Instance>> = {};
+  const started: Instance[] = [];
 
   const start = async (name: InstanceName, extra: Record<string, string> = {}): Promise<Instance> => {
     const port = await freePort();
@@ -87,6 +90,7 @@ export async function startTwoInstances(options: TwoInstancesOptions = {}): Prom
     const server = startServer(env);
     const instance: Instance = { name, server, port, base, env };
     running[name] = instance;
+    started.push(instance);
     try {
       await waitForStatus(`${base}/api/ready`, 200, 60_000);
     } catch (error) {
@@ -105,6 +109,10 @@ export async function startTwoInstances(options: TwoInstancesOptions = {}): Prom
     await stopAll();
     await rm(dataDirs.B, { recursive: true, force: true });
     await environment.dispose();
+    // Every process either name ran, a killed and restarted one too.
+    for (const instance of started)
+      if (instance.server.output().stderr.includes(CONCURRENT_QUERY_WARNING))
+        throw new Error(`instance ${instance.name} sent two queries at once on one PostgreSQL connection`);
   };
 
   try {
@@ -136,4 +144,13 @@ export async function startTwoInstances(options: TwoInstancesOptions = {}): Prom
     await dispose();
     throw error;
   }
+}
+
+/** A member signed up and logged in on `instance` (either instance knows them: one database). */
+export async function signUpMember(instance: Instance, name: string): Promise<{ id: number; token: string }> {
+  const credentials = { email: `${name}@example.com`, password: `${name}-Passw0rd!-long` };
+  await apiCall(instance.base, 'POST', '/signup', { ...credentials, username: name, recaptchaToken: '' });
+  const token = await logIn(instance.base, credentials);
+  const { user } = await apiCall<{ user: { id: number } }>(instance.base, 'GET', '/me', undefined, token);
+  return { id: user.id, token };
 }

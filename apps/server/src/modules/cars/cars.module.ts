@@ -101,7 +101,8 @@ export const carsModule = defineModule({
     };
   },
   routes: () => [{ plugin: carRoutes }, { plugin: adminCarRoutes, prefix: '/admin' }],
-  on: ({ drivingSessions }) => ({
+  // A ban or a deletion ends the member's car sessions once, where it happened.
+  onOrigin: ({ drivingSessions }) => ({
     'user.sessions-revoked': (event) => drivingSessions.onSessionsRevoked(event),
   }),
   // After the migrations: end what expired while the server was down, time the live sessions.

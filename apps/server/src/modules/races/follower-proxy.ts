@@ -2,8 +2,8 @@
  * A follower's race (issue 15, docs/decisions.md "Scale-out"): its sockets' commands go to the
  * leader's engine (`leader`), and the race it shows is a copy of the leader's, loaded from the
  * database when it starts following, then kept from the `race.changed` and `race.lap-completed`
- * facts. The facts every instance hears (`lap.passed`, a session that ended) count only on the
- * leader, so a follower ignores them.
+ * facts. Every command a member or an admin sends reaches the leader; the facts the engine acts
+ * on (`lap.passed`, a session that ended) are handled on the leader only (races.module.ts).
  */
 import type { RaceState, RaffleStatus } from '@telerace/protocol';
 import type { Clock } from '../../clock.js';
@@ -70,9 +70,8 @@ export class FollowerProxy implements RaceRole {
     return this.toLeader(RACE_CALLS.openLobby, {}) as Promise<number | null>;
   }
 
-  /** The leader's engine acts on the session's end (every instance hears it). */
-  leave(): Promise<void> {
-    return Promise.resolve();
+  leave(userId: number, carId: number): Promise<void> {
+    return this.toLeader(RACE_CALLS.leave, { userId, carId }).then(() => undefined);
   }
 
   /** The races service sends a follower's admin calls to the leader (the audit is a closure). */
@@ -84,7 +83,10 @@ export class FollowerProxy implements RaceRole {
     return Promise.reject(new RaceBusyError());
   }
 
-  /** Only the leader counts a pass (every instance hears every pass). */
+  /**
+   * Only the leader counts a pass (`lap.passed` is handled there); one heard while the leadership
+   * changes hands is not counted, as any pass while no engine runs.
+   */
   recordPass(): Promise<void> {
     return Promise.resolve();
   }

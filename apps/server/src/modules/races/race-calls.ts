@@ -18,6 +18,7 @@ const CALLS = {
   [RACE_CALLS.toggleReady]: z.object({ userId: Id }),
   [RACE_CALLS.ping]: z.object({ userId: Id, latency: z.number() }),
   [RACE_CALLS.openLobby]: z.object({}),
+  [RACE_CALLS.leave]: z.object({ userId: Id, carId: Id }),
   [RACE_CALLS.start]: z.object({ actor: Actor }),
   [RACE_CALLS.end]: z.object({ actor: Actor }),
 };
@@ -38,6 +39,10 @@ export function raceCallHandler(engine: RaceEngine, races: RacesService): Leader
       }
       case RACE_CALLS.openLobby:
         return engine.openLobby();
+      case RACE_CALLS.leave: {
+        const { userId, carId } = CALLS[name].parse(payload);
+        return engine.leave(userId, carId);
+      }
       case RACE_CALLS.start:
         return races.start(CALLS[name].parse(payload).actor);
       case RACE_CALLS.end:

@@ -50,6 +50,7 @@ export const RACE_CALLS = {
   toggleReady: 'race.toggle-ready',
   ping: 'race.ping',
   openLobby: 'race.open-lobby',
+  leave: 'race.leave',
   start: 'race.start',
   end: 'race.end',
 } as const;
@@ -81,7 +82,10 @@ export interface RaceRole {
   reportPing(userId: number, latency: number): void;
   /** A raffle was drawn: an empty lobby for its winners; the lobby's race id, or null. */
   openLobby(): Promise<number | null>;
-  /** A participant's car session ended: they leave the lobby (a race keeps their laps). */
+  /**
+   * A participant leaves: `leave_lobby`, or their car session ended (the leader hears that fact
+   * itself: races.module.ts runs it there). In a race they keep their laps.
+   */
   leave(userId: number, carId: number): Promise<void>;
   /** Admin: lobby → countdown; `audit` writes the admin's record in the same transaction. */
   startRace(audit?: Audit): Promise<void>;

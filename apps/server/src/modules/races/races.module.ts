@@ -53,16 +53,19 @@ export const racesModule = defineModule({
     return { raceEngine, races, lapCounterIds };
   },
   routes: () => [{ plugin: adminRaceRoutes }],
-  on: ({ raceEngine, races, lapCounterIds }) => ({
-    'lap.passed': ({ carId, at, source }) => {
-      if (source === races.lapCounterKind) return raceEngine.recordPass(carId, at);
-    },
-    'car.session-ended': ({ userId, carId }) => raceEngine.leave(userId, carId),
+  on: ({ raceEngine, lapCounterIds }) => ({
     // A follower's copy of the leader's race (the leader ignores its own facts).
     'race.changed': ({ state }) => raceEngine.heardState(state),
     'race.lap-completed': ({ leaderboard }) => raceEngine.heardLap(leaderboard),
     'car.lap-counter-id-changed': ({ carId, lapCounterId }) => lapCounterIds.set(carId, lapCounterId),
     'car.deleted': ({ carId }) => lapCounterIds.remove(carId),
+  }),
+  // What the engine acts on runs where it runs: a pass counts once, a driver leaves once.
+  onLeader: ({ raceEngine, races }) => ({
+    'lap.passed': ({ carId, at, source }) => {
+      if (source === races.lapCounterKind) return raceEngine.recordPass(carId, at);
+    },
+    'car.session-ended': ({ userId, carId }) => raceEngine.leave(userId, carId),
   }),
   // The engine's timers, its lap counting and a hardware lap counter run on the leader only
   // (scale-out/leadership.ts; one process always leads).

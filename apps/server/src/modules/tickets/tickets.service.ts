@@ -58,11 +58,11 @@ export async function ticketsForUsers(
 ): Promise<Map<number, TicketsResponse>> {
   const ids = [...new Set(userIds)];
   const donationsSince = new Date(now.getTime() - TICKETS.donationExpiryDays * DAY_MS);
-  const [linked, subs, sums] = await Promise.all([
-    linkedIds(db, ids),
-    activeSubscriptions(db, ids),
-    ledgerSums(db, ids, donationsSince, now),
-  ]);
+  // One after the other: `db` may be a transaction, one connection that runs one query at a time
+  // (pg queues a second one with a deprecation warning; pg 9 refuses it).
+  const linked = await linkedIds(db, ids);
+  const subs = await activeSubscriptions(db, ids);
+  const sums = await ledgerSums(db, ids, donationsSince, now);
   const monthsByUser = new Map<number, number[]>();
   for (const sub of subs) {
     const list = monthsByUser.get(sub.userId) ?? [];

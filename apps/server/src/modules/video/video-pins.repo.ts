@@ -13,8 +13,8 @@ export interface VideoPins {
   /** The cars' PINs, each made with `fresh()` when the car has none yet (at once on every instance). */
   pinsOf(carIds: readonly number[], fresh: () => string): Promise<Map<number, string>>;
   /**
-   * The session's end replaces the car's PIN with `pin`, once: every instance hearing of it calls
-   * this, only the first changes it (a car without a PIN yet keeps none).
+   * The session's end replaces the car's PIN with `pin` (called once, where the session ended); an
+   * older session's end heard after a newer one's changes nothing. A car without a PIN keeps none.
    */
   rotateAfterSession(carId: number, sessionId: number, pin: string): Promise<void>;
   /** Replaces the car's PIN (an admin's demotion), whatever it was. */
@@ -56,7 +56,7 @@ export class DatabaseVideoPins implements VideoPins {
   }
 
   async rotateAfterSession(carId: number, sessionId: number, pin: string): Promise<void> {
-    // Row-locked: an instance updating second waits for the first, then finds its condition false.
+    // Keyed on the session: the latest end's PIN stays, whatever order the ends are written in.
     await this.db
       .update(carVideoPins)
       .set({ pin, rotatedForSessionId: sessionId, changedAt: sql`now()` })

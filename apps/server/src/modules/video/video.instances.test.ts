@@ -14,8 +14,14 @@ import { join } from 'node:path';
 import type { Car } from '@telerace/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp } from '../../test/app.js';
-import { type Instance, startTwoInstances, TEST_REDIS_URL, type TwoInstances } from '../../test/instances.js';
-import { addSimCar, apiCall, killProcess, lineAppears, logIn, takeCarWithCode } from '../../test/process.js';
+import {
+  type Instance,
+  signUpMember,
+  startTwoInstances,
+  TEST_REDIS_URL,
+  type TwoInstances,
+} from '../../test/instances.js';
+import { addSimCar, apiCall, killProcess, lineAppears, takeCarWithCode } from '../../test/process.js';
 import { quietLogger } from '../../test/quiet-logger.js';
 import { openSocket, type TestSocket } from '../../test/sockets.js';
 import { janusAnswer } from '../../test/video.js';
@@ -54,12 +60,6 @@ describe('live video with two instances and one shared Janus', () => {
     await janus?.stop();
     if (janusDir) await rm(janusDir, { recursive: true, force: true });
   });
-
-  async function member(instance: Instance, name: string): Promise<string> {
-    const credentials = { email: `${name}@example.com`, password: `${name}-Passw0rd!-long` };
-    await apiCall(instance.base, 'POST', '/signup', { ...credentials, username: name, recaptchaToken: '' });
-    return logIn(instance.base, credentials);
-  }
 
   const status = (instance: Instance, carId: number, token: string) =>
     apiCall<Car>(instance.base, 'GET', `/cars/${carId}/status`, undefined, token);
@@ -104,7 +104,7 @@ describe('live video with two instances and one shared Janus', () => {
     const { carId, agent } = await addSimCar(pair.a.base, pair.adminToken, 'Video car on A');
     children.push(agent);
     await lineAppears(agent, /welcomed as car/);
-    const driver = await member(pair.b, 'video_driver_on_b');
+    const driver = (await signUpMember(pair.b, 'video_driver_on_b')).token;
     await takeCarWithCode(pair.b.base, carId, pair.adminToken, driver);
 
     const onB = await status(pair.b, carId, driver);

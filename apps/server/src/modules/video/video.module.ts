@@ -24,7 +24,7 @@ declare module '../../module.js' {
 
 export const videoModule = defineModule({
   name: 'video',
-  services: ({ app, config, db, log, services }) => {
+  services: ({ app, config, db, bus, log, services }) => {
     const video = new VideoService({
       config,
       log,
@@ -33,7 +33,7 @@ export const videoModule = defineModule({
       formerStreamIdOf: (carId) => services.carLookups.formerStreamIdOf(carId),
       isDriven: (carId) => services.carLookups.isDriven(carId),
       pins: new DatabaseVideoPins({ db }),
-      isLeader: () => services.leadership.leading,
+      bus,
     });
     return {
       video,
@@ -56,20 +56,25 @@ export const videoModule = defineModule({
     'car.offline': ({ carId }) => video.carOffline(carId),
     'car.deleted': ({ carId }) => video.carDeleted(carId),
     'car.session-started': ({ carId }) => video.sessionStarted(carId),
-    // On every instance: the stored PIN changes once; the car's holder re-keys its mountpoint.
-    'car.session-ended': ({ carId, sessionId }) => video.sessionEnded(carId, sessionId),
+    'car.session-ended': ({ carId }) => video.sessionEnded(carId),
+    'car.video-pin-changed': ({ carId }) => video.pinChanged(carId),
     // Revoked sessions take their players with them: the member-sockets registry closes them.
-    // Admins are shown every PIN: a demoted admin must not keep one (new PINs), and their players
-    // go too (they were admitted to watch with PINs shown to admins).
+    // Admins are shown every PIN: a demoted admin's players go (they were admitted to watch with
+    // PINs shown to admins), and every PIN changes (below).
     'user.role-changed': ({ userId, isAdmin }) => {
-      if (isAdmin) return;
-      memberSockets.revokeMember(
-        userId,
-        { code: SOCKET_CLOSE_CODES.roleChanged, reason: 'role_changed' },
-        VIDEO_ONLY,
-      );
-      return video.adminDemoted();
+      if (!isAdmin)
+        memberSockets.revokeMember(
+          userId,
+          { code: SOCKET_CLOSE_CODES.roleChanged, reason: 'role_changed' },
+          VIDEO_ONLY,
+        );
     },
+  }),
+  // The stored PINs change once, where the fact was published; `car.video-pin-changed` follows.
+  onOrigin: ({ video }) => ({
+    'car.session-ended': ({ carId, sessionId }) => video.replacePinAfterSession(carId, sessionId),
+    'user.role-changed': ({ isAdmin }) => (isAdmin ? undefined : video.replaceAllPins()),
+    'car.deleted': ({ carId }) => video.removeDeletedCar(carId),
   }),
   // Not awaited: the site serves while Janus starts.
   ready: ({ video }) => void video.start(),

@@ -11,11 +11,14 @@
  *
  * Several instances (REDIS_URL) share one Janus: the instance holding the car's socket makes,
  * re-keys and destroys its mountpoint; the PIN lives in the database (video-pins.repo.ts), so
- * whichever instance answers the driver reads the PIN the mountpoint has.
+ * whichever instance answers the driver reads the PIN the mountpoint has. A PIN is replaced once,
+ * where the fact that calls for it was published (video.module.ts `onOrigin`), and the
+ * `car.video-pin-changed` fact then sends the holder to re-key.
  */
 import type { CarVideo, ServerCarMessage } from '@telerace/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config.js';
+import type { EventBus } from '../../events.js';
 import { JanusLocator } from './janus-locator.js';
 import { CODEC, type Mountpoint, Mountpoints, newPin } from './mountpoints.js';
 import type { VideoPins } from './video-pins.repo.js';
@@ -54,8 +57,8 @@ export interface VideoServiceOptions {
   isDriven(carId: number): Promise<boolean>;
   /** The mountpoints' PINs, shared by every instance. */
   pins: VideoPins;
-  /** Whether this instance leads (it re-keys the PINs of cars no instance holds). */
-  isLeader(): boolean;
+  /** Says `car.video-pin-changed` once a PIN is replaced. */
+  bus: Pick<EventBus, 'emit'>;
 }
 
 export class VideoService {
@@ -172,72 +175,67 @@ export class VideoService {
   }
 
   /**
-   * A driving session ended (expiry, kick, ban, account or car deletion): the camera stops, the
-   * next driver gets a new PIN, and everyone watching is evicted — a new PIN alone leaves Janus's
-   * existing viewers in place, so the former driver would keep receiving the next one's video.
+   * A driving session ended (expiry, kick, ban, account or car deletion): the camera stops. The
+   * next driver gets a new PIN (`replacePinAfterSession`, where the session ended) and, once it is
+   * stored, everyone watching is evicted (`pinChanged`).
    */
-  sessionEnded(carId: number, sessionId: number): Promise<void> {
+  sessionEnded(carId: number): void {
     this.#driven.delete(carId);
     this.#told.delete(carId);
     this.#options.cars.sendToCar(carId, { type: 'video-stop' });
-    return this.#serially(carId, async () => {
-      // Every instance hears of the end; the stored PIN changes once, whoever comes first.
-      await this.#options.pins.rotateAfterSession(carId, sessionId, newPin());
-      await this.#mountpoints.rekey(carId);
-    });
+  }
+
+  /** Once, where the session ended: the stored PIN changes, then every instance hears of it. */
+  async replacePinAfterSession(carId: number, sessionId: number): Promise<void> {
+    await this.#options.pins.rotateAfterSession(carId, sessionId, newPin());
+    this.#options.bus.emit('car.video-pin-changed', { carId });
   }
 
   /**
-   * An admin lost the role: they may know the PIN of every car (admins are shown them), so every
-   * PIN changes and every mountpoint loses its viewers: each instance re-keys the mountpoints it
-   * made, the leader the PINs of cars no instance holds. The drivers' players re-read their PIN
-   * and watch again within a few seconds; a demotion is rare enough for that.
+   * Once, where an admin lost the role: they may know the PIN of every car (admins are shown them),
+   * so every PIN changes, and each car's holder evicts its viewers. The drivers' players re-read
+   * their PIN and watch again within a few seconds; a demotion is rare enough for that.
    */
-  async adminDemoted(): Promise<void> {
-    const mine = this.#mountpoints.carIds();
-    const rekeyed = mine.map((carId) =>
-      this.#serially(carId, async () => {
-        await this.#options.pins.replace(carId, newPin());
-        await this.#mountpoints.rekey(carId);
-      }),
-    );
-    if (this.#options.isLeader()) {
-      const { cars, pins } = this.#options;
-      try {
-        for (const carId of await pins.carIds()) {
-          const heldElsewhere = cars.isOnline(carId) && !cars.holds(carId);
-          if (!this.#mountpoints.of(carId) && !heldElsewhere) await pins.replace(carId, newPin());
-        }
-      } catch (error) {
-        this.#log.warn({ err: error }, 'replacing the PINs of cars nobody holds failed');
-      }
+  async replaceAllPins(): Promise<void> {
+    for (const carId of await this.#options.pins.carIds()) {
+      await this.#options.pins.replace(carId, newPin());
+      this.#options.bus.emit('car.video-pin-changed', { carId });
     }
-    await Promise.all(rekeyed);
-  }
-
-  /** The car is gone for good: its PIN and its mountpoint go too. */
-  carDeleted(carId: number): Promise<void> {
-    return this.#serially(carId, async () => {
-      const client = this.janus.client;
-      this.#driven.delete(carId);
-      await this.#options.pins.remove(carId);
-      const made = this.#mountpoints.of(carId);
-      this.#mountpoints.forget(carId);
-      if (!client) return;
-      const streamId = made?.streamId ?? (await this.#orphanStreamId(carId));
-      if (streamId !== null) await this.#mountpoints.destroy(client, carId, streamId);
-    });
   }
 
   /**
-   * With REDIS_URL, the mountpoint of a deleted car that no instance answers for: the instance it
-   * last connected to forgot it when the car left (`carOffline`), and it would stay on the shared
-   * Janus for good. The leader removes it (exactly one instance tries; "no such mountpoint" is
-   * fine). In one process the instance always knows its own mountpoints.
+   * The car's stored PIN changed: a mountpoint this instance made takes it and loses its viewers —
+   * a new PIN alone leaves Janus's existing viewers in place, so the former driver would keep
+   * receiving the next one's video.
    */
-  async #orphanStreamId(carId: number): Promise<number | null> {
-    if (this.#options.config.redisUrl === null || !this.#options.isLeader()) return null;
-    return this.#options.formerStreamIdOf(carId);
+  pinChanged(carId: number): Promise<void> {
+    return this.#serially(carId, () => this.#mountpoints.rekey(carId));
+  }
+
+  /** The car is gone for good: the mountpoint this instance made goes too. */
+  carDeleted(carId: number): Promise<void> {
+    this.#driven.delete(carId);
+    const made = this.#mountpoints.of(carId);
+    this.#mountpoints.forget(carId);
+    const client = this.janus.client;
+    if (!made || !client) return Promise.resolve();
+    return this.#serially(carId, () => this.#mountpoints.destroy(client, carId, made.streamId));
+  }
+
+  /**
+   * Once, where the car was deleted: its PIN goes, and with REDIS_URL so does a mountpoint no
+   * instance answers for — the instance the car last connected to forgot it when the car left
+   * (`carOffline`), and it would stay on the shared Janus for good. Destroyed by the deleted car's
+   * stream id (no car can connect as a deleted car); one its holder destroyed already answers "no
+   * such mountpoint", which is fine. In one process this instance knows every mountpoint it made.
+   */
+  async removeDeletedCar(carId: number): Promise<void> {
+    await this.#options.pins.remove(carId);
+    const client = this.janus.client;
+    if (this.#options.config.redisUrl === null || !client) return;
+    const streamId = await this.#options.formerStreamIdOf(carId);
+    if (streamId !== null)
+      await this.#serially(carId, () => this.#mountpoints.destroy(client, carId, streamId));
   }
 
   async stop(): Promise<void> {
@@ -283,7 +281,7 @@ export class VideoService {
   }
 
   /**
-   * A stored PIN another instance changed while this one made the mountpoint (the leader re-keying
+   * A stored PIN another instance changed while this one made the mountpoint (a demotion re-keying
    * a car that was just connecting here) reaches Janus at the next check.
    */
   async #applyChangedPins(): Promise<void> {
