@@ -12,8 +12,14 @@ import { once } from 'node:events';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { DriveChannelClient } from '../test/drive-channel-client.js';
-import { type Instance, startTwoInstances, TEST_REDIS_URL, type TwoInstances } from '../test/instances.js';
-import { addSimCar, apiCall, killProcess, lineAppears, logIn, takeCarWithCode } from '../test/process.js';
+import {
+  type Instance,
+  memberOn,
+  startTwoInstances,
+  TEST_REDIS_URL,
+  type TwoInstances,
+} from '../test/instances.js';
+import { addSimCar, apiCall, killProcess, lineAppears, takeCarWithCode } from '../test/process.js';
 import { controllerUrl, eventsUrl, openSocket, type TestSocket } from '../test/sockets.js';
 
 const CONTROLLER_CLOSED_BOUND_MS = 250;
@@ -38,15 +44,6 @@ describe('two instances', () => {
   afterAll(async () => {
     await pair?.dispose();
   });
-
-  /** A member signed up and logged in on `instance`. */
-  async function member(instance: Instance, name: string): Promise<{ id: number; token: string }> {
-    const credentials = { email: `${name}@example.com`, password: `${name}-Passw0rd!-long` };
-    await apiCall(instance.base, 'POST', '/signup', { ...credentials, username: name, recaptchaToken: '' });
-    const token = await logIn(instance.base, credentials);
-    const { user } = await apiCall<{ user: { id: number } }>(instance.base, 'GET', '/me', undefined, token);
-    return { id: user.id, token };
-  }
 
   it("accept each other's access tokens and see the same accounts", async () => {
     const { user } = await apiCall<{ user: { email: string } }>(
@@ -164,7 +161,7 @@ describe('two instances', () => {
   }, 30_000);
 
   it("a ban on A closes the member's sockets on B, and B refuses the member's next request", async () => {
-    const banned = await member(pair.b, 'banned_on_a');
+    const banned = await memberOn(pair.b, 'banned_on_a');
     const onB = await openSocket(eventsUrl(hostOf(pair.b), banned.token), { origin: pair.b.base });
     sockets.push(onB);
     // B has read (and cached) the member's row.

@@ -11,7 +11,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestEnvironment, type TestEnvironment } from './app.js';
-import { freePort, killProcess, logIn, startServer, waitForStatus } from './process.js';
+import { apiCall, freePort, killProcess, logIn, startServer, waitForStatus } from './process.js';
 
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -136,4 +136,16 @@ export async function startTwoInstances(options: TwoInstancesOptions = {}): Prom
     await dispose();
     throw error;
   }
+}
+
+/** A member signed up and logged in on `instance`: their id, access token and password. */
+export async function memberOn(
+  instance: Instance,
+  name: string,
+): Promise<{ id: number; token: string; password: string }> {
+  const credentials = { email: `${name}@example.com`, password: `${name}-Passw0rd!-long` };
+  await apiCall(instance.base, 'POST', '/signup', { ...credentials, username: name, recaptchaToken: '' });
+  const token = await logIn(instance.base, credentials);
+  const { user } = await apiCall<{ user: { id: number } }>(instance.base, 'GET', '/me', undefined, token);
+  return { id: user.id, token, password: credentials.password };
 }
