@@ -24,4 +24,10 @@ export interface BuildAppOptions {
   simCarAgent?: AgentCommand;
   /** The time every domain timer reads (tests: a ManualClock). Default: the system clock. */
   clock?: Clock;
+  /**
+   * The time the sockets' keepalive counts (its own tests: a ManualClock). Default: the system
+   * clock, not `clock`: a test that moves the domain clock minutes ahead in one step leaves its
+   * clients no moment to answer a ping, and would have their sockets dropped as silent.
+   */
+  keepaliveClock?: Clock;
 }

@@ -129,6 +129,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   });
   app.decorate('limitStores', limitStores);
   app.decorate('socketMeter', new SocketMeter());
+  app.decorate('keepaliveClock', options.keepaliveClock ?? systemClock);
 
   // The modules: services built in order, decorated under their names, handlers subscribed.
   let migrated = false;

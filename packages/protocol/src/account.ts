@@ -61,6 +61,12 @@ export type User = z.infer<typeof User>;
 
 export const UserResponse = z.object({ user: User });
 export const MessageResponse = z.object({ message: z.string() });
+/**
+ * POST /logout's answer: the session cookie is cleared either way. 200 `recorded: true`: the
+ * session is ended everywhere. 202 `recorded: false`: the database could not record it now; it is
+ * written as soon as the database is back, and the session refreshes nothing meanwhile.
+ */
+export const LogoutResponse = z.object({ message: z.string(), recorded: z.boolean() });
 export const UserMessageResponse = z.object({ user: User, message: z.string() });
 
 export const SignupRequest = z.object({

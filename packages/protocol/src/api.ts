@@ -2,8 +2,15 @@
 import { z } from 'zod';
 import { SITE_LINK_PATTERN } from './constants.js';
 
-export const HealthResponse = z.object({
-  status: z.literal('ok'),
+/** GET /api/health, public: the process answers (liveness), and nothing about what runs behind it. */
+export const HealthResponse = z.object({ status: z.literal('ok') });
+export type HealthResponse = z.infer<typeof HealthResponse>;
+
+/**
+ * GET /health on the metrics port (METRICS_PORT: operators and their monitoring, never the
+ * public): liveness, the database kind, the version, and whether the database answers.
+ */
+export const HealthDetails = HealthResponse.extend({
   db: z.enum(['pglite', 'postgres']),
   version: z.string(),
   /** Whether the database answers a trivial query now, and if not a short reason (a code). */
@@ -12,7 +19,7 @@ export const HealthResponse = z.object({
     reason: z.string().optional(),
   }),
 });
-export type HealthResponse = z.infer<typeof HealthResponse>;
+export type HealthDetails = z.infer<typeof HealthDetails>;
 
 export const ReadyResponse = z.object({ ready: z.boolean() });
 export type ReadyResponse = z.infer<typeof ReadyResponse>;

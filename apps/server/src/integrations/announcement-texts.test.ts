@@ -91,6 +91,8 @@ describe('announcement texts', () => {
       },
     );
     expect(text).not.toMatch(/[\r\n]/);
-    expect(text).toContain('Raffle winners: Evil PRIVMSG #x :hi, ?, \\[link\\](https://x.test) \\*b\\*!');
+    expect(text).toContain(
+      'Raffle winners: Evil PRIVMSG #x :hi, ?, \\[link\\](https:\u2044\u2044x\u2024test) \\*b\\*!',
+    );
   });
 });

@@ -1,13 +1,16 @@
 /**
  * What the bots announce in chat (docs/integrations.md "Announcements"), in the configured
  * language, within a platform's message length: a raffle opened, its winners, a race's podium.
- * Pure: the chat announcer builds the facts, each platform asks for its length and markup.
+ * Pure: the chat announcer builds the facts, each platform asks for its length and markup. A
+ * name never becomes a link (chat-names.ts): a winner named like a URL sat just before the claim
+ * link.
  *
  * Cutting, when a text is too long: winners are named in the order they were drawn and the rest
  * counted ("Ana, Bo and 18 more"); then names are shortened ("Anastasia_the_…"); the claim link
  * and the minutes are never cut (a last-resort cut of the whole text is only for an absurd
  * PUBLIC_URL).
  */
+import { unlinked } from './chat-names.js';
 import type { ChatLanguage } from './chat-replies.js';
 
 export interface PodiumPlace {
@@ -25,7 +28,7 @@ export type ChatAnnouncement =
 export interface AnnouncementFormat {
   /** The platform's longest message, in UTF-16 units (never fewer characters than the platform counts). */
   maxLength: number;
-  /** Escapes what the platform's markup would read in a name (Discord's markdown). */
+  /** Escapes what the platform's markup would read in a name (Discord's markdown); links are broken on every platform. */
   escapeName?: (name: string) => string;
 }
 
@@ -83,7 +86,7 @@ export function announcementText(
   const one = (n: number) => new Intl.PluralRules(language).select(n) === 'one';
   const count = (n: number, word: Plural) => `${n} ${one(n) ? word.one : word.other}`;
   const name = (raw: string, maxLength: number) =>
-    (format.escapeName ?? String)(shorten(plain(raw), maxLength));
+    (format.escapeName ?? String)(shorten(unlinked(plain(raw)), maxLength));
 
   let candidates: Iterable<string>;
   switch (announcement.kind) {

@@ -113,19 +113,30 @@ export class RedisChannels {
       );
       return false;
     }
-    // A PING on the subscriber answers after the SUBSCRIBEs queued before it.
-    await this.#subscriber.ping().catch(() => undefined);
+    await this.subscribed();
     return true;
   }
 
-  /** Publishes on `name` (under the namespace); nothing is queued while Redis is down. */
-  publish(name: string, message: string): PublishResult {
+  /** Resolves once the channels subscribed so far are (after a reconnect: subscribed again). */
+  async subscribed(): Promise<void> {
+    // ioredis subscribes again just after it says 'ready' (when the state listeners run); a PING
+    // on the subscriber answers after the SUBSCRIBEs queued before it.
+    await new Promise((resolve) => setImmediate(resolve));
+    await this.#subscriber.ping().catch(() => undefined);
+  }
+
+  /**
+   * Publishes on `name` (under the namespace); nothing is queued while Redis is down. `onFailed`
+   * hears of a message written but not taken (a hung Redis: the command timed out).
+   */
+  publish(name: string, message: string, onFailed?: () => void): PublishResult {
     if (this.#closed || this.#publisher.status !== 'ready') return 'redis_down';
     this.#publisher.publish(this.#channel(name), message).then(
       () => {
         this.#publishFailing = false;
       },
       (error: unknown) => {
+        onFailed?.();
         // A hung Redis fails every drive of every car (50 a second each): one line per outage.
         if (this.#publishFailing || this.#closed) return;
         this.#publishFailing = true;

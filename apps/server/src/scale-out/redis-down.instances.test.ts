@@ -3,22 +3,25 @@
  * alone): a car driven from the other instance stops by its own deadman and its driver is told
  * it is offline; driving within one instance goes on; a driver of a car on the other instance
  * hears that it is offline (the existing car-status answer). When Redis comes back, delivery
- * between the instances resumes without a restart.
+ * between the instances resumes without a restart, and the revocations made meanwhile (a ban, a
+ * demotion, a password change) reach the other instance (issue 39).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { SOCKET_CLOSE_CODES } from '@telerace/protocol';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { type Instance, startTwoInstances, type TwoInstances } from '../test/instances.js';
+import { type Instance, signUpMember, startTwoInstances, type TwoInstances } from '../test/instances.js';
 import {
   addSimCar,
+  apiCall,
   freePort,
   killProcess,
   lineAppears,
   takeCarWithCode,
   waitForStatus,
 } from '../test/process.js';
-import { controllerUrl } from '../test/sockets.js';
+import { controllerUrl, eventsUrl, openSocket } from '../test/sockets.js';
 
 /** The car's deadman is 500 ms; its drive stopped arriving when Redis died. */
 const DEADMAN_BOUND_MS = 750;
@@ -174,6 +177,51 @@ describe('two instances when Redis goes down', () => {
       `Redis back → the car on B driven from A again: ${(performance.now() - backAt).toFixed(0)} ms`,
     );
     again.close();
+  }, 90_000);
+});
+
+describe('two instances when Redis goes down: revocations', () => {
+  const setup = twoInstancesOnOwnRedis();
+  /** How soon after Redis is back B must act on them (its reconnect: at most 2 s between attempts). */
+  const REACHED_BOUND_MS = 10_000;
+
+  it('a ban, a demotion and a password change made on A while Redis is down reach B once it is back', async () => {
+    const { a, b } = setup.pair;
+    const admin = setup.pair.adminToken;
+    const banned = await signUpMember(a, 'banned_while_down');
+    const demoted = await signUpMember(a, 'demoted_while_down');
+    const changer = await signUpMember(a, 'password_while_down');
+    await apiCall(a.base, 'POST', `/admin/users/${demoted.id}/toggle-admin`, { makeAdmin: true }, admin);
+    // B reads (and caches) each row; the banned member watches on B.
+    const status = async (path: string, token: string) =>
+      (await fetch(`${b.base}/api${path}`, { headers: { authorization: `Bearer ${token}` } })).status;
+    expect(await status('/me', banned.token)).toBe(200);
+    expect(await status('/admin/users', demoted.token)).toBe(200);
+    expect(await status('/me', changer.token)).toBe(200);
+    const watching = await openSocket(eventsUrl(`127.0.0.1:${b.port}`, banned.token), { origin: b.base });
+
+    await killProcess(setup.redis.process);
+    await apiCall(a.base, 'POST', `/admin/users/${banned.id}/ban`, { ban: true }, admin);
+    await apiCall(a.base, 'POST', `/admin/users/${demoted.id}/toggle-admin`, { makeAdmin: false }, admin);
+    await apiCall(
+      a.base,
+      'POST',
+      '/me/password',
+      { currentPassword: changer.password, newPassword: 'a-new-Passw0rd!-long' },
+      changer.token,
+    );
+
+    const backAt = performance.now();
+    setup.redis = await startRedis(Number(new URL(setup.redis.url).port));
+    const reached = { timeout: REACHED_BOUND_MS, interval: 200 };
+    await expect.poll(() => watching.ws.readyState, reached).toBe(WebSocket.CLOSED);
+    console.info(
+      `Redis back → the banned member's socket on B closed: ${(performance.now() - backAt).toFixed(0)} ms`,
+    );
+    expect((await watching.closed).code).toBe(SOCKET_CLOSE_CODES.forceDisconnect);
+    await expect.poll(() => status('/me', banned.token), reached).toBe(401);
+    await expect.poll(() => status('/admin/users', demoted.token), reached).toBe(403);
+    await expect.poll(() => status('/me', changer.token), reached).toBe(401);
   }, 90_000);
 });
 

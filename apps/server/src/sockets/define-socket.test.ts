@@ -10,6 +10,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { z } from 'zod';
+import { systemClock } from '../clock.js';
 import { DomainError } from '../domain-error.js';
 import { HttpError } from '../http/errors.js';
 import { listen, openSocket, refusedStatus } from '../test/sockets.js';
@@ -67,6 +68,7 @@ function testSocket(
 
 beforeAll(async () => {
   app = Fastify();
+  app.decorate('keepaliveClock', systemClock);
   app.decorate('socketAdmission', new SocketAdmission(100));
   app.decorate('memberSockets', new MemberSockets());
   app.decorate('socketMeter', meter);

@@ -8,6 +8,7 @@
 import { CONTROL_LIMITS } from '@telerace/protocol';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
+import type { Clock } from '../clock.js';
 import { HttpError } from '../http/errors.js';
 import type { DropCounters } from './message-guard.js';
 import type { MessageTable } from './message-table.js';
@@ -15,6 +16,13 @@ import type { SocketKind } from './socket-admission.js';
 import { assertOwnOrigin, queryOf } from './socket-auth.js';
 import { type Keepalive, SocketConnection } from './socket-connection.js';
 import type { SocketTraffic } from './socket-meter.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** What the sockets' keepalive counts time with (BuildAppOptions.keepaliveClock). */
+    keepaliveClock: Clock;
+  }
+}
 
 /** Who may open a socket, and how many. */
 export interface Admission<A> {
@@ -71,6 +79,7 @@ export function defineSocket<A, C>(definition: SocketDefinition<A, C>): SocketRo
       const connection = new SocketConnection(socket, {
         name: definition.name,
         keepalive: definition.keepalive,
+        clock: request.server.keepaliveClock,
         maxMessagesPerSecond: definition.maxMessagesPerSecond ?? CONTROL_LIMITS.maxMessagesPerSecond,
         dropped: definition.dropped,
         traffic,

@@ -14,6 +14,7 @@ import {
 import type { FastifyBaseLogger } from 'fastify';
 import type { RawData, WebSocket } from 'ws';
 import type { z } from 'zod';
+import type { Clock, ClockTimer } from '../clock.js';
 import { DomainError } from '../domain-error.js';
 import { HttpError } from '../http/errors.js';
 import {
@@ -26,7 +27,10 @@ import {
 import type { MessageTable } from './message-table.js';
 import type { SocketTraffic } from './socket-meter.js';
 
-/** The server pings every `pingMs`; a peer that sent nothing (message or pong) for `silenceMs` is gone. */
+/**
+ * The server checks every `pingMs`; a peer that sent nothing (message or pong) for `silenceMs`
+ * after it was pinged is gone.
+ */
 export interface Keepalive {
   pingMs: number;
   silenceMs: number;
@@ -36,6 +40,8 @@ export interface ConnectionOptions {
   /** For logs: `car`, `controller`, `event`. */
   name: string;
   keepalive: Keepalive;
+  /** The keepalive's time (tests move it: test/clock.ts). */
+  clock: Clock;
   maxMessagesPerSecond: number;
   dropped: DropCounters;
   /** This kind's message counts (GET /metrics). */
@@ -45,7 +51,10 @@ export interface ConnectionOptions {
 
 const OPEN = 1;
 
-/** Heard this much less than a ping period ago still counts as heard within the period (timers fire late). */
+/**
+ * Timers fire late: heard this much less than a ping period ago still counts as heard within the
+ * period, and the next check is taken to come this much later than one period from now.
+ */
 const PING_SLACK_MS = 5;
 
 /** Bytes of a received message (ws hands over a Buffer, an ArrayBuffer or fragments). */
@@ -84,26 +93,30 @@ export class SocketConnection {
    * measures from here to the drive's forwarding (a number, nothing allocated per message).
    */
   receivedAt = 0;
+  readonly #clock: Clock;
   /** Anything from the peer, a pong included: the silence limit counts from here. */
-  #lastHeard = Date.now();
+  #lastHeard: number;
   /** A message from the peer (not a pong): a peer that talks needs no ping. */
-  #lastMessageAt = Date.now();
+  #lastMessageAt: number;
+  /** A ping went out and nothing was heard since: only such a peer may be treated as gone. */
+  #pingUnanswered = false;
   readonly #rate: MessageRateLimit;
-  readonly #pinger: NodeJS.Timeout;
+  readonly #pinger: ClockTimer;
   readonly #closeListeners: (() => void)[] = [];
 
   constructor(
     readonly socket: WebSocket,
     readonly options: ConnectionOptions,
   ) {
+    this.#clock = options.clock;
+    this.#lastHeard = this.#clock.now().getTime();
+    this.#lastMessageAt = this.#lastHeard;
     this.#rate = new MessageRateLimit(options.maxMessagesPerSecond);
-    this.#pinger = setInterval(() => this.#checkAlive(), options.keepalive.pingMs);
-    socket.on('pong', () => {
-      this.#lastHeard = Date.now();
-    });
+    this.#pinger = this.#clock.setInterval(() => this.#checkAlive(), options.keepalive.pingMs);
+    socket.on('pong', () => this.#heard());
     socket.on('error', (error) => options.log.warn({ err: error }, `${options.name} socket error`));
     socket.on('close', () => {
-      clearInterval(this.#pinger);
+      this.#clock.clear(this.#pinger);
       for (const listener of this.#closeListeners.splice(0)) listener();
     });
   }
@@ -156,23 +169,44 @@ export class SocketConnection {
   }
 
   /**
-   * A peer silent for `silenceMs` (no message, no pong) is gone; one that sent no message for a
-   * whole ping period is pinged, every period, as it always was. A peer that is talking (a
-   * driver's drives, a car's telemetry) proves it is there and gets no ping: the pings of many
-   * sockets due together were a burst of frames written ahead of the drives waiting to be relayed
-   * (issue 27). Only messages spare the ping, never a pong: a viewer's quiet socket whose pongs
-   * took more than a moment would otherwise be pinged every other period and, with the event
-   * socket's 15 s period and 20 s limit, dropped.
+   * A peer silent for `silenceMs` (no message, no pong) after a ping it left unanswered is gone;
+   * one that sent no message for a whole ping period is pinged, every period, as it always was. A
+   * peer that is talking (a driver's drives, a car's telemetry) proves it is there and gets no
+   * ping: the pings of many sockets due together were a burst of frames written ahead of the
+   * drives waiting to be relayed (issue 27). Only messages spare the ping, never a pong: a viewer's
+   * quiet socket whose pongs took more than a moment would otherwise be pinged every other period
+   * and, with the event socket's 15 s period and 20 s limit, dropped.
+   *
+   * A spared ping must not cost the peer its socket (issue 39): a viewer whose last message came
+   * 8 s into the event socket's period got no ping at 15 s and was over the 20 s limit at 30 s,
+   * dropped without ever being asked. So a peer is also pinged whenever its silence could pass the
+   * limit before the next check, and a peer is only treated as gone once a ping has been left
+   * unanswered for a period: over the limit within `silenceMs` and one period of its last word, as
+   * before, and never without having been asked. (A late check still pings first and drops a
+   * period later: late, never unasked.)
    */
   #checkAlive(): void {
-    const now = Date.now();
-    if (now - this.#lastHeard > this.options.keepalive.silenceMs) {
+    const { pingMs, silenceMs } = this.options.keepalive;
+    const now = this.#clock.now().getTime();
+    const silence = now - this.#lastHeard;
+    if (silence > silenceMs && this.#pingUnanswered) {
       this.options.log.info(`${this.options.name} socket silent, treated as gone`);
       this.terminate();
       return;
     }
-    if (this.isOpen && now - this.#lastMessageAt >= this.options.keepalive.pingMs - PING_SLACK_MS)
+    if (!this.isOpen) return;
+    const quietForAPeriod = now - this.#lastMessageAt >= pingMs - PING_SLACK_MS;
+    const overTheLimitByNextCheck = silence + pingMs + PING_SLACK_MS > silenceMs;
+    if (quietForAPeriod || overTheLimitByNextCheck) {
+      this.#pingUnanswered = true;
       this.socket.ping();
+    }
+  }
+
+  #heard(): number {
+    this.#lastHeard = this.#clock.now().getTime();
+    this.#pingUnanswered = false;
+    return this.#lastHeard;
   }
 
   /**
@@ -183,8 +217,7 @@ export class SocketConnection {
    */
   receive<C>(data: RawData, table: MessageTable<C>, context: C): void {
     this.receivedAt = performance.now();
-    this.#lastHeard = Date.now();
-    this.#lastMessageAt = this.#lastHeard;
+    this.#lastMessageAt = this.#heard();
     const { dropped, log, name } = this.options;
     this.options.traffic.received += 1;
     // A socket being closed (session ended, token expired, revoked…) acts on nothing it still receives.

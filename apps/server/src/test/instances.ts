@@ -146,11 +146,14 @@ export async function startTwoInstances(options: TwoInstancesOptions = {}): Prom
   }
 }
 
-/** A member signed up and logged in on `instance` (either instance knows them: one database). */
-export async function signUpMember(instance: Instance, name: string): Promise<{ id: number; token: string }> {
+/** A member signed up and logged in on `instance`: their id, access token and password. */
+export async function signUpMember(
+  instance: Instance,
+  name: string,
+): Promise<{ id: number; token: string; password: string }> {
   const credentials = { email: `${name}@example.com`, password: `${name}-Passw0rd!-long` };
   await apiCall(instance.base, 'POST', '/signup', { ...credentials, username: name, recaptchaToken: '' });
   const token = await logIn(instance.base, credentials);
   const { user } = await apiCall<{ user: { id: number } }>(instance.base, 'GET', '/me', undefined, token);
-  return { id: user.id, token };
+  return { id: user.id, token, password: credentials.password };
 }

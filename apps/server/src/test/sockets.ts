@@ -108,6 +108,26 @@ export class TestSocket {
   }
 }
 
+/**
+ * Waits until both ends have read what the other wrote so far — the server's pings, this client's
+ * pongs to them, a drop — without a message (the server answers a client's ping and does not
+ * count it as hearing from the client). Two round trips: a ping of the server may cross the first.
+ * For tests that move the keepalive's clock (BuildAppOptions.keepaliveClock).
+ */
+export async function settle(ws: WebSocket): Promise<void> {
+  for (let trip = 0; trip < 2 && ws.readyState === WebSocket.OPEN; trip += 1)
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        ws.off('pong', done);
+        ws.off('close', done);
+        resolve();
+      };
+      ws.on('pong', done);
+      ws.on('close', done);
+      ws.ping();
+    });
+}
+
 /** Opens a socket (with a subprotocol if given); rejects with the HTTP status when the upgrade is refused. */
 export function openSocket(
   url: string,

@@ -14,6 +14,7 @@ import { Backoff } from '@telerace/protocol';
 import type { ChatInputCommandInteraction, Client, Interaction, Message } from 'discord.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ChatAnnouncement } from '../announcement-texts.js';
+import { discordName } from '../chat-names.js';
 import type { IntegrationsService, Viewer } from '../integrations.service.js';
 import { ChannelAnswers, MESSAGE_LIMIT } from './channel-answers.js';
 import type { DiscordBotSettings } from './discord.config.js';
@@ -113,7 +114,7 @@ export class DiscordBot {
 
   /**
    * Posts an announcement in DISCORD_CHANNEL_ID, pinging nobody (names are plain text, their
-   * markdown escaped). discord.js's REST queue keeps to the channel's rate limit, which the join
+   * markdown and mentions escaped: chat-names.ts). discord.js's REST queue keeps to the channel's rate limit, which the join
    * answers share. Skipped while the bot is not connected or has no channel.
    */
   announce(announcement: ChatAnnouncement): void {
@@ -123,7 +124,7 @@ export class DiscordBot {
     }
     const text = this.#deps.hub.announcementText(announcement, {
       maxLength: MESSAGE_LIMIT,
-      escapeName: escapeMarkdown,
+      escapeName: discordName,
     });
     void this.#post(text, []);
   }
@@ -350,9 +351,4 @@ export class DiscordBot {
   #scrubbed(error: unknown): { message: string; name?: string } {
     return { message: this.#message(error), ...(error instanceof Error ? { name: error.name } : {}) };
   }
-}
-
-/** A display name as plain text in Discord's markdown: no emphasis, link, quote or mention syntax. */
-function escapeMarkdown(name: string): string {
-  return name.replace(/[\\*_~`|>[\]<]/g, '\\$&');
 }

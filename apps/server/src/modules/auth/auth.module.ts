@@ -7,6 +7,7 @@ import { mailerFor } from '../mail/mailer.js';
 import { authRoutes } from './auth.routes.js';
 import { AuthService } from './auth.service.js';
 import { LoginCodes } from './login-codes.js';
+import { PendingLogouts } from './pending-logouts.js';
 
 declare module '../../module.js' {
   interface Services {
@@ -18,7 +19,7 @@ declare module '../../module.js' {
 
 export const authModule = defineModule({
   name: 'auth',
-  services: ({ app, config, db, bus, clock, log, services }) => ({
+  services: ({ app, config, db, bus, clock, log, services, redis }) => ({
     auth: new AuthService({
       db,
       bus,
@@ -28,10 +29,17 @@ export const authModule = defineModule({
       mailer: mailerFor(config, log),
       // Shared by every instance with REDIS_URL (scale-out/limit-stores.ts).
       limiter: app.limitStores.loginThrottle(),
+      // Shared by every instance with REDIS_URL, as the log-out may be taken by any.
+      pendingLogouts: new PendingLogouts({
+        redis: redis?.commands ?? null,
+        namespace: config.redisNamespace,
+        log,
+      }),
       publicUrl: config.publicUrl,
     }),
     loginCodes: new LoginCodes({ db, clock, secure: config.publicUrl.startsWith('https://') }),
   }),
   routes: () => [{ plugin: authRoutes }],
+  start: async ({ auth }) => auth.start(),
   stop: ({ auth }) => auth.close(),
 });

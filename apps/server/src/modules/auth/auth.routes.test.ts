@@ -67,7 +67,7 @@ describe('the whole path: sign-up → login → refresh → logout', () => {
       cookies: { [REFRESH_COOKIE]: next },
     });
     expect(logout.statusCode).toBe(200);
-    expect(logout.json()).toEqual({ message: 'Logged out' });
+    expect(logout.json()).toEqual({ message: 'Logged out', recorded: true });
     const cleared = refreshCookieOf(logout);
     expect(cleared?.value).toBe('');
     expect(cleared?.path).toBe('/api');

@@ -4,6 +4,7 @@ import {
   ERROR_KEYS,
   ForgotPasswordRequest,
   LoginRequest,
+  LogoutResponse,
   MessageResponse,
   ResetPasswordRequest,
   SignupRequest,
@@ -90,11 +91,18 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
-  app.post('/logout', { schema: { response: { 200: MessageResponse } } }, async (request, reply) => {
-    await service.logout(request.cookies[REFRESH_COOKIE]);
-    clearSessionCookie(reply);
-    return { message: MESSAGES.loggedOut };
-  });
+  app.post(
+    '/logout',
+    { schema: { response: { 200: LogoutResponse, 202: LogoutResponse } } },
+    async (request, reply) => {
+      // Whatever happens next, this browser holds the session no more.
+      clearSessionCookie(reply);
+      if ((await service.logout(request.cookies[REFRESH_COOKIE])) === 'recorded')
+        return { message: MESSAGES.loggedOut, recorded: true };
+      // The database is away: the log-out is held and written once it is back; the page says so.
+      return reply.code(202).send({ message: MESSAGES.loggedOutPending, recorded: false });
+    },
+  );
 
   app.post(
     '/forgot-password',

@@ -1,14 +1,16 @@
 /**
  * Accounts and sessions: sign-up, log-in, refresh-token rotation (with a grace window for
- * concurrent tabs and reuse detection), log-out, password reset, completing a registration.
+ * concurrent tabs and reuse detection), log-out (held until written while the database is away:
+ * pending-logouts.ts), password reset, completing a registration.
  * Routes stay thin; everything here throws DomainError for the client-facing failures. Expiries
  * (sessions, reset links) come from the injected clock.
  */
 import { createHmac, randomUUID } from 'node:crypto';
 import { ERROR_KEYS, type User } from '@telerace/protocol';
 import type { FastifyBaseLogger } from 'fastify';
-import { type Clock, minutesAfter } from '../../clock.js';
+import { type Clock, type ClockTimer, minutesAfter } from '../../clock.js';
 import type { Db } from '../../db/client.js';
+import { isDatabaseUnavailable, isStorageFull } from '../../db/unavailable.js';
 import { isUniqueViolation } from '../../db/unique-violation.js';
 import { DomainError, secondsToWait } from '../../domain-error.js';
 import type { EventBus } from '../../events.js';
@@ -27,6 +29,7 @@ import {
   replaceResetToken,
 } from './password-resets.repo.js';
 import { assertAcceptablePassword, DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from './passwords.js';
+import { PENDING_LOGOUTS_RETRY_MS, type PendingLogouts } from './pending-logouts.js';
 import {
   findRefreshToken,
   insertRefreshToken,
@@ -49,6 +52,8 @@ export const RESET_MAILS_PER_HOUR = 3;
 export const MESSAGES = {
   signedUp: 'Account created. You can now log in.',
   loggedOut: 'Logged out',
+  loggedOutPending:
+    'You are signed out on this device. We could not record it on our server right now; it will be recorded as soon as it is back.',
   resetRequested: 'If an account exists for this e-mail, a reset link is on its way.',
   passwordReset: 'Your password has been changed. You can now log in.',
 } as const;
@@ -82,14 +87,31 @@ export interface AuthServiceDeps {
   keys: AccessTokenKeys;
   mailer: Mailer;
   limiter: LoginThrottle;
+  pendingLogouts: PendingLogouts;
   publicUrl: string;
 }
 
+/** Whether a log-out was written, or waits for the database (pending-logouts.ts). */
+export type LogoutOutcome = 'recorded' | 'pending';
+
 export class AuthService {
+  #retryingLogouts: ClockTimer | undefined;
+
   constructor(private readonly deps: AuthServiceDeps) {}
 
-  /** Closes the mail transport (the server is stopping). */
+  /** After the migrations: the log-outs held while the database was away are tried again, on and on. */
+  start(): void {
+    this.#retryingLogouts = this.deps.clock.setInterval(() => {
+      this.recordPendingLogouts().catch((error: unknown) => {
+        if (!isDatabaseUnavailable(error) && !isStorageFull(error))
+          this.deps.log.warn({ err: error }, 'held log-outs could not be written');
+      });
+    }, PENDING_LOGOUTS_RETRY_MS);
+  }
+
+  /** Closes the mail transport and stops retrying log-outs (the server is stopping). */
   close(): void {
+    this.deps.clock.clear(this.#retryingLogouts);
     this.deps.mailer.close();
   }
 
@@ -156,7 +178,9 @@ export class AuthService {
   async refresh(refreshToken: string | undefined): Promise<IssuedSession> {
     const { db, log, clock } = this.deps;
     if (!refreshToken) throw sessionExpired();
-    const row = await findRefreshToken(db, hashToken(refreshToken));
+    const tokenHash = hashToken(refreshToken);
+    await this.#settleLogout(tokenHash);
+    const row = await findRefreshToken(db, tokenHash);
     const now = clock.now();
     if (!row || row.revokedAt !== null || row.expiresAt.getTime() <= now.getTime()) throw sessionExpired();
 
@@ -194,10 +218,38 @@ export class AuthService {
       .digest('base64url');
   }
 
-  /** Ends the session the refresh token belongs to, if any, and the sockets it opened. */
-  async logout(refreshToken: string | undefined): Promise<void> {
-    if (!refreshToken) return;
-    const row = await findRefreshToken(this.deps.db, hashToken(refreshToken));
+  /**
+   * Ends the session the refresh token belongs to, if any, and the sockets it opened. While the
+   * database cannot write it, the log-out is held and written as soon as it can be ('pending'):
+   * the token refreshes nothing meanwhile.
+   */
+  async logout(refreshToken: string | undefined): Promise<LogoutOutcome> {
+    if (!refreshToken) return 'recorded';
+    const tokenHash = hashToken(refreshToken);
+    try {
+      await this.#endSessionOf(tokenHash);
+      return 'recorded';
+    } catch (error) {
+      if (!isDatabaseUnavailable(error) && !isStorageFull(error)) throw error;
+      if (await this.deps.pendingLogouts.hold(tokenHash))
+        this.deps.log.warn('log-out held: the database cannot record it now, it will be written once it can');
+      else this.deps.log.error('log-out lost: the database cannot record it and no room is left to hold it');
+      return 'pending';
+    }
+  }
+
+  /** Writes the log-outs held while the database was away; throws while it still is. */
+  recordPendingLogouts(): Promise<void> {
+    return this.deps.pendingLogouts.settleAll((tokenHash) => this.#endSessionOf(tokenHash));
+  }
+
+  /** A held log-out of this token is written before the token is used (a refresh, a sign-in by cookie). */
+  #settleLogout(tokenHash: string): Promise<void> {
+    return this.deps.pendingLogouts.settle(tokenHash, (hash) => this.#endSessionOf(hash));
+  }
+
+  async #endSessionOf(tokenHash: string): Promise<void> {
+    const row = await findRefreshToken(this.deps.db, tokenHash);
     if (!row) return;
     await revokeFamily(this.deps.db, row.familyId, this.deps.clock.now());
     this.deps.bus.emit('session.revoked', { userId: row.userId, sessionId: row.familyId });
@@ -284,7 +336,9 @@ export class AuthService {
    */
   async memberOfRefreshToken(refreshToken: string | undefined): Promise<UserRow | null> {
     if (!refreshToken) return null;
-    const row = await findRefreshToken(this.deps.db, hashToken(refreshToken));
+    const tokenHash = hashToken(refreshToken);
+    await this.#settleLogout(tokenHash);
+    const row = await findRefreshToken(this.deps.db, tokenHash);
     const now = this.deps.clock.now().getTime();
     if (!row || row.revokedAt !== null || row.expiresAt.getTime() <= now) return null;
     if (row.usedAt !== null && now - row.usedAt.getTime() > REFRESH_GRACE_SECONDS * 1000) return null;

@@ -29,8 +29,8 @@ import type { ControllerLink } from './controller-link.js';
 import { QUICK_DRIVE } from './drive-text.js';
 
 /** The car hears the server at least every driveHeartbeatMs; it is pinged each second and dropped after 5 s of silence. */
-const CAR_KEEPALIVE = { pingMs: 1_000, silenceMs: 5_000 };
-const CONTROLLER_KEEPALIVE = {
+export const CAR_KEEPALIVE = { pingMs: 1_000, silenceMs: 5_000 };
+export const CONTROLLER_KEEPALIVE = {
   pingMs: CONTROL_LIMITS.controllerPingMs,
   silenceMs: CONTROL_LIMITS.controllerSilenceMs,
 };

@@ -38,7 +38,7 @@ import { RaceBusyError } from '../races/race-roles.js';
 import { EventCommandGate } from './event-command-gate.js';
 
 /** Protocol pings keep proxies from closing idle sockets and find dead peers. */
-const EVENT_KEEPALIVE = { pingMs: 15_000, silenceMs: 20_000 };
+export const EVENT_KEEPALIVE = { pingMs: 15_000, silenceMs: 20_000 };
 
 /** One open event socket: the kit's connection and the token it lives on. */
 export class EventLink implements MemberSocket {

@@ -7,16 +7,20 @@ import {
 } from '@telerace/protocol';
 import type { FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { ManualClock } from '../../test/clock.js';
 import { authHeader, buildAdmin, buildSession, buildUser, tokenFor } from '../../test/factories.js';
 import {
   eventsUrl,
   openSocket,
   originOf,
   refusedStatus,
+  settle,
   startListeningTestApp,
   useListeningTestApp,
 } from '../../test/sockets.js';
 import { REFRESH_COOKIE } from '../auth/auth.routes.js';
+import { EVENT_KEEPALIVE } from './events.gateway.js';
 
 const testApp = useListeningTestApp();
 
@@ -246,5 +250,29 @@ describe('event socket /api/race-ws', () => {
     otherSocket.send({ type: 'ping', timestamp: 11 });
     expect(await otherSocket.nextOfType('pong')).toEqual({ type: 'pong', timestamp: 11 });
     await otherSocket.close();
+  });
+});
+
+describe('event socket keepalive, on its own clock', () => {
+  const clock = new ManualClock();
+  const quietApp = useListeningTestApp({}, { keepaliveClock: clock });
+
+  it('keeps a viewer whose last message came 8 s in: pinged before the 20 s limit, never dropped (issue 39)', async () => {
+    const { app, host } = quietApp;
+    const member = await buildUser(app.database.db);
+    const socket = await openSocket(eventsUrl(host, await tokenFor(app, member)), originOf(app));
+    const pingedAt: number[] = [];
+    socket.ws.on('ping', () => pingedAt.push(clock.now().getTime()));
+    const openedAt = clock.now().getTime();
+    clock.advance(8_000);
+    socket.send({ type: 'get_current_state' });
+    await socket.nextOfType('race_state_update');
+    for (let check = 1; check <= 4; check += 1) {
+      clock.advance(openedAt + check * EVENT_KEEPALIVE.pingMs - clock.now().getTime());
+      await settle(socket.ws);
+    }
+    expect(pingedAt[0]).toBe(openedAt + EVENT_KEEPALIVE.pingMs);
+    expect(socket.ws.readyState).toBe(WebSocket.OPEN);
+    await socket.close();
   });
 });

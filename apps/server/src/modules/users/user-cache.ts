@@ -4,7 +4,9 @@
  * `user.changed` after its commit and the row is dropped at once, so a ban, a deletion, a role or
  * password change applies to the very next request. The bound (least recently used out) keeps
  * memory flat; the age limit is only a safety net for a change made outside the application
- * (an operator's SQL), never what correctness relies on.
+ * (an operator's SQL), never what correctness relies on. With several instances, an instance back
+ * on Redis after an outage forgets every row (users.module.ts): the facts it missed meanwhile
+ * cannot drop them.
  */
 import { LRUCache } from 'lru-cache';
 import type { Db } from '../../db/client.js';

@@ -29,6 +29,13 @@ export const usersModule = defineModule({
     'user.sessions-revoked': ({ userId }) => userCache.drop(userId),
     'user.role-changed': ({ userId }) => userCache.drop(userId),
   }),
+  // The facts another instance published while this one was away from Redis never came: every
+  // row is read again once it is back (the revocations among them come late: redis-transport.ts).
+  ready: ({ userCache }, { redis }) => {
+    redis?.onStateChange((connected) => {
+      if (connected) userCache.clear();
+    });
+  },
   // Seeding and the username fill write users rows without events: nothing read before them stays.
   start: async ({ userCache }) => userCache.clear(),
 });

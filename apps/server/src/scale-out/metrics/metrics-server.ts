@@ -1,17 +1,22 @@
 /**
  * The metrics server: a small node:http server of its own on METRICS_PORT that answers only
- * `GET /metrics`, never on the public port (nothing there passes through the web app's rate
- * limiter, security headers or logs of every request, and a firewall can keep it to the
- * monitoring host). With METRICS_TOKEN, a request without `Authorization: Bearer <token>` gets 401.
+ * `GET /metrics` and the operators' `GET /health` (the database kind, the version, the database's
+ * state and why it is away: no longer on the public /api/health, issue 39), never on the public
+ * port (nothing there passes through the web app's rate limiter, security headers or logs of
+ * every request, and a firewall can keep it to the monitoring host). With METRICS_TOKEN, a request
+ * without `Authorization: Bearer <token>` gets 401.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { HealthDetails } from '@telerace/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Registry } from 'prom-client';
 
 export interface MetricsServerOptions {
   registry: Registry;
+  /** What GET /health answers (modules/health/health-check.ts). */
+  health: { details(): Promise<HealthDetails> };
   host: string;
   /** 0: any free port (`port` tells which once started). */
   port: number;
@@ -75,7 +80,8 @@ export class MetricsServer {
 
   async #handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const path = (request.url ?? '').split('?')[0];
-    if (path !== '/metrics') return answer(response, 404, 'Not found: the metrics are at /metrics');
+    if (path !== '/metrics' && path !== '/health')
+      return answer(response, 404, 'Not found: the metrics are at /metrics, the health details at /health');
     if (request.method !== 'GET' && request.method !== 'HEAD')
       return answer(response, 405, 'Method not allowed', { allow: 'GET, HEAD' });
     const { token, log } = this.#options;
@@ -83,6 +89,15 @@ export class MetricsServer {
       return answer(response, 401, 'Unauthorized: Authorization: Bearer <METRICS_TOKEN> is required', {
         'www-authenticate': 'Bearer realm="metrics"',
       });
+    if (path === '/health') {
+      const body = JSON.stringify(await this.#options.health.details());
+      response.writeHead(200, {
+        'content-type': 'application/json; charset=utf-8',
+        'cache-control': 'no-store',
+      });
+      response.end(request.method === 'HEAD' ? undefined : body);
+      return;
+    }
     try {
       const text = await this.registry.metrics();
       response.writeHead(200, { 'content-type': this.registry.contentType, 'cache-control': 'no-store' });

@@ -1,6 +1,7 @@
 /**
- * GET /metrics on METRICS_PORT (scale-out/metrics/): built from the services of the modules before
- * it and listening once the server has started; nothing at all without METRICS_PORT.
+ * GET /metrics and the operators' GET /health on METRICS_PORT (scale-out/metrics/): built from the
+ * services of the modules before it and listening once the server has started; nothing at all
+ * without METRICS_PORT.
  */
 import { defineModule } from '../../module.js';
 import { SERVER_VERSION } from '../../paths.js';
@@ -33,6 +34,7 @@ export const metricsModule = defineModule({
     return {
       metricsServer: new MetricsServer({
         registry,
+        health: services.health,
         host: config.metricsHost,
         port: config.metricsPort,
         token: config.metricsToken,

@@ -1,11 +1,13 @@
 /**
  * GET /metrics on its own port (METRICS_PORT=0: a free one), read over real HTTP from a real app:
  * Prometheus's text format, the metrics docs/operations.md lists, the token, nothing on the
- * public port, and a drive through the relay counted and timed.
+ * public port, and a drive through the relay counted and timed; and the operators' GET /health
+ * there (the details the public /api/health no longer gives).
  */
 
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SERVER_VERSION } from '../../paths.js';
 import { buildTestApp, createTestEnvironment, TEST_DB_KIND } from '../../test/app.js';
 import { parseExposition, sampleValue } from '../../test/prometheus.js';
 import { driveCar, type ListeningTestApp, startListeningTestApp } from '../../test/sockets.js';
@@ -90,7 +92,19 @@ describe('GET /metrics', () => {
       expect(sampleValue(samples, 'telerace_db_pool_connections', { state: 'total' })).toBeGreaterThan(0);
   });
 
-  it('is not on the public port, and its own port answers nothing but GET /metrics', async () => {
+  it('answers the health details at GET /health: database kind, version, the database reachable', async () => {
+    const response = await fetch(metricsUrl(testApp).replace('/metrics', '/health'));
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await response.json()).toEqual({
+      status: 'ok',
+      db: TEST_DB_KIND,
+      version: SERVER_VERSION,
+      database: { status: 'reachable' },
+    });
+  });
+
+  it('is not on the public port, and its own port answers nothing but GET /metrics and /health', async () => {
     const response = await fetch(`http://${testApp.host}/metrics`);
     expect(response.status).toBe(404);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
@@ -160,6 +174,11 @@ describe('GET /metrics with METRICS_TOKEN', () => {
       );
     const { types } = await scrape(testApp, { authorization: `Bearer ${token}` });
     expect(types.get('telerace_sockets_open')).toBe('gauge');
+    const health = metricsUrl(testApp).replace('/metrics', '/health');
+    expect((await fetch(health)).status).toBe(401);
+    const details = await fetch(health, { headers: { authorization: `Bearer ${token}` } });
+    expect(details.status).toBe(200);
+    expect(await details.json()).toMatchObject({ db: TEST_DB_KIND, version: SERVER_VERSION });
   });
 });
 

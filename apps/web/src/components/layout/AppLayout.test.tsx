@@ -1,7 +1,7 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { admin, member, renderApp, resetBrowser, stubServer } from '../../test/app';
+import { admin, json, member, renderApp, resetBrowser, stubServer } from '../../test/app';
 
 beforeEach(async () => {
   await resetBrowser();
@@ -146,6 +146,36 @@ describe('top bar', () => {
     expect(consoleError).toHaveBeenCalledWith('Logout request failed', expect.any(TypeError));
     expect(screen.queryByRole('alert')).not.toBeInTheDocument();
   });
+
+  it.each([
+    [
+      'en',
+      'Log out',
+      'You are signed out on this device. We could not record it on our server right now; it will be recorded as soon as it is back.',
+    ],
+    [
+      'fr',
+      'Se déconnecter',
+      "Vous êtes déconnecté de cet appareil. Notre serveur n'a pas pu l'enregistrer pour le moment ; ce sera fait dès qu'il sera de nouveau disponible.",
+    ],
+  ])(
+    'logs out while the server cannot record it (its database is away) and says so on /login (%s)',
+    async (language, logOut, notice) => {
+      const user = userEvent.setup();
+      stubServer({
+        session: member,
+        handle: ({ method, url }) =>
+          method === 'POST' && url === '/api/logout'
+            ? json(202, { message: 'Signed out here, not recorded yet', recorded: false })
+            : undefined,
+      });
+      const { router } = renderApp('/signup');
+      await user.click(await screen.findByTestId(`lang-${language}`));
+      await user.click(await screen.findByRole('button', { name: logOut }));
+      await waitFor(() => expect(router.state.location.pathname).toBe('/login'));
+      expect(await screen.findByRole('status')).toHaveTextContent(notice);
+    },
+  );
 
   it('switches the language; the active language button is pressed and disabled', async () => {
     const user = userEvent.setup();

@@ -25,6 +25,8 @@ export const SESSION_RECHECK_MS = 10_000;
 export const SESSION_MESSAGES = {
   expired: 'session.expired',
   profileFetchFailed: 'session.profileFetchFailed',
+  /** Signed out here, but the server could not record it yet (its database is away). */
+  signOutPending: 'session.signOutPending',
 } as const;
 
 export type AuthNavigate = (
@@ -88,9 +90,9 @@ export function AuthProvider({ navigate, children }: { navigate: AuthNavigate; c
 
   const logout = useCallback(
     async (message?: string) => {
-      await endSession();
+      const recorded = await endSession();
       setAccessToken(null);
-      await signOutTo(message);
+      await signOutTo(message ?? (recorded ? undefined : SESSION_MESSAGES.signOutPending));
     },
     [signOutTo],
   );

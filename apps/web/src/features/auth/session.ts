@@ -56,12 +56,20 @@ export async function postLogin(email: string, password: string, recaptchaToken:
 /**
  * Tells the server the session ends; a failure is only logged (spec §4 "Logout"). Not through the
  * auth client: an expired token must not start a refresh (or a "session expired") on the way out.
+ * False when the server signed this browser out but could not record it yet (its database is
+ * away: 202 `recorded: false`, LogoutResponse): the member is told so.
  */
-export async function endSession(): Promise<void> {
+export async function endSession(): Promise<boolean> {
   const token = getAccessToken();
   try {
-    await apiFetch('/logout', { method: 'POST', headers: token ? { Authorization: `Bearer ${token}` } : {} });
+    // One flag read as it comes: the protocol's schemas stay out of the first download.
+    const answer = await apiFetch<{ recorded?: unknown } | undefined>('/logout', {
+      method: 'POST',
+      headers: token ? { Authorization: `Bearer ${token}` } : {},
+    });
+    return answer?.recorded !== false;
   } catch (error) {
     console.error('Logout request failed', error);
+    return true;
   }
 }
