@@ -18,6 +18,8 @@ export const SYSTEM_PACKAGES = {
   run: VIDEO_PACKAGES,
   // redis-server: the scale-out tests run two instances that talk through Redis (.ci/run starts it).
   test: ['chromium', 'fonts-dejavu-core', 'redis-server', ...VIDEO_PACKAGES],
+  // `npm run check:nginx` (.ci/run runs it): the shipped nginx in front of a server, over TLS.
+  nginx: ['nginx', 'openssl'],
 };
 
 function isInstalled(pkg) {
