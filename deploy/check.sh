@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Checks the deploy examples:
-# - deploy/nginx/telerace.conf with `nginx -t`, inside a minimal nginx.conf in a temporary folder,
-#   with a throw-away self-signed certificate in place of Let's Encrypt's (needs nginx — Debian:
-#   apt-get install nginx-light — and openssl);
+# - deploy/nginx/nginx.conf with deploy/nginx/telerace.conf as its site, with `nginx -t`, their
+#   paths in a temporary folder and a throw-away self-signed certificate in place of Let's
+#   Encrypt's (needs nginx — Debian: apt-get install nginx — and openssl; `npm run check:nginx`
+#   runs them in front of a real server);
 # - every systemd unit of deploy/systemd with `systemd-analyze verify`, as installed (the checkout
 #   in /opt/telerace: this repository stands in for it); any warning fails.
 # A missing tool is said and skipped, so the script runs anywhere.
@@ -38,7 +39,7 @@ else
 fi
 
 if ! command -v nginx >/dev/null; then
-  echo 'deploy/check.sh: nginx not checked, nginx is not installed (apt-get install nginx-light)'
+  echo 'deploy/check.sh: nginx not checked, nginx is not installed (apt-get install nginx)'
   exit 0
 fi
 
@@ -48,23 +49,25 @@ trap 'rm -rf "$work"' EXIT
 openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj '/CN=telerace.example.com' \
   -keyout "$work/privkey.pem" -out "$work/fullchain.pem" 2>/dev/null
 
-# The example as installed, with the certificate paths pointing at the throw-away one.
+# The site as installed, with the certificate paths pointing at the throw-away one.
 sed "s#/etc/letsencrypt/live/telerace.example.com/#$work/#g" "$here/nginx/telerace.conf" >"$work/telerace.conf"
 
-cat >"$work/nginx.conf" <<CONF
-pid $work/nginx.pid;
-error_log $work/error.log;
-events {}
-http {
-    access_log off;
-    client_body_temp_path $work/client_body;
-    proxy_temp_path $work/proxy;
-    fastcgi_temp_path $work/fastcgi;
-    uwsgi_temp_path $work/uwsgi;
-    scgi_temp_path $work/scgi;
-    include $work/telerace.conf;
+# The main file as installed, with its pid, logs and temporary files in the work folder, the site
+# in place of sites-enabled/, and neither the machine's conf.d/ nor its modules.
+sed -e "s#^pid .*#pid $work/nginx.pid;#" \
+  -e "s#^error_log .*#error_log $work/error.log;#" \
+  -e "s#access_log /var/log/nginx/access.log;#access_log off;#" \
+  -e '\#include /etc/nginx/modules-enabled/#d' \
+  -e '\#include /etc/nginx/conf.d/#d' \
+  -e "s#include /etc/nginx/sites-enabled/\*;#include $work/temp-paths.conf; include $work/telerace.conf;#" \
+  "$here/nginx/nginx.conf" >"$work/nginx.conf"
+for kind in client_body proxy fastcgi uwsgi scgi; do echo "${kind}_temp_path $work/$kind;"; done >"$work/temp-paths.conf"
+# Workers drop to www-data only when nginx starts as root.
+[ "$(id -u)" = 0 ] || sed -i '/^user /d' "$work/nginx.conf"
+grep -q "include $work/telerace.conf" "$work/nginx.conf" || {
+  echo 'deploy/check.sh: deploy/nginx/nginx.conf no longer includes /etc/nginx/sites-enabled/*'
+  exit 1
 }
-CONF
 
-nginx -t -q -p "$work" -c "$work/nginx.conf"
-echo "deploy/check.sh: nginx $(nginx -v 2>&1 | sed 's#.*/##') accepts deploy/nginx/telerace.conf"
+nginx -t -q -p "$work" -e "$work/error.log" -c "$work/nginx.conf"
+echo "deploy/check.sh: nginx $(nginx -v 2>&1 | sed 's#.*/##') accepts deploy/nginx/nginx.conf with telerace.conf"

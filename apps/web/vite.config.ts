@@ -4,13 +4,14 @@ import tailwindcss from '@tailwindcss/vite';
 import react from '@vitejs/plugin-react';
 import { defaultClientConditions, defineConfig } from 'vite';
 import { splitEnglishTexts } from './src/i18n/split-texts.js';
+import { precompress } from './src/precompress.js';
 import { routePreloads } from './src/route-preloads.js';
 
 const SERVER = 'http://127.0.0.1:8080';
 
 export default defineConfig({
   root: import.meta.dirname,
-  plugins: [react(), tailwindcss(), splitEnglishTexts(), routePreloads()],
+  plugins: [react(), tailwindcss(), splitEnglishTexts(), routePreloads(), precompress()],
   resolve: {
     // `source` makes workspace packages (@telerace/protocol) resolve to their TypeScript sources.
     conditions: ['source', ...defaultClientConditions],

@@ -9,6 +9,7 @@ import { raffleBench } from './raffle.bench.js';
 import { relayBench } from './relay.bench.js';
 import { relayChannelsBench } from './relay-channels.bench.js';
 import { relayUnderLoadBench } from './relay-under-load.bench.js';
+import { staticBench } from './static.bench.js';
 import { videoBench } from './video.bench.js';
 import { webBench } from './web.bench.js';
 
@@ -23,6 +24,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   relay: relayBench,
   'relay-channels': relayChannelsBench,
   'relay-under-load': relayUnderLoadBench,
+  static: staticBench,
   video: videoBench,
   web: webBench,
 };

@@ -20,6 +20,8 @@ export const SYSTEM_PACKAGES = {
   // systemd: the deploy tests verify the units and run them under a systemd user manager (not PID 1);
   // logrotate: they rotate a running Janus's log with deploy/logrotate/telerace-janus.
   test: ['chromium', 'fonts-dejavu-core', 'redis-server', 'systemd', 'logrotate', ...VIDEO_PACKAGES],
+  // `npm run check:nginx` (.ci/run runs it): the shipped nginx in front of a server, over TLS.
+  nginx: ['nginx', 'openssl'],
 };
 
 function isInstalled(pkg) {

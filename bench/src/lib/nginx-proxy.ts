@@ -4,8 +4,9 @@
  * locations and proxy settings, derived from that file at each run, so the bench measures what an
  * operator deploys. Changed for the bench only: plain HTTP on a free loopback port instead of
  * 443 with TLS (no certificate here), no port-80 redirect, the instances' ports in the upstreams,
- * and pid, logs and temp files in a throw-away folder (`nginx -p <dir> -c <conf>`, in the
- * foreground, as whoever runs the bench).
+ * no rate limit on the public reads (every bench client is 127.0.0.1: the limit would measure
+ * nginx's refusals), and pid, logs and temp files in a throw-away folder (`nginx -p <dir> -c <conf>`,
+ * in the foreground, as whoever runs the bench).
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -64,7 +65,7 @@ export function benchNginxHttpBlock(example: string, ports: number[], listenPort
         });
       }
       if (block.startsWith('server ')) {
-        const plain = block.replace(/^\s*(listen|ssl_\w+)\b.*\n/gm, '');
+        const plain = block.replace(/^\s*(listen|ssl_\w+|limit_req)\b.*\n/gm, '');
         return plain.replace(/\{\n/, `{\n    listen 127.0.0.1:${listenPort};\n`);
       }
       return block;

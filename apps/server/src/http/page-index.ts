@@ -5,14 +5,16 @@
  * first (data-preloads.json: apps/web/src/data-preloads.ts). The browser then fetches the page's
  * code and data alongside the main script instead of after it ran — what a phone on a slow
  * network sees first sooner. Made once per segment and build (the build may be replaced while the
- * server runs).
+ * server runs), and compressed once per encoding, with an ETag (prepared-body.ts).
  */
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { PreparedBody } from './prepared-body.js';
 
 export const ROUTE_PRELOADS_FILE = 'route-preloads.json';
 export const DATA_PRELOADS_FILE = 'data-preloads.json';
 const INDEX_FILE = 'index.html';
+const HTML_CONTENT_TYPE = 'text/html; charset=utf-8';
 /** Only hashed build files, as the build writes them (nothing else is ever put in a link). */
 const PRELOADABLE = /^\/assets\/[\w.-]+\.js$/;
 /** Only our own API's GET paths with a plain query (no quote, angle bracket or other origin). */
@@ -40,19 +42,19 @@ export class PageIndex {
   #preloads: Preloads = {};
   #dataPreloads: Preloads = {};
   #index = '';
-  readonly #pages = new Map<string, string | null>();
+  readonly #pages = new Map<string, PreparedBody | null>();
 
   constructor(readonly webDistDir: string) {}
 
   /** The HTML to send for a document opened at `path`, or null for the plain index.html. */
-  htmlFor(path: string): string | null {
+  pageFor(path: string): PreparedBody | null {
     this.#refresh();
     const segment = path.split('/')[1] ?? '';
     if (!this.#pages.has(segment)) this.#pages.set(segment, this.#withPreloads(segment));
     return this.#pages.get(segment) ?? null;
   }
 
-  #withPreloads(segment: string): string | null {
+  #withPreloads(segment: string): PreparedBody | null {
     if (!Object.hasOwn(this.#preloads, segment) && !Object.hasOwn(this.#dataPreloads, segment)) return null;
     // The answers first: a few hundred bytes the page waits for once its code has run.
     // `use-credentials` is the page's `credentials: 'include'`: the same request, so it is reused.
@@ -67,7 +69,10 @@ export class PageIndex {
     ];
     const at = this.#index.indexOf('</head>');
     if (links.length === 0 || at < 0) return null;
-    return `${this.#index.slice(0, at)}${links.join('')}${this.#index.slice(at)}`;
+    return new PreparedBody(
+      `${this.#index.slice(0, at)}${links.join('')}${this.#index.slice(at)}`,
+      HTML_CONTENT_TYPE,
+    );
   }
 
   #refresh(): void {

@@ -1,9 +1,10 @@
 /**
- * A JSON answer prepared once and sent as the bytes it already is to every request that asks for
+ * An answer prepared once and sent as the bytes it already is to every request that asks for
  * it: with an ETag (a client that has it gets a 304 and no body), and compressed once per
  * encoding — off the event loop, so a large answer (a raffle's 20,000 entries) never holds a
  * driven car's messages. For answers whose owner knows when they change (the public raffle,
- * modules/raffles/published-raffles.ts); `CachedJson` is for answers compared value by value.
+ * modules/raffles/published-raffles.ts; the web app's index.html with a page's preloads,
+ * page-index.ts); `CachedJson` is for answers compared value by value.
  */
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
@@ -25,9 +26,12 @@ export class PreparedBody {
   readonly bytes: number;
   readonly #encoded = new Map<BodyEncoding, Promise<Buffer>>();
 
-  constructor(readonly json: string) {
-    this.bytes = Buffer.byteLength(json);
-    this.etag = `"${createHash('sha256').update(json).digest('base64url').slice(0, 32)}"`;
+  constructor(
+    readonly text: string,
+    readonly contentType: string = JSON_CONTENT_TYPE,
+  ) {
+    this.bytes = Buffer.byteLength(text);
+    this.etag = `"${createHash('sha256').update(text).digest('base64url').slice(0, 32)}"`;
   }
 
   static of(value: unknown): PreparedBody {
@@ -40,8 +44,8 @@ export class PreparedBody {
     if (!encoded) {
       encoded =
         encoding === 'br'
-          ? brotli(this.json, { params: { [zlib.BROTLI_PARAM_QUALITY]: 4 } })
-          : gzipped(this.json);
+          ? brotli(this.text, { params: { [zlib.BROTLI_PARAM_QUALITY]: 4 } })
+          : gzipped(this.text);
       this.#encoded.set(encoding, encoded);
     }
     return encoded;
@@ -71,13 +75,13 @@ export async function sendPrepared(
     .header('etag', body.etag)
     .header('cache-control', 'no-cache')
     .header('vary', 'accept-encoding')
-    .type(JSON_CONTENT_TYPE);
+    .type(body.contentType);
   if (matchesEtag(request.headers['if-none-match'], body.etag)) {
     reply.code(304);
     return undefined;
   }
   const encoding = acceptedEncoding(request.headers['accept-encoding']);
-  if (encoding === null || body.bytes < COMPRESS_THRESHOLD_BYTES) return body.json;
+  if (encoding === null || body.bytes < COMPRESS_THRESHOLD_BYTES) return body.text;
   reply.header('content-encoding', encoding);
   return body.encoded(encoding);
 }

@@ -1,12 +1,12 @@
-import { mkdir, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync, constants as zlib } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type StartedTestApp, startTestApp } from '../test/app.js';
 import { CACHE_IMMUTABLE, CACHE_REVALIDATE, CACHE_SHORT, WEB_BUILD_MISSING_MESSAGE } from './spa.js';
 
-const INDEX_HTML =
-  '<!doctype html><html><head><title>Telerace</title></head><body><div id="root"></div><script src="/assets/app-3f9a1c.js"></script></body></html>';
+/** Above the compression threshold (1 KiB), as the real one. */
+const INDEX_HTML = `<!doctype html><html><head><title>Telerace</title><meta name="description" content="${'Drive real RC cars from your browser. '.repeat(30)}"></head><body><div id="root"></div><script src="/assets/app-3f9a1c.js"></script></body></html>`;
 /** What the web build lists for pages fetched when shown (apps/web/src/route-preloads.ts). */
 const ROUTE_PRELOADS = {
   login: ['/assets/Login-1a2b.js', '/assets/auth-form-9z8y.js'],
@@ -23,6 +23,14 @@ const DATA_PRELOADS = {
 const withHeadLinks = (html: string, links: string) => html.replace('</head>', `${links}</head>`);
 /** Big enough to be worth compressing. */
 const APP_JS = `console.log(${JSON.stringify('telerace '.repeat(400))});\n`;
+/** A chunk the build left compressed copies of (apps/web/src/precompress.ts: brotli 11, gzip 9). */
+const REACT_JS = `export const react = ${JSON.stringify(Array.from({ length: 300 }, (_, i) => `node ${i}`))};\n`;
+const REACT_BR = brotliCompressSync(REACT_JS, {
+  params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT },
+});
+const REACT_GZ = gzipSync(REACT_JS, { level: 9 });
+/** What the server's on-the-fly brotli (quality 4, app.ts) makes of it: not the build's bytes. */
+const REACT_BR_ON_THE_FLY = brotliCompressSync(REACT_JS, { params: { [zlib.BROTLI_PARAM_QUALITY]: 4 } });
 
 describe('web app serving', () => {
   let testApp: StartedTestApp;
@@ -32,6 +40,9 @@ describe('web app serving', () => {
     await mkdir(join(web, 'assets'), { recursive: true });
     await writeFile(join(web, 'index.html'), INDEX_HTML);
     await writeFile(join(web, 'assets', 'app-3f9a1c.js'), APP_JS);
+    await writeFile(join(web, 'assets', 'react-7c1d.js'), REACT_JS);
+    await writeFile(join(web, 'assets', 'react-7c1d.js.br'), REACT_BR);
+    await writeFile(join(web, 'assets', 'react-7c1d.js.gz'), REACT_GZ);
     await writeFile(join(web, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
     await writeFile(join(web, '.env'), 'SECRET=1');
     await writeFile(join(web, 'route-preloads.json'), JSON.stringify(ROUTE_PRELOADS));
@@ -142,7 +153,85 @@ describe('web app serving', () => {
     }
   });
 
-  it('compresses text assets for clients that accept it', async () => {
+  it('sends the build’s brotli and gzip copies as they are, compressing nothing itself', async () => {
+    // The build's bytes differ from what compressing on the fly would make: equal bodies are the file's.
+    expect(REACT_BR.equals(REACT_BR_ON_THE_FLY)).toBe(false);
+    for (const [accept, encoding, file] of [
+      ['br', 'br', REACT_BR],
+      ['gzip, deflate, br', 'br', REACT_BR],
+      ['gzip', 'gzip', REACT_GZ],
+    ] as const) {
+      const response = await testApp.app.inject({
+        url: '/assets/react-7c1d.js',
+        headers: { 'accept-encoding': accept },
+      });
+      expect(response.statusCode, accept).toBe(200);
+      expect(response.headers['content-encoding'], accept).toBe(encoding);
+      expect(response.rawPayload.equals(file), accept).toBe(true);
+      expect(response.headers['content-length'], accept).toBe(String(file.length));
+      expect(response.headers['content-type'], accept).toMatch(/javascript/);
+      expect(response.headers.vary, accept).toMatch(/accept-encoding/i);
+      expect(response.headers['cache-control'], accept).toBe(CACHE_IMMUTABLE);
+    }
+  });
+
+  it('gives each encoding its own ETag, and answers 304 to the one the client has', async () => {
+    const brotli = await testApp.app.inject({
+      url: '/assets/react-7c1d.js',
+      headers: { 'accept-encoding': 'br' },
+    });
+    const plain = await testApp.app.inject('/assets/react-7c1d.js');
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.body).toBe(REACT_JS);
+    expect(plain.headers.vary).toMatch(/accept-encoding/i);
+    expect(brotli.headers.etag).toBeTruthy();
+    expect(brotli.headers.etag).not.toBe(plain.headers.etag);
+
+    const again = await testApp.app.inject({
+      url: '/assets/react-7c1d.js',
+      headers: { 'accept-encoding': 'br', 'if-none-match': String(brotli.headers.etag) },
+    });
+    expect(again.statusCode).toBe(304);
+    expect(again.rawPayload.length).toBe(0);
+  });
+
+  it('sends index.html’s brotli copy, revalidated as index.html', async () => {
+    const html = Buffer.from(INDEX_HTML);
+    const web = testApp.config.webDistDir;
+    await writeFile(join(web, 'index.html.br'), brotliCompressSync(html));
+    try {
+      for (const url of ['/', '/some/deep/path']) {
+        const response = await testApp.app.inject({ url, headers: { 'accept-encoding': 'br' } });
+        expect(response.statusCode, url).toBe(200);
+        expect(response.headers['content-encoding'], url).toBe('br');
+        expect(response.headers['content-type'], url).toMatch(/^text\/html/);
+        expect(response.headers['cache-control'], url).toBe(CACHE_REVALIDATE);
+        expect(response.rawPayload.equals(brotliCompressSync(html)), url).toBe(true);
+      }
+    } finally {
+      await rm(join(web, 'index.html.br'));
+    }
+  });
+
+  it('compresses a page with preloads once, with an ETag that spares the next download', async () => {
+    const first = await testApp.app.inject({ url: '/login', headers: { 'accept-encoding': 'br' } });
+    expect(first.statusCode).toBe(200);
+    expect(first.headers['content-encoding']).toBe('br');
+    expect(first.headers['cache-control']).toBe(CACHE_REVALIDATE);
+    expect(first.headers.vary).toMatch(/accept-encoding/i);
+    expect(brotliDecompressSync(first.rawPayload).toString()).toContain('/assets/Login-1a2b.js');
+    const second = await testApp.app.inject({ url: '/login', headers: { 'accept-encoding': 'br' } });
+    expect(second.rawPayload.equals(first.rawPayload)).toBe(true);
+
+    const revalidated = await testApp.app.inject({
+      url: '/login?next=%2Fprofile',
+      headers: { 'accept-encoding': 'br', 'if-none-match': String(first.headers.etag) },
+    });
+    expect(revalidated.statusCode).toBe(304);
+    expect(revalidated.rawPayload.length).toBe(0);
+  });
+
+  it('compresses on the fly a text file the build left without copies', async () => {
     const gzip = await testApp.app.inject({
       url: '/assets/app-3f9a1c.js',
       headers: { 'accept-encoding': 'gzip' },

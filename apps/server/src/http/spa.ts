@@ -2,6 +2,9 @@
  * Serves the built web app: real files from WEB_DIST_DIR, and index.html for every other GET path
  * (history fallback: the spec shows the home page for unknown paths, and the app's router draws
  * the others). Cache policy: hashed build output is immutable, index.html is always revalidated.
+ * Compression: the build writes a brotli and a gzip copy beside each text file
+ * (apps/web/src/precompress.ts), sent as they are to the browsers that take them; a file without
+ * one is compressed on the fly by @fastify/compress, as before the copies existed.
  */
 import { existsSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
@@ -9,6 +12,7 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { notFoundError } from './errors.js';
 import { PageIndex } from './page-index.js';
+import { sendPrepared } from './prepared-body.js';
 
 const INDEX_FILE = 'index.html';
 /** Vite's output folder for content-hashed files. */
@@ -22,7 +26,11 @@ export const CACHE_SHORT = 'public, max-age=3600';
 export const WEB_BUILD_MISSING_MESSAGE =
   'The web app is not built. Run `npm run build` at the repository root, then reload this page.\n';
 
-function cacheControlFor(file: string): string {
+/** The build's compressed copies: `app.js.br` is sent for `app.js`, with its headers. */
+const COMPRESSED_COPY = /\.(br|gz)$/;
+
+function cacheControlFor(sent: string): string {
+  const file = sent.replace(COMPRESSED_COPY, '');
   if (file === INDEX_FILE) return CACHE_REVALIDATE;
   if (file.startsWith(`${HASHED_ASSETS_DIR}${sep}`)) return CACHE_IMMUTABLE;
   return CACHE_SHORT;
@@ -46,6 +54,10 @@ export async function registerSpa(app: FastifyInstance, webDistDir: string): Pro
     cacheControl: false,
     dotfiles: 'ignore',
     index: false,
+    // `<file>.br` or `<file>.gz` when the client takes it and the build made it, with
+    // Content-Encoding, Vary: Accept-Encoding and that file's own ETag; @fastify/compress leaves an
+    // encoded answer alone.
+    preCompressed: true,
     setHeaders(reply, path) {
       reply.header('cache-control', cacheControlFor(relative(webDistDir, path)));
     },
@@ -57,11 +69,15 @@ export async function registerSpa(app: FastifyInstance, webDistDir: string): Pro
   // The handlers below return nothing on purpose: a returned reply is awaited by Fastify, and with
   // the file stream, compression and a not-found hop that piles up listeners on one response.
   const pageIndex = new PageIndex(webDistDir);
-  const sendIndex = (reply: FastifyReply, path: string): void => {
-    const html = pageIndex.htmlFor(path);
-    if (html === null) reply.code(200).sendFile(INDEX_FILE);
+  const sendIndex = (request: FastifyRequest, reply: FastifyReply, path: string): void => {
+    const page = pageIndex.pageFor(path);
+    if (page === null) reply.code(200).sendFile(INDEX_FILE);
+    // Revalidated like the file (sendPrepared's `no-cache`), with the page's own ETag.
     else
-      reply.code(200).type('text/html; charset=utf-8').header('cache-control', CACHE_REVALIDATE).send(html);
+      sendPrepared(request, reply.code(200), page).then(
+        (payload) => reply.send(payload),
+        (error: unknown) => reply.send(error),
+      );
   };
 
   const sendBuildMissing = (reply: FastifyReply): void => {
@@ -82,7 +98,7 @@ export async function registerSpa(app: FastifyInstance, webDistDir: string): Pro
       // `/api` itself (the paths below it have their own catch-all) and `/metrics`.
       if (isServerPath(path)) throw notFoundError();
       if (!webBuildExists()) sendBuildMissing(reply);
-      else if (path.endsWith('/')) sendIndex(reply, path);
+      else if (path.endsWith('/')) sendIndex(request, reply, path);
       // A missing file ends in callNotFound(), i.e. the handler below.
       else reply.sendFile(path);
     },
@@ -93,7 +109,7 @@ export async function registerSpa(app: FastifyInstance, webDistDir: string): Pro
     const isRead = request.method === 'GET' || request.method === 'HEAD';
     // A missing hashed file is a stale page asking for an old build: answer 404, not HTML.
     if (!isRead || isServerPath(path) || path.startsWith(`/${HASHED_ASSETS_DIR}/`)) throw notFoundError();
-    if (webBuildExists()) sendIndex(reply, path);
+    if (webBuildExists()) sendIndex(request, reply, path);
     else sendBuildMissing(reply);
   });
 }
