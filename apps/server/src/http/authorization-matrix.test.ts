@@ -92,6 +92,12 @@ const WEBHOOK_SECRETS = Object.fromEntries(
   Object.values(WEBHOOKS).map(({ secretVariable }) => [secretVariable, `matrix ${secretVariable} secret`]),
 );
 
+/**
+ * How long a drive channel may take to open here: the table is about who may, not how fast (a
+ * loaded 2-core machine took over 10 s, the test client's default, with other suites beside it).
+ */
+const CHANNEL_OPEN_MS = 25_000;
+
 /** A signature made with a secret that is not the webhook's. */
 const ANOTHER_SECRET = 'not the secret of this webhook';
 const hmacHex = (secret: string, text: string) => createHmac('sha256', secret).update(text).digest('hex');
@@ -305,7 +311,7 @@ describe('the authorization matrix: every operation and message, as every actor'
       originOf(app),
     );
     await formerController.nextOfType('car-status');
-    const formerChannel = await DriveChannelClient.open(formerController.ws);
+    const formerChannel = await DriveChannelClient.open(formerController.ws, { timeoutMs: CHANNEL_OPEN_MS });
     channels.push(formerChannel);
     formerChannel.drive(0.125, 0, 1);
     await carSocket.next((m) => m.type === 'drive' && m.throttle === 0.125);
@@ -717,7 +723,7 @@ describe('the authorization matrix: every operation and message, as every actor'
     await sleep(DRIVE_CHANNEL.minOfferIntervalMs);
     let channel: DriveChannelClient;
     try {
-      channel = await DriveChannelClient.open(socket.ws);
+      channel = await DriveChannelClient.open(socket.ws, { timeoutMs: CHANNEL_OPEN_MS });
     } catch (error) {
       found.check('drive channel: open', 'holder', 'open', `not open: ${(error as Error).message}`);
       expect(found.lines).toEqual([]);
@@ -788,7 +794,7 @@ describe('the authorization matrix: every operation and message, as every actor'
       );
     expect(found.cells).toBe(1 + Object.keys(probes).length + Object.keys(socketProbes).length);
     expect(found.lines).toEqual([]);
-  });
+  }, 60_000);
 
   // ── /janus ─────────────────────────────────────────────────────────────────────────────────
 
