@@ -2,8 +2,11 @@
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureNodeRuntime } from './lib/node-runtime.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+// On an older Node this goes on under Node 24 (installed by the quick start or as root).
+await ensureNodeRuntime();
 /** Where Vite serves the app (its default port; --strictPort: fail rather than move elsewhere). */
 const VITE_ORIGIN = 'http://localhost:5173';
 const children = [

@@ -3,12 +3,14 @@
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ensureDependencies, ensureNodeVersion, run } from './lib/npm.mjs';
+import { ensureNodeRuntime } from './lib/node-runtime.mjs';
+import { ensureDependencies, run } from './lib/npm.mjs';
 import { ensureSystemPackages } from './lib/system.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-ensureNodeVersion();
+// First: on an older Node this installs Node 24 (as root) and goes on under it.
+await ensureNodeRuntime();
 ensureSystemPackages('run');
 ensureDependencies(root);
 run(root, 'build');

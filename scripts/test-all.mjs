@@ -3,14 +3,16 @@
 // then repeats what failed at the end.
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ensureDependencies, ensureNodeVersion, run } from './lib/npm.mjs';
+import { ensureNodeRuntime } from './lib/node-runtime.mjs';
+import { ensureDependencies, run } from './lib/npm.mjs';
 import { ensurePostgres } from './lib/postgres.mjs';
 import { ensureSystemPackages } from './lib/system.mjs';
 import { printFailures, printStepTimes, runScript, runVitest, vitestWorkspaces } from './lib/test-report.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-ensureNodeVersion();
+// First: on an older Node this installs Node 24 (as root) and goes on under it.
+await ensureNodeRuntime();
 ensureSystemPackages('test');
 ensureDependencies(root);
 const env = { ...process.env, TEST_PG_ADMIN_URL: await ensurePostgres(root) };

@@ -3,14 +3,6 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-export function ensureNodeVersion() {
-  const [major, minor] = process.versions.node.split('.').map(Number);
-  if (major < 20 || (major === 20 && minor < 19)) {
-    console.error(`[setup] Node.js >= 20.19 is required (this is ${process.versions.node}).`);
-    process.exit(1);
-  }
-}
-
 export function ensureDependencies(root) {
   const marker = join(root, 'node_modules', '.package-lock.json');
   const lock = join(root, 'package-lock.json');

@@ -1,21 +1,29 @@
 /**
  * The authorization matrix (authorization-matrix.ts) played cell by cell against one real server
- * with its own Janus: every operation of the served OpenAPI document over REST, every message of
- * the event, controller and car sockets over real WebSockets, every Janus request through /janus,
- * as each actor. The operations and message types come from /api/openapi.json and the protocol's
- * unions: one the table does not name, or one it names that is gone, fails the first test.
+ * with its own Janus: every operation of the served OpenAPI document over REST (every signed
+ * webhook's secret set, so they are served), every message of the event, controller and car
+ * sockets over real WebSockets and of the drive channel over a real DataChannel, every Janus
+ * request through /janus, as each actor; and each webhook's deliveries, signed in every way.
+ * The operations and message types come from /api/openapi.json and the protocol's unions: one the
+ * table does not name, or one it names that is gone, fails the first test.
  *
  * Nothing is changed by a cell: REST calls an actor is let through carry invalid input (a 400 is
  * "let through") except reads, which are valid. The actors are made the way they happen: the
  * banned member and the demoted admin used their tokens (and opened sockets) before an admin
- * banned or demoted them through the API, and keep using the same tokens after.
+ * banned or demoted them through the API, and keep using the same tokens after; the former holder
+ * drove the car (over its drive channel too) until an admin kicked them.
  */
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   BROWSER_PROTOCOL_VERSION,
   CAR_PROTOCOL_VERSION,
   CarAgentMessage,
   ControllerMessage,
+  DRIVE_CHANNEL,
+  DriveChannelMessage,
   EventClientMessage,
 } from '@telerace/protocol';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
@@ -26,10 +34,11 @@ import type { UserRow } from '../kernel/users.repo.js';
 import { driveChannelThread } from '../modules/control/drive-channel-thread.js';
 import { STREAMING_PLUGIN } from '../modules/video/janus-client.js';
 import type { StartedTestApp } from '../test/app.js';
-import { SAMPLE_DRIVE_OFFER } from '../test/drive-channel-client.js';
+import { DriveChannelClient, SAMPLE_DRIVE_OFFER } from '../test/drive-channel-client.js';
 import { buildAdmin, buildUser, tokenFor } from '../test/factories.js';
 import {
   connectCar,
+  controllerUrl,
   createCar,
   type Driving,
   eventsUrl,
@@ -45,6 +54,7 @@ import {
   type Actor,
   CAR_SOCKET,
   CONTROLLER_SOCKET,
+  DRIVE_DATA_CHANNEL,
   EVENT_SOCKET,
   JANUS_CORE_REQUESTS,
   JANUS_SOCKET,
@@ -54,6 +64,8 @@ import {
   SOCKETS_HELD_ACROSS_THE_CHANGE,
   type SocketTable,
   STREAMING_PLUGIN_REQUESTS,
+  WEBHOOKS,
+  type WebhookSigning,
 } from './authorization-matrix.js';
 
 type Json = Record<string, unknown> & { type?: string };
@@ -68,12 +80,65 @@ const typesOf = (union: z.ZodDiscriminatedUnion): string[] =>
   ]);
 
 /** Refusals by status and errorKey, as the table writes them (REST and socket upgrades alike). */
-const REFUSALS: Record<string, OpenOutcome> = {
+const REFUSALS: Record<string, OpenOutcome | '403 invalidWebhookSignature'> = {
   '401 errors.unauthorized': '401',
   '401 errors.banned': '401 banned',
   '403 errors.forbidden': '403',
   '403 errors.registrationIncomplete': '403 registrationIncomplete',
+  '403 errors.invalidWebhookSignature': '403 invalidWebhookSignature',
 };
+
+/** Each signed webhook's secret (Twitch's: 10–100 characters), so the app serves them all. */
+const WEBHOOK_SECRETS = Object.fromEntries(
+  Object.values(WEBHOOKS).map(({ secretVariable }) => [secretVariable, `matrix ${secretVariable} secret`]),
+);
+
+/**
+ * How long a drive channel may take to open here: the table is about who may, not how fast (a
+ * loaded 2-core machine took over 10 s, the test client's default, with other suites beside it).
+ */
+const CHANNEL_OPEN_MS = 25_000;
+
+/** A signature made with a secret that is not the webhook's. */
+const ANOTHER_SECRET = 'not the secret of this webhook';
+const hmacHex = (secret: string, text: string) => createHmac('sha256', secret).update(text).digest('hex');
+
+/** How each webhook's sender signs a delivery of `body`, with `secret`, as `signing` says. */
+const SIGNERS: Record<
+  string,
+  (secret: string, signing: WebhookSigning, body: string) => Record<string, string>
+> = {
+  'POST /api/webhooks/tips': (secret, signing, body): Record<string, string> =>
+    signing === 'unsigned' ? {} : { 'x-signature': hmacHex(secret, body) },
+  // Twitch signs the message id and timestamp, then the body (integrations/twitch/twitch-eventsub.routes.ts).
+  'POST /api/webhooks/twitch': (secret, signing, body) => {
+    const id = randomUUID();
+    const sentAt = new Date(Date.now() - (signing === 'sent 11 minutes ago' ? 11 * 60_000 : 0)).toISOString();
+    const signed = signing === 'body only' ? body : `${id}${sentAt}${body}`;
+    return {
+      'twitch-eventsub-message-id': id,
+      'twitch-eventsub-message-timestamp': sentAt,
+      'twitch-eventsub-message-type': 'notification',
+      ...(signing === 'unsigned'
+        ? {}
+        : { 'twitch-eventsub-message-signature': `sha256=${hmacHex(secret, signed)}` }),
+    };
+  },
+};
+
+/**
+ * The server modules that define a signed webhook (`signedWebhookRoutes(`): a webhook is served
+ * only when its secret is set, so one whose secret WEBHOOKS does not name would be missing from
+ * the document the first test walks.
+ */
+function webhookDefinitions(): string[] {
+  const src = join(import.meta.dirname, '..');
+  return readdirSync(src, { recursive: true, encoding: 'utf8' })
+    .filter(
+      (file) => file.endsWith('.ts') && !file.endsWith('.test.ts') && !file.endsWith('verified-webhook.ts'),
+    )
+    .filter((file) => readFileSync(join(src, file), 'utf8').includes('signedWebhookRoutes('));
+}
 
 /** A socket error as the table writes it: `error notInLobby`. */
 const socketError = (message: Json): string =>
@@ -86,9 +151,10 @@ class Mismatches {
   readonly lines: string[] = [];
   cells = 0;
 
-  check(what: string, actor: Actor, expected: string, got: string): void {
+  /** `who`: an actor, or a webhook delivery's way of signing. */
+  check(what: string, who: string, expected: string, got: string): void {
     this.cells += 1;
-    if (got !== expected) this.lines.push(`${what} as ${actor}: expected ${expected}, got ${got}`);
+    if (got !== expected) this.lines.push(`${what} as ${who}: expected ${expected}, got ${got}`);
   }
 }
 
@@ -128,16 +194,18 @@ async function silence(socket: TestSocket): Promise<string> {
 /**
  * Sends `message` and reads its outcome: `ok` when an answer matches `accepted` (or, for a message
  * whose effect shows on another socket, `elsewhere` sees it), else the socket's error, or its close.
+ * `via`: sent there instead (the socket's drive channel, whose answers and errors come on the socket).
  */
 async function answer(
   socket: TestSocket,
   message: object,
   accepted: (m: Json) => boolean,
   elsewhere?: { socket: TestSocket; accepted: (m: Json) => boolean },
+  via: { send(message: object): void } = socket,
 ): Promise<string> {
   const from = socket.messages.length;
   const elsewhereFrom = elsewhere?.socket.messages.length ?? 0;
-  socket.send(message);
+  via.send(message);
   const decisive = (m: Json) => accepted(m) || m.type === 'error' || m.type === 'incompatible';
   const seen = await Promise.race([
     firstFrom(socket, from, decisive),
@@ -198,6 +266,10 @@ describe('the authorization matrix: every operation and message, as every actor'
   const tokens = {} as Record<Actor, string | null>;
   /** The holder's control token for the car (the `connect` answer). */
   let controlToken: string;
+  /** The control token the former holder had for the car, before they were kicked. */
+  let formerControlToken: string;
+  /** The former holder's control socket and drive channel, opened while they held the car. */
+  let formerHeld: { controller: TestSocket; channel: DriveChannelClient };
   /** The video PIN each actor was shown: the demoted admin's while still an admin. */
   const pins: Partial<Record<Actor, string>> = {};
   /** A second member with registration incomplete, for the one call that would complete the first's. */
@@ -205,6 +277,8 @@ describe('the authorization matrix: every operation and message, as every actor'
   /** The holder watching on a Janus session and handle of their own (`other` tries to use them). */
   let holderPlayer: { session: number; handle: number };
   const heldSockets = {} as Record<'banned' | 'demoted', Record<'event' | 'janus', TestSocket>>;
+  /** The drive channels opened in the test, closed at its end (their UDP ports). */
+  const channels: DriveChannelClient[] = [];
   /** The holder's control socket, kept open for the car's telemetry. */
   let holderController: TestSocket | undefined;
 
@@ -220,19 +294,33 @@ describe('the authorization matrix: every operation and message, as every actor'
     });
 
   beforeAll(async () => {
-    ({ testApp, host } = await startOwnJanusTestApp());
+    ({ testApp, host } = await startOwnJanusTestApp(WEBHOOK_SECRETS));
     app = testApp.app;
     const db = app.database.db;
 
     driving = await createCar(app, 'Matrix car');
     carSocket = await connectCar(host, driving.carId, driving.secret);
-    const taken = await takeCar(app, driving);
+
+    // The former holder takes the car and drives it over its drive channel.
+    users.former = await buildUser(db);
+    const former = await takeCar(app, driving, users.former);
     // The car is told where to stream once its mountpoint exists: the PINs are real from here on.
     await carSocket.nextOfType('video', 10_000);
-    controlToken = taken.controlToken;
+    formerControlToken = former.controlToken;
+    const formerController = await openSocket(
+      controllerUrl(host, driving.carId, former.accessToken, former.controlToken),
+      originOf(app),
+    );
+    await formerController.nextOfType('car-status');
+    const formerChannel = await DriveChannelClient.open(formerController.ws, { timeoutMs: CHANNEL_OPEN_MS });
+    channels.push(formerChannel);
+    formerChannel.drive(0.125, 0, 1);
+    await carSocket.next((m) => m.type === 'drive' && m.throttle === 0.125);
+    await formerChannel.acked(1);
+    formerHeld = { controller: formerController, channel: formerChannel };
 
     users.admin = driving.admin;
-    users.holder = taken.driver;
+    users.holder = await buildUser(db);
     users.member = await buildUser(db);
     users.other = await buildUser(db);
     users.banned = await buildUser(db);
@@ -265,18 +353,32 @@ describe('the authorization matrix: every operation and message, as every actor'
       ban: true,
     });
     expect(banned.statusCode, banned.body).toBe(200);
-    const demoted = await adminCall(
-      'POST',
-      `/api/admin/users/${users.demoted.id}/toggle-admin`,
-      tokens.admin,
-      { makeAdmin: false },
+    /** Acts, then waits until Janus has the car's new PIN. */
+    const rekeyedBy = async (act: () => Promise<LightMyRequestResponse>) => {
+      const rekeyed = () =>
+        testApp.logLines().filter((line) => line.msg === 'new PIN, viewers evicted').length;
+      const seen = rekeyed();
+      const response = await act();
+      expect(response.statusCode, response.body).toBe(200);
+      await vi.waitFor(() => expect(rekeyed()).toBeGreaterThan(seen), { timeout: 10_000, interval: 20 });
+    };
+    // Every PIN is replaced when an admin loses the role.
+    await rekeyedBy(() =>
+      adminCall('POST', `/api/admin/users/${users.demoted.id}/toggle-admin`, tokens.admin, {
+        makeAdmin: false,
+      }),
     );
-    expect(demoted.statusCode, demoted.body).toBe(200);
-    // Every PIN is replaced when an admin loses the role: wait until Janus has the car's new one.
-    await vi.waitFor(
-      () => expect(testApp.logLines().some((line) => line.msg === 'new PIN, viewers evicted')).toBe(true),
-      { timeout: 10_000, interval: 20 },
-    );
+
+    // The former holder's player reads the PIN as it is now; then an admin kicks them: their
+    // session ends, and with it that PIN.
+    const formerPin = pinOf(await adminCall('GET', `/api/cars/${driving.carId}/status`, tokens.former));
+    expect(formerPin).not.toBeNull();
+    pins.former = formerPin ?? '';
+    await rekeyedBy(() => adminCall('POST', `/api/admin/cars/${driving.carId}/kick`, tokens.admin));
+
+    const taken = await takeCar(app, driving, users.holder);
+    controlToken = taken.controlToken;
+    await carSocket.nextOfType('video', 10_000);
 
     for (const actor of ['holder', 'admin'] as const) {
       const status = await adminCall('GET', `/api/cars/${driving.carId}/status`, tokens[actor]);
@@ -289,7 +391,10 @@ describe('the authorization matrix: every operation and message, as every actor'
 
     holderPlayer = await streamingHandle(await openJanusSocket(app, host, tokens.holder ?? ''));
   }, 60_000);
-  afterAll(() => testApp?.close());
+  afterAll(async () => {
+    await Promise.all(channels.map((channel) => channel.close()));
+    await testApp?.close();
+  });
 
   it('names every operation of the API reference and every socket message, and nothing else', async () => {
     const document = (await app.inject('/api/openapi.json')).json() as OpenApi;
@@ -307,6 +412,20 @@ describe('the authorization matrix: every operation and message, as every actor'
     for (const [name, table, union] of sockets) {
       expect(Object.keys(table.messages).sort(), name).toEqual(typesOf(union).sort());
     }
+    // The drive channel: its own messages, and every other message of the socket that negotiates it.
+    const channelTypes = typesOf(DriveChannelMessage);
+    expect(Object.keys(DRIVE_DATA_CHANNEL.messages).sort(), 'drive channel').toEqual(channelTypes.sort());
+    expect(Object.keys(DRIVE_DATA_CHANNEL.socketMessages).sort(), 'drive channel').toEqual(
+      typesOf(ControllerMessage)
+        .filter((type) => !channelTypes.includes(type))
+        .sort(),
+    );
+
+    // Every signed webhook is served here, and each has its signatures played.
+    const webhooks = operations.filter((operation) => operation.startsWith('POST /api/webhooks/'));
+    expect(Object.keys(WEBHOOKS).sort()).toEqual(webhooks.sort());
+    expect(Object.keys(SIGNERS).sort()).toEqual(webhooks.sort());
+    expect(webhookDefinitions()).toHaveLength(webhooks.length);
     const janusKeys = [
       ...JANUS_CORE_REQUESTS.filter((request) => request !== 'attach' && request !== 'message'),
       'attach streaming',
@@ -321,6 +440,8 @@ describe('the authorization matrix: every operation and message, as every actor'
         ([name, table]) =>
           [name, table.open, table.messages] as [string, Row<OpenOutcome>, Record<string, Row<string>>],
       ),
+      ['drive channel', DRIVE_DATA_CHANNEL.open, DRIVE_DATA_CHANNEL.messages],
+      ['drive channel', DRIVE_DATA_CHANNEL.open, DRIVE_DATA_CHANNEL.socketMessages],
       ['janus', JANUS_SOCKET.open, JANUS_SOCKET.requests],
     ];
     for (const [name, open, messages] of tables) {
@@ -410,6 +531,28 @@ describe('the authorization matrix: every operation and message, as every actor'
       });
     }
     expect(found.cells).toBe(Object.keys(REST).length * ACTORS.length);
+    expect(found.lines).toEqual([]);
+  });
+
+  it('signed webhooks: each delivery signed as its sender signs it, and signed wrongly', async () => {
+    const found = new Mismatches();
+    // Invalid (a JSON array): let through, it is a 400, and nothing is delivered.
+    const body = '[1]';
+    for (const [operation, { secretVariable, signings }] of Object.entries(WEBHOOKS)) {
+      const [, path = ''] = operation.split(' ');
+      for (const [signing, expected] of Object.entries(signings) as [WebhookSigning, string][]) {
+        const secret =
+          signing === 'another secret' ? ANOTHER_SECRET : (WEBHOOK_SECRETS[secretVariable] ?? '');
+        const response = await app.inject({
+          method: 'POST',
+          url: path,
+          headers: { 'content-type': 'application/json', ...SIGNERS[operation]?.(secret, signing, body) },
+          payload: body,
+        });
+        found.check(operation, signing, expected, httpOutcome(operation, response));
+      }
+    }
+    expect(found.cells).toBeGreaterThanOrEqual(Object.keys(WEBHOOKS).length * 3);
     expect(found.lines).toEqual([]);
   });
 
@@ -557,9 +700,15 @@ describe('the authorization matrix: every operation and message, as every actor'
       CONTROLLER_SOCKET,
       probes,
       (actor) => {
-        // Each with the control token they have for the car: the holder's own; `other` the holder's.
-        const own =
-          actor === 'holder' || actor === 'other' ? `&control_token=${encodeURIComponent(controlToken)}` : '';
+        // Each with the control token they have for the car: the holder's own; `other` the holder's;
+        // the former holder the one their ended session had.
+        const token =
+          actor === 'holder' || actor === 'other'
+            ? controlToken
+            : actor === 'former'
+              ? formerControlToken
+              : null;
+        const own = token ? `&control_token=${encodeURIComponent(token)}` : '';
         return browser(`/rcsocket?type=controller&car=${driving.carId}${own}`, actor);
       },
       { keepOpen: 'holder' },
@@ -568,6 +717,92 @@ describe('the authorization matrix: every operation and message, as every actor'
     expect(found.lines).toEqual([]);
     expect(found.cells).toBeGreaterThan(ACTORS.length);
   });
+
+  it("the drive channel: opened on the holder's controller socket, each message on it", async () => {
+    // Only whoever the controller socket lets in has a channel: the holder, whose socket the
+    // controller socket's test kept open (the others' refusals are that test's cells).
+    expect(ACTORS.filter((actor) => outcomeOf(DRIVE_DATA_CHANNEL.open, actor) === 'open')).toEqual([
+      'holder',
+    ]);
+    const socket = holderController;
+    if (!socket) throw new Error('no holder control socket to open a drive channel on');
+    const found = new Mismatches();
+    // Offers on one socket come DRIVE_CHANNEL.minOfferIntervalMs apart (the controller test offered).
+    await sleep(DRIVE_CHANNEL.minOfferIntervalMs);
+    let channel: DriveChannelClient;
+    try {
+      channel = await DriveChannelClient.open(socket.ws, { timeoutMs: CHANNEL_OPEN_MS });
+    } catch (error) {
+      found.check('drive channel: open', 'holder', 'open', `not open: ${(error as Error).message}`);
+      expect(found.lines).toEqual([]);
+      return;
+    }
+    channels.push(channel);
+    found.check('drive channel: open', 'holder', 'open', 'open');
+
+    const onChannel = (message: object, accepted: (m: Json) => boolean) =>
+      answer(socket, message, accepted, undefined, channel);
+    const probes: Record<DriveChannelMessage['type'], () => Promise<string>> = {
+      // Accepted: the car is told to drive, and the drive is acknowledged on the channel.
+      drive: async () => {
+        const got = await answer(
+          socket,
+          { type: 'drive', throttle: 0.375, steer: 0, seq: 1 },
+          () => false,
+          { socket: carSocket, accepted: (m) => m.type === 'drive' && m.throttle === 0.375 },
+          channel,
+        );
+        if (got !== 'ok') return got;
+        return channel.acked(1).then(
+          () => 'ok',
+          () => 'not acknowledged on the channel',
+        );
+      },
+    };
+    const socketProbes: Record<keyof typeof DRIVE_DATA_CHANNEL.socketMessages, () => Promise<string>> = {
+      hello: () => onChannel({ type: 'hello', protocolVersion: BROWSER_PROTOCOL_VERSION }, () => false),
+      'controller-ping': () =>
+        onChannel(
+          { type: 'controller-ping', timestamp: 4343 },
+          (m) => m.type === 'controller-pong' && m.timestamp === 4343,
+        ),
+      auth: async () =>
+        onChannel({ type: 'auth', token: await renewalOf('holder') }, (m) => m.type === 'auth_ok'),
+      rtc_offer: () =>
+        onChannel({ type: 'rtc_offer', sdp: SAMPLE_DRIVE_OFFER }, (m) => m.type === 'rtc_answer'),
+      rtc_candidate: () =>
+        onChannel(
+          {
+            type: 'rtc_candidate',
+            candidate: 'candidate:1 1 udp 2113937151 192.0.2.1 50000 typ host',
+            sdpMid: '0',
+          },
+          () => false,
+        ),
+    };
+    for (const [type, probe] of Object.entries(probes) as [
+      DriveChannelMessage['type'],
+      () => Promise<string>,
+    ][])
+      found.check(
+        `drive channel: ${type}`,
+        'holder',
+        outcomeOf(DRIVE_DATA_CHANNEL.messages[type], 'holder'),
+        await probe(),
+      );
+    for (const [type, probe] of Object.entries(socketProbes) as [
+      keyof typeof DRIVE_DATA_CHANNEL.socketMessages,
+      () => Promise<string>,
+    ][])
+      found.check(
+        `drive channel: the socket's ${type}`,
+        'holder',
+        outcomeOf(DRIVE_DATA_CHANNEL.socketMessages[type], 'holder'),
+        await probe(),
+      );
+    expect(found.cells).toBe(1 + Object.keys(probes).length + Object.keys(socketProbes).length);
+    expect(found.lines).toEqual([]);
+  }, 60_000);
 
   // ── /janus ─────────────────────────────────────────────────────────────────────────────────
 
@@ -681,26 +916,58 @@ describe('the authorization matrix: every operation and message, as every actor'
     expect(found.lines).toEqual([]);
   });
 
-  it('the sockets the banned member and the demoted admin opened before the change', async () => {
+  it('the sockets the banned member, the demoted admin and the former holder opened before the change', async () => {
     const found = new Mismatches();
-    for (const [actor, kinds] of Object.entries(SOCKETS_HELD_ACROSS_THE_CHANGE) as [
-      'banned' | 'demoted',
-      Record<'event' | 'janus', string>,
-    ][]) {
-      for (const [kind, expected] of Object.entries(kinds) as ['event' | 'janus', string][]) {
-        const socket = heldSockets[actor][kind];
-        // Open: it still answers (the event socket a ping, /janus with its refusal of a stray request).
-        const from = socket.messages.length;
-        if (socket.ws.readyState === WebSocket.OPEN) {
-          if (kind === 'event') socket.send({ type: 'ping', timestamp: 7 });
-          else socket.send({ janus: 'keepalive', transaction: randomUUID() });
-        }
-        const reply = await firstFrom(socket, from, (m) => m.type === 'pong' || m.janus === 'error');
-        const closed = socket.ws.readyState === WebSocket.CLOSED ? await socket.closed : null;
-        const got = reply ? 'open' : closed ? `closed ${closed.code} ${closed.reason}` : 'no answer';
-        found.check(`${kind} socket held across the change`, actor, expected, got);
-      }
+    /** Open: it still answers `probe`; else closed (with its code and reason), or silent. */
+    const held = async (
+      socket: TestSocket,
+      probe: object,
+      answered: (m: Json) => boolean,
+    ): Promise<string> => {
+      const from = socket.messages.length;
+      if (socket.ws.readyState === WebSocket.OPEN) socket.send(probe);
+      const reply = await firstFrom(socket, from, answered);
+      const closed = socket.ws.readyState === WebSocket.CLOSED ? await socket.closed : null;
+      return reply ? 'open' : closed ? `closed ${closed.code} ${closed.reason}` : 'no answer';
+    };
+    const { banned, demoted, former } = SOCKETS_HELD_ACROSS_THE_CHANGE;
+    for (const [actor, kinds] of [
+      ['banned', banned],
+      ['demoted', demoted],
+    ] as const) {
+      // The event socket answers a ping, /janus a stray request with its refusal.
+      found.check(
+        'event socket held across the change',
+        actor,
+        kinds.event,
+        await held(heldSockets[actor].event, { type: 'ping', timestamp: 7 }, (m) => m.type === 'pong'),
+      );
+      found.check(
+        'janus socket held across the change',
+        actor,
+        kinds.janus,
+        await held(
+          heldSockets[actor].janus,
+          { janus: 'keepalive', transaction: randomUUID() },
+          (m) => m.janus === 'error',
+        ),
+      );
     }
+    found.check(
+      'controller socket held across the change',
+      'former',
+      former.controller,
+      await held(
+        formerHeld.controller,
+        { type: 'controller-ping', timestamp: 7 },
+        (m) => m.type === 'controller-pong',
+      ),
+    );
+    const channel = await Promise.race([
+      formerHeld.channel.closed.then(() => 'closed'),
+      sleep(5_000).then(() => 'open'),
+    ]);
+    found.check('drive channel held across the change', 'former', former['drive channel'], channel);
     expect(found.lines).toEqual([]);
     // The event socket said why before it closed.
     expect(heldSockets.banned.event.messages).toContainEqual({ type: 'force_disconnect', reason: 'banned' });

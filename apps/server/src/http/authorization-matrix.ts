@@ -1,15 +1,22 @@
 /**
  * Who may do what, as one table (issue 26, item 7): for every operation of the API reference and
- * every message of every socket, what each kind of caller gets. authorization-matrix.test.ts walks
- * the served OpenAPI document and the protocol's message unions, fails on an operation or a
- * message this table does not name (or one it names that no longer exists), and plays every cell
- * against a real server: REST calls, real sockets, a real Janus behind /janus.
+ * every message of every socket and of the drive channel, what each kind of caller gets.
+ * authorization-matrix.test.ts walks the served OpenAPI document (with every signed webhook's
+ * secret set, so the webhooks are in it) and the protocol's message unions, fails on an operation
+ * or a message this table does not name (or one it names that no longer exists), and plays every
+ * cell against a real server: REST calls, signed and unsigned webhook deliveries, real sockets, a
+ * real drive channel (werift), a real Janus behind /janus.
  *
  * A row gives an outcome per actor; `rest` is the outcome of every actor the row does not name.
  * A socket's message rows speak for the actors its `open` row lets in (a refused actor has no
  * socket to send on), in the order the test sends them.
  */
-import type { CarAgentMessage, ControllerMessage, EventClientMessage } from '@telerace/protocol';
+import type {
+  CarAgentMessage,
+  ControllerMessage,
+  DriveChannelMessage,
+  EventClientMessage,
+} from '@telerace/protocol';
 
 /** The callers, each with the credentials the test gives them. */
 export const ACTORS = [
@@ -23,6 +30,11 @@ export const ACTORS = [
   'incomplete',
   /** The member whose turn it is to drive the car: they took it with its control code. */
   'holder',
+  /**
+   * The member who held the car before, until an admin kicked them (their session ended): they
+   * keep their access token, the control token and the video PIN they had, and present them.
+   */
+  'former',
   /**
    * Another member presenting what is the holder's: the holder's control token on the control
    * socket, the holder's car in `join_lobby`, the holder's access token in `auth`, the holder's
@@ -56,7 +68,8 @@ export type HttpOutcome =
   | '401'
   | '401 banned'
   | '403'
-  | '403 registrationIncomplete';
+  | '403 registrationIncomplete'
+  | '403 invalidWebhookSignature';
 
 /** Opening a socket: upgraded (`open`), or the upgrade refused with this status and errorKey. */
 export type OpenOutcome = 'open' | '401' | '401 banned' | '403' | '403 registrationIncomplete';
@@ -73,6 +86,7 @@ export type MessageOutcome =
   | 'error registrationIncomplete'
   | 'error notCarHolder'
   | 'error notInLobby'
+  | 'error validation'
   | 'closed 4005';
 
 export interface SocketTable<T extends string> {
@@ -100,15 +114,17 @@ const MEMBER: Row<HttpOutcome> = {
 };
 /** `access: 'member-before-terms'`: what a social sign-up may do before accepting the terms. */
 const BEFORE_TERMS: Row<HttpOutcome> = { ...MEMBER, incomplete: 'ok' };
-/** `access: 'admin'`, read from the member's row as it is now (a demoted admin is a member). */
-const ADMIN: Row<HttpOutcome> = {
-  ...MEMBER,
-  member: '403',
-  holder: '403',
-  other: '403',
-  demoted: '403',
-  admin: 'ok',
-};
+/**
+ * `access: 'admin'`, read from the member's row as it is now (a demoted admin is a member): every
+ * member who is not an admin, a new kind included, gets 403.
+ */
+const ADMIN: Row<HttpOutcome> = { ...MEMBER, admin: 'ok', rest: '403' };
+/**
+ * A signed webhook (integrations/verified-webhook.ts): the caller is the signature, never a
+ * token; every actor's call carries its bearer token and no signature. WEBHOOKS plays the
+ * signatures.
+ */
+const SIGNED_WEBHOOK: Row<HttpOutcome> = { rest: '403 invalidWebhookSignature' };
 
 /** Every operation of /api/openapi.json, `METHOD path` as the document spells it. */
 export const REST: Record<string, Row<HttpOutcome>> = {
@@ -189,6 +205,47 @@ export const REST: Record<string, Row<HttpOutcome>> = {
   'POST /api/admin/race/clear-pending-wins': ADMIN,
   'GET /api/admin/integrations': ADMIN,
   'POST /api/admin/integrations/{id}/test-message': ADMIN,
+
+  // Registered when their secret is set (the test sets every one in WEBHOOKS).
+  'POST /api/webhooks/tips': SIGNED_WEBHOOK,
+  'POST /api/webhooks/twitch': SIGNED_WEBHOOK,
+};
+
+/**
+ * How a delivery is signed: `unsigned` — no signature header; `another secret` — a well-formed
+ * signature made with a secret that is not the webhook's; `signed` — as the sender signs it;
+ * `body only` — the body signed without the headers the sender signs with it (Twitch: the message
+ * id and timestamp); `sent 11 minutes ago` — signed, with a timestamp past the replay window.
+ */
+export type WebhookSigning = 'unsigned' | 'another secret' | 'signed' | 'body only' | 'sent 11 minutes ago';
+
+/** `ok`: past the signature (the test's body is invalid: a 400 is let through). */
+export type WebhookOutcome = 'ok' | '403 invalidWebhookSignature';
+
+const BAD_SIGNATURE = '403 invalidWebhookSignature';
+
+/**
+ * Each signed webhook: the variable that turns it on, and the answer to each way of signing a
+ * delivery (only those that apply to its sender).
+ */
+export const WEBHOOKS: Record<
+  string,
+  { secretVariable: string; signings: Partial<Record<WebhookSigning, WebhookOutcome>> }
+> = {
+  'POST /api/webhooks/tips': {
+    secretVariable: 'TIPS_WEBHOOK_SECRET',
+    signings: { unsigned: BAD_SIGNATURE, 'another secret': BAD_SIGNATURE, signed: 'ok' },
+  },
+  'POST /api/webhooks/twitch': {
+    secretVariable: 'TWITCH_EVENTSUB_SECRET',
+    signings: {
+      unsigned: BAD_SIGNATURE,
+      'another secret': BAD_SIGNATURE,
+      'body only': BAD_SIGNATURE,
+      'sent 11 minutes ago': BAD_SIGNATURE,
+      signed: 'ok',
+    },
+  },
 };
 
 // ── Sockets ──────────────────────────────────────────────────────────────────────────────────
@@ -232,6 +289,33 @@ export const CONTROLLER_SOCKET: SocketTable<ControllerMessage['type']> = {
     rtc_offer: { rest: 'ok' },
     // Issue 39: a candidate at a documentation address (192.0.2.1) is never sent a check.
     rtc_candidate: { rest: 'dropped' },
+  },
+};
+
+/**
+ * The drive channel (issue 27): a DataChannel negotiated on the controller socket (`rtc_offer`),
+ * so only whoever that socket lets in has one — its `open` row is the socket's. A message on it
+ * is checked as one on the socket (its errors come on the socket). It carries drives only: the
+ * socket's other messages sent on it are refused there, so it is no side door to `auth` or a new
+ * offer.
+ */
+export const DRIVE_DATA_CHANNEL: SocketTable<DriveChannelMessage['type']> & {
+  socketMessages: Record<
+    Exclude<ControllerMessage['type'], DriveChannelMessage['type']>,
+    Row<MessageOutcome>
+  >;
+} = {
+  open: CONTROLLER_SOCKET.open,
+  messages: {
+    // Accepted: the car is told to drive, and the drive is acknowledged on the channel.
+    drive: { rest: 'ok' },
+  },
+  socketMessages: {
+    hello: { rest: 'error validation' },
+    'controller-ping': { rest: 'error validation' },
+    auth: { rest: 'error validation' },
+    rtc_offer: { rest: 'error validation' },
+    rtc_candidate: { rest: 'error validation' },
   },
 };
 
@@ -341,14 +425,26 @@ export const JANUS_SOCKET: { open: Row<OpenOutcome>; requests: Record<JanusKey, 
 };
 
 /**
- * The sockets the banned member and the demoted admin opened before the change, while they still
- * could: a ban closes all of a member's sockets (force_disconnect first on the event socket), a
- * demotion the video ones (they were let in to watch with PINs shown to admins).
+ * The sockets the banned member, the demoted admin and the former holder opened before the
+ * change, while they still could: a ban closes all of a member's sockets (force_disconnect first
+ * on the event socket), a demotion the video ones (they were let in to watch with PINs shown to
+ * admins), the end of a driving session the driver's control socket, and the drive channel with
+ * it.
  */
-export const SOCKETS_HELD_ACROSS_THE_CHANGE: Record<
-  'banned' | 'demoted',
-  Record<'event' | 'janus', 'open' | 'closed 4004 banned' | 'closed 4006 role_changed'>
-> = {
+export const SOCKETS_HELD_ACROSS_THE_CHANGE: {
+  banned: Record<'event' | 'janus', HeldOutcome>;
+  demoted: Record<'event' | 'janus', HeldOutcome>;
+  former: Record<'controller' | 'drive channel', HeldOutcome>;
+} = {
   banned: { event: 'closed 4004 banned', janus: 'closed 4004 banned' },
   demoted: { event: 'open', janus: 'closed 4006 role_changed' },
+  former: { controller: 'closed 4001 kicked', 'drive channel': 'closed' },
 };
+
+/** A socket (or the drive channel) still answering, or closed with its code and reason. */
+type HeldOutcome =
+  | 'open'
+  | 'closed'
+  | 'closed 4001 kicked'
+  | 'closed 4004 banned'
+  | 'closed 4006 role_changed';

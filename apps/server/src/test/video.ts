@@ -9,8 +9,8 @@ import { startTestApp } from './app.js';
 import { listen, openSocket, originOf, type TestSocket } from './sockets.js';
 
 /** Resolves once the server's Janus answers; give its `beforeAll` a minute on a slow machine. */
-export async function startOwnJanusTestApp() {
-  const testApp = await startTestApp({ VIDEO: 'auto' });
+export async function startOwnJanusTestApp(extraEnv: Record<string, string> = {}) {
+  const testApp = await startTestApp({ ...extraEnv, VIDEO: 'auto' });
   await testApp.app.videoStarted();
   const host = await listen(testApp.app);
   const supervisor = testApp.app.video.janus.supervisor;
