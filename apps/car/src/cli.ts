@@ -6,7 +6,8 @@ export const AGENT_VERSION = '0.1.0';
 
 export const USAGE = `telerace car agent ${AGENT_VERSION}
 
-usage: npm run car -- --server URL --car ID [--drive sim|pca9685|pigpio] [--camera KIND] [--config FILE]
+usage: telerace-car --server URL --car ID [--drive sim|pca9685|pigpio] [--camera KIND] [--config FILE]
+       (in a checkout of the repository: npm run car -- OPTIONS)
 
   --server URL     the Telerace server, http(s):// or ws(s):// (the agent dials /rcsocket)
   --car ID         this car's id (admin page)

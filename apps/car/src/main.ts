@@ -1,7 +1,9 @@
+#!/usr/bin/env node
 /**
  * The car agent's entry point: the program that runs on each RC car (a Raspberry Pi) or
- * simulates one. Parses the command line, opens the chosen drive backend, starts the agent, and
- * on SIGINT/SIGTERM puts the car in neutral before exiting.
+ * simulates one, `telerace-car` once installed from its package (scripts/pack.mjs). Parses the
+ * command line, opens the chosen drive backend, starts the agent, and on SIGINT/SIGTERM puts the
+ * car in neutral before exiting.
  */
 import { readFileSync } from 'node:fs';
 import { CarAgent } from './agent.js';

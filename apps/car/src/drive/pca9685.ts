@@ -127,7 +127,7 @@ export async function openPca9685(config: Pca9685Config): Promise<Pca9685Backend
     i2c = loaded.default ?? loaded;
   } catch {
     throw new Error(
-      'the pca9685 drive needs the i2c-bus package: on the Pi run `npm install --no-save i2c-bus` (docs/car.md)',
+      'the pca9685 drive needs the i2c-bus package: install it beside the agent, on the Pi `sudo npm install -g --prefix /usr/local i2c-bus` (docs/car.md)',
     );
   }
   return new Pca9685Backend(i2c.openSync(config.bus), config);

@@ -70,7 +70,7 @@ export async function openPigpio(config: PigpioConfig): Promise<PigpioBackend> {
     Gpio = (loaded.default ?? loaded).Gpio;
   } catch {
     throw new Error(
-      'the pigpio drive needs the pigpio package: on the Pi run `npm install --no-save pigpio` (docs/car.md)',
+      'the pigpio drive needs the pigpio package: install it beside the agent, on the Pi `sudo npm install -g --prefix /usr/local pigpio` (docs/car.md)',
     );
   }
   return new PigpioBackend((pin) => new Gpio(pin, { mode: Gpio.OUTPUT }), config);
