@@ -1,6 +1,6 @@
 /**
  * The configuration of the Janus the server starts itself (JANUS_URL unset): only the streaming
- * plugin and the WebSocket + HTTP transports, every listener on 127.0.0.1 (VIDEO.md "Janus").
+ * plugin and the WebSocket + HTTP transports, every listener on 127.0.0.1 (docs/video.md "Where Janus comes from").
  * Pure: the caller writes the files under `DATA_DIR/janus/` and passes that folder to `janus -F`.
  */
 import { randomBytes } from 'node:crypto';

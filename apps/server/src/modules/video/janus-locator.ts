@@ -1,5 +1,5 @@
 /**
- * Where the live video's Janus is (VIDEO.md): an external one with JANUS_URL, else one the server
+ * Where the live video's Janus is (docs/video.md): an external one with JANUS_URL, else one the server
  * runs and supervises itself when installed, else none — the site runs without video and says so,
  * once, with the command that installs it. The mountpoints on it are video.service.ts's.
  */

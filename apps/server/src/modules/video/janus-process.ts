@@ -1,6 +1,6 @@
 /**
  * The Janus the server runs itself when JANUS_URL is unset and the `janus` binary is installed
- * (VIDEO.md "Janus"). At start: free loopback ports (WebSocket, REST, Admin API) and a random
+ * (docs/video.md "Where Janus comes from"). At start: free loopback ports (WebSocket, REST, Admin API) and a random
  * 1000-port RTP window are chosen, the configuration is generated under `DATA_DIR/janus/` and
  * `janus -C … -F … -L … -o -N` is spawned; it is ready when REST `/janus/info` answers. A Janus
  * that exits is restarted with a backoff on the same ports, and `restarted` is emitted once it

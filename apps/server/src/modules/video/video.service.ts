@@ -1,5 +1,5 @@
 /**
- * Live video for the cars (VIDEO.md): on the Janus that janus-locator.ts finds, keeps one
+ * Live video for the cars (docs/video.md): on the Janus that janus-locator.ts finds, keeps one
  * streaming mountpoint per connected car (mountpoints.ts; id = the car's stream_id, with a PIN
  * only its driver and admins get), and tells each car where to send its RTP (`video {host, port, codec}`) while
  * someone drives it — the only time anyone watches (the control page needs a driving session) —
