@@ -13,7 +13,17 @@ export const VIDEO_INSTALL_COMMAND =
   'apt-get install -y --no-install-recommends janus gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly';
 
 interface JanusLocatorOptions {
-  config: Pick<Config, 'video' | 'janusUrl' | 'janusApiUrl' | 'janusAdminKey' | 'dataDir' | 'redisUrl'>;
+  config: Pick<
+    Config,
+    | 'video'
+    | 'janusUrl'
+    | 'janusApiUrl'
+    | 'janusAdminKey'
+    | 'janusRtpPorts'
+    | 'janusPublicIp'
+    | 'dataDir'
+    | 'redisUrl'
+  >;
   log: FastifyBaseLogger;
   /** The supervised Janus restarted: the mountpoints made at run time are gone. */
   onRestarted(): void;
@@ -58,7 +68,13 @@ export class JanusLocator {
       this.#wsUrl = config.janusUrl;
       this.#log.info({ janusUrl: config.janusUrl }, 'live video through an external Janus');
     } else if (findJanusBinary() !== null && findJanusLibDir() !== null) {
-      const supervisor = new JanusSupervisor({ dataDir: config.dataDir, log: this.#log });
+      const ports = config.janusRtpPorts;
+      const supervisor = new JanusSupervisor({
+        dataDir: config.dataDir,
+        log: this.#log,
+        ...(ports === null ? {} : { rtpPortRange: [ports.min, ports.max] as const }),
+        publicIp: config.janusPublicIp,
+      });
       try {
         await supervisor.start();
       } catch (error) {

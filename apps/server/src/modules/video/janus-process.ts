@@ -60,8 +60,10 @@ export interface JanusSupervisorOptions {
   binary?: string;
   /** Defaults to `findJanusLibDir()`. */
   libDir?: string;
-  /** Defaults to a random 1000-port window in 20000–59999. */
+  /** JANUS_RTP_PORTS; defaults to a random 1000-port window in 20000–59999. */
   rtpPortRange?: readonly [number, number];
+  /** JANUS_PUBLIC_IP: announced in place of the private address behind 1:1 NAT. */
+  publicIp?: string | null;
 }
 
 interface JanusEndpoints {
@@ -139,13 +141,14 @@ export class JanusSupervisor extends EventEmitter<{ restarted: []; exit: [number
     const dir = this.configDir;
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const files = janusConfigFiles({
-      dataDir: this.#options.dataDir,
+      configsFolder: dir,
       libDir,
       wsPort,
       httpPort,
-      adminPort,
       rtpPortRange,
-      ...secrets,
+      publicIp: this.#options.publicIp ?? null,
+      adminApi: { port: adminPort, secret: secrets.adminSecret },
+      adminKey: secrets.adminKey,
     });
     for (const [name, content] of Object.entries(files))
       await writeFile(join(dir, name), content, { mode: 0o600 });

@@ -39,6 +39,8 @@ export interface VideoServiceOptions {
     | 'janusApiUrl'
     | 'janusAdminKey'
     | 'janusRtpHost'
+    | 'janusRtpPorts'
+    | 'janusPublicIp'
     | 'janusCheckSeconds'
     | 'dataDir'
     | 'jwtSecret'
