@@ -140,26 +140,32 @@ export class Mountpoints {
 
   /**
    * Asks Janus which of the cars' mountpoints it still has: one `list` with the admin key (private
-   * mountpoints are listed only with it), else one `info` per car, one after the other. Never a
-   * burst of requests: they share the event loop with the cars' control traffic.
+   * mountpoints are listed only with it), else one `info` per car, one after the other; with no
+   * mountpoint to ask about, its `/info`. Never a burst of requests: they share the event loop
+   * with the cars' control traffic. Resolves whether Janus answered: an error it sends back is an
+   * answer; a refused connection, a timeout, or something else than Janus answering is not.
    */
-  async forgetMissing(carIds: number[]): Promise<void> {
+  async check(carIds: number[]): Promise<boolean> {
     const client = this.#deps.janus.client;
+    if (!client) return false;
     const known = carIds.flatMap((carId) => {
       const mountpoint = this.#made.get(carId);
       return mountpoint ? [{ carId, mountpoint }] : [];
     });
-    if (!client || known.length === 0) return;
     const forget = ({ carId, mountpoint }: { carId: number; mountpoint: Mountpoint }) => {
       if (this.#made.get(carId) !== mountpoint) return;
       this.#made.delete(carId);
       this.#log.warn({ carId }, 'mountpoint missing (Janus restarted?): re-creating it');
     };
     try {
+      if (known.length === 0) {
+        await client.serverInfo();
+        return true;
+      }
       if (client.adminKey !== null) {
         const listed = new Set((await client.listMountpoints()).map((summary) => summary.id));
         for (const entry of known) if (!listed.has(entry.mountpoint.streamId)) forget(entry);
-        return;
+        return true;
       }
       for (const entry of known) {
         const { streamId } = entry.mountpoint;
@@ -170,8 +176,11 @@ export class Mountpoints {
           forget(entry);
         }
       }
+      return true;
     } catch (error) {
-      this.#log.warn({ err: error }, 'checking the mountpoints with Janus failed');
+      if (!(error instanceof JanusError)) return false;
+      this.#log.warn({ err: error }, 'Janus refused the mountpoint check');
+      return true;
     }
   }
 

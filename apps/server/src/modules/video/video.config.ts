@@ -60,7 +60,7 @@ export const videoConfig = defineSection(
       env: 'JANUS_CHECK_SECONDS',
       schema: integerBetween(1, 300),
       default: '10',
-      doc: "How often (1–300 s) the server checks that Janus still has the cars' mountpoints, and re-creates those it lost (an external Janus restarted).",
+      doc: "How often (1–300 s) the server checks that Janus answers (`telerace_janus_up`) and still has the cars' mountpoints, and re-creates those it lost (an external Janus restarted).",
     }),
     video: setting({
       env: 'VIDEO',
