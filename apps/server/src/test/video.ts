@@ -61,20 +61,22 @@ export async function streamingHandle(janus: TestSocket): Promise<{ session: num
 /** Janus as its own service, on the files `npm run janus:config` wrote; see `startJanusService`. */
 export interface JanusService {
   /** The settings the servers use to reach it: JANUS_URL, JANUS_API_URL, JANUS_ADMIN_KEY, JANUS_RTP_PORTS, … */
-  env: Record<string, string>;
+  readonly env: Record<string, string>;
   /** Its configuration folder. */
   dir: string;
   httpUrl: string;
-  adminKey: string;
+  readonly adminKey: string;
   rtpPorts: readonly [number, number];
   /** A client with the admin key. */
-  admin: JanusClient;
+  readonly admin: JanusClient;
   /** The running process's pid, if any. */
   readonly pid: number | undefined;
   /** Starts it (again, on the same files) and resolves once it answers. */
   start(): Promise<void>;
   /** SIGKILL, resolved once it has exited (its own SIGTERM handling can hang). */
   kill(): Promise<void>;
+  /** Writes its files again with these settings changed (read at its next start). */
+  reconfigure(changes: Record<string, string>): Promise<void>;
   /** Kills it and removes its folder. */
   dispose(): Promise<void>;
 }
@@ -122,7 +124,7 @@ export async function startJanusService(extraEnv: Record<string, string> = {}): 
   const rtpPorts = [low, low + 999] as const;
   const adminKey = randomBytes(24).toString('base64url');
   const httpUrl = `http://127.0.0.1:${httpPort}/janus`;
-  const env = {
+  let env: Record<string, string> = {
     JANUS_URL: `ws://127.0.0.1:${wsPort}`,
     JANUS_API_URL: httpUrl,
     JANUS_ADMIN_KEY: adminKey,
@@ -134,12 +136,18 @@ export async function startJanusService(extraEnv: Record<string, string> = {}): 
   let child: ChildProcess | undefined;
 
   const service: JanusService = {
-    env,
+    get env() {
+      return env;
+    },
     dir,
     httpUrl,
-    adminKey,
+    get adminKey() {
+      return env.JANUS_ADMIN_KEY ?? '';
+    },
     rtpPorts,
-    admin: new JanusClient(httpUrl, adminKey),
+    get admin() {
+      return new JanusClient(httpUrl, env.JANUS_ADMIN_KEY ?? null);
+    },
     get pid() {
       return child?.exitCode === null && child.signalCode === null ? child.pid : undefined;
     },
@@ -161,6 +169,10 @@ export async function startJanusService(extraEnv: Record<string, string> = {}): 
       const exited = once(running, 'exit');
       running.kill('SIGKILL');
       await exited;
+    },
+    async reconfigure(changes) {
+      env = { ...env, ...changes };
+      await writeJanusServiceConfig(env, ['--out', dir]);
     },
     async dispose() {
       await service.kill();

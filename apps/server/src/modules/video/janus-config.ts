@@ -179,7 +179,8 @@ general: {
 ${adminSection}`,
     'janus.plugin.streaming.jcfg': `${header}general: {
 \t# Needed to create a mountpoint (JANUS_ADMIN_KEY on the servers): without it anyone reaching the
-\t# REST API could.
+\t# REST API could. The mountpoints' own secrets derive from it, so it changes together with a
+\t# restart of Janus and of the servers (docs/operations.md "Secrets").
 \tadmin_key = ${str(adminKey)}
 \t# UDP ports the mountpoints take, one per car (Janus picks it, the server tells the car): the
 \t# cars send their camera's RTP here. Open them for UDP to the cars (plain RTP is not

@@ -67,6 +67,10 @@ export class JanusLocator {
       this.#client = new JanusClient(config.janusApiUrl, config.janusAdminKey);
       this.#wsUrl = config.janusUrl;
       this.#log.info({ janusUrl: config.janusUrl }, 'live video through an external Janus');
+      if (config.janusAdminKey === null)
+        this.#log.warn(
+          'JANUS_ADMIN_KEY is not set: whoever reaches the external Janus can create mountpoints, and their secrets derive from JWT_SECRET, so rotating it then needs a restart of Janus (docs/operations.md "Secrets")',
+        );
     } else if (findJanusBinary() !== null && findJanusLibDir() !== null) {
       const ports = config.janusRtpPorts;
       const supervisor = new JanusSupervisor({

@@ -13,9 +13,10 @@ import type { JanusLocator } from './janus-locator.js';
 import type { VideoPins } from './video-pins.repo.js';
 
 export const CODEC: VideoCodec = 'h264';
-/** Janus streaming plugin: "no such mountpoint" and "can't create" (e.g. the id exists). */
+/** Janus streaming plugin: "no such mountpoint", "can't create" (e.g. the id exists), "unauthorized" (a wrong secret). */
 const NO_SUCH_MOUNTPOINT = 455;
 const CANT_CREATE = 456;
+const UNAUTHORIZED = 457;
 
 export interface Mountpoint {
   streamId: number;
@@ -45,6 +46,8 @@ export class Mountpoints {
   readonly #made = new Map<number, Mountpoint>();
   /** The PIN each of those mountpoints was given (the stored one may have changed since). */
   readonly #applied = new Map<number, string>();
+  /** Stream ids Janus holds under a secret this server cannot derive (said once each). */
+  readonly #heldElsewhere = new Set<number>();
 
   constructor(deps: MountpointsDeps) {
     this.#deps = deps;
@@ -134,8 +137,14 @@ export class Mountpoints {
     return this.#deps.pins.pinsOf(carIds, newPin);
   }
 
+  /**
+   * The mountpoint's secret, derived from the streaming plugin's admin key: the key changes only
+   * with a restart of Janus, which drops every mountpoint made at run time, so no mountpoint ever
+   * outlives the key its secret came from. Rotating JWT_SECRET leaves video alone. Only an
+   * external Janus without an admin key falls back to JWT_SECRET (docs/operations.md "Secrets").
+   */
   secretOf(streamId: number): string {
-    return mountpointSecret(this.#deps.config.jwtSecret, streamId);
+    return mountpointSecret(this.#deps.janus.client?.adminKey ?? this.#deps.config.jwtSecret, streamId);
   }
 
   /**
@@ -184,6 +193,21 @@ export class Mountpoints {
     }
   }
 
+  /**
+   * Janus has a mountpoint with the car's id under a secret this server cannot derive: made before
+   * the admin key changed without a restart of Janus (or, without an admin key, before JWT_SECRET
+   * changed). Janus destroys a mountpoint only with its secret — not with the admin key — so only
+   * a restart of Janus frees the id. Said once; the periodic check tries again quietly.
+   */
+  #cannotReplace(carId: number, streamId: number): void {
+    if (this.#heldElsewhere.has(streamId)) return;
+    this.#heldElsewhere.add(streamId);
+    this.#log.error(
+      { carId, streamId },
+      'Janus holds this car\'s mountpoint under another secret and refuses to replace it: restart Janus (docs/operations.md "Secrets")',
+    );
+  }
+
   async #create(client: JanusClient, carId: number): Promise<Mountpoint | null> {
     const streamId = await this.#deps.streamIdOf(carId);
     if (streamId === null) return null;
@@ -203,9 +227,16 @@ export class Mountpoints {
     } catch (error) {
       if (!(error instanceof JanusError && error.code === CANT_CREATE)) throw error;
       // Left over from an earlier run of this server (external Janus): replace it.
-      await client.destroyMountpoint(streamId, options.secret);
+      try {
+        await client.destroyMountpoint(streamId, options.secret);
+      } catch (destroyError) {
+        if (!(destroyError instanceof JanusError && destroyError.code === UNAUTHORIZED)) throw destroyError;
+        this.#cannotReplace(carId, streamId);
+        return null;
+      }
       created = await client.createMountpoint(options);
     }
+    this.#heldElsewhere.delete(streamId);
     const mountpoint = { streamId, port: created.port };
     this.#made.set(carId, mountpoint);
     this.#applied.set(carId, pin);
@@ -215,11 +246,12 @@ export class Mountpoints {
 }
 
 /**
- * A mountpoint's secret, derived from the server's secret: after a server restart it still opens
- * the mountpoints an external Janus kept, so they can be destroyed and re-created.
+ * A mountpoint's secret, derived from a key every server shares with Janus (the streaming plugin's
+ * admin key): after a server restart it still opens the mountpoints an external Janus kept, so
+ * they can be destroyed and re-created; another instance derives the same.
  */
-export function mountpointSecret(jwtSecret: string, streamId: number): string {
-  return createHmac('sha256', jwtSecret).update(`janus-mountpoint:${streamId}`).digest('base64url');
+export function mountpointSecret(key: string, streamId: number): string {
+  return createHmac('sha256', key).update(`janus-mountpoint:${streamId}`).digest('base64url');
 }
 
 export function newPin(): string {
