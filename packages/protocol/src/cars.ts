@@ -1,6 +1,6 @@
 /**
  * Cars and driving (spec §3 Car, §7 /cars*, /admin/cars*, /admin/settings, control socket) and
- * the car protocol between the server and the car agent (ours: ARCHITECTURE.md "Car protocol").
+ * the car protocol between the server and the car agent (docs/protocol.md "Car protocol versions").
  */
 import { z } from 'zod';
 import { CAR_CONFIG_LIMITS, CAR_SESSION_DEFAULT_MINUTES } from './constants.js';
@@ -21,7 +21,7 @@ export const CAR_PROTOCOL_VERSION = 1;
  */
 export const MIN_SUPPORTED_CAR_PROTOCOL_VERSION = 1;
 
-/** Safety and transport limits of the control path (ARCHITECTURE.md "The car is the last line of safety"). */
+/** Safety and transport limits of the control path (docs/car.md "Safety"). */
 export const CONTROL_LIMITS = {
   /** The car goes to neutral when it hears nothing from the server for this long. */
   carDeadmanMs: 500,

@@ -1,6 +1,6 @@
 /**
- * Domain events: the facts the server's modules publish after a change commits (ARCHITECTURE.md
- * "Events"). Each is a zod schema of plain JSON (times as ISO strings, no Date, no class), so a
+ * Domain events: the facts the server's modules publish after a change commits (docs/architecture.md
+ * "Domain events"). Each is a zod schema of plain JSON (times as ISO strings, no Date, no class), so a
  * fact can cross a process boundary unchanged: the in-process bus today, Redis between
  * instances later. Events say what happened, never what someone should do about it; each module
  * decides how it reacts.

@@ -1,5 +1,5 @@
 /**
- * Live video (spec §2 "Control page", §7 "Video"; VIDEO.md): how a car is told where to send its
+ * Live video (spec §2 "Control page", §7 "Video"; docs/video.md): how a car is told where to send its
  * RTP, what the control page learns about a car's stream, and the ICE servers of the browser.
  */
 import { z } from 'zod';

@@ -1,5 +1,5 @@
 /**
- * The car's own deadman (ARCHITECTURE.md "The car is the last line of safety"): it fires when the
+ * The car's own deadman (docs/car.md "Safety"): it fires when the
  * server has been silent for `CONTROL_LIMITS.carDeadmanMs`. Any valid message re-arms it, since
  * the server repeats the last drive every 100 ms as a heartbeat.
  */

@@ -7,7 +7,7 @@ const TAIL =
   'udpsink host=127.0.0.1 port=5004 sync=false async=false';
 
 describe('video pipeline', () => {
-  it('builds the simulator pipeline exactly as VIDEO.md has it', () => {
+  it('builds the simulator pipeline of docs/video.md (the car’s camera)', () => {
     const { command, args } = buildVideoPipeline({ source: 'sim', host: '127.0.0.1', port: 5004 });
     expect(command).toBe('gst-launch-1.0');
     expect(args.join(' ')).toBe(

@@ -1,5 +1,5 @@
 /**
- * GStreamer command lines for the car's camera feed (VIDEO.md "Car camera feed"): a source, then
+ * GStreamer command lines for the car's camera feed (docs/video.md "The car's camera"): a source, then
  * H.264 (constrained baseline) in RTP payload type 96 to the Janus mountpoint's UDP port. Every
  * encoded frame passes a silent-less `identity` and the pipeline runs verbose, so the frames sent
  * can be counted on stdout (frame-meter.ts).

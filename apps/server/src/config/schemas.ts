@@ -66,3 +66,32 @@ export const iceUrlList = (schemes: readonly string[]) =>
     (urls) => urls.every((url) => new RegExp(`^(${schemes.join('|')}):[^\\s,]+$`).test(url)),
     `must be comma-separated ${schemes.map((scheme) => `${scheme}:`).join(' or ')} URLs`,
   );
+
+/** An IPv4 or IPv6 literal; not the "any address" of HOST, which no browser can send to. */
+export const publicAddress = () =>
+  z
+    .union([z.ipv4(), z.ipv6()], 'must be an IPv4 or IPv6 address')
+    .refine(
+      (address) => address !== '0.0.0.0' && address !== '::',
+      'must be the address browsers reach the server at, not 0.0.0.0 or ::',
+    );
+
+/** An inclusive range of UDP ports. */
+export interface UdpPortRange {
+  min: number;
+  max: number;
+}
+
+const PORTS = { min: 1024, max: 65535 } as const;
+const PORT_RANGE_MESSAGE = `must be a UDP port range min-max (e.g. 40000-40100) within ${PORTS.min}–${PORTS.max}, min below max`;
+
+/** `min-max`, both within PORTS; werift refuses a range of one port (min must be below max). */
+export const udpPortRange = () =>
+  z
+    .string()
+    .regex(/^\d{1,5}-\d{1,5}$/, PORT_RANGE_MESSAGE)
+    .transform((range): UdpPortRange => {
+      const [min, max] = range.split('-').map(Number) as [number, number];
+      return { min, max };
+    })
+    .refine(({ min, max }) => min >= PORTS.min && max <= PORTS.max && min < max, PORT_RANGE_MESSAGE);

@@ -1,5 +1,5 @@
 /**
- * Watching one car's camera through Janus (VIDEO.md "Browser side"; spec §2 "Control page", §7
+ * Watching one car's camera through Janus (docs/video.md "The player (control page)"; spec §2 "Control page", §7
  * "Video"). It loads janus.js on first use, opens a Janus session over the same-origin `/janus`
  * WebSocket with the current access token, watches the car's streaming mountpoint receive-only
  * (video only: an audio track would delay the picture for lip-sync), shows the remote track on the

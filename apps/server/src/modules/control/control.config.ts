@@ -5,32 +5,9 @@
  */
 import { z } from 'zod';
 import { defineSection, setting } from '../../config/define.js';
-import { commaList } from '../../config/schemas.js';
-import type { DriveChannelNetwork, UdpPortRange } from './drive-channel.js';
+import { commaList, publicAddress, udpPortRange } from '../../config/schemas.js';
+import type { DriveChannelNetwork } from './drive-channel.js';
 import type { AllowedNetwork } from './drive-channel-addresses.js';
-
-/** An IPv4 or IPv6 literal; not the "any address" of HOST, which no browser can send to. */
-const publicAddress = () =>
-  z
-    .union([z.ipv4(), z.ipv6()], 'must be an IPv4 or IPv6 address')
-    .refine(
-      (address) => address !== '0.0.0.0' && address !== '::',
-      'must be the address browsers reach the server at, not 0.0.0.0 or ::',
-    );
-
-const PORTS = { min: 1024, max: 65535 } as const;
-const PORT_RANGE_MESSAGE = `must be a UDP port range min-max (e.g. 40000-40100) within ${PORTS.min}–${PORTS.max}, min below max`;
-
-/** `min-max`, both within PORTS; werift refuses a range of one port (min must be below max). */
-const udpPortRange = () =>
-  z
-    .string()
-    .regex(/^\d{1,5}-\d{1,5}$/, PORT_RANGE_MESSAGE)
-    .transform((range): UdpPortRange => {
-      const [min, max] = range.split('-').map(Number) as [number, number];
-      return { min, max };
-    })
-    .refine(({ min, max }) => min >= PORTS.min && max <= PORTS.max && min < max, PORT_RANGE_MESSAGE);
 
 const NETWORKS_MESSAGE = 'must be comma-separated networks address/prefix (e.g. 192.168.1.0/24, fd00::/8)';
 

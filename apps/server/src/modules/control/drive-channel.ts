@@ -41,7 +41,7 @@ import { readOffer } from './drive-channel-offer.js';
 import type { DriveChannelNetwork, RemoteCandidate } from './drive-channel-peers.js';
 import { driveChannelThread, type OfferOutcome } from './drive-channel-thread.js';
 
-export type { DriveChannelNetwork, RemoteCandidate, UdpPortRange } from './drive-channel-peers.js';
+export type { DriveChannelNetwork, RemoteCandidate } from './drive-channel-peers.js';
 
 /** Whose offers these are: their budget is counted per member and per car session. */
 export interface DriveChannelOwner {

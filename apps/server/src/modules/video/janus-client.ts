@@ -75,6 +75,14 @@ export class JanusClient {
     return message;
   }
 
+  /** Janus's `/info`: the cheapest request it answers (the liveness check without mountpoints). */
+  async serverInfo(): Promise<void> {
+    const response = await fetch(`${this.httpUrl}/info`, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+    const message = (await response.json()) as JanusMessage;
+    if (message.janus !== 'server_info')
+      throw new JanusError(0, `unexpected answer to /info: ${message.janus}`);
+  }
+
   /** A new session with one streaming handle (the caller must `close` it). */
   async openHandle(): Promise<{ session: number; handle: number; close: () => Promise<void> }> {
     const created = await this.#post('', { janus: 'create' });

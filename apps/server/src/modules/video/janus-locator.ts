@@ -1,5 +1,5 @@
 /**
- * Where the live video's Janus is (VIDEO.md): an external one with JANUS_URL, else one the server
+ * Where the live video's Janus is (docs/video.md): an external one with JANUS_URL, else one the server
  * runs and supervises itself when installed, else none — the site runs without video and says so,
  * once, with the command that installs it. The mountpoints on it are video.service.ts's.
  */
@@ -13,7 +13,17 @@ export const VIDEO_INSTALL_COMMAND =
   'apt-get install -y --no-install-recommends janus gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly';
 
 interface JanusLocatorOptions {
-  config: Pick<Config, 'video' | 'janusUrl' | 'janusApiUrl' | 'janusAdminKey' | 'dataDir' | 'redisUrl'>;
+  config: Pick<
+    Config,
+    | 'video'
+    | 'janusUrl'
+    | 'janusApiUrl'
+    | 'janusAdminKey'
+    | 'janusRtpPorts'
+    | 'janusPublicIp'
+    | 'dataDir'
+    | 'redisUrl'
+  >;
   log: FastifyBaseLogger;
   /** The supervised Janus restarted: the mountpoints made at run time are gone. */
   onRestarted(): void;
@@ -57,8 +67,18 @@ export class JanusLocator {
       this.#client = new JanusClient(config.janusApiUrl, config.janusAdminKey);
       this.#wsUrl = config.janusUrl;
       this.#log.info({ janusUrl: config.janusUrl }, 'live video through an external Janus');
+      if (config.janusAdminKey === null)
+        this.#log.warn(
+          'JANUS_ADMIN_KEY is not set: whoever reaches the external Janus can create mountpoints, and their secrets derive from JWT_SECRET, so rotating it then needs a restart of Janus (docs/operations.md "Secrets")',
+        );
     } else if (findJanusBinary() !== null && findJanusLibDir() !== null) {
-      const supervisor = new JanusSupervisor({ dataDir: config.dataDir, log: this.#log });
+      const ports = config.janusRtpPorts;
+      const supervisor = new JanusSupervisor({
+        dataDir: config.dataDir,
+        log: this.#log,
+        ...(ports === null ? {} : { rtpPortRange: [ports.min, ports.max] as const }),
+        publicIp: config.janusPublicIp,
+      });
       try {
         await supervisor.start();
       } catch (error) {

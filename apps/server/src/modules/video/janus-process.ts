@@ -1,6 +1,6 @@
 /**
  * The Janus the server runs itself when JANUS_URL is unset and the `janus` binary is installed
- * (VIDEO.md "Janus"). At start: free loopback ports (WebSocket, REST, Admin API) and a random
+ * (docs/video.md "Where Janus comes from"). At start: free loopback ports (WebSocket, REST, Admin API) and a random
  * 1000-port RTP window are chosen, the configuration is generated under `DATA_DIR/janus/` and
  * `janus -C … -F … -L … -o -N` is spawned; it is ready when REST `/janus/info` answers. A Janus
  * that exits is restarted with a backoff on the same ports, and `restarted` is emitted once it
@@ -60,8 +60,10 @@ export interface JanusSupervisorOptions {
   binary?: string;
   /** Defaults to `findJanusLibDir()`. */
   libDir?: string;
-  /** Defaults to a random 1000-port window in 20000–59999. */
+  /** JANUS_RTP_PORTS; defaults to a random 1000-port window in 20000–59999. */
   rtpPortRange?: readonly [number, number];
+  /** JANUS_PUBLIC_IP: announced in place of the private address behind 1:1 NAT. */
+  publicIp?: string | null;
 }
 
 interface JanusEndpoints {
@@ -139,13 +141,14 @@ export class JanusSupervisor extends EventEmitter<{ restarted: []; exit: [number
     const dir = this.configDir;
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const files = janusConfigFiles({
-      dataDir: this.#options.dataDir,
+      configsFolder: dir,
       libDir,
       wsPort,
       httpPort,
-      adminPort,
       rtpPortRange,
-      ...secrets,
+      publicIp: this.#options.publicIp ?? null,
+      adminApi: { port: adminPort, secret: secrets.adminSecret },
+      adminKey: secrets.adminKey,
     });
     for (const [name, content] of Object.entries(files))
       await writeFile(join(dir, name), content, { mode: 0o600 });

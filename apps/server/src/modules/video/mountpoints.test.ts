@@ -317,7 +317,7 @@ describe('live video through an external Janus', () => {
     expect(await listed()).toContain(streamId);
 
     // Janus loses it, as when it restarts on its own.
-    await admin.destroyMountpoint(streamId, mountpointSecret(testApp.app.config.jwtSecret, streamId));
+    await admin.destroyMountpoint(streamId, mountpointSecret(janus.adminKey, streamId));
     expect(await listed()).not.toContain(streamId);
     await vi.waitFor(async () => expect(await listed()).toContain(streamId), {
       timeout: 10_000,

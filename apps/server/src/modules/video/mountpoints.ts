@@ -13,9 +13,10 @@ import type { JanusLocator } from './janus-locator.js';
 import type { VideoPins } from './video-pins.repo.js';
 
 export const CODEC: VideoCodec = 'h264';
-/** Janus streaming plugin: "no such mountpoint" and "can't create" (e.g. the id exists). */
+/** Janus streaming plugin: "no such mountpoint", "can't create" (e.g. the id exists), "unauthorized" (a wrong secret). */
 const NO_SUCH_MOUNTPOINT = 455;
 const CANT_CREATE = 456;
+const UNAUTHORIZED = 457;
 
 export interface Mountpoint {
   streamId: number;
@@ -45,6 +46,8 @@ export class Mountpoints {
   readonly #made = new Map<number, Mountpoint>();
   /** The PIN each of those mountpoints was given (the stored one may have changed since). */
   readonly #applied = new Map<number, string>();
+  /** Stream ids Janus holds under a secret this server cannot derive (said once each). */
+  readonly #heldElsewhere = new Set<number>();
 
   constructor(deps: MountpointsDeps) {
     this.#deps = deps;
@@ -134,32 +137,44 @@ export class Mountpoints {
     return this.#deps.pins.pinsOf(carIds, newPin);
   }
 
+  /**
+   * The mountpoint's secret, derived from the streaming plugin's admin key: the key changes only
+   * with a restart of Janus, which drops every mountpoint made at run time, so no mountpoint ever
+   * outlives the key its secret came from. Rotating JWT_SECRET leaves video alone. Only an
+   * external Janus without an admin key falls back to JWT_SECRET (docs/operations.md "Secrets").
+   */
   secretOf(streamId: number): string {
-    return mountpointSecret(this.#deps.config.jwtSecret, streamId);
+    return mountpointSecret(this.#deps.janus.client?.adminKey ?? this.#deps.config.jwtSecret, streamId);
   }
 
   /**
    * Asks Janus which of the cars' mountpoints it still has: one `list` with the admin key (private
-   * mountpoints are listed only with it), else one `info` per car, one after the other. Never a
-   * burst of requests: they share the event loop with the cars' control traffic.
+   * mountpoints are listed only with it), else one `info` per car, one after the other; with no
+   * mountpoint to ask about, its `/info`. Never a burst of requests: they share the event loop
+   * with the cars' control traffic. Resolves whether Janus answered: an error it sends back is an
+   * answer; a refused connection, a timeout, or something else than Janus answering is not.
    */
-  async forgetMissing(carIds: number[]): Promise<void> {
+  async check(carIds: number[]): Promise<boolean> {
     const client = this.#deps.janus.client;
+    if (!client) return false;
     const known = carIds.flatMap((carId) => {
       const mountpoint = this.#made.get(carId);
       return mountpoint ? [{ carId, mountpoint }] : [];
     });
-    if (!client || known.length === 0) return;
     const forget = ({ carId, mountpoint }: { carId: number; mountpoint: Mountpoint }) => {
       if (this.#made.get(carId) !== mountpoint) return;
       this.#made.delete(carId);
       this.#log.warn({ carId }, 'mountpoint missing (Janus restarted?): re-creating it');
     };
     try {
+      if (known.length === 0) {
+        await client.serverInfo();
+        return true;
+      }
       if (client.adminKey !== null) {
         const listed = new Set((await client.listMountpoints()).map((summary) => summary.id));
         for (const entry of known) if (!listed.has(entry.mountpoint.streamId)) forget(entry);
-        return;
+        return true;
       }
       for (const entry of known) {
         const { streamId } = entry.mountpoint;
@@ -170,9 +185,27 @@ export class Mountpoints {
           forget(entry);
         }
       }
+      return true;
     } catch (error) {
-      this.#log.warn({ err: error }, 'checking the mountpoints with Janus failed');
+      if (!(error instanceof JanusError)) return false;
+      this.#log.warn({ err: error }, 'Janus refused the mountpoint check');
+      return true;
     }
+  }
+
+  /**
+   * Janus has a mountpoint with the car's id under a secret this server cannot derive: made before
+   * the admin key changed without a restart of Janus (or, without an admin key, before JWT_SECRET
+   * changed). Janus destroys a mountpoint only with its secret — not with the admin key — so only
+   * a restart of Janus frees the id. Said once; the periodic check tries again quietly.
+   */
+  #cannotReplace(carId: number, streamId: number): void {
+    if (this.#heldElsewhere.has(streamId)) return;
+    this.#heldElsewhere.add(streamId);
+    this.#log.error(
+      { carId, streamId },
+      'Janus holds this car\'s mountpoint under another secret and refuses to replace it: restart Janus (docs/operations.md "Secrets")',
+    );
   }
 
   async #create(client: JanusClient, carId: number): Promise<Mountpoint | null> {
@@ -194,9 +227,16 @@ export class Mountpoints {
     } catch (error) {
       if (!(error instanceof JanusError && error.code === CANT_CREATE)) throw error;
       // Left over from an earlier run of this server (external Janus): replace it.
-      await client.destroyMountpoint(streamId, options.secret);
+      try {
+        await client.destroyMountpoint(streamId, options.secret);
+      } catch (destroyError) {
+        if (!(destroyError instanceof JanusError && destroyError.code === UNAUTHORIZED)) throw destroyError;
+        this.#cannotReplace(carId, streamId);
+        return null;
+      }
       created = await client.createMountpoint(options);
     }
+    this.#heldElsewhere.delete(streamId);
     const mountpoint = { streamId, port: created.port };
     this.#made.set(carId, mountpoint);
     this.#applied.set(carId, pin);
@@ -206,11 +246,12 @@ export class Mountpoints {
 }
 
 /**
- * A mountpoint's secret, derived from the server's secret: after a server restart it still opens
- * the mountpoints an external Janus kept, so they can be destroyed and re-created.
+ * A mountpoint's secret, derived from a key every server shares with Janus (the streaming plugin's
+ * admin key): after a server restart it still opens the mountpoints an external Janus kept, so
+ * they can be destroyed and re-created; another instance derives the same.
  */
-export function mountpointSecret(jwtSecret: string, streamId: number): string {
-  return createHmac('sha256', jwtSecret).update(`janus-mountpoint:${streamId}`).digest('base64url');
+export function mountpointSecret(key: string, streamId: number): string {
+  return createHmac('sha256', key).update(`janus-mountpoint:${streamId}`).digest('base64url');
 }
 
 export function newPin(): string {

@@ -1,7 +1,14 @@
 /** Settings of live video: which Janus, where cars send RTP, and the ICE servers given to browsers. */
 import { z } from 'zod';
 import { configError, defineSection, setting } from '../../config/define.js';
-import { httpUrl, iceUrlList, integerBetween, urlOf } from '../../config/schemas.js';
+import {
+  httpUrl,
+  iceUrlList,
+  integerBetween,
+  publicAddress,
+  udpPortRange,
+  urlOf,
+} from '../../config/schemas.js';
 
 /** Janus's REST transport listens on 8088 at `/janus` by default, on the WebSocket's host. */
 function defaultJanusApiUrl(janusUrl: string): string {
@@ -37,11 +44,23 @@ export const videoConfig = defineSection(
       default: '127.0.0.1',
       doc: 'Address the cars send their camera RTP to (the Janus host as cars reach it). Loopback: mountpoints listen on loopback only; anything else: on every interface.',
     }),
+    janusRtpPorts: setting({
+      env: 'JANUS_RTP_PORTS',
+      schema: udpPortRange(),
+      default: null,
+      doc: "UDP ports Janus takes for the cars' camera RTP (one per mountpoint) and the viewers' WebRTC media, `min-max` within 1024–65535 (e.g. `20000-20999`), to open in the firewall. Unset: a random 1000-port window in 20000–59999 for the Janus the server runs; `20000-20999` in the files `npm run janus:config` writes.",
+    }),
+    janusPublicIp: setting({
+      env: 'JANUS_PUBLIC_IP',
+      schema: publicAddress(),
+      default: null,
+      doc: "For a Janus behind 1:1 NAT (a cloud VM whose public address is not on its interface): the public IPv4 or IPv6 address browsers reach it at, announced in place of the private one (`nat_1_1_mapping`). Used by the Janus the server runs and by `npm run janus:config`. Unset: the interfaces' own addresses.",
+    }),
     janusCheckSeconds: setting({
       env: 'JANUS_CHECK_SECONDS',
       schema: integerBetween(1, 300),
       default: '10',
-      doc: "How often (1–300 s) the server checks that Janus still has the cars' mountpoints, and re-creates those it lost (an external Janus restarted).",
+      doc: "How often (1–300 s) the server checks that Janus answers (`telerace_janus_up`) and still has the cars' mountpoints, and re-creates those it lost (an external Janus restarted).",
     }),
     video: setting({
       env: 'VIDEO',

@@ -109,7 +109,7 @@ describe('live video with two instances and one shared Janus', () => {
 
     const onB = await status(pair.b, carId, driver);
     const streamId = onB.stream_id;
-    const secret = mountpointSecret(pair.a.env.JWT_SECRET ?? '', streamId);
+    const secret = mountpointSecret(janus.adminKey, streamId);
     await expect
       .poll(async () => (await janusAdmin.listMountpoints()).map((m) => m.id), { timeout: 10_000 })
       .toContain(streamId);

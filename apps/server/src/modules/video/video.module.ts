@@ -24,7 +24,7 @@ declare module '../../module.js' {
 
 export const videoModule = defineModule({
   name: 'video',
-  services: ({ app, config, db, bus, log, services }) => {
+  services: ({ app, config, db, bus, log, services, clock }) => {
     const video = new VideoService({
       config,
       log,
@@ -34,6 +34,7 @@ export const videoModule = defineModule({
       isDriven: (carId) => services.carLookups.isDriven(carId),
       pins: new DatabaseVideoPins({ db }),
       bus,
+      clock,
     });
     return {
       video,

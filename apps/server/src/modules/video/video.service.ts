@@ -1,5 +1,5 @@
 /**
- * Live video for the cars (VIDEO.md): on the Janus that janus-locator.ts finds, keeps one
+ * Live video for the cars (docs/video.md): on the Janus that janus-locator.ts finds, keeps one
  * streaming mountpoint per connected car (mountpoints.ts; id = the car's stream_id, with a PIN
  * only its driver and admins get), and tells each car where to send its RTP (`video {host, port, codec}`) while
  * someone drives it — the only time anyone watches (the control page needs a driving session) —
@@ -7,7 +7,8 @@
  *
  * Mountpoints made at run time vanish when Janus restarts: they are re-created when the
  * supervised Janus says `restarted`, and a periodic check re-creates any that went missing
- * (an external Janus restarting), each time sending the car its new port.
+ * (an external Janus restarting), each time sending the car its new port. That check is also how
+ * the server knows Janus answers at all (`janusHealth`, the `telerace_janus_up` metric).
  *
  * Several instances (REDIS_URL) share one Janus: the instance holding the car's socket makes,
  * re-keys and destroys its mountpoint; the PIN lives in the database (video-pins.repo.ts), so
@@ -17,6 +18,7 @@
  */
 import type { CarVideo, ServerCarMessage } from '@telerace/protocol';
 import type { FastifyBaseLogger } from 'fastify';
+import type { Clock, ClockTimer } from '../../clock.js';
 import type { Config } from '../../config.js';
 import type { EventBus } from '../../events.js';
 import { JanusLocator } from './janus-locator.js';
@@ -42,6 +44,8 @@ export interface VideoServiceOptions {
     | 'janusApiUrl'
     | 'janusAdminKey'
     | 'janusRtpHost'
+    | 'janusRtpPorts'
+    | 'janusPublicIp'
     | 'janusCheckSeconds'
     | 'dataDir'
     | 'jwtSecret'
@@ -59,6 +63,20 @@ export interface VideoServiceOptions {
   pins: VideoPins;
   /** Says `car.video-pin-changed` once a PIN is replaced. */
   bus: Pick<EventBus, 'emit'>;
+  /** The periodic check's timer and the time its results are stamped with. */
+  clock: Clock;
+}
+
+/** What the periodic checks saw of Janus (the metrics read it). */
+export interface JanusHealth {
+  /**
+   * Janus answers: the last check reached it, none has been waiting for an answer for a whole
+   * check period (a Janus that accepts connections but never answers: stopped, hung), and the
+   * process of the server's own Janus runs.
+   */
+  up: boolean;
+  /** Seconds since Janus last answered a check, by the service's clock; Infinity: never. */
+  lastAnswerAgeSeconds: number;
 }
 
 export class VideoService {
@@ -67,9 +85,15 @@ export class VideoService {
   readonly #log: FastifyBaseLogger;
   /** Where Janus is (external, supervised here, or none). */
   readonly janus: JanusLocator;
-  #reconciler: NodeJS.Timeout | undefined;
-  /** The timer's check with Janus is running. */
-  #verifying = false;
+  #reconciler: ClockTimer | undefined;
+  /** A check is running (the next one is skipped rather than piled on). */
+  #checking = false;
+  /** Since when the running check has been waiting for Janus's answer; null: it is not. */
+  #checkingSince: Date | null = null;
+  /** Whether the last check that ended reached Janus; null: none has ended yet. */
+  #reached: boolean | null = null;
+  /** When Janus last answered a check. */
+  #answeredAt: Date | null = null;
   /** The mountpoints this instance made, and their PINs. */
   readonly #mountpoints: Mountpoints;
   /** Cars with a live driving session, whose camera should stream. */
@@ -89,7 +113,7 @@ export class VideoService {
       // Mountpoints made at run time vanished with it: made again, each car told its new port.
       onRestarted: () => {
         this.#mountpoints.forgetAll();
-        void this.#reconcile();
+        void this.#reconcile(true);
       },
     });
     this.#mountpoints = new Mountpoints({
@@ -104,6 +128,20 @@ export class VideoService {
   /** True once a Janus answers: the control page can play video. */
   get available(): boolean {
     return this.janus.client !== null;
+  }
+
+  /** What the checks saw of Janus; `up` is false without one (VIDEO=off, not installed). */
+  janusHealth(): JanusHealth {
+    const now = this.#options.clock.now().getTime();
+    const periodMs = this.#options.config.janusCheckSeconds * 1000;
+    const unanswered = this.#checkingSince !== null && now - this.#checkingSince.getTime() >= periodMs;
+    const supervisor = this.janus.supervisor;
+    const processRuns = supervisor === null || supervisor.pid !== undefined;
+    return {
+      up: this.available && this.#reached === true && !unanswered && processRuns,
+      lastAnswerAgeSeconds:
+        this.#answeredAt === null ? Number.POSITIVE_INFINITY : (now - this.#answeredAt.getTime()) / 1000,
+    };
   }
 
   /** What `viewer` may know of the car's video: the PIN only for its driver and admins. */
@@ -137,13 +175,12 @@ export class VideoService {
   async #start(): Promise<void> {
     await this.janus.locate();
     if (this.janus.client === null) return;
-    this.#reconciler = setInterval(
+    this.#reconciler = this.#options.clock.setInterval(
       () => void this.#reconcile(true),
       this.#options.config.janusCheckSeconds * 1000,
     );
-    this.#reconciler.unref();
-    // Cars that connected while Janus was starting.
-    void this.#reconcile();
+    // Whether Janus answers, and cars that connected while it was starting.
+    void this.#reconcile(true);
   }
 
   /** A car agent finished its handshake: its mountpoint is made, and it streams if driven. */
@@ -241,7 +278,7 @@ export class VideoService {
   async stop(): Promise<void> {
     this.#stopped = true;
     await this.#starting;
-    clearInterval(this.#reconciler);
+    this.#options.clock.clear(this.#reconciler);
     await Promise.allSettled([...this.#queues.values()]);
     await this.janus.stop();
   }
@@ -259,24 +296,42 @@ export class VideoService {
   }
 
   /**
-   * Every connected car gets (or keeps) its mountpoint; `verify` first drops those Janus no longer
-   * has (an external Janus restarted on its own), so they are re-created.
+   * Every connected car gets (or keeps) its mountpoint; `verify` first checks with Janus, which
+   * drops those it no longer has (an external Janus restarted on its own), so they are re-created.
    */
   async #reconcile(verify = false): Promise<void> {
     if (this.#stopped) return;
-    if (verify) {
-      // A check still running (Janus slow to answer): this one is skipped rather than piled on.
-      if (this.#verifying) return;
-      this.#verifying = true;
-      try {
-        await this.#mountpoints.forgetMissing(this.#options.cars.onlineCarIds());
-        await this.#applyChangedPins();
-      } finally {
-        this.#verifying = false;
-      }
-    }
+    if (verify) await this.#check();
     for (const carId of this.#options.cars.onlineCarIds()) {
       void this.#serially(carId, () => this.#ensureAndSend(carId));
+    }
+  }
+
+  /** One check with Janus, noting whether it answered. A check still running is not piled on. */
+  async #check(): Promise<void> {
+    if (this.#checking) return;
+    this.#checking = true;
+    const { clock } = this.#options;
+    try {
+      this.#checkingSince = clock.now();
+      let reached: boolean;
+      try {
+        reached = await this.#mountpoints.check(this.#options.cars.onlineCarIds());
+      } finally {
+        this.#checkingSince = null;
+      }
+      if (reached) this.#answeredAt = clock.now();
+      // Said once per change: the log's alert lines (docs/operations.md) should not repeat every check.
+      if (!reached && this.#reached !== false)
+        this.#log.error(
+          { janusUrl: this.janus.client?.httpUrl },
+          'Janus does not answer: live video is down until it does',
+        );
+      if (reached && this.#reached === false) this.#log.info('Janus answers again');
+      this.#reached = reached;
+      await this.#applyChangedPins();
+    } finally {
+      this.#checking = false;
     }
   }
 

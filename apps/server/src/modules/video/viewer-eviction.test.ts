@@ -62,7 +62,7 @@ describe('a driver whose session ends stops watching (real Janus, real WebRTC)',
     await testApp.close();
   });
 
-  const secretOf = (streamId: number) => mountpointSecret(testApp.app.config.jwtSecret, streamId);
+  const secretOf = (streamId: number) => mountpointSecret(admin.adminKey ?? '', streamId);
   /** Janus's own count of the mountpoint's viewers (the plugin's `info`, with the secret). */
   const viewersOf = async (streamId: number) =>
     Number((await admin.info(streamId, secretOf(streamId))).viewers);

@@ -37,11 +37,8 @@ export interface MetricsSources {
   leadership: { readonly leading: boolean };
   race: { state(): { race_status: RaceStatus } };
   raffles: { openEntriesByPlatform(): Promise<Record<Platform, number> | null> };
-  /** Whether a Janus answers (`available`), and the supervised one's process when the server runs its own. */
-  video: {
-    readonly available: boolean;
-    readonly janus: { readonly supervisor: { readonly pid: number | undefined } | null };
-  };
+  /** What the video service's periodic checks saw of Janus. */
+  video: { janusHealth(): { up: boolean; lastAnswerAgeSeconds: number } };
   integrations: { status(id: IntegrationId): Pick<IntegrationStatus, 'state'> };
   log: FastifyBaseLogger;
 }
@@ -314,13 +311,16 @@ export function metricsRegistry(sources: MetricsSources): Registry {
   readGauge(
     registry,
     'telerace_janus_up',
-    'Live video: 1 while a Janus answers (the supervised one: while its process runs), else 0',
+    "Live video: 1 while Janus answers the server's periodic check (JANUS_CHECK_SECONDS), else 0",
     [],
-    () => {
-      const { available, janus } = sources.video;
-      const { supervisor } = janus;
-      return [[{}, available && (supervisor === null || supervisor.pid !== undefined) ? 1 : 0]];
-    },
+    () => [[{}, sources.video.janusHealth().up ? 1 : 0]],
+  );
+  readGauge(
+    registry,
+    'telerace_janus_last_answer_age_seconds',
+    "Seconds since Janus last answered the server's periodic check (+Inf until it first does)",
+    [],
+    () => [[{}, sources.video.janusHealth().lastAnswerAgeSeconds]],
   );
   readGauge(
     registry,

@@ -51,6 +51,7 @@ describe('GET /metrics', () => {
       telerace_race_state: 'gauge',
       telerace_raffle_entries: 'gauge',
       telerace_janus_up: 'gauge',
+      telerace_janus_last_answer_age_seconds: 'gauge',
       telerace_integration_state: 'gauge',
       ...(TEST_DB_KIND === 'postgres'
         ? { telerace_db_pool_connections: 'gauge', telerace_db_pool_waiting: 'gauge' }
@@ -72,8 +73,9 @@ describe('GET /metrics', () => {
     expect(sampleValue(samples, 'telerace_leader')).toBe(1);
     expect(sampleValue(samples, 'telerace_relay_remote_drives_total', { direction: 'sent' })).toBe(0);
     expect(sampleValue(samples, 'telerace_race_state', { state: 'active' })).toBe(0);
-    // VIDEO=off in tests: no Janus.
+    // VIDEO=off in tests: no Janus, and none ever answered.
     expect(sampleValue(samples, 'telerace_janus_up')).toBe(0);
+    expect(sampleValue(samples, 'telerace_janus_last_answer_age_seconds')).toBe(Number.POSITIVE_INFINITY);
     expect(
       sampleValue(samples, 'telerace_integration_state', { integration: 'twitch', state: 'not_configured' }),
     ).toBe(1);

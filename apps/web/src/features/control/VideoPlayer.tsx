@@ -1,5 +1,5 @@
 /**
- * The car's live video on the control page (spec §2 "Control page"; VIDEO.md "Browser side"): a
+ * The car's live video on the control page (spec §2 "Control page"; docs/video.md "The player (control page)"): a
  * 16:9 frame with the camera picture, a message over it in each state but `playing`, the volume
  * slider and the full-screen toggle, and the page's overlays (telemetry top left, drive meter at
  * the bottom, the race and, on a touch screen in landscape or full screen, the joysticks: the

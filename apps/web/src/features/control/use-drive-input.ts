@@ -4,7 +4,7 @@
  * requestAnimationFrame while one is connected) and the on-screen joysticks, merged by
  * `mergeInputs`. The socket sends a `drive` only when the values change.
  *
- * Safety (ARCHITECTURE.md): neutral is sent and every input forgotten on window blur, when the tab
+ * Safety (docs/driving.md "Safety timers"): neutral is sent and every input forgotten on window blur, when the tab
  * is hidden, when a gamepad disconnects and when the page goes away; the gamepad is ignored until
  * the page is visible and focused again.
  */
