@@ -44,7 +44,7 @@ function withSettings(unit: string, settings: Record<string, string | null>): st
  * systemd's own quoting (no `$` or `%`, which it would expand).
  */
 function probeCommand(execStart: string, probe: string): string {
-  const server = '/usr/bin/node apps/server/dist/main.js';
+  const server = '/usr/local/bin/node apps/server/dist/main.js';
   if (!execStart.endsWith(server)) throw new Error(`ExecStart no longer ends with ${server}: ${execStart}`);
   return `${execStart.slice(0, -server.length)}${process.execPath} -e "${probe}"`;
 }
