@@ -14,9 +14,9 @@
 # Under TELERACE_ROOT (/opt/telerace):
 #   repo/                           a mirror of the repository (git clone --mirror <url> repo)
 #   releases/<UTC time>-<commit>/   one release: `git archive` of the commit, then npm ci and the build
-# (the root belongs to the service user, who builds; the script runs as root for systemctl)
 #   current -> releases/…           what the units run (WorkingDirectory=/opt/telerace/current)
 #   previous -> releases/…          what `rollback` goes back to
+# The root belongs to the service user, who builds; the script runs as root for systemctl.
 # A running server resolved `current` when it started and keeps reading its own release (its
 # modules, the drive channel's worker, the web app): a switch changes what the next start runs.
 #
@@ -57,8 +57,8 @@ die() {
   exit 1
 }
 
-# The build and git run as the owner of the root folder (the service user's home): root would leave files the
-# next build cannot replace, and git refuses a repository owned by someone else.
+# The build and git run as the owner of the root folder (the service user's home): root would
+# leave files the service user cannot remove, and git refuses a repository owned by someone else.
 builder=
 as_builder() {
   if [ -n "$builder" ] && [ "$builder" != "$(id -un)" ]; then
@@ -96,11 +96,14 @@ instances() {
     awk '{ print $1 }' | sed -n 's/^telerace@\([0-9]*\)\.service$/\1/p' | sort -n | tr '\n' ' '
 }
 
+# Polls /api/ready: 5 times a second for 2 s (a start takes about 1 s), then once a second, so a
+# slow start stays within the API's rate limit for this address (API_RATE_LIMIT_PER_MINUTE, 300).
 wait_ready() {
-  local port=$1 deadline=$((SECONDS + ready_timeout))
+  local port=$1 start=$SECONDS tries=0
   until curl -fsS -o /dev/null --max-time 2 "http://127.0.0.1:$port/api/ready" 2>/dev/null; do
-    [ "$SECONDS" -lt "$deadline" ] || return 1
-    sleep 0.2
+    [ $((SECONDS - start)) -lt "$ready_timeout" ] || return 1
+    tries=$((tries + 1))
+    if [ "$tries" -le 10 ]; then sleep 0.2; else sleep 1; fi
   done
 }
 
