@@ -4,8 +4,9 @@
 #   paths in a temporary folder and a throw-away self-signed certificate in place of Let's
 #   Encrypt's (needs nginx — Debian: apt-get install nginx — and openssl; `npm run check:nginx`
 #   runs them in front of a real server);
-# - every systemd unit of deploy/systemd with `systemd-analyze verify`, as installed (the checkout
-#   in /opt/telerace: this repository stands in for it); any warning fails.
+# - every systemd unit of deploy/systemd with `systemd-analyze verify`, as installed (the release
+#   in /opt/telerace/current, a car's checkout in /opt/telerace: this repository stands in for
+#   both); any warning fails.
 # A missing tool is said and skipped, so the script runs anywhere.
 #   bash deploy/check.sh
 set -euo pipefail
@@ -18,7 +19,7 @@ if command -v systemd-analyze >/dev/null; then
   shopt -s nullglob
   for unit in "$here"/systemd/*.service "$here"/systemd/*.timer; do
     name=$(basename "$unit")
-    sed "s#/opt/telerace#$(dirname "$here")#g" "$unit" >"$units/$name"
+    sed -e "s#/opt/telerace/current#$(dirname "$here")#g" -e "s#/opt/telerace#$(dirname "$here")#g" "$unit" >"$units/$name"
     case $name in
     *@.service) # a template is checked through an instance
       ln -s "$name" "$units/${name%@.service}@8081.service"

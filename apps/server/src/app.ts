@@ -11,7 +11,7 @@ import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import websocket from '@fastify/websocket';
-import { ERROR_KEYS } from '@telerace/protocol';
+import { ERROR_KEYS, type ErrorBody } from '@telerace/protocol';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler } from 'fastify-type-provider-zod';
 import type { BuildAppOptions } from './app-options.js';
@@ -59,6 +59,16 @@ declare module 'fastify' {
      */
     migrated(): Promise<void>;
   }
+}
+
+/** What a request that waits for the start-up gets meanwhile (as /api/ready answers then). */
+const NOT_READY_BODY: ErrorBody = { error: 'Not ready', errorKey: ERROR_KEYS.notReady };
+
+/** What waits for the start-up: the API and the sockets, not its probes nor the web app's files. */
+function waitsForStartUp(url: string): boolean {
+  const path = url.split('?', 1)[0] ?? url;
+  if (path === '/api/health' || path === '/api/ready') return false;
+  return path === '/api' || path.startsWith('/api/') || path === '/rcsocket' || path === '/janus';
 }
 
 /**
@@ -254,6 +264,14 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
       request.log.error(error);
       socket.terminate();
     },
+  });
+  // While it starts, only the probes answer: a request or a socket that reaches an instance still
+  // starting (a restart behind nginx, which tries another instance on a 503) would find its modules
+  // not started — a follower without its copy of the race, a relay without its cars. After the
+  // websocket plugin's own hook, which marks an upgrade so that its socket is closed once refused.
+  app.addHook('onRequest', async (request, reply) => {
+    if (!migrated && waitsForStartUp(request.url))
+      return reply.code(503).header('retry-after', '1').send(NOT_READY_BODY);
   });
   for (const module of MODULES) {
     for (const { plugin, prefix, options: pluginOptions } of module.sockets?.(context) ?? []) {

@@ -143,7 +143,10 @@ describe.skipIf(systemdMissing())('deploy/systemd/telerace-backup.service under 
     const log = join(manager.runtimeDir, 'backup.log');
     const shipped = await readFile(join(ROOT, 'deploy/systemd/telerace-backup.service'), 'utf8');
     await manager.install({
-      'telerace-backup.service': shipped.replaceAll(UNIT_DIR, dir).replaceAll('/opt/telerace', ROOT),
+      'telerace-backup.service': shipped
+        .replaceAll(UNIT_DIR, dir)
+        .replaceAll('/opt/telerace/current', ROOT)
+        .replaceAll('/opt/telerace', ROOT),
       'telerace-backup.service.d/test.conf': `[Service]\nEnvironment=TELERACE_BACKUP_DATABASE=${database}_unit PGHOST=${server.PGHOST} PGPORT=${server.PGPORT}\nStandardOutput=truncate:${log}\nStandardError=inherit\n`,
     });
     const started = await manager.systemctl('start', 'telerace-backup.service');

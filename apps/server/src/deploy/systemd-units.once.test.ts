@@ -2,13 +2,14 @@
  * The units of deploy/systemd, checked by systemd itself: `systemd-analyze verify` on every one,
  * then the server's unit run by a real systemd (a user manager, test/systemd.ts) with only what
  * this machine cannot have replaced — the service user (`nobody` stands in for `telerace`), the
- * checkout (this repository for /opt/telerace), the settings file (deploy/telerace.env.example,
- * filled in) and the program (a probe instead of the server). Skipped where systemd is not
+ * release (this repository for /opt/telerace/current, and for a car's checkout in /opt/telerace),
+ * the settings file (deploy/telerace.env.example, filled in) and the program (a probe instead of
+ * the server). Skipped where systemd is not
  * installed (CI installs it: scripts/lib/system.mjs).
  */
 import { execFile } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { constants, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -24,9 +25,11 @@ const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '../../../..');
 const UNITS = join(ROOT, 'deploy/systemd');
 
-/** The installed unit's text: the checkout in /opt/telerace (docs/operations.md "Deploy"). */
+/** The installed unit's text: the release in /opt/telerace/current (docs/operations.md "Deploy"). */
 const installed = async (name: string) =>
-  (await readFile(join(UNITS, name), 'utf8')).replaceAll('/opt/telerace', ROOT);
+  (await readFile(join(UNITS, name), 'utf8'))
+    .replaceAll('/opt/telerace/current', ROOT)
+    .replaceAll('/opt/telerace', ROOT);
 
 /** The unit with each `Key=` line replaced (null: removed); a key it lacks is a test to update. */
 function withSettings(unit: string, settings: Record<string, string | null>): string {
@@ -49,9 +52,9 @@ function probeCommand(execStart: string, probe: string): string {
   return `${execStart.slice(0, -server.length)}${process.execPath} -e "${probe}"`;
 }
 
-/** Prints the interfaces Node sees (or the errno it gets) and the environment, as JSON. */
+/** Prints the interfaces Node sees (or the errno it gets), the environment and the working directory, as JSON. */
 const INTERFACES_PROBE =
-  "let interfaces; try { interfaces = Object.keys(require('node:os').networkInterfaces()) } catch (error) { interfaces = error.errno } process.stdout.write(JSON.stringify({ uid: process.getuid(), interfaces, env: process.env }))";
+  "let interfaces; try { interfaces = Object.keys(require('node:os').networkInterfaces()) } catch (error) { interfaces = error.errno } process.stdout.write(JSON.stringify({ uid: process.getuid(), interfaces, env: process.env, cwd: process.cwd() }))";
 /** "The database": connects to 127.0.0.1:PORT and stays, or exits 1 while nothing listens there. */
 const DATABASE_PROBE =
   "require('node:net').connect(Number(process.env.PORT), '127.0.0.1').on('error', () => process.exit(1))";
@@ -153,6 +156,28 @@ describe.skipIf(systemdMissing())('deploy/systemd: the units under a real system
     const config = loadConfig(env);
     expect(config.jwtSecret).toBe(EXAMPLE_FILL.JWT_SECRET);
     expect(config.driveChannel.udpPorts).toEqual({ min: 40000, max: 40199 });
+  });
+
+  it('runs in the release `current` points at when it starts (WorkingDirectory= through the symlink)', async () => {
+    // Not under /tmp: the unit has its own (PrivateTmp=).
+    const layout = await mkdtemp(join('/var/lib', 'telerace-layout-test-'));
+    try {
+      // Where the service user may go, as /opt/telerace.
+      await chmod(layout, 0o755);
+      // /opt/telerace/current -> releases/…: this repository plays the release.
+      await symlink(ROOT, join(layout, 'current'));
+      const { state, stdout, stderr } = await probeServerUnit(
+        'through-current',
+        { WorkingDirectory: join(layout, 'current') },
+        filledEnvExample(),
+      );
+      expect(state, stderr).toMatchObject({ Result: 'success', ExecMainStatus: 0 });
+      // The real folder: `node apps/server/dist/main.js` resolves in it, and so does everything the
+      // bundle finds beside itself (the drive channel's worker, node_modules, the web app).
+      expect((JSON.parse(stdout) as { cwd: string }).cwd).toBe(await realpath(ROOT));
+    } finally {
+      await rm(layout, { recursive: true, force: true });
+    }
   });
 
   it("reads environment files as config/env-file.ts does (systemd's parser, case by case)", async () => {

@@ -50,6 +50,8 @@ describe('the leader lock', () => {
     const leadership = new AdvisoryLockLeadership({ databaseUrl, log: quietLogger(), timing });
     running.push(leadership);
     let follows = 0;
+    // Started, then the role assigned, as the modules do (leadership.module.ts starts first).
+    await leadership.start();
     const led = new Promise<number>((resolve) => {
       void leadership.assign({
         name: 'race',
@@ -59,7 +61,6 @@ describe('the leader lock', () => {
         },
       });
     });
-    await leadership.start();
     return { leadership, led, follows: () => follows };
   }
 
@@ -68,6 +69,8 @@ describe('the leader lock', () => {
     expect(a.leadership.leading).toBe(true);
     const b = await instance();
     expect(b.leadership.leading).toBe(false);
+    // Its role follows from the start (the race engine loads its copy of the leader's race).
+    await expect.poll(b.follows).toBe(1);
 
     // The leader's connection ends, as when its process is killed.
     const admin = await connect();

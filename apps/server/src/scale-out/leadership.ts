@@ -39,8 +39,9 @@ export interface Leadership {
   /** Whether this instance holds the leadership now. */
   readonly leading: boolean;
   /**
-   * Hands a role over: it leads now if this instance is the leader (resolved once its `lead` is
-   * done), and follows the leadership from then on.
+   * Hands a role over: it leads now if this instance is the leader, else it follows now (a
+   * follower's role starts from what the leader runs: the race engine loads its copy of the race),
+   * resolved once that step is done; it follows the leadership from then on.
    */
   assign(role: LeaderRole): Promise<void>;
   /** Starts campaigning (one first attempt, awaited, so the first instance up leads at once). */
@@ -147,7 +148,9 @@ export class AdvisoryLockLeadership implements Leadership {
   async assign(role: LeaderRole): Promise<void> {
     const runner = new RoleRunner(role, this.#options.log);
     this.#runners.push(runner);
-    if (this.#leading) await runner.transition(true);
+    // A follower's role too: an instance started during a race (a rolling upgrade) showed no race
+    // until the leader's next state change, its copy never loaded.
+    await runner.transition(this.#leading);
   }
 
   /** One immediate try (the first instance up leads before it answers), then the campaign runs on. */

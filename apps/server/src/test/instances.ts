@@ -8,6 +8,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,7 +42,12 @@ export interface TwoInstances {
   environment: TestEnvironment;
   /** SIGKILLs the instance (a crash: no clean close, its Redis and PostgreSQL connections just drop). */
   kill(name: InstanceName): Promise<void>;
-  /** Starts the instance again (after `kill`), on its DATA_DIR and a new port; resolves once ready. */
+  /**
+   * SIGTERMs the instance, as `systemctl stop` or `restart` does (an upgrade): it closes cleanly.
+   * Resolves with its exit code once it is gone.
+   */
+  stop(name: InstanceName): Promise<number | null>;
+  /** Starts the instance again (after `kill` or `stop`), on its DATA_DIR and a new port; resolves once ready. */
   restart(name: InstanceName, env?: Record<string, string>): Promise<Instance>;
   dispose(): Promise<void>;
 }
@@ -130,6 +136,16 @@ export async function startTwoInstances(options: TwoInstancesOptions = {}): Prom
       async kill(name) {
         const instance = running[name];
         if (instance) await killProcess(instance.server);
+      },
+      async stop(name) {
+        const server = running[name]?.server;
+        if (!server) return null;
+        if (server.exitCode === null && server.signalCode === null) {
+          const exited = once(server, 'exit');
+          server.kill('SIGTERM');
+          await exited;
+        }
+        return server.exitCode;
       },
       async restart(name, env) {
         const instance = await start(name, env);

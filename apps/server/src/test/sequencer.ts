@@ -9,13 +9,14 @@
  */
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
-/** Files that wait on real processes; the longest first (about 65, 40, 40, 35, 25, 20, 20, 20 s). */
+/** Files that wait on real processes; the longest first (about 65, 40, 40, 35, 25, 25, 20, 20, 20 s). */
 const SLOW_FILES = [
   /\.instances\.test\.ts$/,
   /\/data-dir\.embedded\.test\.ts$/,
   /\/backup\.embedded\.test\.ts$/,
   /\/disk-full\.embedded\.test\.ts$/,
   /\/race-process\.test\.ts$/,
+  /\/release\.once\.test\.ts$/,
   /\/safety\.once\.test\.ts$/,
   /\/car-network-stall\.once\.test\.ts$/,
   /\/database-restart\.postgres\.test\.ts$/,

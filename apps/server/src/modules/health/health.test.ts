@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVER_VERSION } from '../../paths.js';
 import { buildTestApp, createTestEnvironment, startTestApp, TEST_DB_KIND } from '../../test/app.js';
+import { eventsUrl, upgradeRefusal } from '../../test/sockets.js';
 
 describe('health and readiness', () => {
   let testApp: Awaited<ReturnType<typeof startTestApp>>;
@@ -58,12 +59,21 @@ describe('readiness while not ready', () => {
       expect(during.status).toBe(503);
       expect(await during.json()).toEqual({ error: 'Not ready', errorKey: 'errors.notReady' });
       expect((await fetch(`${base}/api/health`)).status).toBe(200);
+      // Nothing else answers yet: nginx tries another instance, a client again in a second.
+      const api = await fetch(`${base}/api/public-config`);
+      expect(api.status).toBe(503);
+      expect(api.headers.get('retry-after')).toBe('1');
+      expect(await api.json()).toEqual({ error: 'Not ready', errorKey: 'errors.notReady' });
+      const host = `127.0.0.1:${port}`;
+      for (const socket of [`ws://${host}/rcsocket?type=car&car=1`, eventsUrl(host, 'token')])
+        expect((await upgradeRefusal(socket, base)).status).toBe(503);
 
       releaseMigrations();
       await app.migrated();
       const after = await fetch(`${base}/api/ready`);
       expect(after.status).toBe(200);
       expect(await after.json()).toEqual({ ready: true });
+      expect((await fetch(`${base}/api/public-config`)).status).toBe(200);
     } finally {
       await app.close();
       await environment.dispose();
