@@ -35,6 +35,19 @@ async function postgresBin(): Promise<string> {
   return `/usr/lib/postgresql/${Math.max(...majors)}/bin`;
 }
 
+/** The processes whose parent is `pid` (Linux: /proc/<pid>/stat's fourth field). */
+async function childrenOf(pid: number): Promise<number[]> {
+  const children: number[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    // The command name (2nd field) is in parentheses and may hold spaces: read after its end.
+    const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (parent === pid) children.push(Number(entry));
+  }
+  return children;
+}
+
 export async function startOwnPostgres(): Promise<OwnPostgres> {
   const bin = await postgresBin();
   const folder = await mkdtemp(join(tmpdir(), 'telerace-own-pg-'));
@@ -71,8 +84,18 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
     url,
     async kill() {
       const pid = Number((await readFile(join(dataDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
+      // The backends too, at once: left alone they notice the postmaster's death only a moment
+      // later, and one of them could still answer a query a test makes "during the outage".
+      const backends = await childrenOf(pid);
       process.kill(pid, 'SIGKILL');
-      // Gone once a connection is refused (the backends end on their own within a moment).
+      for (const backend of backends) {
+        try {
+          process.kill(backend, 'SIGKILL');
+        } catch {
+          // Ended already.
+        }
+      }
+      // Gone once a connection is refused.
       for (;;) {
         const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 500 });
         try {
