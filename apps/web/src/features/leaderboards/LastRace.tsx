@@ -1,0 +1,218 @@
+/**
+ * "Your last race" at the top of the home page (issue 41, last-race.ts): after a race its drivers
+ * are sent home, where their result waits — position, laps, best lap, the podium and a link to the
+ * race's page. Folded away, it stays a one-line reminder while the race is recent. Fetched with
+ * its own code (the home page is in the first download; a signed-out visitor never needs it).
+ */
+import { useQuery } from '@tanstack/react-query';
+import type { LastRace as LastRaceData } from '@telerace/protocol';
+import { useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Avatar } from '../../components/layout/Avatar';
+import { iconButtonClasses } from '../../components/ui/button-styles';
+import { Card } from '../../components/ui/Card';
+import { LineIcon } from '../../components/ui/Icon';
+import { LinkButton } from '../../components/ui/LinkButton';
+import { Panel } from '../../components/ui/Panel';
+import { cx } from '../../lib/cx';
+import { formatRelativeTime } from '../../lib/relative-time';
+import { displayName } from '../../lib/username';
+import { useAuth } from '../auth/auth-context';
+import { formatLapTime } from '../race/race-format';
+import { foldedRace, foldRace, isRecent } from './last-race';
+import { fetchLastRace, lastRaceKey } from './leaderboards-api';
+
+const K = 'pages.home.lastRace';
+
+/** The signed-in member's last race while it is recent; nothing for anyone else. */
+export default function LastRace() {
+  const { user } = useAuth();
+  return user ? <MemberLastRace userId={user.id} /> : null;
+}
+
+function MemberLastRace({ userId }: { userId: number }) {
+  // Asked again each time the home page opens: a race may have ended since (its drivers come here).
+  const query = useQuery({ queryKey: lastRaceKey(userId), queryFn: fetchLastRace, refetchOnMount: 'always' });
+  const [folded, setFolded] = useState(() => foldedRace(userId));
+  const [justFolded, setJustFolded] = useState(false);
+  const race = query.data?.race;
+  if (!race || !isRecent(race, Date.now())) return null;
+  if (folded === race.race_id) return <LastRaceReminder race={race} takeFocus={justFolded} />;
+  return (
+    <LastRaceResult
+      race={race}
+      userId={userId}
+      onFold={() => {
+        foldRace(userId, race.race_id);
+        setFolded(race.race_id);
+        setJustFolded(true);
+      }}
+    />
+  );
+}
+
+function useRaceTexts(race: LastRaceData) {
+  const { t, i18n } = useTranslation();
+  const language = i18n.resolvedLanguage;
+  const ended = formatRelativeTime(t, race.finished_at, new Date());
+  const seconds = (ms: number | null) =>
+    ms === null ? null : t(`${K}.seconds`, { time: formatLapTime(ms, language) });
+  const placed =
+    race.position === null ? null : t(`${K}.positionOf`, { position: race.position, drivers: race.drivers });
+  return { t, ended, seconds, placed };
+}
+
+function headline(t: ReturnType<typeof useTranslation>['t'], race: LastRaceData): string {
+  if (race.position === null) return t(`${K}.unplaced`);
+  if (race.drivers === 1) return t(`${K}.solo`);
+  if (race.position === 1) return t(`${K}.won`);
+  return t(`${K}.placed`, { position: race.position, drivers: race.drivers });
+}
+
+/** The full result, right after the race. */
+export function LastRaceResult({
+  race,
+  userId,
+  onFold,
+}: {
+  race: LastRaceData;
+  userId: number;
+  onFold: () => void;
+}) {
+  const { t, ended, seconds, placed } = useRaceTexts(race);
+  const best = seconds(race.best_lap_time_ms);
+  const note =
+    race.end_reason === 'ended_by_admin'
+      ? t(`${K}.endedEarly`)
+      : race.end_reason === 'recovered'
+        ? t(`${K}.recovered`)
+        : null;
+  const stat = 'rounded-xl border border-line bg-surface-2 px-3 py-2';
+  const statTerm = 'text-xs font-bold tracking-wide text-muted uppercase';
+  const statValue = 'mt-1 font-display text-2xl font-black tabular-nums italic';
+  return (
+    <div data-testid="last-race" data-race-id={race.race_id}>
+      <Panel
+        eyebrow={t(`${K}.eyebrow`)}
+        title={headline(t, race)}
+        actions={
+          <button type="button" className={iconButtonClasses} aria-label={t(`${K}.fold`)} onClick={onFold}>
+            <LineIcon>
+              <path strokeLinecap="round" d="M6 6l12 12M18 6 6 18" />
+            </LineIcon>
+          </button>
+        }
+      >
+        <p className="text-sm text-muted">{t(`${K}.meta`, { id: race.race_id, time: ended })}</p>
+        {note && (
+          <p className="mt-2 text-sm font-semibold" data-testid="last-race-note">
+            {note}
+          </p>
+        )}
+        <div className="mt-4 grid gap-5 lg:grid-cols-2 lg:gap-8">
+          <div>
+            <dl className="grid grid-cols-3 gap-2 sm:gap-3">
+              <div className={stat}>
+                <dt className={statTerm}>{t(`${K}.position`)}</dt>
+                <dd className={statValue} data-testid="last-race-position">
+                  {race.position ?? '—'}
+                  <span className="text-base text-muted"> / {race.drivers}</span>
+                </dd>
+              </div>
+              <div className={stat}>
+                <dt className={statTerm}>{t(`${K}.laps`)}</dt>
+                <dd className={statValue} data-testid="last-race-laps">
+                  {race.total_laps}
+                </dd>
+              </div>
+              <div className={stat}>
+                <dt className={statTerm}>{t(`${K}.bestLap`)}</dt>
+                <dd
+                  className={best ? statValue : 'mt-1 text-sm font-semibold leading-tight'}
+                  data-testid="last-race-best-lap"
+                >
+                  {best ?? t(`${K}.noLap`)}
+                </dd>
+              </div>
+            </dl>
+            {best === null && <p className="mt-2 text-sm text-muted">{t(`${K}.noLapHint`)}</p>}
+            {placed && <p className="sr-only">{placed}</p>}
+          </div>
+          <section aria-labelledby={`last-race-podium-${race.race_id}`}>
+            <h3 id={`last-race-podium-${race.race_id}`} className="font-bold">
+              {t(`${K}.podium`)}
+            </h3>
+            <ol className="mt-2 space-y-2" data-testid="last-race-podium">
+              {race.podium.map((place) => {
+                const mine = place.user_id === userId;
+                const placeBest = seconds(place.best_lap_time_ms);
+                return (
+                  <li
+                    key={place.user_id}
+                    data-position={place.position}
+                    className={cx(
+                      'flex items-center gap-3 rounded-xl border px-3 py-2',
+                      mine ? 'border-accent bg-accent/10' : 'border-line',
+                    )}
+                  >
+                    <span
+                      className={cx(
+                        'grid size-8 shrink-0 place-items-center rounded-full font-display font-black italic',
+                        place.position === 1 ? 'bg-accent text-accent-fg' : 'border border-line bg-surface-2',
+                      )}
+                    >
+                      <span className="sr-only">{t(`${K}.positionLabel`)} </span>
+                      {place.position}
+                    </span>
+                    <Avatar username={place.username} url={place.avatar_url} />
+                    <span className="min-w-0 flex-1 truncate font-semibold">
+                      {displayName(place.username)}
+                      {mine && <span className="text-sm font-normal text-muted"> ({t(`${K}.you`)})</span>}
+                    </span>
+                    <span className="shrink-0 text-right text-sm text-muted tabular-nums">
+                      {t(`${K}.lapCount`, { count: place.total_laps })}
+                      {placeBest && (
+                        <>
+                          <br className="sm:hidden" />
+                          <span className="hidden sm:inline"> · </span>
+                          {placeBest}
+                        </>
+                      )}
+                    </span>
+                  </li>
+                );
+              })}
+            </ol>
+          </section>
+        </div>
+        <div className="mt-5 flex flex-wrap gap-3">
+          <LinkButton to={`/races/${race.race_id}`}>{t(`${K}.seeRace`)}</LinkButton>
+        </div>
+      </Panel>
+    </div>
+  );
+}
+
+/** The result folded away: one line and the link, while the race is recent. */
+export function LastRaceReminder({ race, takeFocus = false }: { race: LastRaceData; takeFocus?: boolean }) {
+  const { t, ended, placed } = useRaceTexts(race);
+  const box = useRef<HTMLDivElement>(null);
+  // The fold button is gone: the focus goes to the link that took its place.
+  useEffect(() => {
+    if (takeFocus) box.current?.querySelector('a')?.focus();
+  }, [takeFocus]);
+  const parts = [placed, t(`${K}.lapCount`, { count: race.total_laps }), t(`${K}.ended`, { time: ended })];
+  return (
+    <div ref={box} data-testid="last-race-reminder" data-race-id={race.race_id}>
+      <Card className="flex flex-wrap items-center gap-x-4 gap-y-2 px-4 py-3">
+        <p className="min-w-0 flex-1 text-sm">
+          <span className="font-bold">{t(`${K}.eyebrow`)}</span>
+          <span className="text-muted"> · {parts.filter(Boolean).join(' · ')}</span>
+        </p>
+        <LinkButton to={`/races/${race.race_id}`} variant="secondary" size="sm">
+          {t(`${K}.seeRace`)}
+        </LinkButton>
+      </Card>
+    </div>
+  );
+}
