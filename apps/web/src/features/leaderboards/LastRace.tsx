@@ -87,30 +87,24 @@ export function LastRaceResult({
       : race.end_reason === 'recovered'
         ? t(`${K}.recovered`)
         : null;
-  const stat = 'rounded-xl border border-line bg-surface-2 px-3 py-2';
-  const statTerm = 'text-xs font-bold tracking-wide text-muted uppercase';
-  const statValue = 'mt-1 font-display text-2xl font-black tabular-nums italic';
+  // A label on two lines (French) keeps the values on one level.
+  const stat =
+    'flex min-w-0 flex-col justify-between rounded-xl border border-line bg-surface-2 px-2.5 py-2 sm:px-3';
+  const statTerm =
+    'text-[0.6875rem] leading-tight font-bold tracking-wide break-words text-muted uppercase sm:text-xs';
+  const statValue = 'mt-1 font-display text-xl font-black whitespace-nowrap tabular-nums italic sm:text-2xl';
   return (
-    <div data-testid="last-race" data-race-id={race.race_id}>
-      <Panel
-        eyebrow={t(`${K}.eyebrow`)}
-        title={headline(t, race)}
-        actions={
-          <button type="button" className={iconButtonClasses} aria-label={t(`${K}.fold`)} onClick={onFold}>
-            <LineIcon>
-              <path strokeLinecap="round" d="M6 6l12 12M18 6 6 18" />
-            </LineIcon>
-          </button>
-        }
-      >
+    // The fold button sits in the panel's corner, beside the title however long it is.
+    <div className="relative" data-testid="last-race" data-race-id={race.race_id}>
+      <Panel eyebrow={t(`${K}.eyebrow`)} title={<span className="block pr-9">{headline(t, race)}</span>}>
         <p className="text-sm text-muted">{t(`${K}.meta`, { id: race.race_id, time: ended })}</p>
         {note && (
           <p className="mt-2 text-sm font-semibold" data-testid="last-race-note">
             {note}
           </p>
         )}
-        <div className="mt-4 grid gap-5 lg:grid-cols-2 lg:gap-8">
-          <div>
+        <div className="mt-4 grid grid-cols-1 gap-5 lg:grid-cols-2 lg:gap-8">
+          <div className="min-w-0">
             <dl className="grid grid-cols-3 gap-2 sm:gap-3">
               <div className={stat}>
                 <dt className={statTerm}>{t(`${K}.position`)}</dt>
@@ -138,7 +132,10 @@ export function LastRaceResult({
             {best === null && <p className="mt-2 text-sm text-muted">{t(`${K}.noLapHint`)}</p>}
             {placed && <p className="sr-only">{placed}</p>}
           </div>
-          <section aria-labelledby={`last-race-podium-${race.race_id}`}>
+          <section
+            aria-labelledby={`last-race-podium-${race.race_id}`}
+            className="min-w-0 lg:col-start-2 lg:row-span-2 lg:row-start-1"
+          >
             <h3 id={`last-race-podium-${race.race_id}`} className="font-bold">
               {t(`${K}.podium`)}
             </h3>
@@ -165,9 +162,9 @@ export function LastRaceResult({
                       {place.position}
                     </span>
                     <Avatar username={place.username} url={place.avatar_url} />
-                    <span className="min-w-0 flex-1 truncate font-semibold">
-                      {displayName(place.username)}
-                      {mine && <span className="text-sm font-normal text-muted"> ({t(`${K}.you`)})</span>}
+                    <span className="flex min-w-0 flex-1 items-baseline gap-1">
+                      <span className="truncate font-semibold">{displayName(place.username)}</span>
+                      {mine && <span className="shrink-0 text-sm text-muted"> ({t(`${K}.you`)})</span>}
                     </span>
                     <span className="shrink-0 text-right text-sm text-muted tabular-nums">
                       {t(`${K}.lapCount`, { count: place.total_laps })}
@@ -184,11 +181,22 @@ export function LastRaceResult({
               })}
             </ol>
           </section>
-        </div>
-        <div className="mt-5 flex flex-wrap gap-3">
-          <LinkButton to={`/races/${race.race_id}`}>{t(`${K}.seeRace`)}</LinkButton>
+          {/* Under the podium on a phone, under the figures beside it on a wide screen. */}
+          <div className="flex flex-wrap gap-3 lg:col-start-1">
+            <LinkButton to={`/races/${race.race_id}`}>{t(`${K}.seeRace`)}</LinkButton>
+          </div>
         </div>
       </Panel>
+      <button
+        type="button"
+        className={cx(iconButtonClasses, 'absolute top-4 right-3 sm:right-4')}
+        aria-label={t(`${K}.fold`)}
+        onClick={onFold}
+      >
+        <LineIcon>
+          <path strokeLinecap="round" d="M6 6l12 12M18 6 6 18" />
+        </LineIcon>
+      </button>
     </div>
   );
 }
