@@ -4,7 +4,7 @@
  * to one line; offered while recent (a day); nothing for a signed-out visitor.
  */
 import type { LastRace, LastRaceResponse } from '@telerace/protocol';
-import { screen, waitFor, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import i18n from '../../i18n';
@@ -103,6 +103,20 @@ describe('the home page after a race', () => {
     renderApp('/');
     expect(await screen.findByTestId('last-race-reminder')).toBeVisible();
     expect(screen.queryByTestId('last-race')).toBeNull();
+  });
+
+  it('shows the result of a race that ended while the member was already home (sent home again)', async () => {
+    let answer: LastRace | null = null;
+    const fetchMock = stubServer({
+      session: member,
+      routes: { 'GET /api/me/last-race': () => json(200, { race: answer } satisfies LastRaceResponse) },
+    });
+    const { router } = renderApp('/');
+    await waitFor(() => expect(callsTo(fetchMock, 'GET', '/api/me/last-race')).toHaveLength(1));
+    expect(screen.queryByTestId('last-race')).toBeNull();
+    answer = secondPlace;
+    await act(() => router.navigate('/'));
+    expect(await screen.findByTestId('last-race')).toHaveAttribute('data-race-id', '77');
   });
 
   it('shows a newer race in full even after the previous one was folded', async () => {

@@ -8,6 +8,7 @@ import { useQuery } from '@tanstack/react-query';
 import type { LastRace as LastRaceData } from '@telerace/protocol';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useLocation } from 'react-router';
 import { Avatar } from '../../components/layout/Avatar';
 import { iconButtonClasses } from '../../components/ui/button-styles';
 import { Card } from '../../components/ui/Card';
@@ -31,8 +32,15 @@ export default function LastRace() {
 }
 
 function MemberLastRace({ userId }: { userId: number }) {
-  // Asked again each time the home page opens: a race may have ended since (its drivers come here).
-  const query = useQuery({ queryKey: lastRaceKey(userId), queryFn: fetchLastRace, refetchOnMount: 'always' });
+  // Asked again each time the home page is opened (a race may have ended since: its drivers are
+  // sent here), also when it already shows: a new visit is a new location.
+  const query = useQuery({ queryKey: lastRaceKey(userId), queryFn: fetchLastRace });
+  const visit = useLocation().key;
+  const firstVisit = useRef(visit);
+  const { refetch } = query;
+  useEffect(() => {
+    if (visit !== firstVisit.current) void refetch();
+  }, [visit, refetch]);
   const [folded, setFolded] = useState(() => foldedRace(userId));
   const [justFolded, setJustFolded] = useState(false);
   const race = query.data?.race;
