@@ -483,6 +483,8 @@ describe('the last race (issue 41)', () => {
       drivers: 4,
     });
     expect((await lastRace(c))?.podium.map((place) => place.user_id)).toEqual([a.id, h.id, g.id]);
+    // b raced only the first race: the newer races, without b, are not b's to see.
+    expect(await lastRace(b)).toMatchObject({ race_id: raceIds[0], position: 1, drivers: 3 });
   });
 
   it('says a race ended early by Race Control, and has a shorter podium with fewer drivers', async () => {

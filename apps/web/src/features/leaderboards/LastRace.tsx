@@ -6,6 +6,7 @@
  */
 import { useQuery } from '@tanstack/react-query';
 import type { LastRace as LastRaceData } from '@telerace/protocol';
+import type { TFunction } from 'i18next';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation } from 'react-router';
@@ -70,7 +71,7 @@ function useRaceTexts(race: LastRaceData) {
   return { t, ended, seconds, placed };
 }
 
-function headline(t: ReturnType<typeof useTranslation>['t'], race: LastRaceData): string {
+function headline(t: TFunction, race: LastRaceData): string {
   if (race.position === null) return t(`${K}.unplaced`);
   if (race.drivers === 1) return t(`${K}.solo`);
   if (race.position === 1) return t(`${K}.won`);
@@ -78,7 +79,7 @@ function headline(t: ReturnType<typeof useTranslation>['t'], race: LastRaceData)
 }
 
 /** The full result, right after the race. */
-export function LastRaceResult({
+function LastRaceResult({
   race,
   userId,
   onFold,
@@ -87,7 +88,7 @@ export function LastRaceResult({
   userId: number;
   onFold: () => void;
 }) {
-  const { t, ended, seconds, placed } = useRaceTexts(race);
+  const { t, ended, seconds } = useRaceTexts(race);
   const best = seconds(race.best_lap_time_ms);
   const note =
     race.end_reason === 'ended_by_admin'
@@ -138,7 +139,6 @@ export function LastRaceResult({
               </div>
             </dl>
             {best === null && <p className="mt-2 text-sm text-muted">{t(`${K}.noLapHint`)}</p>}
-            {placed && <p className="sr-only">{placed}</p>}
           </div>
           <section
             aria-labelledby={`last-race-podium-${race.race_id}`}
@@ -166,7 +166,7 @@ export function LastRaceResult({
                         place.position === 1 ? 'bg-accent text-accent-fg' : 'border border-line bg-surface-2',
                       )}
                     >
-                      <span className="sr-only">{t(`${K}.positionLabel`)} </span>
+                      <span className="sr-only">{t(`${K}.position`)} </span>
                       {place.position}
                     </span>
                     <Avatar username={place.username} url={place.avatar_url} />
@@ -210,7 +210,7 @@ export function LastRaceResult({
 }
 
 /** The result folded away: one line and the link, while the race is recent. */
-export function LastRaceReminder({ race, takeFocus = false }: { race: LastRaceData; takeFocus?: boolean }) {
+function LastRaceReminder({ race, takeFocus = false }: { race: LastRaceData; takeFocus?: boolean }) {
   const { t, ended, placed } = useRaceTexts(race);
   const box = useRef<HTMLDivElement>(null);
   // The fold button is gone: the focus goes to the link that took its place.
