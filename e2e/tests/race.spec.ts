@@ -6,6 +6,7 @@
  * track) until the live leaderboard shows two completed laps each (so the chart draws lines, not
  * dots); the admin ends the race, both drivers are told and sent home, and the race is on the
  * leaderboards, in a driver's race history and on its own page with one chart line per driver.
+ * At home each driver finds their result (issue 41), which links to the race's page.
  * Between the first and the second lap Janus is killed: the desktop driver's video comes back by
  * itself and the cars drive on (issue 26, fault 3).
  *
@@ -42,8 +43,10 @@ import {
   type Member,
   newMember,
   screenshot,
+  seriousA11yViolations,
   signUp,
   speed,
+  switchTheme,
   translations,
   videoStats,
 } from './support.js';
@@ -276,6 +279,53 @@ test('two drivers and an admin run a whole race, from the lobby to the race char
     await expect(page).toHaveURL(/\/$/);
     await expect.poll(() => alerts).toEqual([t.control.forceDisconnect.race_ended]);
   }
+
+  // Home holds each driver's result (issue 41): their position of the two, laps, best lap, the
+  // podium, that Race Control ended it early, and the race's page.
+  const HOME_SIZES = [
+    { size: 'phone-360', viewport: { width: 360, height: 740 } },
+    { size: 'phone-sideways', viewport: PHONE_SIDEWAYS.viewport },
+    { size: 'desktop', viewport: DESKTOP.viewport },
+  ];
+  const positions: string[] = [];
+  for (const { page, t, member } of drivers) {
+    const result = page.getByTestId('last-race');
+    await expect(result).toBeVisible();
+    await expect(result.getByTestId('last-race-note')).toHaveText(t.pages.home.lastRace.endedEarly);
+    const position = (await result.getByTestId('last-race-position').textContent()) ?? '';
+    expect(position).toMatch(/^[12] \/ 2$/);
+    positions.push(position);
+    expect(Number(await result.getByTestId('last-race-laps').textContent())).toBeGreaterThanOrEqual(2);
+    await expect(result.getByTestId('last-race-best-lap')).toHaveText(/^\d+[.,]\d\d s$/);
+    const podium = result.getByTestId('last-race-podium').getByRole('listitem');
+    await expect(podium).toHaveCount(2);
+    await expect(podium.filter({ hasText: member.username })).toContainText(`(${t.pages.home.lastRace.you})`);
+    expect(await seriousA11yViolations(page, { within: '[data-testid="last-race"]' })).toEqual([]);
+    // The first driver's home in English and dark, the second's in French and light, each size.
+    const language = t === fr ? 'fr' : 'en';
+    const theme = language === 'fr' ? 'light' : 'dark';
+    // Signed in, the page took the member's saved theme (dark for a new member).
+    await switchTheme(page, theme);
+    for (const { size, viewport } of HOME_SIZES) {
+      await page.setViewportSize(viewport);
+      await screenshot(page, testInfo, `home-last-race-${language}-${size}-${theme}`, { fullPage: false });
+    }
+  }
+  // One of them won, the other came second.
+  expect(positions.sort()).toEqual(['1 / 2', '2 / 2']);
+  // Folded on the phone: one line and the same link.
+  await second.page.setViewportSize({ width: 360, height: 740 });
+  await second.page.getByRole('button', { name: fr.pages.home.lastRace.fold }).tap();
+  const reminder = second.page.getByTestId('last-race-reminder');
+  await expect(reminder.getByRole('link', { name: fr.pages.home.lastRace.seeRace })).toBeFocused();
+  await screenshot(second.page, testInfo, 'home-last-race-folded-fr-phone-360-light', { fullPage: false });
+  // The link leads to the race's page.
+  const raceId = await first.page.getByTestId('last-race').getAttribute('data-race-id');
+  await first.page.getByRole('link', { name: en.pages.home.lastRace.seeRace }).click();
+  await expect(first.page).toHaveURL(new RegExp(`/races/${raceId}$`));
+  await expect(
+    first.page.getByRole('heading', { name: fill(en.racePage.title, { id: raceId ?? '' }) }),
+  ).toBeVisible();
 
   // The leaderboards: both drivers all time and in season 0.
   const { page } = first;

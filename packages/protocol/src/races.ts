@@ -118,6 +118,44 @@ export type RaceHistoryRow = z.infer<typeof RaceHistoryRow>;
 export const RaceHistoryResponse = z.object({ data: z.array(RaceHistoryRow), totalCount: z.number().int() });
 export type RaceHistoryResponse = z.infer<typeof RaceHistoryResponse>;
 
+/** How a finished race ended (`races.end_reason`): ran its time, ended by an admin, or finished on a restart. */
+export const RACE_END_REASONS = ['expired', 'ended_by_admin', 'recovered'] as const;
+
+/** A driver on a race's podium (the first three positions). */
+export const PodiumPlace = z.object({
+  position: z.number().int(),
+  user_id: z.number().int(),
+  username: z.string(),
+  avatar_url: z.string().nullable(),
+  total_laps: z.number().int(),
+  best_lap_time_ms: z.number().int().nullable(),
+});
+export type PodiumPlace = z.infer<typeof PodiumPlace>;
+
+/**
+ * The signed-in member's last finished race (GET /api/me/last-race, issue 41): their own result,
+ * how many drove, how it ended and the podium. `race` is null before their first finished race.
+ */
+export const LastRaceResponse = z.object({
+  race: z
+    .object({
+      race_id: z.number().int(),
+      finished_at: z.string(),
+      /** null for a reason this client does not know. */
+      end_reason: z.enum(RACE_END_REASONS).nullable(),
+      /** The member's finishing position; null if the race gave them none. */
+      position: z.number().int().nullable(),
+      total_laps: z.number().int(),
+      /** Their best lap, ms; null when they completed no lap. */
+      best_lap_time_ms: z.number().int().nullable(),
+      drivers: z.number().int(),
+      podium: z.array(PodiumPlace).max(3),
+    })
+    .nullable(),
+});
+export type LastRaceResponse = z.infer<typeof LastRaceResponse>;
+export type LastRace = NonNullable<LastRaceResponse['race']>;
+
 const leaderboardPageSize = z.coerce
   .number()
   .int()

@@ -164,6 +164,7 @@ export const REST: Record<string, Row<HttpOutcome>> = {
   'POST /api/me/disconnect': MEMBER,
   'GET /api/me/tickets': MEMBER,
   'GET /api/me/race-history': MEMBER,
+  'GET /api/me/last-race': MEMBER,
   'GET /api/video/ice-servers': MEMBER,
   'GET /api/cars': MEMBER,
   // The holder's car: its video PIN only for its holder and admins (a demoted admin no longer).

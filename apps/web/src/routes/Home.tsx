@@ -1,4 +1,8 @@
-/** The home page: welcome, photo, promo video, how it works and the calls to action. */
+/**
+ * The home page: welcome, photo, promo video, how it works and the calls to action; above them, a
+ * signed-in member's last race while it is recent (issue 41: a race's end sends its drivers here).
+ */
+import { lazy, Suspense } from 'react';
 import { useTranslation } from 'react-i18next';
 import logoUrl from '../assets/logo.svg';
 import { LinkButton } from '../components/ui/LinkButton';
@@ -110,6 +114,11 @@ function PromoVideo() {
   );
 }
 
+/** Fetched with its own code, and only for a member; a chunk that cannot be fetched shows nothing. */
+const LastRace = lazy(() =>
+  import('../features/leaderboards/LastRace').catch(() => ({ default: () => null })),
+);
+
 const STEPS = ['signup', 'access', 'drive', 'race'] as const;
 
 function StepIcon({ step }: { step: (typeof STEPS)[number] }) {
@@ -151,53 +160,61 @@ function CallsToAction() {
 
 export default function Home() {
   const { t } = useTranslation();
+  const { user } = useAuth();
   return (
     <div className="mx-auto max-w-6xl space-y-16 sm:space-y-20">
-      <section aria-labelledby="home-title" className="grid items-center gap-10 lg:grid-cols-2 lg:gap-12">
-        <div>
-          <div className="flex items-center gap-4">
-            <img
-              src={logoUrl}
-              alt={t('pages.home.logoAlt')}
-              width={72}
-              height={72}
-              className="size-16 sm:size-18"
-            />
-            <p className="text-xs font-bold tracking-[0.2em] text-accent-2 uppercase">
-              {t('pages.home.eyebrow')}
+      <div className="space-y-8">
+        {user && (
+          <Suspense fallback={null}>
+            <LastRace />
+          </Suspense>
+        )}
+        <section aria-labelledby="home-title" className="grid items-center gap-10 lg:grid-cols-2 lg:gap-12">
+          <div>
+            <div className="flex items-center gap-4">
+              <img
+                src={logoUrl}
+                alt={t('pages.home.logoAlt')}
+                width={72}
+                height={72}
+                className="size-16 sm:size-18"
+              />
+              <p className="text-xs font-bold tracking-[0.2em] text-accent-2 uppercase">
+                {t('pages.home.eyebrow')}
+              </p>
+            </div>
+            <h1
+              id="home-title"
+              className="mt-6 font-display text-4xl font-black tracking-tight text-balance italic sm:text-5xl"
+            >
+              {t('pages.home.title')}
+            </h1>
+            <p className="mt-4 text-xl font-semibold text-balance text-accent sm:text-2xl">
+              {t('pages.home.tagline')}
             </p>
+            <p className="mt-5 max-w-prose text-lg leading-relaxed text-muted">{t('pages.home.intro')}</p>
+            <div className="mt-8">
+              <CallsToAction />
+            </div>
           </div>
-          <h1
-            id="home-title"
-            className="mt-6 font-display text-4xl font-black tracking-tight text-balance italic sm:text-5xl"
-          >
-            {t('pages.home.title')}
-          </h1>
-          <p className="mt-4 text-xl font-semibold text-balance text-accent sm:text-2xl">
-            {t('pages.home.tagline')}
-          </p>
-          <p className="mt-5 max-w-prose text-lg leading-relaxed text-muted">{t('pages.home.intro')}</p>
-          <div className="mt-8">
-            <CallsToAction />
-          </div>
-        </div>
-        <figure className="relative">
-          <div
-            className="checkered pointer-events-none absolute -bottom-4 -left-3 h-24 w-40 sm:-left-5 opacity-60 [mask-image:linear-gradient(to_right,black,transparent)]"
-            aria-hidden="true"
-          />
-          <img
-            src={HOME_PHOTO.src}
-            srcSet={HOME_PHOTO.srcSet}
-            sizes={HOME_PHOTO.sizes}
-            alt={t('pages.home.photoAlt')}
-            width={HOME_PHOTO.width}
-            height={HOME_PHOTO.height}
-            fetchPriority="high"
-            className="relative aspect-video w-full rounded-2xl border border-line object-cover shadow-xl"
-          />
-        </figure>
-      </section>
+          <figure className="relative">
+            <div
+              className="checkered pointer-events-none absolute -bottom-4 -left-3 h-24 w-40 sm:-left-5 opacity-60 [mask-image:linear-gradient(to_right,black,transparent)]"
+              aria-hidden="true"
+            />
+            <img
+              src={HOME_PHOTO.src}
+              srcSet={HOME_PHOTO.srcSet}
+              sizes={HOME_PHOTO.sizes}
+              alt={t('pages.home.photoAlt')}
+              width={HOME_PHOTO.width}
+              height={HOME_PHOTO.height}
+              fetchPriority="high"
+              className="relative aspect-video w-full rounded-2xl border border-line object-cover shadow-xl"
+            />
+          </figure>
+        </section>
+      </div>
 
       <PromoVideo />
 

@@ -1,5 +1,11 @@
 /** Leaderboard, race history and race rows as the protocol shapes them (times in ms, dates ISO). */
-import type { LeaderboardRow, RaceDetail, RaceHistoryRow } from '@telerace/protocol';
+import {
+  type LastRace,
+  type LeaderboardRow,
+  RACE_END_REASONS,
+  type RaceDetail,
+  type RaceHistoryRow,
+} from '@telerace/protocol';
 import type {
   FinishedRace,
   HistoryEntry,
@@ -55,5 +61,33 @@ export function presentRaceDetail(race: FinishedRace, results: RaceResult[], lap
       best_lap_time_ms: result.bestLapMs,
       laps: lapsByMember.get(result.userId) ?? [],
     })),
+  };
+}
+
+/** How many places a podium has. */
+const PODIUM_PLACES = 3;
+
+/** The member's result in their last race, with the race's podium (results in position order). */
+export function presentLastRace(entry: HistoryEntry, userId: number, results: RaceResult[]): LastRace {
+  const own = results.find((result) => result.userId === userId);
+  const reason = RACE_END_REASONS.find((known) => known === entry.endReason) ?? null;
+  return {
+    race_id: entry.raceId,
+    finished_at: entry.finishedAt.toISOString(),
+    end_reason: reason,
+    position: own?.position ?? null,
+    total_laps: entry.laps,
+    best_lap_time_ms: entry.bestLapMs,
+    drivers: results.length,
+    podium: results
+      .filter((result) => result.position !== null && result.position <= PODIUM_PLACES)
+      .map((result) => ({
+        position: result.position as number,
+        user_id: result.userId,
+        username: result.username,
+        avatar_url: result.avatarUrl,
+        total_laps: result.laps,
+        best_lap_time_ms: result.bestLapMs,
+      })),
   };
 }

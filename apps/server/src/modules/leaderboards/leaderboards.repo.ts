@@ -149,6 +149,8 @@ export interface HistoryEntry {
   finishedAt: Date;
   laps: number;
   bestLapMs: number | null;
+  /** How the race ended (`races.end_reason`). */
+  endReason: string | null;
 }
 
 const memberFinishedRaces = (userId: number) =>
@@ -162,6 +164,7 @@ export async function raceHistoryPage(db: Db, userId: number, page: Page): Promi
       finishedAt: races.finishedAt,
       laps: raceParticipants.laps,
       bestLapMs: raceParticipants.bestLapMs,
+      endReason: races.endReason,
     })
     .from(raceParticipants)
     .innerJoin(races, eq(races.id, raceParticipants.raceId))

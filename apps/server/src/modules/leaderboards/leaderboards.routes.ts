@@ -1,8 +1,9 @@
 /**
  * The leaderboards and a finished race's page (public: anyone may look), and the signed-in
- * member's own race history.
+ * member's own race history and last race.
  */
 import {
+  LastRaceResponse,
   LeaderboardPageQuery,
   LeaderboardResponse,
   PAGE_SIZES,
@@ -71,6 +72,10 @@ export const leaderboardRoutes: FastifyPluginAsyncZod = async (app) => {
     '/me/race-history',
     { ...member, schema: { querystring: LeaderboardPageQuery, response: { 200: RaceHistoryResponse } } },
     async (request) => app.leaderboards.raceHistory(request.currentUser.id, request.query),
+  );
+
+  app.get('/me/last-race', { ...member, schema: { response: { 200: LastRaceResponse } } }, async (request) =>
+    app.leaderboards.lastRace(request.currentUser.id),
   );
 
   app.get(

@@ -6,6 +6,7 @@
  */
 import {
   ERROR_KEYS,
+  type LastRaceResponse,
   type LeaderboardPageQuery,
   type LeaderboardResponse,
   type RaceDetail,
@@ -16,7 +17,12 @@ import type { Db } from '../../db/client.js';
 import { DomainError } from '../../domain-error.js';
 import type { EventHandlers } from '../../events.js';
 import { LeaderboardFirstPages } from './leaderboard-first-pages.js';
-import { presentHistoryRow, presentLeaderboardRow, presentRaceDetail } from './leaderboards.presenter.js';
+import {
+  presentHistoryRow,
+  presentLastRace,
+  presentLeaderboardRow,
+  presentRaceDetail,
+} from './leaderboards.presenter.js';
 import {
   allTimeCount,
   allTimePage,
@@ -89,6 +95,16 @@ export class LeaderboardsService {
       raceHistoryCount(this.db, userId),
     ]);
     return { data: rows.map(presentHistoryRow), totalCount };
+  }
+
+  /**
+   * The member's last finished race: their result and the podium (the home page shows it after a
+   * race, issue 41). Only their own: a race they were not in is never told here.
+   */
+  async lastRace(userId: number): Promise<LastRaceResponse> {
+    const [last] = await raceHistoryPage(this.db, userId, { limit: 1, offset: 0 });
+    if (!last) return { race: null };
+    return { race: presentLastRace(last, userId, await raceResults(this.db, last.raceId)) };
   }
 
   /** A finished race with every participant's laps; a race still running is not shown yet. */

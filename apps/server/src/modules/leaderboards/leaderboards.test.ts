@@ -5,6 +5,7 @@
  */
 import {
   ERROR_KEYS,
+  LastRaceResponse,
   type LeaderboardResponse,
   type LeaderboardRow,
   RaceDetail,
@@ -40,7 +41,7 @@ interface Entry {
 async function finishRace(
   finishedAt: number,
   entries: Entry[],
-  options: { announce?: boolean } = {},
+  options: { announce?: boolean; endReason?: string } = {},
 ): Promise<number> {
   const startedAt = finishedAt - 10 * 60_000;
   const results = entries.map((entry, index) => {
@@ -71,7 +72,7 @@ async function finishRace(
         startedAt: new Date(startedAt),
         expiresAt: new Date(finishedAt),
         finishedAt: new Date(finishedAt),
-        endReason: 'expired',
+        endReason: options.endReason ?? 'expired',
         minLapMs: 3000,
       })
       .returning({ id: races.id });
@@ -426,5 +427,89 @@ describe('a race page', () => {
     // A running race is in nobody's history yet.
     const history = await get('/api/me/race-history', await authHeader(testApp.app, a));
     expect(history.body).toMatchObject({ totalCount: 3 });
+  });
+});
+
+describe('the last race (issue 41)', () => {
+  const lastRace = async (user: UserRow) => {
+    const { status, body } = await get('/api/me/last-race', await authHeader(testApp.app, user));
+    expect(status, JSON.stringify(body)).toBe(200);
+    return LastRaceResponse.parse(body).race;
+  };
+
+  it("gives the caller's newest finished race: their result, how many drove and the podium", async () => {
+    // a's newest finished race is the third (a race still running, from the test above, is not one).
+    expect(await lastRace(a)).toEqual({
+      race_id: raceIds[2],
+      finished_at: new Date(T0 + 3 * HOUR).toISOString(),
+      end_reason: 'expired',
+      position: 1,
+      total_laps: 3,
+      best_lap_time_ms: 8_800,
+      drivers: 4,
+      podium: [
+        {
+          position: 1,
+          user_id: a.id,
+          username: a.username,
+          avatar_url: null,
+          total_laps: 3,
+          best_lap_time_ms: 8_800,
+        },
+        {
+          position: 2,
+          user_id: h.id,
+          username: h.username,
+          avatar_url: null,
+          total_laps: 3,
+          best_lap_time_ms: 9_000,
+        },
+        {
+          position: 3,
+          user_id: g.id,
+          username: g.username,
+          avatar_url: 'https://example.test/g.png',
+          total_laps: 1,
+          best_lap_time_ms: null,
+        },
+      ],
+    });
+    // Off the podium, without a lap: the member's own result all the same.
+    expect(await lastRace(c)).toMatchObject({
+      race_id: raceIds[2],
+      position: 4,
+      total_laps: 0,
+      best_lap_time_ms: null,
+      drivers: 4,
+    });
+    expect((await lastRace(c))?.podium.map((place) => place.user_id)).toEqual([a.id, h.id, g.id]);
+    // b raced only the first race: the newer races, without b, are not b's to see.
+    expect(await lastRace(b)).toMatchObject({ race_id: raceIds[0], position: 1, drivers: 3 });
+  });
+
+  it('says a race ended early by Race Control, and has a shorter podium with fewer drivers', async () => {
+    const x = await buildUser(db);
+    const y = await buildUser(db);
+    const raceId = await finishRace(
+      T0 + 6 * HOUR,
+      [
+        { user: x, lapTimes: [] },
+        { user: y, lapTimes: [12_000] },
+      ],
+      { endReason: 'ended_by_admin' },
+    );
+    const race = await lastRace(x);
+    expect(race).toMatchObject({ race_id: raceId, end_reason: 'ended_by_admin', position: 2, drivers: 2 });
+    expect(race?.podium.map((place) => [place.position, place.user_id])).toEqual([
+      [1, y.id],
+      [2, x.id],
+    ]);
+  });
+
+  it('is null for a member who never finished a race, and needs a signed-in member', async () => {
+    expect(await lastRace(await buildUser(db))).toBeNull();
+    const signedOut = await get('/api/me/last-race');
+    expect(signedOut.status).toBe(401);
+    expect(signedOut.body).toMatchObject({ errorKey: ERROR_KEYS.unauthorized });
   });
 });

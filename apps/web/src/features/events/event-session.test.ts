@@ -109,6 +109,34 @@ describe('event socket and the session', () => {
     expect(races.getState().state).toBeNull();
   });
 
+  it('says a lobby closed before the start was called off, with no result, whichever message comes first', async () => {
+    setAccessToken(tokenFor(12));
+    const { navigate, notify } = bind();
+    FakeSocket.last.serverOpen();
+    const lobby = (raceId: number) =>
+      FakeSocket.last.serverSend({
+        type: 'race_state_update',
+        payload: raceState({ race_status: 'lobby', race_id: raceId, participants: [pilot(12)] }),
+      });
+    lobby(7);
+    FakeSocket.last.serverSend({
+      type: 'race_state_update',
+      payload: raceState({ race_status: 'idle', race_id: null }),
+    });
+    expect(notify).toHaveBeenLastCalledWith(
+      'The race was called off before the start: no result was recorded.',
+    );
+    expect(navigate).toHaveBeenLastCalledWith('/');
+    // The server's disconnect first, in French this time.
+    await i18n.changeLanguage('fr');
+    lobby(8);
+    FakeSocket.last.serverSend({ type: 'force_disconnect', reason: 'race_ended' });
+    expect(notify).toHaveBeenLastCalledWith(
+      "La course a été annulée avant le départ : aucun résultat n'a été enregistré.",
+    );
+    expect(notify).toHaveBeenCalledTimes(2);
+  });
+
   it('leaves a member who was not in the race where they are', () => {
     setAccessToken(tokenFor(12));
     const { navigate, notify } = bind();

@@ -3,7 +3,8 @@
  * token exists, disconnected when it is gone, following the auth client's token changes. A
  * `force_disconnect {reason}` from the server is shown to the user (translated when the reason is
  * known) and sends them home. The race store follows the same socket, and the end of a race the
- * member took part in is announced once ('race ended') and sends them home too (race-end.ts).
+ * member took part in is announced once ('race ended', or 'called off' for a lobby closed before
+ * the start) and sends them home too (race-end.ts), where their result waits (issue 41).
  */
 import { DISCONNECT_REASONS } from '@telerace/protocol';
 import { getAccessToken, onTokenChange } from '../../lib/auth-client';
@@ -57,15 +58,17 @@ export function bindEventSocketToSession({
     return Number.isInteger(member) ? member : null;
   });
   const unsubscribe = socket.subscribe((message: EventMessage) => {
+    // The member's result waits at home (issue 41); a lobby closed before the start has none.
+    const raceEndText = () =>
+      translate(raceEnd.calledOff ? 'pages.home.lastRace.calledOff' : 'control.forceDisconnect.race_ended');
     if (message.type === 'race_state_update' && raceEnd.onState(message.payload)) {
-      notify(translate('control.forceDisconnect.race_ended'));
+      notify(raceEndText());
       navigate('/');
     }
     if (message.type !== 'force_disconnect') return;
     // The race's end was already announced by its state: only the way home is left.
-    if (message.reason !== 'race_ended' || raceEnd.onRaceEndedDisconnect()) {
-      notify(forceDisconnectText(message.reason, translate));
-    }
+    if (message.reason !== 'race_ended') notify(forceDisconnectText(message.reason, translate));
+    else if (raceEnd.onRaceEndedDisconnect()) notify(raceEndText());
     navigate('/');
   });
   return () => {

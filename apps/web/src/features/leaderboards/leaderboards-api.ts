@@ -1,8 +1,13 @@
 /**
  * The race results calls (spec §7): the all-time and season leaderboards and a race's detail
- * (public), and the member's own race history (signed in). Pages of 10/25/50/100.
+ * (public), and the member's own race history and last race (signed in). Pages of 10/25/50/100.
  */
-import type { LeaderboardResponse, RaceDetail, RaceHistoryResponse } from '@telerace/protocol';
+import type {
+  LastRaceResponse,
+  LeaderboardResponse,
+  RaceDetail,
+  RaceHistoryResponse,
+} from '@telerace/protocol';
 import { API_BASE, ApiError } from '../../lib/api';
 import { authFetch } from '../../lib/auth-client';
 import { boardPath, CURRENT_SEASON } from './board-paths';
@@ -14,6 +19,7 @@ export const leaderboardKey = (board: 'all-time' | 'season', season = CURRENT_SE
   ['leaderboards', board, season] as const;
 export const RACE_HISTORY_KEY = ['me', 'race-history'] as const;
 export const raceKey = (id: number) => ['races', id] as const;
+export const lastRaceKey = (userId: number) => ['me', userId, 'last-race'] as const;
 
 /**
  * A board is the same for every visitor: fetched without the member's token or any header of our
@@ -45,6 +51,12 @@ export async function fetchRaceHistory(page: number, limit: number): Promise<Rac
     import('./race-schemas'),
   ]);
   return schemas.RaceHistoryResponse.parse(body);
+}
+
+/** The member's last finished race with their result and the podium (null before their first). */
+export async function fetchLastRace(): Promise<LastRaceResponse> {
+  const [body, schemas] = await Promise.all([authFetch('/me/last-race'), import('./race-schemas')]);
+  return schemas.LastRaceResponse.parse(body);
 }
 
 export async function fetchRace(id: number): Promise<RaceDetail> {

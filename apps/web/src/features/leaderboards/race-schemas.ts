@@ -1,6 +1,6 @@
 /**
- * The zod schemas of a race's page and the member's race history, fetched the first time one is
- * parsed: the leaderboards page, opened mostly by signed-out visitors, then never downloads zod
- * (its boards parse with leaderboard-response.ts).
+ * The zod schemas of a race's page and of the member's race history and last race, fetched the
+ * first time one is parsed: the leaderboards page, opened mostly by signed-out visitors, then never
+ * downloads zod (its boards parse with leaderboard-response.ts).
  */
-export { RaceDetail, RaceHistoryResponse } from '@telerace/protocol';
+export { LastRaceResponse, RaceDetail, RaceHistoryResponse } from '@telerace/protocol';

@@ -253,6 +253,20 @@ describe('RaceEndWatch', () => {
     expect(watch.onState(IDLE_RACE_STATE)).toBe(false);
   });
 
+  it('tells a lobby closed before the start (called off, no result) from a race that started', () => {
+    const watch = new RaceEndWatch(() => ME);
+    watch.onState(running('lobby'));
+    expect(watch.onState(IDLE_RACE_STATE)).toBe(true);
+    expect(watch.calledOff).toBe(true);
+    for (const status of ['countdown', 'active'] as const) {
+      watch.onState(running('lobby', true, 8));
+      watch.onState(running(status, true, 8));
+      expect(watch.onRaceEndedDisconnect()).toBe(true);
+      expect(watch.calledOff).toBe(false);
+      watch.onState(IDLE_RACE_STATE);
+    }
+  });
+
   it('announces once when the race_ended disconnect comes first, and again for the next race', () => {
     const watch = new RaceEndWatch(() => ME);
     watch.onState(running('active'));
