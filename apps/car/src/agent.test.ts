@@ -129,11 +129,13 @@ async function startAgent(
  * Drives like the server does: the command now, then repeated every 100 ms. `stop()` ends the
  * repetition and returns when the last drive was sent (where the car's silence starts).
  */
+/** The server numbers its commands in one rising sequence per socket: the car ignores older ones. */
+let nextSeq = 1_000;
+
 function heartbeat(server: FakeServer, throttle: number, steer: number) {
-  let seq = 0;
   let lastSentAt = 0;
   const send = () => {
-    server.send({ type: 'drive', throttle, steer, seq: seq++ });
+    server.send({ type: 'drive', throttle, steer, seq: nextSeq++ });
     lastSentAt = performance.now();
   };
   send();
@@ -303,6 +305,22 @@ describe('car agent ↔ server', () => {
     server.send({ type: 'stop' });
     await vi.waitFor(() => expect(backend.isNeutral).toBe(true));
     expect(backend.lastNeutralAt - stoppedAt).toBeLessThanOrEqual(IMMEDIATE_BOUND_MS);
+  });
+
+  it('applies only the newest command: a drive that comes after a newer stop is ignored', async () => {
+    const server = await startServer();
+    cleanups.push(() => server.kill());
+    const { backend } = await startAgent(server.port);
+    await welcomed(server);
+    server.send({ type: 'drive', throttle: 0.6, steer: 0, seq: 7 });
+    await vi.waitFor(() => expect(backend.car.state.throttle).toBeCloseTo(0.6));
+    server.send({ type: 'stop', seq: 9 });
+    // Drive 8 took the slower path (the socket, behind a lost segment): older than the stop.
+    server.send({ type: 'drive', throttle: 0.8, steer: 0, seq: 8 });
+    server.send({ type: 'drive', throttle: 0.7, steer: 0, seq: 9 });
+    await vi.waitFor(() => expect(backend.isNeutral).toBe(true));
+    server.send({ type: 'drive', throttle: 0.5, steer: 0, seq: 10 });
+    await vi.waitFor(() => expect(backend.car.state.throttle).toBeCloseTo(0.5));
   });
 
   it('a simulated car exits with 75 on reboot and 0 on shutdown', async () => {

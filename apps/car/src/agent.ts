@@ -4,10 +4,12 @@
  * where the server's `video` message says (stopped when the link closes).
  */
 import { execFile } from 'node:child_process';
-import { CarAgentMessage, type Telemetry } from '@telerace/protocol';
+import { CarAgentMessage, type CarChannelMessage, ERROR_KEYS, type Telemetry } from '@telerace/protocol';
+import { CarChannel } from './channel.js';
 import { AGENT_VERSION } from './cli.js';
 import type { DriveBackend } from './drive/backend.js';
 import { Driver } from './drive/driver.js';
+import { NewestCommand } from './drive/newest-command.js';
 import { CarLink } from './link.js';
 import type { AgentSettings } from './settings.js';
 import type { VideoOutput } from './video/streamer.js';
@@ -40,6 +42,10 @@ function runCommand(argv: string[]): Promise<void> {
 export class CarAgent {
   readonly driver: Driver;
   readonly link: CarLink;
+  /** The drive channel (issue 42): a second path for drives and stops, beside the socket. */
+  readonly channel: CarChannel;
+  /** Drives and stops come by both paths: only the newest is applied. */
+  private readonly newest = new NewestCommand();
   private telemetryTimer: NodeJS.Timeout | undefined;
   private stopping: Promise<void> | undefined;
 
@@ -66,9 +72,28 @@ export class CarAgent {
     // The finish line's passes go to the server as they happen; a pass while offline is lost
     // (stale by the time the link is back: the server ignores passes older than 10 s anyway).
     deps.backend.onPass?.((at) => this.sendPass(at));
+    this.channel = new CarChannel({
+      offer: (sdp) => this.link.send({ type: 'rtc_offer', sdp }),
+      onMessage: (message) => {
+        this.driver.heard();
+        this.applyCommand(message);
+      },
+      log: deps.log,
+    });
     this.link.on('heard', () => this.driver.heard());
-    this.link.on('welcome', (config) => this.driver.setConfig(config));
+    this.link.on('welcome', (config, { driveChannel }) => {
+      // A new socket: its server numbers commands from 1 again.
+      this.newest.reset();
+      this.driver.setConfig(config);
+      if (driveChannel && settings.driveChannel) this.channel.start();
+    });
+    this.link.on('refused', (errorKey) => {
+      if (errorKey === ERROR_KEYS.driveChannelOff) this.channel.stop();
+      else if (errorKey === ERROR_KEYS.driveChannelBusy || errorKey === ERROR_KEYS.validation)
+        this.channel.refused(errorKey);
+    });
     this.link.on('close', () => {
+      this.channel.stop();
       this.driver.disconnected();
       // The mountpoint may be gone with the server: the next connection gets a fresh `video`.
       void this.deps.video?.stop();
@@ -76,10 +101,11 @@ export class CarAgent {
     this.link.on('message', (message) => {
       switch (message.type) {
         case 'drive':
-          this.driver.drive(message.throttle, message.steer);
-          return;
         case 'stop':
-          this.driver.neutral('stop from the server');
+          this.applyCommand(message);
+          return;
+        case 'rtc_answer':
+          void this.channel.answer(message.sdp);
           return;
         case 'config':
           this.driver.setConfig(message.settings);
@@ -116,12 +142,20 @@ export class CarAgent {
     this.stopping ??= (async () => {
       clearInterval(this.telemetryTimer);
       this.driver.close();
+      this.channel.stop();
       const video = this.deps.video?.stop();
       await this.link.close();
       await video;
       await this.deps.backend.close();
     })();
     return this.stopping;
+  }
+
+  /** A drive or a stop, from the socket or the channel: applied when it is the newest. */
+  private applyCommand(message: CarChannelMessage): void {
+    if (!this.newest.take(message.seq)) return;
+    if (message.type === 'drive') this.driver.drive(message.throttle, message.steer);
+    else this.driver.neutral('stop from the server');
   }
 
   private sendTelemetry(): void {

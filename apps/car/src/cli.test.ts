@@ -49,6 +49,18 @@ describe('parseCli', () => {
     );
   });
 
+  it('offers the drive channel by default, not with --drive-channel off or the file', () => {
+    const driveChannel = (args: string[], file?: string) => {
+      const result = parseCli([...base, ...args], { CAR_SECRET: 's3cret' }, file ? files(file) : noFile);
+      if (result.kind !== 'run') throw new Error(`expected run, got ${result.kind}`);
+      return result.settings.driveChannel;
+    };
+    expect(driveChannel([])).toBe(true);
+    expect(driveChannel(['--drive-channel', 'off'])).toBe(false);
+    expect(driveChannel(['--config', 'car.json'], '{"driveChannel": false}')).toBe(false);
+    expect(error([...base, '--drive-channel', 'udp'])).toBe('--drive-channel must be on or off');
+  });
+
   it('prefers --secret when given', () => {
     const result = parseCli([...base, '--secret', 'flag'], { CAR_SECRET: 'env' }, noFile);
     expect(result.kind === 'run' && result.settings.secret).toBe('flag');

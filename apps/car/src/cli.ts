@@ -17,6 +17,9 @@ usage: telerace-car --server URL --car ID [--drive sim|pca9685|pigpio] [--camera
                    or none (no video); or the CAMERA environment variable
   --assist on|off  the simulated car's steering assist (steers toward the track's centre line,
                    your steering adds on top); on by default
+  --drive-channel on|off
+                   drives also by a WebRTC DataChannel (UDP, dialled out from the car) beside
+                   the socket, for lossy Wi-Fi and 4G; on by default (driveChannel in --config)
   --config FILE    JSON file with any of the above and pca9685, pigpio, slew, trimMax, commands,
                    video
   --version        print the version
@@ -50,6 +53,7 @@ export function parseCli(
         camera: { type: 'string' },
         config: { type: 'string' },
         assist: { type: 'string' },
+        'drive-channel': { type: 'string' },
         version: { type: 'boolean' },
         help: { type: 'boolean' },
       },
@@ -82,6 +86,7 @@ export function parseCli(
       drive: values.drive,
       camera: values.camera ?? (env.CAMERA || undefined),
       assist: values.assist,
+      driveChannel: values['drive-channel'],
       framerate: env.CAMERA_FRAMERATE || undefined,
       size: env.CAMERA_SIZE || undefined,
       file,

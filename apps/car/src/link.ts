@@ -50,7 +50,10 @@ function incompatibleLine(reason: IncompatibleReason, supported: { min: number; 
 interface LinkEvents {
   /** Any valid message (the deadman's heartbeat). */
   heard: [];
-  welcome: [CarConfig];
+  /** `driveChannel`: the server answers the agent's drive channel offers. */
+  welcome: [CarConfig, { driveChannel: boolean }];
+  /** The server refused a message (`error`), by its key. */
+  refused: [string | undefined];
   message: [Forwarded];
   close: [];
 }
@@ -172,7 +175,7 @@ export class CarLink extends EventEmitter<LinkEvents> {
         this.tooOld = false;
         this.backoff.reset();
         this.options.log(`welcomed as car ${this.options.carId}`);
-        this.emit('welcome', parsed.config);
+        this.emit('welcome', parsed.config, { driveChannel: parsed.driveChannel === true });
         return;
       case 'incompatible':
         this.options.log(incompatibleLine(parsed.reason, parsed.supported));
@@ -182,6 +185,7 @@ export class CarLink extends EventEmitter<LinkEvents> {
         return;
       case 'error':
         this.options.log(`the server refused a message: ${parsed.error} (${parsed.errorKey})`);
+        this.emit('refused', parsed.errorKey);
         return;
       default:
         this.emit('message', parsed);

@@ -46,6 +46,8 @@ export interface AgentSettings {
   video: VideoSettings;
   /** The simulated car's steering assist (sim/assist.ts); on unless `--assist off`. */
   assist: boolean;
+  /** Offer the drive channel when the server answers them (issue 42); on unless `--drive-channel off`. */
+  driveChannel: boolean;
 }
 
 export const DEFAULT_COMMANDS = {
@@ -128,6 +130,8 @@ export interface SettingsInput {
   camera?: string | undefined;
   /** `--assist on|off`. */
   assist?: string | undefined;
+  /** `--drive-channel on|off`. */
+  driveChannel?: string | undefined;
   /**
    * The `CAMERA_FRAMERATE` environment variable: the camera's frames per second over the file's
    * `video.framerate` (the server's simulated cars on a busy test machine).
@@ -180,16 +184,15 @@ function sizeFrom(
   return { width, height };
 }
 
-/** `--assist on|off`, or the file's `"assist": true|false`; on by default. */
-function assistFrom(input: SettingsInput, file: Json): boolean {
-  if (input.assist !== undefined) {
-    if (input.assist !== 'on' && input.assist !== 'off')
-      throw new SettingsError('--assist must be on or off');
-    return input.assist === 'on';
+/** `--<flag> on|off`, or the file's `"<key>": true|false`; on by default. */
+function switchFrom(given: string | undefined, flag: string, file: Json, key: string): boolean {
+  if (given !== undefined) {
+    if (given !== 'on' && given !== 'off') throw new SettingsError(`--${flag} must be on or off`);
+    return given === 'on';
   }
-  const value = file.assist;
+  const value = file[key];
   if (value === undefined) return true;
-  if (typeof value !== 'boolean') throw new SettingsError('config: "assist" must be true or false');
+  if (typeof value !== 'boolean') throw new SettingsError(`config: "${key}" must be true or false`);
   return value;
 }
 
@@ -286,7 +289,8 @@ export function resolveSettings(input: SettingsInput): AgentSettings {
       framerate: framerateFrom(input, video, videoDefaults.framerate),
       bitrate: intAt(video, 'video.', 'bitrate', videoDefaults.bitrate, 50, 20_000),
     },
-    assist: assistFrom(input, file),
+    assist: switchFrom(input.assist, 'assist', file, 'assist'),
+    driveChannel: switchFrom(input.driveChannel, 'drive-channel', file, 'driveChannel'),
   };
   if (settings.pca9685.steering.channel === settings.pca9685.throttle.channel) {
     throw new SettingsError('config: pca9685 steering and throttle need different channels');

@@ -310,6 +310,40 @@ export const ControllerServerMessage = z.discriminatedUnion('type', [
 ]);
 export type ControllerServerMessage = z.infer<typeof ControllerServerMessage>;
 
+/**
+ * The car's drive channel (issue 42): a DataChannel the car agent offers over its car socket, so
+ * that drives reach a car on venue Wi-Fi or 4G without TCP's stalls (one lost segment held every
+ * later drive back past the car's 500 ms deadman). Unordered, never retransmitted; the server
+ * sends every drive and stop on the channel and on the socket, and the car applies a command only
+ * when its `seq` is above the last one it applied, whichever path brought it.
+ */
+export const CAR_CHANNEL = {
+  /** The DataChannel's label; a channel with another label is closed. */
+  label: 'car-drive',
+  /** RTCDataChannelInit of the channel the agent creates. */
+  options: { ordered: false, maxRetransmits: 0 },
+  /** An offer not answered and open within this long is given up (and tried again later). */
+  openTimeoutMs: 10_000,
+  /** After a channel closes or fails the agent offers again after this delay, doubling… */
+  retryInitialMs: 1_000,
+  /** …up to this one. */
+  retryMaxMs: 30_000,
+  /** Offers a car may make per minute (each one costs the server UDP ports); more are refused. */
+  offersPerMinute: 12,
+} as const;
+
+/**
+ * Server → car, on the car socket and on the car's drive channel. `seq` numbers drives and stops
+ * in one sequence per car socket: a command whose number is not above the last one the car applied
+ * (a late copy from the other path) is ignored. A `stop` without `seq` (a server older than the
+ * channel) is always applied.
+ */
+export const CarChannelMessage = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('drive'), throttle: unit, steer: unit, seq: z.number().int().nonnegative() }),
+  z.object({ type: z.literal('stop'), seq: z.number().int().nonnegative().optional() }),
+]);
+export type CarChannelMessage = z.infer<typeof CarChannelMessage>;
+
 /** Car agent → server. */
 export const CarAgentMessage = z.discriminatedUnion('type', [
   /**
@@ -330,15 +364,23 @@ export const CarAgentMessage = z.discriminatedUnion('type', [
    * (docs/races.md). Sent by the sim backend and by cars with a lap sensor.
    */
   z.object({ type: z.literal('pass'), at: z.number().int().positive() }),
+  /**
+   * Opens the car's drive channel (issue 42, docs/car.md "The drive channel"): the agent creates
+   * the DataChannel (CAR_CHANNEL) and offers; the server answers with `rtc_answer`. Only after a
+   * `welcome` that says `driveChannel: true`. The agent does not trickle (its candidates are in the
+   * SDP, and the server does not send to them: the car's checks reach the server, behind any NAT).
+   * A new offer replaces the last; offers come at most CAR_CHANNEL.offersPerMinute per car.
+   */
+  z.object({ type: z.literal('rtc_offer'), sdp: Sdp }),
 ]);
 export type CarAgentMessage = z.infer<typeof CarAgentMessage>;
 
 /** Server → car agent. */
 export const ServerCarMessage = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('welcome'), config: CarConfig }),
+  /** `driveChannel`: this server answers the agent's `rtc_offer` (issue 42); absent: it does not. */
+  z.object({ type: z.literal('welcome'), config: CarConfig, driveChannel: z.boolean().optional() }),
   IncompatibleMessage,
-  z.object({ type: z.literal('drive'), throttle: unit, steer: unit, seq: z.number().int().nonnegative() }),
-  z.object({ type: z.literal('stop') }),
+  ...CarChannelMessage.options,
   z.object({ type: z.literal('config'), settings: CarConfig }),
   z.object({ type: z.literal('command'), command: z.enum(['reboot', 'shutdown']) }),
   /**
@@ -354,6 +396,8 @@ export const ServerCarMessage = z.discriminatedUnion('type', [
   /** Nobody drives the car any more: stop streaming (saves the car's CPU and data). */
   z.object({ type: z.literal('video-stop') }),
   SocketErrorMessage,
+  /** The server's answer to the agent's `rtc_offer`, with all its ICE candidates. */
+  z.object({ type: z.literal('rtc_answer'), sdp: Sdp }),
 ]);
 export type ServerCarMessage = z.infer<typeof ServerCarMessage>;
 

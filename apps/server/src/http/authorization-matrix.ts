@@ -327,6 +327,8 @@ export const CAR_SOCKET: SocketTable<CarAgentMessage['type']> = {
     hello: { rest: 'ok' },
     telemetry: { rest: 'ok' },
     pass: { rest: 'ok' },
+    // The car's drive channel (issue 42): answered; the car's candidates are never sent to.
+    rtc_offer: { rest: 'ok' },
   },
 };
 

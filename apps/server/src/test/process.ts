@@ -163,11 +163,16 @@ export async function apiCall<T>(
 }
 
 /** A real car-agent process on the simulator, connecting to `base` as the car. */
-export function startSimAgent(base: string, carId: number, secret: string): ChildProcess {
+export function startSimAgent(
+  base: string,
+  carId: number,
+  secret: string,
+  extraArgs: readonly string[] = [],
+): ChildProcess {
   const command = agentCommand();
   return spawn(
     command.command,
-    [...command.args, '--server', base, '--car', String(carId), '--drive', 'sim'],
+    [...command.args, '--server', base, '--car', String(carId), '--drive', 'sim', ...extraArgs],
     {
       env: { PATH: process.env.PATH ?? '', CAR_SECRET: secret },
       stdio: ['ignore', 'pipe', 'pipe'],

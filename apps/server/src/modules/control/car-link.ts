@@ -10,9 +10,11 @@
  */
 import { performance } from 'node:perf_hooks';
 import {
+  CAR_CHANNEL,
   CAR_PROTOCOL_VERSION,
   type CarConfig,
   CONTROL_LIMITS,
+  ERROR_KEYS,
   incompatibility,
   MIN_SUPPORTED_CAR_PROTOCOL_VERSION,
   type ServerCarMessage,
@@ -21,7 +23,12 @@ import {
   type Telemetry,
 } from '@telerace/protocol';
 import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../../clock.js';
+import { HttpError } from '../../http/errors.js';
+import type { LimitWindow } from '../../limit-window.js';
 import type { SocketConnection } from '../../sockets/socket-connection.js';
+import type { DriveChannelConfig } from './control.config.js';
+import { DriveChannel } from './drive-channel.js';
 
 /**
  * A `drive` for the car as JSON text, written without building the message object first: the
@@ -48,6 +55,18 @@ export interface CarLinkHandlers {
   onClose(link: CarLink): void;
 }
 
+/** What a car's drive channel needs (issue 42): the server's settings and the offers' budget. */
+export interface CarChannelAccess {
+  clock: Clock;
+  driveChannel: DriveChannelConfig;
+  /** DRIVE_CHANNEL.offersPerMinute per key: the car's is `car:<id>`. */
+  offers: LimitWindow<string>;
+}
+
+/** DRIVE_CHANNEL=off: the welcome says so, and an offer that comes anyway is refused. */
+const carChannelOff = () =>
+  new HttpError(404, 'This server has no drive channel: drive over this socket', ERROR_KEYS.driveChannelOff);
+
 /** The car protocols this server speaks. */
 const CAR_VERSIONS: SupportedVersions = {
   min: MIN_SUPPORTED_CAR_PROTOCOL_VERSION,
@@ -69,12 +88,15 @@ export class CarLink {
   /** `performance.now()` of the last drive sent to the car. */
   #lastSentAt = Number.NEGATIVE_INFINITY;
   readonly #timers: NodeJS.Timeout[] = [];
+  /** The car's drive channel once it offered one; every drive and stop also goes there. */
+  #channel: DriveChannel | null = null;
 
   constructor(
     readonly carId: number,
     readonly connection: SocketConnection,
     readonly handlers: CarLinkHandlers,
     readonly log: FastifyBaseLogger,
+    readonly channelAccess: CarChannelAccess | null = null,
   ) {
     const helloTimer = setTimeout(() => {
       if (!this.ready) this.close(SOCKET_CLOSE_CODES.policy, 'hello expected');
@@ -85,6 +107,7 @@ export class CarLink {
     );
     connection.onClose(() => {
       for (const timer of this.#timers) clearTimeout(timer);
+      this.#channel?.close();
       this.ready = false;
       handlers.onClose(this);
     });
@@ -111,10 +134,41 @@ export class CarLink {
     if (this.ready) this.#sendDriveOf(throttle, steer);
   }
 
-  /** Neutral now; nothing is repeated until the next drive. */
+  /**
+   * Neutral now; nothing is repeated until the next drive. Numbered like the drives, on both
+   * paths: a drive that comes late by the other path is older, and the car ignores it.
+   */
   stop(): void {
     this.#driving = false;
-    if (this.ready) this.send({ type: 'stop' });
+    if (!this.ready) return;
+    this.#seq += 1;
+    const frame = JSON.stringify({ type: 'stop', seq: this.#seq });
+    this.connection.sendText(frame);
+    this.#channel?.sendText(frame);
+  }
+
+  /**
+   * The car offers its drive channel (`rtc_offer`, issue 42); it replaces the previous one. The
+   * car's candidates are not used: its checks reach the server's, and werift answers them where
+   * they came from (the car is behind NAT, and the server sends nowhere a car's SDP names).
+   */
+  async offerDriveChannel(sdp: string): Promise<void> {
+    const access = this.channelAccess;
+    if (!this.ready) return;
+    if (!access?.driveChannel.enabled) throw carChannelOff();
+    const { enabled: _enabled, ...network } = access.driveChannel;
+    this.#channel ??= new DriveChannel({
+      clock: access.clock,
+      log: this.log,
+      network,
+      owner: { keys: [`car:${this.carId}`], offers: access.offers },
+      label: CAR_CHANNEL.label,
+      remoteCandidates: false,
+      answer: (answer) => this.send({ type: 'rtc_answer', sdp: answer }),
+      // The car sends nothing on it.
+      onMessage: () => {},
+    });
+    await this.#channel.offer(sdp);
   }
 
   close(code: number, reason: string): void {
@@ -157,7 +211,7 @@ export class CarLink {
       return;
     }
     if (!this.connection.isOpen) return;
-    this.send({ type: 'welcome', config });
+    this.send({ type: 'welcome', config, driveChannel: this.channelAccess?.driveChannel.enabled === true });
     this.reportsPasses = capabilities.passes === true;
     this.ready = true;
     this.log.info({ carId: this.carId, agentVersion, reportsPasses: this.reportsPasses }, 'car connected');
@@ -174,7 +228,9 @@ export class CarLink {
   #sendDriveOf(throttle: number, steer: number): void {
     this.#seq += 1;
     this.#lastSentAt = performance.now();
-    this.connection.sendText(driveFrame(throttle, steer, this.#seq));
+    const frame = driveFrame(throttle, steer, this.#seq);
+    this.connection.sendText(frame);
+    this.#channel?.sendText(frame);
   }
 
   /**

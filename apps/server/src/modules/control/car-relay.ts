@@ -24,7 +24,7 @@ import type { MemberSocketsOfKind, Revocation } from '../../sockets/member-socke
 import { type DropCounters, newDropCounters } from '../../sockets/message-guard.js';
 import type { SocketConnection } from '../../sockets/socket-connection.js';
 import type { CarPresence } from '../cars/cars.presenter.js';
-import { CarLink } from './car-link.js';
+import { type CarChannelAccess, CarLink } from './car-link.js';
 import { type ControllerAccess, ControllerLink } from './controller-link.js';
 import { CrossInstanceRelay, type LocalRelay } from './cross-instance-relay.js';
 import { type DriveChannelThread, driveChannelThread } from './drive-channel-thread.js';
@@ -205,7 +205,11 @@ export class CarRelay implements CarPresence {
   }
 
   /** A car agent authenticated at the upgrade; a previous connection of the same car is replaced. */
-  attachCar(carId: number, connection: SocketConnection): CarLink {
+  attachCar(
+    carId: number,
+    connection: SocketConnection,
+    channelAccess: CarChannelAccess | null = null,
+  ): CarLink {
     const previous = this.#cars.get(carId);
     const link = new CarLink(
       carId,
@@ -238,6 +242,7 @@ export class CarRelay implements CarPresence {
         },
       },
       this.log,
+      channelAccess,
     );
     this.#cars.set(carId, link);
     this.#crossInstance.serve(carId);

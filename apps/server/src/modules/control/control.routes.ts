@@ -43,7 +43,7 @@ function carIdOf(request: FastifyRequest): number {
   return id.data;
 }
 
-function carSocket(app: FastifyInstance) {
+function carSocket(app: FastifyInstance, offers: LimitWindow<string>) {
   return defineSocket({
     name: 'car',
     path: '/rcsocket',
@@ -57,12 +57,18 @@ function carSocket(app: FastifyInstance) {
       if (!car) throw unauthorized();
       return { carId };
     },
-    open: (connection, { carId }) => app.carRelay.attachCar(carId, connection),
+    open: (connection, { carId }) =>
+      app.carRelay.attachCar(carId, connection, {
+        clock: app.clock,
+        driveChannel: app.config.driveChannel,
+        offers,
+      }),
     messages: messageTable<CarLink, CarAgentMessage>(CarAgentMessage, {
       hello: (link, message) =>
         link.hello(message.protocolVersion, message.agentVersion, message.capabilities),
       telemetry: (link, { type: _type, ...telemetry }) => link.telemetry(telemetry),
       pass: (link, { at }) => link.pass(at),
+      rtc_offer: (link, { sdp }) => link.offerDriveChannel(sdp),
     }),
     keepalive: CAR_KEEPALIVE,
     dropped: app.carRelay.dropped.car,
@@ -131,5 +137,8 @@ export const controlRoutes: FastifyPluginAsync = async (app) => {
     DRIVE_CHANNEL.offersPerMinute,
     60_000,
   );
-  registerSockets(app, [carSocket(app), controllerSocket(app, check, driveChannelOffers)]);
+  registerSockets(app, [
+    carSocket(app, driveChannelOffers),
+    controllerSocket(app, check, driveChannelOffers),
+  ]);
 };

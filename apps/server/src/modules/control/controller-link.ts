@@ -12,6 +12,7 @@
  */
 import {
   type ControllerServerMessage,
+  DRIVE_CHANNEL,
   DriveChannelMessage,
   ERROR_KEYS,
   SOCKET_CLOSE_CODES,
@@ -148,7 +149,12 @@ export class ControllerLink implements MemberSocket {
       clock: this.access.clock,
       log: this.connection.options.log,
       network,
-      owner: { userId: this.userId, sessionId: this.sessionId, offers: this.access.driveChannelOffers },
+      owner: {
+        keys: [`member:${this.userId}`, `session:${this.sessionId}`],
+        offers: this.access.driveChannelOffers,
+      },
+      label: DRIVE_CHANNEL.label,
+      remoteCandidates: true,
       answer: (answer) => this.send({ type: 'rtc_answer', sdp: answer }),
       onMessage: (data) => this.connection.receive(data, DRIVE_CHANNEL_MESSAGES, this),
     });

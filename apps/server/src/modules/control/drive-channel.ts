@@ -43,11 +43,13 @@ import { driveChannelThread, type OfferOutcome } from './drive-channel-thread.js
 
 export type { DriveChannelNetwork, RemoteCandidate } from './drive-channel-peers.js';
 
-/** Whose offers these are: their budget is counted per member and per car session. */
+/**
+ * Whose offers these are: each offer is taken off every key's budget (a driver's: `member:<id>`
+ * and `session:<id>`; a car's: `car:<id>`), which must all have room.
+ */
 export interface DriveChannelOwner {
-  userId: number;
-  sessionId: number;
-  /** DRIVE_CHANNEL.offersPerMinute per key (`member:<id>`, `session:<id>`), on every instance. */
+  keys: readonly string[];
+  /** DRIVE_CHANNEL.offersPerMinute per key, on every instance. */
   offers: LimitWindow<string>;
 }
 
@@ -56,6 +58,13 @@ export interface DriveChannelOptions {
   log: FastifyBaseLogger;
   network: DriveChannelNetwork;
   owner: DriveChannelOwner;
+  /** The DataChannel's label (DRIVE_CHANNEL.label, CAR_CHANNEL.label); a channel with another is closed. */
+  label: string;
+  /**
+   * Whether the remote side's candidates are used (through the address policy): a browser's may
+   * be. A car's never are: it dials out, and its checks reach the server from behind any NAT.
+   */
+  remoteCandidates: boolean;
   /** Sends the answer on the control socket. */
   answer(sdp: string): void;
   /** One message received on the DataChannel, as bytes. */
@@ -108,7 +117,7 @@ export class DriveChannel {
     const { id, outcome } = driveChannelThread.offer(
       reading.sdp,
       this.options.network,
-      DRIVE_CHANNEL.label,
+      this.options.label,
       (data) => this.options.onMessage(data),
     );
     this.#peerId = id;
@@ -148,7 +157,7 @@ export class DriveChannel {
   /** One of the browser's candidates for the current offer; ignored past the limits and the policy. */
   candidate(remote: RemoteCandidate): void {
     const policy = this.#policy;
-    if (this.#closed || this.#peerId === null || !policy) return;
+    if (this.#closed || this.#peerId === null || !policy || !this.options.remoteCandidates) return;
     const { counters } = driveChannelThread;
     if (remote.candidate !== '') {
       if (++this.#candidates > DRIVE_CHANNEL.maxCandidates) {
@@ -170,9 +179,14 @@ export class DriveChannel {
     driveChannelThread.candidate(this.#peerId, remote);
   }
 
-  /** A message to the browser on the channel (a `drive-ack`); dropped when it is not open. */
+  /** A message to the other side on the channel (a `drive-ack`); dropped when it is not open. */
   send(message: object): void {
-    if (this.#peerId !== null) driveChannelThread.send(this.#peerId, JSON.stringify(message));
+    this.sendText(JSON.stringify(message));
+  }
+
+  /** The same, already JSON (a car's drive frame). */
+  sendText(text: string): void {
+    if (this.#peerId !== null) driveChannelThread.send(this.#peerId, text);
   }
 
   /** The control socket closes (or is being closed): the peer goes, and later offers are ignored. */
@@ -181,12 +195,12 @@ export class DriveChannel {
     this.#closePeer();
   }
 
-  /** One offer off the member's and the car session's budgets; both must have room. */
+  /** One offer off every key's budget; all must have room. */
   async #withinBudget(): Promise<boolean> {
-    const { userId, sessionId, offers } = this.options.owner;
-    const member = await offers.take(`member:${userId}`);
-    const session = await offers.take(`session:${sessionId}`);
-    return member && session;
+    const { keys, offers } = this.options.owner;
+    let room = true;
+    for (const key of keys) room = (await offers.take(key)) && room;
+    return room;
   }
 
   #closePeer(): void {
