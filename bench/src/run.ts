@@ -1,5 +1,6 @@
 /** `npm run bench [-- name ...]`: runs the named benchmarks (all when none is named). */
 import { apiBench } from './api.bench.js';
+import { carLinkBench } from './car-link.bench.js';
 import { chromiumChannelBench } from './chromium-channel.bench.js';
 import { fanoutBench } from './fanout.bench.js';
 import { httpBench } from './http.bench.js';
@@ -15,6 +16,7 @@ import { webBench } from './web.bench.js';
 
 const BENCHES: Record<string, () => Promise<void>> = {
   api: apiBench,
+  'car-link': carLinkBench,
   'chromium-channel': chromiumChannelBench,
   fanout: fanoutBench,
   http: httpBench,

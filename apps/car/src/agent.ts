@@ -29,6 +29,8 @@ export interface AgentDeps {
   telemetry?: () => Telemetry;
   /** The camera stream (none with `--camera none`): started by the server's `video` message. */
   video?: VideoOutput;
+  /** The drive channel's answer as the peer takes it (the loss bench's impaired UDP; CarChannelOptions). */
+  takeChannelAnswer?: (sdp: string) => Promise<string>;
 }
 
 function runCommand(argv: string[]): Promise<void> {
@@ -79,6 +81,7 @@ export class CarAgent {
         this.applyCommand(message);
       },
       log: deps.log,
+      ...(deps.takeChannelAnswer ? { takeAnswer: deps.takeChannelAnswer } : {}),
     });
     this.link.on('heard', () => this.driver.heard());
     this.link.on('welcome', (config, { driveChannel }) => {

@@ -28,6 +28,11 @@ export interface CarChannelOptions {
   backoff?: Backoff;
   /** Offer to open before it is given up (CAR_CHANNEL.openTimeoutMs). */
   openTimeoutMs?: number;
+  /**
+   * The server's answer as the car's peer takes it; by default as it came. The loss bench
+   * (`npm run bench -- lossy`) moves its candidates to proxies that impair the channel's UDP.
+   */
+  takeAnswer?: (sdp: string) => Promise<string>;
 }
 
 export type CarChannelState = 'off' | 'offering' | 'open';
@@ -82,7 +87,9 @@ export class CarChannel {
     const peer = this.#peer;
     if (!peer || this.#state !== 'offering') return;
     try {
-      await peer.setRemoteDescription({ type: 'answer', sdp });
+      const taken = this.options.takeAnswer ? await this.options.takeAnswer(sdp) : sdp;
+      if (this.#peer !== peer) return;
+      await peer.setRemoteDescription({ type: 'answer', sdp: taken });
     } catch (error) {
       this.#failed(`the server's answer was refused: ${(error as Error).message}`);
     }

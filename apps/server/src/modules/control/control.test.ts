@@ -120,6 +120,8 @@ describe('car sockets', () => {
     expect(good.messages[0]).toEqual({
       type: 'welcome',
       config: { forwardSpeedPercent: 100, backwardSpeedPercent: 100, trimValue: 0 },
+      // This server answers the car's drive channel offers (issue 42).
+      driveChannel: true,
     });
     await good.close();
   });
