@@ -307,6 +307,42 @@ describe('car agent ↔ server', () => {
     expect(backend.lastNeutralAt - stoppedAt).toBeLessThanOrEqual(IMMEDIATE_BOUND_MS);
   });
 
+  it('pings its link on the socket of a server that answers, and reports its link in the telemetry (issue 42)', async () => {
+    const server = await startServer(0, { ...welcome, driveChannel: false });
+    cleanups.push(() => server.kill());
+    server.wss.on('connection', (socket) =>
+      socket.on('message', (data) => {
+        const message = JSON.parse(data.toString()) as { type: string; t?: number };
+        if (message.type === 'link-ping') socket.send(JSON.stringify({ type: 'link-pong', t: message.t }));
+      }),
+    );
+    await startAgent(server.port);
+    await welcomed(server);
+    await vi.waitFor(
+      () => {
+        const telemetry = server.received.filter((m) => m.type === 'telemetry').at(-1) as { link?: unknown };
+        expect(telemetry?.link).toEqual({ channel: false, rttMs: expect.any(Number), deadmanTrips: 0 });
+      },
+      { timeout: 5_000 },
+    );
+    expect(server.received.some((m) => m.type === 'rtc_offer')).toBe(false);
+  });
+
+  it('sends an older server (no word of the drive channel) neither link pings nor link figures', async () => {
+    const server = await startServer();
+    cleanups.push(() => server.kill());
+    await startAgent(server.port);
+    await welcomed(server);
+    await vi.waitFor(
+      () => expect(server.received.filter((m) => m.type === 'telemetry').length).toBeGreaterThan(6),
+      {
+        timeout: 5_000,
+      },
+    );
+    expect(server.received.some((m) => m.type === 'link-ping' || m.type === 'rtc_offer')).toBe(false);
+    expect(server.received.some((m) => m.type === 'telemetry' && 'link' in m)).toBe(false);
+  });
+
   it('applies only the newest command: a drive that comes after a newer stop is ignored', async () => {
     const server = await startServer();
     cleanups.push(() => server.kill());

@@ -11,10 +11,13 @@ import type { DriveBackend } from './drive/backend.js';
 import { Driver } from './drive/driver.js';
 import { NewestCommand } from './drive/newest-command.js';
 import { CarLink } from './link.js';
+import { type LinkPath, LinkStats } from './link-stats.js';
 import type { AgentSettings } from './settings.js';
 import type { VideoOutput } from './video/streamer.js';
 
 export const TELEMETRY_MS = 200;
+/** The link pings' period (issue 42): the round trip and loss of Car Status. */
+export const LINK_PING_MS = 1_000;
 /** Exit code asking the supervisor (systemd, SIM_CARS) to start the agent again. */
 export const EXIT_RESTART = 75;
 
@@ -48,7 +51,12 @@ export class CarAgent {
   readonly channel: CarChannel;
   /** Drives and stops come by both paths: only the newest is applied. */
   private readonly newest = new NewestCommand();
+  /** The link as this car sees it, sent in its telemetry. */
+  readonly linkStats = new LinkStats();
+  /** The server answers link pings (its welcome spoke of the drive channel, either way). */
+  private serverPongs = false;
   private telemetryTimer: NodeJS.Timeout | undefined;
+  private pingTimer: NodeJS.Timeout | undefined;
   private stopping: Promise<void> | undefined;
 
   constructor(
@@ -60,6 +68,7 @@ export class CarAgent {
       slew: settings.slew,
       trimMax: settings.trimMax,
       log: deps.log,
+      onDeadman: () => this.linkStats.deadmanTrip(),
     });
     this.link = new CarLink({
       server: settings.server,
@@ -78,15 +87,17 @@ export class CarAgent {
       offer: (sdp) => this.link.send({ type: 'rtc_offer', sdp }),
       onMessage: (message) => {
         this.driver.heard();
-        this.applyCommand(message);
+        if (message.type === 'link-pong') this.linkStats.pong('channel', message.t);
+        else this.applyCommand(message, 'channel');
       },
       log: deps.log,
       ...(deps.takeChannelAnswer ? { takeAnswer: deps.takeChannelAnswer } : {}),
     });
     this.link.on('heard', () => this.driver.heard());
-    this.link.on('welcome', (config, { driveChannel }) => {
+    this.link.on('welcome', (config, { driveChannel, linkPings }) => {
       // A new socket: its server numbers commands from 1 again.
       this.newest.reset();
+      this.serverPongs = linkPings;
       this.driver.setConfig(config);
       if (driveChannel && settings.driveChannel) this.channel.start();
     });
@@ -105,7 +116,10 @@ export class CarAgent {
       switch (message.type) {
         case 'drive':
         case 'stop':
-          this.applyCommand(message);
+          this.applyCommand(message, 'socket');
+          return;
+        case 'link-pong':
+          this.linkStats.pong('socket', message.t);
           return;
         case 'rtc_answer':
           void this.channel.answer(message.sdp);
@@ -138,12 +152,14 @@ export class CarAgent {
     this.driver.start();
     this.link.connect();
     this.telemetryTimer = setInterval(() => this.sendTelemetry(), TELEMETRY_MS);
+    this.pingTimer = setInterval(() => this.pingLink(), LINK_PING_MS);
   }
 
   /** Neutral first, then close the socket and the backend. Safe to call more than once. */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       clearInterval(this.telemetryTimer);
+      clearInterval(this.pingTimer);
       this.driver.close();
       this.channel.stop();
       const video = this.deps.video?.stop();
@@ -155,20 +171,32 @@ export class CarAgent {
   }
 
   /** A drive or a stop, from the socket or the channel: applied when it is the newest. */
-  private applyCommand(message: CarChannelMessage): void {
+  private applyCommand(message: Exclude<CarChannelMessage, { type: 'link-pong' }>, path: LinkPath): void {
+    this.linkStats.command(message.seq, path);
     if (!this.newest.take(message.seq)) return;
     if (message.type === 'drive') this.driver.drive(message.throttle, message.steer);
     else this.driver.neutral('stop from the server');
   }
 
+  /** One link ping on the socket and one on the open channel: their answers time the link. */
+  private pingLink(): void {
+    if (!this.link.isWelcomed || !this.serverPongs) return;
+    this.link.send({ type: 'link-ping', t: this.linkStats.ping('socket') });
+    if (this.channel.state === 'open')
+      this.channel.send({ type: 'link-ping', t: this.linkStats.ping('channel') });
+  }
+
   private sendTelemetry(): void {
     if (!this.link.isWelcomed) return;
     const fps = this.deps.video?.fps();
+    const kbps = this.deps.video?.kbps?.();
     const message = CarAgentMessage.safeParse({
       type: 'telemetry',
       ...this.deps.telemetry?.(),
       ...this.deps.backend.telemetry?.(),
       ...(fps === undefined ? {} : { fps: Math.min(240, fps) }),
+      ...(kbps === undefined ? {} : { kbps }),
+      ...(this.serverPongs ? { link: this.linkStats.snapshot(this.channel.state === 'open') } : {}),
     });
     if (message.success) this.link.send(message.data);
   }

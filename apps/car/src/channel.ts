@@ -16,7 +16,7 @@
  * either. A channel that fails or closes is offered again with a backoff while the socket lives;
  * the socket's close ends it.
  */
-import { Backoff, CAR_CHANNEL, CarChannelMessage } from '@telerace/protocol';
+import { Backoff, CAR_CHANNEL, type CarChannelAgentMessage, CarChannelMessage } from '@telerace/protocol';
 import type { RTCDataChannel, RTCPeerConnection } from 'werift';
 
 export interface CarChannelOptions {
@@ -98,6 +98,18 @@ export class CarChannel {
   /** The server refused the offer (an `error` on the socket): tried again after the backoff. */
   refused(reason: string): void {
     if (this.#state === 'offering') this.#failed(`offer refused: ${reason}`);
+  }
+
+  /** A message to the server on the channel (a link ping); false when it is not open. */
+  send(message: CarChannelAgentMessage): boolean {
+    const channel = this.#channel;
+    if (this.#state !== 'open' || channel?.readyState !== 'open') return false;
+    try {
+      channel.send(JSON.stringify(message));
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** The socket closed (or the agent stops): the channel goes, and is not offered again until asked. */

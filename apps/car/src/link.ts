@@ -50,8 +50,11 @@ function incompatibleLine(reason: IncompatibleReason, supported: { min: number; 
 interface LinkEvents {
   /** Any valid message (the deadman's heartbeat). */
   heard: [];
-  /** `driveChannel`: the server answers the agent's drive channel offers. */
-  welcome: [CarConfig, { driveChannel: boolean }];
+  /**
+   * `driveChannel`: the server answers the agent's drive channel offers; `linkPings`: it answers
+   * link pings (a server that speaks of the drive channel at all, either way).
+   */
+  welcome: [CarConfig, { driveChannel: boolean; linkPings: boolean }];
   /** The server refused a message (`error`), by its key. */
   refused: [string | undefined];
   message: [Forwarded];
@@ -175,7 +178,10 @@ export class CarLink extends EventEmitter<LinkEvents> {
         this.tooOld = false;
         this.backoff.reset();
         this.options.log(`welcomed as car ${this.options.carId}`);
-        this.emit('welcome', parsed.config, { driveChannel: parsed.driveChannel === true });
+        this.emit('welcome', parsed.config, {
+          driveChannel: parsed.driveChannel === true,
+          linkPings: parsed.driveChannel !== undefined,
+        });
         return;
       case 'incompatible':
         this.options.log(incompatibleLine(parsed.reason, parsed.supported));

@@ -109,12 +109,31 @@ export const Car = z.object({
 });
 export type Car = z.infer<typeof Car>;
 
+/**
+ * The car's drive link as the car sees it (issue 42; Car Status, /metrics). `channel`: its drive
+ * channel is open (commands come by the channel and the socket; otherwise by the socket alone).
+ * `rttMs`: the median round trip of its link pings over the last minute, by the channel when open.
+ * `lossPercent`: over the last minute, the share of the server's commands and of its pings that
+ * did not come back by the channel (only while it is open). `deadmanTrips`: times the car stopped
+ * on its own deadman today (the car's clock).
+ */
+export const CarLinkStats = z.object({
+  channel: z.boolean(),
+  rttMs: z.number().min(0).max(60_000).optional(),
+  lossPercent: z.number().min(0).max(100).optional(),
+  deadmanTrips: z.number().int().min(0).max(1_000_000),
+});
+export type CarLinkStats = z.infer<typeof CarLinkStats>;
+
 export const Telemetry = z.object({
   battery: z.number().min(0).max(100).optional(),
   rssi: z.number().min(-150).max(0).optional(),
   /** Metres per second, signed (negative when reversing). */
   speed: z.number().min(-100).max(100).optional(),
   fps: z.number().min(0).max(240).optional(),
+  /** Kilobits per second of video the car sends lately. */
+  kbps: z.number().min(0).max(1_000_000).optional(),
+  link: CarLinkStats.optional(),
 });
 export type Telemetry = z.infer<typeof Telemetry>;
 
@@ -332,6 +351,14 @@ export const CAR_CHANNEL = {
   offersPerMinute: 12,
 } as const;
 
+/** The car measures its link (issue 42): the server answers on the same path with `link-pong`. */
+const LinkPing = z.object({ type: z.literal('link-ping'), t: z.number().min(0).max(Number.MAX_SAFE_INTEGER) });
+const LinkPong = z.object({ type: z.literal('link-pong'), t: z.number().min(0).max(Number.MAX_SAFE_INTEGER) });
+
+/** Car → server on the car's drive channel: its link pings only. */
+export const CarChannelAgentMessage = z.discriminatedUnion('type', [LinkPing]);
+export type CarChannelAgentMessage = z.infer<typeof CarChannelAgentMessage>;
+
 /**
  * Server → car, on the car socket and on the car's drive channel. `seq` numbers drives and stops
  * in one sequence per car socket: a command whose number is not above the last one the car applied
@@ -341,6 +368,8 @@ export const CAR_CHANNEL = {
 export const CarChannelMessage = z.discriminatedUnion('type', [
   z.object({ type: z.literal('drive'), throttle: unit, steer: unit, seq: z.number().int().nonnegative() }),
   z.object({ type: z.literal('stop'), seq: z.number().int().nonnegative().optional() }),
+  /** The answer to the car's `link-ping`, on the path it came by: the car's round trip and loss. */
+  LinkPong,
 ]);
 export type CarChannelMessage = z.infer<typeof CarChannelMessage>;
 
@@ -372,6 +401,8 @@ export const CarAgentMessage = z.discriminatedUnion('type', [
    * A new offer replaces the last; offers come at most CAR_CHANNEL.offersPerMinute per car.
    */
   z.object({ type: z.literal('rtc_offer'), sdp: Sdp }),
+  /** Every second, to a server whose welcome says `driveChannel` (either way): answered with `link-pong`. */
+  LinkPing,
 ]);
 export type CarAgentMessage = z.infer<typeof CarAgentMessage>;
 

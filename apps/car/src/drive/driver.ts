@@ -25,6 +25,8 @@ export interface DriverOptions {
   trimMax?: number;
   deadmanMs?: number;
   log?: (line: string) => void;
+  /** The deadman tripped (the car's link figures count them). */
+  onDeadman?: () => void;
   now?: () => number;
 }
 
@@ -47,13 +49,12 @@ export class Driver {
     this.trimMax = options.trimMax ?? DEFAULT_TRIM_MAX;
     this.log = options.log ?? (() => {});
     this.now = options.now ?? (() => performance.now());
-    this.deadman = new Deadman(
-      () =>
-        this.neutral(
-          `deadman: nothing from the server for ${options.deadmanMs ?? CONTROL_LIMITS.carDeadmanMs} ms`,
-        ),
-      options.deadmanMs,
-    );
+    this.deadman = new Deadman(() => {
+      if (!this.isNeutral) options.onDeadman?.();
+      this.neutral(
+        `deadman: nothing from the server for ${options.deadmanMs ?? CONTROL_LIMITS.carDeadmanMs} ms`,
+      );
+    }, options.deadmanMs);
   }
 
   /** Neutral at start-up, before anything else can move the car. */

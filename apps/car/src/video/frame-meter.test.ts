@@ -77,4 +77,14 @@ describe('FrameMeter', () => {
     advance(2_000);
     expect(meter.fps()).toBe(0);
   });
+
+  it('reports the kilobits per second of the frames sent over the same window (issue 42)', () => {
+    const { meter, advance } = meterAt();
+    expect(meter.kbps()).toBeUndefined();
+    // 30 frames of 2,500 bytes and events (no bytes of video) in 2 s: 300 kbit/s.
+    for (let i = 0; i < 30; i++) meter.feed(frameLine(2_500) + eventLine);
+    advance(2_000);
+    expect(meter.kbps()).toBe(300);
+    expect(meter.fps()).toBe(15);
+  });
 });

@@ -1,8 +1,9 @@
 /**
- * Frames per second the car really sends, whatever its camera: the pipeline passes every encoded
- * frame through `identity name=sent silent=false` and runs with `gst-launch-1.0 -v`, which prints
- * one `last-message = chain … (sent:sink) (N bytes, …)` line per frame on stdout. The meter counts
- * those lines (events on the same element print `(sent:sink) E (…` and are not frames).
+ * Frames per second and kilobits per second the car really sends, whatever its camera: the
+ * pipeline passes every encoded frame through `identity name=sent silent=false` and runs with
+ * `gst-launch-1.0 -v`, which prints one `last-message = chain … (sent:sink) (N bytes, …)` line per
+ * frame on stdout. The meter counts those lines and their bytes (events on the same element print
+ * `(sent:sink) E (…` and are not frames).
  */
 
 /** The name of the pipeline's counting element (pipeline.ts puts it after the encoder). */
@@ -17,7 +18,10 @@ const WINDOW_MS = 1_000;
 export class FrameMeter {
   private partial = '';
   private counted = 0;
-  private window: { at: number; frames: number; fps: number | undefined } | undefined;
+  private bytes = 0;
+  private window:
+    | { at: number; frames: number; bytes: number; fps: number | undefined; kbps: number | undefined }
+    | undefined;
 
   constructor(private readonly now: () => number) {}
 
@@ -30,7 +34,12 @@ export class FrameMeter {
   feed(chunk: string): void {
     const lines = (this.partial + chunk).split('\n');
     this.partial = (lines.pop() ?? '').slice(0, MAX_PARTIAL_LINE);
-    for (const line of lines) if (line.includes(FRAME_MARK)) this.counted++;
+    for (const line of lines) {
+      const mark = line.indexOf(FRAME_MARK);
+      if (mark === -1) continue;
+      this.counted++;
+      this.bytes += Number.parseInt(line.slice(mark + FRAME_MARK.length), 10) || 0;
+    }
   }
 
   /**
@@ -38,13 +47,30 @@ export class FrameMeter {
    * a first window has passed since the first call.
    */
   fps(): number | undefined {
+    return this.measure().fps;
+  }
+
+  /** Kilobits per second of encoded video over the same window, rounded; undefined until then. */
+  kbps(): number | undefined {
+    return this.measure().kbps;
+  }
+
+  private measure(): { fps: number | undefined; kbps: number | undefined } {
     const now = this.now();
     if (!this.window) {
-      this.window = { at: now, frames: this.counted, fps: undefined };
+      this.window = { at: now, frames: this.counted, bytes: this.bytes, fps: undefined, kbps: undefined };
     } else if (now - this.window.at >= WINDOW_MS) {
-      const fps = ((this.counted - this.window.frames) * 1_000) / (now - this.window.at);
-      this.window = { at: now, frames: this.counted, fps: Math.round(fps * 10) / 10 };
+      const seconds = (now - this.window.at) / 1_000;
+      const fps = (this.counted - this.window.frames) / seconds;
+      const kbps = ((this.bytes - this.window.bytes) * 8) / 1_000 / seconds;
+      this.window = {
+        at: now,
+        frames: this.counted,
+        bytes: this.bytes,
+        fps: Math.round(fps * 10) / 10,
+        kbps: Math.round(kbps),
+      };
     }
-    return this.window.fps;
+    return this.window;
   }
 }

@@ -43,6 +43,8 @@ export interface VideoOutput {
   stop(): Promise<void>;
   /** Frames per second sent lately, when known and streaming. */
   fps(): number | undefined;
+  /** Kilobits per second of video sent lately, when known and streaming. */
+  kbps?(): number | undefined;
 }
 
 export interface VideoStreamerOptions {
@@ -176,6 +178,10 @@ export class VideoStreamer implements VideoOutput {
   /** Frames per second GStreamer sent lately (every camera); undefined while not streaming. */
   fps(): number | undefined {
     return this.run?.meter.fps();
+  }
+
+  kbps(): number | undefined {
+    return this.run?.meter.kbps();
   }
 
   private async launch(epoch: number): Promise<void> {

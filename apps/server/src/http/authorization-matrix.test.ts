@@ -909,12 +909,14 @@ describe('the authorization matrix: every operation and message, as every actor'
       pass: (socket) => quietAnswer(socket, { type: 'pass', at: Date.now() }),
       rtc_offer: (socket) =>
         answer(socket, { type: 'rtc_offer', sdp: SAMPLE_DRIVE_OFFER }, (m) => m.type === 'rtc_answer'),
+      'link-ping': (socket) =>
+        answer(socket, { type: 'link-ping', t: 1234 }, (m) => m.type === 'link-pong' && m.t === 1234),
     };
     const { found } = await playSocket('car', CAR_SOCKET, probes, (actor) => ({
       url: `ws://${host}/rcsocket?type=car&car=${driving.carId}`,
       headers: bearer(tokens[actor]),
     }));
-    expect(found.cells).toBe(ACTORS.length + 4);
+    expect(found.cells).toBe(ACTORS.length + 5);
     expect(found.lines).toEqual([]);
   });
 

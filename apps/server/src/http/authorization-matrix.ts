@@ -329,6 +329,8 @@ export const CAR_SOCKET: SocketTable<CarAgentMessage['type']> = {
     pass: { rest: 'ok' },
     // The car's drive channel (issue 42): answered; the car's candidates are never sent to.
     rtc_offer: { rest: 'ok' },
+    // Answered with `link-pong` on the same path (issue 42: the car's round trip).
+    'link-ping': { rest: 'ok' },
   },
 };
 

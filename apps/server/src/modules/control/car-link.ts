@@ -12,6 +12,7 @@ import { performance } from 'node:perf_hooks';
 import {
   CAR_CHANNEL,
   CAR_PROTOCOL_VERSION,
+  CarChannelAgentMessage,
   type CarConfig,
   CONTROL_LIMITS,
   ERROR_KEYS,
@@ -165,8 +166,7 @@ export class CarLink {
       label: CAR_CHANNEL.label,
       remoteCandidates: false,
       answer: (answer) => this.send({ type: 'rtc_answer', sdp: answer }),
-      // The car sends nothing on it.
-      onMessage: () => {},
+      onMessage: (data) => this.#channelMessage(data),
     });
     await this.#channel.offer(sdp);
   }
@@ -182,6 +182,19 @@ export class CarLink {
 
   telemetry(telemetry: Telemetry): void {
     if (this.ready) this.handlers.onTelemetry(this, telemetry);
+  }
+
+  /** What the car sends on its channel: link pings, answered on the channel (anything else is dropped). */
+  #channelMessage(data: Buffer): void {
+    let message: CarChannelAgentMessage;
+    try {
+      const parsed = CarChannelAgentMessage.safeParse(JSON.parse(data.toString()));
+      if (!parsed.success) return;
+      message = parsed.data;
+    } catch {
+      return;
+    }
+    this.#channel?.send({ type: 'link-pong', t: message.t });
   }
 
   /** The handshake: a version in the supported range gets `welcome {config}`, any other `incompatible`. */

@@ -195,6 +195,16 @@ export class CarRelay implements CarPresence {
     return true;
   }
 
+  /** The link figures of each car connected here, from its last telemetry (GET /metrics). */
+  carLinks(): [number, Telemetry][] {
+    const links: [number, Telemetry][] = [];
+    for (const [carId, link] of this.#cars) {
+      const telemetry = this.#telemetry.get(carId);
+      if (link.ready && telemetry) links.push([carId, telemetry]);
+    }
+    return links;
+  }
+
   lastTelemetry(carId: number): (Telemetry & { at: string }) | null {
     return this.#telemetry.get(carId) ?? null;
   }

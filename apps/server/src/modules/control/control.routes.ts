@@ -69,6 +69,7 @@ function carSocket(app: FastifyInstance, offers: LimitWindow<string>) {
       telemetry: (link, { type: _type, ...telemetry }) => link.telemetry(telemetry),
       pass: (link, { at }) => link.pass(at),
       rtc_offer: (link, { sdp }) => link.offerDriveChannel(sdp),
+      'link-ping': (link, { t }) => link.send({ type: 'link-pong', t }),
     }),
     keepalive: CAR_KEEPALIVE,
     dropped: app.carRelay.dropped.car,

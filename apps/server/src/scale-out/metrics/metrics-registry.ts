@@ -14,6 +14,7 @@ import {
   type Platform,
   RACE_STATUSES,
   type RaceStatus,
+  type Telemetry,
 } from '@telerace/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import { Counter, collectDefaultMetrics, Gauge, type Metric, Registry } from 'prom-client';
@@ -32,6 +33,8 @@ export interface MetricsSources {
     driveLatency: LatencyHistogram;
     remoteDrives: { sent: number; forwarded: number };
     driveChannels: { counters: DriveChannelCounters; openPeers: number };
+    /** Each car connected to this instance, with its last telemetry (issue 42: its link). */
+    carLinks(): Iterable<[number, Telemetry]>;
   };
   /** Whether this instance runs the leader-only work (scale-out/leadership.ts; one process: always). */
   leadership: { readonly leading: boolean };
@@ -270,6 +273,39 @@ export function metricsRegistry(sources: MetricsSources): Registry {
     const current = sources.race.state().race_status;
     return RACE_STATUSES.map((state) => [{ state }, state === current ? 1 : 0]);
   });
+  // Each connected car's link as it reports it (issue 42; Car Status shows the same figures).
+  const carGauge = (name: string, help: string, value: (telemetry: Telemetry) => number | undefined) =>
+    readGauge(registry, name, help, ['car_id'], () =>
+      [...sources.relay.carLinks()].flatMap(([carId, telemetry]) => {
+        const measured = value(telemetry);
+        return measured === undefined
+          ? []
+          : [[{ car_id: String(carId) }, measured] as [{ car_id: string }, number]];
+      }),
+    );
+  carGauge('telerace_car_drive_channel_open', "1 while the car's drive channel is open", (telemetry) =>
+    telemetry.link ? Number(telemetry.link.channel) : undefined,
+  );
+  carGauge('telerace_car_link_rtt_seconds', "The car's link round trip (median, last minute)", (telemetry) =>
+    telemetry.link?.rttMs === undefined ? undefined : telemetry.link.rttMs / 1000,
+  );
+  carGauge(
+    'telerace_car_drive_channel_loss_ratio',
+    "What the car's drive channel lost over the last minute (0–1)",
+    (telemetry) => (telemetry.link?.lossPercent === undefined ? undefined : telemetry.link.lossPercent / 100),
+  );
+  carGauge(
+    'telerace_car_deadman_trips_today',
+    'Times the car stopped on its own deadman today',
+    (telemetry) => telemetry.link?.deadmanTrips,
+  );
+  carGauge('telerace_car_video_fps', 'Frames per second the car sends', (telemetry) => telemetry.fps);
+  carGauge(
+    'telerace_car_video_kbps',
+    'Kilobits per second of video the car sends',
+    (telemetry) => telemetry.kbps,
+  );
+
   readGauge(
     registry,
     'telerace_raffle_entries',

@@ -10,7 +10,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVER_VERSION } from '../../paths.js';
 import { buildTestApp, createTestEnvironment, TEST_DB_KIND } from '../../test/app.js';
 import { parseExposition, sampleValue } from '../../test/prometheus.js';
-import { driveCar, type ListeningTestApp, startListeningTestApp } from '../../test/sockets.js';
+import {
+  connectCar,
+  createCar,
+  driveCar,
+  type ListeningTestApp,
+  startListeningTestApp,
+} from '../../test/sockets.js';
 
 const metricsUrl = (testApp: ListeningTestApp) =>
   `http://127.0.0.1:${testApp.app.metricsServer?.port}/metrics`;
@@ -53,6 +59,12 @@ describe('GET /metrics', () => {
       telerace_janus_up: 'gauge',
       telerace_janus_last_answer_age_seconds: 'gauge',
       telerace_integration_state: 'gauge',
+      telerace_car_drive_channel_open: 'gauge',
+      telerace_car_link_rtt_seconds: 'gauge',
+      telerace_car_drive_channel_loss_ratio: 'gauge',
+      telerace_car_deadman_trips_today: 'gauge',
+      telerace_car_video_fps: 'gauge',
+      telerace_car_video_kbps: 'gauge',
       ...(TEST_DB_KIND === 'postgres'
         ? { telerace_db_pool_connections: 'gauge', telerace_db_pool_waiting: 'gauge' }
         : {}),
@@ -153,6 +165,34 @@ describe('GET /metrics', () => {
         sampleValue((await scrape(testApp)).samples, 'telerace_sockets_open', { kind: 'car' }),
       )
       .toBe(0);
+  });
+
+  it("shows each connected car's link as the car reports it, and nothing of a car gone (issue 42)", async () => {
+    const driving = await createCar(testApp.app, 'Link car');
+    const car = await connectCar(testApp.host, driving.carId, driving.secret);
+    car.send({
+      type: 'telemetry',
+      fps: 24,
+      kbps: 650,
+      link: { channel: true, rttMs: 84, lossPercent: 3.5, deadmanTrips: 2 },
+    });
+    const labels = { car_id: String(driving.carId) };
+    await expect
+      .poll(async () => sampleValue((await scrape(testApp)).samples, 'telerace_car_link_rtt_seconds', labels))
+      .toBe(0.084);
+    const { samples } = await scrape(testApp);
+    expect(sampleValue(samples, 'telerace_car_drive_channel_open', labels)).toBe(1);
+    expect(sampleValue(samples, 'telerace_car_drive_channel_loss_ratio', labels)).toBe(0.035);
+    expect(sampleValue(samples, 'telerace_car_deadman_trips_today', labels)).toBe(2);
+    expect(sampleValue(samples, 'telerace_car_video_fps', labels)).toBe(24);
+    expect(sampleValue(samples, 'telerace_car_video_kbps', labels)).toBe(650);
+    // The link ping is answered on the car socket.
+    car.send({ type: 'link-ping', t: 42 });
+    expect(await car.next((message) => message.type === 'link-pong')).toEqual({ type: 'link-pong', t: 42 });
+    await car.close();
+    await expect
+      .poll(async () => sampleValue((await scrape(testApp)).samples, 'telerace_car_link_rtt_seconds', labels))
+      .toBeUndefined();
   });
 });
 

@@ -22,6 +22,7 @@ import { StatusBadge } from '../cars/StatusBadge';
 import { CarConfigDialog } from './CarStatusTabConfig';
 import { AddCarDialog, type CarAction, CarActionDialog, type CarActionKind } from './CarStatusTabDialogs';
 import { LapCounterIdField } from './CarStatusTabLapCounter';
+import { CarLinkSummary } from './CarStatusTabLink';
 import { SessionDurationSettings } from './CarStatusTabSettings';
 
 const ACTION = 'h-8! px-2! text-xs!';
@@ -199,6 +200,7 @@ function TelemetryCell({ car, now }: { car: AdminCar; now: Date }) {
             : t('control.telemetry.batteryValue', { value: format(telemetry.battery, 0) })}
         </span>
       </div>
+      <CarLinkSummary telemetry={telemetry} />
       <div className="text-muted" title={new Date(telemetry.at).toLocaleString(i18n.resolvedLanguage)}>
         {formatRelativeTime(t, telemetry.at, now)}
       </div>
