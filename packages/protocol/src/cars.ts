@@ -352,8 +352,14 @@ export const CAR_CHANNEL = {
 } as const;
 
 /** The car measures its link (issue 42): the server answers on the same path with `link-pong`. */
-const LinkPing = z.object({ type: z.literal('link-ping'), t: z.number().min(0).max(Number.MAX_SAFE_INTEGER) });
-const LinkPong = z.object({ type: z.literal('link-pong'), t: z.number().min(0).max(Number.MAX_SAFE_INTEGER) });
+const LinkPing = z.object({
+  type: z.literal('link-ping'),
+  t: z.number().min(0).max(Number.MAX_SAFE_INTEGER),
+});
+const LinkPong = z.object({
+  type: z.literal('link-pong'),
+  t: z.number().min(0).max(Number.MAX_SAFE_INTEGER),
+});
 
 /** Car → server on the car's drive channel: its link pings only. */
 export const CarChannelAgentMessage = z.discriminatedUnion('type', [LinkPing]);
