@@ -102,13 +102,21 @@ test('Car Status shows a degraded car link in amber with its reasons, and a good
 
     await page.setViewportSize({ width: 360, height: 780 });
     await page.goto('/admin?tab=car-status&lng=fr');
-    const card = page.getByTestId('car-link').filter({ hasText: '190 ms' });
+    // At this width Car Status shows a card per car.
+    const card = page.getByTestId(`admin-car-card-${car.id}`).getByTestId('car-link');
     await expect(card).toContainText(fr.carStatus.link.health.degraded);
     await expect(card).toContainText('4,2 % perdus');
     const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
     expect(scrollWidth, 'no sideways scrolling at 360 px').toBeLessThanOrEqual(360);
     await card.evaluate((element) => element.scrollIntoView({ block: 'center' }));
     await inBothThemes(page, testInfo, 'car-status-link-degraded-360-fr');
+
+    // A phone held sideways: the table's width, the link still whole.
+    await page.setViewportSize({ width: 844, height: 390 });
+    const sideways = page.getByTestId('car-link').filter({ visible: true }).filter({ hasText: '190 ms' });
+    await expect(sideways).toContainText(fr.carStatus.link.health.degraded);
+    await sideways.evaluate((element) => element.scrollIntoView({ block: 'center' }));
+    await inBothThemes(page, testInfo, 'car-status-link-degraded-sideways-fr');
   } finally {
     clearInterval(report);
     agent.close();

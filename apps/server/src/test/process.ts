@@ -253,6 +253,7 @@ export async function addSimCar(
   base: string,
   adminToken: string,
   name: string,
+  agentArgs: readonly string[] = [],
 ): Promise<{ carId: number; agent: ChildProcess }> {
   const { car, secret } = await apiCall<{ car: { id: number }; secret: string }>(
     base,
@@ -261,7 +262,7 @@ export async function addSimCar(
     { name, image_url: null },
     adminToken,
   );
-  return { carId: car.id, agent: startSimAgent(base, car.id, secret) };
+  return { carId: car.id, agent: startSimAgent(base, car.id, secret, agentArgs) };
 }
 
 /** The driver takes the car with a control code the admin generates; the control token. */

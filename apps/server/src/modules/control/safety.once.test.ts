@@ -11,6 +11,9 @@
  * DataChannel, nothing over the socket): the socket's close stops the car though the channel is
  * still open; drives on the channel alone keep a driver whose socket is silent (no pong) heard,
  * and once both fall silent the car stops within 2.5 s; a frozen server leaves it to the deadman.
+ * The server's going (killed, frozen) is tried on both car links (issue 42): the car socket alone
+ * (`--drive-channel off`) and the socket with the car's drive channel open, which must not keep a
+ * car driving once its server is gone.
  * The bounds are literal, generous numbers rather than the constants: raising a timer fails them.
  * Each time is measured from the observable event (the signal sent, the last message sent, the
  * close called) to the agent printing its neutral line, never from a sleep.
@@ -39,6 +42,10 @@ const BOUNDS_MS = {
   controllerClosed: 250,
   controllerSilent: 2_500,
 };
+
+/** The car agent's links to the server (issue 42). */
+type CarLink = 'socket only' | 'socket + channel';
+const CAR_LINKS: CarLink[] = ['socket only', 'socket + channel'];
 
 /** A server process with one car whose real agent is connected, and an admin to drive it. */
 interface Rig {
@@ -86,12 +93,18 @@ describe('safety bounds of a driven car', () => {
     await environment?.dispose();
   });
 
-  async function startRig(): Promise<Rig> {
+  /** `carLink`: the agent's drive channel on (waited for until open) or off. */
+  async function startRig(carLink: CarLink = 'socket + channel'): Promise<Rig> {
     const { server, port, base, adminToken: accessToken } = await startServerProcess(environment.env, ADMIN);
     children.push(server);
-    const { carId, agent } = await addSimCar(base, accessToken, `Safety car ${port}`);
+    const channel = carLink === 'socket + channel';
+    const { carId, agent } = await addSimCar(base, accessToken, `Safety car ${port}`, [
+      '--drive-channel',
+      channel ? 'on' : 'off',
+    ]);
     children.push(agent);
-    await lineAppears(agent, /welcomed as car/);
+    const ready = lineAppears(agent, channel ? /drive channel open/ : /welcomed as car/);
+    await ready;
     return { server, agent, base, port, accessToken, carId };
   }
 
@@ -161,35 +174,43 @@ describe('safety bounds of a driven car', () => {
     return { socket, lastSentAt: () => lastSentAt, fallSilent: () => clearInterval(repeat) };
   }
 
-  it(`the car is neutral within ${BOUNDS_MS.serverKilled} ms of the server process being killed`, async () => {
-    const rig = await startRig();
-    await driveFullThrottle(rig);
+  it.each(CAR_LINKS)(
+    `the car is neutral within ${BOUNDS_MS.serverKilled} ms of the server process being killed (%s)`,
+    async (carLink) => {
+      const rig = await startRig(carLink);
+      await driveFullThrottle(rig);
 
-    const neutral = lineAppears(rig.agent, /neutral \(/);
-    const killedAt = performance.now();
-    rig.server.kill('SIGKILL');
-    const { line, at } = await neutral;
+      const neutral = lineAppears(rig.agent, /neutral \(/);
+      const killedAt = performance.now();
+      rig.server.kill('SIGKILL');
+      const { line, at } = await neutral;
 
-    console.info(`server SIGKILL → car neutral: ${(at - killedAt).toFixed(1)} ms (${line.trim()})`);
-    expect(at - killedAt).toBeLessThanOrEqual(BOUNDS_MS.serverKilled);
-    expect(line).toMatch(/link closed/);
-    expect(rig.agent.exitCode).toBeNull(); // the agent survives the server and will reconnect
-  }, 90_000);
+      console.info(`server SIGKILL → car neutral: ${(at - killedAt).toFixed(1)} ms (${line.trim()})`);
+      expect(at - killedAt).toBeLessThanOrEqual(BOUNDS_MS.serverKilled);
+      expect(line).toMatch(/link closed/);
+      expect(rig.agent.exitCode).toBeNull(); // the agent survives the server and will reconnect
+    },
+    90_000,
+  );
 
-  it(`the car's deadman puts it in neutral within ${BOUNDS_MS.serverFrozen} ms of the server freezing`, async () => {
-    const rig = await startRig();
-    await driveFullThrottle(rig);
+  it.each(CAR_LINKS)(
+    `the car's deadman puts it in neutral within ${BOUNDS_MS.serverFrozen} ms of the server freezing (%s)`,
+    async (carLink) => {
+      const rig = await startRig(carLink);
+      await driveFullThrottle(rig);
 
-    const neutral = lineAppears(rig.agent, /neutral \(/);
-    const frozenAt = performance.now();
-    // Sockets stay open but nothing arrives: only the car's own timer can stop it.
-    rig.server.kill('SIGSTOP');
-    const { line, at } = await neutral;
+      const neutral = lineAppears(rig.agent, /neutral \(/);
+      const frozenAt = performance.now();
+      // Sockets stay open but nothing arrives: only the car's own timer can stop it.
+      rig.server.kill('SIGSTOP');
+      const { line, at } = await neutral;
 
-    console.info(`server SIGSTOP → car neutral: ${(at - frozenAt).toFixed(1)} ms (${line.trim()})`);
-    expect(at - frozenAt).toBeLessThanOrEqual(BOUNDS_MS.serverFrozen);
-    expect(line).toMatch(/deadman/);
-  }, 90_000);
+      console.info(`server SIGSTOP → car neutral: ${(at - frozenAt).toFixed(1)} ms (${line.trim()})`);
+      expect(at - frozenAt).toBeLessThanOrEqual(BOUNDS_MS.serverFrozen);
+      expect(line).toMatch(/deadman/);
+    },
+    90_000,
+  );
 
   it(`the car is neutral within ${BOUNDS_MS.controllerClosed} ms of the driver's socket closing and within ${BOUNDS_MS.controllerSilent} ms of the driver falling silent, over the socket and over the drive channel (there also within ${BOUNDS_MS.serverFrozen} ms of the server freezing)`, async () => {
     const rig = await startRig();
