@@ -72,6 +72,8 @@ export const RaffleSummary = z.object({
   winners: z.array(RaffleWinner),
   openedAt: z.string(),
   drawnAt: z.string().optional(),
+  /** Once drawn with winners: until when they can claim their prize (`PRIZE_CLAIM_MINUTES` after the draw). */
+  claimUntil: z.string().optional(),
 });
 export type RaffleSummary = z.infer<typeof RaffleSummary>;
 

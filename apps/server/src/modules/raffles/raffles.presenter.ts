@@ -1,6 +1,6 @@
 /** Raffle rows as the protocol shows them: the public raffle's summary and entries, the admin's prizes. */
 import type { AdminPrize, RaffleEntry, RaffleSummary } from '@telerace/protocol';
-import { canonicalOrder } from './draw.js';
+import { canonicalOrder } from '@telerace/protocol';
 import type { Identity, PrizeRow, RaffleRow } from './raffles.repo.js';
 
 export interface WeightedEntry extends Identity {
@@ -30,6 +30,8 @@ export function presentSummary(
   prizes: readonly PrizeRow[],
 ): RaffleSummary {
   const drawn = raffle.status === 'drawn';
+  // Every prize of a draw has the same claim time; the latest is the one a winner can still make.
+  const claimUntil = Math.max(...prizes.map((prize) => prize.expiresAt.getTime()));
   return {
     id: raffle.id,
     status: raffle.status as RaffleSummary['status'],
@@ -40,6 +42,7 @@ export function presentSummary(
     winners: [...prizes].sort((a, b) => a.rank - b.rank).map(winnerOf),
     openedAt: raffle.openedAt.toISOString(),
     ...(raffle.drawnAt ? { drawnAt: raffle.drawnAt.toISOString() } : {}),
+    ...(prizes.length > 0 ? { claimUntil: new Date(claimUntil).toISOString() } : {}),
   };
 }
 
