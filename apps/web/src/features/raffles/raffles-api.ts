@@ -14,6 +14,7 @@ import { authFetch } from '../../lib/auth-client';
 export const ADMIN_RAFFLE_KEY = ['admin', 'raffle'] as const;
 export const raffleKey = (id: number) => ['raffles', id] as const;
 export const raffleEntriesKey = (id: number) => ['raffles', id, 'entries'] as const;
+export const raffleCheckKey = (id: number) => ['raffles', id, 'check'] as const;
 
 export function fetchAdminRaffle(): Promise<AdminRaffleResponse> {
   return authFetch('/admin/raffle', {}, AdminRaffleResponse);
@@ -49,6 +50,11 @@ export function fetchRaffle(id: number): Promise<RaffleSummary> {
 
 export function fetchRaffleEntries(id: number, page: number, limit: number): Promise<RaffleEntriesPage> {
   return authFetch(`/raffles/${id}/entries?page=${page}&limit=${limit}`, {}, RaffleEntriesPage);
+}
+
+/** The whole record, unparsed: the in-browser check reads it as any viewer's copy would be read. */
+export function fetchRaffleRecord(id: number): Promise<unknown> {
+  return authFetch(`/raffles/${id}/record`);
 }
 
 /**
