@@ -53,6 +53,8 @@ const RECORD: RaffleRecord = {
   entriesHash: ENTRIES_HASH,
   seed: SEED,
   entryCount: ENTRIES.length,
+  totalWeight: 651,
+  entriesByPlatform: { twitch: 2, youtube: 1, discord: 2 },
   winners: [winner('twitch', 'dave'), winner('twitch', 'alice')],
   openedAt: '2026-12-01T20:00:00.000Z',
   drawnAt: '2026-12-01T20:10:00.000Z',

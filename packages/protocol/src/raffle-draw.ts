@@ -150,8 +150,15 @@ export interface RaffleVerification {
 
 const identityText = (e: Identity) => `${e.platform}:${e.platformUserId}`;
 
-/** A record saved before the entry count was published (it had every entry already) is read too. */
-const PublishedRecord = RaffleRecord.partial({ entryCount: true });
+/**
+ * A record saved before the entry count (or the later counts, issue 41) was published is read too:
+ * it had every entry already, and the counts are not part of the draw.
+ */
+const PublishedRecord = RaffleRecord.partial({
+  entryCount: true,
+  totalWeight: true,
+  entriesByPlatform: true,
+});
 
 /**
  * Checks a published raffle (its record, GET /api/raffles/{id}/record): the record is whole and

@@ -69,6 +69,10 @@ export const RaffleSummary = z.object({
   seed: z.string().optional(),
   /** The entries drawn from (one per account: docs/raffle-fairness.md). */
   entryCount: z.number().int().nonnegative(),
+  /** The entries' weights added up: every chance in the draw (what the draw's confirmation says). */
+  totalWeight: z.number().int().nonnegative(),
+  /** The entries from each platform (who claims with which sign-in; issue 41 point 2). */
+  entriesByPlatform: z.record(z.enum(PLATFORMS), z.number().int().nonnegative()),
   winners: z.array(RaffleWinner),
   openedAt: z.string(),
   drawnAt: z.string().optional(),

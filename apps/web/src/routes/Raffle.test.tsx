@@ -31,6 +31,8 @@ const open: RaffleSummary = {
   racers: 2,
   commitment: 'a1'.repeat(32),
   entryCount: 2,
+  totalWeight: 225,
+  entriesByPlatform: { twitch: 1, youtube: 1, discord: 0 },
   winners: [],
   openedAt: '2026-11-25T20:00:00.000Z',
 };
@@ -56,6 +58,8 @@ const example: RaffleRecord = {
   entriesHash: '5383d6d8bb8039ce4ea0560a6a4fbe6a2a120f45493fe5ad6ea0bf5535d2b087',
   seed: '000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f',
   entryCount: 5,
+  totalWeight: 651,
+  entriesByPlatform: { twitch: 2, youtube: 1, discord: 2 },
   winners: [
     { platform: 'twitch', platformUserId: 'dave', displayName: 'Dave' },
     { platform: 'twitch', platformUserId: 'alice', displayName: 'Alice' },

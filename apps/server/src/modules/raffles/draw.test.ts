@@ -212,10 +212,8 @@ function serverRaffle(
     claimedByUserId: null,
     clearedAt: null,
   }));
-  return {
-    ...presentSummary(raffle, entries.length, prizes),
-    entries: presentEntries(entries.map((e) => ({ ...e, platform: e.platform as 'twitch' }))),
-  };
+  const published = presentEntries(entries.map((e) => ({ ...e, platform: e.platform as 'twitch' })));
+  return { ...presentSummary(raffle, published, prizes), entries: published };
 }
 
 function randomRaffle(): RaffleRecord {

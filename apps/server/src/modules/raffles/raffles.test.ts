@@ -105,7 +105,14 @@ describe('a raffle from its opening to its winners', () => {
     const opened = await adminCall('/api/admin/race/start-raffle', { racers: 2 });
     expect(opened.status, JSON.stringify(opened.body)).toBe(200);
     const raffle = opened.body.raffle as RaffleSummary;
-    expect(raffle).toMatchObject({ status: 'open', racers: 2, entryCount: 0, winners: [] });
+    expect(raffle).toMatchObject({
+      status: 'open',
+      racers: 2,
+      entryCount: 0,
+      totalWeight: 0,
+      entriesByPlatform: { twitch: 0, youtube: 0, discord: 0 },
+      winners: [],
+    });
     expect(raffle.commitment).toMatch(/^[0-9a-f]{64}$/);
     expect(raffle).not.toHaveProperty('seed');
     expect(raffle).not.toHaveProperty('entriesHash');
@@ -143,6 +150,11 @@ describe('a raffle from its opening to its winners', () => {
     expect(open.body).not.toHaveProperty('seed');
     expect(open.body).not.toHaveProperty('claimUntil');
     expect(open.body.entryCount).toBe(3);
+    // What the admin's draw confirmation and claim warning read (issue 41 points 2 and 9).
+    expect(open.body).toMatchObject({
+      totalWeight: linkedTickets + 2 * RAFFLE_BASE_WEIGHT,
+      entriesByPlatform: { twitch: 1, youtube: 1, discord: 1 },
+    });
     expect((await record(open.body.id)).entries).toEqual([
       {
         platform: 'discord',
