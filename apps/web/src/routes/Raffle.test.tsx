@@ -8,7 +8,7 @@ import { act, render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { MemoryRouter } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ClaimCountdown } from '../features/raffles/ClaimCountdown';
+import { ClaimCountdown } from '../features/raffles/ClaimTime';
 import i18n from '../i18n';
 import { json, renderApp, resetBrowser, stubServer } from '../test/app';
 

@@ -13,7 +13,7 @@ import { HistoryBackLink, RecordNotFound, useRecord, useRecordId } from '../comp
 import { TableLoading } from '../components/table/table-states';
 import { Alert } from '../components/ui/Alert';
 import { Panel } from '../components/ui/Panel';
-import { ClaimCountdown } from '../features/raffles/ClaimCountdown';
+import { ClaimCountdown } from '../features/raffles/ClaimTime';
 import { RaffleAudit } from '../features/raffles/RaffleAudit';
 import { RaffleEntriesTable } from '../features/raffles/RaffleEntriesTable';
 import { RaffleVerification } from '../features/raffles/RaffleVerification';

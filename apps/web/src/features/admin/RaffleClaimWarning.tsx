@@ -4,21 +4,15 @@
  * deployment has not configured (public config `socialProviders`, as the log-in page reads it)
  * leaves its winners stranded. Lists those platforms, with the raffle's entries from each.
  */
-import { PLATFORMS, type Platform, type RaffleSummary } from '@telerace/protocol';
+import type { RaffleSummary } from '@telerace/protocol';
 import { useTranslation } from 'react-i18next';
 import { Alert } from '../../components/ui/Alert';
-import { usePublicConfig } from '../../lib/public-config';
-
-/** The platforms whose sign-in is not configured; none while the config is unknown. */
-export function useUnclaimablePlatforms(): Platform[] {
-  const providers = usePublicConfig().data?.socialProviders;
-  return providers ? PLATFORMS.filter((platform) => !providers[platform]) : [];
-}
+import { useUnconfiguredPlatforms } from '../auth/social-providers';
 
 export function RaffleClaimWarning({ raffle }: { raffle: RaffleSummary | null }) {
   const { t, i18n } = useTranslation();
   const T = 'raceControl.raffle.claimWarning';
-  const platforms = useUnclaimablePlatforms();
+  const platforms = useUnconfiguredPlatforms();
   if (platforms.length === 0) return null;
   const names = new Intl.ListFormat(i18n.resolvedLanguage, { type: 'conjunction' }).format(
     platforms.map((platform) => t(`social.${platform}`)),

@@ -27,6 +27,7 @@ import { Modal } from '../../components/ui/Modal';
 import { cx } from '../../lib/cx';
 import { apiErrorText } from '../auth/error-text';
 import { TextField } from '../auth/form-fields';
+import { useUnconfiguredPlatforms } from '../auth/social-providers';
 import { type FormStatus, FormStatusAlert } from '../profile/form-status';
 import { useRace } from '../race/use-race';
 import { RaffleAudit } from '../raffles/RaffleAudit';
@@ -40,7 +41,7 @@ import {
   raffleEntriesKey,
   startRaffle,
 } from '../raffles/raffles-api';
-import { RaffleClaimWarning, useUnclaimablePlatforms } from './RaffleClaimWarning';
+import { RaffleClaimWarning } from './RaffleClaimWarning';
 import { RaffleEntryForm } from './RaffleEntryForm';
 import { RaffleWinners } from './RaffleWinners';
 
@@ -105,7 +106,7 @@ export function RaffleControl() {
   const [busy, setBusy] = useState<RaffleAction | null>(null);
   const [confirming, setConfirming] = useState<Confirmed | null>(null);
   const [result, setResult] = useState<FormStatus>(null);
-  const unclaimable = useUnclaimablePlatforms();
+  const unclaimable = useUnconfiguredPlatforms();
   const raffleState = raffleStateOf(query.data?.raffle);
   const [resultState, setResultState] = useState(raffleState);
   if (resultState !== raffleState) {
