@@ -192,6 +192,13 @@ test('the admin draws a raffle and the winner claims a car with Twitch and drive
       await expect(entries.filter({ hasText: entry.name })).toContainText(`${en.social.twitch}100`);
     }
     await screenshot(admin, testInfo, 'race-control-raffle-entries');
+    // YouTube sign-in is not configured on this server: Race Control says so before the draw.
+    const warning = admin.getByTestId('raffle-claim-warning');
+    await expect(warning).toContainText(
+      fill(en.raceControl.raffle.claimWarning.entries_other, { platform: en.social.youtube, count: 0 }),
+    );
+    await warning.scrollIntoViewIfNeeded();
+    await screenshot(admin, testInfo, 'raffle-claim-warning-en-desktop-dark', { fullPage: false });
   });
 
   await test.step('Draw winners asks first, saying how many winners, entries and tickets', async () => {

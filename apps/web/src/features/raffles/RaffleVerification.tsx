@@ -40,7 +40,10 @@ function CheckRow({ check, entryCount }: { check: RaffleCheck; entryCount: numbe
           {t(`${P}.names.${check.name}`, { count: entryCount })}
         </p>
         {check.ok ? (
-          <p className="font-mono text-xs text-muted wrap-anywhere">{check.computed}</p>
+          // The count is in the check's own words already; the other checks show what was computed.
+          check.name !== 'format' && (
+            <p className="font-mono text-xs text-muted wrap-anywhere">{check.computed}</p>
+          )
         ) : (
           <dl className="mt-1 grid gap-x-2 text-xs sm:grid-cols-[auto_1fr]">
             <dt className="text-muted">{t(`${P}.published`)}</dt>
