@@ -130,12 +130,9 @@ export async function drawWinnersWith<E extends DrawEntry>(
     .map((k) => k.entry);
 }
 
-/** The checks of a published raffle, in the order they are shown. */
-export const RAFFLE_CHECKS = ['format', 'commitment', 'entriesHash', 'winners'] as const;
-export type RaffleCheckName = (typeof RAFFLE_CHECKS)[number];
-
+/** One check of a published raffle; they come in this order: format, commitment, entriesHash, winners. */
 export interface RaffleCheck {
-  name: RaffleCheckName;
+  name: 'format' | 'commitment' | 'entriesHash' | 'winners';
   ok: boolean;
   /** What the published JSON says. */
   published: string;
