@@ -197,7 +197,8 @@ test('the admin draws a raffle and the winner claims a car with Twitch and drive
     await expect(warning).toContainText(
       fill(en.raceControl.raffle.claimWarning.entries_other, { platform: en.social.youtube, count: 0 }),
     );
-    await warning.scrollIntoViewIfNeeded();
+    // In the middle of the screen: the top bar stays over the page's top.
+    await warning.evaluate((element) => element.scrollIntoView({ block: 'center' }));
     await screenshot(admin, testInfo, 'raffle-claim-warning-en-desktop-dark', { fullPage: false });
   });
 
