@@ -166,7 +166,7 @@ function Driving({
   // The turn's time, the connection and the ping: in the header, or in full screen on the video.
   const readouts = (
     <>
-      {sessionEnd && <SessionReadout end={sessionEnd} />}
+      {sessionEnd && <SessionReadout end={sessionEnd} compact={fullScreen.active} />}
       <ConnectionIndicator connection={view} />
       <PingReadout ms={state?.pingMs ?? null} />
     </>
@@ -233,7 +233,7 @@ function Driving({
                 {fullScreen.active && (
                   // The header is out of sight: its readouts come along, small, in this corner.
                   <div
-                    className="mt-1.5 flex w-fit flex-wrap items-center gap-1 rounded-2xl bg-surface/85 p-1"
+                    className="mt-1.5 flex w-fit max-w-full flex-wrap items-center gap-1 rounded-2xl bg-surface/85 p-1"
                     data-testid="full-screen-hud"
                   >
                     {readouts}

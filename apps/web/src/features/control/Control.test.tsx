@@ -416,7 +416,10 @@ describe('Control page', () => {
     expect(stage).not.toContainElement(screen.getByTestId('ping'));
     await userEvent.click(screen.getByRole('button', { name: 'Enter full screen' }));
     const hud = within(stage).getByTestId('full-screen-hud');
-    expect(within(hud).getByTestId('session-timer')).toHaveTextContent(/^Your turn ends in 7:(29|30)$/);
+    // In a few words on the video; in full to a screen reader.
+    const turn = within(hud).getByTestId('session-timer');
+    expect(within(turn).getByText(/^Turn 7:(29|30)$/)).toBeVisible();
+    expect(within(turn).getByText(/^Your turn ends in 7:(29|30)$/)).toHaveClass('sr-only');
     expect(within(hud).getByTestId('connection-state')).toHaveTextContent('Connected');
     expect(within(hud).getByTestId('ping')).toBeVisible();
     // Moved, not copied: one of each on the page.

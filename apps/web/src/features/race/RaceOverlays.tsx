@@ -124,9 +124,9 @@ export function RaceCard({
       <button
         type="button"
         className={cx(
-          'inline-flex size-6 shrink-0 items-center justify-center rounded-full text-white/80 hover:bg-white/15 hover:text-white',
-          // Over a tall video the line below says it in words.
-          !under && '-mt-0.5 -mr-1 [@container(min-height:14rem)]:hidden',
+          'inline-flex shrink-0 items-center justify-center rounded-full text-white/80 hover:bg-white/15 hover:text-white',
+          // Under the video, a thumb's size; over a tall video the line below says it in words.
+          under ? 'size-9' : 'size-6 -mt-0.5 -mr-1 [@container(min-height:14rem)]:hidden',
           overlayFocus,
         )}
         aria-label={t('race.lobby.leave')}
