@@ -5,7 +5,9 @@
  * the video, the race card and both sticks, which drive by touch; where the browser has no
  * element full screen (an iPhone, here 360 px wide in French), the stage covers the window
  * instead, and nothing overflows sideways. Each state is
- * screenshotted in both themes and checked with axe.
+ * screenshotted in both themes and checked with axe. Held upright (issue 41, Sim 7) the race card
+ * is under the video, off its middle and its controls; full screen keeps the turn, the connection
+ * and the page's one ping in a strip in a corner, at 360 px, sideways and on a desktop.
  */
 import { type Browser, expect, type Locator, type Page, test } from '@playwright/test';
 import { E2E_PORT } from '../playwright.config.js';
