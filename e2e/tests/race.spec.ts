@@ -189,8 +189,11 @@ test('two drivers and an admin run a whole race, from the lobby to the race char
   await expect(second.page.getByTestId('race-ready-toggle')).toHaveAttribute('aria-pressed', 'true');
   await expect(second.page.getByTestId('race-lobby-count')).toHaveText(lobbyCount(fr, 2, 2));
   await expect(first.page.getByTestId('race-lobby-count')).toHaveText(lobbyCount(en, 2, 2));
-  // Each page measures its latency every 2 s and the server shares it: both pilots show a ping.
-  await expect(first.page.getByTestId('race-participants').locator('[data-tone]')).toHaveCount(2);
+  // Each page measures its latency every 2 s and the server shares it: Race Control shows both
+  // pilots' pings; a driver's page shows one ping, its own control link's (issue 41).
+  await expect(admin.getByTestId('race-participants').locator('[data-tone]')).toHaveCount(2);
+  await expect(first.page.getByTestId('ping')).toHaveCount(1);
+  await expect(first.page.getByTestId('race-participants').locator('[data-tone]')).toHaveCount(0);
   await screenshot(first.page, testInfo, 'race-lobby');
 
   // The admin sees the ready lobby and starts the race: the countdown shows on the drivers' video.

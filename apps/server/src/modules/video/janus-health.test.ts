@@ -6,6 +6,7 @@
  * started again, its car's mountpoint re-created. The metric goes to 0, then back to 1, and
  * `telerace_janus_last_answer_age_seconds` says how long ago Janus last answered.
  */
+import { readdir, readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../test/clock.js';
 import { parseExposition, sampleValue } from '../../test/prometheus.js';
@@ -27,6 +28,15 @@ async function janusMetrics(testApp: ListeningTestApp) {
   };
 }
 
+/** Whether every thread of process `pid` is stopped (state T in /proc). */
+async function everyThreadStopped(pid: number): Promise<boolean> {
+  const tasks = await readdir(`/proc/${pid}/task`);
+  const states = await Promise.all(
+    tasks.map(async (task) => (await readFile(`/proc/${pid}/task/${task}/stat`, 'utf8')).split(') ')[1]?.[0]),
+  );
+  return states.every((state) => state === 'T' || state === 't');
+}
+
 const janusUp = async (testApp: ListeningTestApp) => (await janusMetrics(testApp)).up;
 
 describe('telerace_janus_up with the server’s own Janus', () => {
@@ -44,9 +54,13 @@ describe('telerace_janus_up with the server’s own Janus', () => {
   it('is 0 once a check has waited a whole period for a frozen Janus, and 1 again when it answers', async () => {
     // The first check, at start, reached it.
     await expect.poll(() => janusMetrics(testApp)).toEqual({ up: 1, age: 0 });
+    // A check Janus already answered may still be on its way here: it must not land after the freeze.
+    await testApp.app.video.checkSettled();
     const pid = testApp.app.video.janus.supervisor?.pid;
     if (pid === undefined) throw new Error('no janus');
     process.kill(pid, 'SIGSTOP');
+    // kill() returns once the signal is sent; a busy thread of Janus stops a moment later.
+    await expect.poll(() => everyThreadStopped(pid)).toBe(true);
     try {
       clock.advance(periodMs);
       // The check has just begun: nothing is known yet.

@@ -86,8 +86,8 @@ export class VideoService {
   /** Where Janus is (external, supervised here, or none). */
   readonly janus: JanusLocator;
   #reconciler: ClockTimer | undefined;
-  /** A check is running (the next one is skipped rather than piled on). */
-  #checking = false;
+  /** The check running now: the next one joins it rather than piling on. */
+  #checkRunning: Promise<void> | null = null;
   /** Since when the running check has been waiting for Janus's answer; null: it is not. */
   #checkingSince: Date | null = null;
   /** Whether the last check that ended reached Janus; null: none has ended yet. */
@@ -309,30 +309,37 @@ export class VideoService {
 
   /** One check with Janus, noting whether it answered. A check still running is not piled on. */
   async #check(): Promise<void> {
-    if (this.#checking) return;
-    this.#checking = true;
+    if (this.#checkRunning) return;
+    this.#checkRunning = this.#runCheck().finally(() => {
+      this.#checkRunning = null;
+    });
+    await this.#checkRunning;
+  }
+
+  /** Resolves once the check running now (if any) has noted its answer: tests freeze Janus after it. */
+  async checkSettled(): Promise<void> {
+    await this.#checkRunning;
+  }
+
+  async #runCheck(): Promise<void> {
     const { clock } = this.#options;
+    this.#checkingSince = clock.now();
+    let reached: boolean;
     try {
-      this.#checkingSince = clock.now();
-      let reached: boolean;
-      try {
-        reached = await this.#mountpoints.check(this.#options.cars.onlineCarIds());
-      } finally {
-        this.#checkingSince = null;
-      }
-      if (reached) this.#answeredAt = clock.now();
-      // Said once per change: the log's alert lines (docs/operations.md) should not repeat every check.
-      if (!reached && this.#reached !== false)
-        this.#log.error(
-          { janusUrl: this.janus.client?.httpUrl },
-          'Janus does not answer: live video is down until it does',
-        );
-      if (reached && this.#reached === false) this.#log.info('Janus answers again');
-      this.#reached = reached;
-      await this.#applyChangedPins();
+      reached = await this.#mountpoints.check(this.#options.cars.onlineCarIds());
     } finally {
-      this.#checking = false;
+      this.#checkingSince = null;
     }
+    if (reached) this.#answeredAt = clock.now();
+    // Said once per change: the log's alert lines (docs/operations.md) should not repeat every check.
+    if (!reached && this.#reached !== false)
+      this.#log.error(
+        { janusUrl: this.janus.client?.httpUrl },
+        'Janus does not answer: live video is down until it does',
+      );
+    if (reached && this.#reached === false) this.#log.info('Janus answers again');
+    this.#reached = reached;
+    await this.#applyChangedPins();
   }
 
   /**
