@@ -14,7 +14,8 @@ const P = 'rafflePage.claim';
 function useClaimClock(claimUntil: string) {
   const { i18n } = useTranslation();
   const end = Date.parse(claimUntil);
-  const left = Math.max(0, end - useNow());
+  // The clock stops once the claim time is over: nothing left to count.
+  const left = Math.max(0, end - useNow(Date.now() < end));
   const deadline = new Date(end).toLocaleTimeString(i18n.resolvedLanguage, {
     hour: '2-digit',
     minute: '2-digit',
