@@ -142,7 +142,7 @@ test('Race Control warns before the start about a car whose laps the lap counter
     const start = page.getByTestId('race-start');
     await start.focus();
     await page.keyboard.press('Enter');
-    const dialog = page.getByRole('dialog', { name: en.raceControl.startUncountedTitle });
+    const dialog = page.getByRole('dialog', { name: en.raceControl.startConfirm.titleAnyway });
     await expect(dialog).toContainText(name);
     await expect(dialog.getByRole('button', { name: en.raceControl.startAnyway })).toBeVisible();
     await screenshot(page, testInfo, 'race-control-start-confirmation-desktop', { fullPage: false });
@@ -160,7 +160,7 @@ test('Race Control warns before the start about a car whose laps the lap counter
     expect(scrollWidth, 'no sideways scrolling at 360 px').toBeLessThanOrEqual(360);
     await inBothThemes(page, testInfo, 'race-control-uncounted-360-fr');
     await page.getByTestId('race-start').click();
-    const confirmation = page.getByRole('dialog', { name: fr.raceControl.startUncountedTitle });
+    const confirmation = page.getByRole('dialog', { name: fr.raceControl.startConfirm.titleAnyway });
     await expect(confirmation).toContainText(name);
     await screenshot(page, testInfo, 'race-control-start-confirmation-360-fr', { fullPage: false });
     await confirmation.getByRole('button', { name: fr.raceControl.cancel }).click();
