@@ -84,6 +84,8 @@ for (const { size, viewport, touch } of SIZES) {
         const rows = page.locator('#admin-panel-car-status tbody tr');
         // Placeholder rows first, while the cars load: wait for a real row's menu button.
         await expect(rows.first().locator('[aria-haspopup="menu"]')).toBeVisible();
+        // The page is no wider than the window (a phone would otherwise zoom out or pan sideways).
+        expect(await page.evaluate(() => window.innerWidth)).toBe(viewport.width);
         for (const which of ['first', 'last'] as const) {
           const row = which === 'first' ? rows.first() : rows.last();
           const name = (await row.getByRole('rowheader').locator('.truncate').textContent()) ?? '';
