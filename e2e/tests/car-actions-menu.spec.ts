@@ -59,6 +59,8 @@ for (const { size, viewport, touch } of SIZES) {
       await logIn(page, E2E_ADMIN.email, E2E_ADMIN.password);
       for (const { lng, t, theme } of LOOKS) {
         await page.goto(`/admin?tab=car-status&lng=${lng}`);
+        // Once the cars show, the session has loaded (it applies the account's theme).
+        await expect(page.locator('#admin-panel-car-status').getByText('Sim 1').first()).toBeVisible();
         await switchTheme(page, theme);
         const labels = actionLabels(t);
 

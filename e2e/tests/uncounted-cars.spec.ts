@@ -179,8 +179,9 @@ test('Race Control warns before the start about a car whose laps the lap counter
         { lng: 'fr', t: fr, theme: 'light' },
       ] as const) {
         await page.goto(`/admin?tab=race-control&lng=${lng}`);
-        await switchTheme(page, theme);
         await expect(page.getByTestId('admin-race-status')).toHaveAttribute('data-status', 'lobby');
+        // Once the session has loaded (it applies the account's theme).
+        await switchTheme(page, theme);
         await page.getByTestId('race-start').click();
         const asked = page.getByRole('dialog', { name: t.raceControl.startConfirm.titleAnyway });
         await expect(asked.getByRole('status')).toBeVisible();
