@@ -60,7 +60,9 @@ for (const { size, viewport, touch } of SIZES) {
       for (const { lng, t, theme } of LOOKS) {
         await page.goto(`/admin?tab=car-status&lng=${lng}`);
         // Once the cars show, the session has loaded (it applies the account's theme).
-        await expect(page.locator('#admin-panel-car-status').getByText('Sim 1').first()).toBeVisible();
+        await expect(
+          page.locator('#admin-panel-car-status').getByText('Sim 1').filter({ visible: true }).first(),
+        ).toBeVisible();
         await switchTheme(page, theme);
         const labels = actionLabels(t);
 
