@@ -199,7 +199,11 @@ test('two drivers and an admin run a whole race, from the lobby to the race char
   // The admin sees the ready lobby and starts the race: the countdown shows on the drivers' video.
   await expect(admin.getByTestId('admin-race-status')).toHaveAttribute('data-status', 'lobby');
   await expect(admin.getByTestId('admin-race-ready-count')).toHaveText(lobbyCount(en, 2, 2));
+  // Asked first (issue 41): both pilots are ready.
   await admin.getByTestId('race-start').click();
+  const startConfirm = admin.getByRole('dialog', { name: en.raceControl.startConfirm.title });
+  await expect(startConfirm).toContainText(fill(en.raceControl.startConfirm.allReady_other, { count: 2 }));
+  await startConfirm.getByRole('button', { name: en.raceControl.start, exact: true }).click();
   await expect(first.page.getByTestId('race-countdown')).toHaveText(/^[1-6]$/);
   await expect(second.page.getByTestId('race-countdown')).toHaveText(/^[1-6]$/);
   expect(await inFullScreen(second.page, 'race-countdown')).toBe(true);

@@ -522,6 +522,7 @@ test('a viewer entered from two linked platforms is drawn once, claims, races an
 
   await test.step('the admin starts the race: her car is hers until it ends', async () => {
     await adminPage.getByRole('button', { name: en.raceControl.start, exact: true }).click();
+    await adminPage.getByTestId('race-start-confirm').click();
     await expect(dana.getByTestId('session-timer')).toHaveText(en.control.session.untilRaceEnds);
   });
 
