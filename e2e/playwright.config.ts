@@ -116,10 +116,10 @@ const oauthStandInAt = (name: string, base: string): E2EProcess => ({
 const mainServer = server('the main server', baseURL, {
   ...serverEnv(String(E2E_PORT)),
   // Simulated cars driven by real car-agent processes over the real car socket: one for each
-  // driving test (a car stays taken for its session): Sim 1–3 for driving.spec.ts, Sim 4 and
-  // Sim 5 for phone.spec.ts, Sim 6 for drive-channel.spec.ts. An idle agent only holds its car
-  // socket; it renders and streams video only while driven.
-  SIM_CARS: '6',
+  // driving test (a car stays taken for its session): Sim 1–3 for driving.spec.ts, Sim 4, Sim 5
+  // and Sim 7 for phone.spec.ts, Sim 6 for drive-channel.spec.ts. An idle agent only holds its
+  // car socket; it renders and streams video only while driven.
+  SIM_CARS: '7',
 });
 
 // race.spec.ts's server: the main one's settings, a race of its own and its two drivers' cars.

@@ -48,13 +48,13 @@ test.describe('at 1280 px', () => {
     }
     // A car's actions, behind its row's menu: opened, they stay inside the page.
     await page.goto('/admin?tab=car-status&lng=fr');
-    const menu = page.locator('#admin-panel-car-status summary').first();
+    const menu = page.locator('#admin-panel-car-status [aria-haspopup="menu"]').first();
     await menu.click();
-    await expect(page.locator('#admin-panel-car-status details[open] button').first()).toBeVisible();
+    await expect(page.getByRole('menu').getByRole('menuitem').first()).toBeVisible();
     expect(await overflow(page)).toBe(0);
     await screenshot(page, testInfo, 'admin-car-status-fr-1280');
     await page.keyboard.press('Escape');
-    await expect(page.locator('#admin-panel-car-status details[open]')).toHaveCount(0);
+    await expect(page.getByRole('menu')).toHaveCount(0);
     await expect(menu).toBeFocused();
   });
 });

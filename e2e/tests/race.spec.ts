@@ -189,14 +189,21 @@ test('two drivers and an admin run a whole race, from the lobby to the race char
   await expect(second.page.getByTestId('race-ready-toggle')).toHaveAttribute('aria-pressed', 'true');
   await expect(second.page.getByTestId('race-lobby-count')).toHaveText(lobbyCount(fr, 2, 2));
   await expect(first.page.getByTestId('race-lobby-count')).toHaveText(lobbyCount(en, 2, 2));
-  // Each page measures its latency every 2 s and the server shares it: both pilots show a ping.
-  await expect(first.page.getByTestId('race-participants').locator('[data-tone]')).toHaveCount(2);
+  // Each page measures its latency every 2 s and the server shares it: Race Control shows both
+  // pilots' pings; a driver's page shows one ping, its own control link's (issue 41).
+  await expect(admin.getByTestId('race-participants').locator('[data-tone]')).toHaveCount(2);
+  await expect(first.page.getByTestId('ping')).toHaveCount(1);
+  await expect(first.page.getByTestId('race-participants').locator('[data-tone]')).toHaveCount(0);
   await screenshot(first.page, testInfo, 'race-lobby');
 
   // The admin sees the ready lobby and starts the race: the countdown shows on the drivers' video.
   await expect(admin.getByTestId('admin-race-status')).toHaveAttribute('data-status', 'lobby');
   await expect(admin.getByTestId('admin-race-ready-count')).toHaveText(lobbyCount(en, 2, 2));
+  // Asked first (issue 41): both pilots are ready.
   await admin.getByTestId('race-start').click();
+  const startConfirm = admin.getByRole('dialog', { name: en.raceControl.startConfirm.title });
+  await expect(startConfirm).toContainText(fill(en.raceControl.startConfirm.allReady_other, { count: 2 }));
+  await startConfirm.getByRole('button', { name: en.raceControl.start, exact: true }).click();
   await expect(first.page.getByTestId('race-countdown')).toHaveText(/^[1-6]$/);
   await expect(second.page.getByTestId('race-countdown')).toHaveText(/^[1-6]$/);
   expect(await inFullScreen(second.page, 'race-countdown')).toBe(true);

@@ -142,7 +142,7 @@ test('Race Control warns before the start about a car whose laps the lap counter
     const start = page.getByTestId('race-start');
     await start.focus();
     await page.keyboard.press('Enter');
-    const dialog = page.getByRole('dialog', { name: en.raceControl.startUncountedTitle });
+    const dialog = page.getByRole('dialog', { name: en.raceControl.startConfirm.titleAnyway });
     await expect(dialog).toContainText(name);
     await expect(dialog.getByRole('button', { name: en.raceControl.startAnyway })).toBeVisible();
     await screenshot(page, testInfo, 'race-control-start-confirmation-desktop', { fullPage: false });
@@ -160,11 +160,41 @@ test('Race Control warns before the start about a car whose laps the lap counter
     expect(scrollWidth, 'no sideways scrolling at 360 px').toBeLessThanOrEqual(360);
     await inBothThemes(page, testInfo, 'race-control-uncounted-360-fr');
     await page.getByTestId('race-start').click();
-    const confirmation = page.getByRole('dialog', { name: fr.raceControl.startUncountedTitle });
+    const confirmation = page.getByRole('dialog', { name: fr.raceControl.startConfirm.titleAnyway });
     await expect(confirmation).toContainText(name);
     await screenshot(page, testInfo, 'race-control-start-confirmation-360-fr', { fullPage: false });
     await confirmation.getByRole('button', { name: fr.raceControl.cancel }).click();
     await expect(confirmation).toBeHidden();
+
+    // Start race always asks (issue 41): how many of the lobby's pilots are ready (this driver is
+    // not), what starts, and the car that will not be counted; whole on a phone, held either way.
+    for (const { size, viewport } of [
+      { size: 'phone-360', viewport: { width: 360, height: 780 } },
+      { size: 'phone-sideways', viewport: { width: 844, height: 390 } },
+      { size: 'desktop', viewport: { width: 1280, height: 800 } },
+    ]) {
+      await page.setViewportSize(viewport);
+      for (const { lng, t, theme } of [
+        { lng: 'en', t: en, theme: 'dark' },
+        { lng: 'fr', t: fr, theme: 'light' },
+      ] as const) {
+        await page.goto(`/admin?tab=race-control&lng=${lng}`);
+        await expect(page.getByTestId('admin-race-status')).toHaveAttribute('data-status', 'lobby');
+        // Once the session has loaded (it applies the account's theme).
+        await switchTheme(page, theme);
+        await page.getByTestId('race-start').click();
+        const asked = page.getByRole('dialog', { name: t.raceControl.startConfirm.titleAnyway });
+        await expect(asked.getByRole('status')).toBeVisible();
+        await expect(asked).toContainText(t.raceControl.startConfirm.everyone);
+        await expect(asked).toContainText(name);
+        await expect(asked.getByTestId('race-start-confirm')).toBeInViewport({ ratio: 1 });
+        await screenshot(page, testInfo, `race-control-start-confirm-${lng}-${size}-${theme}`, {
+          fullPage: false,
+        });
+        await page.keyboard.press('Escape');
+        await expect(asked).toBeHidden();
+      }
+    }
   } finally {
     for (const socket of sockets) socket.close();
     // The car goes, and its session with it: its driver leaves the lobby.

@@ -3,11 +3,12 @@
  * it matches (docs/raffle-fairness.md). The source is a raffle id (read from `PUBLIC_URL`, else
  * http://127.0.0.1:8080), the address of its public page or of its JSON (the record is fetched:
  * every entry), or a saved record (the page's download).
- * The checks are the server's own draw functions (modules/raffles/draw.ts), imported, not copied.
+ * The checks are the shared procedure the server draws with and the raffle page checks with
+ * (`verifyRaffleRecord` of @telerace/protocol), imported, not copied.
  * Exits 0 when every check matches, 1 otherwise.
  */
 import { readFile } from 'node:fs/promises';
-import { verifyPublishedRaffle } from './modules/raffles/verify.js';
+import { verifyRaffleRecord } from '@telerace/protocol';
 
 const DEFAULT_SERVER = 'http://127.0.0.1:8080';
 
@@ -61,7 +62,7 @@ async function main(args: string[]): Promise<number> {
     console.error(`Could not read the raffle from ${source}: ${(error as Error).message}`);
     return 1;
   }
-  const { ok, checks } = verifyPublishedRaffle(json);
+  const { ok, checks } = await verifyRaffleRecord(json);
   const id = (json as { id?: unknown } | null)?.id;
   print(`Raffle ${typeof id === 'number' ? id : '?'} from ${source}`);
   for (const check of checks) {

@@ -8,6 +8,7 @@ export * from './errors.js';
 export * from './ids.js';
 export * from './integrations.js';
 export * from './races.js';
+export * from './raffle-draw.js';
 export * from './raffles.js';
 export * from './socket-messages.js';
 export * from './sockets.js';

@@ -69,9 +69,15 @@ export const RaffleSummary = z.object({
   seed: z.string().optional(),
   /** The entries drawn from (one per account: docs/raffle-fairness.md). */
   entryCount: z.number().int().nonnegative(),
+  /** The entries' weights added up: every chance in the draw (what the draw's confirmation says). */
+  totalWeight: z.number().int().nonnegative(),
+  /** The entries from each platform (who claims with which sign-in; issue 41 point 2). */
+  entriesByPlatform: z.record(z.enum(PLATFORMS), z.number().int().nonnegative()),
   winners: z.array(RaffleWinner),
   openedAt: z.string(),
   drawnAt: z.string().optional(),
+  /** Once drawn with winners: until when they can claim their prize (`PRIZE_CLAIM_MINUTES` after the draw). */
+  claimUntil: z.string().optional(),
 });
 export type RaffleSummary = z.infer<typeof RaffleSummary>;
 

@@ -5,8 +5,9 @@
  */
 import { type QueryKey, useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { useParams } from 'react-router';
+import { useLocation, useNavigate, useParams } from 'react-router';
 import { ApiError } from '../lib/api';
+import { Button } from './ui/Button';
 import { LinkButton } from './ui/LinkButton';
 import { Panel } from './ui/Panel';
 
@@ -43,6 +44,28 @@ export function RecordBackLink({ i18nPrefix, to = '/leaderboards' }: { i18nPrefi
     <LinkButton to={to} variant="secondary" size="sm">
       <span aria-hidden="true">←</span> {t(`${i18nPrefix}.back`)}
     </LinkButton>
+  );
+}
+
+/**
+ * Back where the viewer came from: one step back in the history when they reached the page from
+ * another page of the site, else (a link from a chat, a bookmark) the home page. React Router keys
+ * the first page it shows `default`.
+ */
+export function HistoryBackLink() {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const cameFromSite = useLocation().key !== 'default';
+  if (!cameFromSite)
+    return (
+      <LinkButton to="/" variant="secondary" size="sm" data-testid="record-back">
+        <span aria-hidden="true">←</span> {t('common.backHome')}
+      </LinkButton>
+    );
+  return (
+    <Button variant="secondary" size="sm" onClick={() => navigate(-1)} data-testid="record-back">
+      <span aria-hidden="true">←</span> {t('common.back')}
+    </Button>
   );
 }
 

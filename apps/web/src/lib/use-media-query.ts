@@ -6,6 +6,11 @@ import { useCallback, useSyncExternalStore } from 'react';
 
 /** A phone held sideways: the styles' `phone-landscape` variant (styles.css). */
 export const PHONE_LANDSCAPE = '(orientation: landscape) and (max-height: 31.25rem)';
+/**
+ * A screen held upright (a phone, a tablet, a tall window): the video is short and the page's
+ * width, so the race card goes under it rather than over it (issue 41).
+ */
+export const PORTRAIT = '(orientation: portrait)';
 /** A touch screen is among the pointers (a phone, a tablet, a touch laptop). */
 export const TOUCH_SCREEN = '(any-pointer: coarse)';
 

@@ -1,6 +1,11 @@
-/** /claim (spec §2 "Claim", §8 claim errors; issue 13): the explanation, the claim buttons and the errors the server sends back. */
-import { screen } from '@testing-library/react';
-import { beforeEach, describe, expect, it } from 'vitest';
+/**
+ * /claim (spec §2 "Claim", §8 claim errors; issue 13): the explanation, the claim buttons and the
+ * errors the server sends back; which platforms can be used here, whom to write to otherwise, and
+ * the last raffle's claim deadline (issue 41 point 2).
+ */
+import type { RaffleSummary } from '@telerace/protocol';
+import { act, screen } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import i18n from '../i18n';
 import { DEFAULT_PUBLIC_CONFIG, json, renderApp, resetBrowser, stubServer } from '../test/app';
 
@@ -8,18 +13,38 @@ beforeEach(async () => {
   await resetBrowser();
 });
 
-function server() {
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+const ALL = { twitch: true, youtube: true, discord: true };
+
+function server(socialProviders = ALL, current: RaffleSummary | null = null) {
   return stubServer({
     session: null,
     routes: {
-      'GET /api/public-config': () =>
-        json(200, {
-          ...DEFAULT_PUBLIC_CONFIG,
-          socialProviders: { twitch: true, youtube: true, discord: true },
-        }),
+      'GET /api/public-config': () => json(200, { ...DEFAULT_PUBLIC_CONFIG, socialProviders }),
+      'GET /api/raffles/current': () =>
+        current ? json(200, current) : json(404, { error: 'none', errorKey: 'errors.raffleNotFound' }),
     },
   });
 }
+
+const drawnRaffle: RaffleSummary = {
+  id: 12,
+  status: 'drawn',
+  racers: 2,
+  commitment: 'a'.repeat(64),
+  entriesHash: 'b'.repeat(64),
+  seed: 'c'.repeat(64),
+  entryCount: 3,
+  totalWeight: 300,
+  entriesByPlatform: { twitch: 1, youtube: 1, discord: 1 },
+  winners: [{ platform: 'youtube', platformUserId: 'UC1', displayName: 'Léa' }],
+  openedAt: '2026-12-01T19:50:00.000Z',
+  drawnAt: '2026-12-01T20:00:00.000Z',
+  claimUntil: '2026-12-01T20:15:00.000Z',
+};
 
 describe('claim page', () => {
   it('explains the claim and offers the three platforms with action=claim, with no error', async () => {
@@ -72,5 +97,70 @@ describe('claim page', () => {
       "Aucun prix actif n'a été trouvé pour ce compte.",
     );
     expect(await screen.findByRole('link', { name: 'Réclamer avec Twitch' })).toBeInTheDocument();
+  });
+
+  it('says plainly which platforms can be used here, offers only those, and whom to write to otherwise', async () => {
+    server({ twitch: true, youtube: false, discord: false });
+    renderApp('/claim');
+    expect(await screen.findByText('Here you can claim with Twitch.')).toBeVisible();
+    expect(screen.getByTestId('claim-platforms')).toHaveTextContent(
+      "Won on YouTube or Discord? Write to support@telerace.example with your name on that platform and the raffle's number, before the claim time ends.",
+    );
+    expect(screen.getByRole('link', { name: 'support@telerace.example' })).toHaveAttribute(
+      'href',
+      'mailto:support@telerace.example',
+    );
+    expect(screen.getByRole('link', { name: 'Claim with Twitch' })).toBeVisible();
+    // No greyed-out buttons, no tooltips over the next one.
+    expect(screen.queryByRole('button', { name: /Claim with/ })).toBeNull();
+    expect(screen.queryByRole('tooltip')).toBeNull();
+    expect(screen.queryByRole('link', { name: 'Claim with YouTube' })).toBeNull();
+  });
+
+  it('says when no platform can be used here at all', async () => {
+    server({ twitch: false, youtube: false, discord: false });
+    renderApp('/claim');
+    expect(
+      await screen.findByText('No sign-in is set up on this site yet, so prizes cannot be claimed here.'),
+    ).toBeVisible();
+    expect(screen.getByTestId('claim-platforms')).toHaveTextContent(
+      'Won on Twitch, YouTube, or Discord? Write to',
+    );
+    expect(screen.queryByRole('link', { name: /Claim with/ })).toBeNull();
+  });
+
+  it("counts down the last raffle's claim deadline, then says it passed", async () => {
+    vi.useFakeTimers({ now: new Date('2026-12-01T20:14:58Z'), shouldAdvanceTime: true });
+    server(ALL, drawnRaffle);
+    renderApp('/claim');
+    const deadline = await screen.findByTestId('claim-deadline');
+    expect(deadline).toHaveTextContent(/^Raffle #12: winners can claim until .+\. Time left: 00:0[12]$/);
+    await act(() => vi.advanceTimersByTimeAsync(3_000));
+    expect(screen.getByTestId('claim-deadline')).toHaveTextContent(
+      /^Raffle #12: the claim time ended at .+\.$/,
+    );
+    expect(screen.queryByRole('timer')).toBeNull();
+  });
+
+  it('says nothing about a deadline when there is no drawn raffle', async () => {
+    server(ALL, null);
+    renderApp('/claim');
+    expect(await screen.findByRole('link', { name: 'Claim with Twitch' })).toBeVisible();
+    expect(screen.queryByTestId('claim-deadline')).toBeNull();
+    expect(screen.queryByTestId('claim-platforms')).toBeNull();
+  });
+
+  it('says which platforms and the deadline in French', async () => {
+    await i18n.changeLanguage('fr');
+    vi.useFakeTimers({ now: new Date('2026-12-01T20:00:00Z'), shouldAdvanceTime: true });
+    server({ twitch: false, youtube: true, discord: true }, drawnRaffle);
+    renderApp('/claim');
+    expect(await screen.findByText('Ici, vous pouvez réclamer avec YouTube ou Discord.')).toBeVisible();
+    expect(screen.getByTestId('claim-platforms')).toHaveTextContent(
+      'Vous avez gagné sur Twitch? Écrivez à support@telerace.example en indiquant votre nom',
+    );
+    expect(await screen.findByTestId('claim-deadline')).toHaveTextContent(
+      /^Tirage no 12 : les gagnants peuvent réclamer jusqu'à .+\. Temps restant : 1[45]:\d\d$/,
+    );
   });
 });

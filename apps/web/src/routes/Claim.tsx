@@ -1,14 +1,23 @@
 /**
  * Claim a raffle prize (spec §2 "Claim", §4 raffle prize, §8 claim errors; issue 13): a short
- * explanation and the three social sign-in buttons with `action=claim`. The server checks that the
+ * explanation and the social sign-in buttons with `action=claim`. The server checks that the
  * exact identity signing in won an unexpired prize and comes back through /auth/callback to the
  * car, or here with `?error=no_win_found|server_error|no_car_free`.
+ * Issue 41 point 2: only the platforms whose sign-in this site has configured are offered, the
+ * page says plainly which those are and whom a winner from another platform writes to, and the
+ * last raffle's claim deadline counts down.
  */
+import { useQuery } from '@tanstack/react-query';
+import type { Platform } from '@telerace/protocol';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import { Alert } from '../components/ui/Alert';
 import { AuthFrame, Divider } from '../features/auth/form-fields';
-import { SocialButtons } from '../features/auth/SocialButtons';
+import { SOCIAL_ORDER, SocialButtons } from '../features/auth/SocialButtons';
+import { useUnconfiguredPlatforms } from '../features/auth/social-providers';
+import { ClaimDeadline } from '../features/raffles/ClaimTime';
+import { CURRENT_RAFFLE_KEY, fetchCurrentRaffle } from '../features/raffles/raffles-api';
+import { useSupportEmail } from '../lib/support-email';
 
 const CLAIM_ERRORS = ['no_win_found', 'server_error', 'no_car_free'] as const;
 const STEPS = ['pick', 'signIn', 'drive'] as const;
@@ -21,10 +30,43 @@ export function claimErrorKey(params: URLSearchParams): string | null {
   return `claim.errors.${known}`;
 }
 
+/** Which platforms can be used here, and what a winner from another one does. */
+function PlatformsNote({ unavailable }: { unavailable: Platform[] }) {
+  const { t, i18n } = useTranslation();
+  const email = useSupportEmail();
+  const list = (platforms: readonly Platform[]) =>
+    new Intl.ListFormat(i18n.resolvedLanguage, { type: 'disjunction' }).format(
+      platforms.map((platform) => t(`social.${platform}`)),
+    );
+  const available = SOCIAL_ORDER.filter((platform) => !unavailable.includes(platform));
+  const mail = (
+    <a href={`mailto:${email}`} className="font-semibold" data-testid="claim-support-email">
+      {email}
+    </a>
+  );
+  return (
+    <Alert
+      tone={available.length === 0 ? 'warning' : 'info'}
+      title={
+        available.length === 0
+          ? t('claim.platforms.none')
+          : t('claim.platforms.available', { platforms: list(available) })
+      }
+    >
+      <span data-testid="claim-platforms">
+        {t('claim.platforms.otherwise', { platforms: list(unavailable) })} {mail}{' '}
+        {t('claim.platforms.otherwiseEnd')}
+      </span>
+    </Alert>
+  );
+}
+
 export default function Claim() {
   const { t } = useTranslation();
   const [params] = useSearchParams();
   const errorKey = claimErrorKey(params);
+  const unavailable = useUnconfiguredPlatforms();
+  const raffle = useQuery({ queryKey: CURRENT_RAFFLE_KEY, queryFn: fetchCurrentRaffle, retry: false }).data;
   return (
     <AuthFrame eyebrow={t('claim.eyebrow')} title={t('screens.claim')} intro={t('claim.intro')}>
       {errorKey && (
@@ -38,8 +80,10 @@ export default function Claim() {
           <li key={step}>{t(`claim.steps.${step}`)}</li>
         ))}
       </ol>
+      {raffle?.claimUntil && <ClaimDeadline raffleId={raffle.id} claimUntil={raffle.claimUntil} />}
       <Divider>{t('claim.buttonsTitle')}</Divider>
-      <SocialButtons action="claim" />
+      {unavailable.length > 0 && <PlatformsNote unavailable={unavailable} />}
+      <SocialButtons action="claim" hideUnavailable className={unavailable.length > 0 ? 'mt-4' : undefined} />
     </AuthFrame>
   );
 }

@@ -3,9 +3,12 @@
  * availability and pin; the player re-reads the status when Janus refuses the pin), twin
  * joysticks, keyboard and gamepad driving, connection state, ping and telemetry, and for admins
  * the car settings; and the race (features/race): the page joins the lobby by itself, and the
- * race's overlays (joining, failed, lobby, countdown, timer, live leaderboard) are on the video.
+ * race's card (joining, failed, lobby, timer, live leaderboard) is on the video, or under it on
+ * a screen held upright (issue 41), with the countdown on the video.
  * The video's frame is the driving surface (issue 25): in full screen, and on a phone held
  * sideways, it holds every overlay and, on a touch screen, both sticks over its lower corners.
+ * One ping readout, the control link's (issue 41): in the header, or in full screen with the turn's
+ * time and the connection state in a small strip in the video's top left corner.
  * Without the control token kept for this car in this tab, the driver is sent back to enter the code.
  */
 import { useQuery } from '@tanstack/react-query';
@@ -41,11 +44,11 @@ import { useControlSocket } from '../features/control/use-control-socket';
 import { useDriveInput } from '../features/control/use-drive-input';
 import { useFullScreen } from '../features/control/use-full-screen';
 import { VideoPlayer } from '../features/control/VideoPlayer';
-import { RaceOverlay, RacePanel } from '../features/race/RaceOverlays';
+import { RaceCard, RaceCountdown, RacePanel } from '../features/race/RaceOverlays';
 import { raceStore } from '../features/race/race-store';
 import { useLobbyJoin } from '../features/race/use-lobby-join';
 import { useRace } from '../features/race/use-race';
-import { PHONE_LANDSCAPE, TOUCH_SCREEN, useMediaQuery } from '../lib/use-media-query';
+import { PHONE_LANDSCAPE, PORTRAIT, TOUCH_SCREEN, useMediaQuery } from '../lib/use-media-query';
 
 function BackButton() {
   const { t } = useTranslation();
@@ -136,9 +139,12 @@ function Driving({
   const stageRef = useRef<HTMLDivElement>(null);
   const touch = useMediaQuery(TOUCH_SCREEN);
   const sideways = useMediaQuery(PHONE_LANDSCAPE);
+  const upright = useMediaQuery(PORTRAIT);
   const fullScreen = useFullScreen(stageRef, { lockLandscape: touch });
   // Where the thumbs are: over the video when it fills a phone held sideways or the screen.
   const sticksOnStage = sideways || (fullScreen.active && touch);
+  // A screen held upright shows a short video: the race card goes under it, not over it.
+  const cardUnder = upright && !fullScreen.active;
 
   const [wasConnected, setWasConnected] = useState(false);
   useEffect(() => {
@@ -157,6 +163,27 @@ function Driving({
   const sessionEnd = sessionEndOf(race.state, user?.id ?? null, Number(carId), car?.session_ends_at);
   if (ended) return <SessionEnded code={ended.code} reason={ended.reason} />;
   const trouble = !wasConnected && (state?.failedAttempts ?? 0) >= TROUBLE_AFTER_ATTEMPTS;
+  // The turn's time, the connection and the ping: in the header, or in full screen on the video.
+  const readouts = (
+    <>
+      {sessionEnd && <SessionReadout end={sessionEnd} compact={fullScreen.active} />}
+      <ConnectionIndicator connection={view} />
+      <PingReadout ms={state?.pingMs ?? null} />
+    </>
+  );
+  const raceCard = (placement: 'over' | 'under') => (
+    <RaceCard
+      carId={Number(carId)}
+      userId={user?.id ?? null}
+      race={race}
+      phase={lobbyJoin.phase}
+      onJoin={lobbyJoin.join}
+      onToggleReady={() => raceStore.toggleReady()}
+      onLeave={lobbyJoin.leave}
+      stickBelow={sticksOnStage}
+      placement={placement}
+    />
+  );
 
   return (
     <div className="mx-auto max-w-7xl space-y-4 phone-landscape:space-y-2" data-testid="control-page">
@@ -166,11 +193,11 @@ function Driving({
           {car?.name ?? t('control.carFallback', { id: carId })}
         </h1>
         {online !== null && <StatusBadge online={online} />}
-        <div className="ml-auto flex flex-wrap items-center gap-2 phone-landscape:flex-nowrap">
-          {sessionEnd && <SessionReadout end={sessionEnd} />}
-          <ConnectionIndicator connection={view} />
-          <PingReadout ms={state?.pingMs ?? null} />
-        </div>
+        {!fullScreen.active && (
+          <div className="ml-auto flex flex-wrap items-center gap-2 phone-landscape:flex-nowrap">
+            {readouts}
+          </div>
+        )}
         {sessionEnd?.kind === 'time' && sessionEnd.inLobby && (
           <p className="basis-full text-right text-xs text-muted phone-landscape:hidden">
             {t('control.session.lobbyNote')}
@@ -200,25 +227,31 @@ function Driving({
             video={car ? (car.video ?? NO_VIDEO) : storedVideo}
             streamId={car?.stream_id ?? Number(streamId)}
             onPinRejected={carQuery.refetch}
-            topLeft={<TelemetryReadout telemetry={state?.telemetry ?? null} />}
+            topLeft={
+              <>
+                <TelemetryReadout telemetry={state?.telemetry ?? null} />
+                {fullScreen.active && (
+                  // The header is out of sight: its readouts come along, small, in this corner.
+                  <div
+                    className="mt-1.5 flex w-fit max-w-full flex-wrap items-center gap-1 rounded-2xl bg-surface/85 p-1"
+                    data-testid="full-screen-hud"
+                  >
+                    {readouts}
+                  </div>
+                )}
+              </>
+            }
             bottom={sticksOnStage ? undefined : <DriveMeter input={merged} />}
             stageRef={stageRef}
             fullScreen={fullScreen}
             // A phone held sideways: the frame takes the height under the one-line header.
             className="phone-landscape:aspect-auto phone-landscape:h-[calc(100dvh-3.75rem)]"
           >
-            <RaceOverlay
-              carId={Number(carId)}
-              userId={user?.id ?? null}
-              race={race}
-              phase={lobbyJoin.phase}
-              onJoin={lobbyJoin.join}
-              onToggleReady={() => raceStore.toggleReady()}
-              onLeave={lobbyJoin.leave}
-              stickBelow={sticksOnStage}
-            />
+            <RaceCountdown race={race} />
+            {!cardUnder && raceCard('over')}
             {sticksOnStage && <StageJoysticks joystick={joystick} onChange={setJoystick} />}
           </VideoPlayer>
+          {cardUnder && raceCard('under')}
           {!sticksOnStage && (
             <JoystickPanel joystick={joystick} onChange={setJoystick} describedBy={hintId} />
           )}

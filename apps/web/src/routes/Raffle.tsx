@@ -1,19 +1,22 @@
 /**
  * A raffle's public page (`/raffles/:id`; issue 13): its status, the commitment published when it
  * opened, the entries with their weights (paged, and the whole list to download; issue 23), the
- * winners and, once drawn, the revealed seed and the entries hash, with the command anyone can
- * run to re-do the draw (docs/raffle-fairness.md). An open raffle is read again every 5 s, so
- * entries and the draw show as they happen.
+ * winners and, once drawn, the revealed seed and the entries hash. Once drawn, the draw is checked
+ * right here in the browser (issue 41 point 3; the command that does the same stays as an aside),
+ * and winners find the way to /claim with the time left (docs/raffle-fairness.md). An open raffle
+ * is read again every 5 s, so entries and the draw show as they happen.
  */
 import { TIMERS_MS } from '@telerace/protocol';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
-import { RecordBackLink, RecordNotFound, useRecord, useRecordId } from '../components/record-page';
+import { HistoryBackLink, RecordNotFound, useRecord, useRecordId } from '../components/record-page';
 import { TableLoading } from '../components/table/table-states';
 import { Alert } from '../components/ui/Alert';
 import { Panel } from '../components/ui/Panel';
+import { ClaimCountdown } from '../features/raffles/ClaimTime';
 import { RaffleAudit } from '../features/raffles/RaffleAudit';
 import { RaffleEntriesTable } from '../features/raffles/RaffleEntriesTable';
+import { RaffleVerification } from '../features/raffles/RaffleVerification';
 import { fetchRaffle, raffleKey, raffleRecordUrl } from '../features/raffles/raffles-api';
 import { VerifyCommand } from '../features/raffles/VerifyCommand';
 
@@ -37,7 +40,7 @@ export default function Raffle() {
   const when = (iso: string) => new Date(iso).toLocaleString(i18n.resolvedLanguage);
   return (
     <div className="mx-auto max-w-5xl space-y-4">
-      <RecordBackLink i18nPrefix="rafflePage" />
+      <HistoryBackLink />
       <Panel level={1} eyebrow={t('rafflePage.eyebrow')} title={t('rafflePage.title', { id: raffleId })}>
         {query.isPending ? (
           <TableLoading />
@@ -51,7 +54,18 @@ export default function Raffle() {
                   {t(`rafflePage.statuses.${raffle.status}`)}
                 </span>
               </Fact>
-              <Fact label={t('rafflePage.racers')}>{raffle.racers}</Fact>
+              {/* Drawn: how many won (fewer than asked for when fewer entered); else how many will. */}
+              {raffle.status === 'drawn' ? (
+                <Fact label={t('rafflePage.winnersDrawn')}>
+                  <span data-testid="raffle-page-places">
+                    {t('rafflePage.winnersOf', { count: raffle.winners.length, racers: raffle.racers })}
+                  </span>
+                </Fact>
+              ) : (
+                <Fact label={t('rafflePage.winnersToDraw')}>
+                  <span data-testid="raffle-page-places">{raffle.racers}</span>
+                </Fact>
+              )}
               <Fact label={t('rafflePage.openedAt')}>
                 <time dateTime={raffle.openedAt}>{when(raffle.openedAt)}</time>
               </Fact>
@@ -59,6 +73,8 @@ export default function Raffle() {
                 {raffle.drawnAt ? <time dateTime={raffle.drawnAt}>{when(raffle.drawnAt)}</time> : '—'}
               </Fact>
             </dl>
+
+            {raffle.claimUntil && <ClaimCountdown claimUntil={raffle.claimUntil} />}
 
             <section aria-labelledby="raffle-winners-title">
               <h2 id="raffle-winners-title" className="mb-2 font-display text-xl font-black italic">
@@ -94,9 +110,19 @@ export default function Raffle() {
                   pending: t('rafflePage.pending'),
                 }}
               />
-              <h3 className="pt-2 font-semibold">{t('rafflePage.verifyTitle')}</h3>
-              <p className="text-sm text-muted">{t('rafflePage.verifyText')}</p>
-              <VerifyCommand command={`npm run verify-raffle -- ${raffleRecordUrl(raffle.id)}`} />
+              {raffle.status === 'drawn' && (
+                <>
+                  <h3 className="pt-2 font-semibold">{t('rafflePage.checkTitle')}</h3>
+                  <RaffleVerification raffleId={raffle.id} entryCount={raffle.entryCount} />
+                </>
+              )}
+              <aside aria-labelledby="raffle-command-title" className="space-y-2 border-l-2 border-line pl-3">
+                <h3 id="raffle-command-title" className="text-sm font-semibold">
+                  {t('rafflePage.verifyTitle')}
+                </h3>
+                <p className="text-sm text-muted">{t('rafflePage.verifyText')}</p>
+                <VerifyCommand command={`npm run verify-raffle -- ${raffleRecordUrl(raffle.id)}`} />
+              </aside>
             </section>
 
             <section aria-labelledby="raffle-entries-title" className="space-y-3">

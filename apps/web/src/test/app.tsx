@@ -196,8 +196,12 @@ function renderWithProviders(router: ReturnType<typeof createMemoryRouter>, extr
   return { router, queryClient, ...view };
 }
 
-export function renderApp(path: string) {
-  return renderWithProviders(createMemoryRouter(routes, { initialEntries: [path] }));
+/** The app at `path`; at the last of several paths, the earlier ones being the visit's history. */
+export function renderApp(path: string | string[]) {
+  const entries = typeof path === 'string' ? [path] : path;
+  return renderWithProviders(
+    createMemoryRouter(routes, { initialEntries: entries, initialIndex: entries.length - 1 }),
+  );
 }
 
 /** Reads the real auth session for the test (what a screen would get from `useAuth`). */

@@ -11,8 +11,7 @@
  *   entered is merged too.
  * - Identities of a banned account are dropped.
  */
-import { RAFFLE_BASE_WEIGHT } from '@telerace/protocol';
-import { compareIdentity } from './draw.js';
+import { compareIdentity, RAFFLE_BASE_WEIGHT } from '@telerace/protocol';
 
 export interface Identity {
   platform: string;

@@ -10,8 +10,7 @@
  * first; banned accounts left out), in the canonical order, made in one pass over the entries kept
  * in the two orders it needs (entered, canonical).
  */
-import { RAFFLE_BASE_WEIGHT, type RaffleEntry } from '@telerace/protocol';
-import { compareIdentity } from './draw.js';
+import { compareIdentity, RAFFLE_BASE_WEIGHT, type RaffleEntry } from '@telerace/protocol';
 import { compareEntered, type EnteredIdentity } from './draw-list.js';
 
 export interface OpenEntry extends EnteredIdentity {}

@@ -1,6 +1,11 @@
 /** Raffle rows as the protocol shows them: the public raffle's summary and entries, the admin's prizes. */
-import type { AdminPrize, RaffleEntry, RaffleSummary } from '@telerace/protocol';
-import { canonicalOrder } from './draw.js';
+import {
+  type AdminPrize,
+  canonicalOrder,
+  PLATFORMS,
+  type RaffleEntry,
+  type RaffleSummary,
+} from '@telerace/protocol';
 import type { Identity, PrizeRow, RaffleRow } from './raffles.repo.js';
 
 export interface WeightedEntry extends Identity {
@@ -26,20 +31,30 @@ const winnerOf = (prize: PrizeRow) => ({
  */
 export function presentSummary(
   raffle: RaffleRow,
-  entryCount: number,
+  entries: readonly RaffleEntry[],
   prizes: readonly PrizeRow[],
 ): RaffleSummary {
+  const entriesByPlatform = Object.fromEntries(PLATFORMS.map((platform) => [platform, 0])) as Record<
+    RaffleEntry['platform'],
+    number
+  >;
+  for (const entry of entries) entriesByPlatform[entry.platform] += 1;
   const drawn = raffle.status === 'drawn';
+  // Every prize of a draw has the same claim time; the latest is the one a winner can still make.
+  const claimUntil = Math.max(...prizes.map((prize) => prize.expiresAt.getTime()));
   return {
     id: raffle.id,
     status: raffle.status as RaffleSummary['status'],
     racers: raffle.racers,
     commitment: raffle.commitment,
     ...(drawn && raffle.entriesHash !== null ? { entriesHash: raffle.entriesHash, seed: raffle.seed } : {}),
-    entryCount,
+    entryCount: entries.length,
+    totalWeight: entries.reduce((sum, entry) => sum + entry.weight, 0),
+    entriesByPlatform,
     winners: [...prizes].sort((a, b) => a.rank - b.rank).map(winnerOf),
     openedAt: raffle.openedAt.toISOString(),
     ...(raffle.drawnAt ? { drawnAt: raffle.drawnAt.toISOString() } : {}),
+    ...(prizes.length > 0 ? { claimUntil: new Date(claimUntil).toISOString() } : {}),
   };
 }
 

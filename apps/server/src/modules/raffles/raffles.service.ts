@@ -374,7 +374,7 @@ export class RafflesService {
               : weightedEntries(await this.#drawList(this.#db, await entriesOf(this.#db, raffleId))),
           );
     const prizes = await prizesOf(this.#db, raffleId);
-    return { summary: presentSummary(raffle, entries.length, prizes), entries };
+    return { summary: presentSummary(raffle, entries, prizes), entries };
   }
 
   /** The draw has committed: a lobby that cannot open now is logged, the winners open one by joining. */

@@ -12,6 +12,7 @@ import {
   RAFFLE_BASE_WEIGHT,
   type RaffleRecord,
   type RaffleSummary,
+  verifyRaffleRecord,
 } from '@telerace/protocol';
 import { eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
@@ -30,7 +31,6 @@ import {
   takeCar,
 } from '../../test/sockets.js';
 import { OPEN_MAX_AGE_MS, REMAKE_MIN_MS } from './published-raffles.js';
-import { verifyPublishedRaffle } from './verify.js';
 
 type Json = Record<string, unknown>;
 
@@ -105,7 +105,14 @@ describe('a raffle from its opening to its winners', () => {
     const opened = await adminCall('/api/admin/race/start-raffle', { racers: 2 });
     expect(opened.status, JSON.stringify(opened.body)).toBe(200);
     const raffle = opened.body.raffle as RaffleSummary;
-    expect(raffle).toMatchObject({ status: 'open', racers: 2, entryCount: 0, winners: [] });
+    expect(raffle).toMatchObject({
+      status: 'open',
+      racers: 2,
+      entryCount: 0,
+      totalWeight: 0,
+      entriesByPlatform: { twitch: 0, youtube: 0, discord: 0 },
+      winners: [],
+    });
     expect(raffle.commitment).toMatch(/^[0-9a-f]{64}$/);
     expect(raffle).not.toHaveProperty('seed');
     expect(raffle).not.toHaveProperty('entriesHash');
@@ -141,7 +148,13 @@ describe('a raffle from its opening to its winners', () => {
     const open = await publicRaffle('current');
     expect(open.status).toBe(200);
     expect(open.body).not.toHaveProperty('seed');
+    expect(open.body).not.toHaveProperty('claimUntil');
     expect(open.body.entryCount).toBe(3);
+    // What the admin's draw confirmation and claim warning read (issue 41 points 2 and 9).
+    expect(open.body).toMatchObject({
+      totalWeight: linkedTickets + 2 * RAFFLE_BASE_WEIGHT,
+      entriesByPlatform: { twitch: 1, youtube: 1, discord: 1 },
+    });
     expect((await record(open.body.id)).entries).toEqual([
       {
         platform: 'discord',
@@ -168,6 +181,8 @@ describe('a raffle from its opening to its winners', () => {
     expect(result.commitment).toBe(raffle.commitment);
     expect(result.entriesHash).toMatch(/^[0-9a-f]{64}$/);
     expect(result.drawnAt).toBe(drawnAt.toISOString());
+    // The raffle page counts down to it (issue 41 point 3): PRIZE_CLAIM_MINUTES after the draw.
+    expect(result.claimUntil).toBe(new Date(drawnAt.getTime() + 15 * 60_000).toISOString());
     expect(result.winners).toHaveLength(2);
     expect(new Set(result.winners.map((w) => w.platformUserId)).size).toBe(2);
     expect(drawn.body.prizes.map((p) => ({ rank: p.rank, state: p.state, expiresAt: p.expiresAt }))).toEqual(
@@ -187,7 +202,7 @@ describe('a raffle from its opening to its winners', () => {
     const drawnRecord = await record(result.id);
     expect(drawnRecord).toEqual({ ...result, entries: expect.any(Array) });
     expect(drawnRecord.entries).toHaveLength(3);
-    expect(verifyPublishedRaffle(drawnRecord)).toMatchObject({ ok: true });
+    expect(await verifyRaffleRecord(drawnRecord)).toMatchObject({ ok: true });
 
     // The race: raffle closed, an empty lobby open for the winners.
     const lobby = await raceState((s) => s.race_status === 'lobby');
@@ -277,7 +292,7 @@ describe('a raffle from its opening to its winners', () => {
       ['UC-poor', 1],
     ]);
     expect(raffle.winners).toHaveLength(2);
-    expect(verifyPublishedRaffle(raffle).ok).toBe(true);
+    expect((await verifyRaffleRecord(raffle)).ok).toBe(true);
     expect((await audits(app)).find((a) => a.action === 'raffle.draw')?.after.dropped).toEqual([
       'discord:dc-later-banned',
     ]);
@@ -354,7 +369,7 @@ describe('one account, one entry', () => {
       },
       { platform: 'twitch', platformUserId: 'tw-other', displayName: 'tw-other', weight: RAFFLE_BASE_WEIGHT },
     ]);
-    expect(verifyPublishedRaffle(record)).toMatchObject({ ok: true });
+    expect(await verifyRaffleRecord(record)).toMatchObject({ ok: true });
   });
 });
 
@@ -499,7 +514,7 @@ describe('the public answers (prepared once, made again only when they change)',
     apps.clock.advance(OPEN_MAX_AGE_MS);
     const after = await record();
     expect(after.headers.etag).toBe(before.headers.etag);
-    expect(verifyPublishedRaffle(after.json()).ok).toBe(true);
+    expect((await verifyRaffleRecord(after.json())).ok).toBe(true);
   });
 });
 
@@ -528,7 +543,7 @@ describe('one account, one entry: links made after entering', () => {
       ['dc-someone', RAFFLE_BASE_WEIGHT],
       ['tw-late', viewerTickets],
     ]);
-    expect(verifyPublishedRaffle(published).ok).toBe(true);
+    expect((await verifyRaffleRecord(published)).ok).toBe(true);
     expect((await audits(app)).find((a) => a.action === 'raffle.draw')?.after).toMatchObject({
       entries: 2,
       merged: ['discord:dc-late → twitch:tw-late'],
@@ -554,7 +569,7 @@ describe('entries arriving during the draw', () => {
     const published = (
       await app.inject({ method: 'GET', url: `/api/raffles/${id}/record` })
     ).json() as RaffleRecord;
-    expect(verifyPublishedRaffle(published).ok).toBe(true);
+    expect((await verifyRaffleRecord(published)).ok).toBe(true);
     const listed = new Set(published.entries.map((e) => e.platformUserId));
     outcomes.forEach((outcome, i) => {
       if (outcome.status === 'fulfilled') expect(listed.has(`dc-${i}`), `dc-${i}`).toBe(true);

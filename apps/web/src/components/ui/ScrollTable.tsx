@@ -24,7 +24,9 @@ export function ScrollTable({
       aria-label={label}
       // biome-ignore lint/a11y/noNoninteractiveTabindex: a table wider than the screen must scroll from the keyboard.
       tabIndex={0}
-      className={cx('overflow-x-auto rounded-xl border border-line', className)}
+      // Relative: a cell's screen-reader-only label (position: absolute) is then clipped here too,
+      // rather than widening the page past a phone held sideways (issue 41).
+      className={cx('relative overflow-x-auto rounded-xl border border-line', className)}
     >
       <table className="w-full border-collapse text-left text-sm">
         {captioned && <caption className="sr-only">{label}</caption>}

@@ -52,12 +52,16 @@ function row(name: string) {
   return within(tr);
 }
 
+/** A row's Actions menu, opened as an admin does: it floats over the table, outside the row. */
+async function openMenu(user: ReturnType<typeof userEvent.setup>, name: string) {
+  const label = i18n.t('carStatus.actionsFor', { name });
+  await user.click(row(name).getByRole('button', { name: label }));
+  return within(screen.getByRole('menu', { name: label }));
+}
+
 /** A row's action, reached as an admin does: the row's Actions menu first. */
 async function rowAction(user: ReturnType<typeof userEvent.setup>, name: string, action: string) {
-  const menu = row(name).getByLabelText(i18n.t('carStatus.actionsFor', { name }));
-  await user.click(menu);
-  expect(menu.closest('details')).toHaveAttribute('open');
-  return row(name).getByRole('button', { name: action });
+  return (await openMenu(user, name)).getByRole('menuitem', { name: action });
 }
 
 // The table shows placeholder rows while the first page loads: wait for the data rows, not the table.
@@ -92,8 +96,9 @@ describe('admin CarStatusTab', () => {
     const blue = row('Blue Bolt');
     expect(blue.getByText('Offline')).toBeVisible();
     expect(blue.getByText('None yet')).toBeVisible();
-    expect(blue.getByRole('button', { name: 'Kick' })).toBeDisabled();
-    expect(blue.getByRole('button', { name: 'Reboot' })).toBeDisabled();
+    const blueActions = await openMenu(userEvent.setup(), 'Blue Bolt');
+    expect(blueActions.getByRole('menuitem', { name: 'Kick' })).toBeDisabled();
+    expect(blueActions.getByRole('menuitem', { name: 'Reboot' })).toBeDisabled();
     const old = row('Old Gold');
     expect(old.getByText('H4RDQ2')).toBeVisible();
     expect(old.getByText('Expired')).toBeVisible();

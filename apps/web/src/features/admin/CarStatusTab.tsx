@@ -13,6 +13,7 @@ import { bodyCell, headCell } from '../../components/table/table-styles';
 import { Alert } from '../../components/ui/Alert';
 import { Button } from '../../components/ui/Button';
 import { buttonClasses } from '../../components/ui/button-styles';
+import { MenuButton } from '../../components/ui/MenuButton';
 import { ScrollTable } from '../../components/ui/ScrollTable';
 import { formatRelativeTime } from '../../lib/relative-time';
 import { displayName } from '../../lib/username';
@@ -75,21 +76,20 @@ function CodeCell({ car, now, large }: { car: AdminCar; now: Date; large?: boole
   );
 }
 
-function RowActions({
-  car,
-  onAction,
-  layout = 'grid',
-}: {
-  car: AdminCar;
-  onAction: (kind: RowActionKind) => void;
-  /** `grid`: two or three columns (a phone's card); `list`: one column (the table's menu). */
-  layout?: 'grid' | 'list';
-}) {
-  const { t } = useTranslation();
+interface RowAction {
+  kind: RowActionKind;
+  disabled?: boolean;
+  /** Why it is disabled. */
+  title?: string;
+  danger?: boolean;
+}
+
+/** A car's actions, and which of them its state rules out. */
+function rowActions(t: TFunction, car: AdminCar): RowAction[] {
   const online = car.status === 'online';
   const offlineHint = online ? undefined : t('carStatus.offlineHint');
   const noDriver = car.current_user_id === null;
-  const actions: { kind: RowActionKind; disabled?: boolean; title?: string; danger?: boolean }[] = [
+  return [
     { kind: 'generateCode' },
     { kind: 'kick', disabled: noDriver, title: noDriver ? t('carStatus.noDriverHint') : undefined },
     { kind: 'reboot', disabled: !online, title: offlineHint },
@@ -98,74 +98,63 @@ function RowActions({
     { kind: 'delete', danger: true },
     { kind: 'speedAndTrim' },
   ];
+}
+
+const actionClasses = (danger?: boolean) =>
+  buttonClasses(danger ? 'ghost' : 'secondary', 'sm', danger ? `${ACTION} text-danger!` : ACTION);
+
+/** A phone's card: every action in view, two or three columns. */
+function RowActions({ car, onAction }: { car: AdminCar; onAction: (kind: RowActionKind) => void }) {
+  const { t } = useTranslation();
   return (
     <fieldset
-      className={
-        layout === 'list'
-          ? 'grid gap-1'
-          : 'grid grid-cols-[repeat(2,max-content)] gap-1 xl:grid-cols-[repeat(3,max-content)]'
-      }
+      className="grid grid-cols-[repeat(2,max-content)] gap-1 xl:grid-cols-[repeat(3,max-content)]"
       aria-label={car.name}
     >
-      {actions.map(({ kind, disabled, title, danger }) => (
-        <Button
+      {rowActions(t, car).map(({ kind, disabled, title, danger }) => (
+        <button
           key={kind}
-          variant={danger ? 'ghost' : 'secondary'}
-          size="sm"
-          className={danger ? `${ACTION} text-danger!` : ACTION}
+          type="button"
+          className={actionClasses(danger)}
           disabled={disabled}
           title={title}
           onClick={() => onAction(kind)}
         >
           {t(`carStatus.actions.${kind}`)}
-        </Button>
+        </button>
       ))}
     </fieldset>
   );
 }
 
 /**
- * The table's actions, behind one "Actions" button per row (a disclosure: Enter or Space opens
- * it, Escape closes it): seven buttons side by side pushed the table past 1280 px, in French even
- * more. An action chosen closes the menu.
+ * The table's actions, behind one "Actions" button per row: seven buttons side by side pushed the
+ * table past 1280 px, in French even more. The menu floats over the table rather than inside it,
+ * whose scrolling box cut it after two actions (issue 41 point 10).
  */
 function RowActionsMenu({ car, onAction }: { car: AdminCar; onAction: (kind: RowActionKind) => void }) {
   const { t } = useTranslation();
-  const [open, setOpen] = useState(false);
   return (
-    <details
-      className="relative"
-      open={open}
-      onToggle={(event) => setOpen(event.currentTarget.open)}
-      onKeyDown={(event) => {
-        if (event.key !== 'Escape' || !open) return;
-        setOpen(false);
-        event.currentTarget.querySelector('summary')?.focus();
-      }}
-    >
-      <summary
-        className={buttonClasses(
-          'secondary',
-          'sm',
-          `${ACTION} cursor-pointer list-none [&::-webkit-details-marker]:hidden`,
-        )}
-        aria-label={t('carStatus.actionsFor', { name: car.name })}
-        data-testid={`car-actions-${car.id}`}
-      >
-        {t('carStatus.actionsHeader')}
-        <span aria-hidden="true">▾</span>
-      </summary>
-      <div className="absolute right-0 z-20 mt-1 rounded-xl border border-line bg-surface p-2 shadow-lg">
-        <RowActions
-          car={car}
-          layout="list"
-          onAction={(kind) => {
-            setOpen(false);
-            onAction(kind);
-          }}
-        />
-      </div>
-    </details>
+    <MenuButton
+      label={
+        <>
+          {t('carStatus.actionsHeader')}
+          <span aria-hidden="true">▾</span>
+        </>
+      }
+      menuLabel={t('carStatus.actionsFor', { name: car.name })}
+      testId={`car-actions-${car.id}`}
+      buttonClassName={buttonClasses('secondary', 'sm', ACTION)}
+      itemClassName={(item) => actionClasses(item.danger)}
+      items={rowActions(t, car).map(({ kind, disabled, title, danger }) => ({
+        key: kind,
+        label: t(`carStatus.actions.${kind}`),
+        onSelect: () => onAction(kind),
+        disabled,
+        title,
+        danger,
+      }))}
+    />
   );
 }
 

@@ -5,13 +5,14 @@ import {
   IDLE_RACE_STATE,
   type RaceState,
 } from '@telerace/protocol';
-import { screen, waitFor, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import i18n from '../../i18n';
 import { pilot, raceState } from '../../test/races';
 import { adminUser, callsTo, json, renderSignedIn, stubFetch } from '../profile/testing';
 import { RaceControlTab } from './RaceControlTab';
+import { ADMIN_RACE_KEY } from './race-api';
 
 const settings: AdminSettings = DEFAULT_ADMIN_SETTINGS;
 
@@ -70,6 +71,8 @@ describe('admin RaceControlTab', () => {
     expect(screen.getByTestId('race-end')).toBeEnabled();
 
     await user.click(screen.getByTestId('race-start'));
+    const dialog = screen.getByRole('dialog', { name: 'Start the race anyway?' });
+    await user.click(within(dialog).getByRole('button', { name: 'Start anyway' }));
     expect(await screen.findByText('Race started: the countdown is running.')).toBeVisible();
     expect(callsTo(fetchMock, 'POST', '/api/admin/race/start')).toHaveLength(1);
     expect(screen.getByTestId('admin-race-countdown')).toHaveTextContent('5');
@@ -135,6 +138,7 @@ describe('admin RaceControlTab', () => {
     await user.click(screen.getByTestId('race-start'));
     const dialog = screen.getByRole('dialog', { name: 'Start the race anyway?' });
     expect(within(dialog).getByRole('listitem')).toHaveTextContent('Sim 1');
+    expect(dialog).toHaveTextContent('None of the 2 pilots in the lobby is ready.');
     expect(callsTo(fetchMock, 'POST', '/api/admin/race/start')).toEqual([]);
     await user.click(within(dialog).getByRole('button', { name: 'Cancel' }));
     expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
@@ -178,9 +182,190 @@ describe('admin RaceControlTab', () => {
     });
     await renderSignedIn(<RaceControlTab />, adminUser);
     await user.click(await screen.findByTestId('race-start'));
+    await user.click(screen.getByTestId('race-start-confirm'));
     expect(await screen.findByRole('alert')).toHaveTextContent(
       'The race can only start while the lobby is open.',
     );
+  });
+
+  describe('asks before starting, saying how many of the pilots in the lobby are ready (issue 41)', () => {
+    const cases = [
+      {
+        lobby: [pilot(5)],
+        title: 'Start the race anyway?',
+        ready: 'The pilot in the lobby is not ready.',
+        button: 'Start anyway',
+      },
+      {
+        lobby: [pilot(5, { isReady: true }), pilot(6)],
+        title: 'Start the race anyway?',
+        ready: 'Only 1 of the 2 pilots in the lobby is ready.',
+        button: 'Start anyway',
+      },
+      {
+        lobby: [pilot(5, { isReady: true }), pilot(6, { isReady: true })],
+        title: 'Start the race?',
+        ready: 'All 2 pilots in the lobby are ready.',
+        button: 'Start race',
+      },
+    ];
+    for (const { lobby: pilots, title, ready, button } of cases) {
+      it(`${ready} → "${title}"`, async () => {
+        const user = userEvent.setup();
+        const fetchMock = stub(raceState({ participants: pilots }), {
+          'POST /api/admin/race/start': () =>
+            json(
+              200,
+              answer(raceState({ participants: pilots, race_status: 'countdown', countdown_value: 5 })),
+            ),
+        });
+        await renderSignedIn(<RaceControlTab />, adminUser);
+        const start = await screen.findByTestId('race-start');
+        await user.click(start);
+        const dialog = screen.getByRole('dialog', { name: title });
+        expect(within(dialog).getByTestId('race-start-summary')).toHaveTextContent(
+          `${ready}The race starts for every pilot in the lobby, ready or not. A 5 s countdown, then 3 min of racing.`,
+        );
+        // Not all ready: said as a warning, not in passing.
+        const warned = within(dialog).queryByRole('status');
+        if (title.endsWith('anyway?')) expect(warned).toHaveTextContent(ready);
+        else expect(warned).toBeNull();
+        await user.keyboard('{Escape}');
+        expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+        expect(start).toHaveFocus();
+        expect(callsTo(fetchMock, 'POST', '/api/admin/race/start')).toEqual([]);
+
+        await user.click(start);
+        await user.click(
+          within(screen.getByRole('dialog', { name: title })).getByRole('button', { name: button }),
+        );
+        expect(await screen.findByText('Race started: the countdown is running.')).toBeVisible();
+        expect(callsTo(fetchMock, 'POST', '/api/admin/race/start')).toHaveLength(1);
+      });
+    }
+
+    it('in French, with none of three ready', async () => {
+      const user = userEvent.setup();
+      await i18n.changeLanguage('fr');
+      stub(raceState({ participants: [pilot(5), pilot(6), pilot(7)] }));
+      await renderSignedIn(<RaceControlTab />, adminUser);
+      await user.click(await screen.findByTestId('race-start'));
+      const dialog = screen.getByRole('dialog', { name: 'Démarrer la course quand même ?' });
+      expect(within(dialog).getByRole('status')).toHaveTextContent(
+        "Aucun des 3 pilotes du salon n'est prêt.",
+      );
+      expect(dialog).toHaveTextContent(
+        'La course démarre pour tous les pilotes du salon, prêts ou non. Un compte à rebours de 5 s, puis 3 min de course.',
+      );
+      expect(within(dialog).getByRole('button', { name: 'Démarrer quand même' })).toBeVisible();
+    });
+
+    it('cannot start a lobby nobody is in yet (one a raffle opened)', async () => {
+      stub(raceState({ participants: [] }));
+      await renderSignedIn(<RaceControlTab />, adminUser);
+      const start = await screen.findByTestId('race-start');
+      expect(start).toBeDisabled();
+      expect(start).toHaveAttribute('title', 'Nobody is in the lobby yet.');
+    });
+  });
+
+  describe('End race is there only while a race counts down or runs (issue 41)', () => {
+    const running = { race_expires_at: new Date(Date.now() + 90_000).toISOString() };
+    for (const race_status of ['idle', 'finishing'] as const) {
+      it(`${race_status}: disabled, and grey rather than red`, async () => {
+        stub(raceState({ race_status, race_id: race_status === 'idle' ? null : 7 }));
+        await renderSignedIn(<RaceControlTab />, adminUser);
+        const end = await screen.findByRole('button', { name: 'End race' });
+        expect(end).toBeDisabled();
+        expect(end).not.toHaveClass('bg-danger');
+        expect(end).toHaveAttribute('title', 'Available while a race is counting down or running.');
+      });
+    }
+    for (const race_status of ['countdown', 'active'] as const) {
+      it(`${race_status}: enabled, red`, async () => {
+        stub(raceState({ race_status, countdown_value: 3, ...running, participants: [pilot(5)] }));
+        await renderSignedIn(<RaceControlTab />, adminUser);
+        const end = await screen.findByRole('button', { name: 'End race' });
+        expect(end).toBeEnabled();
+        expect(end).toHaveClass('bg-danger');
+      });
+    }
+
+    it('lobby: Close lobby in its place, confirmed', async () => {
+      const user = userEvent.setup();
+      const fetchMock = stub(raceState({ participants: [pilot(5)] }), {
+        'POST /api/admin/race/end': () => json(200, answer(IDLE_RACE_STATE)),
+      });
+      await renderSignedIn(<RaceControlTab />, adminUser);
+      await screen.findByTestId('race-start');
+      expect(screen.queryByRole('button', { name: 'End race' })).not.toBeInTheDocument();
+      await user.click(screen.getByRole('button', { name: 'Close lobby' }));
+      const dialog = screen.getByRole('dialog', { name: 'Close the lobby?' });
+      expect(dialog).toHaveAccessibleDescription(
+        'The pilots in the lobby are sent home and no race is recorded.',
+      );
+      await user.click(within(dialog).getByRole('button', { name: 'Close lobby' }));
+      expect(await screen.findByText('The lobby was closed.')).toBeVisible();
+      expect(callsTo(fetchMock, 'POST', '/api/admin/race/end')).toHaveLength(1);
+    });
+  });
+
+  it('shows each message, and the ready count, only in the race state they belong to (issue 41)', async () => {
+    const user = userEvent.setup();
+    const pilots = [pilot(5, { isReady: true })];
+    let current = raceState({ participants: pilots });
+    stubFetch({
+      'GET /api/admin/race': () => json(200, answer(current)),
+      'GET /api/admin/settings': () => json(200, settings),
+      'POST /api/admin/race/start': () => {
+        current = raceState({ participants: pilots, race_status: 'countdown', countdown_value: 5 });
+        return json(200, answer(current));
+      },
+      'POST /api/admin/race/end': () => {
+        current = IDLE_RACE_STATE;
+        return json(200, answer(current));
+      },
+    });
+    const view = await renderSignedIn(<RaceControlTab />, adminUser);
+    /** The race moves on, as the next read of the race (every 5 s) tells it. */
+    const moveTo = async (state: RaceState) => {
+      current = state;
+      await act(() => view.queryClient.invalidateQueries({ queryKey: ADMIN_RACE_KEY }));
+    };
+    const started = 'Race started: the countdown is running.';
+
+    expect(await screen.findByTestId('admin-race-ready-count')).toHaveTextContent('1/1 pilots ready');
+    await user.click(screen.getByTestId('race-start'));
+    await user.click(screen.getByTestId('race-start-confirm'));
+    expect(await screen.findByText(started)).toBeVisible();
+    expect(screen.queryByTestId('admin-race-ready-count')).not.toBeInTheDocument();
+    expect(screen.getByTestId('admin-race-racing')).toHaveTextContent('1 pilot racing');
+
+    await moveTo(
+      raceState({
+        participants: pilots,
+        race_status: 'active',
+        race_expires_at: new Date(Date.now() + 90_000).toISOString(),
+      }),
+    );
+    expect(await screen.findByTestId('race-timer')).toBeVisible();
+    expect(screen.queryByText(started)).not.toBeInTheDocument();
+    expect(screen.queryByTestId('admin-race-ready-count')).not.toBeInTheDocument();
+
+    await user.click(screen.getByRole('button', { name: 'End race' }));
+    await user.click(
+      within(screen.getByRole('dialog', { name: 'End the race?' })).getByRole('button', { name: 'End race' }),
+    );
+    expect(await screen.findByText('The race was ended.')).toBeVisible();
+    expect(screen.getByRole('button', { name: 'End race' })).toBeDisabled();
+
+    // A new lobby: the last race's message is gone, and stays gone once that lobby closes too.
+    await moveTo(raceState({ race_id: 8, participants: [pilot(6)] }));
+    expect(await screen.findByTestId('admin-race-ready-count')).toHaveTextContent('0/1 pilots ready');
+    expect(screen.queryByText('The race was ended.')).not.toBeInTheDocument();
+    await moveTo(IDLE_RACE_STATE);
+    await waitFor(() => expect(screen.getByTestId('admin-race-status')).toHaveTextContent('No race'));
+    expect(screen.queryByText('The race was ended.')).not.toBeInTheDocument();
   });
 
   it('ends a running race only after confirmation', async () => {

@@ -2,15 +2,16 @@
  * The admin Race Control tab, race half (spec §2, §4, §6; issue 12): the race's status, countdown
  * or time left, the participants with their ready state, ping and until when their car is theirs
  * (issue 23), the cars the lap counter in use cannot count (issue 40), the live leaderboard, the
- * lap counter; Start Race (only in lobby; confirmed when a car's laps cannot be counted), End Race
- * (after a confirmation, whenever a race is not idle), Sync names to the lap counter; and the race
- * settings. Read from GET /admin/race every 5 s, and live from the event socket between two reads.
- * Errors show the server's text, else the spec's fallbacks (§8). The raffle half (issue 13) is
- * RaffleControl.
+ * lap counter; Start Race (only in a lobby with pilots, after a confirmation saying how many are
+ * ready: RaceStartDialog), End Race (after a confirmation, while a race counts down or runs; Close
+ * lobby in its place while a lobby is open), Sync names to the lap counter; and the race settings.
+ * Read from GET /admin/race every 5 s, and live from the event socket between two reads. Errors
+ * show the server's text, else the spec's fallbacks (§8); an action's message lasts as long as
+ * the race state it was made in (issue 41 point 11). The raffle half (issue 13) is RaffleControl.
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { type AdminRaceResponse, TIMERS_MS } from '@telerace/protocol';
-import { type ReactNode, useState } from 'react';
+import { type AdminRaceResponse, type RaceState, TIMERS_MS } from '@telerace/protocol';
+import { type ReactNode, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { TableLoading } from '../../components/table/table-states';
 import { Alert } from '../../components/ui/Alert';
@@ -25,11 +26,25 @@ import { ParticipantsList } from '../race/ParticipantsList';
 import { RaceTimer } from '../race/RaceTimer';
 import { useRace } from '../race/use-race';
 import { RaceSettingsForm } from './RaceSettingsForm';
+import { RaceStartDialog } from './RaceStartDialog';
 import { RaffleControl } from './RaffleControl';
 import { ADMIN_RACE_KEY, endRace, fetchAdminRace, startRace, syncLapCounter } from './race-api';
 import { UncountedCars } from './UncountedCars';
 
 type RaceAction = 'start' | 'end' | 'sync';
+
+/**
+ * The stretch of the race a state belongs to: a lobby, its countdown, its run (each of one race),
+ * or no race (idle, and the results being written after one). A message made in one is stale in
+ * the next.
+ */
+function raceStage(state: RaceState): string {
+  const { race_status: status, race_id: id } = state;
+  return status === 'idle' || status === 'finishing' ? 'none' : `${status}:${id}`;
+}
+
+/** An action's outcome and the stages it is true in. */
+type StagedResult = { status: FormStatus; stages: readonly string[] };
 
 function Fact({ label, children }: { label: string; children: ReactNode }) {
   return (
@@ -53,35 +68,48 @@ export function RaceControlTab() {
   const [busy, setBusy] = useState<RaceAction | null>(null);
   const [confirmEnd, setConfirmEnd] = useState(false);
   const [confirmStart, setConfirmStart] = useState(false);
-  const [result, setResult] = useState<FormStatus>(null);
+  const [result, setResult] = useState<StagedResult | null>(null);
+  // The event socket's state is newer than the last read whenever it has one.
+  const state = live.state ?? query.data?.state;
+  const stage = state ? raceStage(state) : null;
+  const current = result && stage !== null && result.stages.includes(stage) ? result.status : null;
+  // Once the race moves on, the message is gone for good (an idle stage comes back after the next race).
+  useEffect(() => {
+    if (result && stage !== null && !result.stages.includes(stage)) setResult(null);
+  }, [result, stage]);
 
-  if (query.isPending) return <TableLoading />;
+  if (query.isPending || !state || stage === null) return <TableLoading />;
   if (query.isError && !query.data) return <Alert tone="error">{t('raceControl.loadFailed')}</Alert>;
   const data = query.data;
-  // The event socket's state is newer than the last read whenever it has one.
-  const state = live.state ?? data.state;
   const leaderboard = live.leaderboard.length > 0 ? live.leaderboard : data.leaderboard;
   const status = state.race_status;
   // Read every 5 s: a car whose driver left since is no longer in the race.
   const uncounted = data.uncountedCars.filter((car) => state.participants.some((p) => p.carId === car.carId));
 
+  const inLobby = status === 'lobby';
+  const canEnd = inLobby || status === 'countdown' || status === 'active';
   const run = async (action: RaceAction) => {
     setBusy(action);
     setResult(null);
     try {
       if (action === 'sync') {
         const count = await syncLapCounter();
-        setResult({ tone: 'success', text: t('raceControl.synced', { count }) });
+        setResult({ status: { tone: 'success', text: t('raceControl.synced', { count }) }, stages: [stage] });
       } else {
         const answer: AdminRaceResponse = action === 'start' ? await startRace() : await endRace();
         queryClient.setQueryData(ADMIN_RACE_KEY, answer);
+        const done = action === 'start' ? 'started' : inLobby ? 'closed' : 'ended';
+        // True from the answer's state on; the state before it until the event socket catches up.
         setResult({
-          tone: 'success',
-          text: t(action === 'start' ? 'raceControl.started' : 'raceControl.ended'),
+          status: { tone: 'success', text: t(`raceControl.${done}`) },
+          stages: [stage, raceStage(answer.state)],
         });
       }
     } catch (failure) {
-      setResult({ tone: 'error', text: apiErrorText(t, i18n, failure, `raceControl.${action}Failed`) });
+      setResult({
+        status: { tone: 'error', text: apiErrorText(t, i18n, failure, `raceControl.${action}Failed`) },
+        stages: [stage],
+      });
     } finally {
       setBusy(null);
       setConfirmEnd(false);
@@ -111,9 +139,17 @@ export function RaceControlTab() {
           )}
         </Fact>
         <Fact label={t('raceControl.participants')}>
-          <span data-testid="admin-race-ready-count">
-            {t('race.lobby.readyCount', { ready: state.readyCount, total: state.totalParticipants })}
-          </span>
+          {inLobby ? (
+            <span data-testid="admin-race-ready-count">
+              {t('race.lobby.readyCount', { ready: state.readyCount, total: state.totalParticipants })}
+            </span>
+          ) : status === 'idle' ? (
+            <span className="text-muted">—</span>
+          ) : (
+            <span data-testid="admin-race-racing">
+              {t('raceControl.racing', { count: state.totalParticipants })}
+            </span>
+          )}
         </Fact>
         <Fact label={t('raceControl.lapCounter')}>
           <span className="block text-base">{t(`raceControl.lapCounterKinds.${data.lapCounter.kind}`)}</span>
@@ -129,22 +165,29 @@ export function RaceControlTab() {
       <div className="flex flex-wrap items-center gap-2">
         <Button
           data-testid="race-start"
-          disabled={status !== 'lobby' || busy !== null}
+          disabled={!inLobby || state.totalParticipants === 0 || busy !== null}
           busy={busy === 'start'}
-          title={status !== 'lobby' ? t('raceControl.startHint') : undefined}
-          onClick={() => (uncounted.length > 0 ? setConfirmStart(true) : void run('start'))}
+          title={
+            !inLobby
+              ? t('raceControl.startHint')
+              : state.totalParticipants === 0
+                ? t('raceControl.startEmptyHint')
+                : undefined
+          }
+          onClick={() => setConfirmStart(true)}
         >
           {t('raceControl.start')}
         </Button>
+        {/* Greyed out rather than a faded red when there is nothing to end. */}
         <Button
-          variant="danger"
+          variant={canEnd ? 'danger' : 'secondary'}
           data-testid="race-end"
-          disabled={status === 'idle' || busy !== null}
+          disabled={!canEnd || busy !== null}
           busy={busy === 'end'}
-          title={status === 'idle' ? t('raceControl.endHint') : undefined}
+          title={canEnd ? undefined : t('raceControl.endHint')}
           onClick={() => setConfirmEnd(true)}
         >
-          {t('raceControl.end')}
+          {t(inLobby ? 'raceControl.closeLobby' : 'raceControl.end')}
         </Button>
         <Button
           variant="secondary"
@@ -156,7 +199,7 @@ export function RaceControlTab() {
           {t('raceControl.sync')}
         </Button>
       </div>
-      <FormStatusAlert status={result} />
+      <FormStatusAlert status={current} />
 
       <div className="grid gap-5 lg:grid-cols-2">
         <section aria-labelledby="admin-race-participants">
@@ -180,43 +223,29 @@ export function RaceControlTab() {
 
       <RaffleControl />
 
-      <Modal
+      <RaceStartDialog
         open={confirmStart}
         onClose={() => setConfirmStart(false)}
-        size="sm"
-        title={t('raceControl.startUncountedTitle')}
-        description={t('raceControl.startUncountedText')}
-        footer={
-          <>
-            <Button variant="secondary" onClick={() => setConfirmStart(false)}>
-              {t('raceControl.cancel')}
-            </Button>
-            <Button busy={busy === 'start'} onClick={() => void run('start')}>
-              {t('raceControl.startAnyway')}
-            </Button>
-          </>
-        }
-      >
-        <ul className="list-disc space-y-0.5 pl-5 text-sm break-words">
-          {uncounted.map((car) => (
-            <li key={car.carId}>{car.carName}</li>
-          ))}
-        </ul>
-      </Modal>
+        onStart={() => void run('start')}
+        busy={busy === 'start'}
+        ready={state.readyCount}
+        total={state.totalParticipants}
+        uncounted={uncounted}
+      />
 
       <Modal
         open={confirmEnd}
         onClose={() => setConfirmEnd(false)}
         size="sm"
-        title={t('raceControl.endTitle')}
-        description={t('raceControl.endText')}
+        title={t(inLobby ? 'raceControl.closeTitle' : 'raceControl.endTitle')}
+        description={t(inLobby ? 'raceControl.closeText' : 'raceControl.endText')}
         footer={
           <>
             <Button variant="secondary" onClick={() => setConfirmEnd(false)}>
               {t('raceControl.cancel')}
             </Button>
             <Button variant="danger" busy={busy === 'end'} onClick={() => void run('end')}>
-              {t('raceControl.end')}
+              {t(inLobby ? 'raceControl.closeLobby' : 'raceControl.end')}
             </Button>
           </>
         }

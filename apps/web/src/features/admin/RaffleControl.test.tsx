@@ -1,13 +1,16 @@
 /**
  * Race Control's raffle half (issue 13): which buttons a closed or open raffle enables, the calls
  * they make (abort and clear only after a confirmation), the racers input's bounds, entries added
- * by hand, the winners' claim states and the audit data with the public page's link.
+ * by hand, the winners' claim states and the audit data with the public page's link; the draw's
+ * confirmation, the warning about platforms whose winners could not claim, and errors that go
+ * when the raffle moves on (issue 41 points 2, 9, 11).
  */
 import type { AdminRaffleResponse, RaffleEntry, RaffleSummary } from '@telerace/protocol';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import i18n from '../../i18n';
+import { DEFAULT_PUBLIC_CONFIG } from '../../test/app';
 import { adminUser, callsTo, json, renderSignedIn, stubFetch } from '../profile/testing';
 import { RaffleControl } from './RaffleControl';
 
@@ -20,6 +23,8 @@ function raffle(patch: Partial<RaffleSummary> = {}): RaffleSummary {
     racers: 2,
     commitment: COMMITMENT,
     entryCount: 0,
+    totalWeight: 0,
+    entriesByPlatform: { twitch: 0, youtube: 0, discord: 0 },
     winners: [],
     openedAt: '2026-11-25T20:00:00.000Z',
     ...patch,
@@ -186,6 +191,7 @@ describe('RaffleControl', () => {
     });
     await renderSignedIn(<RaffleControl />, adminUser);
     await user.click(await screen.findByTestId('raffle-draw'));
+    await user.click(screen.getByTestId('raffle-confirm-draw'));
     expect(await screen.findByText('1 winner drawn.')).toBeVisible();
     expect(callsTo(fetchMock, 'POST', '/api/admin/race/draw-winners')).toHaveLength(1);
     const winners = screen.getByTestId('raffle-winners');
@@ -241,5 +247,130 @@ describe('RaffleControl', () => {
     await renderSignedIn(<RaffleControl />, adminUser);
     expect(await screen.findByTestId('raffle-start')).toHaveTextContent('Ouvrir le tirage');
     expect(screen.getByTestId('raffle-winners')).toHaveTextContent('Réclamé');
+  });
+
+  it('asks before drawing, saying how many winners, entries and tickets, and that it cannot be undone', async () => {
+    const user = userEvent.setup();
+    const open = raffle({ racers: 2, entryCount: 3, totalWeight: 1250 });
+    const fetchMock = stubFetch({
+      'GET /api/admin/raffle': () => json(200, { raffle: open, prizes: [] }),
+      'POST /api/admin/race/draw-winners': () => json(200, drawn),
+    });
+    await renderSignedIn(<RaffleControl />, adminUser);
+    await user.click(await screen.findByTestId('raffle-draw'));
+    const dialog = screen.getByRole('dialog', { name: 'Draw the winners now?' });
+    expect(within(dialog).getByTestId('raffle-draw-summary')).toHaveTextContent(
+      '2 winners will be drawn from 3 entries (1,250 tickets in all). This cannot be undone: the entries close, and the winners, the seed and every entry are published at once.',
+    );
+    // Keyboard: focus starts inside the dialog, Escape cancels.
+    expect(dialog).toContainElement(document.activeElement as HTMLElement);
+    await user.keyboard('{Escape}');
+    expect(screen.queryByRole('dialog')).toBeNull();
+    expect(callsTo(fetchMock, 'POST', '/api/admin/race/draw-winners')).toEqual([]);
+    await user.click(screen.getByTestId('raffle-draw'));
+    await user.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'Cancel' }));
+    expect(callsTo(fetchMock, 'POST', '/api/admin/race/draw-winners')).toEqual([]);
+    await user.click(screen.getByTestId('raffle-draw'));
+    await user.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'Draw winners' }));
+    expect(await screen.findByText('1 winner drawn.')).toBeVisible();
+    expect(callsTo(fetchMock, 'POST', '/api/admin/race/draw-winners')).toHaveLength(1);
+  });
+
+  it('draws no more winners than there are entries, and says it in the confirmation', async () => {
+    const user = userEvent.setup();
+    stubFetch({
+      'GET /api/admin/raffle': () =>
+        json(200, { raffle: raffle({ racers: 3, entryCount: 1, totalWeight: 1 }), prizes: [] }),
+    });
+    await renderSignedIn(<RaffleControl />, adminUser);
+    await user.click(await screen.findByTestId('raffle-draw'));
+    expect(screen.getByTestId('raffle-draw-summary')).toHaveTextContent(
+      '1 winner will be drawn from 1 entry (1 ticket in all).',
+    );
+  });
+
+  it('warns, before the draw, that winners from platforms without sign-in could not claim', async () => {
+    const user = userEvent.setup();
+    const open = raffle({ entryCount: 4, entriesByPlatform: { twitch: 1, youtube: 3, discord: 0 } });
+    stubFetch({
+      'GET /api/admin/raffle': () => json(200, { raffle: open, prizes: [] }),
+      'GET /api/public-config': () =>
+        json(200, {
+          ...DEFAULT_PUBLIC_CONFIG,
+          socialProviders: { twitch: true, youtube: false, discord: false },
+        }),
+    });
+    await renderSignedIn(<RaffleControl />, adminUser);
+    const warning = await screen.findByTestId('raffle-claim-warning');
+    expect(screen.getByText('Winners from YouTube and Discord could not claim their prize')).toBeVisible();
+    expect(
+      within(warning)
+        .getAllByRole('listitem')
+        .map((li) => li.textContent),
+    ).toEqual(['YouTube: 3 entries in this raffle', 'Discord: 0 entries in this raffle']);
+    await user.click(screen.getByTestId('raffle-draw'));
+    expect(within(screen.getByRole('dialog')).getByRole('status')).toHaveTextContent(
+      '3 of these entries came from platforms whose sign-in is not configured here',
+    );
+  });
+
+  it('shows no claim warning when every platform can sign in', async () => {
+    const user = userEvent.setup();
+    stubFetch({
+      'GET /api/admin/raffle': () => json(200, { raffle: raffle({ entryCount: 2 }), prizes: [] }),
+      'GET /api/public-config': () =>
+        json(200, {
+          ...DEFAULT_PUBLIC_CONFIG,
+          socialProviders: { twitch: true, youtube: true, discord: true },
+        }),
+    });
+    await renderSignedIn(<RaffleControl />, adminUser);
+    await user.click(await screen.findByTestId('raffle-draw'));
+    expect(within(screen.getByRole('dialog')).queryByRole('status')).toBeNull();
+    expect(screen.queryByTestId('raffle-claim-warning')).toBeNull();
+  });
+
+  it('drops the duplicate-entry error once the raffle is drawn', async () => {
+    const user = userEvent.setup();
+    let current: AdminRaffleResponse = { raffle: raffle({ entryCount: 1 }), prizes: [] };
+    stubFetch({
+      'GET /api/admin/raffle': () => json(200, current),
+      'GET /api/raffles/4/entries': () => json(200, { data: entries.slice(0, 1), totalCount: 1 }),
+      'POST /api/admin/race/raffle-entries': () =>
+        json(409, { error: 'Already in this raffle.', errorKey: 'errors.raffleAlreadyEntered' }),
+      'POST /api/admin/race/draw-winners': () => {
+        current = drawn;
+        return json(200, drawn);
+      },
+    });
+    await renderSignedIn(<RaffleControl />, adminUser);
+    const form = await screen.findByTestId('raffle-add-entry');
+    await user.type(within(form).getByTestId('raffle-entry-user-id'), 't1');
+    await user.type(within(form).getByTestId('raffle-entry-name'), 'Zoe again');
+    await user.click(within(form).getByTestId('raffle-entry-submit'));
+    const duplicate = /Already in this raffle/;
+    expect(await screen.findByText(duplicate)).toBeVisible();
+    await user.click(screen.getByTestId('raffle-draw'));
+    await user.click(screen.getByTestId('raffle-confirm-draw'));
+    expect(await screen.findByText('1 winner drawn.')).toBeVisible();
+    expect(screen.queryByText(duplicate)).toBeNull();
+  });
+
+  it("drops an action's error when the raffle moves on elsewhere (another admin's tab)", async () => {
+    const user = userEvent.setup();
+    let current: AdminRaffleResponse = { raffle: raffle({ entryCount: 2 }), prizes: [] };
+    stubFetch({
+      'GET /api/admin/raffle': () => json(200, current),
+      'POST /api/admin/race/abort-raffle': () => {
+        current = drawn;
+        return json(409, { error: 'not open', errorKey: 'errors.raffleNotOpen' });
+      },
+    });
+    await renderSignedIn(<RaffleControl />, adminUser);
+    await user.click(await screen.findByTestId('raffle-abort'));
+    await user.click(screen.getByTestId('raffle-confirm-abort'));
+    // The refusal shows until the page reads the raffle again and finds it drawn.
+    await waitFor(() => expect(screen.getByTestId('raffle-winners')).toBeVisible());
+    expect(screen.queryByText('No raffle is open.')).toBeNull();
   });
 });

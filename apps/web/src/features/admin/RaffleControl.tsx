@@ -1,10 +1,13 @@
 /**
  * The raffle half of the admin Race Control tab (spec §2, §4 raffle status, §5 racers, §8; issue
  * 13): Start Raffle with the number of racers (enabled while no raffle is open), Draw Winners and
- * Abort Raffle (while one is open; abort confirmed), Clear expired wins (confirmed), the entries as
+ * Abort Raffle (while one is open; both confirmed, the draw saying how many entries, tickets and
+ * winners: issue 41 point 9), Clear expired wins (confirmed), a warning when winners from some
+ * platform could not claim (issue 41 point 2), the entries as
  * they arrive, an "Add entry" form, the winners with their prize's claim state, and the draw's audit
  * data with a link to the public raffle page. Read from GET /admin/raffle every 5 s, and again at
- * once whenever the event socket's `raffle_status` changes.
+ * once whenever the event socket's `raffle_status` changes. An action's error belongs to the
+ * raffle's state that made it: it goes when the raffle moves on (issue 41 point 11).
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import {
@@ -24,6 +27,7 @@ import { Modal } from '../../components/ui/Modal';
 import { cx } from '../../lib/cx';
 import { apiErrorText } from '../auth/error-text';
 import { TextField } from '../auth/form-fields';
+import { useUnconfiguredPlatforms } from '../auth/social-providers';
 import { type FormStatus, FormStatusAlert } from '../profile/form-status';
 import { useRace } from '../race/use-race';
 import { RaffleAudit } from '../raffles/RaffleAudit';
@@ -37,11 +41,23 @@ import {
   raffleEntriesKey,
   startRaffle,
 } from '../raffles/raffles-api';
+import { RaffleClaimWarning } from './RaffleClaimWarning';
 import { RaffleEntryForm } from './RaffleEntryForm';
 import { RaffleWinners } from './RaffleWinners';
 
 type RaffleAction = 'start' | 'draw' | 'abort' | 'clear';
+/** The actions asked about first: they cannot be undone. */
+type Confirmed = Exclude<RaffleAction, 'start'>;
+const CONFIRMED_CALLS: Record<Confirmed, () => Promise<AdminRaffleResponse | undefined>> = {
+  draw: drawWinners,
+  abort: abortRaffle,
+  clear: clearExpiredWins,
+};
 const T = 'raceControl.raffle';
+
+/** Which raffle, in which state: what an action's message belongs to. */
+const raffleStateOf = (raffle: AdminRaffleResponse['raffle'] | undefined) =>
+  raffle ? `${raffle.id}:${raffle.status}` : 'none';
 
 /** The racers typed, or null when it is not a whole number in range. */
 function parseRacers(text: string): number | null {
@@ -88,8 +104,16 @@ export function RaffleControl() {
   const [racers, setRacers] = useState(String(DEFAULT_RAFFLE_RACERS));
   const [racersError, setRacersError] = useState<string | null>(null);
   const [busy, setBusy] = useState<RaffleAction | null>(null);
-  const [confirming, setConfirming] = useState<'abort' | 'clear' | null>(null);
+  const [confirming, setConfirming] = useState<Confirmed | null>(null);
   const [result, setResult] = useState<FormStatus>(null);
+  const unclaimable = useUnconfiguredPlatforms();
+  const raffleState = raffleStateOf(query.data?.raffle);
+  const [resultState, setResultState] = useState(raffleState);
+  if (resultState !== raffleState) {
+    // The raffle moved on (opened, drawn, aborted; maybe from another tab): an old error no longer holds.
+    setResultState(raffleState);
+    if (result?.tone === 'error') setResult(null);
+  }
 
   // The socket says the raffle opened or closed (maybe from another admin's tab): read it now.
   useEffect(() => {
@@ -136,6 +160,10 @@ export function RaffleControl() {
   };
 
   const confirmAction = confirming ?? 'abort';
+  // Entries that could win a prize they cannot claim: said again in the draw's confirmation.
+  const stranded = raffle
+    ? unclaimable.reduce((sum, platform) => sum + raffle.entriesByPlatform[platform], 0)
+    : 0;
   const openHint = open ? undefined : t(`${T}.openHint`);
   return (
     <section
@@ -163,6 +191,7 @@ export function RaffleControl() {
         </span>
       </div>
       {query.isError && <Alert tone="warning">{t(`${T}.loadFailed`)}</Alert>}
+      <RaffleClaimWarning raffle={raffle} />
 
       <form noValidate onSubmit={onStart} className="flex flex-wrap items-end gap-2">
         <div className="w-40">
@@ -192,7 +221,7 @@ export function RaffleControl() {
           running={busy}
           blocked={!open}
           title={openHint}
-          onClick={() => void run('draw', drawWinners)}
+          onClick={() => setConfirming('draw')}
         />
         <ActionButton
           action="abort"
@@ -228,7 +257,7 @@ export function RaffleControl() {
         </div>
       )}
 
-      <RaffleEntryForm open={open} onAdded={refresh} />
+      <RaffleEntryForm open={open} raffleState={raffleState} onAdded={refresh} />
 
       {raffle && (
         <section aria-labelledby="admin-raffle-audit" className="space-y-2">
@@ -259,24 +288,40 @@ export function RaffleControl() {
         onClose={() => setConfirming(null)}
         size="sm"
         title={t(`${T}.${confirmAction}Title`)}
-        description={t(`${T}.${confirmAction}Text`)}
+        description={
+          confirmAction === 'draw' && raffle ? (
+            <span data-testid="raffle-draw-summary">
+              {t(`${T}.drawSummary`, {
+                winners: t(`${T}.drawWinners`, { count: Math.min(raffle.racers, raffle.entryCount) }),
+                entries: t(`${T}.drawEntries`, { count: raffle.entryCount }),
+                tickets: t(`${T}.drawTickets`, { count: raffle.totalWeight }),
+              })}{' '}
+              {t(`${T}.drawText`)}
+            </span>
+          ) : (
+            t(`${T}.${confirmAction}Text`)
+          )
+        }
         footer={
           <>
             <Button variant="secondary" onClick={() => setConfirming(null)}>
               {t(`${T}.cancel`)}
             </Button>
             <Button
-              variant="danger"
+              variant={confirmAction === 'draw' ? 'primary' : 'danger'}
               busy={busy === confirmAction}
-              onClick={() =>
-                void run(confirmAction, confirmAction === 'abort' ? abortRaffle : clearExpiredWins)
-              }
+              data-testid={`raffle-confirm-${confirmAction}`}
+              onClick={() => void run(confirmAction, CONFIRMED_CALLS[confirmAction])}
             >
               {t(`${T}.${confirmAction}`)}
             </Button>
           </>
         }
-      />
+      >
+        {confirmAction === 'draw' && stranded > 0 && (
+          <Alert tone="warning">{t(`${T}.drawStranded`, { count: stranded })}</Alert>
+        )}
+      </Modal>
     </section>
   );
 }

@@ -1,7 +1,8 @@
 /**
  * The admin's "Add entry" form of Race Control's raffle half (issue 13): a chat identity entered by
  * hand, for events without a chat integration. Only while a raffle is open; the server decides the
- * weight (the linked account's tickets, else the base).
+ * weight (the linked account's tickets, else the base). Its message belongs to the raffle's state
+ * it was made in: it goes when the raffle moves on (issue 41 point 11).
  */
 import { PLATFORMS, type Platform, RAFFLE_BASE_WEIGHT } from '@telerace/protocol';
 import { type FormEvent, useState } from 'react';
@@ -15,13 +16,27 @@ import { addRaffleEntry } from '../raffles/raffles-api';
 
 const T = 'raceControl.raffle.addEntry';
 
-export function RaffleEntryForm({ open, onAdded }: { open: boolean; onAdded: () => void }) {
+export function RaffleEntryForm({
+  open,
+  raffleState,
+  onAdded,
+}: {
+  open: boolean;
+  /** Which raffle, in which state (changes when it is drawn, aborted or another opens). */
+  raffleState: string;
+  onAdded: () => void;
+}) {
   const { t, i18n } = useTranslation();
   const [platform, setPlatform] = useState<Platform>('twitch');
   const [userId, setUserId] = useState('');
   const [name, setName] = useState('');
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<FormStatus>(null);
+  const [resultState, setResultState] = useState(raffleState);
+  if (resultState !== raffleState) {
+    setResultState(raffleState);
+    setResult(null);
+  }
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();

@@ -24,7 +24,7 @@ describe('social buttons', () => {
   it.each([
     ['/login', 'Log in with', 'login'],
     ['/signup', 'Sign up with', 'signup'],
-    ['/claim', 'Claim with', 'claim'],
+    // /claim leaves them out and says why in its own words (Claim.test.tsx).
   ])(
     'on %s: only the configured providers are links, the others are disabled with a tooltip',
     async (path, verb, action) => {

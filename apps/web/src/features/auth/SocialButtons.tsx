@@ -13,7 +13,7 @@ import { usePublicConfig } from '../../lib/public-config';
 export type SocialAction = 'signup' | 'login' | 'claim';
 
 /** Button order on every screen. */
-const ORDER = ['twitch', 'youtube', 'discord'] as const satisfies readonly Platform[];
+export const SOCIAL_ORDER = ['twitch', 'youtube', 'discord'] as const satisfies readonly Platform[];
 
 /** Brand colours, darkened where needed so white text keeps a 4.5:1 contrast. */
 const BRAND: Record<Platform, string> = {
@@ -99,15 +99,27 @@ function UnavailableButton({ platform, label }: { platform: Platform; label: str
   );
 }
 
-/** Twitch, YouTube and Discord, brand-coloured, each leading to the server's `/api/auth/{platform}`. */
-export function SocialButtons({ action, className }: { action: SocialAction; className?: string }) {
+/**
+ * Twitch, YouTube and Discord, brand-coloured, each leading to the server's `/api/auth/{platform}`.
+ * `hideUnavailable`: leave out the providers not configured (the screen says why in its own words).
+ */
+export function SocialButtons({
+  action,
+  className,
+  hideUnavailable = false,
+}: {
+  action: SocialAction;
+  className?: string;
+  hideUnavailable?: boolean;
+}) {
   const { t } = useTranslation();
   // Until the config is known (or if it cannot be read) the links stay: the server refuses an
   // unconfigured provider with a clear message anyway.
   const providers = usePublicConfig().data?.socialProviders;
+  const shown = SOCIAL_ORDER.filter((platform) => !(hideUnavailable && providers && !providers[platform]));
   return (
     <ul className={cx('grid gap-2.5', className)}>
-      {ORDER.map((platform) => {
+      {shown.map((platform) => {
         const label = t(LABEL_KEYS[action], { platform: t(`social.${platform}`) });
         return (
           <li key={platform}>

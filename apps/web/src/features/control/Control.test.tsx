@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import i18n from '../../i18n';
 import { resetAuthClient } from '../../lib/auth-client';
 import { eventSocket } from '../../lib/event-socket';
-import { PHONE_LANDSCAPE } from '../../lib/use-media-query';
+import { PHONE_LANDSCAPE, PORTRAIT } from '../../lib/use-media-query';
 import Control from '../../routes/Control';
 import { buildCar } from '../../test/cars';
 import { FakeJanus } from '../../test/fake-janus';
@@ -368,6 +368,66 @@ describe('Control page', () => {
       detach();
       raceStore.clear();
     }
+  });
+
+  it('on a screen held upright, puts the race card under the video, and back over it in full screen', async () => {
+    vi.stubGlobal(
+      'matchMedia',
+      vi.fn((query: string) => ({
+        matches: query === PORTRAIT,
+        addEventListener: () => {},
+        removeEventListener: () => {},
+      })),
+    );
+    stubFetch({ 'GET /api/cars/3/status': () => json(200, car) });
+    await renderConnected();
+    const detach = raceStore.attach();
+    eventSocket.connect('access-token-1');
+    const events = FakeSocket.last;
+    act(() => events.serverOpen());
+    try {
+      act(() =>
+        events.serverSend({
+          type: 'race_state_update',
+          payload: raceState({ participants: [pilot(member.id, { carId: 3 })] }),
+        }),
+      );
+      const stage = screen.getByTestId('video-area');
+      const card = screen.getByTestId('race-overlay');
+      expect(card).toHaveTextContent('0/1 pilots ready');
+      expect(stage).not.toContainElement(card);
+      // Right under the video, before the sticks.
+      expect(stage.nextElementSibling).toBe(card);
+      await userEvent.click(screen.getByRole('button', { name: 'Enter full screen' }));
+      expect(within(stage).getByTestId('race-overlay')).toHaveAttribute('data-placement', 'over');
+    } finally {
+      eventSocket.disconnect();
+      detach();
+      raceStore.clear();
+    }
+  });
+
+  it('keeps the turn, the connection and the one ping on the video in full screen', async () => {
+    const endsAt = new Date(Date.now() + 7 * 60_000 + 30_000).toISOString();
+    stubFetch({ 'GET /api/cars/3/status': () => json(200, { ...car, session_ends_at: endsAt }) });
+    await renderConnected();
+    await screen.findByTestId('session-timer');
+    const stage = screen.getByTestId('video-area');
+    expect(stage).not.toContainElement(screen.getByTestId('ping'));
+    await userEvent.click(screen.getByRole('button', { name: 'Enter full screen' }));
+    const hud = within(stage).getByTestId('full-screen-hud');
+    // In a few words on the video; in full to a screen reader.
+    const turn = within(hud).getByTestId('session-timer');
+    expect(within(turn).getByText(/^Turn 7:(29|30)$/)).toBeVisible();
+    expect(within(turn).getByText(/^Your turn ends in 7:(29|30)$/)).toHaveClass('sr-only');
+    expect(within(hud).getByTestId('connection-state')).toHaveTextContent('Connected');
+    expect(within(hud).getByTestId('ping')).toBeVisible();
+    // Moved, not copied: one of each on the page.
+    for (const id of ['ping', 'connection-state', 'session-timer'])
+      expect(screen.getAllByTestId(id)).toHaveLength(1);
+    await userEvent.click(screen.getByRole('button', { name: 'Exit full screen' }));
+    expect(screen.queryByTestId('full-screen-hud')).not.toBeInTheDocument();
+    expect(stage).not.toContainElement(screen.getByTestId('ping'));
   });
 
   it('on a phone held sideways, puts both sticks over the video and drives with them', async () => {

@@ -271,7 +271,10 @@ export function VideoPlayer({
       )}
       {bottom && <div className="absolute inset-x-2 bottom-2 sm:inset-x-3 sm:bottom-3">{bottom}</div>}
       {children}
-      <div className="absolute top-2 right-2 flex items-center gap-1 rounded-full bg-black/60 py-1 pr-1 pl-3 ring-1 ring-white/15 sm:top-3 sm:right-3">
+      <div
+        className="absolute top-2 right-2 flex items-center gap-1 rounded-full bg-black/60 py-1 pr-1 pl-3 ring-1 ring-white/15 sm:top-3 sm:right-3"
+        data-testid="video-controls"
+      >
         <label className="flex items-center gap-2">
           <LineIcon className="size-4 shrink-0">
             <path strokeLinejoin="round" d="M4 9v6h4l5 4V5L8 9z" />

@@ -1,5 +1,7 @@
+import { render, screen, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { formatRemaining, pingTone } from './readouts';
+import i18n from '../../i18n';
+import { formatRemaining, pingTone, SessionReadout } from './readouts';
 
 describe('pingTone', () => {
   it.each([
@@ -25,5 +27,17 @@ describe('formatRemaining', () => {
     [3_600_000, '60:00'],
   ])('%d ms → %s', (ms, text) => {
     expect(formatRemaining(ms)).toBe(text);
+  });
+});
+
+describe('SessionReadout', () => {
+  it('says "until the race ends" in a few words in the full-screen strip, in full to a screen reader', async () => {
+    await i18n.changeLanguage('fr');
+    render(<SessionReadout end={{ kind: 'raceEnd' }} compact />);
+    const readout = screen.getByTestId('session-timer');
+    expect(within(readout).getByText("À vous jusqu'à l'arrivée")).toHaveAttribute('aria-hidden', 'true');
+    expect(within(readout).getByText("La voiture est à vous jusqu'à la fin de la course")).toHaveClass(
+      'sr-only',
+    );
   });
 });

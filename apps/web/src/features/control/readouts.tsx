@@ -127,9 +127,16 @@ export function formatRemaining(ms: number): string {
 
 /**
  * Until when the driving session holds the car: the time left, ticking every second, or, for a
- * racer, until the race ends (session-end.ts).
+ * racer, until the race ends (session-end.ts). `compact`: a few words (the full-screen strip over
+ * the video); a screen reader hears the whole sentence.
  */
-export function SessionReadout({ end }: { end: Exclude<SessionEnd, null> }) {
+export function SessionReadout({
+  end,
+  compact = false,
+}: {
+  end: Exclude<SessionEnd, null>;
+  compact?: boolean;
+}) {
   const { t } = useTranslation();
   if (end.kind === 'raceEnd') {
     return (
@@ -138,14 +145,28 @@ export function SessionReadout({ end }: { end: Exclude<SessionEnd, null> }) {
         className={cx(pillShape, 'border-success/40 bg-success/15 text-balance text-success')}
         data-testid="session-timer"
       >
-        {t('control.session.untilRaceEnds')}
+        <Worded
+          text={t('control.session.untilRaceEnds')}
+          short={compact ? t('control.session.untilRaceEndsShort') : null}
+        />
       </span>
     );
   }
-  return <SessionTimer endsAt={end.endsAt} />;
+  return <SessionTimer endsAt={end.endsAt} compact={compact} />;
 }
 
-function SessionTimer({ endsAt }: { endsAt: string }) {
+/** The text, or its short form shown with the text kept for screen readers. */
+function Worded({ text, short }: { text: string; short: string | null }) {
+  if (short === null) return text;
+  return (
+    <>
+      <span aria-hidden="true">{short}</span>
+      <span className="sr-only">{text}</span>
+    </>
+  );
+}
+
+function SessionTimer({ endsAt, compact }: { endsAt: string; compact: boolean }) {
   const { t } = useTranslation();
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
@@ -155,6 +176,7 @@ function SessionTimer({ endsAt }: { endsAt: string }) {
   const end = Date.parse(endsAt);
   if (Number.isNaN(end)) return null;
   const left = end - now;
+  const time = formatRemaining(left);
   return (
     <span
       className={cx(
@@ -165,7 +187,10 @@ function SessionTimer({ endsAt }: { endsAt: string }) {
       data-testid="session-timer"
       title={new Date(end).toLocaleString()}
     >
-      {t('control.session.left', { time: formatRemaining(left) })}
+      <Worded
+        text={t('control.session.left', { time })}
+        short={compact ? t('control.session.leftShort', { time }) : null}
+      />
     </span>
   );
 }

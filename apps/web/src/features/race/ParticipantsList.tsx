@@ -1,6 +1,6 @@
 /**
- * The race's pilots (spec §3 participants): name, car, ready state and ping in the spec's colours;
- * in Race Control, until when each one's car is theirs.
+ * The race's pilots (spec §3 participants): name, car, ready state and, in Race Control, the ping
+ * in the spec's colours and until when each one's car is theirs.
  */
 import type { RaceParticipant } from '@telerace/protocol';
 import { useTranslation } from 'react-i18next';
@@ -60,11 +60,17 @@ export function ParticipantsList({
   participants,
   userId,
   showCarUntil = false,
+  showPing = true,
 }: {
   participants: readonly RaceParticipant[];
   userId: number | null;
   /** Race Control: until when each participant's car is theirs. */
   showCarUntil?: boolean;
+  /**
+   * The ping each page reports over the event socket. Not on the control page, whose one ping
+   * readout is the driver's control link (issue 41: two different pings showed at once).
+   */
+  showPing?: boolean;
 }) {
   const { t } = useTranslation();
   if (participants.length === 0) return <p className="text-sm text-muted">{t('race.noParticipants')}</p>;
@@ -88,9 +94,11 @@ export function ParticipantsList({
             {showCarUntil && <CarUntil endsAt={p.sessionEndsAt} />}
           </span>
           <ReadyBadge ready={p.isReady} />
-          <span className="w-16 text-right text-xs">
-            <PingValue ms={p.ping} />
-          </span>
+          {showPing && (
+            <span className="w-16 text-right text-xs">
+              <PingValue ms={p.ping} />
+            </span>
+          )}
         </li>
       ))}
     </ul>

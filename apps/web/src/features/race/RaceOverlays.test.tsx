@@ -5,7 +5,7 @@ import i18n from '../../i18n';
 import { EventSocketManager } from '../../lib/event-socket';
 import { FakeSocket, fakeSocketFactory } from '../../test/fake-socket';
 import { leaderboardRow, pilot, raceState } from '../../test/races';
-import { RaceOverlay, RacePanel } from './RaceOverlays';
+import { RaceCard, RaceCountdown, RacePanel } from './RaceOverlays';
 import { RaceStore } from './race-store';
 import { useLobbyJoin } from './use-lobby-join';
 import { useRace } from './use-race';
@@ -14,28 +14,34 @@ const ME = 12;
 const CAR = 3;
 
 /** The control page's race parts, on a store fed by a fake event socket. */
-function Race({ store }: { store: RaceStore }) {
+function Race({ store, placement }: { store: RaceStore; placement?: 'over' | 'under' }) {
   const race = useRace(store);
   const { phase, join, leave } = useLobbyJoin(ME, null, store);
+  const card = (
+    <RaceCard
+      carId={CAR}
+      userId={ME}
+      race={race}
+      phase={phase}
+      onJoin={join}
+      onToggleReady={() => store.toggleReady()}
+      onLeave={leave}
+      placement={placement}
+    />
+  );
   return (
     <>
       <div data-testid="video" className="relative">
-        <RaceOverlay
-          carId={CAR}
-          userId={ME}
-          race={race}
-          phase={phase}
-          onJoin={join}
-          onToggleReady={() => store.toggleReady()}
-          onLeave={leave}
-        />
+        <RaceCountdown race={race} />
+        {placement !== 'under' && card}
       </div>
+      {placement === 'under' && card}
       <RacePanel userId={ME} race={race} />
     </>
   );
 }
 
-function renderRace() {
+function renderRace(placement?: 'over' | 'under') {
   const socket = new EventSocketManager({
     createSocket: fakeSocketFactory,
     location: { protocol: 'http:', host: 'race.test' },
@@ -44,7 +50,7 @@ function renderRace() {
   store.attach();
   socket.connect('token-1');
   FakeSocket.last.serverOpen();
-  render(<Race store={store} />);
+  render(<Race store={store} placement={placement} />);
   const server = FakeSocket.last;
   return {
     /** What the race sent (not the socket's own hello, state request and pings). */
@@ -79,12 +85,13 @@ describe('race on the control page', () => {
       type: 'race_state_update',
       payload: raceState({ participants: [pilot(ME, { ping: 42 }), pilot(5, { isReady: true, ping: 300 })] }),
     });
-    // Over the video: the count and the toggle; beside it: the pilots with their ping.
+    // Over the video: the count and the toggle; beside it: the pilots, without the pings the
+    // pages report (the driver's one ping is the page's readout; Race Control shows them all).
     expect(video.getByTestId('race-lobby-count')).toHaveTextContent('1/2 pilots ready');
     const list = within(screen.getByRole('list', { name: 'Pilots' }));
-    expect(list.getByText('42 ms')).toHaveAttribute('data-tone', 'good');
-    expect(list.getByText('300 ms')).toHaveAttribute('data-tone', 'poor');
     expect(list.getByText('pilot5')).toBeVisible();
+    expect(list.queryByText(/ms/)).not.toBeInTheDocument();
+    expect(screen.getByRole('list', { name: 'Pilots' }).querySelector('[data-tone]')).toBeNull();
 
     const ready = video.getByRole('button', { name: "I'm ready" });
     expect(ready).toHaveAttribute('aria-pressed', 'false');
@@ -115,6 +122,33 @@ describe('race on the control page', () => {
     expect(screen.getByText('A lobby is open with 1 pilot. Join it with this car.')).toBeVisible();
     await user.click(screen.getByRole('button', { name: 'Join race' }));
     expect(sent().at(-1)).toEqual({ type: 'join_lobby', carId: CAR });
+  });
+
+  it('under the video (a screen held upright): the lobby in one strip, the countdown still over the video', async () => {
+    const user = userEvent.setup();
+    const { sent, push } = renderRace('under');
+    push({ type: 'race_state_update', payload: raceState({ participants: [pilot(ME), pilot(5)] }) });
+    const video = screen.getByTestId('video');
+    const card = screen.getByTestId('race-overlay');
+    expect(video).not.toContainElement(card);
+    expect(card).toHaveAttribute('data-placement', 'under');
+    // In the page's flow, not laid over anything.
+    expect(card).not.toHaveClass('absolute');
+    const strip = within(card);
+    expect(strip.getByTestId('race-lobby-count')).toHaveTextContent('0/2 pilots ready');
+    await user.click(strip.getByRole('button', { name: "I'm ready" }));
+    expect(sent().at(-1)).toEqual({ type: 'toggle_ready' });
+    // One way to leave, the ✕ at the strip's end.
+    const leave = strip.getByRole('button', { name: 'Leave the lobby (just drive)' });
+    expect(strip.getAllByRole('button')).toEqual([strip.getByTestId('race-ready-toggle'), leave]);
+    await user.click(leave);
+    expect(sent().at(-1)).toEqual({ type: 'leave_lobby' });
+
+    push({
+      type: 'race_state_update',
+      payload: raceState({ race_status: 'countdown', countdown_value: 3, participants: [pilot(ME)] }),
+    });
+    expect(within(video).getByTestId('race-countdown')).toHaveTextContent('3');
   });
 
   it('fails after 5 s without confirmation and retries', () => {

@@ -1,15 +1,17 @@
 /**
  * The race on the control page (spec §2 "Overlays", §4 lobby join, race status, ready flag):
- * - over the video (`RaceOverlay`, inside the full-screen element, so a driver in full screen has
- *   all of it): the big countdown number in the upper band, and one card at the top right with
- *   what the driver can do or must know now — Join race, joining, failed with Retry, the lobby
- *   (ready toggle, "ready/total pilots ready", leave), the race timer with the live leaderboard.
- *   None of it covers the centre of the road: the card keeps to the right edge, the number to
- *   the upper band; what is not a button lets the pointer through to the sticks;
+ * - over the video (inside the full-screen element, so a driver in full screen has all of it):
+ *   the big countdown number in the upper band (`RaceCountdown`);
+ * - the driver's race card (`RaceCard`) with what the driver can do or must know now — Join
+ *   race, joining, failed with Retry, the lobby (ready toggle, "ready/total pilots ready",
+ *   leave), the race timer with the live leaderboard. Where the video is wide (a desktop, a
+ *   phone held sideways, full screen) it is over the video at the top right, under the volume
+ *   and full-screen controls, clear of the centre of the road; where the video is short and the
+ *   page's width (a screen held upright) it is a strip under the video (issue 41: over it, it hid
+ *   40 % of the picture and its controls);
  * - beside the video (`RacePanel`): the details a glance at the video does not need — the
- *   race's status, the pilots with their ping, the full live leaderboard with the last lap.
+ *   race's status, the pilots, the full live leaderboard with the last lap.
  */
-import type { RaceState } from '@telerace/protocol';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { buttonClasses } from '../../components/ui/button-styles';
@@ -33,24 +35,15 @@ export interface RaceOverlayProps {
   onLeave: () => void;
   /** The steering stick sits in the video's lower right corner: the card stops above it. */
   stickBelow?: boolean;
+  /** `over` the video's top right corner, or a strip `under` the video (a screen held upright). */
+  placement?: 'over' | 'under';
 }
 
-/** Everything of the race over the video: the countdown number and the driver's race card. */
-export function RaceOverlay(props: RaceOverlayProps) {
-  const state = props.race.state;
-  if (state === null) return null;
-  return (
-    <>
-      {state.race_status === 'countdown' && state.countdown_value !== null && (
-        <Countdown value={state.countdown_value} />
-      )}
-      <RaceCard {...props} state={state} />
-    </>
-  );
-}
-
-function Countdown({ value }: { value: number }) {
+/** The big countdown number over the video, while the race counts down. */
+export function RaceCountdown({ race }: { race: RaceSnapshot }) {
   const { t } = useTranslation();
+  const value = race.state?.race_status === 'countdown' ? race.state.countdown_value : null;
+  if (value === null || value === undefined) return null;
   return (
     // The upper band of the picture: the car and the road ahead of it stay in sight.
     <div
@@ -72,8 +65,8 @@ function Countdown({ value }: { value: number }) {
 const overlayFocus = 'focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-[#22d3ee]';
 const overlayButton = cx('w-full', overlayFocus);
 
-function RaceCard({
-  state,
+/** The driver's race card: what the driver can do or must know about the race now. */
+export function RaceCard({
   carId,
   userId,
   race,
@@ -82,8 +75,12 @@ function RaceCard({
   onToggleReady,
   onLeave,
   stickBelow = false,
-}: RaceOverlayProps & { state: RaceState }) {
+  placement = 'over',
+}: RaceOverlayProps) {
   const { t, i18n } = useTranslation();
+  const { state } = race;
+  if (state === null) return null;
+  const under = placement === 'under';
   const status = state.race_status;
   const joined = isParticipant(state, userId);
   const open = status === 'idle' || status === 'lobby';
@@ -103,37 +100,57 @@ function RaceCard({
   } else if (joined && status === 'lobby') {
     const me = state.participants.find((p) => p.userId === userId);
     const ready = me?.isReady ?? false;
-    body = (
+    const count = (
+      <p className="font-semibold" data-testid="race-lobby-count" aria-live="polite">
+        {t('race.lobby.readyCount', { ready: state.readyCount, total: state.totalParticipants })}
+      </p>
+    );
+    const readyToggle = (
+      <button
+        type="button"
+        className={cx(
+          buttonClasses(ready ? 'secondary' : 'primary', 'wrap'),
+          under ? overlayFocus : overlayButton,
+        )}
+        aria-pressed={ready}
+        data-testid="race-ready-toggle"
+        onClick={onToggleReady}
+      >
+        {ready && <span aria-hidden="true">✓ </span>}
+        {t('race.lobby.readyToggle')}
+      </button>
+    );
+    const leaveIcon = (
+      <button
+        type="button"
+        className={cx(
+          'inline-flex shrink-0 items-center justify-center rounded-full text-white/80 hover:bg-white/15 hover:text-white',
+          // Under the video, a thumb's size; over a tall video the line below says it in words.
+          under ? 'size-9' : 'size-6 -mt-0.5 -mr-1 [@container(min-height:14rem)]:hidden',
+          overlayFocus,
+        )}
+        aria-label={t('race.lobby.leave')}
+        title={t('race.lobby.leave')}
+        onClick={onLeave}
+      >
+        <span aria-hidden="true">✕</span>
+      </button>
+    );
+    body = under ? (
+      // One line under the video: the count, the toggle, leave.
+      <div className="flex items-center gap-3">
+        <div className="min-w-0 flex-1">{count}</div>
+        {readyToggle}
+        {leaveIcon}
+      </div>
+    ) : (
       <>
         <div className="flex items-start justify-between gap-2">
-          <p className="font-semibold" data-testid="race-lobby-count" aria-live="polite">
-            {t('race.lobby.readyCount', { ready: state.readyCount, total: state.totalParticipants })}
-          </p>
-          {/* A short video (a phone held upright): leaving is this small button, not the line below. */}
-          <button
-            type="button"
-            className={cx(
-              '-mt-0.5 -mr-1 inline-flex size-6 shrink-0 items-center justify-center rounded-full text-white/80 hover:bg-white/15 hover:text-white',
-              '[@container(min-height:14rem)]:hidden',
-              overlayFocus,
-            )}
-            aria-label={t('race.lobby.leave')}
-            title={t('race.lobby.leave')}
-            onClick={onLeave}
-          >
-            <span aria-hidden="true">✕</span>
-          </button>
+          {count}
+          {/* A short video (a phone held upright in full screen): leaving is this small button. */}
+          {leaveIcon}
         </div>
-        <button
-          type="button"
-          className={cx(buttonClasses(ready ? 'secondary' : 'primary', 'wrap'), overlayButton)}
-          aria-pressed={ready}
-          data-testid="race-ready-toggle"
-          onClick={onToggleReady}
-        >
-          {ready && <span aria-hidden="true">✓ </span>}
-          {t('race.lobby.readyToggle')}
-        </button>
+        {readyToggle}
         <button
           type="button"
           className={cx(
@@ -192,12 +209,20 @@ function RaceCard({
       tabIndex={status === 'active' ? 0 : undefined}
       data-testid="race-overlay"
       data-status={status}
+      data-placement={placement}
       className={cx(
-        // Under the volume and full-screen controls, at the right edge; a long leaderboard scrolls
-        // inside the card rather than reaching the sticks.
-        'absolute top-12 right-2 w-max max-w-[40%] space-y-2 overflow-y-auto sm:top-16 sm:right-3 sm:max-w-[min(36%,18rem)]',
-        stickBelow ? 'max-h-[calc(100%-4rem-9.5rem)]' : 'max-h-[calc(100%-4rem)] sm:max-h-[calc(100%-9rem)]',
-        'rounded-xl bg-black/75 px-2.5 py-2 text-xs text-white ring-1 ring-white/15 sm:px-3 sm:text-sm',
+        'space-y-2 rounded-xl px-2.5 py-2 text-white ring-1 ring-white/15 sm:px-3',
+        under
+          ? // A strip of the player's own black under the picture, in either theme.
+            'bg-[#07080b] text-sm'
+          : cx(
+              // Under the volume and full-screen controls, at the right edge; a long leaderboard
+              // scrolls inside the card rather than reaching the sticks.
+              'absolute top-12 right-2 w-max max-w-[40%] overflow-y-auto bg-black/75 text-xs sm:top-16 sm:right-3 sm:max-w-[min(36%,18rem)] sm:text-sm',
+              stickBelow
+                ? 'max-h-[calc(100%-4rem-9.5rem)]'
+                : 'max-h-[calc(100%-4rem)] sm:max-h-[calc(100%-9rem)]',
+            ),
       )}
     >
       {body}
@@ -210,7 +235,11 @@ export interface RacePanelProps {
   race: RaceSnapshot;
 }
 
-/** The race's details beside the video: status, the pilots with their ping, the full leaderboard. */
+/**
+ * The race's details beside the video: status, the pilots, the full leaderboard. No pings: the
+ * driver's own is the page's one ping readout (docs/decisions.md, issue 41); the pilots' pings
+ * are for Race Control.
+ */
 export function RacePanel({ userId, race }: RacePanelProps) {
   const { t } = useTranslation();
   const { state } = race;
@@ -255,7 +284,7 @@ export function RacePanel({ userId, race }: RacePanelProps) {
                   : t('race.lobby.readyHint')}
               </p>
             )}
-            <ParticipantsList participants={state.participants} userId={userId} />
+            <ParticipantsList participants={state.participants} userId={userId} showPing={false} />
           </>
         )}
       </div>

@@ -9,11 +9,13 @@ import {
   type RaffleEntryRequest,
   RaffleSummary,
 } from '@telerace/protocol';
-import { authFetch } from '../../lib/auth-client';
+import { ApiError, authFetch } from '../../lib/auth-client';
 
 export const ADMIN_RAFFLE_KEY = ['admin', 'raffle'] as const;
 export const raffleKey = (id: number) => ['raffles', id] as const;
+export const CURRENT_RAFFLE_KEY = ['raffles', 'current'] as const;
 export const raffleEntriesKey = (id: number) => ['raffles', id, 'entries'] as const;
+export const raffleCheckKey = (id: number) => ['raffles', id, 'check'] as const;
 
 export function fetchAdminRaffle(): Promise<AdminRaffleResponse> {
   return authFetch('/admin/raffle', {}, AdminRaffleResponse);
@@ -47,8 +49,23 @@ export function fetchRaffle(id: number): Promise<RaffleSummary> {
   return authFetch(`/raffles/${id}`, {}, RaffleSummary);
 }
 
+/** The open raffle, else the last one (/claim reads its winners' deadline); null when there was none. */
+export async function fetchCurrentRaffle(): Promise<RaffleSummary | null> {
+  try {
+    return await authFetch('/raffles/current', {}, RaffleSummary);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return null;
+    throw error;
+  }
+}
+
 export function fetchRaffleEntries(id: number, page: number, limit: number): Promise<RaffleEntriesPage> {
   return authFetch(`/raffles/${id}/entries?page=${page}&limit=${limit}`, {}, RaffleEntriesPage);
+}
+
+/** The whole record, unparsed: the in-browser check reads it as any viewer's copy would be read. */
+export function fetchRaffleRecord(id: number): Promise<unknown> {
+  return authFetch(`/raffles/${id}/record`);
 }
 
 /**
