@@ -89,7 +89,8 @@ function countFrames(child: ChildProcess, options: CameraCheckOptions, onEnd?: (
       stderr = (stderr + chunk).slice(-4_000);
     });
     child.on('error', (error) => {
-      spawnError = (error as NodeJS.ErrnoException).code === 'ENOENT' ? `${GST_LAUNCH} not found` : error.message;
+      spawnError =
+        (error as NodeJS.ErrnoException).code === 'ENOENT' ? `${GST_LAUNCH} not found` : error.message;
     });
     child.on('close', (code) => {
       const why = spawnError || lastErrorLine(stderr) || `${GST_LAUNCH} exited with code ${code}`;
@@ -111,8 +112,14 @@ const sizeText = (video: VideoSettings) => `${video.width}×${video.height}`;
 
 function gstFailure(what: string, error: string): CheckResult {
   if (error.endsWith('not found'))
-    return fail(error, 'install GStreamer: sudo apt-get install gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly (docs/car.md "Video")');
-  return fail(`${what}: ${error}`, 'check the camera (plugged in, enabled, not used by another process) and that it offers this size and rate (v4l2-ctl --list-formats-ext); or change "video" in --config');
+    return fail(
+      error,
+      'install GStreamer: sudo apt-get install gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly (docs/car.md "Video")',
+    );
+  return fail(
+    `${what}: ${error}`,
+    'check the camera (plugged in, enabled, not used by another process) and that it offers this size and rate (v4l2-ctl --list-formats-ext); or change "video" in --config',
+  );
 }
 
 function rateResult(what: string, counted: Counted, video: VideoSettings, fix: string): CheckResult {
@@ -122,7 +129,10 @@ function rateResult(what: string, counted: Counted, video: VideoSettings, fix: s
   return fail(`${text}: below ${Math.round(MIN_RATE_RATIO * 100)} % of the configured rate`, fix);
 }
 
-export async function checkCamera(video: VideoSettings, options: CameraCheckOptions = {}): Promise<CheckResult> {
+export async function checkCamera(
+  video: VideoSettings,
+  options: CameraCheckOptions = {},
+): Promise<CheckResult> {
   if (video.camera === 'none') return skip('--camera none');
   if (video.camera === 'sim') return timeRenderer(video);
   if (video.camera === 'v4l2' && !existsSync(video.device))
@@ -150,7 +160,10 @@ function timeRenderer(video: VideoSettings): CheckResult {
   const possible = 1000 / Math.max(msPerFrame, 0.001);
   const text = `simulated camera renders ${sizeText(video)} in ${msPerFrame.toFixed(1)} ms a frame (budget ${(1000 / video.framerate).toFixed(0)} ms at ${video.framerate} fps)`;
   if (rateOk(possible, video.framerate)) return pass(text);
-  return fail(`${text}: too slow`, 'a smaller CAMERA_SIZE or CAMERA_FRAMERATE, or fewer simulated cars on this machine');
+  return fail(
+    `${text}: too slow`,
+    'a smaller CAMERA_SIZE or CAMERA_FRAMERATE, or fewer simulated cars on this machine',
+  );
 }
 
 async function encoderFor(source: VideoSource, options: CameraCheckOptions): Promise<VideoEncoder> {
@@ -159,7 +172,10 @@ async function encoderFor(source: VideoSource, options: CameraCheckOptions): Pro
   return chooseEncoder(() => found);
 }
 
-export async function checkEncoder(video: VideoSettings, options: CameraCheckOptions = {}): Promise<CheckResult> {
+export async function checkEncoder(
+  video: VideoSettings,
+  options: CameraCheckOptions = {},
+): Promise<CheckResult> {
   if (video.camera === 'none') return skip('--camera none');
   if (video.camera === 'v4l2' && !existsSync(video.device)) return skip(`no camera (${video.device} absent)`);
   const encoder = await encoderFor(video.camera, options);
@@ -168,11 +184,7 @@ export async function checkEncoder(video: VideoSettings, options: CameraCheckOpt
     video.camera === 'sim'
       ? await encodeSimCamera(video, options)
       : await runGst(
-          [
-            ...sourceElements({ source: video.camera, ...video }),
-            '!',
-            ...encodeElements(encoder, video),
-          ],
+          [...sourceElements({ source: video.camera, ...video }), '!', ...encodeElements(encoder, video)],
           options,
         );
   const result = rateResult(

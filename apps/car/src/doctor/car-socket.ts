@@ -15,8 +15,8 @@ import {
   CAR_PROTOCOL_VERSION,
   type CarAgentMessage,
   CONTROL_LIMITS,
-  SOCKET_CLOSE_CODES,
   ServerCarMessage,
+  SOCKET_CLOSE_CODES,
 } from '@telerace/protocol';
 import WebSocket from 'ws';
 import { AGENT_VERSION } from '../cli.js';
@@ -26,17 +26,36 @@ import { type CheckResult, fail, pass } from './format.js';
 
 export const SERVICE = 'telerace-car';
 const HANDSHAKE_TIMEOUT_MS = 5_000;
+/**
+ * How long the socket is held after its welcome before check 2 passes: an agent running as this
+ * car elsewhere (the service, a terminal, another car given the same id) reconnects 100 ms after
+ * the doctor replaced it, and takes the socket back.
+ */
+export const SETTLE_MS = 1_000;
+const ANOTHER_AGENT_FIX = `stop the agent running as this car (sudo systemctl stop ${SERVICE}, or the one in a terminal), or give the other car its own id, then run the doctor again`;
+
+const anotherAgent = (carId: string): CheckResult =>
+  fail(
+    `another agent runs as car ${carId}: it took the socket back within ${SETTLE_MS / 1000} s`,
+    ANOTHER_AGENT_FIX,
+  );
+
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** The doctor's car socket, welcomed. */
 export class DoctorSocket extends EventEmitter<{ message: [ServerCarMessage] }> {
-  /** Set when the server closed the socket: why, for the checks that need it. */
-  closedBecause: string | undefined;
+  /** Resolves with why once the socket has closed. */
+  readonly closed: Promise<string>;
 
   constructor(
     readonly ws: WebSocket,
     readonly driveChannel: boolean,
   ) {
     super();
+    let markClosed: (why: string) => void = () => {};
+    this.closed = new Promise((resolve) => {
+      markClosed = resolve;
+    });
     // A late error is followed by its close, which says why.
     ws.on('error', () => {});
     ws.on('message', (data, isBinary) => {
@@ -49,11 +68,18 @@ export class DoctorSocket extends EventEmitter<{ message: [ServerCarMessage] }> 
       }
     });
     ws.on('close', (code, reason) => {
-      this.closedBecause =
+      markClosed(
         code === SOCKET_CLOSE_CODES.replaced
-          ? `another agent connected as this car and replaced the doctor's socket (is the ${SERVICE} service running?)`
-          : `the server closed the car socket (${code}${reason.length ? ` ${reason.toString()}` : ''})`;
+          ? `another agent connected as this car and replaced the doctor's socket`
+          : `the server closed the car socket (${code}${reason.length ? ` ${reason.toString()}` : ''})`,
+      );
     });
+  }
+
+  /** Why the socket closed (waiting for its close when it is closing), as a failed check. */
+  async failure(): Promise<CheckResult> {
+    const why = await Promise.race([this.closed, delay(1_000).then(() => 'the car socket closed')]);
+    return fail(why, why.startsWith('another agent') ? ANOTHER_AGENT_FIX : "check the server's log");
   }
 
   get open(): boolean {
@@ -123,13 +149,36 @@ export async function checkCarSocket(
           ),
         );
       else if (status === '404')
-        done(fail(`no car socket at ${url.origin}${url.pathname} (HTTP 404)`, '--server is the Telerace site, without /api'));
-      else done(fail(`car socket failed: ${error.message}`, "check the server's log and any proxy in front of it (WebSocket upgrades)"));
+        done(
+          fail(
+            `no car socket at ${url.origin}${url.pathname} (HTTP 404)`,
+            '--server is the Telerace site, without /api',
+          ),
+        );
+      else
+        done(
+          fail(
+            `car socket failed: ${error.message}`,
+            "check the server's log and any proxy in front of it (WebSocket upgrades)",
+          ),
+        );
     });
     ws.on('close', (code, reason) => {
-      if (code === SOCKET_CLOSE_CODES.carRevoked)
-        done(fail(`car ${settings.carId} refused: ${reason.toString() || 'revoked'}`, 'check --car and CAR_SECRET on the admin page'));
-      else done(fail(`the server closed the socket before its welcome (${code} ${reason.toString()})`, "check the server's log"));
+      if (code === SOCKET_CLOSE_CODES.replaced) done(anotherAgent(settings.carId));
+      else if (code === SOCKET_CLOSE_CODES.carRevoked)
+        done(
+          fail(
+            `car ${settings.carId} refused: ${reason.toString() || 'revoked'}`,
+            'check --car and CAR_SECRET on the admin page',
+          ),
+        );
+      else
+        done(
+          fail(
+            `the server closed the socket before its welcome (${code} ${reason.toString()})`,
+            "check the server's log",
+          ),
+        );
     });
     ws.on('open', () => {
       ws.send(
@@ -152,9 +201,14 @@ export async function checkCarSocket(
       }
       if (message.type === 'welcome') {
         ws.removeAllListeners();
+        clearTimeout(timer);
         const socket = new DoctorSocket(ws, message.driveChannel === true);
         const ms = Math.round(performance.now() - started);
-        done(pass(`welcomed as car ${settings.carId} (${ms} ms)`), socket);
+        void delay(SETTLE_MS).then(async () => {
+          if (socket.open) return done(pass(`welcomed as car ${settings.carId} (${ms} ms)`), socket);
+          const failure = await socket.failure();
+          done(failure.detail.startsWith('another agent') ? anotherAgent(settings.carId) : failure);
+        });
       } else if (message.type === 'incompatible') {
         const { min, max } = message.supported;
         const range = min === max ? `${min}` : `${min}–${max}`;

@@ -4,9 +4,10 @@
  * GStreamer's test pattern standing in for the camera. Each case asserts the lines and the exit
  * code the operator sees; docs/car.md shows the same runs' output.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -48,12 +49,48 @@ async function api<T>(base: string, path: string, body: unknown, token?: string)
   return (await response.json()) as T;
 }
 
+/** A real agent process driving the simulator as `carId`, once welcomed. */
+async function startAgent(base: string, carId: number, secret: string): Promise<ChildProcess> {
+  const agent = spawn(
+    process.execPath,
+    [
+      '--conditions=source',
+      '--import',
+      'tsx',
+      'src/main.ts',
+      '--server',
+      base,
+      '--car',
+      String(carId),
+      '--camera',
+      'none',
+    ],
+    {
+      cwd: CAR_DIR,
+      env: { PATH: process.env.PATH ?? '', CAR_SECRET: secret },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    },
+  );
+  await new Promise<void>((resolve) => {
+    let output = '';
+    agent.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('welcomed as car')) resolve();
+    });
+  });
+  return agent;
+}
+
 /** Runs `telerace-car doctor --quick ARGS` with CAR_SECRET; its output and exit code. */
 async function doctor(args: string[], secret: string): Promise<{ code: number | null; lines: string[] }> {
   const child = spawn(
     process.execPath,
     ['--conditions=source', '--import', 'tsx', 'src/main.ts', 'doctor', '--quick', ...args],
-    { cwd: CAR_DIR, env: { PATH: process.env.PATH ?? '', CAR_SECRET: secret }, stdio: ['ignore', 'pipe', 'pipe'] },
+    {
+      cwd: CAR_DIR,
+      env: { PATH: process.env.PATH ?? '', CAR_SECRET: secret },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
   );
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => {
@@ -92,7 +129,10 @@ describe('telerace-car doctor', () => {
       stdio: 'ignore',
     });
     await waitForReady(base, 90_000);
-    const { accessToken } = await api<{ accessToken: string }>(base, '/login', { ...ADMIN, recaptchaToken: '' });
+    const { accessToken } = await api<{ accessToken: string }>(base, '/login', {
+      ...ADMIN,
+      recaptchaToken: '',
+    });
     const added = await api<{ car: { id: number }; secret: string }>(
       base,
       '/admin/cars',
@@ -111,7 +151,10 @@ describe('telerace-car doctor', () => {
   });
 
   it('passes every check for a good car (sim drive, test pattern camera) and exits 0', async () => {
-    const { code, lines } = await doctor(['--server', base, '--car', String(car.id), '--camera', 'test'], car.secret);
+    const { code, lines } = await doctor(
+      ['--server', base, '--car', String(car.id), '--camera', 'test'],
+      car.secret,
+    );
     for (let check = 1; check <= 8; check++) expect(line(lines, check), lines.join('\n')).toMatch(/^✓/);
     expect(line(lines, 2)).toContain(`welcomed as car ${car.id}`);
     expect(line(lines, 4)).toMatch(/drive channel: open in \d+ ms/);
@@ -137,7 +180,10 @@ describe('telerace-car doctor', () => {
   it('fails check 6 when the camera device is missing, and exits 1', async () => {
     const config = join(dataDir, 'car.json');
     writeFileSync(config, JSON.stringify({ camera: 'v4l2', video: { device: '/dev/video99' } }));
-    const { code, lines } = await doctor(['--server', base, '--car', String(car.id), '--config', config], car.secret);
+    const { code, lines } = await doctor(
+      ['--server', base, '--car', String(car.id), '--config', config],
+      car.secret,
+    );
     expect(line(lines, 2)).toMatch(/^✓/);
     expect(line(lines, 6)).toBe(
       '✗ 6 camera: camera device /dev/video99 absent → plug the camera in (ls /dev/video* lists the devices), or set "video": {"device": …} in --config',
@@ -158,5 +204,68 @@ describe('telerace-car doctor', () => {
     expect(line(lines, 2)).toBe('– 2 car socket: skipped, needs the server (check 1)');
     expect(line(lines, 5)).toMatch(/^✓ 5 drive board/);
     expect(code).toBe(1);
+  }, 60_000);
+
+  it('fails check 2 when another agent runs as this car (it takes the socket back), and exits 1', async () => {
+    const agent = await startAgent(base, car.id, car.secret);
+    try {
+      const { code, lines } = await doctor(
+        ['--server', base, '--car', String(car.id), '--camera', 'none'],
+        car.secret,
+      );
+      expect(line(lines, 2)).toMatch(
+        new RegExp(
+          `^✗ 2 car socket: another agent runs as car ${car.id}: it took the socket back within 1 s → stop the agent running as this car \\(sudo systemctl stop telerace-car`,
+        ),
+      );
+      expect(code).toBe(1);
+    } finally {
+      agent.kill('SIGTERM');
+      await once(agent, 'exit');
+    }
+  }, 60_000);
+
+  it('names a TLS failure plainly (a self-signed certificate)', async () => {
+    const key = join(dataDir, 'key.pem');
+    const cert = join(dataDir, 'cert.pem');
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-days',
+        '1',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+      ],
+      { stdio: 'ignore' },
+    );
+    const https = createHttpsServer(
+      { key: readFileSync(key), cert: readFileSync(cert) },
+      (_request, response) => {
+        response.end('{"ready":true}');
+      },
+    );
+    await new Promise<void>((resolve) => https.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = https.address() as { port: number };
+      const { code, lines } = await doctor(
+        ['--server', `https://127.0.0.1:${port}`, '--car', String(car.id), '--camera', 'none'],
+        car.secret,
+      );
+      expect(line(lines, 1)).toBe(
+        "✗ 1 server reachable: TLS refused by the car: its certificate is self-signed (DEPTH_ZERO_SELF_SIGNED_CERT) → fix the server's certificate (a full chain for this name, e.g. Let's Encrypt), and check the car's date",
+      );
+      expect(code).toBe(1);
+    } finally {
+      https.close();
+    }
   }, 60_000);
 });

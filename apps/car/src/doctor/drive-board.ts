@@ -16,7 +16,10 @@ export interface DriveBoardDeps {
   loadGpio?: typeof loadGpioFactory;
 }
 
-export async function checkDriveBoard(settings: AgentSettings, deps: DriveBoardDeps = {}): Promise<CheckResult> {
+export async function checkDriveBoard(
+  settings: AgentSettings,
+  deps: DriveBoardDeps = {},
+): Promise<CheckResult> {
   switch (settings.drive) {
     case 'sim':
       return pass('simulated (no board)');
@@ -44,7 +47,10 @@ async function checkPca9685(
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EACCES')
-      return fail(`no permission on /dev/i2c-${busNumber}`, "add the agent's user to the i2c group (sudo usermod -aG i2c USER)");
+      return fail(
+        `no permission on /dev/i2c-${busNumber}`,
+        "add the agent's user to the i2c group (sudo usermod -aG i2c USER)",
+      );
     return fail(
       `cannot open I²C bus ${busNumber} (/dev/i2c-${busNumber}: ${code ?? (error as Error).message})`,
       'enable I2C (sudo raspi-config → Interface Options → I2C), reboot; or correct pca9685.bus',

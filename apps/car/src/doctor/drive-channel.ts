@@ -3,9 +3,10 @@
  * so the check goes through the same DTLS/ICE path, NAT and firewall as the agent's channel; it
  * passes with the time the channel took to open, and fails with CarChannel's last reason.
  */
+
+import type { ServerCarMessage } from '@telerace/protocol';
 import { CAR_CHANNEL, ERROR_KEYS } from '@telerace/protocol';
 import { CarChannel } from '../channel.js';
-import type { ServerCarMessage } from '@telerace/protocol';
 import type { DoctorSocket } from './car-socket.js';
 import { type CheckResult, fail, pass } from './format.js';
 
@@ -45,8 +46,12 @@ export async function checkDriveChannel(
     }
     const ms = Math.round(performance.now() - started);
     if (channel.state === 'open') return pass(`open in ${ms} ms (WebRTC DataChannel, UDP)`);
-    if (refusedOff) return fail('the server refused the offer: its drive channel is off', 'DRIVE_CHANNEL=on on the server, or run the car with --drive-channel off');
-    if (!socket.open) return fail(socket.closedBecause ?? 'the car socket closed', "check the server's log");
+    if (refusedOff)
+      return fail(
+        'the server refused the offer: its drive channel is off',
+        'DRIVE_CHANNEL=on on the server, or run the car with --drive-channel off',
+      );
+    if (!socket.open) return socket.failure();
     return fail(`not open within ${openTimeoutMs / 1000} s (${lastReason})`, FIX);
   } finally {
     socket.off('message', onMessage);

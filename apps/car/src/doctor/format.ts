@@ -58,7 +58,7 @@ export function clockVerdict(serverDateMs: number, sentAtMs: number, receivedAtM
   if (Math.abs(offsetMs) <= MAX_CLOCK_OFFSET_MS) return pass(text);
   return fail(
     `${text}, more than ${MAX_CLOCK_OFFSET_MS / 1000} s: passes and laps carry the car's time`,
-    'synchronise the car\'s clock: sudo timedatectl set-ntp true (systemd-timesyncd needs the Internet, UDP 123)',
+    "synchronise the car's clock: sudo timedatectl set-ntp true (systemd-timesyncd needs the Internet, UDP 123)",
   );
 }
 
@@ -87,7 +87,10 @@ export function uplinkVerdict(sent: number, roundTripsMs: readonly number[], pat
   const lossPercent = sent === 0 ? 100 : (100 * lost) / sent;
   const p50 = percentile(roundTripsMs, 50);
   const p99 = percentile(roundTripsMs, 99);
-  const times = roundTripsMs.length === 0 ? 'no answer' : `round trip p50 ${Math.round(p50)} ms, p99 ${Math.round(p99)} ms`;
+  const times =
+    roundTripsMs.length === 0
+      ? 'no answer'
+      : `round trip p50 ${Math.round(p50)} ms, p99 ${Math.round(p99)} ms`;
   const text = `${times}, loss ${lossPercent.toFixed(1)} % (${lost} of ${sent} ${path})`;
   const bad: string[] = [];
   if (lossPercent > UPLINK_LIMITS.lossPercent) bad.push(`loss above ${UPLINK_LIMITS.lossPercent} %`);
@@ -95,6 +98,6 @@ export function uplinkVerdict(sent: number, roundTripsMs: readonly number[], pat
   if (bad.length === 0) return pass(text);
   return fail(
     `${text}: ${bad.join(', ')}`,
-    'improve the car\'s link: Wi-Fi access point nearer the track and on a free channel, or a 4G modem with better signal; run the doctor again',
+    "improve the car's link: Wi-Fi access point nearer the track and on a free channel, or a 4G modem with better signal; run the doctor again",
   );
 }

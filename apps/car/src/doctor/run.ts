@@ -43,7 +43,13 @@ async function within(check: Check, state: State): Promise<CheckResult> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<CheckResult>((resolve) => {
     timer = setTimeout(
-      () => resolve(fail(`no result within ${check.timeoutMs / 1000} s`, 'run the doctor again; if it repeats, see docs/car.md')),
+      () =>
+        resolve(
+          fail(
+            `no result within ${check.timeoutMs / 1000} s`,
+            'run the doctor again; if it repeats, see docs/car.md',
+          ),
+        ),
       check.timeoutMs,
     );
   });
@@ -100,14 +106,20 @@ export function doctorChecks(settings: AgentSettings, options: DoctorOptions): C
     { name: 'drive board', timeoutMs: 8_000, run: () => checkDriveBoard(settings, options.driveBoard) },
     { name: 'camera', timeoutMs: 15_000, run: () => checkCamera(settings.video, options.camera) },
     { name: 'encoder', timeoutMs: 20_000, run: () => checkEncoder(settings.video, options.camera) },
-    { name: 'uplink', timeoutMs: uplinkMs + 5_000, run: needsSocket((socket) => checkUplink(socket, uplinkMs)) },
+    {
+      name: 'uplink',
+      timeoutMs: uplinkMs + 5_000,
+      run: needsSocket((socket) => checkUplink(socket, uplinkMs)),
+    },
   ];
 }
 
 export function doctorHeader(settings: AgentSettings): string {
   const { video } = settings;
   const camera =
-    video.camera === 'none' ? 'no camera' : `camera ${video.camera} ${video.width}×${video.height} at ${video.framerate} fps`;
+    video.camera === 'none'
+      ? 'no camera'
+      : `camera ${video.camera} ${video.width}×${video.height} at ${video.framerate} fps`;
   return [
     `telerace-car doctor ${AGENT_VERSION}: car ${settings.carId}, server ${settings.server}, drive ${settings.drive}, ${camera}`,
     `(stop the ${SERVICE} service first: the doctor opens this car's socket and its camera)`,

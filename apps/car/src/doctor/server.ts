@@ -23,12 +23,12 @@ export function readyUrl(server: string): URL {
 }
 
 const TLS_CODES: Record<string, string> = {
-  CERT_HAS_EXPIRED: 'its certificate has expired (or the car\'s clock is far off)',
-  CERT_NOT_YET_VALID: 'its certificate is not valid yet (or the car\'s clock is far behind)',
+  CERT_HAS_EXPIRED: "its certificate has expired (or the car's clock is far off)",
+  CERT_NOT_YET_VALID: "its certificate is not valid yet (or the car's clock is far behind)",
   DEPTH_ZERO_SELF_SIGNED_CERT: 'its certificate is self-signed',
   SELF_SIGNED_CERT_IN_CHAIN: 'its certificate chain ends in a self-signed certificate',
   UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'its certificate chain is incomplete (no intermediate certificate)',
-  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'its certificate\'s issuer is unknown to this car',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: "its certificate's issuer is unknown to this car",
   ERR_TLS_CERT_ALTNAME_INVALID: 'its certificate is for another name',
 };
 
@@ -43,11 +43,20 @@ export function connectionFailure(url: URL, error: unknown): CheckResult {
       "check the car's network (Wi-Fi or 4G up? a firewall dropping the server's port?) and --server",
     );
   if (code === 'ECONNREFUSED')
-    return fail(`nothing listens at ${where} (connection refused)`, 'start the server, or correct --server (host and port)');
+    return fail(
+      `nothing listens at ${where} (connection refused)`,
+      'start the server, or correct --server (host and port)',
+    );
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
-    return fail(`the name ${url.hostname} does not resolve (${code})`, "correct --server, or check the car's DNS and Internet access");
+    return fail(
+      `the name ${url.hostname} does not resolve (${code})`,
+      "correct --server, or check the car's DNS and Internet access",
+    );
   if (code === 'ECONNRESET' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH')
-    return fail(`${where} unreachable (${code})`, "check the car's network (Wi-Fi or 4G) and any firewall between");
+    return fail(
+      `${where} unreachable (${code})`,
+      "check the car's network (Wi-Fi or 4G) and any firewall between",
+    );
   const tls = TLS_CODES[code];
   if (tls || code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL'))
     return fail(
@@ -83,7 +92,10 @@ export async function checkServer(
   if (response.status === 200) return withProbe(pass(`${url.origin} ready (${ms} ms)`));
   if (response.status === 503)
     return withProbe(
-      fail(`${url.origin} answers but is not ready (503: database unreachable or starting)`, "check the server's log"),
+      fail(
+        `${url.origin} answers but is not ready (503: database unreachable or starting)`,
+        "check the server's log",
+      ),
     );
   return withProbe(
     fail(
@@ -94,6 +106,7 @@ export async function checkServer(
 }
 
 export function checkClock(probe: ServerProbe | undefined): CheckResult {
-  if (!probe) return fail('the server sent no Date header', 'check that --server is a Telerace server (check 1)');
+  if (!probe)
+    return fail('the server sent no Date header', 'check that --server is a Telerace server (check 1)');
   return clockVerdict(probe.dateMs, probe.sentAtMs, probe.receivedAtMs);
 }

@@ -6,7 +6,7 @@
  * drive that late is as good as lost to the driver.
  */
 import type { DoctorSocket } from './car-socket.js';
-import { type CheckResult, fail, uplinkVerdict } from './format.js';
+import { type CheckResult, uplinkVerdict } from './format.js';
 
 export const PINGS_PER_SECOND = 10;
 export const LATE_MS = 1_000;
@@ -36,6 +36,6 @@ export async function checkUplink(socket: DoctorSocket, durationMs: number): Pro
   } finally {
     socket.ws.off('pong', onPong);
   }
-  if (!socket.open) return fail(socket.closedBecause ?? 'the car socket closed during the measure', "check the server's log");
+  if (!socket.open) return socket.failure();
   return uplinkVerdict(count, roundTrips, 'WebSocket pings on the car socket');
 }

@@ -109,7 +109,10 @@ export function defaultEncoder(source: VideoSource): VideoEncoder {
  * Raw frames in, H.264 (constrained baseline) out, then the frame-counting `identity`
  * (frame-meter.ts): the pipeline's middle, shared by the camera stream and the doctor.
  */
-export function encodeElements(encoder: VideoEncoder, options: { bitrate?: number; framerate?: number }): string[] {
+export function encodeElements(
+  encoder: VideoEncoder,
+  options: { bitrate?: number; framerate?: number },
+): string[] {
   const fps = int('framerate', options.framerate ?? 30, 1, 120);
   const bitrate = int('bitrate', options.bitrate ?? 800, 50, 50_000);
   const encode =
