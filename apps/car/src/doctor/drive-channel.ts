@@ -13,11 +13,22 @@ import { type CheckResult, fail, pass } from './format.js';
 const FIX =
   "UDP to the server's ports blocked? open DRIVE_CHANNEL_UDP_PORTS (outbound from the car, inbound on the server), check DRIVE_CHANNEL_PUBLIC_IP on the server; drives still go by the socket meanwhile";
 
+/** The server's UDP candidates in its answer, `address:port` (what the car's checks go to). */
+export function answerAddresses(sdp: string): string[] {
+  const found = new Set<string>();
+  for (const line of sdp.split(/\r?\n/)) {
+    const parts = line.startsWith('a=candidate:') ? line.split(' ') : [];
+    if (parts[2]?.toLowerCase() === 'udp' && parts[4] && parts[5]) found.add(`${parts[4]}:${parts[5]}`);
+  }
+  return [...found];
+}
+
 export async function checkDriveChannel(
   socket: DoctorSocket,
   openTimeoutMs: number = CAR_CHANNEL.openTimeoutMs,
 ): Promise<CheckResult> {
-  let lastReason = `not open within ${openTimeoutMs / 1000} s`;
+  let lastReason: string | undefined;
+  let serverAddresses: string[] = [];
   let refusedOff = false;
   const channel = new CarChannel({
     offer: (sdp) => socket.send({ type: 'rtc_offer', sdp }),
@@ -30,7 +41,10 @@ export async function checkDriveChannel(
     openTimeoutMs,
   });
   const onMessage = (message: ServerCarMessage) => {
-    if (message.type === 'rtc_answer') void channel.answer(message.sdp);
+    if (message.type === 'rtc_answer') {
+      serverAddresses = answerAddresses(message.sdp);
+      void channel.answer(message.sdp);
+    }
     if (message.type === 'error') {
       if (message.errorKey === ERROR_KEYS.driveChannelOff) refusedOff = true;
       else channel.refused(message.errorKey ?? message.error);
@@ -52,7 +66,11 @@ export async function checkDriveChannel(
         'DRIVE_CHANNEL=on on the server, or run the car with --drive-channel off',
       );
     if (!socket.open) return socket.failure();
-    return fail(`not open within ${openTimeoutMs / 1000} s (${lastReason})`, FIX);
+    const tried = serverAddresses.length
+      ? `; UDP to ${serverAddresses.join(', ')} unanswered`
+      : '; no answer to the offer';
+    const reason = lastReason && !lastReason.startsWith('not open within') ? ` (${lastReason})` : '';
+    return fail(`not open within ${openTimeoutMs / 1000} s${tried}${reason}`, FIX);
   } finally {
     socket.off('message', onMessage);
     channel.stop();
