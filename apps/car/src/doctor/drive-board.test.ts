@@ -78,10 +78,23 @@ describe('drive board check', () => {
   it('names the package when i2c-bus or pigpio is not installed (as on this machine)', async () => {
     const pca = await checkDriveBoard(settings('pca9685'));
     expect(pca.status).toBe('fail');
-    expect(pca.detail).toContain('needs the i2c-bus package');
+    expect(pca.detail).toContain('the i2c-bus package does not load');
+    expect(pca.fix).toContain('--allow-scripts=i2c-bus');
     const pigpio = await checkDriveBoard(settings('pigpio'));
     expect(pigpio.status).toBe('fail');
-    expect(pigpio.detail).toContain('needs the pigpio package');
-    expect(pigpio.fix).toContain('root');
+    expect(pigpio.detail).toContain('the pigpio package does not load');
+    expect(pigpio.fix).toContain('--allow-scripts=pigpio');
+  });
+
+  it('fails with "run as root" when pigpio cannot set up its pins', async () => {
+    const result = await checkDriveBoard(settings('pigpio'), {
+      loadGpio: async () => () => {
+        throw new Error('initInitialise: Can not open memory, probably need to run as root');
+      },
+    });
+    expect(result.detail).toBe(
+      'pigpio cannot set up GPIO 12 and 13: initInitialise: Can not open memory, probably need to run as root',
+    );
+    expect(result.fix).toContain('run the doctor as root');
   });
 });

@@ -38,8 +38,11 @@ async function checkPca9685(
   let i2c: { openSync(bus: number): I2cBus };
   try {
     i2c = await load();
-  } catch (error) {
-    return fail((error as Error).message, 'install i2c-bus as docs/car.md "Install on Raspberry Pi OS" says');
+  } catch {
+    return fail(
+      'the i2c-bus package does not load (not installed beside the agent, or built for another Node.js)',
+      'install it as docs/car.md "Install on Raspberry Pi OS" says (sudo npm install -g --prefix /usr/local --nodedir=… --allow-scripts=i2c-bus i2c-bus)',
+    );
   }
   let bus: I2cBus;
   try {
@@ -72,14 +75,22 @@ async function checkPca9685(
 
 async function checkPigpio(settings: AgentSettings, load: typeof loadGpioFactory): Promise<CheckResult> {
   const { steeringPin, throttlePin } = settings.pigpio;
+  let gpio: Awaited<ReturnType<typeof loadGpioFactory>>;
   try {
-    const backend = new PigpioBackend(await load(), settings.pigpio);
-    await backend.close();
+    gpio = await load();
+  } catch {
+    return fail(
+      'the pigpio package does not load (not installed beside the agent, or built for another Node.js)',
+      'install it as docs/car.md "Install on Raspberry Pi OS" says (sudo apt-get install -y pigpio, then sudo npm install -g --prefix /usr/local --nodedir=… --allow-scripts=pigpio pigpio)',
+    );
+  }
+  try {
+    await new PigpioBackend(gpio, settings.pigpio).close();
     return pass(`pigpio drives GPIO ${throttlePin} (throttle) and ${steeringPin} (steering), neutral`);
   } catch (error) {
     return fail(
-      `pigpio: ${(error as Error).message}`,
-      'run the doctor as root like the service (pigpio needs it), stop pigpiod if it runs, install pigpio (docs/car.md); a Pi 5 cannot use pigpio: use a PCA9685',
+      `pigpio cannot set up GPIO ${throttlePin} and ${steeringPin}: ${(error as Error).message}`,
+      'run the doctor as root like the service (pigpio needs it), stop the pigpiod daemon if it runs (the library starts its own); a Pi 5 cannot use pigpio: use a PCA9685',
     );
   }
 }
