@@ -22,21 +22,14 @@ import {
   type VideoSource,
 } from '../video/pipeline.js';
 import { createRenderer } from '../video/renderer.js';
-import { SimCamera, type SpawnFn } from '../video/sim-camera.js';
+import { SimCamera } from '../video/sim-camera.js';
 import { gstHasElement, lastErrorLine } from '../video/streamer.js';
 import { spawnTiedToAgent } from '../video/tied-spawn.js';
 import { type CheckResult, fail, fps, MIN_RATE_RATIO, pass, rateOk, skip } from './format.js';
 
-export interface CameraCheckOptions {
-  /** How long frames are counted once the first one came. */
-  countMs?: number;
-  /** How long the first frame may take (a real camera takes a second or two to start). */
-  firstFrameMs?: number;
-  hasElement?: (name: string) => Promise<boolean>;
-  spawn?: SpawnFn;
-}
-
+/** Frames are counted this long once the first one came… */
 const COUNT_MS = 3_000;
+/** …which may take this long (a real camera takes a second or two to start). */
 const FIRST_FRAME_MS = 6_000;
 
 interface Counted {
@@ -47,8 +40,7 @@ interface Counted {
 }
 
 /** Runs a GStreamer child that prints `(sent:sink)` lines, counts its frames, and ends it. */
-function countFrames(child: ChildProcess, options: CameraCheckOptions, onEnd?: () => void): Promise<Counted> {
-  const countMs = options.countMs ?? COUNT_MS;
+function countFrames(child: ChildProcess, onEnd?: () => void): Promise<Counted> {
   const meter = new FrameMeter(() => performance.now());
   let first: { at: number; frames: number } | undefined;
   let stderr = '';
@@ -72,8 +64,8 @@ function countFrames(child: ChildProcess, options: CameraCheckOptions, onEnd?: (
     };
     let countTimer: NodeJS.Timeout | undefined;
     const firstTimer = setTimeout(
-      () => finish({ error: `no frame within ${(options.firstFrameMs ?? FIRST_FRAME_MS) / 1000} s` }),
-      options.firstFrameMs ?? FIRST_FRAME_MS,
+      () => finish({ error: `no frame within ${FIRST_FRAME_MS / 1000} s` }),
+      FIRST_FRAME_MS,
     );
     child.stdout?.setEncoding('utf8');
     child.stdout?.on('data', (chunk: string) => {
@@ -81,7 +73,7 @@ function countFrames(child: ChildProcess, options: CameraCheckOptions, onEnd?: (
       if (!first && meter.frames > 0) {
         first = { at: performance.now(), frames: meter.frames };
         clearTimeout(firstTimer);
-        countTimer = setTimeout(() => finish(measured()), countMs);
+        countTimer = setTimeout(() => finish(measured()), COUNT_MS);
       }
     });
     child.stderr?.setEncoding('utf8');
@@ -93,18 +85,19 @@ function countFrames(child: ChildProcess, options: CameraCheckOptions, onEnd?: (
         (error as NodeJS.ErrnoException).code === 'ENOENT' ? `${GST_LAUNCH} not found` : error.message;
     });
     child.on('close', (code) => {
+      // setpriv (spawnTiedToAgent) says so when it cannot find GStreamer.
+      if (stderr.includes(`failed to execute ${GST_LAUNCH}`)) spawnError = `${GST_LAUNCH} not found`;
       const why = spawnError || lastErrorLine(stderr) || `${GST_LAUNCH} exited with code ${code}`;
       finish({ ...measured(), error: why });
     });
   });
 }
 
-function runGst(elements: string[], options: CameraCheckOptions): Promise<Counted> {
-  const spawn = options.spawn ?? spawnTiedToAgent;
-  const child = spawn(GST_LAUNCH, ['-v', ...elements, '!', 'fakesink', 'sync=false'], {
+function runGst(elements: string[]): Promise<Counted> {
+  const child = spawnTiedToAgent(GST_LAUNCH, ['-v', ...elements, '!', 'fakesink', 'sync=false'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  return countFrames(child, options);
+  return countFrames(child);
 }
 
 const counter = ['!', 'identity', `name=${SENT_FRAMES_ELEMENT}`, 'silent=false'];
@@ -129,10 +122,7 @@ function rateResult(what: string, counted: Counted, video: VideoSettings, fix: s
   return fail(`${text}: below ${Math.round(MIN_RATE_RATIO * 100)} % of the configured rate`, fix);
 }
 
-export async function checkCamera(
-  video: VideoSettings,
-  options: CameraCheckOptions = {},
-): Promise<CheckResult> {
+export async function checkCamera(video: VideoSettings): Promise<CheckResult> {
   if (video.camera === 'none') return skip('--camera none');
   if (video.camera === 'sim') return timeRenderer(video);
   if (video.camera === 'v4l2' && !existsSync(video.device))
@@ -141,7 +131,7 @@ export async function checkCamera(
       'plug the camera in (ls /dev/video* lists the devices), or set "video": {"device": …} in --config',
     );
   const source = sourceElements({ source: video.camera, ...video });
-  const counted = await runGst([...source, ...counter], options);
+  const counted = await runGst([...source, ...counter]);
   return rateResult(
     `${video.camera} camera`,
     counted,
@@ -166,27 +156,25 @@ function timeRenderer(video: VideoSettings): CheckResult {
   );
 }
 
-async function encoderFor(source: VideoSource, options: CameraCheckOptions): Promise<VideoEncoder> {
+async function encoderFor(source: VideoSource): Promise<VideoEncoder> {
   if (source !== 'libcamera' && source !== 'v4l2') return defaultEncoder(source);
-  const found = await (options.hasElement ?? gstHasElement)('v4l2h264enc').catch(() => false);
+  const found = await gstHasElement('v4l2h264enc').catch(() => false);
   return chooseEncoder(() => found);
 }
 
-export async function checkEncoder(
-  video: VideoSettings,
-  options: CameraCheckOptions = {},
-): Promise<CheckResult> {
+export async function checkEncoder(video: VideoSettings): Promise<CheckResult> {
   if (video.camera === 'none') return skip('--camera none');
   if (video.camera === 'v4l2' && !existsSync(video.device)) return skip(`no camera (${video.device} absent)`);
-  const encoder = await encoderFor(video.camera, options);
+  const encoder = await encoderFor(video.camera);
   const name = encoder === 'x264' ? 'x264enc' : 'v4l2h264enc (hardware)';
   const counted =
     video.camera === 'sim'
-      ? await encodeSimCamera(video, options)
-      : await runGst(
-          [...sourceElements({ source: video.camera, ...video }), '!', ...encodeElements(encoder, video)],
-          options,
-        );
+      ? await encodeSimCamera(video)
+      : await runGst([
+          ...sourceElements({ source: video.camera, ...video }),
+          '!',
+          ...encodeElements(encoder, video),
+        ]);
   const result = rateResult(
     `${name}`,
     counted,
@@ -199,12 +187,11 @@ export async function checkEncoder(
 }
 
 /** The agent's sim pipeline (render, encode, RTP) to a local UDP port that discards. */
-async function encodeSimCamera(video: VideoSettings, options: CameraCheckOptions): Promise<Counted> {
+async function encodeSimCamera(video: VideoSettings): Promise<Counted> {
   const sink = createSocket('udp4');
   sink.on('message', () => {});
   await new Promise<void>((resolve) => sink.bind(0, '127.0.0.1', resolve));
   let child: ChildProcess | undefined;
-  const spawn = options.spawn ?? spawnTiedToAgent;
   const camera = new SimCamera({
     getState: () => ({ x: 0, y: 0, heading: performance.now() / 1000, speed: 1 }),
     host: '127.0.0.1',
@@ -213,14 +200,14 @@ async function encodeSimCamera(video: VideoSettings, options: CameraCheckOptions
     height: video.height,
     framerate: video.framerate,
     spawn: (command, args, spawnOptions) => {
-      child = spawn(command, args, { ...spawnOptions, stdio: ['pipe', 'pipe', 'pipe'] });
+      child = spawnTiedToAgent(command, args, { ...spawnOptions, stdio: ['pipe', 'pipe', 'pipe'] });
       return child;
     },
   });
   camera.on('error', () => {});
   camera.start();
   if (!child) return { error: 'the simulated camera did not start' };
-  return countFrames(child, options, () => {
+  return countFrames(child, () => {
     camera.stop();
     sink.close();
   });

@@ -31,7 +31,7 @@ const HANDSHAKE_TIMEOUT_MS = 5_000;
  * car elsewhere (the service, a terminal, another car given the same id) reconnects 100 ms after
  * the doctor replaced it, and takes the socket back.
  */
-export const SETTLE_MS = 1_000;
+const SETTLE_MS = 1_000;
 const ANOTHER_AGENT_FIX = `stop the agent running as this car (sudo systemctl stop ${SERVICE}, or the one in a terminal), or give the other car its own id, then run the doctor again`;
 
 const anotherAgent = (carId: string): CheckResult =>

@@ -8,9 +8,9 @@
 import { CAR_CHANNEL } from '@telerace/protocol';
 import { AGENT_VERSION } from '../cli.js';
 import type { AgentSettings } from '../settings.js';
-import { type CameraCheckOptions, checkCamera, checkEncoder } from './camera.js';
-import { checkCarSocket, type DoctorSocket, SERVICE, serviceActive } from './car-socket.js';
-import { checkDriveBoard, type DriveBoardDeps } from './drive-board.js';
+import { checkCamera, checkEncoder } from './camera.js';
+import { checkCarSocket, type DoctorSocket, SERVICE } from './car-socket.js';
+import { checkDriveBoard } from './drive-board.js';
 import { checkDriveChannel } from './drive-channel.js';
 import { type CheckResult, exitCode, fail, formatLine, skip, summaryLine } from './format.js';
 import { checkClock, checkServer, type ServerProbe } from './server.js';
@@ -20,9 +20,6 @@ export interface DoctorOptions {
   /** 3 s of uplink measure instead of 10 (tests, a quick look). */
   quick: boolean;
   print: (line: string) => void;
-  isServiceActive?: () => Promise<boolean>;
-  camera?: CameraCheckOptions;
-  driveBoard?: DriveBoardDeps;
 }
 
 interface State {
@@ -62,7 +59,7 @@ async function within(check: Check, state: State): Promise<CheckResult> {
   }
 }
 
-export function doctorChecks(settings: AgentSettings, options: DoctorOptions): Check[] {
+function doctorChecks(settings: AgentSettings, options: DoctorOptions): Check[] {
   const uplinkMs = options.quick ? 3_000 : 10_000;
   const needsSocket = (run: (socket: DoctorSocket) => Promise<CheckResult>) => (state: State) =>
     state.socket ? run(state.socket) : skip('needs the car socket (check 2)');
@@ -82,7 +79,7 @@ export function doctorChecks(settings: AgentSettings, options: DoctorOptions): C
       timeoutMs: 15_000,
       run: async (state) => {
         if (!state.answered) return skip('needs the server (check 1)');
-        const { result, socket } = await checkCarSocket(settings, options.isServiceActive ?? serviceActive);
+        const { result, socket } = await checkCarSocket(settings);
         if (socket) state.socket = socket;
         return result;
       },
@@ -103,9 +100,9 @@ export function doctorChecks(settings: AgentSettings, options: DoctorOptions): C
         return checkDriveChannel(state.socket);
       },
     },
-    { name: 'drive board', timeoutMs: 8_000, run: () => checkDriveBoard(settings, options.driveBoard) },
-    { name: 'camera', timeoutMs: 15_000, run: () => checkCamera(settings.video, options.camera) },
-    { name: 'encoder', timeoutMs: 20_000, run: () => checkEncoder(settings.video, options.camera) },
+    { name: 'drive board', timeoutMs: 8_000, run: () => checkDriveBoard(settings) },
+    { name: 'camera', timeoutMs: 15_000, run: () => checkCamera(settings.video) },
+    { name: 'encoder', timeoutMs: 20_000, run: () => checkEncoder(settings.video) },
     {
       name: 'uplink',
       timeoutMs: uplinkMs + 5_000,
@@ -114,7 +111,7 @@ export function doctorChecks(settings: AgentSettings, options: DoctorOptions): C
   ];
 }
 
-export function doctorHeader(settings: AgentSettings): string {
+function doctorHeader(settings: AgentSettings): string {
   const { video } = settings;
   const camera =
     video.camera === 'none'

@@ -33,7 +33,7 @@ const TLS_CODES: Record<string, string> = {
 };
 
 /** The reason and the fix for a fetch that failed before any answer. */
-export function connectionFailure(url: URL, error: unknown): CheckResult {
+function connectionFailure(url: URL, error: unknown): CheckResult {
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   const code = cause?.code ?? (error as { name?: string }).name ?? '';
   const where = url.host;
@@ -69,7 +69,7 @@ export function connectionFailure(url: URL, error: unknown): CheckResult {
   );
 }
 
-export const REQUEST_TIMEOUT_MS = 5_000;
+const REQUEST_TIMEOUT_MS = 5_000;
 
 export async function checkServer(
   server: string,

@@ -8,8 +8,8 @@
 import type { DoctorSocket } from './car-socket.js';
 import { type CheckResult, uplinkVerdict } from './format.js';
 
-export const PINGS_PER_SECOND = 10;
-export const LATE_MS = 1_000;
+const PINGS_PER_SECOND = 10;
+const LATE_MS = 1_000;
 
 export async function checkUplink(socket: DoctorSocket, durationMs: number): Promise<CheckResult> {
   const sentAt = new Map<number, number>();
