@@ -102,7 +102,7 @@ function doctorChecks(settings: AgentSettings, options: DoctorOptions): Check[] 
     },
     { name: 'drive board', timeoutMs: 8_000, run: () => checkDriveBoard(settings) },
     { name: 'camera', timeoutMs: 15_000, run: () => checkCamera(settings.video) },
-    { name: 'encoder', timeoutMs: 20_000, run: () => checkEncoder(settings.video) },
+    { name: 'encoder', timeoutMs: 25_000, run: () => checkEncoder(settings.video) },
     {
       name: 'uplink',
       timeoutMs: uplinkMs + 5_000,
