@@ -18,6 +18,20 @@ function error(
 }
 
 describe('parseCli', () => {
+  it('runs the doctor with the same options as the agent, --quick only there', () => {
+    const config = files('{"drive": "pca9685", "pca9685": {"address": 65}}');
+    const doctor = parseCli(
+      ['doctor', ...base, '--quick', '--config', 'car.json'],
+      { CAR_SECRET: 's3cret' },
+      config,
+    );
+    expect(doctor).toMatchObject({ kind: 'doctor', quick: true, settings: { carId: '3', drive: 'pca9685' } });
+    if (doctor.kind === 'doctor') expect(doctor.settings.pca9685.address).toBe(65);
+    expect(parseCli(['doctor', ...base], { CAR_SECRET: 's3cret' }, noFile)).toMatchObject({ quick: false });
+    expect(error([...base, '--quick'])).toMatch(/--quick/);
+    expect(error(['doctor', '--car', '3'])).toMatch(/missing --server/);
+  });
+
   it('runs with defaults: sim drive, secret from CAR_SECRET', () => {
     const result = parseCli(base, { CAR_SECRET: 's3cret' }, noFile);
     expect(result.kind).toBe('run');

@@ -1,4 +1,7 @@
-/** The agent's command line: `--server URL --car ID --drive sim|pca9685|pigpio [--camera KIND] [--config file.json]`. */
+/**
+ * The agent's command line: `--server URL --car ID --drive sim|pca9685|pigpio [--camera KIND]
+ * [--config file.json]`, or the same after `doctor` to check the car before an event.
+ */
 import { parseArgs } from 'node:util';
 import { type AgentSettings, resolveSettings, SettingsError } from './settings.js';
 
@@ -7,7 +10,14 @@ export const AGENT_VERSION = '0.1.0';
 export const USAGE = `telerace car agent ${AGENT_VERSION}
 
 usage: telerace-car --server URL --car ID [--drive sim|pca9685|pigpio] [--camera KIND] [--config FILE]
+       telerace-car doctor [--quick] OPTIONS
        (in a checkout of the repository: npm run car -- OPTIONS)
+
+  doctor           check this car before an event, with the service's own options (stop the
+                   service first): server, car socket and secret, clock, drive channel, drive
+                   board, camera, encoder, uplink loss and round trip; one line per check,
+                   exit code 0 only when all pass (docs/car.md "Before an event")
+  --quick          (doctor) measure the uplink for 3 s instead of 10
 
   --server URL     the Telerace server, http(s):// or ws(s):// (the agent dials /rcsocket)
   --car ID         this car's id (admin page)
@@ -29,10 +39,12 @@ environment: CAR_SECRET (the car secret), CAMERA (as --camera), CAMERA_FRAMERATE
 frames per second, 1–60, over the file's video.framerate), CAMERA_SIZE (the picture's WIDTHxHEIGHT,
 over the file's video.width and video.height)
 
-exit codes: 0 stopped or shutdown, 2 bad arguments, 75 restart requested (sim reboot)`;
+exit codes: 0 stopped or shutdown (doctor: every check passed), 1 a check failed (doctor) or the
+drive cannot open, 2 bad arguments, 75 restart requested (sim reboot)`;
 
 export type CliResult =
   | { kind: 'run'; settings: AgentSettings }
+  | { kind: 'doctor'; settings: AgentSettings; quick: boolean }
   | { kind: 'help' }
   | { kind: 'version' }
   | { kind: 'error'; message: string };
@@ -42,9 +54,10 @@ export function parseCli(
   env: Record<string, string | undefined>,
   readFile: (path: string) => string,
 ): CliResult {
+  const doctor = args[0] === 'doctor';
   try {
     const { values } = parseArgs({
-      args,
+      args: doctor ? args.slice(1) : args,
       options: {
         server: { type: 'string' },
         car: { type: 'string' },
@@ -56,6 +69,7 @@ export function parseCli(
         'drive-channel': { type: 'string' },
         version: { type: 'boolean' },
         help: { type: 'boolean' },
+        ...(doctor ? { quick: { type: 'boolean' as const } } : {}),
       },
       strict: true,
       allowPositionals: false,
@@ -91,7 +105,7 @@ export function parseCli(
       size: env.CAMERA_SIZE || undefined,
       file,
     });
-    return { kind: 'run', settings };
+    return doctor ? { kind: 'doctor', settings, quick: values.quick === true } : { kind: 'run', settings };
   } catch (error) {
     if (error instanceof SettingsError) return { kind: 'error', message: error.message };
     // parseArgs' own errors (unknown option, missing value) are one readable line already.

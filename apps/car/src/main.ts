@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { CarAgent } from './agent.js';
 import { AGENT_VERSION, parseCli, USAGE } from './cli.js';
+import { runDoctor } from './doctor/run.js';
 import type { DriveBackend } from './drive/backend.js';
 import { openPca9685 } from './drive/pca9685.js';
 import { openPigpio } from './drive/pigpio.js';
@@ -42,6 +43,10 @@ async function main(): Promise<void> {
   if (cli.kind === 'error') {
     console.error(`car agent: ${cli.message} (see --help)`);
     process.exit(2);
+  }
+  if (cli.kind === 'doctor') {
+    const code = await runDoctor(cli.settings, { quick: cli.quick, print: (line) => console.info(line) });
+    process.exit(code);
   }
   const { settings } = cli;
   let backend: DriveBackend;

@@ -118,17 +118,21 @@ export class Pca9685Backend implements DriveBackend {
   }
 }
 
-/** Opens the real I²C bus; `i2c-bus` is a native module installed only on the Pi. */
-export async function openPca9685(config: Pca9685Config): Promise<Pca9685Backend> {
+/** `i2c-bus`, a native module installed only on the Pi: the agent's drive and the doctor's check. */
+export async function loadI2cBus(): Promise<{ openSync(bus: number): I2cBus }> {
   const moduleName = 'i2c-bus';
-  let i2c: { openSync(bus: number): I2cBus };
   try {
     const loaded = await import(moduleName);
-    i2c = loaded.default ?? loaded;
+    return loaded.default ?? loaded;
   } catch {
     throw new Error(
       'the pca9685 drive needs the i2c-bus package: install it beside the agent, on the Pi `sudo npm install -g --prefix /usr/local i2c-bus` (docs/car.md)',
     );
   }
+}
+
+/** Opens the real I²C bus. */
+export async function openPca9685(config: Pca9685Config): Promise<Pca9685Backend> {
+  const i2c = await loadI2cBus();
   return new Pca9685Backend(i2c.openSync(config.bus), config);
 }

@@ -61,8 +61,8 @@ export class PigpioBackend implements DriveBackend {
   }
 }
 
-/** Opens the real GPIO; `pigpio` is a native module installed only on the Pi (and needs root). */
-export async function openPigpio(config: PigpioConfig): Promise<PigpioBackend> {
+/** `pigpio`'s GPIO pins, a native module installed only on the Pi (and needs root). */
+export async function loadGpioFactory(): Promise<GpioFactory> {
   const moduleName = 'pigpio';
   let Gpio: { new (pin: number, options: { mode: number }): ServoPin; OUTPUT: number };
   try {
@@ -73,5 +73,10 @@ export async function openPigpio(config: PigpioConfig): Promise<PigpioBackend> {
       'the pigpio drive needs the pigpio package: install it beside the agent, on the Pi `sudo npm install -g --prefix /usr/local pigpio` (docs/car.md)',
     );
   }
-  return new PigpioBackend((pin) => new Gpio(pin, { mode: Gpio.OUTPUT }), config);
+  return (pin) => new Gpio(pin, { mode: Gpio.OUTPUT });
+}
+
+/** Opens the real GPIO. */
+export async function openPigpio(config: PigpioConfig): Promise<PigpioBackend> {
+  return new PigpioBackend(await loadGpioFactory(), config);
 }

@@ -63,22 +63,18 @@ export function chooseEncoder(hasElement: (name: string) => boolean): VideoEncod
   return hasElement('v4l2h264enc') ? 'v4l2h264' : 'x264';
 }
 
-export function buildVideoPipeline(options: PipelineOptions): GstCommand {
+/** The camera part of a pipeline: what `telerace-car doctor` counts frames of (docs/car.md). */
+export type SourceOptions = Pick<PipelineOptions, 'source' | 'width' | 'height' | 'framerate' | 'device'>;
+
+/** The source's elements, up to raw frames of the configured size and rate (validated). */
+export function sourceElements(options: SourceOptions): string[] {
   const width = int('width', options.width ?? 640, 16, 4096);
   const height = int('height', options.height ?? 480, 16, 4096);
   const fps = int('framerate', options.framerate ?? 30, 1, 120);
-  const bitrate = int('bitrate', options.bitrate ?? 800, 50, 50_000);
-  const port = int('port', options.port, 1, 65_535);
-  if (!HOST.test(options.host) || options.host.includes('..')) {
-    throw new Error(`video pipeline: invalid host ${JSON.stringify(options.host)}`);
-  }
-  const host = options.host.replace(/^\[|\]$/g, '');
   const rawCaps = `video/x-raw,width=${width},height=${height},framerate=${fps}/1`;
-
-  let source: string[];
   switch (options.source) {
     case 'sim':
-      source = [
+      return [
         'fdsrc',
         'fd=0',
         '!',
@@ -88,27 +84,37 @@ export function buildVideoPipeline(options: PipelineOptions): GstCommand {
         'format=rgba',
         `framerate=${fps}/1`,
       ];
-      break;
     case 'test':
-      source = ['videotestsrc', 'is-live=true', '!', rawCaps];
-      break;
+      return ['videotestsrc', 'is-live=true', '!', rawCaps];
     case 'libcamera':
-      source = ['libcamerasrc', '!', rawCaps];
-      break;
+      return ['libcamerasrc', '!', rawCaps];
     case 'v4l2': {
       const device = options.device ?? '/dev/video0';
       if (!DEVICE.test(device) || device.includes('..')) {
         throw new Error(`video pipeline: invalid device ${JSON.stringify(device)}`);
       }
-      source = ['v4l2src', `device=${device}`, '!', rawCaps];
-      break;
+      return ['v4l2src', `device=${device}`, '!', rawCaps];
     }
     default:
       throw new Error(`video pipeline: unknown source ${String(options.source)}`);
   }
+}
 
-  const encoder =
-    options.encoder ?? (options.source === 'sim' || options.source === 'test' ? 'x264' : 'v4l2h264');
+/** The encoder a source gets when none is chosen: x264 for the simulator and the test pattern. */
+export function defaultEncoder(source: VideoSource): VideoEncoder {
+  return source === 'sim' || source === 'test' ? 'x264' : 'v4l2h264';
+}
+
+/**
+ * Raw frames in, H.264 (constrained baseline) out, then the frame-counting `identity`
+ * (frame-meter.ts): the pipeline's middle, shared by the camera stream and the doctor.
+ */
+export function encodeElements(
+  encoder: VideoEncoder,
+  options: { bitrate?: number; framerate?: number },
+): string[] {
+  const fps = int('framerate', options.framerate ?? 30, 1, 120);
+  const bitrate = int('bitrate', options.bitrate ?? 800, 50, 50_000);
   const encode =
     encoder === 'x264'
       ? [
@@ -126,6 +132,18 @@ export function buildVideoPipeline(options: PipelineOptions): GstCommand {
           '!',
           'video/x-h264,level=(string)4,profile=constrained-baseline',
         ];
+  return ['videoconvert', '!', ...encode, '!', 'identity', `name=${SENT_FRAMES_ELEMENT}`, 'silent=false'];
+}
+
+export function buildVideoPipeline(options: PipelineOptions): GstCommand {
+  const port = int('port', options.port, 1, 65_535);
+  if (!HOST.test(options.host) || options.host.includes('..')) {
+    throw new Error(`video pipeline: invalid host ${JSON.stringify(options.host)}`);
+  }
+  const host = options.host.replace(/^\[|\]$/g, '');
+  const source = sourceElements(options);
+  const encoder = options.encoder ?? defaultEncoder(options.source);
+  const encode = encodeElements(encoder, options);
 
   return {
     command: GST_LAUNCH,
@@ -133,13 +151,7 @@ export function buildVideoPipeline(options: PipelineOptions): GstCommand {
       '-v',
       ...source,
       '!',
-      'videoconvert',
-      '!',
       ...encode,
-      '!',
-      'identity',
-      `name=${SENT_FRAMES_ELEMENT}`,
-      'silent=false',
       '!',
       'rtph264pay',
       'pt=96',
