@@ -1,6 +1,6 @@
 /** The deployment's public settings (promo video, community links, bot-check site key). */
 import { useQuery } from '@tanstack/react-query';
-import { type PublicConfig, SITE_LINK_PATTERN } from '@telerace/protocol';
+import { type Platform, type PublicConfig, SITE_LINK_PATTERN } from '@telerace/protocol';
 
 type Fields = Record<string, unknown>;
 
@@ -44,6 +44,20 @@ function socialProvidersOf(value: unknown): PublicConfig['socialProviders'] {
     return value[name] as boolean;
   };
   return { twitch: flag('twitch'), youtube: flag('youtube'), discord: flag('discord') };
+}
+
+/** Every platform a member can sign in with, in the order the screens show them. */
+const SOCIAL_PLATFORMS = ['twitch', 'youtube', 'discord'] as const satisfies readonly Platform[];
+
+/**
+ * The platforms this deployment can sign in with (their app credentials are set), in screen order;
+ * undefined while the config loads. If it cannot be read, all of them: the server refuses an
+ * unconfigured one with a clear message, which beats offering none.
+ */
+export function useSocialPlatforms(): Platform[] | undefined {
+  const { data, isError } = usePublicConfig();
+  if (isError) return [...SOCIAL_PLATFORMS];
+  return data && SOCIAL_PLATFORMS.filter((platform) => data.socialProviders[platform]);
 }
 
 export async function fetchPublicConfig(): Promise<PublicConfig> {

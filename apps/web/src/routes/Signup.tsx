@@ -10,13 +10,12 @@ import { BotCheck, botCheckError, useBotCheck } from '../features/auth/BotCheck'
 import {
   AccountEmailField,
   AuthFrame,
-  Divider,
   NewPasswordField,
   SubmitButton,
   TermsCheckbox,
   TextField,
 } from '../features/auth/form-fields';
-import { SocialButtons } from '../features/auth/SocialButtons';
+import { SocialSignIn } from '../features/auth/SocialButtons';
 
 interface FieldErrors {
   email?: string;
@@ -117,8 +116,7 @@ export default function Signup() {
         <BotCheck check={botCheck} />
         <SubmitButton busy={busy} label={t('signup.submit')} busyLabel={t('signup.submitting')} />
       </form>
-      <Divider>{t('signup.socialTitle')}</Divider>
-      <SocialButtons action="signup" />
+      <SocialSignIn action="signup" title={t('signup.socialTitle')} />
       <p className="mt-6 text-center text-sm text-muted">
         {t('signup.haveAccount')}{' '}
         <Link to="/login" className="font-semibold">
