@@ -16,6 +16,7 @@ function server() {
         json(200, {
           ...DEFAULT_PUBLIC_CONFIG,
           socialProviders: { twitch: true, youtube: true, discord: true },
+          supportEmail: null,
         }),
     },
   });

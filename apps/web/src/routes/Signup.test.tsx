@@ -28,6 +28,7 @@ const publicConfig = (recaptchaSiteKey: string | null) =>
     community: { streaming: null, video: null, chat: null },
     recaptchaSiteKey,
     socialProviders: { twitch: true, youtube: true, discord: true },
+    supportEmail: null,
   });
 
 /** The server's answer to a sign-up: the new member's session, as a log-in gives it. */
