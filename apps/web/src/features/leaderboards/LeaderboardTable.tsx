@@ -53,11 +53,14 @@ export function LeaderboardTable({
       {(row, index) => (
         <tr key={row.user_id} className="hover:bg-surface-2/50">
           <td className={`${numberCell} font-bold`}>{first + index + 1}</td>
-          <th scope="row" className={`${bodyCell} text-left font-semibold`}>
+          {/* The name takes the room left (w-full max-w-0), cut with an ellipsis, not the table wider. */}
+          <th scope="row" className={`${bodyCell} w-full max-w-0 text-left font-semibold`}>
             <span className="flex items-center gap-2">
               <Avatar username={row.username} url={row.avatar_url} />
               <span className="min-w-0">
-                <span className="block truncate">{displayName(row.username)}</span>
+                <span className="block truncate" title={displayName(row.username)}>
+                  {displayName(row.username)}
+                </span>
                 <span className={`${phoneOnly} block text-xs font-normal text-muted`}>
                   {t('leaderboards.phoneCell', {
                     label: t('leaderboards.columns.bestLaps'),
