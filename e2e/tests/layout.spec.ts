@@ -156,6 +156,16 @@ test.describe('leaderboards at 360 px', () => {
       expect(fit, tab).toMatchObject({ wider: 0, empty: [], cut: [] });
       expect(await overflow(page), tab).toBe(0);
     }
+    // A race's page, opened from my races: its participants fit too.
+    await page.route(/\/api\/races\/77$/, (route) => route.fulfill({ json: chartRace }));
+    await page.goto('/races/77');
+    await expect(page.getByRole('table', { name: en.racePage.participantsCaption })).toBeVisible();
+    expect(await tableFit(page, en.racePage.participantsCaption)).toMatchObject({
+      wider: 0,
+      empty: [],
+      cut: [],
+    });
+    expect(await overflow(page)).toBe(0);
   });
 
   // A context's own request signs a new member up, and the sign-up signs that browser in (issue 41).

@@ -183,8 +183,9 @@ describe('Leaderboards page', () => {
 
     const participants = await screen.findByRole('table', { name: 'Participants' });
     const rows = within(participants).getAllByRole('row');
-    expect(rows[1]).toHaveTextContent('1SspeedyRed Comet311.11');
-    expect(rows[2]).toHaveTextContent('2SslowpokeBlue Bolt214.00');
+    // The car twice: under the name for a phone, in its column for a wider screen.
+    expect(rows[1]).toHaveTextContent('1SspeedyRed CometRed Comet311.11');
+    expect(rows[2]).toHaveTextContent('2SslowpokeBlue BoltBlue Bolt214.00');
     const chart = screen.getByRole('img', { name: /Lap times/ });
     expect(chart).toHaveAccessibleName('Lap times Lap time in seconds for each lap, one line per driver.');
     const series = within(chart).getAllByTestId('race-chart-series');
@@ -281,6 +282,15 @@ describe('on a phone (issue 41)', () => {
     stubServer({ session: null, routes: { 'GET /api/races/41': () => json(200, many) } });
     renderApp('/races/41');
     const chart = await screen.findByTestId('race-chart');
+    // The participants keep their car under the name; its column is left out.
+    const participants = screen.getByRole('table', { name: 'Participants' });
+    const [head, first] = within(participants).getAllByRole('row');
+    expect(head?.querySelector('.max-sm\\:hidden')).toHaveTextContent('Car');
+    expect(
+      within(first as HTMLElement)
+        .getByRole('rowheader')
+        .querySelector('.sm\\:hidden'),
+    ).toHaveTextContent('Red Comet');
     // 340 units drawn across a ~300 px phone: 15-unit text is about 13 px.
     expect(chart.getAttribute('viewBox')).toBe('0 0 340 260');
     expect(chart.querySelector('g[font-size]')).toHaveAttribute('font-size', '15');
