@@ -57,6 +57,9 @@ test.describe('auth', () => {
     await expect(page.getByRole('main')).toContainText(
       fill(en.signup.success.welcome, { name: member.username }),
     );
+    // A real session (the refresh cookie): a reload keeps the member signed in.
+    await page.reload();
+    await expect(greeting(page, member)).toBeVisible();
     await page.getByRole('main').getByRole('link', { name: en.signup.success.chooseCar }).click();
     await expect(page).toHaveURL(/\/car-selection$/);
 
