@@ -4,6 +4,8 @@
  * keep working without the member noticing.
  */
 import { expect, type Page, type Response, test } from '@playwright/test';
+import { E2E_RAFFLE_URL } from '../playwright.config.js';
+import { screensOf } from './screens.js';
 import {
   acceptCookies,
   expiredOnServer,
@@ -14,7 +16,7 @@ import {
   translations,
 } from './support.js';
 
-const { en } = translations();
+const { en, fr } = translations();
 
 async function fillSignup(page: Page, member: Member) {
   await page.goto('/signup');
@@ -48,11 +50,22 @@ test.describe('auth', () => {
     await expect(page.getByText(`${member.username.length}/30`)).toBeVisible();
     await screenshot(page, testInfo, 'signup');
     await page.getByRole('button', { name: en.signup.submit, exact: true }).click();
+    // Signed in at once (issue 41 point 7): a welcome, the header greets the member, on to the cars.
     await expect(page).toHaveURL(/\/signup-success$/);
     await expect(page.getByRole('heading', { level: 1 })).toHaveText(en.screens.signupSuccess);
-    await page.getByRole('link', { name: en.signup.success.login }).click();
-    await expect(page).toHaveURL(/\/login$/);
+    await expect(greeting(page, member)).toBeVisible();
+    await expect(page.getByRole('main')).toContainText(
+      fill(en.signup.success.welcome, { name: member.username }),
+    );
+    // A real session (the refresh cookie): a reload keeps the member signed in.
+    await page.reload();
+    await expect(greeting(page, member)).toBeVisible();
+    await page.getByRole('main').getByRole('link', { name: en.signup.success.chooseCar }).click();
+    await expect(page).toHaveURL(/\/car-selection$/);
 
+    // Log out, and in again with the form.
+    await page.getByRole('banner').getByRole('button', { name: en.topbar.logout }).click();
+    await expect(page).toHaveURL(/\/login$/);
     await fillLogin(page, member.email, member.password);
     await expect(page).toHaveURL(/\/$/);
     await expect(greeting(page, member)).toBeVisible();
@@ -123,14 +136,28 @@ test.describe('auth', () => {
   });
 
   // This server configures no provider; raffle.spec.ts follows a configured one (Twitch) for real.
-  test('social buttons of providers not configured are disabled and say why', async ({ page }) => {
-    await page.goto('/signup');
-    for (const name of ['Twitch', 'YouTube', 'Discord']) {
-      const button = page.getByRole('button', { name: fill(en.social.signupWith, { platform: name }) });
-      await expect(button).toHaveAttribute('aria-disabled', 'true');
-      await expect(button).toHaveAccessibleDescription(fill(en.social.unavailable, { platform: name }));
+  test('social buttons of providers not configured are not shown, nor their "or … with" part', async ({
+    page,
+  }) => {
+    const configRead = page.waitForResponse((r) => r.url().endsWith('/api/public-config') && r.ok());
+    await page.goto('/');
+    await configRead;
+    // The home page promises the e-mail only (issue 41 point 8).
+    await expect(page.getByText(en.pages.home.how.steps.signup.text, { exact: true })).toBeVisible();
+    for (const [path, submit, divider] of [
+      ['/signup', en.signup.submit, en.signup.socialTitle],
+      ['/login', en.login.submit, en.login.socialTitle],
+    ]) {
+      await page
+        .getByRole('banner')
+        .getByRole('link', { name: path === '/signup' ? en.topbar.signup : en.topbar.login })
+        .click();
+      await expect(page).toHaveURL(new RegExp(`${path}$`));
+      const main = page.getByRole('main');
+      await expect(main.getByRole('button', { name: submit, exact: true })).toBeVisible();
+      await expect(main.getByText(divider)).toHaveCount(0);
+      await expect(main.getByText(/Twitch|YouTube|Discord/)).toHaveCount(0);
     }
-    await expect(page.getByRole('link', { name: /Twitch|YouTube|Discord/ })).toHaveCount(0);
   });
 
   test('sign-up fits a phone @mobile', async ({ page }, testInfo) => {
@@ -139,5 +166,40 @@ test.describe('auth', () => {
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
     expect(overflow).toBe(false);
     await screenshot(page, testInfo, 'signup-mobile');
+  });
+});
+
+test.describe('screenshots (issue 41)', () => {
+  test('the welcome after sign-up, and log-in with its social part', async ({ browser }, testInfo) => {
+    const baseURL = testInfo.project.use.baseURL ?? '';
+    await screensOf(browser, testInfo, 'signup-welcome', baseURL, async (page, language) => {
+      const t = language === 'fr' ? fr : en;
+      const member = newMember('welcome');
+      await page.goto('/signup');
+      await page.getByLabel(t.auth.email, { exact: true }).fill(member.email);
+      await page.getByLabel(t.signup.username, { exact: true }).fill(member.username);
+      await page.getByLabel(t.auth.password, { exact: true }).fill(member.password);
+      await page.getByRole('checkbox').check();
+      await page.getByRole('button', { name: t.signup.submit, exact: true }).click();
+      await expect(page.getByRole('main')).toContainText(
+        fill(t.signup.success.welcome, { name: member.username }),
+      );
+    });
+    // A server with some platforms configured: their buttons only, under "or log in with".
+    await screensOf(browser, testInfo, 'login-social', E2E_RAFFLE_URL, async (page, language) => {
+      const t = language === 'fr' ? fr : en;
+      const { socialProviders } = (await (await page.request.get('/api/public-config')).json()) as {
+        socialProviders: Record<'twitch' | 'youtube' | 'discord', boolean>;
+      };
+      expect(Object.values(socialProviders)).toContain(false);
+      await page.goto('/login');
+      await expect(page.getByText(t.login.socialTitle)).toBeVisible();
+      for (const [platform, configured] of Object.entries(socialProviders)) {
+        const link = page.getByRole('link', {
+          name: fill(t.social.loginWith, { platform: t.social[platform] }),
+        });
+        await expect(link).toHaveCount(configured ? 1 : 0);
+      }
+    });
   });
 });

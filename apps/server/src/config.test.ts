@@ -43,6 +43,7 @@ describe('loadConfig', () => {
         video: 'https://www.youtube.com/@telerace',
         chat: 'https://discord.gg/telerace',
       },
+      supportEmail: null,
       recaptchaSiteKey: null,
       recaptchaSecret: null,
       recaptchaVerifyUrl: 'https://www.google.com/recaptcha/api/siteverify',
@@ -127,6 +128,7 @@ describe('loadConfig', () => {
       COMMUNITY_STREAMING_URL: '',
       COMMUNITY_VIDEO_URL: '/videos',
       COMMUNITY_CHAT_URL: 'https://chat.example/invite',
+      SUPPORT_EMAIL: 'help@racing.example',
       RECAPTCHA_SITE_KEY: 'site-key',
       RECAPTCHA_SECRET: 'recaptcha-secret',
       RECAPTCHA_VERIFY_URL: 'http://127.0.0.1:9999/verify',
@@ -208,6 +210,7 @@ describe('loadConfig', () => {
       webDistDir: resolve('web'),
       promoVideoUrl: 'https://www.youtube.com/embed/abc',
       community: { streaming: null, video: '/videos', chat: 'https://chat.example/invite' },
+      supportEmail: 'help@racing.example',
       recaptchaSiteKey: 'site-key',
       recaptchaSecret: 'recaptcha-secret',
       recaptchaVerifyUrl: 'http://127.0.0.1:9999/verify',
@@ -330,6 +333,10 @@ describe('loadConfig', () => {
 
   it.each([
     [{ PORT: 'abc' }, 'Invalid configuration: PORT must be an integer between 1 and 65535 (got "abc")'],
+    [
+      { SUPPORT_EMAIL: 'help' },
+      'Invalid configuration: SUPPORT_EMAIL must be an e-mail address (got "help")',
+    ],
     [{ PORT: '0' }, 'Invalid configuration: PORT must be an integer between 1 and 65535 (got "0")'],
     [{ PORT: '65536' }, 'Invalid configuration: PORT must be an integer between 1 and 65535 (got "65536")'],
     [{ PORT: '80.5' }, 'Invalid configuration: PORT must be an integer between 1 and 65535 (got "80.5")'],

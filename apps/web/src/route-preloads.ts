@@ -24,7 +24,9 @@ export function pagesOfRouter(source: string): { segment: string; file: string; 
     loads.set(name, { file, document: kind === 'documentPage' });
   }
   const pages: { segment: string; file: string; document: boolean }[] = [];
-  for (const [, path = '', name = ''] of source.matchAll(/path: '([^']+)',\s*\.\.\.page\((\w+),/g)) {
+  for (const [, path = '', name = ''] of source.matchAll(
+    /path: '([^']+)',\s*\.\.\.(?:page|documentRoute)\((\w+),/g,
+  )) {
     const load = loads.get(name);
     const segment = path.split('/')[0] ?? '';
     if (load && segment && !segment.startsWith(':')) pages.push({ segment, ...load });

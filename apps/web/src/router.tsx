@@ -3,7 +3,7 @@ import { createBrowserRouter, matchRoutes, type RouteObject } from 'react-router
 import { AppLayout, type RouteHandle } from './components/layout/AppLayout';
 import { RequireAdmin, RequireAuth } from './features/auth/guards';
 import { loadEnglishDocuments, loadLaterEnglish } from './i18n';
-import { type LazyPage, lazyPage } from './lib/lazy-page';
+import { type LazyPage, lazyPage, PageLoading } from './lib/lazy-page';
 import ErrorPage from './routes/ErrorPage';
 // The landing page (and the page for unknown paths) is in the first download; every other page is
 // fetched the first time it is shown.
@@ -51,6 +51,21 @@ const page = (lazy: LazyPage, titleKey: string): Pick<RouteObject, 'element' | '
   handle: { titleKey, preload: lazy.preload } satisfies PageHandle,
 });
 
+/**
+ * A long document's route (about, FAQ, privacy, terms: static text): a navigation to it waits for
+ * its code and texts (the router's `lazy`), so the page being left stays until the document shows
+ * whole, with no spinner in between (issue 41: the FAQ flashed one). Opened as the first page, the
+ * spinner shows meanwhile, as for any page.
+ */
+const documentRoute = (
+  lazy: LazyPage,
+  titleKey: string,
+): Pick<RouteObject, 'element' | 'handle' | 'lazy' | 'HydrateFallback'> => ({
+  ...page(lazy, titleKey),
+  lazy: () => lazy.preload().then(() => ({})),
+  HydrateFallback: PageLoading,
+});
+
 export const routes: RouteObject[] = [
   {
     path: '/',
@@ -61,10 +76,10 @@ export const routes: RouteObject[] = [
       { path: 'leaderboards', ...page(Leaderboards, 'screens.leaderboards') },
       { path: 'races/:id', ...page(Race, 'screens.race') },
       { path: 'raffles/:id', ...page(Raffle, 'screens.raffle') },
-      { path: 'about', ...page(About, 'screens.about') },
-      { path: 'faq', ...page(Faq, 'screens.faq') },
-      { path: 'privacy-policy', ...page(PrivacyPolicy, 'screens.privacyPolicy') },
-      { path: 'terms-of-service', ...page(TermsOfService, 'screens.termsOfService') },
+      { path: 'about', ...documentRoute(About, 'screens.about') },
+      { path: 'faq', ...documentRoute(Faq, 'screens.faq') },
+      { path: 'privacy-policy', ...documentRoute(PrivacyPolicy, 'screens.privacyPolicy') },
+      { path: 'terms-of-service', ...documentRoute(TermsOfService, 'screens.termsOfService') },
       { path: 'signup', ...page(Signup, 'screens.signup') },
       { path: 'login', ...page(Login, 'screens.login') },
       { path: 'forgot-password', ...page(ForgotPassword, 'screens.forgotPassword') },

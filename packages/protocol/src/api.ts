@@ -1,6 +1,6 @@
 /** Bodies of the foundation's public REST calls. */
 import { z } from 'zod';
-import { SITE_LINK_PATTERN } from './constants.js';
+import { SITE_LINK_PATTERN, SUPPORT_EMAIL_PATTERN } from './constants.js';
 
 /** GET /api/health, public: the process answers (liveness), and nothing about what runs behind it. */
 export const HealthResponse = z.object({ status: z.literal('ok') });
@@ -41,9 +41,11 @@ export const PublicConfig = z.object({
   }),
   recaptchaSiteKey: z.string().nullable(),
   /**
-   * Which social sign-in providers are configured (client id and secret set); the others' buttons
-   * are shown disabled (issue 13).
+   * Which social sign-in providers are configured (client id and secret set); only those are
+   * offered (issue 41).
    */
   socialProviders: z.object({ twitch: z.boolean(), youtube: z.boolean(), discord: z.boolean() }),
+  /** Where members write for help (SUPPORT_EMAIL); null: no address, the pages say to contact the organiser. */
+  supportEmail: z.string().regex(SUPPORT_EMAIL_PATTERN).nullable(),
 });
 export type PublicConfig = z.infer<typeof PublicConfig>;

@@ -26,6 +26,8 @@ export const LANGUAGE_COOKIE = 'i18next';
 
 /** A link the deployment may configure: to our own files (a path starting with "/") or to another site over http(s). */
 export const SITE_LINK_PATTERN = /^(\/(?!\/)|https?:\/\/)/;
+/** The public config's support address: one @, no blanks (the server's setting is checked more strictly). */
+export const SUPPORT_EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/;
 
 export const MINIMUM_AGE = 13;
 export const GOVERNING_LAW = 'Quebec';

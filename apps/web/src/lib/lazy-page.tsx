@@ -25,7 +25,7 @@ export interface LazyPage {
 }
 
 /** Shown in the page area while a page's code loads: the same spinner as everywhere else. */
-function PageLoading() {
+export function PageLoading() {
   return (
     <div className="grid min-h-48 place-items-center text-accent">
       <Spinner size="lg" />
@@ -33,21 +33,42 @@ function PageLoading() {
   );
 }
 
+/** A page's code: the component once it has arrived, and React.lazy's stand-in until then. */
+interface PageCode {
+  loaded: ComponentType | undefined;
+  Lazy: ComponentType;
+}
+
+/**
+ * The page itself when its code is already here (preloaded): React.lazy would still suspend for a
+ * tick, and could flash the spinner in between.
+ */
+function PageOf({ code }: { code: PageCode }) {
+  const Loaded = code.loaded;
+  return Loaded ? <Loaded /> : <code.Lazy />;
+}
+
 export function lazyPage(load: () => Promise<PageModule>): LazyPage {
   let loading: Promise<PageModule> | undefined;
   const preload = (): Promise<PageModule> => {
-    loading ??= load().catch((error: unknown) => {
-      // Not cached: a later navigation may try again (React.lazy itself keeps the failure).
-      loading = undefined;
-      throw new PageLoadError(error);
-    });
+    loading ??= load().then(
+      (module) => {
+        code.loaded = module.default;
+        return module;
+      },
+      (error: unknown) => {
+        // Not cached: a later navigation may try again (React.lazy itself keeps the failure).
+        loading = undefined;
+        throw new PageLoadError(error);
+      },
+    );
     return loading;
   };
-  const Page = lazy(preload);
+  const code: PageCode = { loaded: undefined, Lazy: lazy(preload) };
   return {
     element: (
       <Suspense fallback={<PageLoading />}>
-        <Page />
+        <PageOf code={code} />
       </Suspense>
     ),
     preload,

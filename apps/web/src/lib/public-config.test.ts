@@ -7,6 +7,7 @@ const valid = {
   community: { streaming: 'https://www.twitch.tv/telerace', video: null, chat: 'http://discord.gg/x' },
   recaptchaSiteKey: 'site-key',
   socialProviders: { twitch: true, youtube: false, discord: true },
+  supportEmail: 'help@racing.example',
 };
 
 const withCommunity = (community: Record<string, unknown>) => ({
@@ -24,8 +25,13 @@ const BODIES: [string, unknown][] = [
       community: { streaming: null, video: null, chat: null },
       recaptchaSiteKey: null,
       socialProviders: { twitch: false, youtube: false, discord: false },
+      supportEmail: null,
     },
   ],
+  ['no support address', { ...valid, supportEmail: undefined }],
+  ['a support address without @', { ...valid, supportEmail: 'help' }],
+  ['a support address with a blank', { ...valid, supportEmail: 'help me@racing.example' }],
+  ['a number for the support address', { ...valid, supportEmail: 5 }],
   ['no social providers', { ...valid, socialProviders: undefined }],
   [
     'a provider flag that is not a boolean',

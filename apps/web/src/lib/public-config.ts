@@ -1,6 +1,11 @@
-/** The deployment's public settings (promo video, community links, bot-check site key). */
+/** The deployment's public settings (promo video, community links, bot-check site key, sign-in platforms, support address). */
 import { useQuery } from '@tanstack/react-query';
-import { type PublicConfig, SITE_LINK_PATTERN } from '@telerace/protocol';
+import {
+  type Platform,
+  type PublicConfig,
+  SITE_LINK_PATTERN,
+  SUPPORT_EMAIL_PATTERN,
+} from '@telerace/protocol';
 
 type Fields = Record<string, unknown>;
 
@@ -19,9 +24,15 @@ function linkOrNull(fields: Fields, key: string): string | null {
  */
 export function parsePublicConfig(body: unknown): PublicConfig {
   if (!isFields(body) || !isFields(body.community)) throw new Error('public config: not an object');
-  const { recaptchaSiteKey } = body;
+  const { recaptchaSiteKey, supportEmail } = body;
   if (recaptchaSiteKey !== null && typeof recaptchaSiteKey !== 'string') {
     throw new Error('public config: recaptchaSiteKey is not a string');
+  }
+  if (
+    supportEmail !== null &&
+    (typeof supportEmail !== 'string' || !SUPPORT_EMAIL_PATTERN.test(supportEmail))
+  ) {
+    throw new Error('public config: supportEmail is not an address');
   }
   return {
     promoVideoUrl: linkOrNull(body, 'promoVideoUrl'),
@@ -32,6 +43,7 @@ export function parsePublicConfig(body: unknown): PublicConfig {
     },
     recaptchaSiteKey,
     socialProviders: socialProvidersOf(body.socialProviders),
+    supportEmail,
   };
 }
 
@@ -46,10 +58,34 @@ function socialProvidersOf(value: unknown): PublicConfig['socialProviders'] {
   return { twitch: flag('twitch'), youtube: flag('youtube'), discord: flag('discord') };
 }
 
+/** Every platform a member can sign in with, in the order the screens show them. */
+export const SOCIAL_PLATFORMS = ['twitch', 'youtube', 'discord'] as const satisfies readonly Platform[];
+
+/**
+ * The platforms this deployment can sign in with (their app credentials are set), in screen order;
+ * undefined while the config loads. If it cannot be read, all of them: the server refuses an
+ * unconfigured one with a clear message, which beats offering none.
+ */
+export function useSocialPlatforms(): Platform[] | undefined {
+  const { data, isError } = usePublicConfig();
+  if (isError) return [...SOCIAL_PLATFORMS];
+  return data && SOCIAL_PLATFORMS.filter((platform) => data.socialProviders[platform]);
+}
+
 export async function fetchPublicConfig(): Promise<PublicConfig> {
   const res = await fetch('/api/public-config', { credentials: 'same-origin' });
   if (!res.ok) throw new Error(`public config: HTTP ${res.status}`);
   return parsePublicConfig(await res.json());
+}
+
+/**
+ * The address members write to for help (SUPPORT_EMAIL), the one place every screen reads it from:
+ * null when the deployment has none (the screen then says to contact the organiser), undefined
+ * while the config loads.
+ */
+export function useSupportEmail(): string | null | undefined {
+  const { data, isError } = usePublicConfig();
+  return isError ? null : data?.supportEmail;
 }
 
 /** The public config's query: fetched once per page, shared by every screen that reads it. */

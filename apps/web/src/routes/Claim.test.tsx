@@ -19,11 +19,15 @@ afterEach(() => {
 
 const ALL = { twitch: true, youtube: true, discord: true };
 
-function server(socialProviders = ALL, current: RaffleSummary | null = null) {
+function server(
+  socialProviders = ALL,
+  current: RaffleSummary | null = null,
+  supportEmail: string | null = 'support@telerace.example',
+) {
   return stubServer({
     session: null,
     routes: {
-      'GET /api/public-config': () => json(200, { ...DEFAULT_PUBLIC_CONFIG, socialProviders }),
+      'GET /api/public-config': () => json(200, { ...DEFAULT_PUBLIC_CONFIG, socialProviders, supportEmail }),
       'GET /api/raffles/current': () =>
         current ? json(200, current) : json(404, { error: 'none', errorKey: 'errors.raffleNotFound' }),
     },
@@ -115,6 +119,15 @@ describe('claim page', () => {
     expect(screen.queryByRole('button', { name: /Claim with/ })).toBeNull();
     expect(screen.queryByRole('tooltip')).toBeNull();
     expect(screen.queryByRole('link', { name: 'Claim with YouTube' })).toBeNull();
+  });
+
+  it('sends a winner from another platform to the organiser when the site has no support address', async () => {
+    server({ twitch: true, youtube: false, discord: false }, null, null);
+    renderApp('/claim');
+    expect(await screen.findByTestId('claim-platforms')).toHaveTextContent(
+      'Won on YouTube or Discord? Ask the organiser of this site, during their stream or in its chat,',
+    );
+    expect(screen.queryByRole('link', { name: /@/ })).toBeNull();
   });
 
   it('says when no platform can be used here at all', async () => {

@@ -13,11 +13,11 @@ import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import { Alert } from '../components/ui/Alert';
 import { AuthFrame, Divider } from '../features/auth/form-fields';
-import { SOCIAL_ORDER, SocialButtons } from '../features/auth/SocialButtons';
+import { SocialButtons } from '../features/auth/SocialButtons';
 import { useUnconfiguredPlatforms } from '../features/auth/social-providers';
 import { ClaimDeadline } from '../features/raffles/ClaimTime';
 import { CURRENT_RAFFLE_KEY, fetchCurrentRaffle } from '../features/raffles/raffles-api';
-import { useSupportEmail } from '../lib/support-email';
+import { SOCIAL_PLATFORMS, useSupportEmail } from '../lib/public-config';
 
 const CLAIM_ERRORS = ['no_win_found', 'server_error', 'no_car_free'] as const;
 const STEPS = ['pick', 'signIn', 'drive'] as const;
@@ -38,12 +38,7 @@ function PlatformsNote({ unavailable }: { unavailable: Platform[] }) {
     new Intl.ListFormat(i18n.resolvedLanguage, { type: 'disjunction' }).format(
       platforms.map((platform) => t(`social.${platform}`)),
     );
-  const available = SOCIAL_ORDER.filter((platform) => !unavailable.includes(platform));
-  const mail = (
-    <a href={`mailto:${email}`} className="font-semibold" data-testid="claim-support-email">
-      {email}
-    </a>
-  );
+  const available = SOCIAL_PLATFORMS.filter((platform) => !unavailable.includes(platform));
   return (
     <Alert
       tone={available.length === 0 ? 'warning' : 'info'}
@@ -54,8 +49,18 @@ function PlatformsNote({ unavailable }: { unavailable: Platform[] }) {
       }
     >
       <span data-testid="claim-platforms">
-        {t('claim.platforms.otherwise', { platforms: list(unavailable) })} {mail}{' '}
-        {t('claim.platforms.otherwiseEnd')}
+        {email ? (
+          <>
+            {t('claim.platforms.otherwise', { platforms: list(unavailable) })}{' '}
+            <a href={`mailto:${email}`} className="font-semibold" data-testid="claim-support-email">
+              {email}
+            </a>{' '}
+            {t('claim.platforms.otherwiseEnd')}
+          </>
+        ) : (
+          // No support address on this deployment (SUPPORT_EMAIL): the organiser, as the FAQ says.
+          t('claim.platforms.otherwiseOrganiser', { platforms: list(unavailable) })
+        )}
       </span>
     </Alert>
   );
@@ -83,7 +88,7 @@ export default function Claim() {
       {raffle?.claimUntil && <ClaimDeadline raffleId={raffle.id} claimUntil={raffle.claimUntil} />}
       <Divider>{t('claim.buttonsTitle')}</Divider>
       {unavailable.length > 0 && <PlatformsNote unavailable={unavailable} />}
-      <SocialButtons action="claim" hideUnavailable className={unavailable.length > 0 ? 'mt-4' : undefined} />
+      <SocialButtons action="claim" className={unavailable.length > 0 ? 'mt-4' : undefined} />
     </AuthFrame>
   );
 }

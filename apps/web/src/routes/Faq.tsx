@@ -1,11 +1,13 @@
 /**
  * The FAQ: groups of questions as disclosures. Every number in it comes from the business
- * constants; the ticket rules are the shared TicketRules component.
+ * constants; the ticket rules are the shared TicketRules component; the contact sentence follows
+ * the deployment's support address.
  */
 import { CAR_SESSION_DEFAULT_MINUTES, MINIMUM_AGE, PING_THRESHOLDS_MS, TICKETS } from '@telerace/protocol';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Blocks, RichText } from '../components/content/RichContent';
+import { useSupportContact } from '../components/content/support-contact';
 import { ScrollTable, ScrollTableHead } from '../components/ui/ScrollTable';
 import { TicketRules } from '../features/tickets/TicketRules';
 
@@ -100,6 +102,7 @@ function Chevron() {
 
 export default function Faq() {
   const { t } = useTranslation();
+  const contact = useSupportContact();
   const groups = toGroups(
     t('pages.faq.groups', {
       returnObjects: true,
@@ -109,6 +112,7 @@ export default function Faq() {
       pingYellow: PING_THRESHOLDS_MS.yellow,
       donationCap: TICKETS.donationCap,
       donationExpiryDays: TICKETS.donationExpiryDays,
+      contact,
     }),
   );
 
@@ -119,7 +123,7 @@ export default function Faq() {
           {t('pages.faq.title')}
         </h1>
         <p className="mt-4 text-lg leading-relaxed text-muted">
-          <RichText text={t('pages.faq.intro')} />
+          <RichText text={t('pages.faq.intro', { contact })} />
         </p>
         <nav aria-labelledby="faq-toc" className="mt-6">
           <h2 id="faq-toc" className="sr-only">

@@ -2,12 +2,13 @@
  * The home page: welcome, photo, promo video, how it works and the calls to action; above them, a
  * signed-in member's last race while it is recent (issue 41: a race's end sends its drivers here).
  */
+import type { Platform } from '@telerace/protocol';
 import { lazy, Suspense } from 'react';
 import { useTranslation } from 'react-i18next';
 import logoUrl from '../assets/logo.svg';
 import { LinkButton } from '../components/ui/LinkButton';
 import { useAuth } from '../features/auth/auth-context';
-import { usePublicConfig } from '../lib/public-config';
+import { usePublicConfig, useSocialPlatforms } from '../lib/public-config';
 import { HOME_PHOTO } from './home-photo';
 
 /** The server's default promo video, played when the public config cannot be loaded. */
@@ -143,6 +144,23 @@ function StepIcon({ step }: { step: (typeof STEPS)[number] }) {
   );
 }
 
+/** Brand names, the same in every language (the `social` texts come later, with the sign-in pages). */
+const PLATFORM_NAMES: Record<Platform, string> = { twitch: 'Twitch', youtube: 'YouTube', discord: 'Discord' };
+
+/**
+ * "Sign up" promises only the social platforms this deployment can sign in with (issue 41 point 8),
+ * the e-mail alone while the config loads or when there is none.
+ */
+function SignupStepText() {
+  const { t, i18n } = useTranslation();
+  const platforms = useSocialPlatforms();
+  if (!platforms?.length) return t('pages.home.how.steps.signup.text');
+  const names = new Intl.ListFormat(i18n.resolvedLanguage, { type: 'disjunction' }).format(
+    platforms.map((platform) => PLATFORM_NAMES[platform]),
+  );
+  return t('pages.home.how.steps.signup.textWith', { platforms: names });
+}
+
 function CallsToAction() {
   const { t } = useTranslation();
   const { user } = useAuth();
@@ -235,7 +253,7 @@ export default function Home() {
               </div>
               <h3 className="mt-4 text-lg font-bold text-fg">{t(`pages.home.how.steps.${step}.title`)}</h3>
               <p className="mt-2 text-sm leading-relaxed text-muted">
-                {t(`pages.home.how.steps.${step}.text`)}
+                {step === 'signup' ? <SignupStepText /> : t(`pages.home.how.steps.${step}.text`)}
               </p>
             </li>
           ))}

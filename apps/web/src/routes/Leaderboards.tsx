@@ -1,6 +1,7 @@
 /**
- * The leaderboards page (spec §2 "Leaderboards"): the all-time table, the season table (season 0)
- * and, signed in, the member's race history, as tabs kept in the URL (`?tab=history`).
+ * The leaderboards page (spec §2 "Leaderboards"): the all-time table, the season table (season 0,
+ * named "This season": a number means nothing to a reader, issue 41) and, signed in, the member's
+ * race history, as tabs kept in the URL (`?tab=history`).
  */
 import { useTranslation } from 'react-i18next';
 import { Panel } from '../components/ui/Panel';
@@ -20,7 +21,6 @@ const fetchCurrentSeason = (page: number, limit: number) => fetchSeason(CURRENT_
 export default function Leaderboards() {
   const { t } = useTranslation();
   const { user } = useAuth();
-  const season = { season: CURRENT_SEASON };
   const tabs: AdminTab[] = [
     {
       id: 'all-time',
@@ -36,12 +36,12 @@ export default function Leaderboards() {
     },
     {
       id: 'season',
-      label: t('leaderboards.tabs.season', season),
+      label: t('leaderboards.tabs.season'),
       render: () => (
         <LeaderboardTable
           queryKey={leaderboardKey('season')}
           fetchPage={fetchCurrentSeason}
-          caption={t('leaderboards.seasonCaption', season)}
+          caption={t('leaderboards.seasonCaption')}
           testId="leaderboard-season"
         />
       ),

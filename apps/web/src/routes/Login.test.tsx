@@ -15,6 +15,7 @@ import { redirectErrorKey } from './Login';
 const ALL_PROVIDERS = {
   ...DEFAULT_PUBLIC_CONFIG,
   socialProviders: { twitch: true, youtube: true, discord: true },
+  supportEmail: null,
 };
 
 beforeEach(async () => {
@@ -61,9 +62,10 @@ describe('login page', () => {
       'href',
       '/forgot-password',
     );
+    // Shown once the config says they are configured.
     for (const platform of ['twitch', 'youtube', 'discord']) {
       const name = { twitch: 'Twitch', youtube: 'YouTube', discord: 'Discord' }[platform];
-      expect(screen.getByRole('link', { name: `Log in with ${name}` })).toHaveAttribute(
+      expect(await screen.findByRole('link', { name: `Log in with ${name}` })).toHaveAttribute(
         'href',
         `/api/auth/${platform}?action=login`,
       );

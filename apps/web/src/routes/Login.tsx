@@ -10,14 +10,8 @@ import { Alert } from '../components/ui/Alert';
 import { type LoginRouteState, useAuth } from '../features/auth/auth-context';
 import { focusFirstInvalid, useAuthRequest } from '../features/auth/auth-form';
 import { BotCheck, botCheckError, useBotCheck } from '../features/auth/BotCheck';
-import {
-  AccountEmailField,
-  AuthFrame,
-  Divider,
-  PasswordField,
-  SubmitButton,
-} from '../features/auth/form-fields';
-import { SocialButtons } from '../features/auth/SocialButtons';
+import { AccountEmailField, AuthFrame, PasswordField, SubmitButton } from '../features/auth/form-fields';
+import { SocialSignIn } from '../features/auth/SocialButtons';
 
 const PERMISSION_REASONS = ['youtube_permission', 'twitch_permission', 'discord_permission'];
 
@@ -97,8 +91,7 @@ export default function Login() {
         <BotCheck check={botCheck} />
         <SubmitButton busy={busy} label={t('login.submit')} busyLabel={t('login.submitting')} />
       </form>
-      <Divider>{t('login.socialTitle')}</Divider>
-      <SocialButtons action="login" />
+      <SocialSignIn action="login" title={t('login.socialTitle')} />
       <p className="mt-6 text-center text-sm text-muted">
         {t('login.noAccount')}{' '}
         <Link to="/signup" className="font-semibold">

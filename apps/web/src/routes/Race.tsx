@@ -6,7 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { Avatar } from '../components/layout/Avatar';
 import { RecordBackLink, RecordNotFound, useRecord, useRecordId } from '../components/record-page';
 import { TableLoading } from '../components/table/table-states';
-import { bodyCell, headCell } from '../components/table/table-styles';
+import { bodyCell, headCell, phoneOnly, wideOnly } from '../components/table/table-styles';
 import { Alert } from '../components/ui/Alert';
 import { Panel } from '../components/ui/Panel';
 import { ScrollTable } from '../components/ui/ScrollTable';
@@ -58,7 +58,7 @@ export default function Race() {
                   <th scope="col" className={headCell}>
                     {t('racePage.columns.driver')}
                   </th>
-                  <th scope="col" className={headCell}>
+                  <th scope="col" className={`${headCell} ${wideOnly}`}>
                     {t('racePage.columns.car')}
                   </th>
                   <th scope="col" className={`${headCell} text-right`}>
@@ -73,13 +73,22 @@ export default function Race() {
                 {participants.map((p) => (
                   <tr key={`${p.user_id}-${p.car_id}`}>
                     <td className={`${number} font-bold`}>{p.position ?? '—'}</td>
-                    <th scope="row" className={`${bodyCell} text-left font-semibold`}>
+                    {/* On a phone the car goes under the name, and a long name ends in an ellipsis
+                        rather than push the laps out of sight (issue 41). */}
+                    <th scope="row" className={`${bodyCell} w-full max-w-0 text-left font-semibold`}>
                       <span className="flex items-center gap-2">
                         <Avatar username={p.username} url={p.avatar_url} />
-                        {displayName(p.username)}
+                        <span className="min-w-0">
+                          <span className="block truncate" title={displayName(p.username)}>
+                            {displayName(p.username)}
+                          </span>
+                          <span className={`${phoneOnly} block truncate text-xs font-normal text-muted`}>
+                            {p.car_name}
+                          </span>
+                        </span>
                       </span>
                     </th>
-                    <td className={bodyCell}>{p.car_name}</td>
+                    <td className={`${bodyCell} ${wideOnly}`}>{p.car_name}</td>
                     <td className={number}>{p.total_laps}</td>
                     <td className={number}>{formatLapTime(p.best_lap_time_ms, language)}</td>
                   </tr>

@@ -3,7 +3,15 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { json, renderApp, resetBrowser, stubServer } from '../test/app';
+import {
+  ACCESS_TOKEN,
+  json,
+  member,
+  NEWCOMER_TICKETS,
+  renderApp,
+  resetBrowser,
+  stubServer,
+} from '../test/app';
 
 beforeEach(async () => {
   await resetBrowser();
@@ -20,20 +28,32 @@ const publicConfig = (recaptchaSiteKey: string | null) =>
     community: { streaming: null, video: null, chat: null },
     recaptchaSiteKey,
     socialProviders: { twitch: true, youtube: true, discord: true },
+    supportEmail: null,
   });
+
+/** The server's answer to a sign-up: the new member's session, as a log-in gives it. */
+const signedUp = () => json(201, { accessToken: ACCESS_TOKEN });
 
 function signupServer({
   siteKey = null,
-  answer = json(201, { message: 'Account created' }),
+  answer = signedUp(),
 }: {
   siteKey?: string | null;
   answer?: Response;
 } = {}) {
+  let signedIn = false;
   return stubServer({
     session: null,
-    handle: ({ method, url }) => {
+    handle: ({ method, url, auth }) => {
       if (url === '/api/public-config') return publicConfig(siteKey);
-      if (method === 'POST' && url === '/api/signup') return answer;
+      if (method === 'POST' && url === '/api/signup') {
+        signedIn = answer.ok;
+        return answer;
+      }
+      if (signedIn && auth === `Bearer ${ACCESS_TOKEN}`) {
+        if (url === '/api/me') return json(200, { user: member });
+        if (url === '/api/me/tickets') return json(200, NEWCOMER_TICKETS);
+      }
       return undefined;
     },
   });
@@ -52,13 +72,23 @@ const signupCalls = (fetchMock: ReturnType<typeof stubServer>) =>
   fetchMock.mock.calls.filter(([url]) => url === '/api/signup');
 
 describe('sign-up form', () => {
-  it('signs up and goes to /signup-success, which leads to /login', async () => {
+  it('signs up, signs the member in and welcomes them on /signup-success, leading on to the cars (issue 41 point 7)', async () => {
     const fetchMock = signupServer();
     const { router } = renderApp('/signup');
     const user = await fillForm();
     await user.click(screen.getByRole('button', { name: 'Create account' }));
     expect(await screen.findByRole('heading', { level: 1, name: 'Account created' })).toBeInTheDocument();
     expect(router.state.location.pathname).toBe('/signup-success');
+    // Signed in: the top bar greets the member, no log-in link is offered.
+    const page = screen.getByRole('main');
+    expect(within(page).getByText(/Welcome, speedy! You are signed in/)).toBeInTheDocument();
+    expect(within(page).getByRole('link', { name: 'Choose a car' })).toHaveAttribute(
+      'href',
+      '/car-selection',
+    );
+    expect(screen.getByRole('button', { name: 'Log out' })).toBeInTheDocument();
+    expect(screen.queryByRole('link', { name: 'Log in' })).toBeNull();
+    expect(screen.queryByRole('link', { name: 'Go to log in' })).toBeNull();
     const [call] = signupCalls(fetchMock);
     expect(JSON.parse(String(call?.[1]?.body))).toEqual({
       email: 'new@example.com',
@@ -66,7 +96,12 @@ describe('sign-up form', () => {
       password: 'long enough',
       recaptchaToken: '',
     });
-    expect(screen.getByRole('link', { name: 'Go to log in' })).toHaveAttribute('href', '/login');
+  });
+
+  it('still leads a visitor who opens /signup-success signed out to the log-in', async () => {
+    signupServer();
+    renderApp('/signup-success');
+    expect(await screen.findByRole('link', { name: 'Go to log in' })).toHaveAttribute('href', '/login');
   });
 
   it('explains each invalid field and sends nothing', async () => {

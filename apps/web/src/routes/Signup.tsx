@@ -2,21 +2,20 @@
 import { Email, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, USERNAME_MAX_LENGTH } from '@telerace/protocol';
 import { type FormEvent, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link, useNavigate } from 'react-router';
+import { Link } from 'react-router';
 import { Alert } from '../components/ui/Alert';
+import { useAuth } from '../features/auth/auth-context';
 import { focusFirstInvalid, useAuthRequest, useTermsAgreement } from '../features/auth/auth-form';
 import { BotCheck, botCheckError, useBotCheck } from '../features/auth/BotCheck';
 import {
   AccountEmailField,
   AuthFrame,
-  Divider,
   NewPasswordField,
   SubmitButton,
   TermsCheckbox,
   TextField,
 } from '../features/auth/form-fields';
-import { SocialButtons } from '../features/auth/SocialButtons';
-import { authFetch } from '../lib/auth-client';
+import { SocialSignIn } from '../features/auth/SocialButtons';
 
 interface FieldErrors {
   email?: string;
@@ -26,7 +25,7 @@ interface FieldErrors {
 
 export default function Signup() {
   const { t } = useTranslation();
-  const navigate = useNavigate();
+  const { signup } = useAuth();
   const botCheck = useBotCheck();
   const [email, setEmail] = useState('');
   const [username, setUsername] = useState('');
@@ -69,13 +68,8 @@ export default function Signup() {
       return;
     }
     await send(
-      async () => {
-        await authFetch('/signup', {
-          method: 'POST',
-          json: { email: email.trim(), username: username.trim(), password, recaptchaToken: botCheck.token },
-        });
-        navigate('/signup-success');
-      },
+      () =>
+        signup({ email: email.trim(), username: username.trim(), password, recaptchaToken: botCheck.token }),
       botCheck.reset,
       () => botCheckError(t, botCheck),
     );
@@ -122,8 +116,7 @@ export default function Signup() {
         <BotCheck check={botCheck} />
         <SubmitButton busy={busy} label={t('signup.submit')} busyLabel={t('signup.submitting')} />
       </form>
-      <Divider>{t('signup.socialTitle')}</Divider>
-      <SocialButtons action="signup" />
+      <SocialSignIn action="signup" title={t('signup.socialTitle')} />
       <p className="mt-6 text-center text-sm text-muted">
         {t('signup.haveAccount')}{' '}
         <Link to="/login" className="font-semibold">

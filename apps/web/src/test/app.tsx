@@ -52,6 +52,7 @@ export const DEFAULT_PUBLIC_CONFIG: PublicConfig = {
   community: { streaming: null, video: null, chat: null },
   recaptchaSiteKey: null,
   socialProviders: { twitch: false, youtube: false, discord: false },
+  supportEmail: null,
 };
 
 /** What GET /api/me/tickets answers for a member with nothing linked, given or adjusted. */

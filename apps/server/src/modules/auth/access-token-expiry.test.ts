@@ -22,6 +22,7 @@ import {
   type TestSocket,
   useListeningTestApp,
 } from '../../test/sockets.js';
+import { hashToken } from '../../tokens.js';
 import { REFRESH_COOKIE } from './auth.routes.js';
 
 const TTL_SECONDS = 60;
@@ -91,7 +92,7 @@ describe('an access token on REST', () => {
     const rows = await app.database.db
       .select({ revokedAt: refreshTokens.revokedAt })
       .from(refreshTokens)
-      .where(eq(refreshTokens.userId, Number(decodeJwt(session.accessToken).sub)));
+      .where(eq(refreshTokens.tokenHash, hashToken(session.refreshToken)));
     expect(rows.map((row) => row.revokedAt)).toEqual([clock.now()]);
   });
 });

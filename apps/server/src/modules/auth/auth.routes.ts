@@ -53,12 +53,14 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
     '/signup',
     {
       config: { rateLimit: { max: app.config.signupRateLimitPerHour, timeWindow: HOUR_MS } },
-      schema: { body: SignupRequest, response: { 201: MessageResponse } },
+      schema: { body: SignupRequest, response: { 201: AccessTokenResponse } },
     },
     async (request, reply) => {
       await requireHuman(request.body.recaptchaToken, request.ip);
-      await service.signup(request.body);
-      return reply.code(201).send({ message: MESSAGES.signedUp });
+      // Signed in at once, with the session a log-in gives (cookie and access token).
+      const session = await service.signup(request.body, request.ip);
+      setSessionCookie(reply, session);
+      return reply.code(201).send({ accessToken: session.accessToken });
     },
   );
 

@@ -50,7 +50,6 @@ export const RESET_TOKEN_MINUTES = 60;
 export const RESET_MAILS_PER_HOUR = 3;
 
 export const MESSAGES = {
-  signedUp: 'Account created. You can now log in.',
   loggedOut: 'Logged out',
   loggedOutPending:
     'You are signed out on this device. We could not record it on our server right now; it will be recorded as soon as it is back.',
@@ -115,7 +114,11 @@ export class AuthService {
     this.deps.mailer.close();
   }
 
-  async signup(input: { email: string; username: string; password: string }): Promise<void> {
+  /** Creates the account and signs the new member in: the same session as a log-in (issue 41 point 7). */
+  async signup(
+    input: { email: string; username: string; password: string },
+    ip: string,
+  ): Promise<IssuedSession> {
     const { db } = this.deps;
     assertAcceptablePassword(input.password);
     // Normalised, with no invisible characters and no reserved name; unique on its look-alike form.
@@ -124,7 +127,7 @@ export class AuthService {
       throw emailOrUsernameInUse();
     }
     const passwordHash = await hashPassword(input.password);
-    let created: { id: number; username: string };
+    let created: UserRow;
     try {
       created = await insertUser(db, {
         email: input.email,
@@ -139,6 +142,9 @@ export class AuthService {
       throw error;
     }
     this.deps.bus.emit('user.created', { userId: created.id, username: created.username });
+    const session = await this.#startSession(created.id);
+    await this.#recordLogin(created, ip);
+    return session;
   }
 
   /**

@@ -1,6 +1,6 @@
 /**
  * What the web app needs to know about this deployment (promo video, community links, bot-check
- * site key). Public by design: nothing secret may ever be added here.
+ * site key, sign-in platforms, support address). Public by design: nothing secret may ever be added here.
  */
 import { PublicConfig } from '@telerace/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -11,12 +11,13 @@ export function publicConfigOf(config: Config): PublicConfig {
     promoVideoUrl: config.promoVideoUrl,
     community: config.community,
     recaptchaSiteKey: config.recaptchaSiteKey,
-    // A provider whose app credentials are set (social.config.ts); the others' buttons are disabled.
+    // A provider whose app credentials are set (social.config.ts); only those are offered.
     socialProviders: {
       twitch: config.social.twitch.credentials !== null,
       youtube: config.social.youtube.credentials !== null,
       discord: config.social.discord.credentials !== null,
     },
+    supportEmail: config.supportEmail,
   });
 }
 

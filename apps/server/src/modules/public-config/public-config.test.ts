@@ -25,8 +25,22 @@ describe('GET /api/public-config', () => {
       },
       recaptchaSiteKey: 'site-key-123',
       socialProviders: { twitch: false, youtube: false, discord: false },
+      supportEmail: null,
     });
     // Public by design: nothing secret.
     expect(response.body).not.toContain(testApp.config.jwtSecret);
+  });
+
+  // Issue 41: a setting, and the quick start's placeholder only in the demo.
+  it.each([
+    [{ SUPPORT_EMAIL: 'help@racing.example' }, 'help@racing.example'],
+    [{ SUPPORT_EMAIL: 'help@racing.example', DEMO_ACCOUNTS: 'true' }, 'help@racing.example'],
+    [{ DEMO_ACCOUNTS: 'true' }, 'support@telerace.example'],
+    [{}, null],
+  ])('tells the support address: %o gives %s', async (env, supportEmail) => {
+    const testApp = await startTestApp(env);
+    close = testApp.close;
+    const response = await testApp.app.inject('/api/public-config');
+    expect(PublicConfig.parse(response.json()).supportEmail).toBe(supportEmail);
   });
 });

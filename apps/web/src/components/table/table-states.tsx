@@ -2,7 +2,7 @@
 import type { ReactNode } from 'react';
 import { ScrollTable } from '../ui/ScrollTable';
 import { Spinner } from '../ui/Spinner';
-import { type TableColumn, TableHead } from './TableHead';
+import { columnClass, type TableColumn, TableHead } from './TableHead';
 import { bodyCell } from './table-styles';
 
 export function TableLoading() {
@@ -46,7 +46,7 @@ export function TableSkeleton({
               // biome-ignore lint/suspicious/noArrayIndexKey: placeholder rows, all alike and never reordered.
               <tr key={row}>
                 {columns.map((column) => (
-                  <td key={column.label} className={bodyCell}>
+                  <td key={column.label} className={columnClass(column, bodyCell)}>
                     <span className="block h-8 rounded-md bg-surface-2/70" />
                   </td>
                 ))}

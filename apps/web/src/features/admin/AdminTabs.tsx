@@ -56,7 +56,8 @@ export function AdminTabs({ tabs, label }: { tabs: readonly AdminTab[]; label: s
       <div
         role="tablist"
         aria-label={label}
-        className="flex gap-1 overflow-x-auto rounded-xl border border-line bg-surface-2/60 p-1"
+        // Tabs wrap to a second line rather than scroll out of sight on a phone (issue 41).
+        className="flex flex-wrap gap-1 rounded-xl border border-line bg-surface-2/60 p-1"
       >
         {tabs.map((tab, index) => {
           const active = index === selectedIndex;

@@ -15,7 +15,14 @@ import { getAccessToken, onSessionExpired, onTokenChange, setAccessToken } from 
 import { readCookie } from '../../lib/cookies';
 import { setTheme } from '../theme/theme';
 import { AuthContext, type AuthContextValue, type LoginRouteState } from './auth-context';
-import { endSession, exchangeLoginCode, fetchMe, postLogin, restoreSession } from './session';
+import {
+  endSession,
+  exchangeLoginCode,
+  fetchMe,
+  postCredentials,
+  restoreSession,
+  type SignupInput,
+} from './session';
 import type { AuthState, User } from './types';
 
 /** How often an open, visible page asks the server whether the session still stands. */
@@ -97,8 +104,9 @@ export function AuthProvider({ navigate, children }: { navigate: AuthNavigate; c
     [signOutTo],
   );
 
-  const login = useCallback(async (email: string, password: string, recaptchaToken: string) => {
-    const accessToken = await postLogin(email, password, recaptchaToken);
+  /** Log-in and sign-up alike: the credentials give a token, then the user is loaded and `to` opens. */
+  const startSession = useCallback(async (credentials: () => Promise<string>, to: string) => {
+    const accessToken = await credentials();
     let user: User;
     try {
       user = await fetchMe();
@@ -107,8 +115,20 @@ export function AuthProvider({ navigate, children }: { navigate: AuthNavigate; c
       throw error;
     }
     setState({ accessToken, user: startedSession(user), loading: false });
-    await navigateRef.current('/');
+    await navigateRef.current(to);
   }, []);
+
+  const login = useCallback(
+    (email: string, password: string, recaptchaToken: string) =>
+      startSession(() => postCredentials('/login', { email, password, recaptchaToken }), '/'),
+    [startSession],
+  );
+
+  // Signed in at once: the welcome page greets the member (issue 41 point 7).
+  const signup = useCallback(
+    (input: SignupInput) => startSession(() => postCredentials('/signup', input), '/signup-success'),
+    [startSession],
+  );
 
   const loginWithCode = useCallback(
     async (code: string) => {
@@ -178,8 +198,8 @@ export function AuthProvider({ navigate, children }: { navigate: AuthNavigate; c
   }, [signedIn]);
 
   const value = useMemo<AuthContextValue>(
-    () => ({ ...state, signingOut, login, loginWithCode, logout, refreshUser, setUser }),
-    [state, signingOut, login, loginWithCode, logout, refreshUser, setUser],
+    () => ({ ...state, signingOut, login, signup, loginWithCode, logout, refreshUser, setUser }),
+    [state, signingOut, login, signup, loginWithCode, logout, refreshUser, setUser],
   );
   return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;
 }

@@ -1,19 +1,16 @@
 /**
- * The three social sign-in buttons. They are plain links, not router links: the server's
+ * The social sign-in buttons. They are plain links, not router links: the server's
  * `/api/auth/{platform}?action=…` starts the provider's login and comes back to /auth/callback.
- * A provider the deployment has not configured (public config `socialProviders`) shows its button
- * disabled with a tooltip, never a link that would fail at the provider.
+ * Only the platforms the deployment has configured (public config `socialProviders`) are shown,
+ * never a link that would fail at the provider.
  */
 import type { Platform } from '@telerace/protocol';
-import { useId } from 'react';
 import { useTranslation } from 'react-i18next';
 import { cx } from '../../lib/cx';
-import { usePublicConfig } from '../../lib/public-config';
+import { useSocialPlatforms } from '../../lib/public-config';
+import { Divider } from './form-fields';
 
 export type SocialAction = 'signup' | 'login' | 'claim';
-
-/** Button order on every screen. */
-export const SOCIAL_ORDER = ['twitch', 'youtube', 'discord'] as const satisfies readonly Platform[];
 
 /** Brand colours, darkened where needed so white text keeps a 4.5:1 contrast. */
 const BRAND: Record<Platform, string> = {
@@ -66,77 +63,39 @@ const BUTTON = cx(
   'focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-ring',
 );
 
-/**
- * An unavailable provider: a button that does nothing, focusable (so keyboard users reach its
- * explanation); the explanation is its description and shows as a tooltip on hover and focus.
- */
-function UnavailableButton({ platform, label }: { platform: Platform; label: string }) {
+/** The configured platforms' buttons, brand-coloured, each leading to the server's `/api/auth/{platform}`. */
+export function SocialButtons({ action, className }: { action: SocialAction; className?: string }) {
   const { t } = useTranslation();
-  const tipId = useId();
-  const tip = t('social.unavailable', { platform: t(`social.${platform}`) });
+  const platforms = useSocialPlatforms();
+  if (!platforms?.length) return null;
   return (
-    <span className="group relative block">
-      {/* aria-disabled, not disabled: it stays focusable, so the keyboard reaches the tooltip. */}
-      <button
-        type="button"
-        aria-disabled="true"
-        aria-describedby={tipId}
-        title={tip}
-        data-platform={platform}
-        className={cx(BUTTON, 'cursor-not-allowed border border-line bg-surface-2 text-muted')}
-      >
-        <PlatformIcon platform={platform} />
-        {label}
-      </button>
-      <span
-        id={tipId}
-        role="tooltip"
-        className="pointer-events-none invisible absolute inset-x-0 top-full z-10 mt-1 rounded-md bg-fg px-2 py-1 text-center text-xs text-bg opacity-0 transition-opacity group-focus-within:visible group-focus-within:opacity-100 group-hover:visible group-hover:opacity-100"
-      >
-        {tip}
-      </span>
-    </span>
+    <ul className={cx('grid gap-2.5', className)}>
+      {platforms.map((platform) => (
+        <li key={platform}>
+          <a
+            href={socialAuthUrl(platform, action)}
+            className={cx(BUTTON, 'text-white shadow-sm', BRAND[platform])}
+          >
+            <PlatformIcon platform={platform} />
+            {t(LABEL_KEYS[action], { platform: t(`social.${platform}`) })}
+          </a>
+        </li>
+      ))}
+    </ul>
   );
 }
 
 /**
- * Twitch, YouTube and Discord, brand-coloured, each leading to the server's `/api/auth/{platform}`.
- * `hideUnavailable`: leave out the providers not configured (the screen says why in its own words).
+ * Sign-up and log-in's "or continue with" part: the divider and the buttons of the configured
+ * platforms; nothing at all when none is configured, nor while the config loads (issue 41 point 8:
+ * greyed-out buttons gave no reason at a glance).
  */
-export function SocialButtons({
-  action,
-  className,
-  hideUnavailable = false,
-}: {
-  action: SocialAction;
-  className?: string;
-  hideUnavailable?: boolean;
-}) {
-  const { t } = useTranslation();
-  // Until the config is known (or if it cannot be read) the links stay: the server refuses an
-  // unconfigured provider with a clear message anyway.
-  const providers = usePublicConfig().data?.socialProviders;
-  const shown = SOCIAL_ORDER.filter((platform) => !(hideUnavailable && providers && !providers[platform]));
+export function SocialSignIn({ action, title }: { action: 'signup' | 'login'; title: string }) {
+  if (!useSocialPlatforms()?.length) return null;
   return (
-    <ul className={cx('grid gap-2.5', className)}>
-      {shown.map((platform) => {
-        const label = t(LABEL_KEYS[action], { platform: t(`social.${platform}`) });
-        return (
-          <li key={platform}>
-            {providers && !providers[platform] ? (
-              <UnavailableButton platform={platform} label={label} />
-            ) : (
-              <a
-                href={socialAuthUrl(platform, action)}
-                className={cx(BUTTON, 'text-white shadow-sm', BRAND[platform])}
-              >
-                <PlatformIcon platform={platform} />
-                {label}
-              </a>
-            )}
-          </li>
-        );
-      })}
-    </ul>
+    <>
+      <Divider>{title}</Divider>
+      <SocialButtons action={action} />
+    </>
   );
 }

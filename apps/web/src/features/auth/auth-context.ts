@@ -1,5 +1,6 @@
 /** The auth session (spec §3 "Auth session") shared through React context. */
 import { createContext, useContext } from 'react';
+import type { SignupInput } from './session';
 import type { AuthState, User } from './types';
 
 export interface AuthContextValue extends AuthState {
@@ -7,6 +8,8 @@ export interface AuthContextValue extends AuthState {
   signingOut?: boolean;
   /** Posts the credentials, loads the user and goes to `/`. Rejects with an `ApiError` on failure. */
   login: (email: string, password: string, recaptchaToken: string) => Promise<void>;
+  /** Creates the account, signs the new member in and opens the welcome page. Rejects with an `ApiError`. */
+  signup: (input: SignupInput) => Promise<void>;
   /**
    * Starts a session from the one-time code the server sent to /auth/callback (social sign-in):
    * the code is exchanged for a session, which only works in the browser that started the flow.

@@ -43,11 +43,25 @@ export async function exchangeLoginCode(code: string): Promise<string> {
   return accessToken;
 }
 
-/** Posts the credentials; on success the auth client holds the new token. Rejects with an `ApiError`. */
-export async function postLogin(email: string, password: string, recaptchaToken: string): Promise<string> {
+/** What /signup takes: the new account's fields and the bot-check token. */
+export interface SignupInput {
+  email: string;
+  username: string;
+  password: string;
+  recaptchaToken: string;
+}
+
+/**
+ * Posts the credentials to /login, or a new account to /signup (which signs in the same way); on
+ * success the auth client holds the new token. Rejects with an `ApiError`.
+ */
+export async function postCredentials(
+  path: '/login' | '/signup',
+  json: SignupInput | Omit<SignupInput, 'username'>,
+): Promise<string> {
   const { accessToken } = await parseWith(
     'AccessTokenResponse',
-    await authFetch('/login', { method: 'POST', json: { email, password, recaptchaToken } }),
+    await authFetch(path, { method: 'POST', json }),
   );
   setAccessToken(accessToken);
   return accessToken;

@@ -7,17 +7,42 @@ import type { RaceDetail } from '@telerace/protocol';
 import { useId } from 'react';
 import { useTranslation } from 'react-i18next';
 import { bodyCell, headCell } from '../../components/table/table-styles';
+import { useMediaQuery } from '../../lib/use-media-query';
 import { displayName } from '../../lib/username';
 import { formatLapTime } from '../race/race-format';
 import { lapChart, seriesColour } from './lap-chart';
 
-const BOX = { width: 640, height: 320, margin: { top: 16, right: 16, bottom: 44, left: 56 } };
+/**
+ * The drawing's size in its own units; the SVG is scaled to the page's width. A phone gets a
+ * narrower drawing with larger text and fewer ticks, so a label stays about 12 px on a 360 px
+ * screen (issue 41: the 640-unit drawing made them 5 px there).
+ */
+const BOXES = {
+  wide: {
+    width: 640,
+    height: 320,
+    margin: { top: 16, right: 16, bottom: 44, left: 56 },
+    ticks: { x: 8, y: 5 },
+    fontSize: 12,
+  },
+  phone: {
+    width: 340,
+    height: 260,
+    margin: { top: 12, right: 12, bottom: 46, left: 54 },
+    ticks: { x: 4, y: 4 },
+    fontSize: 15,
+  },
+} as const;
+
+/** Screens narrower than the styles' `sm` breakpoint (40rem). */
+const PHONE_WIDTH = '(max-width: 39.999rem)';
 
 export function LapChart({ participants }: { participants: RaceDetail['participants'] }) {
   const { t, i18n } = useTranslation();
   const titleId = useId();
   const descId = useId();
   const language = i18n.resolvedLanguage;
+  const BOX = BOXES[useMediaQuery(PHONE_WIDTH) ? 'phone' : 'wide'];
   const series = participants.map((p) => ({ id: p.user_id, name: displayName(p.username), laps: p.laps }));
   const maxLap = Math.max(0, ...participants.flatMap((p) => p.laps.map((l) => l.lap_number)));
   if (maxLap === 0) return <p className="text-sm text-muted">{t('racePage.chart.empty')}</p>;
@@ -30,12 +55,12 @@ export function LapChart({ participants }: { participants: RaceDetail['participa
         viewBox={`0 0 ${BOX.width} ${BOX.height}`}
         role="img"
         aria-labelledby={`${titleId} ${descId}`}
-        className="h-auto w-full text-muted"
+        className="h-auto w-full text-fg"
         data-testid="race-chart"
       >
         <title id={titleId}>{t('racePage.chart.title')}</title>
         <desc id={descId}>{t('racePage.chart.desc')}</desc>
-        <g fontSize="12" fill="currentColor">
+        <g fontSize={BOX.fontSize} fill="currentColor">
           {chart.yTicks.map((tick) => (
             <g key={`y${tick.value}`}>
               <line
@@ -44,7 +69,7 @@ export function LapChart({ participants }: { participants: RaceDetail['participa
                 y1={tick.y}
                 y2={tick.y}
                 stroke="currentColor"
-                strokeOpacity="0.2"
+                strokeOpacity="0.15"
               />
               <text x={plot.left - 8} y={tick.y} textAnchor="end" dominantBaseline="middle">
                 {number(tick.value)}
@@ -52,7 +77,7 @@ export function LapChart({ participants }: { participants: RaceDetail['participa
             </g>
           ))}
           {chart.xTicks.map((tick) => (
-            <text key={`x${tick.value}`} x={tick.x} y={plot.bottom + 18} textAnchor="middle">
+            <text key={`x${tick.value}`} x={tick.x} y={plot.bottom + BOX.fontSize + 6} textAnchor="middle">
               {tick.value}
             </text>
           ))}
@@ -62,7 +87,7 @@ export function LapChart({ participants }: { participants: RaceDetail['participa
             {t('racePage.chart.xAxis')}
           </text>
           <text
-            transform={`translate(14 ${(plot.top + plot.bottom) / 2}) rotate(-90)`}
+            transform={`translate(${BOX.fontSize} ${(plot.top + plot.bottom) / 2}) rotate(-90)`}
             textAnchor="middle"
             fontWeight="600"
           >

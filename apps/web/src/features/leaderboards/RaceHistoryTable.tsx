@@ -1,11 +1,15 @@
-/** The member's own races (spec §3 personal race history row), newest first; each opens its race page. */
+/**
+ * The member's own races (spec §3 personal race history row), newest first; each opens its race
+ * page. On a phone the time it finished goes under the race's link (issue 41: cut at 360 px).
+ */
 import { LEADERBOARD_DEFAULT_PAGE_SIZE } from '@telerace/protocol';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { PagedTable } from '../../components/table/PagedTable';
 import { TimeAgoCell } from '../../components/table/TimeAgoCell';
-import { bodyCell, numberCell } from '../../components/table/table-styles';
+import { bodyCell, numberCell, phoneOnly, wideOnly } from '../../components/table/table-styles';
 import { usePagedQuery } from '../../components/table/use-paged-query';
+import { formatRelativeTime } from '../../lib/relative-time';
 import { formatLapTime } from '../race/race-format';
 import { fetchRaceHistory, RACE_HISTORY_KEY } from './leaderboards-api';
 
@@ -28,7 +32,7 @@ export function RaceHistoryTable() {
       }}
       columns={[
         { label: t('leaderboards.columns.race') },
-        { label: t('leaderboards.columns.finished') },
+        { label: t('leaderboards.columns.finished'), wide: true },
         { label: t('leaderboards.columns.laps'), numeric: true },
         { label: t('leaderboards.columns.bestLap'), numeric: true },
       ]}
@@ -43,8 +47,11 @@ export function RaceHistoryTable() {
             >
               {t('leaderboards.openRace', { id: row.race_id })}
             </Link>
+            <span className={`${phoneOnly} block text-xs font-normal text-muted`}>
+              {formatRelativeTime(t, row.race_finished_at, now)}
+            </span>
           </th>
-          <TimeAgoCell at={row.race_finished_at} now={now} />
+          <TimeAgoCell at={row.race_finished_at} now={now} className={wideOnly} />
           <td className={numberCell}>{row.total_laps}</td>
           <td className={numberCell}>{formatLapTime(row.best_lap_time_ms, i18n.resolvedLanguage)}</td>
         </tr>

@@ -16,6 +16,8 @@ export interface ChartBox {
   height: number;
   /** Room for the axes' labels. */
   margin: { top: number; right: number; bottom: number; left: number };
+  /** About how many ticks each axis gets (fewer on a phone, where the labels are larger). */
+  ticks: { x: number; y: number };
 }
 
 export interface ChartPoint {
@@ -68,7 +70,7 @@ export function lapChart(series: readonly LapSeries[], box: ChartBox): ChartGeom
     low -= 1;
     high += 1;
   }
-  const yStep = niceStep(high - low, 5);
+  const yStep = niceStep(high - low, box.ticks.y);
   const yMin = Math.max(0, Math.floor(low / yStep) * yStep);
   const yMax = Math.ceil(high / yStep) * yStep;
 
@@ -78,7 +80,7 @@ export function lapChart(series: readonly LapSeries[], box: ChartBox): ChartGeom
       : plot.left + ((lap - 1) / (maxLap - 1)) * (plot.right - plot.left);
   const y = (value: number) => plot.bottom - ((value - yMin) / (yMax - yMin)) * (plot.bottom - plot.top);
 
-  const xStep = Math.max(1, Math.ceil(niceStep(maxLap - 1 || 1, 8)));
+  const xStep = Math.max(1, Math.ceil(niceStep(maxLap - 1 || 1, box.ticks.x)));
   const xTicks: ChartGeometry['xTicks'] = [];
   for (let lap = 1; lap <= maxLap; lap += xStep) xTicks.push({ value: lap, x: round(x(lap)) });
   const yTicks: ChartGeometry['yTicks'] = [];

@@ -78,7 +78,8 @@ describe('Leaderboards page', () => {
     const table = await screen.findByRole('table', { name: 'All-time leaderboard' });
     const rows = within(table).getAllByRole('row');
     expect(rows).toHaveLength(11);
-    expect(rows[1]).toHaveTextContent('1Rracer13910.121');
+    // The phone's line under the name (laps and races), then the columns a wider screen shows.
+    expect(rows[1]).toHaveTextContent('1Rracer1Best race (laps): 39 · Races: 13910.121');
     expect(fetchMock.mock.calls.some(([url]) => url === '/api/leaderboards/all-time?page=1&limit=10')).toBe(
       true,
     );
@@ -136,7 +137,7 @@ describe('Leaderboards page', () => {
     expect(document.querySelector('[inert] table')).toBeNull();
   });
 
-  it('shows season 0 in its tab, and the empty and error states', async () => {
+  it('names the season tab in words, never "Season 0" (issue 41), and shows the empty and error states', async () => {
     const user = userEvent.setup();
     stubServer({
       session: null,
@@ -147,7 +148,8 @@ describe('Leaderboards page', () => {
     });
     renderApp('/leaderboards');
     expect(await screen.findByRole('alert')).toHaveTextContent('Could not load the leaderboard.');
-    await user.click(screen.getByRole('tab', { name: 'Season 0' }));
+    expect(screen.queryByRole('tab', { name: /\d/ })).toBeNull();
+    await user.click(screen.getByRole('tab', { name: 'This season' }));
     expect(await screen.findByText('No races yet. Be the first on the board!')).toBeVisible();
   });
 
@@ -181,8 +183,9 @@ describe('Leaderboards page', () => {
 
     const participants = await screen.findByRole('table', { name: 'Participants' });
     const rows = within(participants).getAllByRole('row');
-    expect(rows[1]).toHaveTextContent('1SspeedyRed Comet311.11');
-    expect(rows[2]).toHaveTextContent('2SslowpokeBlue Bolt214.00');
+    // The car twice: under the name for a phone, in its column for a wider screen.
+    expect(rows[1]).toHaveTextContent('1SspeedyRed CometRed Comet311.11');
+    expect(rows[2]).toHaveTextContent('2SslowpokeBlue BoltBlue Bolt214.00');
     const chart = screen.getByRole('img', { name: /Lap times/ });
     expect(chart).toHaveAccessibleName('Lap times Lap time in seconds for each lap, one line per driver.');
     const series = within(chart).getAllByTestId('race-chart-series');
@@ -205,8 +208,106 @@ describe('Leaderboards page', () => {
   });
 });
 
+describe('on a phone (issue 41)', () => {
+  /** A screen under 640 px: the styles' phone width matches. */
+  function onAPhone() {
+    vi.stubGlobal('matchMedia', (query: string) => ({
+      matches: query.includes('max-width'),
+      addEventListener: () => undefined,
+      removeEventListener: () => undefined,
+    }));
+  }
+  afterEach(() => {
+    vi.unstubAllGlobals();
+  });
+
+  it("a board's row keeps every value in sight: laps and races under the name, their columns left out", async () => {
+    stubServer({ session: null, routes: { 'GET /api/leaderboards/all-time': boardRoute } });
+    renderApp('/leaderboards');
+    const table = await screen.findByRole('table', { name: 'All-time leaderboard' });
+    const [head, first] = within(table).getAllByRole('row');
+    const phoneHidden = (row: HTMLElement | undefined) =>
+      [...(row?.children ?? [])]
+        .filter((cell) => cell.classList.contains('max-sm:hidden'))
+        .map((c) => c.textContent);
+    expect(phoneHidden(head)).toEqual(['Best race (laps)', 'Races']);
+    expect(phoneHidden(first)).toEqual(['39', '1']);
+    const name = within(first as HTMLElement).getByRole('rowheader');
+    expect(name).toHaveTextContent('racer1Best race (laps): 39 · Races: 1');
+    expect(name.querySelector('.sm\\:hidden')).toHaveTextContent('Best race (laps): 39 · Races: 1');
+  });
+
+  it('a race in my history keeps when it finished under its link', async () => {
+    stubServer({
+      session: member,
+      routes: {
+        'GET /api/leaderboards/all-time': boardRoute,
+        'GET /api/me/race-history': () =>
+          json(200, {
+            data: [
+              {
+                race_id: 41,
+                race_finished_at: new Date().toISOString(),
+                total_laps: 3,
+                best_lap_time_ms: 11_111,
+              },
+            ],
+            totalCount: 1,
+          }),
+      },
+    });
+    renderApp('/leaderboards?tab=history');
+    const history = await screen.findByRole('table', { name: 'My race history' });
+    const [head, row] = within(history).getAllByRole('row');
+    expect(head?.querySelector('.max-sm\\:hidden')).toHaveTextContent('Finished');
+    const race = within(row as HTMLElement).getByRole('rowheader');
+    expect(race.querySelector('.sm\\:hidden')?.textContent).toBe(
+      row?.querySelector('td.max-sm\\:hidden')?.textContent,
+    );
+  });
+
+  it('the lap chart draws larger labels and fewer ticks', async () => {
+    onAPhone();
+    const many: RaceDetail = {
+      ...race,
+      participants: race.participants.map((p) => ({
+        ...p,
+        laps: Array.from({ length: 12 }, (_, i) => ({
+          lap_number: i + 1,
+          lap_time_ms: 10_000 + i * 700,
+          completed_at: p.laps[0]?.completed_at ?? '',
+        })),
+      })),
+    };
+    stubServer({ session: null, routes: { 'GET /api/races/41': () => json(200, many) } });
+    renderApp('/races/41');
+    const chart = await screen.findByTestId('race-chart');
+    // The participants keep their car under the name; its column is left out.
+    const participants = screen.getByRole('table', { name: 'Participants' });
+    const [head, first] = within(participants).getAllByRole('row');
+    expect(head?.querySelector('.max-sm\\:hidden')).toHaveTextContent('Car');
+    expect(
+      within(first as HTMLElement)
+        .getByRole('rowheader')
+        .querySelector('.sm\\:hidden'),
+    ).toHaveTextContent('Red Comet');
+    // 340 units drawn across a ~300 px phone: 15-unit text is about 13 px.
+    expect(chart.getAttribute('viewBox')).toBe('0 0 340 260');
+    expect(chart.querySelector('g[font-size]')).toHaveAttribute('font-size', '15');
+    const xLabels = [...chart.querySelectorAll('text[text-anchor="middle"]')].filter((t) =>
+      /^\d+$/.test(t.textContent ?? ''),
+    );
+    expect(xLabels.length).toBeLessThanOrEqual(6);
+  });
+});
+
 describe('lapChart', () => {
-  const box = { width: 400, height: 200, margin: { top: 0, right: 0, bottom: 0, left: 0 } };
+  const box = {
+    width: 400,
+    height: 200,
+    margin: { top: 0, right: 0, bottom: 0, left: 0 },
+    ticks: { x: 8, y: 5 },
+  };
 
   it('puts lap 1 on the left, the last lap on the right and the fastest lap lowest', () => {
     const chart = lapChart(
