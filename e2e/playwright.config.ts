@@ -76,6 +76,8 @@ const serverEnv = (port: string) => ({
 const raffleServerEnv = (port: string, oauthUrl: string) => ({
   ...serverEnv(port),
   SIM_CARS: '1',
+  // The claim page sends winners from platforms without sign-in here (issue 41).
+  SUPPORT_EMAIL: 'prizes@e2e.telerace.test',
   TWITCH_CLIENT_ID: E2E_OAUTH_CLIENT.id,
   TWITCH_CLIENT_SECRET: E2E_OAUTH_CLIENT.secret,
   TWITCH_AUTH_URL: `${oauthUrl}/twitch/authorize`,

@@ -11,6 +11,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   writeFileSync,
@@ -25,15 +26,21 @@ const CAR_DIR = fileURLToPath(new URL('..', import.meta.url));
 const ROOT = join(CAR_DIR, '..', '..');
 const UNIT = 'telerace-car.service';
 
+/** Licence texts of packages published without one, from their repositories. */
+const LICENCES_DIR = fileURLToPath(new URL('./licences', import.meta.url));
+
 const readJson = (file) => JSON.parse(readFileSync(file, 'utf8'));
 
 /** Each inlined package's name, version, licence and licence text. */
 function notices(packageDirs) {
   const sections = packageDirs.map((dir) => {
     const { name, version, license } = readJson(join(dir, 'package.json'));
-    const file = ['LICENSE', 'LICENSE.md', 'LICENCE'].find((candidate) => existsSync(join(dir, candidate)));
-    if (!file) throw new Error(`${name}: no licence file to ship with the bundle`);
-    return `## ${name} ${version} (${license})\n\n${readFileSync(join(dir, file), 'utf8').trim()}\n`;
+    // Spelled every way packages spell it (werift's dependencies include `license`); a package
+    // published without one (werift) has its repository's text in scripts/licences/.
+    const own = readdirSync(dir).find((candidate) => /^licen[cs]e(\.(md|txt))?$/i.test(candidate));
+    const file = own ? join(dir, own) : join(LICENCES_DIR, `${name.replace('/', '__')}.LICENSE`);
+    if (!existsSync(file)) throw new Error(`${name}: no licence file to ship with the bundle`);
+    return `## ${name} ${version} (${license})\n\n${readFileSync(file, 'utf8').trim()}\n`;
   });
   return `# Third-party software in main.js\n\n${sections.join('\n')}`;
 }

@@ -243,6 +243,22 @@ describe('car agent ↔ server', () => {
     expect(log.some((line) => line.includes('deadman'))).toBe(true);
   });
 
+  it('goes neutral on its deadman while the server still answers its link pings (issue 42)', async () => {
+    // A server whose drives stopped coming (the driver's instance cut off) but that answers pings:
+    // here a pong every 100 ms, far more often than the agent's own pings would bring.
+    const server = await startServer(0, { ...welcome, driveChannel: false });
+    cleanups.push(() => server.kill());
+    const { backend } = await startAgent(server.port);
+    await welcomed(server);
+    const stop = heartbeat(server, 0.8, 0.3);
+    await vi.waitFor(() => expect(backend.car.state.throttle).toBeCloseTo(0.8));
+    const pongs = setInterval(() => server.send({ type: 'link-pong', t: Date.now() }), 100);
+    cleanups.push(() => clearInterval(pongs));
+    const silentSince = stop();
+    await vi.waitFor(() => expect(backend.isNeutral).toBe(true), { timeout: 2000 });
+    expect(backend.lastNeutralAt - silentSince).toBeLessThanOrEqual(DEADMAN_BOUNDS_MS.max);
+  });
+
   it('goes neutral when the server is killed while driving, then reconnects when it is back', async () => {
     const server = await startServer();
     const { backend, log } = await startAgent(server.port);

@@ -86,9 +86,13 @@ export class CarAgent {
     this.channel = new CarChannel({
       offer: (sdp) => this.link.send({ type: 'rtc_offer', sdp }),
       onMessage: (message) => {
+        // A link pong feeds the link's figures, never the deadman (CarLink's `heard`).
+        if (message.type === 'link-pong') {
+          this.linkStats.pong('channel', message.t);
+          return;
+        }
         this.driver.heard();
-        if (message.type === 'link-pong') this.linkStats.pong('channel', message.t);
-        else this.applyCommand(message, 'channel');
+        this.applyCommand(message, 'channel');
       },
       log: deps.log,
       ...(deps.takeChannelAnswer ? { takeAnswer: deps.takeChannelAnswer } : {}),

@@ -48,7 +48,7 @@ function incompatibleLine(reason: IncompatibleReason, supported: { min: number; 
 }
 
 interface LinkEvents {
-  /** Any valid message (the deadman's heartbeat). */
+  /** Any valid message but a link pong (the deadman's heartbeat). */
   heard: [];
   /**
    * `driveChannel`: the server answers the agent's drive channel offers; `linkPings`: it answers
@@ -170,7 +170,10 @@ export class CarLink extends EventEmitter<LinkEvents> {
       return;
     }
     this.touch();
-    this.emit('heard');
+    // The answer to the car's own link ping says the server is there, not that anyone drives: it
+    // must not keep a car whose driver's commands stopped coming (through another instance, say)
+    // from its deadman.
+    if (parsed.type !== 'link-pong') this.emit('heard');
     switch (parsed.type) {
       case 'welcome':
         this.welcomed = true;

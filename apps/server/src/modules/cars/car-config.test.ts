@@ -101,7 +101,7 @@ describe("an admin changes a car's config from the Car Status tab", () => {
     expect(saved.json().car).toMatchObject({ status: 'offline' });
 
     const car = await connectCar(host, driving.carId, driving.secret);
-    expect(car.messages[0]).toEqual({ type: 'welcome', config: settings });
+    expect(car.messages[0]).toEqual({ type: 'welcome', config: settings, driveChannel: true });
     await car.close();
   });
 });

@@ -33,7 +33,7 @@ export function CarLinkSummary({ telemetry }: { telemetry: Telemetry }) {
     <div className="space-y-0.5" data-testid="car-link" data-health={health}>
       <span
         className={cx(
-          'inline-flex items-center gap-1 whitespace-nowrap rounded-full border px-1.5 py-px text-[0.7rem] font-bold uppercase tracking-wide',
+          'inline-flex items-center gap-1 rounded-full border px-1.5 py-px text-[0.7rem] font-bold uppercase tracking-wide',
           HEALTH_STYLES[health],
         )}
       >
