@@ -127,6 +127,8 @@ describe('telerace-car doctor', () => {
         PUBLIC_URL: base,
         DATA_DIR: join(dataDir, 'data'),
         LOG_LEVEL: 'warn',
+        // The doctor never asks the server for video: no Janus to start beside the tests.
+        VIDEO: 'off',
         ADMIN_EMAIL: ADMIN.email,
         ADMIN_PASSWORD: ADMIN.password,
       },
