@@ -207,6 +207,14 @@ test('two drivers and an admin run a whole race, from the lobby to the race char
   await expect(first.page.getByTestId('race-countdown')).toHaveText(/^[1-6]$/);
   await expect(second.page.getByTestId('race-countdown')).toHaveText(/^[1-6]$/);
   expect(await inFullScreen(second.page, 'race-countdown')).toBe(true);
+  // The number stays in the picture's upper third, on a desktop and on a phone held sideways in
+  // full screen alike: the car and the road ahead of it stay in sight (issue 41).
+  for (const { page } of drivers) {
+    const number = await page.getByTestId('race-countdown').boundingBox();
+    const picture = await page.getByTestId('video-area').boundingBox();
+    if (!number || !picture) throw new Error('the countdown or the picture is not on screen');
+    expect(number.y + number.height).toBeLessThanOrEqual(picture.y + picture.height / 3 + 1);
+  }
   // The overlays' colours and names are axe-checked on the phone; the desktop's page in the lobby.
   await inBothThemes(first.page, testInfo, 'race-countdown-en-desktop', { axe: false });
   await inBothThemes(second.page, testInfo, 'race-countdown-fr-phone-full-screen');

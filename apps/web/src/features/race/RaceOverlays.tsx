@@ -45,16 +45,17 @@ export function RaceCountdown({ race }: { race: RaceSnapshot }) {
   const value = race.state?.race_status === 'countdown' ? race.state.countdown_value : null;
   if (value === null || value === undefined) return null;
   return (
-    // The upper band of the picture: the car and the road ahead of it stay in sight.
+    // The upper third of the picture at any shape of it (5 % from the top, at most 27 % of its
+    // height tall): the car and the road ahead of it, its middle, stay in sight (issue 41).
     <div
-      className="pointer-events-none absolute inset-x-0 top-[8%] flex justify-center"
+      className="pointer-events-none absolute inset-x-0 top-[5%] flex justify-center"
       aria-live="assertive"
     >
       <span className="sr-only">{t('race.countdown.label')}</span>
       <span
         key={value}
         data-testid="race-countdown"
-        className="font-display text-[min(18cqw,34cqh,9rem)] leading-none font-black text-white italic drop-shadow-[0_4px_12px_rgba(0,0,0,0.8)] motion-safe:animate-pulse"
+        className="font-display text-[min(18cqw,27cqh,9rem)] leading-none font-black text-white italic drop-shadow-[0_4px_12px_rgba(0,0,0,0.8)] motion-safe:animate-pulse"
       >
         {value}
       </span>
