@@ -231,9 +231,11 @@ function Driving({
               <>
                 <TelemetryReadout telemetry={state?.telemetry ?? null} />
                 {fullScreen.active && (
-                  // The header is out of sight: its readouts come along, small, in this corner.
+                  // The header is out of sight: its readouts come along, small, in this corner, one
+                  // under the other like the speed and battery above (in a row that wrapped on a
+                  // 360 px phone, their backing stayed as wide as the corner).
                   <div
-                    className="mt-1.5 flex w-fit max-w-full flex-wrap items-center gap-1 rounded-2xl bg-surface/85 p-1"
+                    className="mt-1.5 flex w-fit max-w-full flex-col items-start gap-1 rounded-2xl bg-surface/85 p-1"
                     data-testid="full-screen-hud"
                   >
                     {readouts}
