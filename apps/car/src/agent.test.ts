@@ -243,7 +243,7 @@ describe('car agent ↔ server', () => {
     expect(log.some((line) => line.includes('deadman'))).toBe(true);
   });
 
-  it('goes neutral on its deadman while the server still answers its link pings (issue 42)', async () => {
+  it('goes neutral on its deadman while the server still answers its link pings and sends other messages (issue 42)', async () => {
     // A server whose drives stopped coming (the driver's instance cut off) but that answers pings:
     // here a pong every 100 ms, far more often than the agent's own pings would bring.
     const server = await startServer(0, { ...welcome, driveChannel: false });
@@ -252,8 +252,27 @@ describe('car agent ↔ server', () => {
     await welcomed(server);
     const stop = heartbeat(server, 0.8, 0.3);
     await vi.waitFor(() => expect(backend.car.state.throttle).toBeCloseTo(0.8));
-    const pongs = setInterval(() => server.send({ type: 'link-pong', t: Date.now() }), 100);
+    // Pongs, and messages that are not commands (a drive channel's answer, a config), keep coming.
+    const pongs = setInterval(() => {
+      server.send({ type: 'link-pong', t: Date.now() });
+      server.send({ type: 'config', settings: DEFAULT_CAR_CONFIG });
+    }, 100);
     cleanups.push(() => clearInterval(pongs));
+    const silentSince = stop();
+    await vi.waitFor(() => expect(backend.isNeutral).toBe(true), { timeout: 2000 });
+    expect(backend.lastNeutralAt - silentSince).toBeLessThanOrEqual(DEADMAN_BOUNDS_MS.max);
+  });
+
+  it('goes neutral on its deadman while late copies of older commands keep coming (issue 42)', async () => {
+    const server = await startServer();
+    cleanups.push(() => server.kill());
+    const { backend } = await startAgent(server.port);
+    await welcomed(server);
+    const stop = heartbeat(server, 0.8, 0.3);
+    await vi.waitFor(() => expect(backend.car.state.throttle).toBeCloseTo(0.8));
+    // The other path's copies, late: older than the last command applied.
+    const late = setInterval(() => server.send({ type: 'drive', throttle: 0.8, steer: 0.3, seq: 1 }), 100);
+    cleanups.push(() => clearInterval(late));
     const silentSince = stop();
     await vi.waitFor(() => expect(backend.isNeutral).toBe(true), { timeout: 2000 });
     expect(backend.lastNeutralAt - silentSince).toBeLessThanOrEqual(DEADMAN_BOUNDS_MS.max);

@@ -86,18 +86,16 @@ export class CarAgent {
     this.channel = new CarChannel({
       offer: (sdp) => this.link.send({ type: 'rtc_offer', sdp }),
       onMessage: (message) => {
-        // A link pong feeds the link's figures, never the deadman (CarLink's `heard`).
+        // A link pong feeds the link's figures, never the deadman (applyCommand).
         if (message.type === 'link-pong') {
           this.linkStats.pong('channel', message.t);
           return;
         }
-        this.driver.heard();
         this.applyCommand(message, 'channel');
       },
       log: deps.log,
       ...(deps.takeChannelAnswer ? { takeAnswer: deps.takeChannelAnswer } : {}),
     });
-    this.link.on('heard', () => this.driver.heard());
     this.link.on('welcome', (config, { driveChannel, linkPings }) => {
       // A new socket: its server numbers commands from 1 again.
       this.newest.reset();
@@ -178,6 +176,11 @@ export class CarAgent {
   private applyCommand(message: Exclude<CarChannelMessage, { type: 'link-pong' }>, path: LinkPath): void {
     this.linkStats.command(message.seq, path);
     if (!this.newest.take(message.seq)) return;
+    // Only a command the car applies feeds its deadman: not a late copy of an older one (old news
+    // from the other path), not a link pong, an `rtc_answer` or a `config` (the server is there,
+    // but nobody may be driving: a car whose driver's commands stopped coming through another
+    // instance kept driving ~500 ms longer on such messages).
+    this.driver.heard();
     if (message.type === 'drive') this.driver.drive(message.throttle, message.steer);
     else this.driver.neutral('stop from the server');
   }

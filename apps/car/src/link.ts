@@ -48,8 +48,6 @@ function incompatibleLine(reason: IncompatibleReason, supported: { min: number; 
 }
 
 interface LinkEvents {
-  /** Any valid message but a link pong (the deadman's heartbeat). */
-  heard: [];
   /**
    * `driveChannel`: the server answers the agent's drive channel offers; `linkPings`: it answers
    * link pings (a server that speaks of the drive channel at all, either way).
@@ -170,10 +168,6 @@ export class CarLink extends EventEmitter<LinkEvents> {
       return;
     }
     this.touch();
-    // The answer to the car's own link ping says the server is there, not that anyone drives: it
-    // must not keep a car whose driver's commands stopped coming (through another instance, say)
-    // from its deadman.
-    if (parsed.type !== 'link-pong') this.emit('heard');
     switch (parsed.type) {
       case 'welcome':
         this.welcomed = true;

@@ -62,7 +62,7 @@ export class Driver {
     this.neutral('start-up');
   }
 
-  /** Any valid message from the server keeps the car alive. */
+  /** A drive or stop the car applied (the agent's to judge): the only thing that keeps the car alive. */
   heard(): void {
     this.deadman.heard();
   }
