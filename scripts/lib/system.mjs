@@ -19,7 +19,16 @@ export const SYSTEM_PACKAGES = {
   // redis-server: the scale-out tests run two instances that talk through Redis (.ci/run starts it).
   // systemd: the deploy tests verify the units and run them under a systemd user manager (not PID 1);
   // logrotate: they rotate a running Janus's log with deploy/logrotate/telerace-janus.
-  test: ['chromium', 'fonts-dejavu-core', 'redis-server', 'systemd', 'logrotate', ...VIDEO_PACKAGES],
+  // openssl: the car doctor's test makes a self-signed certificate (apps/car/src/doctor/doctor.test.ts).
+  test: [
+    'chromium',
+    'fonts-dejavu-core',
+    'openssl',
+    'redis-server',
+    'systemd',
+    'logrotate',
+    ...VIDEO_PACKAGES,
+  ],
   // `npm run check:nginx` (.ci/run runs it): the shipped nginx in front of a server, over TLS.
   nginx: ['nginx', 'openssl'],
 };
