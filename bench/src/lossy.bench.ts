@@ -46,15 +46,12 @@ interface Arrival {
   arrivedAt: number;
 }
 
-interface RowResult {
+/** The columns every row has: delays, commands lost, stale share (delayColumns). */
+type DelayColumns = ReturnType<typeof delayColumns>;
+
+interface RowResult extends DelayColumns {
   path: string;
   loss_percent: number;
-  p50_ms: number;
-  p99_ms: number;
-  max_ms: number;
-  sent: number;
-  lost: number;
-  stale_percent: number;
   /** The path opened over the impaired link (the DataChannel's handshake may need a clean one). */
   opened_over_link: boolean;
 }
@@ -158,16 +155,10 @@ async function measure(
   };
 }
 
-type WholePathRow = {
+type WholePathRow = DelayColumns & {
   car_link: string;
   lossy_legs: string;
   loss_percent: number;
-  p50_ms: number;
-  p99_ms: number;
-  max_ms: number;
-  sent: number;
-  lost: number;
-  stale_percent: number;
   deadman_trips: number;
   opened_over_link: string;
 };

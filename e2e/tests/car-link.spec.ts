@@ -6,38 +6,19 @@
  * both themes. A simulated car of the main server, its real agent on loopback, shows a good link
  * with its drive channel open. The car made here is deleted at the end.
  */
-import { expect, type Page, type TestInfo, test } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import WebSocket from 'ws';
 import { E2E_ADMIN } from '../playwright.config.js';
-import {
-  acceptCookies,
-  adminToken,
-  logIn,
-  screenshot,
-  seriousA11yViolations,
-  switchTheme,
-  translations,
-} from './support.js';
+import { acceptCookies, adminToken, inBothThemes, logIn, translations } from './support.js';
 
 const { en, fr } = translations();
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
+/** What axe reads of the admin page: the Car Status tab's panel. */
+const CAR_STATUS = { within: '#admin-panel-car-status' };
+
 /** The link a car on a poor 4G uplink reports. */
 const POOR_LINK = { channel: true, rttMs: 190, lossPercent: 4.2, deadmanTrips: 2 };
-
-/** Screenshots of the car's row in the page's theme and in the other one, axe clean in both. */
-async function inBothThemes(page: Page, testInfo: TestInfo, name: string): Promise<void> {
-  await page.emulateMedia({ reducedMotion: 'reduce' });
-  for (let i = 0; i < 2; i++) {
-    const theme = await page.evaluate(() =>
-      document.documentElement.classList.contains('dark') ? 'dark' : 'light',
-    );
-    await screenshot(page, testInfo, `${name}-${theme}`, { fullPage: false });
-    const checks = { within: '#admin-panel-car-status', rules: i === 0 ? undefined : ['color-contrast'] };
-    expect(await seriousA11yViolations(page, checks), `${name} in the ${theme} theme`).toEqual([]);
-    await switchTheme(page);
-  }
-}
 
 test('Car Status shows a degraded car link in amber with its reasons, and a good one', async ({
   page,
@@ -89,7 +70,7 @@ test('Car Status shows a degraded car link in amber with its reasons, and a good
     await expect(link).toContainText('190 ms');
     await expect(link).toContainText('4.2 % lost');
     await link.evaluate((element) => element.scrollIntoView({ block: 'center' }));
-    await inBothThemes(page, testInfo, 'car-status-link-degraded-desktop');
+    await inBothThemes(page, testInfo, 'car-status-link-degraded-desktop', CAR_STATUS);
 
     // A simulated car's real agent, on loopback: its drive channel open, its link good.
     const simulated = page
@@ -109,14 +90,14 @@ test('Car Status shows a degraded car link in amber with its reasons, and a good
     const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
     expect(scrollWidth, 'no sideways scrolling at 360 px').toBeLessThanOrEqual(360);
     await card.evaluate((element) => element.scrollIntoView({ block: 'center' }));
-    await inBothThemes(page, testInfo, 'car-status-link-degraded-360-fr');
+    await inBothThemes(page, testInfo, 'car-status-link-degraded-360-fr', CAR_STATUS);
 
     // A phone held sideways: the table's width, the link still whole.
     await page.setViewportSize({ width: 844, height: 390 });
     const sideways = page.getByTestId('car-link').filter({ visible: true }).filter({ hasText: '190 ms' });
     await expect(sideways).toContainText(fr.carStatus.link.health.degraded);
     await sideways.evaluate((element) => element.scrollIntoView({ block: 'center' }));
-    await inBothThemes(page, testInfo, 'car-status-link-degraded-sideways-fr');
+    await inBothThemes(page, testInfo, 'car-status-link-degraded-sideways-fr', CAR_STATUS);
   } finally {
     clearInterval(report);
     agent.close();

@@ -231,13 +231,14 @@ export async function switchTheme(page: Page, to?: 'dark' | 'light'): Promise<vo
 /**
  * Screenshots of the screen as the driver sees it, in the page's theme and then in the other one
  * (`<name>-<theme>`), and axe clean in both (unless `axe: false`, for a state another test already
- * checks): each state of the control page, dark and light alike.
+ * checks): each state of the control page, dark and light alike. `within`: the part of the page
+ * axe reads (default the control page; an admin tab's panel for the admin's screens).
  */
 export async function inBothThemes(
   page: Page,
   testInfo: TestInfo,
   name: string,
-  { axe = true }: { axe?: boolean } = {},
+  { axe = true, within = '[data-testid="control-page"]' }: { axe?: boolean; within?: string } = {},
 ): Promise<void> {
   // Colours change at once (no 150 ms transition half-way through when axe reads them).
   await page.emulateMedia({ reducedMotion: 'reduce' });
@@ -246,10 +247,10 @@ export async function inBothThemes(
       document.documentElement.classList.contains('dark') ? 'dark' : 'light',
     );
     await screenshot(page, testInfo, `${name}-${theme}`, { fullPage: false });
-    // The control page (its full-screen stage included); in the second theme only what a theme
-    // changes, the colours' contrast.
+    // The part of the page (the control page with its full-screen stage by default); in the
+    // second theme only what a theme changes, the colours' contrast.
     const checks = {
-      within: '[data-testid="control-page"]',
+      within,
       rules: i === 0 ? undefined : ['color-contrast'],
     };
     if (axe) expect(await seriousA11yViolations(page, checks), `${name} in the ${theme} theme`).toEqual([]);

@@ -44,6 +44,20 @@ async function renderConnected(user: User = member) {
   return view;
 }
 
+/** The page's event socket, open, and the race store listening to it; `close` undoes both. */
+function openRaceEvents() {
+  const detach = raceStore.attach();
+  eventSocket.connect('access-token-1');
+  const events = FakeSocket.last;
+  act(() => events.serverOpen());
+  const close = () => {
+    eventSocket.disconnect();
+    detach();
+    raceStore.clear();
+  };
+  return { events, close };
+}
+
 /** The drives sent, without their numbers (lib/control-socket.test.ts checks those). */
 const drivesOf = (socket: FakeSocket) =>
   socket.messages.filter((m) => m.type === 'drive').map(({ seq: _seq, ...drive }) => drive);
@@ -303,10 +317,7 @@ describe('Control page', () => {
     stubFetch({ 'GET /api/cars/3/status': () => json(200, { ...car, session_ends_at: inMinutes(2) }) });
     await renderConnected();
     expect(await screen.findByTestId('session-timer')).toHaveTextContent(/^Your turn ends in (1:59|2:00)$/);
-    const detach = raceStore.attach();
-    eventSocket.connect('access-token-1');
-    const events = FakeSocket.last;
-    act(() => events.serverOpen());
+    const { events, close } = openRaceEvents();
     const tell = (state: RaceState) =>
       act(() => events.serverSend({ type: 'race_state_update', payload: state }));
     try {
@@ -330,19 +341,14 @@ describe('Control page', () => {
         "La voiture est à vous jusqu'à la fin de la course",
       );
     } finally {
-      eventSocket.disconnect();
-      detach();
-      raceStore.clear();
+      close();
     }
   });
 
   it('joins the race lobby by itself when it opens with no race running, shown over the video', async () => {
     stubFetch({ 'GET /api/cars/3/status': () => json(200, car) });
     await renderConnected();
-    const detach = raceStore.attach();
-    eventSocket.connect('access-token-1');
-    const events = FakeSocket.last;
-    act(() => events.serverOpen());
+    const { events, close } = openRaceEvents();
     try {
       act(() =>
         events.serverSend({
@@ -364,9 +370,7 @@ describe('Control page', () => {
       expect(video.getByTestId('race-lobby-count')).toHaveTextContent('0/1 pilots ready');
       expect(video.getByRole('button', { name: "I'm ready" })).toBeVisible();
     } finally {
-      eventSocket.disconnect();
-      detach();
-      raceStore.clear();
+      close();
     }
   });
 
@@ -381,10 +385,7 @@ describe('Control page', () => {
     );
     stubFetch({ 'GET /api/cars/3/status': () => json(200, car) });
     await renderConnected();
-    const detach = raceStore.attach();
-    eventSocket.connect('access-token-1');
-    const events = FakeSocket.last;
-    act(() => events.serverOpen());
+    const { events, close } = openRaceEvents();
     try {
       act(() =>
         events.serverSend({
@@ -401,9 +402,7 @@ describe('Control page', () => {
       await userEvent.click(screen.getByRole('button', { name: 'Enter full screen' }));
       expect(within(stage).getByTestId('race-overlay')).toHaveAttribute('data-placement', 'over');
     } finally {
-      eventSocket.disconnect();
-      detach();
-      raceStore.clear();
+      close();
     }
   });
 
