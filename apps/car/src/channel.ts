@@ -57,9 +57,6 @@ export class CarChannel {
   #openTimer: NodeJS.Timeout | undefined;
   #werift: Promise<Werift> | null = null;
   readonly #backoff: Backoff;
-  #dropped = 0;
-  /** Commands received on the channel (valid ones). */
-  received = 0;
 
   constructor(private readonly options: CarChannelOptions) {
     this.#backoff =
@@ -69,11 +66,6 @@ export class CarChannel {
 
   get state(): CarChannelState {
     return this.#state;
-  }
-
-  /** Messages on the channel that were not a valid command. */
-  get dropped(): number {
-    return this.#dropped;
   }
 
   /** The socket was welcomed by a server that answers offers: open the channel (and keep it open). */
@@ -182,10 +174,9 @@ export class CarChannel {
       if (!parsed.success) throw new Error('invalid');
       message = parsed.data;
     } catch {
-      this.#dropped += 1;
+      // Not a command of the server's: nothing to apply.
       return;
     }
-    this.received += 1;
     this.options.onMessage(message);
   }
 
