@@ -138,7 +138,12 @@ export class CarAgent {
         case 'video':
           if (this.stopping) return;
           if (this.deps.video) {
-            this.deps.video.start({ host: message.host, port: message.port, codec: message.codec });
+            this.deps.video.start({
+              host: message.host,
+              port: message.port,
+              codec: message.codec,
+              srtp: message.srtp,
+            });
           } else {
             this.deps.log(`video: camera disabled, not streaming to ${message.host}:${message.port}`);
           }

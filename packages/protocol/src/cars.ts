@@ -429,6 +429,15 @@ export const ServerCarMessage = z.discriminatedUnion('type', [
     host: z.string().min(1).max(255),
     port: z.number().int().min(1).max(65_535),
     codec: VideoCodec,
+    /**
+     * The SRTP master key and salt for this mountpoint (base64 of 30 bytes): every packet is
+     * encrypted and authenticated with it, and anything else sent to the port is dropped. A new
+     * one whenever the mountpoint is made again (docs/video.md "The car's uplink").
+     */
+    srtp: z.object({
+      suite: z.literal('AES_CM_128_HMAC_SHA1_80'),
+      key: z.string().regex(/^[A-Za-z0-9+/]{40}$/),
+    }),
   }),
   /** Nobody drives the car any more: stop streaming (saves the car's CPU and data). */
   z.object({ type: z.literal('video-stop') }),

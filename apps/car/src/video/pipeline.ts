@@ -135,12 +135,17 @@ export function encodeElements(
   return ['videoconvert', '!', ...encode, '!', 'identity', `name=${SENT_FRAMES_ELEMENT}`, 'silent=false'];
 }
 
+/** A host name or IP literal (brackets allowed around IPv6), without them; throws otherwise. */
+export function validHost(host: string): string {
+  if (!HOST.test(host) || host.includes('..')) {
+    throw new Error(`video pipeline: invalid host ${JSON.stringify(host)}`);
+  }
+  return host.replace(/^\[|\]$/g, '');
+}
+
 export function buildVideoPipeline(options: PipelineOptions): GstCommand {
   const port = int('port', options.port, 1, 65_535);
-  if (!HOST.test(options.host) || options.host.includes('..')) {
-    throw new Error(`video pipeline: invalid host ${JSON.stringify(options.host)}`);
-  }
-  const host = options.host.replace(/^\[|\]$/g, '');
+  const host = validHost(options.host);
   const source = sourceElements(options);
   const encoder = options.encoder ?? defaultEncoder(options.source);
   const encode = encodeElements(encoder, options);

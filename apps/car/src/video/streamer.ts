@@ -29,12 +29,14 @@ import {
 } from './pipeline.js';
 import { type CameraPose, SimCamera, type SpawnFn } from './sim-camera.js';
 import { spawnTiedToAgent } from './tied-spawn.js';
+import { VideoUplink } from './uplink.js';
 
-/** Where the server wants the camera's RTP (H.264, payload type 96). */
+/** Where the server wants the camera's RTP (H.264, payload type 96), and the SRTP key it takes. */
 export interface VideoTarget {
   host: string;
   port: number;
   codec: VideoCodec;
+  srtp: { suite: 'AES_CM_128_HMAC_SHA1_80'; key: string };
 }
 
 /** What the agent needs of a camera stream. */
@@ -90,7 +92,7 @@ interface Run {
 }
 
 const sameTarget = (a: VideoTarget, b: VideoTarget) =>
-  a.host === b.host && a.port === b.port && a.codec === b.codec;
+  a.host === b.host && a.port === b.port && a.codec === b.codec && a.srtp.key === b.srtp.key;
 
 /** `gst-inspect-1.0 --exists NAME`: whether this GStreamer has the element. */
 export function gstHasElement(name: string): Promise<boolean> {
@@ -127,6 +129,8 @@ export class VideoStreamer implements VideoOutput {
   private retry: NodeJS.Timeout | undefined;
   private readonly backoff: Backoff;
   private encoderChoice: Promise<VideoEncoder> | undefined;
+  /** Encrypts GStreamer's RTP for the server (uplink.ts). */
+  readonly uplink: VideoUplink;
 
   constructor(private readonly options: VideoStreamerOptions) {
     if (options.source === 'sim' && !options.getState) {
@@ -136,6 +140,7 @@ export class VideoStreamer implements VideoOutput {
       initialMs: options.restartInitialMs ?? 1_000,
       maxMs: options.restartMaxMs ?? 30_000,
     });
+    this.uplink = new VideoUplink({ log: options.log });
   }
 
   /** The target being streamed to (also while waiting to restart). */
@@ -154,7 +159,14 @@ export class VideoStreamer implements VideoOutput {
 
   start(target: VideoTarget): void {
     if (this.current && sameTarget(this.current, target)) return;
-    this.current = { host: target.host, port: target.port, codec: target.codec };
+    try {
+      this.uplink.setTarget({ host: target.host, port: target.port, key: target.srtp.key });
+    } catch (error) {
+      // An invalid host or key: retrying cannot help, the next target may.
+      this.options.log(`video: cannot start the camera: ${(error as Error).message}`);
+      return;
+    }
+    this.current = { host: target.host, port: target.port, codec: target.codec, srtp: { ...target.srtp } };
     const epoch = ++this.epoch;
     clearTimeout(this.retry);
     this.backoff.reset();
@@ -169,6 +181,7 @@ export class VideoStreamer implements VideoOutput {
   stop(): Promise<void> {
     if (this.current) this.options.log('video: stopped');
     this.current = undefined;
+    this.uplink.setTarget(null);
     this.epoch++;
     clearTimeout(this.retry);
     this.retry = undefined;
@@ -187,7 +200,8 @@ export class VideoStreamer implements VideoOutput {
   private async launch(epoch: number): Promise<void> {
     const source = this.options.source;
     const encoder = source === 'libcamera' || source === 'v4l2' ? await this.encoder() : undefined;
-    const target = this.current;
+    // GStreamer sends to the uplink on loopback, which encrypts for the server.
+    const target = this.current && { host: '127.0.0.1', port: await this.uplink.localPort() };
     if (epoch !== this.epoch || !target || this.run) return;
     let child: ChildProcess | undefined;
     let camera: SimCamera | undefined;

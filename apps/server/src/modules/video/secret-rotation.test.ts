@@ -138,7 +138,7 @@ describe('rotating secrets against a Janus that keeps running', () => {
       pin,
     );
 
-    cameras.push(fakeCamera(String(target.host), Number(target.port)));
+    cameras.push(fakeCamera(target));
     await receive(after.testApp, after.host, accessToken, streamId, pin);
     expect(after.testApp.logText()).not.toContain('video mountpoint operation failed');
     expect(after.testApp.logText()).not.toContain('another secret');

@@ -98,8 +98,8 @@ export class VideoService {
   readonly #mountpoints: Mountpoints;
   /** Cars with a live driving session, whose camera should stream. */
   readonly #driven = new Set<number>();
-  /** The RTP port each connected car was last told to stream to (no repeats of the same). */
-  readonly #told = new Map<number, number>();
+  /** The mountpoint each connected car was last told to stream to (no repeats of the same). */
+  readonly #told = new Map<number, Mountpoint>();
   /** One mountpoint operation at a time per car. */
   readonly #queues = new Map<number, Promise<unknown>>();
   #stopped = false;
@@ -249,6 +249,25 @@ export class VideoService {
     return this.#serially(carId, () => this.#mountpoints.rekey(carId));
   }
 
+  /**
+   * The car's secret was rotated (its socket is closed everywhere): the mountpoint this instance
+   * made goes, and with it the SRTP key the old secret's holder was told. The car's next
+   * connection makes a new one, with a new key.
+   */
+  carSecretRotated(carId: number): Promise<void> {
+    this.#told.delete(carId);
+    const made = this.#mountpoints.of(carId);
+    const client = this.janus.client;
+    if (!made || !client) return Promise.resolve();
+    return this.#serially(carId, async () => {
+      if (this.#mountpoints.of(carId) !== made) return;
+      this.#mountpoints.forget(carId);
+      await this.#mountpoints.destroy(client, carId, made.streamId);
+      // Connected again meanwhile (on this instance): its new mountpoint, its new key.
+      await this.#ensureAndSend(carId);
+    });
+  }
+
   /** The car is gone for good: the mountpoint this instance made goes too. */
   carDeleted(carId: number): Promise<void> {
     this.#driven.delete(carId);
@@ -373,9 +392,15 @@ export class VideoService {
     // would replace the holder's (and its port).
     if (!client || this.#stopped || !this.#options.cars.holds(carId)) return;
     const mountpoint = await this.#mountpoints.ensure(client, carId);
-    if (!mountpoint || !this.#driven.has(carId) || this.#told.get(carId) === mountpoint.port) return;
+    if (!mountpoint || !this.#driven.has(carId) || this.#told.get(carId) === mountpoint) return;
     const host = this.#options.config.janusRtpHost;
-    if (this.#options.cars.sendToCar(carId, { type: 'video', host, port: mountpoint.port, codec: CODEC }))
-      this.#told.set(carId, mountpoint.port);
+    const message = {
+      type: 'video',
+      host,
+      port: mountpoint.port,
+      codec: CODEC,
+      srtp: { suite: 'AES_CM_128_HMAC_SHA1_80', key: mountpoint.srtpKey },
+    } as const;
+    if (this.#options.cars.sendToCar(carId, message)) this.#told.set(carId, mountpoint);
   }
 }

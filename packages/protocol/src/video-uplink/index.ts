@@ -1,0 +1,2 @@
+/** The car's video uplink to the server (Node only): SRTP, loss repair and feedback. */
+export * from './srtp.js';
