@@ -9,7 +9,7 @@ import { ChatAnnouncementSettings } from './integrations.js';
 import { LiveLeaderboardRow, RACE_SETTINGS_LIMITS, RaceState } from './races.js';
 import { BrowserHello, IncompatibleMessage, SocketErrorMessage } from './socket-messages.js';
 import { DISCONNECT_REASONS } from './sockets.js';
-import { CarVideo, VideoCodec } from './video.js';
+import { CarVideo, SRTP_SUITE, VideoCodec } from './video.js';
 
 /** Bumped when the car protocol changes incompatibly. */
 export const CAR_PROTOCOL_VERSION = 1;
@@ -435,7 +435,7 @@ export const ServerCarMessage = z.discriminatedUnion('type', [
      * one whenever the mountpoint is made again (docs/video.md "The car's uplink").
      */
     srtp: z.object({
-      suite: z.literal('AES_CM_128_HMAC_SHA1_80'),
+      suite: z.literal(SRTP_SUITE),
       key: z.string().regex(/^[A-Za-z0-9+/]{40}$/),
     }),
   }),

@@ -1,9 +1,17 @@
 import { createSocket } from 'node:dgram';
-import { masterFromBase64, readRtpHeader, SrtpReceiver } from '@telerace/protocol/video-uplink';
+import {
+  decodeParity,
+  encodeFeedback,
+  type Feedback,
+  feedbackKey,
+  masterFromBase64,
+  readRtpHeader,
+  SrtpReceiver,
+} from '@telerace/protocol/video-uplink';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { VideoStreamer } from './streamer.js';
 import { rtpArrives, TEST_SRTP, udpSink } from './testing.js';
-import { VideoUplink } from './uplink.js';
+import { type UplinkRepair, VideoUplink } from './uplink.js';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -12,14 +20,14 @@ afterEach(async () => {
 
 const START_CODE = Buffer.from([0, 0, 0, 1]);
 /**
- * Whether a clear RTP H.264 payload starts a keyframe: an IDR slice (NAL header 0x65) alone, or the
- * first fragment of one (FU-A 0x7c, start bit and type 5: 0x85) — every second in this stream.
+ * Whether a clear RTP H.264 payload starts a keyframe split over packets: a FU-A (NAL header 0x7c)
+ * whose first fragment (start bit) is an IDR slice (type 5): 0x7c 0x85 — every second in this
+ * stream. By chance, 1 encrypted packet in 65,536 starts so.
  */
 function startsKeyframe(rtp: Buffer): boolean {
   const header = readRtpHeader(rtp);
   if (!header) return false;
-  const at = (i: number) => rtp[header.payloadOffset + i];
-  return at(0) === 0x65 || (at(0) === 0x7c && at(1) === 0x85);
+  return rtp[header.payloadOffset] === 0x7c && rtp[header.payloadOffset + 1] === 0x85;
 }
 
 async function sendLocal(port: number, packet: Buffer): Promise<void> {
@@ -90,5 +98,100 @@ describe('VideoUplink', () => {
     });
     // Decrypted, the same packets start keyframes.
     expect(clear.filter(startsKeyframe).length).toBeGreaterThan(0);
+  });
+});
+
+describe('VideoUplink loss repair', () => {
+  const key = feedbackKey(masterFromBase64(TEST_SRTP.key));
+  let counter = 0;
+
+  /** An uplink streaming to a sink that can answer with signed feedback, as the server's ingest does. */
+  async function streaming(repair: UplinkRepair = 'auto') {
+    const sink = createSocket('udp4');
+    const received: Buffer[] = [];
+    let uplinkAddress: { address: string; port: number } | undefined;
+    sink.on('message', (datagram, from) => {
+      received.push(datagram);
+      uplinkAddress = from;
+    });
+    await new Promise<void>((resolve) => sink.bind(0, '127.0.0.1', resolve));
+    const keyframes: number[] = [];
+    const uplink = new VideoUplink({
+      log: () => {},
+      repair,
+      onKeyframeRequest: () => keyframes.push(Date.now()),
+    });
+    cleanups.push(
+      () => uplink.close(),
+      () => sink.close(),
+    );
+    uplink.setTarget({ host: '127.0.0.1', port: sink.address().port, key: TEST_SRTP.key });
+    const local = await uplink.localPort();
+    const answer = (feedback: Feedback, signedWith = key, number = ++counter) => {
+      if (!uplinkAddress) throw new Error('nothing received yet');
+      sink.send(encodeFeedback(signedWith, number, feedback), uplinkAddress.port, uplinkAddress.address);
+    };
+    const media = () => received.filter((d) => (d[0] as number) >> 6 === 2);
+    const parity = () => received.filter((d) => decodeParity(d) !== null);
+    return { uplink, local, received, media, parity, answer, keyframes };
+  }
+
+  const report = (lost: number): Feedback => ({
+    kind: 'report',
+    received: 100,
+    lost,
+    recovered: 0,
+    retransmitted: 0,
+    unrepaired: 0,
+    kbps: 800,
+    queueMs: 0,
+    rttMs: 0,
+  });
+
+  it('sends again what a signed NACK asks for, at most three times; ignores unsigned and replayed feedback', async () => {
+    const { local, media, answer, uplink } = await streaming();
+    for (let seq = 1; seq <= 5; seq++) await sendLocal(local, rtp(seq));
+    await vi.waitFor(() => expect(media()).toHaveLength(5));
+    answer({ kind: 'nack', ssrc: 99, seqs: [2, 4, 77] });
+    await vi.waitFor(() => expect(media()).toHaveLength(7));
+    expect(media().slice(5)).toEqual([media()[1], media()[3]]);
+    // Under another key, or an old one replayed: nothing.
+    answer({ kind: 'nack', ssrc: 99, seqs: [1] }, feedbackKey(Buffer.alloc(30, 3)));
+    answer({ kind: 'nack', ssrc: 99, seqs: [1] }, key, 1);
+    for (let i = 0; i < 4; i++) answer({ kind: 'nack', ssrc: 99, seqs: [3] });
+    await vi.waitFor(() => expect(media()).toHaveLength(10));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(media()).toHaveLength(10);
+    expect(uplink.counters.resent).toBe(5);
+  });
+
+  it('sends parity packets only once the server reports losses, and calls for a keyframe when asked', async () => {
+    const { local, parity, answer, keyframes, uplink } = await streaming();
+    await sendLocal(local, rtp(1));
+    await vi.waitFor(() => expect(uplink.counters.sent).toBe(1));
+    expect(parity()).toEqual([]);
+    answer(report(3));
+    await vi.waitFor(() => expect(uplink.report?.lost).toBe(3));
+    expect(uplink.sendingParity).toBe(true);
+    const marked = rtp(2);
+    marked[1] = 0x80 | 96;
+    await sendLocal(local, marked);
+    await vi.waitFor(() => expect(parity()).toHaveLength(1));
+    answer({ kind: 'keyframe' });
+    await vi.waitFor(() => expect(keyframes).toHaveLength(1));
+  });
+
+  it("with repair off, neither parity nor resends nor keyframes — the server's reports still count", async () => {
+    const { local, media, parity, answer, keyframes, uplink } = await streaming('off');
+    await sendLocal(local, rtp(1));
+    await vi.waitFor(() => expect(media()).toHaveLength(1));
+    answer(report(5));
+    answer({ kind: 'nack', ssrc: 99, seqs: [1] });
+    answer({ kind: 'keyframe' });
+    await vi.waitFor(() => expect(uplink.report?.lost).toBe(5));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(media()).toHaveLength(1);
+    expect(parity()).toEqual([]);
+    expect(keyframes).toEqual([]);
   });
 });

@@ -9,7 +9,6 @@
  */
 import { createCipheriv, createHmac, timingSafeEqual } from 'node:crypto';
 
-export const SRTP_SUITE = 'AES_CM_128_HMAC_SHA1_80';
 /** Master key (16 bytes) followed by the master salt (14 bytes): Janus's `srtpcrypto`, in base64. */
 export const SRTP_MASTER_LENGTH = 30;
 const KEY_LENGTH = 16;

@@ -30,11 +30,21 @@ export interface Mountpoint {
   srtpKey: string;
 }
 
-const isLoopback = (host: string): boolean =>
+export const isLoopback = (host: string): boolean =>
   host === 'localhost' || host === '::1' || host === '[::1]' || host.startsWith('127.');
 
+/**
+ * Where the ingest reaches the mountpoints' RTP ports: the Janus the server runs is on this
+ * machine; an external one on its REST API's host.
+ */
+export function janusMediaHost(config: Pick<Config, 'janusApiUrl'>): string {
+  if (config.janusApiUrl === null) return '127.0.0.1';
+  const host = new URL(config.janusApiUrl).hostname.replace(/^\[(.*)\]$/, '$1');
+  return isLoopback(host) ? '127.0.0.1' : host;
+}
+
 interface MountpointsDeps {
-  config: Pick<Config, 'janusRtpHost' | 'jwtSecret'>;
+  config: Pick<Config, 'janusApiUrl' | 'jwtSecret'>;
   log: FastifyBaseLogger;
   janus: Pick<JanusLocator, 'client'>;
   /** The mountpoints' PINs, shared by every instance. */
@@ -220,7 +230,8 @@ export class Mountpoints {
     if (streamId === null) return null;
     const pin = (await this.pinsOf([carId])).get(carId);
     if (pin === undefined) return null;
-    const host = this.#deps.config.janusRtpHost;
+    // Only the ingest sends to the mountpoint: on loopback, unless Janus is another machine.
+    const host = janusMediaHost(this.#deps.config);
     const options = {
       id: streamId,
       pin,
