@@ -29,7 +29,7 @@ import {
 } from './pipeline.js';
 import { type CameraPose, SimCamera, type SpawnFn } from './sim-camera.js';
 import { spawnTiedToAgent } from './tied-spawn.js';
-import { VideoUplink } from './uplink.js';
+import { type UplinkRepair, VideoUplink } from './uplink.js';
 
 /** Where the server wants the camera's RTP (H.264, payload type 96), and the SRTP key it takes. */
 export interface VideoTarget {
@@ -60,6 +60,8 @@ export interface VideoStreamerOptions {
   framerate?: number;
   /** kbit/s. */
   bitrate?: number;
+  /** Loss repair on the uplink (default `auto`). */
+  repair?: UplinkRepair;
   /** The V4L2 device (source `v4l2`). */
   device?: string;
   /** Whether GStreamer has an element (default: `gst-inspect-1.0 --exists`); picks the encoder. */
@@ -140,7 +142,10 @@ export class VideoStreamer implements VideoOutput {
       initialMs: options.restartInitialMs ?? 1_000,
       maxMs: options.restartMaxMs ?? 30_000,
     });
-    this.uplink = new VideoUplink({ log: options.log });
+    this.uplink = new VideoUplink({
+      log: options.log,
+      ...(options.repair ? { repair: options.repair } : {}),
+    });
   }
 
   /** The target being streamed to (also while waiting to restart). */
@@ -361,6 +366,7 @@ export function createVideoStreamer(
     height: video.height,
     framerate: video.framerate,
     bitrate: video.bitrate,
+    repair: video.repair,
     device: video.device,
   });
 }
