@@ -64,7 +64,7 @@ describe("a car's video: only its own encrypted stream reaches a viewer (real Ja
   }
 
   it("gives the car an SRTP key; a stranger's plain RTP, or RTP under another key, reaches no viewer; the car's does", async () => {
-    const { target, peer } = await watchedCar('SRTP 1');
+    const { driving, target, peer } = await watchedCar('SRTP 1');
     expect(target.srtp).toMatchObject({ suite: 'AES_CM_128_HMAC_SHA1_80' });
     expect(Buffer.from(target.srtp.key, 'base64')).toHaveLength(30);
 
@@ -73,6 +73,10 @@ describe("a car's video: only its own encrypted stream reaches a viewer (real Ja
     const otherKey = { ...plain, srtp: { key: Buffer.alloc(30, 1).toString('base64') } };
     expect(await receivedWhile(peer, () => fakeCamera(otherKey, { ssrc: 0x5752_414f }))).toBe(0);
     expect(await receivedWhile(peer, () => fakeCamera(target))).toBeGreaterThan(20);
+    // The ingest counts what it refused (telerace_video_ingest_packets_total{outcome="refused"}).
+    await expect
+      .poll(() => testApp.app.video.ingest.figuresOf(driving.carId)?.counters.refused, { timeout: 3_000 })
+      .toBeGreaterThanOrEqual(60);
   });
 
   it("refuses a replay of the car's own packets, captured on the wire", async () => {

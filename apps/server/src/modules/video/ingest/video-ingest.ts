@@ -69,6 +69,11 @@ export class VideoIngest {
     return this.#open.get(carId)?.port ?? null;
   }
 
+  /** Every open car's figures of the last second. */
+  allFigures(): Iterable<IngestFigures> {
+    return this.#figures.values();
+  }
+
   /** The car's figures of the last second, while its port is open. */
   figuresOf(carId: number): IngestFigures | undefined {
     return this.#figures.get(carId);
