@@ -202,12 +202,14 @@ export class CarAgent {
     if (!this.link.isWelcomed) return;
     const fps = this.deps.video?.fps();
     const kbps = this.deps.video?.kbps?.();
+    const video = this.deps.video?.quality?.();
     const message = CarAgentMessage.safeParse({
       type: 'telemetry',
       ...this.deps.telemetry?.(),
       ...this.deps.backend.telemetry?.(),
       ...(fps === undefined ? {} : { fps: Math.min(240, fps) }),
       ...(kbps === undefined ? {} : { kbps }),
+      ...(video === undefined ? {} : { video }),
       ...(this.serverPongs ? { link: this.linkStats.snapshot(this.channel.state === 'open') } : {}),
     });
     if (message.success) this.link.send(message.data);

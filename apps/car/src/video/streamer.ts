@@ -15,7 +15,7 @@
  * has it (`v4l2h264enc`), else x264; `test` is GStreamer's test pattern.
  */
 import { type ChildProcess, execFile } from 'node:child_process';
-import { Backoff, type VideoCodec } from '@telerace/protocol';
+import { Backoff, type CarVideoQuality, type VideoCodec } from '@telerace/protocol';
 import type { VideoSettings } from '../settings.js';
 import type { SimCar } from '../sim/sim-car.js';
 import type { Track } from '../sim/track.js';
@@ -23,6 +23,10 @@ import { FrameMeter } from './frame-meter.js';
 import {
   buildVideoPipeline,
   chooseEncoder,
+  DEFAULT_BITRATE,
+  DEFAULT_FRAMERATE,
+  DEFAULT_HEIGHT,
+  DEFAULT_WIDTH,
   GST_LAUNCH,
   type VideoEncoder,
   type VideoSource,
@@ -47,6 +51,8 @@ export interface VideoOutput {
   fps(): number | undefined;
   /** Kilobits per second of video sent lately, when known and streaming. */
   kbps?(): number | undefined;
+  /** The picture and bitrate sent now, and what the uplink lost, while streaming. */
+  quality?(): CarVideoQuality | undefined;
 }
 
 export interface VideoStreamerOptions {
@@ -133,6 +139,8 @@ export class VideoStreamer implements VideoOutput {
   private encoderChoice: Promise<VideoEncoder> | undefined;
   /** Encrypts GStreamer's RTP for the server (uplink.ts). */
   readonly uplink: VideoUplink;
+  /** kbit/s the encoder aims at now, when adapted to the uplink (bitrate.ts); else the configured one. */
+  private bitrate: number | undefined;
 
   constructor(private readonly options: VideoStreamerOptions) {
     if (options.source === 'sim' && !options.getState) {
@@ -200,6 +208,24 @@ export class VideoStreamer implements VideoOutput {
 
   kbps(): number | undefined {
     return this.run?.meter.kbps();
+  }
+
+  quality(): CarVideoQuality | undefined {
+    if (!this.run) return undefined;
+    const maxBitrate = this.options.bitrate ?? DEFAULT_BITRATE;
+    const report = this.uplink.report;
+    const packets = report ? report.received + report.lost : 0;
+    const percent = (count: number) => Math.round((1000 * count) / packets) / 10;
+    return {
+      width: this.options.width ?? DEFAULT_WIDTH,
+      height: this.options.height ?? DEFAULT_HEIGHT,
+      framerate: this.options.framerate ?? DEFAULT_FRAMERATE,
+      bitrate: Math.round(this.bitrate ?? maxBitrate),
+      maxBitrate,
+      ...(packets > 0 && report
+        ? { lossPercent: percent(report.lost), unrepairedPercent: percent(report.unrepaired) }
+        : {}),
+    };
   }
 
   private async launch(epoch: number): Promise<void> {

@@ -87,6 +87,8 @@ describe('VideoUplink', () => {
     cleanups.push(() => s.stop());
     s.start({ host: '127.0.0.1', port: sink.port, codec: 'h264', srtp: TEST_SRTP });
     await rtpArrives(sink, { moreThan: 60 });
+    // What the car reports it sends (no report from a server here: no loss figures).
+    expect(s.quality()).toEqual({ width: 160, height: 120, framerate: 30, bitrate: 800, maxBitrate: 800 });
     const wire = sink.rtp();
     expect(wire.some((packet) => packet.includes(START_CODE))).toBe(false);
     expect(wire.filter(startsKeyframe)).toEqual([]);
