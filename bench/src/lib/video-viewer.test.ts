@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { type InboundVideo, inboundDelta, type PresentedFrame, summarizeWindow } from './video-viewer.js';
+
+/** Frames shown every `every` ms from `from`, each captured `g2g` ms before; `unreadable` indexes have no strip. */
+function frames(
+  from: number,
+  count: number,
+  every: number,
+  g2g: number,
+  unreadable: number[] = [],
+): PresentedFrame[] {
+  return Array.from({ length: count }, (_, i) => ({
+    shownAt: from + i * every,
+    presented: 100 + i,
+    captured: unreadable.includes(i) ? null : from + i * every - g2g,
+  }));
+}
+
+describe('summarizeWindow', () => {
+  it('counts the frames, the damaged ones and glass-to-glass within the window', () => {
+    const summary = summarizeWindow(frames(1_000, 30, 100, 50, [3, 4]), { from: 1_000, to: 4_000, fps: 10 });
+    expect(summary).toMatchObject({ seconds: 3, presented: 30, readable: 28, damaged: 2 });
+    expect(summary.intactPercent).toBeCloseTo((100 * 28) / 30);
+    expect(summary.g2g.p50).toBe(50);
+    expect(summary.longestFreezeMs).toBe(100);
+  });
+
+  it('takes the longest gap between frames as the freeze, the window edges included', () => {
+    const shown = [...frames(1_000, 5, 100, 50), ...frames(2_000, 5, 100, 50)];
+    expect(summarizeWindow(shown, { from: 1_000, to: 2_500, fps: 10 }).longestFreezeMs).toBe(600);
+    // Nothing after 1 400 ms until the window closes at 3 000.
+    expect(
+      summarizeWindow(frames(1_000, 5, 100, 50), { from: 1_000, to: 3_000, fps: 10 }).longestFreezeMs,
+    ).toBe(1_600);
+    expect(summarizeWindow([], { from: 0, to: 1_000, fps: 10 })).toMatchObject({
+      presented: 0,
+      longestFreezeMs: 1_000,
+    });
+  });
+
+  it('counts the frames the page did not see through the browser count', () => {
+    const seen = frames(0, 10, 100, 50).filter((_, i) => i % 2 === 0);
+    expect(summarizeWindow(seen, { from: 0, to: 1_000, fps: 10 }).presented).toBe(9);
+  });
+});
+
+describe('inboundDelta', () => {
+  it('subtracts every counter, peer connections included', () => {
+    const reading = (n: number) =>
+      ({ framesDecoded: 10 * n, packetsLost: n, peerConnections: n }) as unknown as InboundVideo;
+    expect(inboundDelta(reading(1), reading(3))).toMatchObject({
+      framesDecoded: 20,
+      packetsLost: 2,
+      peerConnections: 2,
+    });
+    expect(inboundDelta(reading(1), null)).toBeNull();
+  });
+});
