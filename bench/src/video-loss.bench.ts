@@ -37,6 +37,7 @@ const GOAL = { intactPercent: 98, longestFreezeMs: 250, g2gP95Ms: ONE_WAY_MS + 8
 async function measureWindow(video: CarVideo) {
   const before = await inboundVideo(video.page);
   const up = video.proxy?.up.counters;
+  video.proxy?.up.takeMaxLateMs();
   const from = Date.now();
   const frames = await watchFrames(video.page, VIDEO_SELECTOR, { ms: SECONDS * 1000 });
   const to = Date.now();
@@ -48,6 +49,7 @@ async function measureWindow(video: CarVideo) {
     chromium: chromiumColumns(stats),
     uplink_packets: up && upAfter ? upAfter.in - up.in : '',
     uplink_lost: up && upAfter ? upAfter.lost - up.lost : '',
+    proxy_late_max_ms: video.proxy ? Math.round(video.proxy.up.takeMaxLateMs()) : '',
   };
 }
 
@@ -85,11 +87,10 @@ export async function videoLossBench(): Promise<void> {
   );
   printTable(
     "Chromium's inbound-rtp over each window, and the car's uplink",
-    rows.map(({ link, loss_percent, chromium, uplink_packets, uplink_lost }) => ({
+    rows.map(({ link, loss_percent, viewer: _, chromium, ...uplink }) => ({
       link,
       loss_percent,
-      uplink_packets,
-      uplink_lost,
+      ...uplink,
       ...chromium,
     })),
   );

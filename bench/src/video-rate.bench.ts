@@ -5,8 +5,8 @@
  * steps: none (the reference), 1.5, 0.3, then 3 Mbit/s, one continuous playback. Per step: the
  * viewer's decoded frames per second, the longest time without a new frame, glass-to-glass
  * p50/p95, and how long after the step began glass-to-glass came back within the reference's p50
- * + 100 ms for good (the first readable frame from which every later one of the step is within it,
- * with a frame in the step's last second; "never" otherwise). A camera that does not adapt its
+ * + 100 ms (lib/video-viewer.ts `recoveredAfterMs`: the start of the step's first second of
+ * readable frames all within it, without a freeze; "never" when there is none). A camera that does not adapt its
  * bitrate is expected to fail at 0.3 Mbit/s: that is today's baseline.
  * Options (environment): VIDEO_RATE_SECONDS (20 per step).
  */
@@ -20,6 +20,7 @@ import {
   inboundDelta,
   inboundVideo,
   type PresentedFrame,
+  recoveredAfterMs,
   summarizeWindow,
   viewerColumns,
   watchFrames,
@@ -34,28 +35,6 @@ const FPS = DEFAULT_SIM_VIDEO.framerate;
 /** Recovered: glass-to-glass within the reference's p50 plus this. */
 const RECOVERED_WITHIN_MS = 100;
 
-/**
- * Ms from `from` to the first readable frame after which every readable frame up to `to` is
- * within `boundMs` glass-to-glass, or null when the step ends above it or frozen (no frame in its
- * last second).
- */
-function recoveryMs(
-  frames: readonly PresentedFrame[],
-  from: number,
-  to: number,
-  boundMs: number,
-): number | null {
-  const readable = frames.filter((f) => f.shownAt >= from && f.shownAt < to && f.captured !== null);
-  let lastAbove = -1;
-  readable.forEach((frame, i) => {
-    if (frame.shownAt - (frame.captured as number) > boundMs) lastAbove = i;
-  });
-  const settled = readable[lastAbove + 1];
-  const last = readable.at(-1);
-  if (!settled || !last || to - last.shownAt > 1_000) return null;
-  return Math.max(0, settled.shownAt - from);
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 const kbps = (kbit: number | null) => (kbit === null ? 'none' : `${kbit / 1000} Mbit/s`);
 
@@ -63,10 +42,12 @@ export async function videoRateBench(): Promise<void> {
   const video = await startCarVideo({ oneWayMs: ONE_WAY_MS });
   const proxy = video.proxy;
   if (!proxy) throw new Error('no proxy');
-  const marks: { at: number; stats: InboundVideo | null; up: LinkCounters }[] = [];
+  /** Each step's start, and the end; `lateMs`: the proxy's lateness over the step before. */
+  const marks: { at: number; stats: InboundVideo | null; up: LinkCounters; lateMs: number }[] = [];
   let frames: PresentedFrame[];
   try {
     await sleep(SETTLE_MS);
+    proxy.up.takeMaxLateMs();
     const watching = watchFrames(video.page, VIDEO_SELECTOR, { ms: STEPS.length * SECONDS * 1000 + 500 });
     const started = Date.now();
     // A mark at each step's start (the cap set), and one at the end.
@@ -74,7 +55,12 @@ export async function videoRateBench(): Promise<void> {
       await sleep(started + i * SECONDS * 1000 - Date.now());
       const cap = STEPS[i];
       if (cap !== undefined) proxy.setRateKbps(cap, 'up');
-      marks.push({ at: Date.now(), stats: await inboundVideo(video.page), up: proxy.up.counters });
+      marks.push({
+        at: Date.now(),
+        stats: await inboundVideo(video.page),
+        up: proxy.up.counters,
+        lateMs: proxy.up.takeMaxLateMs(),
+      });
       if (cap !== undefined) console.info(`uplink cap ${kbps(cap)} for ${SECONDS} s`);
     }
     frames = await watching;
@@ -90,7 +76,9 @@ export async function videoRateBench(): Promise<void> {
     const summary = summarizeWindow(frames, { from: start.at, to: end.at, fps: FPS });
     reference ??= summary.g2g.p50;
     const recovery =
-      cap === null ? null : recoveryMs(frames, start.at, end.at, reference + RECOVERED_WITHIN_MS);
+      cap === null
+        ? null
+        : recoveredAfterMs(frames, { from: start.at, to: end.at, boundMs: reference + RECOVERED_WITHIN_MS });
     const seconds = (end.at - start.at) / 1000;
     return {
       uplink_cap: kbps(cap),
@@ -99,6 +87,7 @@ export async function videoRateBench(): Promise<void> {
       camera_kbps: round(((end.up.bytesIn - start.up.bytesIn) * 8) / 1000 / seconds, 0),
       delivered_kbps: round(((end.up.bytesOut - start.up.bytesOut) * 8) / 1000 / seconds, 0),
       queue_dropped: end.up.queueDropped - start.up.queueDropped,
+      proxy_late_max_ms: Math.round(end.lateMs),
       chromium: chromiumColumns(inboundDelta(start.stats, end.stats)),
     };
   });

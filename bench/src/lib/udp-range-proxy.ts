@@ -67,7 +67,14 @@ export interface LinkCounters {
 export class ImpairedLink {
   #settings: LinkSettings;
   readonly #random: () => number;
-  readonly #counters: LinkCounters = { in: 0, out: 0, lost: 0, queueDropped: 0, bytesIn: 0, bytesOut: 0 };
+  readonly #counters: LinkCounters = {
+    in: 0,
+    out: 0,
+    lost: 0,
+    queueDropped: 0,
+    bytesIn: 0,
+    bytesOut: 0,
+  };
   /** Waiting for tokens: wire sizes and their senders. */
   readonly #fifo: { wire: number; bytes: number; send: () => void }[] = [];
   #fifoBytes = 0;
@@ -78,6 +85,7 @@ export class ImpairedLink {
   readonly #flight: { at: number; bytes: number; send: () => void }[] = [];
   #flightTimer: NodeJS.Timeout | undefined;
   #lastAt = 0;
+  #maxLateMs = 0;
   #closed = false;
 
   constructor(settings: Partial<LinkSettings> = {}, seed = 1) {
@@ -97,6 +105,16 @@ export class ImpairedLink {
   /** Bytes (wire sizes) waiting for the rate limit's tokens. */
   get queuedBytes(): number {
     return this.#fifoBytes;
+  }
+
+  /**
+   * The most a delivery came after its due time (ms) since the last call: the proxy's own timers
+   * late (a busy machine or event loop), a delay the link did not mean to add.
+   */
+  takeMaxLateMs(): number {
+    const late = this.#maxLateMs;
+    this.#maxLateMs = 0;
+    return late;
   }
 
   setLoss(loss: number): void {
@@ -198,6 +216,7 @@ export class ImpairedLink {
         return;
       }
       this.#flight.shift();
+      this.#maxLateMs = Math.max(this.#maxLateMs, now - head.at);
       this.#deliver(head.bytes, head.send);
     }
   }

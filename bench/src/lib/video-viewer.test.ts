@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { type InboundVideo, inboundDelta, type PresentedFrame, summarizeWindow } from './video-viewer.js';
+import {
+  type InboundVideo,
+  inboundDelta,
+  type PresentedFrame,
+  recoveredAfterMs,
+  summarizeWindow,
+} from './video-viewer.js';
 
 /** Frames shown every `every` ms from `from`, each captured `g2g` ms before; `unreadable` indexes have no strip. */
 function frames(
@@ -54,5 +60,29 @@ describe('inboundDelta', () => {
       peerConnections: 2,
     });
     expect(inboundDelta(reading(1), null)).toBeNull();
+  });
+});
+
+describe('recoveredAfterMs', () => {
+  const bound = { from: 0, to: 5_000, boundMs: 150 };
+
+  it('is the start of the first second of frames within the bound', () => {
+    const shown = [...frames(0, 10, 100, 400), ...frames(1_000, 20, 100, 100)];
+    expect(recoveredAfterMs(shown, bound)).toBe(1_000);
+    expect(recoveredAfterMs(frames(0, 50, 100, 100), bound)).toBe(0);
+  });
+
+  it('starts again after a late or damaged frame or a freeze', () => {
+    const late = frames(0, 30, 100, 100).map((f, i) => (i === 5 ? { ...f, captured: f.shownAt - 300 } : f));
+    expect(recoveredAfterMs(late, bound)).toBe(600);
+    const damaged = frames(0, 30, 100, 100, [5]);
+    expect(recoveredAfterMs(damaged, bound)).toBe(600);
+    const frozen = [...frames(0, 5, 100, 100), ...frames(800, 20, 100, 100)];
+    expect(recoveredAfterMs(frozen, bound)).toBe(800);
+  });
+
+  it('is null without a whole second within the bound', () => {
+    expect(recoveredAfterMs(frames(0, 50, 100, 400), bound)).toBeNull();
+    expect(recoveredAfterMs(frames(4_500, 5, 100, 100), bound)).toBeNull();
   });
 });

@@ -147,6 +147,33 @@ export function summarizeWindow(
   };
 }
 
+/** A run of good frames this long is a recovery. */
+const SUSTAINED_MS = 1_000;
+/** A longer gap between frames breaks a run (the goal's longest freeze). */
+const RUN_GAP_MS = 250;
+
+/**
+ * Ms from `from` to the first frame of the first second of frames, shown in [from, to), whose
+ * strips are readable with glass-to-glass within `boundMs` and that follow each other within
+ * 250 ms; null when there is none (still late, damaged or frozen at `to`).
+ */
+export function recoveredAfterMs(
+  frames: readonly PresentedFrame[],
+  { from, to, boundMs }: { from: number; to: number; boundMs: number },
+): number | null {
+  let run: PresentedFrame | null = null;
+  let previous = from;
+  for (const frame of frames) {
+    if (frame.shownAt < from || frame.shownAt >= to) continue;
+    const good = frame.captured !== null && frame.shownAt - frame.captured <= boundMs;
+    if (!good) run = null;
+    else if (!run || frame.shownAt - previous > RUN_GAP_MS) run = frame;
+    previous = frame.shownAt;
+    if (run && frame.shownAt - run.shownAt >= SUSTAINED_MS) return Math.max(0, run.shownAt - from);
+  }
+  return null;
+}
+
 /** Chromium's inbound-rtp statistics of the video, summed over the page's peer connections. */
 export interface InboundVideo {
   framesDecoded: number;
@@ -184,9 +211,10 @@ const INBOUND_FIELDS = [
 
 /**
  * Before the page's scripts: every RTCPeerConnection the page makes is kept, and
- * `window.__benchInboundVideo()` sums the video inbound-rtp statistics over them (a closed one
- * counts with its last statistics, so the sums only grow and a window's difference is right across
- * a player's restart).
+ * `window.__benchInboundVideo()` sums the video inbound-rtp statistics over them. Each one's are
+ * read every 500 ms too, and a closed one counts with its last reading, so the sums only grow and
+ * a window's difference stays right across a player's restart (to within the last 500 ms of the
+ * closed connection).
  */
 export async function recordPeerConnections(page: Page): Promise<void> {
   await page.addInitScript((fields: readonly string[]) => {
@@ -200,7 +228,7 @@ export async function recordPeerConnections(page: Page): Promise<void> {
         return connection;
       },
     });
-    (window as unknown as { __benchInboundVideo: () => Promise<unknown> }).__benchInboundVideo = async () => {
+    const read = async () => {
       for (const connection of connections) {
         if (connection.connectionState === 'closed') continue;
         const sums: Record<string, number> = {};
@@ -209,8 +237,16 @@ export async function recordPeerConnections(page: Page): Promise<void> {
           for (const field of fields)
             if (typeof stat[field] === 'number') sums[field] = (sums[field] ?? 0) + (stat[field] as number);
         });
-        if (Object.keys(sums).length > 0) last.set(connection, sums);
+        if (Object.keys(sums).length === 0) continue;
+        // Counters only grow: the larger of two readings is the later one (reads may overlap).
+        const before = last.get(connection) ?? {};
+        for (const field of fields) sums[field] = Math.max(sums[field] ?? 0, before[field] ?? 0);
+        last.set(connection, sums);
       }
+    };
+    setInterval(() => void read().catch(() => undefined), 500);
+    (window as unknown as { __benchInboundVideo: () => Promise<unknown> }).__benchInboundVideo = async () => {
+      await read();
       const total: Record<string, number> = { peerConnections: last.size };
       for (const sums of last.values())
         for (const field of fields) total[field] = (total[field] ?? 0) + (sums[field] ?? 0);
@@ -262,6 +298,7 @@ export function chromiumColumns(stats: InboundVideo | null) {
     packets_lost: or((s) => s.packetsLost),
     nacks: or((s) => s.nackCount),
     plis: or((s) => s.pliCount),
+    firs: or((s) => s.firCount),
     key_frames: or((s) => s.keyFramesDecoded),
     frames_dropped: or((s) => s.framesDropped),
     freezes: or((s) => s.freezeCount),
