@@ -7,7 +7,10 @@
  * readable) against those the camera sent at its configured rate, the frames presented with an
  * unreadable strip (damaged), the longest time without a new frame, glass-to-glass p50/p95 of the
  * readable frames, and Chromium's inbound-rtp statistics (lost packets, NACKs, PLIs, freezes).
- * Baseline, in the same run: the car sending straight to Janus on loopback (no proxy).
+ * Baselines, in the same run: the car sending straight to the server on loopback (no proxy), and
+ * the uplink without loss repair (VIDEO_REPAIR=off: SRTP only, as the car sent before issue 43 —
+ * repair is what changed for a lossy link) beside it with repair (auto: parity once losses show,
+ * NACKs, keyframe requests).
  * Goal at 2 %: ≥ 98 % of frames intact, longest freeze ≤ 250 ms, glass-to-glass p95 ≤ RTT/2 +
  * 80 ms. Options (environment): VIDEO_LOSS_SECONDS (20 per row), VIDEO_LINK_PORTS(_VARIABLE)
  * (lib/car-video-link.ts).
@@ -54,47 +57,60 @@ async function measureWindow(video: CarVideo) {
 }
 
 type Measured = Awaited<ReturnType<typeof measureWindow>>;
+/** The uplink without repair (the baseline) and with it, each on a server of its own. */
+const REPAIRS = ['off', 'auto'] as const;
 
 export async function videoLossBench(): Promise<void> {
-  const rows: ({ link: string; loss_percent: number } & Measured)[] = [];
+  const rows: ({ link: string; repair: string; loss_percent: number } & Measured)[] = [];
   const baseline = await startCarVideo(null);
   try {
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-    rows.push({ link: 'no proxy (loopback)', loss_percent: 0, ...(await measureWindow(baseline)) });
+    rows.push({
+      link: 'no proxy (loopback)',
+      repair: 'auto',
+      loss_percent: 0,
+      ...(await measureWindow(baseline)),
+    });
     console.info('no proxy done');
   } finally {
     await baseline.close();
   }
-  const lossy = await startCarVideo({ oneWayMs: ONE_WAY_MS });
-  try {
-    for (const loss of LOSS_RATES) {
-      lossy.proxy?.setLoss(loss);
-      await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-      rows.push({
-        link: `proxy, ${2 * ONE_WAY_MS} ms RTT`,
-        loss_percent: loss * 100,
-        ...(await measureWindow(lossy)),
-      });
-      console.info(`${loss * 100} % loss done`);
+  for (const repair of REPAIRS) {
+    const lossy = await startCarVideo({ oneWayMs: ONE_WAY_MS }, 43, { VIDEO_REPAIR: repair });
+    try {
+      for (const loss of LOSS_RATES) {
+        lossy.proxy?.setLoss(loss);
+        await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+        rows.push({
+          link: `proxy, ${2 * ONE_WAY_MS} ms RTT`,
+          repair,
+          loss_percent: loss * 100,
+          ...(await measureWindow(lossy)),
+        });
+        console.info(`repair ${repair}, ${loss * 100} % loss done`);
+      }
+    } finally {
+      await lossy.close();
     }
-  } finally {
-    await lossy.close();
   }
 
   printTable(
     `The car's video over a lossy uplink: ${SECONDS} s per row, camera ${FPS} fps, loss on the car's link each way (${CAR_MEDIA.portsVariable} ${CAR_MEDIA.ports.join('-')} through the proxy)`,
-    rows.map(({ link, loss_percent, viewer }) => ({ link, loss_percent, ...viewer })),
+    rows.map(({ link, repair, loss_percent, viewer }) => ({ link, repair, loss_percent, ...viewer })),
   );
   printTable(
     "Chromium's inbound-rtp over each window, and the car's uplink",
-    rows.map(({ link, loss_percent, viewer: _, chromium, ...uplink }) => ({
+    rows.map(({ link, repair, loss_percent, viewer: _, chromium, ...uplink }) => ({
       link,
+      repair,
       loss_percent,
       ...uplink,
       ...chromium,
     })),
   );
-  const at2 = rows.find((row) => row.link.startsWith('proxy') && row.loss_percent === 2)?.viewer;
+  const at2 = rows.find(
+    (row) => row.link.startsWith('proxy') && row.repair === 'auto' && row.loss_percent === 2,
+  )?.viewer;
   const verdict = at2 && {
     intact: at2.intact_percent >= GOAL.intactPercent,
     freeze: at2.longest_freeze_ms <= GOAL.longestFreezeMs,

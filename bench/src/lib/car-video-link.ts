@@ -4,11 +4,12 @@
  * impaired — and Chromium playing it on the control page as the car's driver, driving laps, its
  * peer connections recorded for their statistics (video-viewer.ts).
  *
- * How the proxy gets onto the car's link alone: the server tells the car to send its RTP to
- * `JANUS_RTP_HOST` and, when that is a loopback address, its mountpoint listens on 127.0.0.1
- * (mountpoints.ts). With JANUS_RTP_HOST=127.0.0.2 the car sends to 127.0.0.2:<port>, where the
- * proxy listens on every port of the range the mountpoints take theirs from, and forwards to
- * 127.0.0.1:<port>. The viewer's WebRTC, Janus's REST and the car's socket stay on loopback.
+ * How the proxy gets onto the car's link alone: the server tells the car to send its video to
+ * `JANUS_RTP_HOST` and, when that is a loopback address, its ingest listens on 127.0.0.1
+ * (docs/video.md "The car's uplink"). With JANUS_RTP_HOST=127.0.0.2 the car sends to
+ * 127.0.0.2:<port>, where the proxy listens on every port of the ingest's range
+ * (VIDEO_INGEST_PORTS), and forwards to 127.0.0.1:<port>; the ingest's feedback (NACKs, reports)
+ * comes back through it. The viewer's WebRTC, Janus's REST and the car's socket stay on loopback.
  */
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../../e2e/chromium.js';
@@ -40,7 +41,7 @@ function portRange(text: string): PortRange {
  */
 export const CAR_MEDIA = {
   hostVariable: 'JANUS_RTP_HOST',
-  portsVariable: process.env.VIDEO_LINK_PORTS_VARIABLE ?? 'JANUS_RTP_PORTS',
+  portsVariable: process.env.VIDEO_LINK_PORTS_VARIABLE ?? 'VIDEO_INGEST_PORTS',
   ports: portRange(process.env.VIDEO_LINK_PORTS ?? '48100-48119'),
 };
 
@@ -63,7 +64,12 @@ export interface CarVideo {
  * as a driven car's camera sees, costs the encoder its bitrate (720 kbit/s sent for 600
  * configured, where a parked car's sends 200).
  */
-export async function startCarVideo(link: Partial<LinkSettings> | null, seed = 43): Promise<CarVideo> {
+export async function startCarVideo(
+  link: Partial<LinkSettings> | null,
+  seed = 43,
+  /** More settings for the server and its simulated car (e.g. VIDEO_REPAIR). */
+  env: Record<string, string> = {},
+): Promise<CarVideo> {
   const [low, high] = CAR_MEDIA.ports;
   let proxy: UdpRangeProxy | null = null;
   let server: Running | undefined;
@@ -89,6 +95,7 @@ export async function startCarVideo(link: Partial<LinkSettings> | null, seed = 4
       VIDEO: 'auto',
       [CAR_MEDIA.portsVariable]: `${low}-${high}`,
       ...(proxy ? { [CAR_MEDIA.hostVariable]: PROXY_HOST } : {}),
+      ...env,
     });
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
     const { context, controlPath } = await driverContext(browser, server.url);
