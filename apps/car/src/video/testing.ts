@@ -49,6 +49,19 @@ export function alive(pid: number): boolean {
   }
 }
 
+/**
+ * Whether a process exists and has not exited: a zombie (exited, not yet reaped — an orphan waits
+ * for init to reap it, which here takes up to a second or two) does not count.
+ */
+export function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
 /** The ids of a process's children running `command` (from /proc: the parent id is field 4 of `stat`). */
 export function childrenOf(pid: number, command: string): number[] {
   const found: number[] = [];

@@ -1,0 +1,286 @@
+#!/usr/bin/python3
+"""The car's camera pipeline with run-time control (docs/video.md "Run-time encoder control").
+
+    /usr/bin/python3 gst-runner.py [--control-fd N] [-v] PIPELINE-ARGV...
+    /usr/bin/python3 gst-runner.py --check
+
+Builds the pipeline from the same argv `gst-launch-1.0` takes (pipeline.ts builds it; the same
+Gst.parse_launchv), runs it, and behaves like gst-launch where the agent looks: with `-v` every
+element's `last-message` goes to stdout as `gst-launch-1.0 -v` prints it (frame-meter.ts counts
+the `identity name=sent` lines), an error goes to stderr as `ERROR: from element …` or
+`WARNING: erroneous pipeline: …` with exit code 1, end of stream (the simulator closing stdin)
+exits with 0, SIGTERM and SIGINT stop the pipeline and end the process by that signal.
+
+Unlike gst-launch, it reads commands, one per line, on the file descriptor `--control-fd` (never
+stdin: the simulated camera's frames arrive there), from the element named `encoder`:
+
+    bitrate KBPS   the encoder's target bitrate, in kbit/s, while it plays
+    keyframe       the next frame is an IDR (a force-key-unit event to the encoder)
+
+Each command is answered with one line on stdout, `control: bitrate 300` or
+`control: refused LINE: WHY`. When the control descriptor closes (the agent ended it, or died)
+the pipeline stops and the process exits with 0.
+
+`--check` only says (exit 0) whether GStreamer's Python bindings are here: python3-gi,
+gir1.2-gstreamer-1.0, gir1.2-gst-plugins-base-1.0.
+"""
+
+import os
+import signal
+import sys
+
+ENCODER_NAME = 'encoder'
+PROCESS_NAME = b'gst-runner'
+PACKAGES = 'python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0'
+
+
+def name_process():
+    """`gst-runner` in ps and top (and /proc/PID/comm) rather than `python3`."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        pr_set_name = 15
+        libc.prctl(pr_set_name, ctypes.c_char_p(PROCESS_NAME), 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+def load_gstreamer():
+    import gi
+
+    gi.require_version('Gst', '1.0')
+    gi.require_version('GstVideo', '1.0')
+    from gi.repository import GLib, Gst, GstVideo
+
+    return GLib, Gst, GstVideo
+
+
+def say(line):
+    """One line on stdout, at once (the agent reads it as it comes)."""
+    sys.stdout.write(line + '\n')
+    sys.stdout.flush()
+
+
+def error(line):
+    sys.stderr.write(line + '\n')
+    sys.stderr.flush()
+
+
+class Runner:
+    def __init__(self, GLib, Gst, GstVideo, pipeline, control_fd, verbose):
+        self.GLib = GLib
+        self.Gst = Gst
+        self.GstVideo = GstVideo
+        self.pipeline = pipeline
+        self.control_fd = control_fd
+        self.verbose = verbose
+        self.loop = GLib.MainLoop()
+        self.exit_code = 0
+        self.exit_signal = None
+        self.pending = b''
+        self.encoder = pipeline.get_by_name(ENCODER_NAME)
+
+    # ------------------------------------------------------------------ running
+
+    def run(self):
+        GLib, Gst = self.GLib, self.Gst
+        bus = self.pipeline.get_bus()
+        bus.add_watch(GLib.PRIORITY_DEFAULT, self.on_message)
+        if self.verbose:
+            # What `gst-launch-1.0 -v` prints, restricted to what the agent reads.
+            self.pipeline.add_property_deep_notify_watch('last-message', True)
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            GLib.unix_signal_add(GLib.PRIORITY_HIGH, signum, self.on_signal, signum)
+        if self.control_fd is not None:
+            GLib.io_add_watch(
+                self.control_fd,
+                GLib.PRIORITY_HIGH,
+                GLib.IOCondition.IN | GLib.IOCondition.HUP | GLib.IOCondition.ERR,
+                self.on_control,
+            )
+        if self.pipeline.set_state(Gst.State.PLAYING) == Gst.StateChangeReturn.FAILURE:
+            message = bus.timed_pop_filtered(0, Gst.MessageType.ERROR)
+            if message:
+                self.print_error(message)
+            error("ERROR: pipeline doesn't want to play.")
+            self.exit_code = 1
+        else:
+            self.loop.run()
+        self.shut_down()
+        return self.exit_code
+
+    def stop(self, code=0):
+        if self.exit_code == 0:
+            self.exit_code = code
+        self.loop.quit()
+
+    def shut_down(self):
+        # A pipeline that hangs on its way down (a stuck driver) must not keep the process:
+        # SIGALRM's default action ends it.
+        signal.alarm(3)
+        self.pipeline.set_state(self.Gst.State.NULL)
+        signal.alarm(0)
+
+    def on_signal(self, signum):
+        self.exit_signal = signum
+        self.stop()
+        return self.GLib.SOURCE_REMOVE
+
+    def on_message(self, _bus, message):
+        Gst = self.Gst
+        kind = message.type
+        if kind == Gst.MessageType.ERROR:
+            self.print_error(message)
+            self.stop(1)
+        elif kind == Gst.MessageType.EOS:
+            self.stop(0)
+        elif kind == Gst.MessageType.PROPERTY_NOTIFY:
+            self.print_property(message)
+        elif kind == Gst.MessageType.LATENCY:
+            self.pipeline.recalculate_latency()
+        elif kind == Gst.MessageType.CLOCK_LOST:
+            self.pipeline.set_state(Gst.State.PAUSED)
+            self.pipeline.set_state(Gst.State.PLAYING)
+        elif kind == Gst.MessageType.WARNING:
+            warning, _debug = message.parse_warning()
+            error(f'WARNING: from element {message.src.get_path_string()}: {warning.message}')
+        return True
+
+    def print_error(self, message):
+        failure, debug = message.parse_error()
+        error(f'ERROR: from element {message.src.get_path_string()}: {failure.message}')
+        if debug:
+            error(f'Additional debug info:\n{debug}')
+
+    def print_property(self, message):
+        obj, name, value = message.parse_property_notify()
+        if value is None:
+            return
+        contents = value.get_value() if hasattr(value, 'get_value') else value
+        try:
+            say(f'{obj.get_path_string()}: {name} = {contents}')
+        except BrokenPipeError:
+            # Nobody reads: the agent is gone.
+            self.stop(0)
+
+    # ------------------------------------------------------------------ control
+
+    def on_control(self, fd, condition):
+        try:
+            data = os.read(fd, 4096)
+        except OSError:
+            data = b''
+        if not data:
+            # The agent closed its end, or died: nobody can steer this pipeline any more.
+            self.stop(0)
+            return False
+        lines = (self.pending + data).split(b'\n')
+        self.pending = lines.pop()[-1024:]
+        for line in lines:
+            text = line.decode('utf-8', 'replace').strip()
+            if text:
+                self.command(text)
+        return True
+
+    def command(self, text):
+        words = text.split()
+        try:
+            if self.encoder is None:
+                raise ValueError(f'no element named {ENCODER_NAME}')
+            if words[0] == 'bitrate' and len(words) == 2:
+                kbps = int(words[1])
+                self.set_bitrate(kbps)
+                say(f'control: bitrate {kbps}')
+            elif words == ['keyframe']:
+                self.force_keyframe()
+                say('control: keyframe')
+            else:
+                raise ValueError('unknown command')
+        except (ValueError, TypeError) as why:
+            say(f'control: refused {text[:100]}: {why}')
+
+    def factory(self):
+        factory = self.encoder.get_factory()
+        return factory.get_name() if factory else ''
+
+    def set_bitrate(self, kbps):
+        if kbps <= 0:
+            raise ValueError('not a bitrate')
+        kind = self.factory()
+        if kind == 'x264enc':
+            # kbit/s, mutable while playing: x264 reconfigures at the next frame.
+            self.encoder.set_property('bitrate', kbps)
+        elif kind == 'v4l2h264enc':
+            # bit/s, through the V4L2 control; extra-controls are applied to an open device at
+            # once (untested on a Pi by our suite: see docs/video.md).
+            controls = self.encoder.get_property('extra-controls')
+            controls = controls.copy() if controls else self.Gst.Structure.new_empty('controls')
+            controls.set_value('video_bitrate', kbps * 1000)
+            self.encoder.set_property('extra-controls', controls)
+        else:
+            raise ValueError(f'cannot set the bitrate of {kind or "this encoder"}')
+
+    def force_keyframe(self):
+        Gst, GstVideo = self.Gst, self.GstVideo
+        # Upstream, on the encoder's source pad: handled at once (a downstream one would queue
+        # behind the frames waiting in front of the encoder). All headers: SPS and PPS with it.
+        event = GstVideo.video_event_new_upstream_force_key_unit(Gst.CLOCK_TIME_NONE, True, 0)
+        pad = self.encoder.get_static_pad('src')
+        if pad is None or not pad.send_event(event):
+            raise ValueError('the encoder refused the force-key-unit event')
+
+
+def main(argv):
+    args = argv[1:]
+    control_fd = None
+    verbose = False
+    check = False
+    while args and args[0].startswith('-'):
+        option = args.pop(0)
+        if option == '--check':
+            check = True
+        elif option == '--control-fd' and args:
+            control_fd = int(args.pop(0))
+        elif option == '-v':
+            verbose = True
+        elif option == '--':
+            break
+        else:
+            error(f'gst-runner: unknown option {option}')
+            return 2
+    try:
+        GLib, Gst, GstVideo = load_gstreamer()
+    except (ImportError, ValueError) as why:
+        error(f'ERROR: GStreamer for Python is missing ({why}): sudo apt-get install {PACKAGES}')
+        return 3
+    if check:
+        return 0
+    if not args:
+        error('gst-runner: no pipeline')
+        return 2
+    name_process()
+    Gst.init(None)
+    if control_fd is not None:
+        os.set_inheritable(control_fd, False)
+    try:
+        pipeline = Gst.parse_launchv(args)
+    except GLib.Error as why:
+        error(f'WARNING: erroneous pipeline: {why.message}')
+        return 1
+    if not isinstance(pipeline, Gst.Pipeline):
+        whole = Gst.Pipeline.new(None)
+        whole.add(pipeline)
+        pipeline = whole
+    runner = Runner(GLib, Gst, GstVideo, pipeline, control_fd, verbose)
+    code = runner.run()
+    if runner.exit_signal is not None:
+        # Ended by a signal, as gst-launch would be (the agent's log says which).
+        sys.stdout.flush()
+        signal.signal(runner.exit_signal, signal.SIG_DFL)
+        os.kill(os.getpid(), runner.exit_signal)
+    return code
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))
