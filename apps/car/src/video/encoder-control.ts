@@ -9,10 +9,11 @@
  * gir1.2-gst-plugins-base-1.0); where they are missing the streamer runs gst-launch-1.0 as before,
  * without run-time control, and says so once.
  */
-import { execFile } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
 import type { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { type GstCommand, MAX_BITRATE, MIN_BITRATE } from './pipeline.js';
+import type { SpawnFn } from './sim-camera.js';
 
 /**
  * Debian's (and Raspberry Pi OS's) Python, the one python3-gi is built for: a `python3` found
@@ -24,12 +25,35 @@ export const RUNNER_SCRIPT = fileURLToPath(new URL('./gst-runner.py', import.met
 export const RUNNER_NAME = 'gst-runner';
 /** The child's file descriptor the commands go to: spawn's `stdio[3]`. */
 export const CONTROL_FD = 3;
+/** The Debian packages the runner needs beside GStreamer (Raspberry Pi OS has the same). */
+export const RUNNER_PACKAGES = 'python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0';
 /** At most one keyframe request reaches the encoder per this many milliseconds. */
 export const KEYFRAME_INTERVAL_MS = 150;
 
 /** The runner's command line for a pipeline (`gst-launch-1.0 ARGS` from pipeline.ts). */
 export function runnerCommand(pipeline: GstCommand): GstCommand {
   return { command: PYTHON, args: [RUNNER_SCRIPT, '--control-fd', String(CONTROL_FD), ...pipeline.args] };
+}
+
+/**
+ * A `spawn` for gst-launch-1.0 command lines (SimCamera's, the streamer's, the doctor's) that
+ * starts the runner instead, with its control pipe as file descriptor 3.
+ */
+export function throughRunner(spawn: SpawnFn): SpawnFn {
+  return (command, args, options) => {
+    const runner = runnerCommand({ command, args });
+    const [stdin, stdout, stderr] = Array.isArray(options.stdio) ? options.stdio : [];
+    return spawn(runner.command, runner.args, {
+      ...options,
+      stdio: [stdin ?? 'pipe', stdout ?? 'pipe', stderr ?? 'pipe', 'pipe'],
+    });
+  };
+}
+
+/** The control of a child started through throughRunner (undefined for any other). */
+export function controlOf(child: ChildProcess, options?: EncoderControlOptions): EncoderControl | undefined {
+  const pipe = child.stdio?.[CONTROL_FD];
+  return pipe && 'write' in pipe ? new EncoderControl(pipe, options) : undefined;
 }
 
 /** Whether the runner can run here: resolves with undefined, or with why not (its own words). */

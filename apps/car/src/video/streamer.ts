@@ -25,10 +25,11 @@ import type { SimCar } from '../sim/sim-car.js';
 import type { Track } from '../sim/track.js';
 import {
   checkBitrate,
-  EncoderControl,
+  controlOf,
+  type EncoderControl,
   RUNNER_NAME,
-  runnerCommand,
   runnerMissing,
+  throughRunner,
 } from './encoder-control.js';
 import { FrameMeter } from './frame-meter.js';
 import {
@@ -247,16 +248,7 @@ export class VideoStreamer implements VideoOutput {
     let camera: SimCamera | undefined;
     const spawnTied = this.options.spawn ?? spawnTiedToAgent;
     // The runner takes gst-launch-1.0's arguments, and its commands on a fourth pipe (fd 3).
-    const spawn: SpawnFn = controlled
-      ? (command, args, options) => {
-          const runner = runnerCommand({ command, args });
-          const [stdin, stdout, stderr] = Array.isArray(options.stdio) ? options.stdio : [];
-          return spawnTied(runner.command, runner.args, {
-            ...options,
-            stdio: [stdin ?? 'pipe', stdout ?? 'pipe', stderr ?? 'pipe', 'pipe'],
-          });
-        }
-      : spawnTied;
+    const spawn = controlled ? throughRunner(spawnTied) : spawnTied;
     const size = {
       ...(this.options.width === undefined ? {} : { width: this.options.width }),
       ...(this.options.height === undefined ? {} : { height: this.options.height }),
@@ -305,8 +297,7 @@ export class VideoStreamer implements VideoOutput {
     const exited = new Promise<void>((resolve) => {
       markExited = resolve;
     });
-    const pipe = controlled ? child.stdio?.[3] : undefined;
-    const control = pipe && 'write' in pipe ? new EncoderControl(pipe, { now: () => this.now() }) : undefined;
+    const control = controlled ? controlOf(child, { now: () => this.now() }) : undefined;
     if (control && this.bitrate !== undefined) control.setBitrate(this.bitrate);
     const run: Run = {
       child,
