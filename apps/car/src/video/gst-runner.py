@@ -14,8 +14,10 @@ exits with 0, SIGTERM and SIGINT stop the pipeline and end the process by that s
 Unlike gst-launch, it reads commands, one per line, on the file descriptor `--control-fd` (never
 stdin: the simulated camera's frames arrive there), from the element named `encoder`:
 
-    bitrate KBPS   the encoder's target bitrate, in kbit/s, while it plays
-    keyframe       the next frame is an IDR (a force-key-unit event to the encoder)
+    bitrate KBPS   the encoder's target bitrate, in kbit/s, while it plays (x264enc's `bitrate`,
+                   v4l2h264enc's `video_bitrate` control)
+    keyframe       the next frame is an IDR (x264enc: a force-key-unit event; v4l2h264enc: the
+                   driver's force-key-frame control)
 
 Each command is answered with one line on stdout, `control: bitrate 300` or
 `control: refused LINE: WHY`. When the control descriptor closes (the agent ended it, or died)
@@ -25,13 +27,20 @@ the pipeline stops and the process exits with 0.
 gir1.2-gstreamer-1.0, gir1.2-gst-plugins-base-1.0.
 """
 
+import fcntl
 import os
 import signal
+import struct
 import sys
 
 ENCODER_NAME = 'encoder'
 PROCESS_NAME = b'gst-runner'
 PACKAGES = 'python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0'
+
+# linux/videodev2.h: VIDIOC_S_CTRL = _IOWR('V', 28, struct v4l2_control { __u32 id; __s32 value; }),
+# V4L2_CID_MPEG_VIDEO_FORCE_KEY_FRAME = V4L2_CID_CODEC_BASE + 229 (a button: any value presses it).
+VIDIOC_S_CTRL = 0xC008561C
+V4L2_CID_MPEG_VIDEO_FORCE_KEY_FRAME = 0x009909E5
 
 
 def name_process():
@@ -51,9 +60,9 @@ def load_gstreamer():
 
     gi.require_version('Gst', '1.0')
     gi.require_version('GstVideo', '1.0')
-    from gi.repository import GLib, Gst, GstVideo
+    from gi.repository import GLib, GObject, Gst, GstVideo
 
-    return GLib, Gst, GstVideo
+    return GLib, GObject, Gst, GstVideo
 
 
 def say(line):
@@ -68,8 +77,9 @@ def error(line):
 
 
 class Runner:
-    def __init__(self, GLib, Gst, GstVideo, pipeline, control_fd, verbose):
+    def __init__(self, GLib, GObject, Gst, GstVideo, pipeline, control_fd, verbose):
         self.GLib = GLib
+        self.GObject = GObject
         self.Gst = Gst
         self.GstVideo = GstVideo
         self.pipeline = pipeline
@@ -197,7 +207,7 @@ class Runner:
                 say('control: keyframe')
             else:
                 raise ValueError('unknown command')
-        except (ValueError, TypeError) as why:
+        except (ValueError, TypeError, OSError) as why:
             say(f'control: refused {text[:100]}: {why}')
 
     def factory(self):
@@ -214,15 +224,26 @@ class Runner:
         elif kind == 'v4l2h264enc':
             # bit/s, through the V4L2 control; extra-controls are applied to an open device at
             # once (untested on a Pi by our suite: see docs/video.md).
+            # The other controls are applied again with it (harmless: the values they have).
             controls = self.encoder.get_property('extra-controls')
             controls = controls.copy() if controls else self.Gst.Structure.new_empty('controls')
-            controls.set_value('video_bitrate', kbps * 1000)
+            controls.set_value('video_bitrate', self.GObject.Value(self.GObject.TYPE_INT, kbps * 1000))
             self.encoder.set_property('extra-controls', controls)
         else:
             raise ValueError(f'cannot set the bitrate of {kind or "this encoder"}')
 
     def force_keyframe(self):
         Gst, GstVideo = self.Gst, self.GstVideo
+        if self.factory() == 'v4l2h264enc':
+            # GStreamer's V4L2 encoders turn the force-key-unit event into the driver's control only
+            # from 1.22.4 on (Debian 12 has 1.22.0, whose v4l2h264enc ignores the event): press the
+            # control on the encoder's device ourselves, whatever the version (untested on a Pi by
+            # our suite: see docs/video.md).
+            fd = self.encoder.get_property('device-fd')
+            if fd < 0:
+                raise ValueError('the encoder has no device open yet')
+            fcntl.ioctl(fd, VIDIOC_S_CTRL, struct.pack('=Ii', V4L2_CID_MPEG_VIDEO_FORCE_KEY_FRAME, 1))
+            return
         # Upstream, on the encoder's source pad: handled at once (a downstream one would queue
         # behind the frames waiting in front of the encoder). All headers: SPS and PPS with it.
         event = GstVideo.video_event_new_upstream_force_key_unit(Gst.CLOCK_TIME_NONE, True, 0)
@@ -250,7 +271,7 @@ def main(argv):
             error(f'gst-runner: unknown option {option}')
             return 2
     try:
-        GLib, Gst, GstVideo = load_gstreamer()
+        GLib, GObject, Gst, GstVideo = load_gstreamer()
     except (ImportError, ValueError) as why:
         error(f'ERROR: GStreamer for Python is missing ({why}): sudo apt-get install {PACKAGES}')
         return 3
@@ -272,7 +293,7 @@ def main(argv):
         whole = Gst.Pipeline.new(None)
         whole.add(pipeline)
         pipeline = whole
-    runner = Runner(GLib, Gst, GstVideo, pipeline, control_fd, verbose)
+    runner = Runner(GLib, GObject, Gst, GstVideo, pipeline, control_fd, verbose)
     code = runner.run()
     if runner.exit_signal is not None:
         # Ended by a signal, as gst-launch would be (the agent's log says which).
