@@ -81,11 +81,19 @@ async function firstFrames(running: Running, count = 5): Promise<void> {
   });
 }
 
-/** Kilobits per second of the frames read in [from, to). */
+/**
+ * Kilobits per second of the frames read in [from, to), over the time they stand for (1/30 s each:
+ * what the encoder aims at) — on a busy machine the test may feed fewer than 30 a second.
+ */
 function kbps(frames: Frame[], from: number, to: number): number {
-  const bytes = frames.filter((f) => f.at >= from && f.at < to).reduce((sum, f) => sum + f.bytes, 0);
-  return (bytes * 8) / (to - from);
+  const read = frames.filter((f) => f.at >= from && f.at < to);
+  const bytes = read.reduce((sum, f) => sum + f.bytes, 0);
+  return read.length === 0 ? 0 : (bytes * 8) / ((read.length / 30) * 1000);
 }
+
+/** Frames per second read in [from, to). */
+const fps = (frames: Frame[], from: number, to: number) =>
+  (frames.filter((f) => f.at >= from && f.at < to).length * 1000) / (to - from);
 
 /** The simulated camera's pipeline, fed noise (hard to compress: the encoder spends all it may). */
 function simWithNoise(options: { width: number; height: number; bitrate: number }): Running {
@@ -148,13 +156,14 @@ describe('gst-runner.py (real GStreamer)', () => {
         answer: answer?.line,
         effectMs: (effect?.at ?? Number.POSITIVE_INFINITY) - at,
         kbps: kbps(running.frames, at + 1_000, at + 2_000),
+        fps: fps(running.frames, at + 1_000, at + 2_000),
       };
     };
     const before = kbps(running.frames, performance.now() - 1_000, performance.now());
     const down = await measure(300);
     const up = await measure(2000);
     console.info(
-      `[measure] runner bitrate: before ${before.toFixed(0)} kbit/s; → 300: answered in ${down.answeredMs.toFixed(1)} ms, first small frame after ${down.effectMs.toFixed(0)} ms, ${down.kbps.toFixed(0)} kbit/s over the next second; → 2000: first large frame after ${up.effectMs.toFixed(0)} ms, ${up.kbps.toFixed(0)} kbit/s`,
+      `[measure] runner bitrate: before ${before.toFixed(0)} kbit/s; → 300: answered in ${down.answeredMs.toFixed(1)} ms, first small frame after ${down.effectMs.toFixed(0)} ms, ${down.kbps.toFixed(0)} kbit/s over the next second (${down.fps.toFixed(0)} fps); → 2000: first large frame after ${up.effectMs.toFixed(0)} ms, ${up.kbps.toFixed(0)} kbit/s (${up.fps.toFixed(0)} fps)`,
     );
     expect(before).toBeGreaterThan(1_400);
     expect(down.answer).toBe('control: bitrate 300');
