@@ -20,7 +20,10 @@ stdin: the simulated camera's frames arrive there), from the element named `enco
                    driver's force-key-frame control)
 
 Each command is answered with one line on stdout, `control: bitrate 300` or
-`control: refused LINE: WHY`. When the control descriptor closes (the agent ended it, or died)
+`control: refused LINE: WHY`; a keyframe also with `control: keyframe out after 12.3 ms, 0 frames
+before it` once it has passed the element `sent`: the time from the request to the encoder to the
+IDR leaving it, and the frames that left the encoder in between, taken in this process (what the
+encoder did, whatever the machine's load does to whoever reads this). When the control descriptor closes (the agent ended it, or died)
 the pipeline stops and the process exits with 0.
 
 `--check` only says (exit 0) whether GStreamer's Python bindings are here: python3-gi,
@@ -32,8 +35,12 @@ import os
 import signal
 import struct
 import sys
+import threading
+import time
 
 ENCODER_NAME = 'encoder'
+# frame-meter.ts's SENT_FRAMES_ELEMENT: every encoded frame passes it on its way out.
+SENT_NAME = 'sent'
 PROCESS_NAME = b'gst-runner'
 PACKAGES = 'python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0'
 
@@ -90,6 +97,12 @@ class Runner:
         self.exit_signal = None
         self.pending = b''
         self.encoder = pipeline.get_by_name(ENCODER_NAME)
+        self.sent = pipeline.get_by_name(SENT_NAME)
+        # A keyframe request being timed: when it was made (monotonic seconds), guarded by the lock
+        # (the pad probe runs on GStreamer's streaming thread).
+        self.lock = threading.Lock()
+        self.keyframe_asked = None
+        self.frames_before = 0
 
     # ------------------------------------------------------------------ running
 
@@ -203,8 +216,10 @@ class Runner:
                 self.set_bitrate(kbps)
                 say(f'control: bitrate {kbps}')
             elif words == ['keyframe']:
+                asked = time.monotonic()
                 self.force_keyframe()
                 say('control: keyframe')
+                self.time_keyframe(asked)
             else:
                 raise ValueError('unknown command')
         except (ValueError, TypeError, OSError) as why:
@@ -231,6 +246,39 @@ class Runner:
             self.encoder.set_property('extra-controls', controls)
         else:
             raise ValueError(f'cannot set the bitrate of {kind or "this encoder"}')
+
+    def time_keyframe(self, asked):
+        """Says how long after `asked` the next keyframe passed `sent` (one answer for requests it serves together)."""
+        if self.sent is None:
+            return
+        with self.lock:
+            if self.keyframe_asked is not None:
+                return
+            self.keyframe_asked = asked
+            self.frames_before = 0
+        pad = self.sent.get_static_pad('src')
+        pad.add_probe(self.Gst.PadProbeType.BUFFER, self.on_sent_buffer)
+
+    def on_sent_buffer(self, _pad, info):
+        Gst = self.Gst
+        buffer = info.get_buffer()
+        if buffer is None or buffer.has_flags(Gst.BufferFlags.DELTA_UNIT):
+            self.frames_before += 1
+            return Gst.PadProbeReturn.OK
+        with self.lock:
+            asked, self.keyframe_asked = self.keyframe_asked, None
+        if asked is not None:
+            ms = (time.monotonic() - asked) * 1000
+            frames = f'{self.frames_before} frame{"" if self.frames_before == 1 else "s"}'
+            self.GLib.idle_add(self.say_once, f'control: keyframe out after {ms:.1f} ms, {frames} before it')
+        return Gst.PadProbeReturn.REMOVE
+
+    def say_once(self, line):
+        try:
+            say(line)
+        except BrokenPipeError:
+            self.stop(0)
+        return self.GLib.SOURCE_REMOVE
 
     def force_keyframe(self):
         Gst, GstVideo = self.Gst, self.GstVideo
