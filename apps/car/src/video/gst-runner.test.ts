@@ -335,6 +335,59 @@ describe('gst-runner.py (real GStreamer)', () => {
     );
   });
 
+  it('v4l2h264enc (a stand-in for the element, no Pi here): bitrate as the int control video_bitrate, keyframe as VIDIOC_S_CTRL on its device', async () => {
+    // The runner's own Runner class on a fake element; ioctl recorded, then a real one on /dev/null.
+    const harness = `
+import importlib.util, os, sys
+spec = importlib.util.spec_from_file_location('runner', sys.argv[1])
+runner = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(runner)
+GLib, GObject, Gst, GstVideo = runner.load_gstreamer()
+Gst.init(None)
+real_ioctl = runner.fcntl.ioctl
+class Fcntl:
+    @staticmethod
+    def ioctl(fd, request, arg):
+        print(f'ioctl {fd} {request:#x} {arg.hex()}')
+        return real_ioctl(fd, request, arg)
+runner.fcntl = Fcntl
+class Factory:
+    def get_name(self): return 'v4l2h264enc'
+class Encoder:
+    def __init__(self):
+        self.props = {'device-fd': -1, 'extra-controls': Gst.Structure.from_string('controls,video_bitrate=800000,h264_i_frame_period=30,repeat_sequence_header=1')[0]}
+    def get_factory(self): return Factory()
+    def get_property(self, name): return self.props[name]
+    def set_property(self, name, value): self.props[name] = value
+class Pipeline:
+    def get_by_name(self, name): return Encoder() if name == 'encoder' else None
+run = runner.Runner(GLib, GObject, Gst, GstVideo, Pipeline(), None, False)
+run.command('bitrate 300')
+print(run.encoder.props['extra-controls'].to_string())
+run.command('keyframe')
+run.encoder.props['device-fd'] = os.open('/dev/null', os.O_RDWR)
+run.command('keyframe')
+`;
+    const child = spawn(PYTHON, ['-c', harness, RUNNER_SCRIPT], { stdio: ['ignore', 'pipe', 'inherit'] });
+    children.push(child);
+    let stdout = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    expect(await new Promise((resolve) => child.on('exit', resolve))).toBe(0);
+    const lines = stdout.trim().split('\n');
+    expect(lines.slice(0, 3)).toEqual([
+      'control: bitrate 300',
+      'controls, video_bitrate=(int)300000, h264_i_frame_period=(int)30, repeat_sequence_header=(int)1;',
+      'control: refused keyframe: the encoder has no device open yet',
+    ]);
+    // linux/videodev2.h: VIDIOC_S_CTRL is 0xc008561c, V4L2_CID_MPEG_VIDEO_FORCE_KEY_FRAME 0x9909e5
+    // (struct v4l2_control: id, then value 1, little-endian here).
+    expect(lines[3]).toMatch(/^ioctl \d+ 0xc008561c e509990001000000$/);
+    // /dev/null is no V4L2 device: the driver's answer comes back as a refusal.
+    expect(lines[4]).toBe('control: refused keyframe: [Errno 25] Inappropriate ioctl for device');
+  });
+
   it('says which packages it needs when GStreamer for Python is missing', async () => {
     // A Python that finds no `gi` module: -I ignores the environment and the user's site, -S the system's.
     const child = spawn(PYTHON, ['-I', '-S', RUNNER_SCRIPT, '--check'], {
