@@ -23,8 +23,9 @@ Each command is answered with one line on stdout, `control: bitrate 300` or
 `control: refused LINE: WHY`; a keyframe also with `control: keyframe out after 12.3 ms, 0 frames
 before it` once it has passed the element `sent`: the time from the request to the encoder to the
 IDR leaving it, and the frames that left the encoder in between, taken in this process (what the
-encoder did, whatever the machine's load does to whoever reads this). When the control descriptor closes (the agent ended it, or died)
-the pipeline stops and the process exits with 0.
+encoder did, whatever the machine's load does to whoever reads this). When the control
+descriptor closes (the agent ended it, or died) the pipeline stops and the process exits with 0;
+when stdout closes (nobody reads), the process exits at once.
 
 `--check` only says (exit 0) whether GStreamer's Python bindings are here: python3-gi,
 gir1.2-gstreamer-1.0, gir1.2-gst-plugins-base-1.0.
@@ -74,8 +75,12 @@ def load_gstreamer():
 
 def say(line):
     """One line on stdout, at once (the agent reads it as it comes)."""
-    sys.stdout.write(line + '\n')
-    sys.stdout.flush()
+    try:
+        sys.stdout.write(line + '\n')
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # Nobody reads any more: the agent is gone. Its camera is released with the process.
+        os._exit(0)
 
 
 def error(line):
@@ -181,11 +186,7 @@ class Runner:
         if value is None:
             return
         contents = value.get_value() if hasattr(value, 'get_value') else value
-        try:
-            say(f'{obj.get_path_string()}: {name} = {contents}')
-        except BrokenPipeError:
-            # Nobody reads: the agent is gone.
-            self.stop(0)
+        say(f'{obj.get_path_string()}: {name} = {contents}')
 
     # ------------------------------------------------------------------ control
 
@@ -242,13 +243,15 @@ class Runner:
             # The other controls are applied again with it (harmless: the values they have).
             controls = self.encoder.get_property('extra-controls')
             controls = controls.copy() if controls else self.Gst.Structure.new_empty('controls')
-            controls.set_value('video_bitrate', self.GObject.Value(self.GObject.TYPE_INT, kbps * 1000))
+            bps = self.GObject.Value(self.GObject.TYPE_INT, kbps * 1000)
+            controls.set_value('video_bitrate', bps)
             self.encoder.set_property('extra-controls', controls)
         else:
             raise ValueError(f'cannot set the bitrate of {kind or "this encoder"}')
 
     def time_keyframe(self, asked):
-        """Says how long after `asked` the next keyframe passed `sent` (one answer for requests it serves together)."""
+        """Says how long after `asked` the next keyframe passed `sent` (one answer for the requests
+        it serves together)."""
         if self.sent is None:
             return
         with self.lock:
@@ -270,14 +273,12 @@ class Runner:
         if asked is not None:
             ms = (time.monotonic() - asked) * 1000
             frames = f'{self.frames_before} frame{"" if self.frames_before == 1 else "s"}'
-            self.GLib.idle_add(self.say_once, f'control: keyframe out after {ms:.1f} ms, {frames} before it')
+            line = f'control: keyframe out after {ms:.1f} ms, {frames} before it'
+            self.GLib.idle_add(self.say_once, line)
         return Gst.PadProbeReturn.REMOVE
 
     def say_once(self, line):
-        try:
-            say(line)
-        except BrokenPipeError:
-            self.stop(0)
+        say(line)
         return self.GLib.SOURCE_REMOVE
 
     def force_keyframe(self):
@@ -290,7 +291,8 @@ class Runner:
             fd = self.encoder.get_property('device-fd')
             if fd < 0:
                 raise ValueError('the encoder has no device open yet')
-            fcntl.ioctl(fd, VIDIOC_S_CTRL, struct.pack('=Ii', V4L2_CID_MPEG_VIDEO_FORCE_KEY_FRAME, 1))
+            control = struct.pack('=Ii', V4L2_CID_MPEG_VIDEO_FORCE_KEY_FRAME, 1)
+            fcntl.ioctl(fd, VIDIOC_S_CTRL, control)
             return
         # Upstream, on the encoder's source pad: handled at once (a downstream one would queue
         # behind the frames waiting in front of the encoder). All headers: SPS and PPS with it.
