@@ -368,7 +368,9 @@ run.command('keyframe')
 run.encoder.props['device-fd'] = os.open('/dev/null', os.O_RDWR)
 run.command('keyframe')
 `;
-    const child = spawn(PYTHON, ['-c', harness, RUNNER_SCRIPT], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(PYTHON, ['-B', '-c', harness, RUNNER_SCRIPT], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     children.push(child);
     let stdout = '';
     child.stdout?.on('data', (chunk: Buffer) => {
