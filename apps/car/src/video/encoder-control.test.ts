@@ -25,6 +25,16 @@ describe('EncoderControl', () => {
     expect(lines()).toEqual(['bitrate 300', 'keyframe']);
   });
 
+  it('writes a bitrate once: the same again is taken as done', () => {
+    const { stream, lines } = pipe();
+    const control = new EncoderControl(stream);
+    expect(control.setBitrate(300)).toBe(true);
+    expect(control.setBitrate(300)).toBe(true);
+    expect(control.setBitrate(400)).toBe(true);
+    expect(control.setBitrate(300)).toBe(true);
+    expect(lines()).toEqual(['bitrate 300', 'bitrate 400', 'bitrate 300']);
+  });
+
   it('refuses a bitrate outside the pipeline’s limits, or not a whole kbit/s', () => {
     const { stream, lines } = pipe();
     const control = new EncoderControl(stream);

@@ -98,6 +98,8 @@ export class EncoderControl {
   private lastKeyframeAt = Number.NEGATIVE_INFINITY;
   private deferred: NodeJS.Timeout | undefined;
   private closed = false;
+  /** The bitrate last written: the same again is not written (a controller may repeat itself). */
+  private bitrate: number | undefined;
   private readonly interval: number;
   private readonly now: () => number;
 
@@ -116,9 +118,15 @@ export class EncoderControl {
     return !this.closed;
   }
 
-  /** The encoder's target bitrate, kbit/s (validated: RangeError outside the pipeline's limits). */
+  /**
+   * The encoder's target bitrate, kbit/s (validated: RangeError outside the pipeline's limits). The
+   * bitrate it already has is not written again (on v4l2h264enc each write sets every control).
+   */
   setBitrate(kbps: number): boolean {
     checkBitrate(kbps);
+    if (this.closed) return false;
+    if (kbps === this.bitrate) return true;
+    this.bitrate = kbps;
     return this.send(`bitrate ${kbps}`);
   }
 
