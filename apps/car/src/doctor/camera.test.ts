@@ -15,6 +15,7 @@ describe('doctor check 7 (encoder), real GStreamer', () => {
       width: 160,
       height: 120,
       bitrate: 300,
+      repair: 'auto',
     };
     const result = await checkEncoder(video);
     expect(result.detail).toMatch(
@@ -30,6 +31,7 @@ describe('doctor check 7 (encoder), real GStreamer', () => {
       width: 160,
       height: 120,
       bitrate: 300,
+      repair: 'auto',
     };
     const why =
       'ERROR: GStreamer for Python is missing (No module named gi): sudo apt-get install python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0';

@@ -47,6 +47,13 @@ export interface GstCommand {
 
 export const GST_LAUNCH = 'gst-launch-1.0';
 
+/** The pipeline's picture and bitrate when none is given. */
+export const DEFAULT_WIDTH = 640;
+export const DEFAULT_HEIGHT = 480;
+export const DEFAULT_FRAMERATE = 30;
+/** kbit/s. */
+export const DEFAULT_BITRATE = 800;
+
 const HOST =
   /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$|^\[?[0-9A-Fa-f:.]+\]?$/;
 const DEVICE = /^\/dev\/[A-Za-z0-9_./-]+$/;
@@ -78,9 +85,9 @@ export type SourceOptions = Pick<PipelineOptions, 'source' | 'width' | 'height' 
 
 /** The source's elements, up to raw frames of the configured size and rate (validated). */
 export function sourceElements(options: SourceOptions): string[] {
-  const width = int('width', options.width ?? 640, 16, 4096);
-  const height = int('height', options.height ?? 480, 16, 4096);
-  const fps = int('framerate', options.framerate ?? 30, 1, 120);
+  const width = int('width', options.width ?? DEFAULT_WIDTH, 16, 4096);
+  const height = int('height', options.height ?? DEFAULT_HEIGHT, 16, 4096);
+  const fps = int('framerate', options.framerate ?? DEFAULT_FRAMERATE, 1, 120);
   const rawCaps = `video/x-raw,width=${width},height=${height},framerate=${fps}/1`;
   switch (options.source) {
     case 'sim':
@@ -123,8 +130,8 @@ export function encodeElements(
   encoder: VideoEncoder,
   options: { bitrate?: number; framerate?: number },
 ): string[] {
-  const fps = int('framerate', options.framerate ?? 30, 1, 120);
-  const bitrate = int('bitrate', options.bitrate ?? 800, MIN_BITRATE, MAX_BITRATE);
+  const fps = int('framerate', options.framerate ?? DEFAULT_FRAMERATE, 1, 120);
+  const bitrate = int('bitrate', options.bitrate ?? DEFAULT_BITRATE, MIN_BITRATE, MAX_BITRATE);
   const encode =
     encoder === 'x264'
       ? [
@@ -147,12 +154,17 @@ export function encodeElements(
   return ['videoconvert', '!', ...encode, '!', 'identity', `name=${SENT_FRAMES_ELEMENT}`, 'silent=false'];
 }
 
+/** A host name or IP literal (brackets allowed around IPv6), without them; throws otherwise. */
+export function validHost(host: string): string {
+  if (!HOST.test(host) || host.includes('..')) {
+    throw new Error(`video pipeline: invalid host ${JSON.stringify(host)}`);
+  }
+  return host.replace(/^\[|\]$/g, '');
+}
+
 export function buildVideoPipeline(options: PipelineOptions): GstCommand {
   const port = int('port', options.port, 1, 65_535);
-  if (!HOST.test(options.host) || options.host.includes('..')) {
-    throw new Error(`video pipeline: invalid host ${JSON.stringify(options.host)}`);
-  }
-  const host = options.host.replace(/^\[|\]$/g, '');
+  const host = validHost(options.host);
   const source = sourceElements(options);
   const encoder = options.encoder ?? defaultEncoder(options.source);
   const encode = encodeElements(encoder, options);

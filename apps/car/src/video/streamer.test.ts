@@ -1,16 +1,17 @@
 import { type ChildProcess, spawn as nodeSpawn, type SpawnOptions } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { PassThrough, Writable } from 'node:stream';
+import { masterFromBase64, SrtpReceiver } from '@telerace/protocol/video-uplink';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createTrack } from '../sim/track.js';
 import { PYTHON, RUNNER_SCRIPT } from './encoder-control.js';
 import type { SpawnFn } from './sim-camera.js';
 import { lastErrorLine, VideoStreamer, type VideoStreamerOptions, type VideoTarget } from './streamer.js';
-import { alive, expectSilence, isIdr, rtpArrives, udpSink } from './testing.js';
+import { alive, expectSilence, isIdr, rtpArrives, TEST_SRTP, udpSink } from './testing.js';
 
 const track = createTrack();
-const A: VideoTarget = { host: '127.0.0.1', port: 5004, codec: 'h264' };
-const B: VideoTarget = { host: '127.0.0.1', port: 5006, codec: 'h264' };
+const A: VideoTarget = { host: '127.0.0.1', port: 5004, codec: 'h264', srtp: TEST_SRTP };
+const B: VideoTarget = { host: '127.0.0.1', port: 5006, codec: 'h264', srtp: TEST_SRTP };
 
 interface FakeChild extends EventEmitter {
   pid: number;
@@ -103,7 +104,10 @@ describe('VideoStreamer (fake GStreamer)', () => {
     await vi.advanceTimersByTimeAsync(0);
     expect(gst.calls).toHaveLength(1);
     expect(gst.calls[0]?.command).toBe('gst-launch-1.0');
-    expect(portOf(gst.calls[0]?.args)).toBe('port=5004');
+    // GStreamer sends to the uplink on loopback, which encrypts for the target.
+    const local = `port=${await s.uplink.localPort()}`;
+    expect(portOf(gst.calls[0]?.args)).toBe(local);
+    expect(gst.calls[0]?.args).toContain('host=127.0.0.1');
     expect(s.pid).toBe(1000);
     expect(s.target).toEqual(A);
 
@@ -111,7 +115,7 @@ describe('VideoStreamer (fake GStreamer)', () => {
     expect(gst.children[0]?.kill).toHaveBeenCalledWith('SIGTERM');
     await vi.advanceTimersByTimeAsync(0);
     expect(gst.calls).toHaveLength(2);
-    expect(portOf(gst.calls[1]?.args)).toBe('port=5006');
+    expect(portOf(gst.calls[1]?.args)).toBe(local);
     expect(s.pid).toBe(1001);
     await s.stop();
   });
@@ -251,7 +255,7 @@ describe('VideoStreamer (fake GStreamer)', () => {
   it('logs a target it cannot use instead of throwing', async () => {
     const gst = fakeSpawn();
     const { s, log } = streamer({ spawn: gst.spawn });
-    s.start({ host: 'x ! fakesink', port: 5004, codec: 'h264' });
+    s.start({ host: 'x ! fakesink', port: 5004, codec: 'h264', srtp: TEST_SRTP });
     await vi.waitFor(() => expect(log.at(-1)).toMatch(/cannot start the camera: .*invalid host/));
     expect(gst.calls).toEqual([]);
     await s.stop();
@@ -450,14 +454,14 @@ describe('VideoStreamer (real gst-launch-1.0)', () => {
     });
     cleanups.push(() => s.stop());
 
-    s.start({ host: '127.0.0.1', port: first.port, codec: 'h264' });
+    s.start({ host: '127.0.0.1', port: first.port, codec: 'h264', srtp: TEST_SRTP });
     await rtpArrives(first);
     expect(s.fps()).toBeUndefined();
     await vi.waitFor(() => expect(s.fps()).toBeGreaterThan(0), { timeout: 5_000, interval: 200 });
     const firstPid = s.pid as number;
     expect(alive(firstPid)).toBe(true);
 
-    s.start({ host: '127.0.0.1', port: second.port, codec: 'h264' });
+    s.start({ host: '127.0.0.1', port: second.port, codec: 'h264', srtp: TEST_SRTP });
     await rtpArrives(second);
     expect(alive(firstPid)).toBe(false);
     await expectSilence(first, 500);
@@ -482,7 +486,7 @@ describe('VideoStreamer (real gst-launch-1.0)', () => {
       log: (line) => log.push(line),
     });
     cleanups.push(() => s.stop());
-    s.start({ host: '127.0.0.1', port: sink.port, codec: 'h264' });
+    s.start({ host: '127.0.0.1', port: sink.port, codec: 'h264', srtp: TEST_SRTP });
     await rtpArrives(sink, { moreThan: 5 });
     const pid = s.pid as number;
     process.kill(pid, 'SIGKILL');
@@ -504,12 +508,26 @@ describe('VideoStreamer (real gst-launch-1.0)', () => {
     const log: string[] = [];
     const s = new VideoStreamer({ source: 'test', width: 320, height: 240, log: (line) => log.push(line) });
     cleanups.push(() => s.stop());
-    s.start({ host: '127.0.0.1', port: sink.port, codec: 'h264' });
+    s.start({ host: '127.0.0.1', port: sink.port, codec: 'h264', srtp: TEST_SRTP });
     await rtpArrives(sink);
     expect(log).toContain('video: run-time encoder control (bitrate, keyframes) through gst-runner');
     expect(s.controllable).toBe(true);
+    // The uplink encrypts (SRTP): the NAL unit types are read in the decrypted RTP.
+    const receiver = new SrtpReceiver(masterFromBase64(TEST_SRTP.key));
+    const plain = new Map<Buffer, Buffer | null>();
+    const decrypted = (packet: Buffer) => {
+      if (!plain.has(packet)) {
+        const checked = receiver.verify(packet);
+        plain.set(packet, checked.ok ? receiver.decrypt(packet, checked) : null);
+      }
+      return plain.get(packet) ?? null;
+    };
     const idrs = (after: number) =>
-      sink.packets.filter((packet, i) => (sink.arrivals[i] as number) > after && isIdr(packet));
+      sink.packets.filter((packet, i) => {
+        if ((sink.arrivals[i] as number) <= after) return false;
+        const rtp = decrypted(packet);
+        return rtp !== null && isIdr(rtp);
+      });
     const delays: number[] = [];
     for (let i = 0; i < 3; i++) {
       // Just after a periodic IDR (one a second here): the next is ~850 ms away, so one within
@@ -548,7 +566,7 @@ describe('VideoStreamer (real gst-launch-1.0)', () => {
       log: (line) => log.push(line),
     });
     cleanups.push(() => s.stop());
-    s.start({ host: '127.0.0.1', port: 5004, codec: 'h264' });
+    s.start({ host: '127.0.0.1', port: 5004, codec: 'h264', srtp: TEST_SRTP });
     await vi.waitFor(() => expect(log.some((l) => l.includes('restarting in'))).toBe(true), {
       timeout: 10_000,
     });

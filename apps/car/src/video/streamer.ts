@@ -19,7 +19,7 @@
  * `gst-launch-1.0`, without them (said once in the log).
  */
 import { type ChildProcess, execFile } from 'node:child_process';
-import { Backoff, type VideoCodec } from '@telerace/protocol';
+import { Backoff, type CarVideoQuality, type VideoCodec } from '@telerace/protocol';
 import type { VideoSettings } from '../settings.js';
 import type { SimCar } from '../sim/sim-car.js';
 import type { Track } from '../sim/track.js';
@@ -35,18 +35,24 @@ import { FrameMeter } from './frame-meter.js';
 import {
   buildVideoPipeline,
   chooseEncoder,
+  DEFAULT_BITRATE,
+  DEFAULT_FRAMERATE,
+  DEFAULT_HEIGHT,
+  DEFAULT_WIDTH,
   GST_LAUNCH,
   type VideoEncoder,
   type VideoSource,
 } from './pipeline.js';
 import { type CameraPose, SimCamera, type SpawnFn } from './sim-camera.js';
 import { spawnTiedToAgent } from './tied-spawn.js';
+import { type UplinkRepair, VideoUplink } from './uplink.js';
 
-/** Where the server wants the camera's RTP (H.264, payload type 96). */
+/** Where the server wants the camera's RTP (H.264, payload type 96), and the SRTP key it takes. */
 export interface VideoTarget {
   host: string;
   port: number;
   codec: VideoCodec;
+  srtp: { suite: 'AES_CM_128_HMAC_SHA1_80'; key: string };
 }
 
 /** What the agent needs of a camera stream. */
@@ -61,6 +67,8 @@ export interface VideoOutput {
   setBitrate?(kbps: number): boolean;
   /** An IDR as soon as possible; true when a running pipeline will send one. */
   requestKeyframe?(): boolean;
+  /** The picture and bitrate sent now, and what the uplink lost, while streaming. */
+  quality?(): CarVideoQuality | undefined;
 }
 
 export interface VideoStreamerOptions {
@@ -74,6 +82,8 @@ export interface VideoStreamerOptions {
   framerate?: number;
   /** kbit/s. */
   bitrate?: number;
+  /** Loss repair on the uplink (default `auto`). */
+  repair?: UplinkRepair;
   /** The V4L2 device (source `v4l2`). */
   device?: string;
   /** Whether GStreamer has an element (default: `gst-inspect-1.0 --exists`); picks the encoder. */
@@ -115,7 +125,7 @@ interface Run {
 }
 
 const sameTarget = (a: VideoTarget, b: VideoTarget) =>
-  a.host === b.host && a.port === b.port && a.codec === b.codec;
+  a.host === b.host && a.port === b.port && a.codec === b.codec && a.srtp.key === b.srtp.key;
 
 /** `gst-inspect-1.0 --exists NAME`: whether this GStreamer has the element. */
 export function gstHasElement(name: string): Promise<boolean> {
@@ -153,7 +163,12 @@ export class VideoStreamer implements VideoOutput {
   private readonly backoff: Backoff;
   private encoderChoice: Promise<VideoEncoder> | undefined;
   private runnerChoice: Promise<boolean> | undefined;
-  /** The bitrate last set with setBitrate(): every pipeline of this streamer gets it from then on. */
+  /** Encrypts GStreamer's RTP for the server (uplink.ts). */
+  readonly uplink: VideoUplink;
+  /**
+   * kbit/s the encoder aims at now, set with setBitrate() (when adapted to the uplink: bitrate.ts);
+   * else the configured one. Every later pipeline of this streamer starts at it.
+   */
   private bitrate: number | undefined;
 
   constructor(private readonly options: VideoStreamerOptions) {
@@ -163,6 +178,10 @@ export class VideoStreamer implements VideoOutput {
     this.backoff = new Backoff({
       initialMs: options.restartInitialMs ?? 1_000,
       maxMs: options.restartMaxMs ?? 30_000,
+    });
+    this.uplink = new VideoUplink({
+      log: options.log,
+      ...(options.repair ? { repair: options.repair } : {}),
     });
     // Checked now (Python takes a moment to load GStreamer), not when the first target comes.
     void this.runner();
@@ -184,7 +203,14 @@ export class VideoStreamer implements VideoOutput {
 
   start(target: VideoTarget): void {
     if (this.current && sameTarget(this.current, target)) return;
-    this.current = { host: target.host, port: target.port, codec: target.codec };
+    try {
+      this.uplink.setTarget({ host: target.host, port: target.port, key: target.srtp.key });
+    } catch (error) {
+      // An invalid host or key: retrying cannot help, the next target may.
+      this.options.log(`video: cannot start the camera: ${(error as Error).message}`);
+      return;
+    }
+    this.current = { host: target.host, port: target.port, codec: target.codec, srtp: { ...target.srtp } };
     const epoch = ++this.epoch;
     clearTimeout(this.retry);
     this.backoff.reset();
@@ -199,6 +225,7 @@ export class VideoStreamer implements VideoOutput {
   stop(): Promise<void> {
     if (this.current) this.options.log('video: stopped');
     this.current = undefined;
+    this.uplink.setTarget(null);
     this.epoch++;
     clearTimeout(this.retry);
     this.retry = undefined;
@@ -238,11 +265,30 @@ export class VideoStreamer implements VideoOutput {
     return this.run?.control?.open ?? false;
   }
 
+  quality(): CarVideoQuality | undefined {
+    if (!this.run) return undefined;
+    const maxBitrate = this.options.bitrate ?? DEFAULT_BITRATE;
+    const report = this.uplink.report;
+    const packets = report ? report.received + report.lost : 0;
+    const percent = (count: number) => Math.round((1000 * count) / packets) / 10;
+    return {
+      width: this.options.width ?? DEFAULT_WIDTH,
+      height: this.options.height ?? DEFAULT_HEIGHT,
+      framerate: this.options.framerate ?? DEFAULT_FRAMERATE,
+      bitrate: Math.round(this.bitrate ?? maxBitrate),
+      maxBitrate,
+      ...(packets > 0 && report
+        ? { lossPercent: percent(report.lost), unrepairedPercent: percent(report.unrepaired) }
+        : {}),
+    };
+  }
+
   private async launch(epoch: number): Promise<void> {
     const source = this.options.source;
     const encoder = source === 'libcamera' || source === 'v4l2' ? await this.encoder() : undefined;
     const controlled = await this.runner();
-    const target = this.current;
+    // GStreamer sends to the uplink on loopback, which encrypts for the server.
+    const target = this.current && { host: '127.0.0.1', port: await this.uplink.localPort() };
     if (epoch !== this.epoch || !target || this.run) return;
     let child: ChildProcess | undefined;
     let camera: SimCamera | undefined;
@@ -430,6 +476,7 @@ export function createVideoStreamer(
     height: video.height,
     framerate: video.framerate,
     bitrate: video.bitrate,
+    repair: video.repair,
     device: video.device,
   });
 }

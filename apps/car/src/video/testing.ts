@@ -13,6 +13,12 @@ export interface UdpSink {
   close(): Promise<void>;
 }
 
+/** An SRTP key for the tests' video targets (the server makes one per mountpoint). */
+export const TEST_SRTP = {
+  suite: 'AES_CM_128_HMAC_SHA1_80',
+  key: Buffer.alloc(30, 7).toString('base64'),
+} as const;
+
 export const isRtp96 = (packet: Buffer): boolean =>
   packet.length > 12 && (packet[0] as number) >> 6 === 2 && ((packet[1] as number) & 0x7f) === 96;
 

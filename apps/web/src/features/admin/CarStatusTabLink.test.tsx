@@ -45,6 +45,30 @@ describe('CarLinkSummary (Car Status, issue 42)', () => {
     expect(screen.getByText('arrêts d’elle-même')).toBeInTheDocument();
   });
 
+  it('shows the video the car sends, amber when it lowered it for a narrow uplink, in both languages (issue 43)', async () => {
+    const video = {
+      width: 480,
+      height: 360,
+      framerate: 30,
+      maxBitrate: 600,
+      lossPercent: 2,
+      unrepairedPercent: 0.1,
+    };
+    const { unmount } = render(<CarLinkSummary telemetry={{ fps: 30, video: { ...video, bitrate: 600 } }} />);
+    expect(screen.getByTestId('car-link')).toHaveAttribute('data-health', 'good');
+    expect(
+      screen.getByText('30 fps · 480×360, 600 of 600 kbit/s · video 2 % lost, 0.1 % unrepaired'),
+    ).toBeInTheDocument();
+    unmount();
+    await i18n.changeLanguage('fr');
+    render(
+      <CarLinkSummary telemetry={{ fps: 30, video: { ...video, bitrate: 280, unrepairedPercent: 6 } }} />,
+    );
+    expect(screen.getByTestId('car-link')).toHaveAttribute('data-health', 'bad');
+    expect(screen.getByText(/480×360, 280 sur 600 kbit\/s/)).toBeInTheDocument();
+    expect(screen.getByText('vidéo réduite : liaison montante étroite, vidéo abîmée')).toBeInTheDocument();
+  });
+
   it('shows nothing for a car that reports neither its link nor its video (an older agent)', () => {
     const { container } = render(<CarLinkSummary telemetry={{ speed: 1, battery: 80 }} />);
     expect(container).toBeEmptyDOMElement();

@@ -1,6 +1,7 @@
 /**
  * A car's drive link in Car Status (issue 42): the path its commands take, round trip, what its
- * drive channel lost over the last minute, its deadman trips today, the video it sends, and a
+ * drive channel lost over the last minute, its deadman trips today, the video it sends (its
+ * picture, the bitrate it lowered for a narrow uplink, what the uplink lost — issue 43), and a
  * badge that turns amber or red before drivers complain (car-link.ts says when).
  */
 import type { Telemetry } from '@telerace/protocol';
@@ -16,7 +17,7 @@ const HEALTH_STYLES: Record<LinkHealth, string> = {
 
 export function CarLinkSummary({ telemetry }: { telemetry: Telemetry }) {
   const { t, i18n } = useTranslation();
-  const { link, fps, kbps } = telemetry;
+  const { link, fps, kbps, video } = telemetry;
   if (!link && fps === undefined) return null;
   const { health, issues } = linkHealth(telemetry);
   const number = (value: number, digits = 0) =>
@@ -28,6 +29,18 @@ export function CarLinkSummary({ telemetry }: { telemetry: Telemetry }) {
     link && t('carStatus.link.deadman', { count: link.deadmanTrips }),
     fps !== undefined && t('carStatus.link.fps', { value: number(fps, 1) }),
     kbps !== undefined && t('carStatus.link.kbps', { value: number(kbps) }),
+    video &&
+      t('carStatus.link.video', {
+        width: video.width,
+        height: video.height,
+        bitrate: number(video.bitrate),
+        max: number(video.maxBitrate),
+      }),
+    video?.lossPercent !== undefined &&
+      t('carStatus.link.videoLoss', {
+        value: number(video.lossPercent, 1),
+        unrepaired: number(video.unrepairedPercent ?? 0, 1),
+      }),
   ].filter((figure): figure is string => typeof figure === 'string');
   return (
     <div className="space-y-0.5" data-testid="car-link" data-health={health}>
