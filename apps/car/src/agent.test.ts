@@ -19,6 +19,7 @@ import { SimBackend } from './drive/sim.js';
 import { TOO_OLD_RETRY_MS } from './link.js';
 import { resolveSettings } from './settings.js';
 import { SimCar } from './sim/sim-car.js';
+import { RUNNER_NAME } from './video/encoder-control.js';
 import { VideoStreamer } from './video/streamer.js';
 import { alive, childrenOf, expectSilence, rtpArrives, TEST_SRTP, udpSink } from './video/testing.js';
 
@@ -538,7 +539,8 @@ describe('car agent video', () => {
     });
     server.send({ type: 'video', host: '127.0.0.1', port: sink.port, codec: 'h264', srtp: TEST_SRTP });
     await rtpArrives(sink, { timeout: 15_000 });
-    const [gst] = childrenOf(agent.pid as number, 'gst-launch-1.0');
+    // The runner (GStreamer's Python bindings are installed for the tests: scripts/lib/system.mjs).
+    const [gst] = childrenOf(agent.pid as number, RUNNER_NAME);
     if (gst === undefined) throw new Error('no GStreamer under the agent');
 
     agent.kill('SIGKILL');

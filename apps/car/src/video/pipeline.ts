@@ -58,6 +58,16 @@ const HOST =
   /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$|^\[?[0-9A-Fa-f:.]+\]?$/;
 const DEVICE = /^\/dev\/[A-Za-z0-9_./-]+$/;
 
+/** kbit/s: the bitrates a pipeline accepts, at start (`bitrate`) and while it runs (encoder-control.ts). */
+export const MIN_BITRATE = 50;
+export const MAX_BITRATE = 50_000;
+
+/**
+ * The encoder element's name in every pipeline: the runner (gst-runner.py) finds it by this name
+ * to change its bitrate and force keyframes while it plays.
+ */
+export const ENCODER_ELEMENT = 'encoder';
+
 function int(name: string, value: number, min: number, max: number): number {
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new RangeError(`video pipeline: ${name} must be an integer ${min}…${max}, got ${value}`);
@@ -121,11 +131,12 @@ export function encodeElements(
   options: { bitrate?: number; framerate?: number },
 ): string[] {
   const fps = int('framerate', options.framerate ?? DEFAULT_FRAMERATE, 1, 120);
-  const bitrate = int('bitrate', options.bitrate ?? DEFAULT_BITRATE, 50, 50_000);
+  const bitrate = int('bitrate', options.bitrate ?? DEFAULT_BITRATE, MIN_BITRATE, MAX_BITRATE);
   const encode =
     encoder === 'x264'
       ? [
           'x264enc',
+          `name=${ENCODER_ELEMENT}`,
           'tune=zerolatency',
           'speed-preset=ultrafast',
           `bitrate=${bitrate}`,
@@ -135,6 +146,7 @@ export function encodeElements(
         ]
       : [
           'v4l2h264enc',
+          `name=${ENCODER_ELEMENT}`,
           `extra-controls=controls,video_bitrate=${bitrate * 1000},h264_i_frame_period=${fps},repeat_sequence_header=1`,
           '!',
           'video/x-h264,level=(string)4,profile=constrained-baseline',

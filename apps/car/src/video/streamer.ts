@@ -13,12 +13,24 @@
  * The `sim` source renders the simulated car's view (`SimCamera`), so the picture moves when the
  * car moves; `libcamera` and `v4l2` film the real camera with the hardware encoder when GStreamer
  * has it (`v4l2h264enc`), else x264; `test` is GStreamer's test pattern.
+ *
+ * The pipeline runs in `gst-runner.py` (encoder-control.ts) when GStreamer's Python bindings are
+ * installed, so `setBitrate()` and `requestKeyframe()` reach the encoder while it plays; else in
+ * `gst-launch-1.0`, without them (said once in the log).
  */
 import { type ChildProcess, execFile } from 'node:child_process';
 import { Backoff, type CarVideoQuality, type VideoCodec } from '@telerace/protocol';
 import type { VideoSettings } from '../settings.js';
 import type { SimCar } from '../sim/sim-car.js';
 import type { Track } from '../sim/track.js';
+import {
+  checkBitrate,
+  controlOf,
+  type EncoderControl,
+  RUNNER_NAME,
+  runnerMissing,
+  throughRunner,
+} from './encoder-control.js';
 import { FrameMeter } from './frame-meter.js';
 import {
   buildVideoPipeline,
@@ -51,6 +63,10 @@ export interface VideoOutput {
   fps(): number | undefined;
   /** Kilobits per second of video sent lately, when known and streaming. */
   kbps?(): number | undefined;
+  /** The encoder's bitrate from now on (kbit/s); true when a running pipeline took it. */
+  setBitrate?(kbps: number): boolean;
+  /** An IDR as soon as possible; true when a running pipeline will send one. */
+  requestKeyframe?(): boolean;
   /** The picture and bitrate sent now, and what the uplink lost, while streaming. */
   quality?(): CarVideoQuality | undefined;
 }
@@ -72,6 +88,11 @@ export interface VideoStreamerOptions {
   device?: string;
   /** Whether GStreamer has an element (default: `gst-inspect-1.0 --exists`); picks the encoder. */
   hasElement?: (name: string) => boolean | Promise<boolean>;
+  /**
+   * Why the runner (run-time encoder control) cannot run here, or undefined when it can (default:
+   * `gst-runner.py --check`); without it the pipeline runs in gst-launch-1.0.
+   */
+  runnerMissing?: () => string | undefined | Promise<string | undefined>;
   spawn?: SpawnFn;
   /** First restart delay after an unexpected exit (default 1000 ms), doubling up to `restartMaxMs`. */
   restartInitialMs?: number;
@@ -89,6 +110,10 @@ interface Run {
   camera: SimCamera | undefined;
   /** Counts the frames GStreamer sends (its verbose stdout). */
   meter: FrameMeter;
+  /** What runs the pipeline, for the log: `gst-runner` or `gst-launch-1.0`. */
+  program: string;
+  /** The runner's control pipe; undefined under gst-launch-1.0. */
+  control: EncoderControl | undefined;
   startedAt: number;
   ended: boolean;
   /** We asked it to end: its exit is not a failure. */
@@ -137,9 +162,13 @@ export class VideoStreamer implements VideoOutput {
   private retry: NodeJS.Timeout | undefined;
   private readonly backoff: Backoff;
   private encoderChoice: Promise<VideoEncoder> | undefined;
+  private runnerChoice: Promise<boolean> | undefined;
   /** Encrypts GStreamer's RTP for the server (uplink.ts). */
   readonly uplink: VideoUplink;
-  /** kbit/s the encoder aims at now, when adapted to the uplink (bitrate.ts); else the configured one. */
+  /**
+   * kbit/s the encoder aims at now, set with setBitrate() (when adapted to the uplink: bitrate.ts);
+   * else the configured one. Every later pipeline of this streamer starts at it.
+   */
   private bitrate: number | undefined;
 
   constructor(private readonly options: VideoStreamerOptions) {
@@ -154,6 +183,8 @@ export class VideoStreamer implements VideoOutput {
       log: options.log,
       ...(options.repair ? { repair: options.repair } : {}),
     });
+    // Checked now (Python takes a moment to load GStreamer), not when the first target comes.
+    void this.runner();
   }
 
   /** The target being streamed to (also while waiting to restart). */
@@ -210,6 +241,30 @@ export class VideoStreamer implements VideoOutput {
     return this.run?.meter.kbps();
   }
 
+  /**
+   * The encoder's target bitrate in kbit/s (an integer within pipeline.ts's limits, else a
+   * RangeError), applied while the pipeline plays and to every pipeline started after it (a
+   * restart, a new target) until set again. True when a running pipeline took it now.
+   */
+  setBitrate(kbps: number): boolean {
+    this.bitrate = checkBitrate(kbps);
+    return this.run?.control?.setBitrate(kbps) ?? false;
+  }
+
+  /**
+   * An IDR from the encoder as soon as possible (a viewer's picture is damaged), at most one per
+   * 150 ms (encoder-control.ts). True when the running pipeline will send one.
+   */
+  requestKeyframe(): boolean {
+    const request = this.run?.control?.requestKeyframe();
+    return request === 'sent' || request === 'deferred';
+  }
+
+  /** Whether the running pipeline takes setBitrate() and requestKeyframe() (the runner runs it). */
+  get controllable(): boolean {
+    return this.run?.control?.open ?? false;
+  }
+
   quality(): CarVideoQuality | undefined {
     if (!this.run) return undefined;
     const maxBitrate = this.options.bitrate ?? DEFAULT_BITRATE;
@@ -231,12 +286,15 @@ export class VideoStreamer implements VideoOutput {
   private async launch(epoch: number): Promise<void> {
     const source = this.options.source;
     const encoder = source === 'libcamera' || source === 'v4l2' ? await this.encoder() : undefined;
+    const controlled = await this.runner();
     // GStreamer sends to the uplink on loopback, which encrypts for the server.
     const target = this.current && { host: '127.0.0.1', port: await this.uplink.localPort() };
     if (epoch !== this.epoch || !target || this.run) return;
     let child: ChildProcess | undefined;
     let camera: SimCamera | undefined;
-    const spawn = this.options.spawn ?? spawnTiedToAgent;
+    const spawnTied = this.options.spawn ?? spawnTiedToAgent;
+    // The runner takes gst-launch-1.0's arguments, and its commands on a fourth pipe (fd 3).
+    const spawn = controlled ? throughRunner(spawnTied) : spawnTied;
     const size = {
       ...(this.options.width === undefined ? {} : { width: this.options.width }),
       ...(this.options.height === undefined ? {} : { height: this.options.height }),
@@ -277,18 +335,22 @@ export class VideoStreamer implements VideoOutput {
       return;
     }
     if (!child) return;
-    this.watch(child, camera);
+    this.watch(child, camera, controlled);
   }
 
-  private watch(child: ChildProcess, camera: SimCamera | undefined): void {
+  private watch(child: ChildProcess, camera: SimCamera | undefined, controlled: boolean): void {
     let markExited = () => {};
     const exited = new Promise<void>((resolve) => {
       markExited = resolve;
     });
+    const control = controlled ? controlOf(child, { now: () => this.now() }) : undefined;
+    if (control && this.bitrate !== undefined) control.setBitrate(this.bitrate);
     const run: Run = {
       child,
       camera,
       meter: new FrameMeter(() => this.now()),
+      program: controlled ? RUNNER_NAME : GST_LAUNCH,
+      control,
       startedAt: this.now(),
       ended: false,
       stopping: false,
@@ -319,6 +381,7 @@ export class VideoStreamer implements VideoOutput {
     if (run.ended) return;
     run.ended = true;
     run.camera?.stop();
+    run.control?.close();
     run.markExited();
     this.dying.delete(run);
     if (this.run !== run) return;
@@ -330,7 +393,7 @@ export class VideoStreamer implements VideoOutput {
     const how = signal ? `signal ${signal}` : code === null || code < 0 ? 'failed to start' : `code ${code}`;
     const why = run.lastError ? `: ${run.lastError}` : '';
     this.options.log(
-      `video: ${GST_LAUNCH} ended (${how}) after ${(ranMs / 1000).toFixed(1)} s${why}; restarting in ${delay} ms`,
+      `video: ${run.program} ended (${how}) after ${(ranMs / 1000).toFixed(1)} s${why}; restarting in ${delay} ms`,
     );
     const epoch = this.epoch;
     this.retry = setTimeout(() => void this.launch(epoch), delay);
@@ -343,6 +406,8 @@ export class VideoStreamer implements VideoOutput {
     if (run && !run.ended) {
       run.stopping = true;
       this.dying.add(run);
+      // The runner also ends when its control pipe closes.
+      run.control?.close();
       if (run.camera) run.camera.stop();
       else run.child.kill('SIGTERM');
       const timer = setTimeout(() => {
@@ -355,6 +420,25 @@ export class VideoStreamer implements VideoOutput {
 
   private now(): number {
     return (this.options.now ?? performance.now.bind(performance))();
+  }
+
+  /** Whether pipelines run in the runner; checked once, and said once in the log. */
+  private runner(): Promise<boolean> {
+    this.runnerChoice ??= (async () => {
+      let why: string | undefined;
+      try {
+        why = await (this.options.runnerMissing ?? runnerMissing)();
+      } catch (error) {
+        why = (error as Error).message;
+      }
+      this.options.log(
+        why === undefined
+          ? 'video: run-time encoder control (bitrate, keyframes) through gst-runner'
+          : `video: no run-time encoder control, ${GST_LAUNCH} runs the camera: ${why}`,
+      );
+      return why === undefined;
+    })();
+    return this.runnerChoice;
   }
 
   private encoder(): Promise<VideoEncoder> {
