@@ -23,6 +23,7 @@ import { Backoff, type CarVideoQuality, type VideoCodec } from '@telerace/protoc
 import type { VideoSettings } from '../settings.js';
 import type { SimCar } from '../sim/sim-car.js';
 import type { Track } from '../sim/track.js';
+import { BitrateController } from './bitrate.js';
 import {
   checkBitrate,
   controlOf,
@@ -46,6 +47,9 @@ import {
 import { type CameraPose, SimCamera, type SpawnFn } from './sim-camera.js';
 import { spawnTiedToAgent } from './tied-spawn.js';
 import { type UplinkRepair, VideoUplink } from './uplink.js';
+
+/** kbit/s the bitrate never falls below on a narrow uplink: a picture still worth driving by. */
+export const MIN_ADAPTED_BITRATE = 150;
 
 /** Where the server wants the camera's RTP (H.264, payload type 96), and the SRTP key it takes. */
 export interface VideoTarget {
@@ -165,6 +169,8 @@ export class VideoStreamer implements VideoOutput {
   private runnerChoice: Promise<boolean> | undefined;
   /** Encrypts GStreamer's RTP for the server (uplink.ts). */
   readonly uplink: VideoUplink;
+  /** The bitrate the uplink's reports call for (bitrate.ts). */
+  private readonly bitrates: BitrateController;
   /**
    * kbit/s the encoder aims at now, set with setBitrate() (when adapted to the uplink: bitrate.ts);
    * else the configured one. Every later pipeline of this streamer starts at it.
@@ -179,9 +185,22 @@ export class VideoStreamer implements VideoOutput {
       initialMs: options.restartInitialMs ?? 1_000,
       maxMs: options.restartMaxMs ?? 30_000,
     });
+    const maxBitrate = options.bitrate ?? DEFAULT_BITRATE;
+    this.bitrates = new BitrateController({
+      max: maxBitrate,
+      min: Math.min(maxBitrate, MIN_ADAPTED_BITRATE),
+    });
     this.uplink = new VideoUplink({
       log: options.log,
       ...(options.repair ? { repair: options.repair } : {}),
+      // Repair came too late for the picture: a keyframe now rather than at the next second.
+      onKeyframeRequest: () => this.requestKeyframe(),
+      // What arrived sets the bitrate: down at once on a narrow uplink, back up as it clears.
+      onReport: (report, now) => {
+        if (!this.controllable) return;
+        const next = this.bitrates.next(report, now);
+        if (next !== (this.bitrate ?? maxBitrate)) this.setBitrate(next);
+      },
     });
     // Checked now (Python takes a moment to load GStreamer), not when the first target comes.
     void this.runner();

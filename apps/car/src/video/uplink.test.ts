@@ -183,6 +183,39 @@ describe('VideoUplink loss repair', () => {
     await vi.waitFor(() => expect(keyframes).toHaveLength(1));
   });
 
+  it("the server's reports set the running encoder's bitrate: down at once when the uplink queues, back up when it clears", async () => {
+    const sink = createSocket('udp4');
+    let from: { address: string; port: number } | undefined;
+    sink.on('message', (_datagram, rinfo) => {
+      from = rinfo;
+    });
+    await new Promise<void>((resolve) => sink.bind(0, '127.0.0.1', resolve));
+    const s = new VideoStreamer({ source: 'test', width: 160, height: 120, bitrate: 1000, log: () => {} });
+    cleanups.push(
+      () => s.stop(),
+      () => sink.close(),
+    );
+    s.start({ host: '127.0.0.1', port: sink.address().port, codec: 'h264', srtp: TEST_SRTP });
+    await vi.waitFor(() => expect(from && s.controllable).toBe(true), { timeout: 10_000 });
+    const answer = (feedback: Feedback) => {
+      if (from) sink.send(encodeFeedback(key, ++counter, feedback), from.port, from.address);
+    };
+    // A narrow uplink: 250 kbit/s arrive and the frames queue.
+    answer({ ...report(0), kbps: 250, queueMs: 300 });
+    await vi.waitFor(() => expect(s.quality()?.bitrate).toBeLessThanOrEqual(250));
+    expect(s.quality()).toMatchObject({ maxBitrate: 1000 });
+    // Clear again: climbs back after its hold.
+    const lowered = s.quality()?.bitrate as number;
+    for (let i = 0; i < 8; i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      answer({ ...report(0), kbps: lowered, queueMs: 0 });
+    }
+    await vi.waitFor(() => expect(s.quality()?.bitrate).toBeGreaterThan(lowered));
+    // A keyframe request reaches the encoder (the IDR itself: streamer.test.ts).
+    answer({ kind: 'keyframe' });
+    await vi.waitFor(() => expect(s.uplink.counters.keyframeRequests).toBe(1));
+  });
+
   it("with repair off, neither parity nor resends nor keyframes — the server's reports still count", async () => {
     const { local, media, parity, answer, keyframes, uplink } = await streaming('off');
     await sendLocal(local, rtp(1));

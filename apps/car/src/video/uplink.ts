@@ -12,8 +12,10 @@
  * Loss repair (protocol video-uplink/repair.ts): the last HISTORY packets sent are kept, and those
  * the server's signed NACKs ask for are sent again; once the server reports losses, each frame's
  * packets are followed by a parity packet (XOR FEC) for FEC_AFTER_LOSS_MS, so that one lost packet
- * in a group is rebuilt at once, without a round trip. `repair: 'off'` does neither (to measure
- * what repair brings); `'fec'` sends parity all the time.
+ * in a group is rebuilt at once, without a round trip. The reports also drive the encoder's
+ * bitrate (`onReport`, bitrate.ts). `repair: 'off'` does none of it — no parity, no resends, no
+ * keyframe requests, no bitrate adaptation: the uplink as it was before issue 43, to measure
+ * what they bring; `'fec'` sends parity all the time.
  */
 import { createSocket, type Socket } from 'node:dgram';
 import {
@@ -77,6 +79,7 @@ export class VideoUplink {
   readonly #repair: UplinkRepair;
   readonly #now: () => number;
   readonly #onKeyframeRequest: () => void;
+  readonly #onReport: (report: UplinkReport, now: number) => void;
   /** The packets sent lately, by sequence number (of the current SSRC), and how often each was resent. */
   readonly #history = new Map<number, { packet: Buffer; resends: number }>();
   #historySsrc: number | null = null;
@@ -99,11 +102,14 @@ export class VideoUplink {
     repair?: UplinkRepair;
     /** The server asked for a keyframe (repair came too late for the picture). */
     onKeyframeRequest?: () => void;
+    /** The server reported what arrived (every 250 ms): the bitrate follows it (bitrate.ts). */
+    onReport?: (report: UplinkReport, now: number) => void;
     now?: () => number;
   }) {
     this.#log = options.log;
     this.#repair = options.repair ?? 'auto';
     this.#onKeyframeRequest = options.onKeyframeRequest ?? (() => {});
+    this.#onReport = options.onReport ?? (() => {});
     this.#now = options.now ?? (() => performance.now());
   }
 
@@ -224,6 +230,7 @@ export class VideoUplink {
     if (feedback.kind === 'report') {
       this.report = { ...feedback, at: now };
       if (feedback.lost > 0) this.#lossReportedAt = now;
+      if (this.#repair !== 'off') this.#onReport(feedback, now);
       return;
     }
     if (this.#repair === 'off') return;
