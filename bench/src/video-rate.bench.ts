@@ -6,8 +6,10 @@
  * viewer's decoded frames per second, the longest time without a new frame, glass-to-glass
  * p50/p95, and how long after the step began glass-to-glass came back within the reference's p50
  * + 100 ms (lib/video-viewer.ts `recoveredAfterMs`: the start of the step's first second of
- * readable frames all within it, without a freeze; "never" when there is none). A camera that does not adapt its
- * bitrate is expected to fail at 0.3 Mbit/s: that is today's baseline.
+ * readable frames all within it, without a freeze; "never" when there is none). Two runs, each on
+ * a server of its own: the car without adaptation (VIDEO_REPAIR=off: its bitrate fixed, as before
+ * issue 43 — the baseline, which fails at 0.3 Mbit/s) and with it (auto: the ingest's reports
+ * set the encoder's bitrate, apps/car/src/video/bitrate.ts).
  * Options (environment): VIDEO_RATE_SECONDS (20 per step).
  */
 import { DEFAULT_SIM_VIDEO } from '../../apps/car/src/settings.js';
@@ -38,8 +40,40 @@ const RECOVERED_WITHIN_MS = 100;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 const kbps = (kbit: number | null) => (kbit === null ? 'none' : `${kbit / 1000} Mbit/s`);
 
+/** The car without bitrate adaptation (the baseline) and with it. */
+const REPAIRS = ['off', 'auto'] as const;
+
 export async function videoRateBench(): Promise<void> {
-  const video = await startCarVideo({ oneWayMs: ONE_WAY_MS });
+  const runs: { repair: string; rows: Awaited<ReturnType<typeof runSteps>>['rows'] }[] = [];
+  let tbf: Awaited<ReturnType<typeof runSteps>>['tbf'] | undefined;
+  for (const repair of REPAIRS) {
+    const run = await runSteps(repair);
+    runs.push({ repair, rows: run.rows });
+    tbf = run.tbf;
+  }
+  const rows = runs.flatMap(({ repair, rows }) => rows.map((row) => ({ repair, ...row })));
+  printTable(
+    `The car's video as its uplink narrows and widens: ${SECONDS} s per step, ${2 * ONE_WAY_MS} ms RTT, cap like tbf burst 32 kB latency 300 ms; recovered = glass-to-glass back within the reference p50 + ${RECOVERED_WITHIN_MS} ms`,
+    rows.map(({ chromium: _, ...row }) => row),
+  );
+  printTable(
+    "Chromium's inbound-rtp per step",
+    rows.map(({ repair, uplink_cap, chromium }) => ({ repair, uplink_cap, ...chromium })),
+  );
+  const file = writeResult('video-rate', {
+    seconds_per_step: SECONDS,
+    camera_fps: FPS,
+    camera_kbps_configured: DEFAULT_SIM_VIDEO.bitrate,
+    rtt_ms: 2 * ONE_WAY_MS,
+    tbf,
+    recovered_within_ms_of_reference_p50: RECOVERED_WITHIN_MS,
+    steps: rows,
+  });
+  console.info(`\nwritten ${file}`);
+}
+
+async function runSteps(repair: string) {
+  const video = await startCarVideo({ oneWayMs: ONE_WAY_MS }, 43, { VIDEO_REPAIR: repair });
   const proxy = video.proxy;
   if (!proxy) throw new Error('no proxy');
   /** Each step's start, and the end; `lateMs`: the proxy's lateness over the step before. */
@@ -61,7 +95,7 @@ export async function videoRateBench(): Promise<void> {
         up: proxy.up.counters,
         lateMs: proxy.up.takeMaxLateMs(),
       });
-      if (cap !== undefined) console.info(`uplink cap ${kbps(cap)} for ${SECONDS} s`);
+      if (cap !== undefined) console.info(`repair ${repair}: uplink cap ${kbps(cap)} for ${SECONDS} s`);
     }
     frames = await watching;
   } finally {
@@ -91,22 +125,8 @@ export async function videoRateBench(): Promise<void> {
       chromium: chromiumColumns(inboundDelta(start.stats, end.stats)),
     };
   });
-  printTable(
-    `The car's video as its uplink narrows and widens: ${SECONDS} s per step, ${2 * ONE_WAY_MS} ms RTT, cap like tbf burst 32 kB latency 300 ms; recovered = glass-to-glass back within the reference p50 + ${RECOVERED_WITHIN_MS} ms`,
-    rows.map(({ chromium: _, ...row }) => row),
-  );
-  printTable(
-    "Chromium's inbound-rtp per step",
-    rows.map(({ uplink_cap, chromium }) => ({ uplink_cap, ...chromium })),
-  );
-  const file = writeResult('video-rate', {
-    seconds_per_step: SECONDS,
-    camera_fps: FPS,
-    camera_kbps_configured: DEFAULT_SIM_VIDEO.bitrate,
-    rtt_ms: 2 * ONE_WAY_MS,
+  return {
+    rows,
     tbf: { burst_bytes: proxy.up.settings.burstBytes, latency_ms: proxy.up.settings.latencyMs },
-    recovered_within_ms_of_reference_p50: RECOVERED_WITHIN_MS,
-    steps: rows,
-  });
-  console.info(`\nwritten ${file}`);
+  };
 }
