@@ -48,11 +48,24 @@ describe('BitrateController', () => {
     expect(c.next(report({ received: 80, lost: 20, kbps: 900 }), 0)).toBeLessThan(1000);
     const held = c.bitrate;
     // Moderate queueing: neither up nor down.
-    for (let t = 2000; t < 4000; t += 250) c.next(report({ queueMs: 30 }), t);
+    for (let t = 2000; t < 4000; t += 250) c.next(report({ queueMs: 60 }), t);
     expect(c.bitrate).toBe(held);
     // A light loss that repair hides (2 %) is not a reason to fall.
     c.next(report({ received: 98, lost: 2 }), 5000);
     expect(c.bitrate).toBeGreaterThanOrEqual(held);
+  });
+
+  it('falls when much less arrives than the car sent, even before any queueing shows, and climbs only while it keeps up', () => {
+    const c = new BitrateController({ max: 800, min: 150 });
+    // 800 sent, 300 arrive: behind within two reports.
+    c.next(report({ kbps: 300 }), 0, 800);
+    expect(c.next(report({ kbps: 300 }), 250, 800)).toBeLessThanOrEqual(300);
+    const lowered = c.bitrate;
+    // Everything arrives again: back up after the hold.
+    let t = 500;
+    for (; t < 12_000 && c.bitrate < 800; t += 250) c.next(report({ kbps: c.bitrate }), t, c.bitrate);
+    expect(c.bitrate).toBe(800);
+    expect(lowered).toBeLessThan(800);
   });
 
   it('halves when nothing arrived at all', () => {

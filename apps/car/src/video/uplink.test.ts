@@ -138,7 +138,7 @@ describe('VideoUplink loss repair', () => {
     return { uplink, local, received, media, parity, answer, keyframes };
   }
 
-  const report = (lost: number): Feedback => ({
+  const report = (lost: number): Extract<Feedback, { kind: 'report' }> => ({
     kind: 'report',
     received: 100,
     lost,
