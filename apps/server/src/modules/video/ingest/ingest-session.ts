@@ -36,6 +36,8 @@ const KEEP = 512;
 /** A jump beyond this many packets is an outage, not losses to repair one by one. */
 const MAX_GAP = 256;
 const FIRST_RTT_MS = 100;
+/** How long the lowest frame delay is kept as the queue's zero. */
+const QUEUE_FLOOR_MS = 5_000;
 
 export interface IngestCounters {
   /** Authenticated packets forwarded to Janus (repaired ones included). */
@@ -277,8 +279,9 @@ export class IngestSession {
     this.#lastTimestamp = timestamp;
     const delta = now - timestamp / 90;
     const floor = this.#queueFloor;
-    // The lowest over the last 10 s: the clocks' offset plus the path's own delay.
-    if (!floor || delta <= floor.value || now - floor.at > 10_000)
+    // The lowest over the last few seconds: the clocks' offset plus the path's own delay (short
+    // enough that a camera whose timestamps drift from real time does not look like a queue).
+    if (!floor || delta <= floor.value || now - floor.at > QUEUE_FLOOR_MS)
       this.#queueFloor = { value: delta, at: now };
     const queue = Math.max(0, delta - (this.#queueFloor as { value: number }).value);
     this.#queueMs = 0.7 * this.#queueMs + 0.3 * queue;
