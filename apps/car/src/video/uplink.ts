@@ -79,9 +79,7 @@ export class VideoUplink {
   readonly #repair: UplinkRepair;
   readonly #now: () => number;
   readonly #onKeyframeRequest: () => void;
-  readonly #onReport: (report: UplinkReport, now: number, sentKbps: number | undefined) => void;
-  /** Bytes sent and when, at the last report: what was sent over a report's period. */
-  #sentAtReport: { bytes: number; at: number } | undefined;
+  readonly #onReport: (report: UplinkReport, now: number) => void;
   /** The packets sent lately, by sequence number (of the current SSRC), and how often each was resent. */
   readonly #history = new Map<number, { packet: Buffer; resends: number }>();
   #historySsrc: number | null = null;
@@ -104,11 +102,8 @@ export class VideoUplink {
     repair?: UplinkRepair;
     /** The server asked for a keyframe (repair came too late for the picture). */
     onKeyframeRequest?: () => void;
-    /**
-     * The server reported what arrived (every 250 ms), beside what was sent since the last report
-     * (kbit/s): the bitrate follows them (bitrate.ts).
-     */
-    onReport?: (report: UplinkReport, now: number, sentKbps: number | undefined) => void;
+    /** The server reported what arrived (every 250 ms): the bitrate follows it (bitrate.ts). */
+    onReport?: (report: UplinkReport, now: number) => void;
     now?: () => number;
   }) {
     this.#log = options.log;
@@ -235,11 +230,7 @@ export class VideoUplink {
     if (feedback.kind === 'report') {
       this.report = { ...feedback, at: now };
       if (feedback.lost > 0) this.#lossReportedAt = now;
-      const last = this.#sentAtReport;
-      const sentKbps =
-        last && now > last.at ? ((this.counters.bytesSent - last.bytes) * 8) / (now - last.at) : undefined;
-      this.#sentAtReport = { bytes: this.counters.bytesSent, at: now };
-      if (this.#repair !== 'off') this.#onReport(feedback, now, sentKbps);
+      if (this.#repair !== 'off') this.#onReport(feedback, now);
       return;
     }
     if (this.#repair === 'off') return;
