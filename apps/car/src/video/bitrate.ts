@@ -11,9 +11,9 @@
 import type { UplinkReport } from './uplink.js';
 
 /** Queueing (ms) that means the uplink is narrower than what is sent. */
-export const QUEUE_HIGH_MS = 80;
+export const QUEUE_HIGH_MS = 60;
 /** Below this the uplink is clear: the bitrate may climb. */
-export const QUEUE_LOW_MS = 40;
+export const QUEUE_LOW_MS = 30;
 /** Losses (fraction of packets, before repair) that mean the uplink is saturated. */
 export const LOSS_HIGH = 0.1;
 /** What arrived, times this, once the uplink is too narrow: room for the queue to drain. */

@@ -150,6 +150,39 @@ describe('IngestSession', () => {
     expect(feedback.filter((f) => f.kind === 'keyframe')).toHaveLength(1);
   });
 
+  it("reports the uplink's queue: frames arriving later than their capture than they did lately, not a steady offset", () => {
+    const master = randomBytes(30);
+    const reports: Feedback[] = [];
+    const key = feedbackKey(master);
+    const session = new IngestSession(
+      {
+        master,
+        forward: () => {},
+        toCar: (datagram) => {
+          const decoded = decodeFeedback(key, datagram);
+          if (decoded?.feedback.kind === 'report') reports.push(decoded.feedback);
+        },
+      },
+      0,
+    );
+    const sender = new SrtpSender(master);
+    // 30 frames a second for 3 s, arriving 5 s after their (camera clock's) capture: no queue.
+    let seq = 0;
+    const frame = (capturedMs: number, arrivesMs: number) => {
+      const packet = sender.protect(rtp(++seq, { marker: true, timestamp: capturedMs * 90 })) as Buffer;
+      session.receive(packet, CAR.address, CAR.port, arrivesMs);
+      session.tick(arrivesMs);
+    };
+    let t = 0;
+    for (; t < 3_000; t += 33) frame(t, t + 5_000);
+    const steady = reports.at(-1);
+    expect(steady?.kind === 'report' && steady.queueMs).toBeLessThan(1);
+    // Then a narrow uplink: each frame 10 ms later than the one before, for a second.
+    for (let i = 1; i <= 30; i++, t += 33) frame(t, t + 5_000 + 10 * i);
+    const queued = reports.at(-1);
+    expect(queued?.kind === 'report' && queued.queueMs).toBeGreaterThan(150);
+  });
+
   it('reports what arrived every REPORT_EVERY_MS, signed', () => {
     const { session, car, fromCar, feedback } = setup();
     for (let seq = 1; seq <= 100; seq++) if (seq % 10 !== 0) fromCar(car(seq, true).packet, seq);

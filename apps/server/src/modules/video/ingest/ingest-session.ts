@@ -36,8 +36,8 @@ const KEEP = 512;
 /** A jump beyond this many packets is an outage, not losses to repair one by one. */
 const MAX_GAP = 256;
 const FIRST_RTT_MS = 100;
-/** How long the lowest frame delay is kept as the queue's zero. */
-const QUEUE_FLOOR_MS = 5_000;
+/** Seconds over which the lowest frame delay is the queue's zero. */
+const QUEUE_FLOOR_SECONDS = 10;
 
 export interface IngestCounters {
   /** Authenticated packets forwarded to Janus (repaired ones included). */
@@ -121,7 +121,8 @@ export class IngestSession {
   #period: Period;
   /** Frame arrival minus capture (RTP timestamp), ms, and the lowest lately: the uplink's queue. */
   #lastTimestamp: number | null = null;
-  #queueFloor: { value: number; at: number } | null = null;
+  /** The lowest frame delay of each of the last seconds. */
+  readonly #delayMinima: { second: number; value: number }[] = [];
   #queueMs = 0;
 
   constructor(options: IngestSessionOptions, now: number) {
@@ -278,13 +279,18 @@ export class IngestSession {
     if (timestamp === this.#lastTimestamp) return;
     this.#lastTimestamp = timestamp;
     const delta = now - timestamp / 90;
-    const floor = this.#queueFloor;
-    // The lowest over the last few seconds: the clocks' offset plus the path's own delay (short
-    // enough that a camera whose timestamps drift from real time does not look like a queue).
-    if (!floor || delta <= floor.value || now - floor.at > QUEUE_FLOOR_MS)
-      this.#queueFloor = { value: delta, at: now };
-    const queue = Math.max(0, delta - (this.#queueFloor as { value: number }).value);
-    this.#queueMs = 0.7 * this.#queueMs + 0.3 * queue;
+    // The queue's zero: the lowest delay over the last QUEUE_FLOOR_SECONDS, kept per second (the
+    // clocks' offset plus the path's own delay). A queue that lasts stays a queue for that long,
+    // and a camera whose timestamps drift from real time moves the zero along with them.
+    const second = Math.floor(now / 1000);
+    const minima = this.#delayMinima;
+    const last = minima.at(-1);
+    if (last && last.second === second) last.value = Math.min(last.value, delta);
+    else minima.push({ second, value: delta });
+    while (minima.length > 0 && (minima[0] as { second: number }).second <= second - QUEUE_FLOOR_SECONDS)
+      minima.shift();
+    const floor = Math.min(...minima.map((entry) => entry.value));
+    this.#queueMs = 0.7 * this.#queueMs + 0.3 * Math.max(0, delta - floor);
   }
 
   #requestKeyframe(now: number): void {
