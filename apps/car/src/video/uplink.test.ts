@@ -152,19 +152,37 @@ describe('VideoUplink loss repair', () => {
 
   it('sends again what a signed NACK asks for, at most three times; ignores unsigned and replayed feedback', async () => {
     const { local, media, answer, uplink } = await streaming();
+    const nextWindow = () => new Promise((r) => setTimeout(r, 260));
     for (let seq = 1; seq <= 5; seq++) await sendLocal(local, rtp(seq));
     await vi.waitFor(() => expect(media()).toHaveLength(5));
+    await nextWindow();
     answer({ kind: 'nack', ssrc: 99, seqs: [2, 4, 77] });
     await vi.waitFor(() => expect(media()).toHaveLength(7));
     expect(media().slice(5)).toEqual([media()[1], media()[3]]);
     // Under another key, or an old one replayed: nothing.
     answer({ kind: 'nack', ssrc: 99, seqs: [1] }, feedbackKey(Buffer.alloc(30, 3)));
     answer({ kind: 'nack', ssrc: 99, seqs: [1] }, key, 1);
-    for (let i = 0; i < 4; i++) answer({ kind: 'nack', ssrc: 99, seqs: [3] });
+    for (let i = 0; i < 4; i++) {
+      await nextWindow();
+      answer({ kind: 'nack', ssrc: 99, seqs: [3] });
+    }
     await vi.waitFor(() => expect(media()).toHaveLength(10));
     await new Promise((r) => setTimeout(r, 100));
     expect(media()).toHaveLength(10);
     expect(uplink.counters.resent).toBe(5);
+  });
+
+  it('resends no more than about 15 % of what it sends: a link that drops because it is full is not filled more', async () => {
+    const { local, media, answer, uplink } = await streaming();
+    for (let seq = 1; seq <= 40; seq++) await sendLocal(local, rtp(seq));
+    await vi.waitFor(() => expect(media()).toHaveLength(40));
+    await new Promise((r) => setTimeout(r, 260));
+    // A fresh window: 10 more sent, then a NACK for 30 of them all.
+    for (let seq = 41; seq <= 50; seq++) await sendLocal(local, rtp(seq));
+    answer({ kind: 'nack', ssrc: 99, seqs: Array.from({ length: 30 }, (_, i) => i + 1) });
+    await new Promise((r) => setTimeout(r, 150));
+    // 2 + 15 % of the 10 sent in the window.
+    expect(uplink.counters.resent).toBe(4);
   });
 
   it('sends parity packets only once the server reports losses, and calls for a keyframe when asked', async () => {

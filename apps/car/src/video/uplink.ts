@@ -42,6 +42,12 @@ export type UplinkRepair = 'auto' | 'fec' | 'off';
 const HISTORY = 1_024;
 /** A packet is sent again at most this many times. */
 const RESENDS = 3;
+/**
+ * Resends at most this share of the packets sent over the last RESEND_WINDOW_MS (plus a few): on a
+ * link that drops because it is full, resending everything would only fill it more.
+ */
+const RESEND_SHARE = 0.15;
+const RESEND_WINDOW_MS = 250;
 /** Parity packets go on this long after the last loss the server reported. */
 export const FEC_AFTER_LOSS_MS = 10_000;
 /** Feedback counters start again after this long without any (the server's ingest restarted). */
@@ -55,8 +61,10 @@ export interface UplinkCounters {
   received: number;
   /** SRTP packets sent to the server. */
   sent: number;
-  /** Bytes sent, SRTP overhead included. */
+  /** Bytes sent, SRTP overhead included (resends too, not parity). */
   bytesSent: number;
+  /** Of all bytes sent, those of repair: resends and parity packets. */
+  repairBytes: number;
   /** Dropped: no target, not RTP, or the send failed. */
   dropped: number;
   /** Packets sent again on the server's NACKs, and parity packets sent. */
@@ -79,18 +87,23 @@ export class VideoUplink {
   readonly #repair: UplinkRepair;
   readonly #now: () => number;
   readonly #onKeyframeRequest: () => void;
-  readonly #onReport: (report: UplinkReport, now: number) => void;
+  readonly #onReport: (report: UplinkReport, now: number, repairShare: number) => void;
+  /** The byte counters at the last report. */
+  #atReport = { sent: 0, repair: 0 };
   /** The packets sent lately, by sequence number (of the current SSRC), and how often each was resent. */
   readonly #history = new Map<number, { packet: Buffer; resends: number }>();
   #historySsrc: number | null = null;
   readonly #parity = new ParityEncoder();
   #lossReportedAt = Number.NEGATIVE_INFINITY;
+  /** Packets sent and resent in the current RESEND_WINDOW_MS. */
+  #window = { startedAt: 0, sent: 0, resent: 0 };
   /** The server's last report, and when it came. */
   report: (UplinkReport & { at: number }) | undefined;
   readonly counters: UplinkCounters = {
     received: 0,
     sent: 0,
     bytesSent: 0,
+    repairBytes: 0,
     dropped: 0,
     resent: 0,
     parity: 0,
@@ -102,8 +115,12 @@ export class VideoUplink {
     repair?: UplinkRepair;
     /** The server asked for a keyframe (repair came too late for the picture). */
     onKeyframeRequest?: () => void;
-    /** The server reported what arrived (every 250 ms): the bitrate follows it (bitrate.ts). */
-    onReport?: (report: UplinkReport, now: number) => void;
+    /**
+     * The server reported what arrived (every 250 ms): the bitrate follows it (bitrate.ts).
+     * `repairShare`: of the bytes sent since the last report, the share that was repair (parity,
+     * resends), which the uplink carries too.
+     */
+    onReport?: (report: UplinkReport, now: number, repairShare: number) => void;
     now?: () => number;
   }) {
     this.#log = options.log;
@@ -183,10 +200,12 @@ export class VideoUplink {
       return;
     }
     this.#remember(protectedPacket);
+    this.#windowNow().sent++;
     this.#send(out, protectedPacket);
     if (!this.sendingParity) return;
     for (const parity of this.#parity.add(protectedPacket)) {
       this.counters.parity++;
+      this.counters.repairBytes += parity.length;
       this.#send(out, parity, false);
     }
   }
@@ -202,6 +221,13 @@ export class VideoUplink {
       this.counters.sent++;
       this.counters.bytesSent += datagram.length;
     });
+  }
+
+  #windowNow(): { startedAt: number; sent: number; resent: number } {
+    const now = this.#now();
+    if (now - this.#window.startedAt >= RESEND_WINDOW_MS)
+      this.#window = { startedAt: now, sent: 0, resent: 0 };
+    return this.#window;
   }
 
   #remember(packet: Buffer): void {
@@ -230,7 +256,13 @@ export class VideoUplink {
     if (feedback.kind === 'report') {
       this.report = { ...feedback, at: now };
       if (feedback.lost > 0) this.#lossReportedAt = now;
-      if (this.#repair !== 'off') this.#onReport(feedback, now);
+      const sent = this.counters.bytesSent + this.counters.repairBytes - this.#atReport.sent;
+      const repair = this.counters.repairBytes - this.#atReport.repair;
+      this.#atReport = {
+        sent: this.counters.bytesSent + this.counters.repairBytes,
+        repair: this.counters.repairBytes,
+      };
+      if (this.#repair !== 'off') this.#onReport(feedback, now, sent > 0 ? repair / sent : 0);
       return;
     }
     if (this.#repair === 'off') return;
@@ -242,11 +274,15 @@ export class VideoUplink {
     this.#lossReportedAt = now;
     const out = this.#out;
     if (!out || feedback.ssrc !== this.#historySsrc) return;
+    const window = this.#windowNow();
     for (const seq of feedback.seqs) {
       const kept = this.#history.get(seq);
       if (!kept || kept.resends >= RESENDS) continue;
+      if (window.resent >= 2 + RESEND_SHARE * window.sent) break;
+      window.resent++;
       kept.resends++;
       this.counters.resent++;
+      this.counters.repairBytes += kept.packet.length;
       this.#send(out, kept.packet);
     }
   }
