@@ -65,12 +65,6 @@ describe('BitrateController', () => {
     expect(c.next(report({ kbps: 245 }), 3_000)).toBe(274);
   });
 
-  it('leaves room for the repair the uplink also carries (parity, resends)', () => {
-    const c = new BitrateController({ max: 800, min: 150 });
-    // 300 kbit/s arrive, a quarter of what is sent is repair: the encoder gets 0.8 × 300 × 0.75.
-    expect(c.next(report({ kbps: 300, queueMs: 200 }), 0, 0.25)).toBe(180);
-  });
-
   it('halves when nothing arrived at all', () => {
     const c = new BitrateController({ max: 800, min: 150 });
     expect(c.next(report({ received: 0, lost: 30, kbps: 0 }), 0)).toBe(400);

@@ -51,18 +51,17 @@ export class BitrateController {
   }
 
   /**
-   * `repairShare`: of what the car sent lately, the share that was repair (parity, resends): the
-   * uplink carries it too, so the encoder gets only the rest of what arrives.
+   * `report.kbps` counts the video that arrived, not the repair beside it (parity, resends): 80 %
+   * of it for the encoder leaves the uplink room for both.
    */
-  next(report: UplinkReport, now: number, repairShare = 0): number {
+  next(report: UplinkReport, now: number): number {
     const packets = report.received + report.lost;
     const loss = packets > 0 ? report.lost / packets : 0;
     const { min, max } = this.#limits;
     if (report.queueMs > QUEUE_HIGH_MS || loss > LOSS_HIGH) {
       // What arrived is what the uplink carries now (when nothing arrived, halve).
       const carried = report.kbps > 0 ? report.kbps : this.#bitrate / 2 / DRAIN;
-      const forVideo = carried * DRAIN * (1 - Math.min(0.5, repairShare));
-      const lower = Math.max(min, Math.min(this.#bitrate * 0.85, forVideo));
+      const lower = Math.max(min, Math.min(this.#bitrate * 0.85, carried * DRAIN));
       if (lower < this.#bitrate) {
         this.#bitrate = Math.round(lower);
         this.#heldUntil = now + HOLD_MS;

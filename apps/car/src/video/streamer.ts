@@ -196,9 +196,9 @@ export class VideoStreamer implements VideoOutput {
       // Repair came too late for the picture: a keyframe now rather than at the next second.
       onKeyframeRequest: () => this.requestKeyframe(),
       // What arrived sets the bitrate: down at once on a narrow uplink, back up as it clears.
-      onReport: (report, now, repairShare) => {
+      onReport: (report, now) => {
         if (!this.controllable) return;
-        const next = this.bitrates.next(report, now, repairShare);
+        const next = this.bitrates.next(report, now);
         if (next !== (this.bitrate ?? maxBitrate)) this.setBitrate(next);
       },
     });

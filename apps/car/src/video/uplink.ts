@@ -87,9 +87,7 @@ export class VideoUplink {
   readonly #repair: UplinkRepair;
   readonly #now: () => number;
   readonly #onKeyframeRequest: () => void;
-  readonly #onReport: (report: UplinkReport, now: number, repairShare: number) => void;
-  /** The byte counters at the last report. */
-  #atReport = { sent: 0, repair: 0 };
+  readonly #onReport: (report: UplinkReport, now: number) => void;
   /** The packets sent lately, by sequence number (of the current SSRC), and how often each was resent. */
   readonly #history = new Map<number, { packet: Buffer; resends: number }>();
   #historySsrc: number | null = null;
@@ -115,12 +113,8 @@ export class VideoUplink {
     repair?: UplinkRepair;
     /** The server asked for a keyframe (repair came too late for the picture). */
     onKeyframeRequest?: () => void;
-    /**
-     * The server reported what arrived (every 250 ms): the bitrate follows it (bitrate.ts).
-     * `repairShare`: of the bytes sent since the last report, the share that was repair (parity,
-     * resends), which the uplink carries too.
-     */
-    onReport?: (report: UplinkReport, now: number, repairShare: number) => void;
+    /** The server reported what arrived (every 250 ms): the bitrate follows it (bitrate.ts). */
+    onReport?: (report: UplinkReport, now: number) => void;
     now?: () => number;
   }) {
     this.#log = options.log;
