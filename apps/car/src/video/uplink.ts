@@ -250,13 +250,7 @@ export class VideoUplink {
     if (feedback.kind === 'report') {
       this.report = { ...feedback, at: now };
       if (feedback.lost > 0) this.#lossReportedAt = now;
-      const sent = this.counters.bytesSent + this.counters.repairBytes - this.#atReport.sent;
-      const repair = this.counters.repairBytes - this.#atReport.repair;
-      this.#atReport = {
-        sent: this.counters.bytesSent + this.counters.repairBytes,
-        repair: this.counters.repairBytes,
-      };
-      if (this.#repair !== 'off') this.#onReport(feedback, now, sent > 0 ? repair / sent : 0);
+      if (this.#repair !== 'off') this.#onReport(feedback, now);
       return;
     }
     if (this.#repair === 'off') return;
