@@ -63,8 +63,6 @@ export interface UplinkCounters {
   sent: number;
   /** Bytes sent, SRTP overhead included (resends too, not parity). */
   bytesSent: number;
-  /** Of all bytes sent, those of repair: resends and parity packets. */
-  repairBytes: number;
   /** Dropped: no target, not RTP, or the send failed. */
   dropped: number;
   /** Packets sent again on the server's NACKs, and parity packets sent. */
@@ -101,7 +99,6 @@ export class VideoUplink {
     received: 0,
     sent: 0,
     bytesSent: 0,
-    repairBytes: 0,
     dropped: 0,
     resent: 0,
     parity: 0,
@@ -199,7 +196,6 @@ export class VideoUplink {
     if (!this.sendingParity) return;
     for (const parity of this.#parity.add(protectedPacket)) {
       this.counters.parity++;
-      this.counters.repairBytes += parity.length;
       this.#send(out, parity, false);
     }
   }
@@ -270,7 +266,6 @@ export class VideoUplink {
       window.resent++;
       kept.resends++;
       this.counters.resent++;
-      this.counters.repairBytes += kept.packet.length;
       this.#send(out, kept.packet);
     }
   }
