@@ -27,6 +27,9 @@ export function CarLinkSummary({ telemetry }: { telemetry: Telemetry }) {
     link?.rttMs !== undefined && t('carStatus.link.rtt', { value: number(link.rttMs) }),
     link?.lossPercent !== undefined && t('carStatus.link.loss', { value: number(link.lossPercent, 1) }),
     link && t('carStatus.link.deadman', { count: link.deadmanTrips }),
+  ].filter((figure): figure is string => typeof figure === 'string');
+  // The video on a line of its own: one long line would widen the admin's table.
+  const videoFigures = [
     fps !== undefined && t('carStatus.link.fps', { value: number(fps, 1) }),
     kbps !== undefined && t('carStatus.link.kbps', { value: number(kbps) }),
     video &&
@@ -53,7 +56,8 @@ export function CarLinkSummary({ telemetry }: { telemetry: Telemetry }) {
         <span className="size-1.5 rounded-full bg-current" aria-hidden="true" />
         {t(`carStatus.link.health.${health}`)}
       </span>
-      <div className="text-muted">{figures.join(' · ')}</div>
+      {figures.length > 0 && <div className="text-muted">{figures.join(' · ')}</div>}
+      {videoFigures.length > 0 && <div className="text-muted">{videoFigures.join(' · ')}</div>}
       {issues.length > 0 && (
         <div className={health === 'bad' ? 'font-semibold text-danger' : 'font-semibold text-warning'}>
           {issues.map((issue) => t(`carStatus.link.issue.${issue}`)).join(', ')}
