@@ -199,6 +199,7 @@ async function encodeSimCamera(video: VideoSettings): Promise<Counted> {
     width: video.width,
     height: video.height,
     framerate: video.framerate,
+    bitrate: video.bitrate,
     spawn: (command, args, spawnOptions) => {
       child = spawnTiedToAgent(command, args, { ...spawnOptions, stdio: ['pipe', 'pipe', 'pipe'] });
       return child;

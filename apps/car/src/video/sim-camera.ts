@@ -31,6 +31,8 @@ export interface SimCameraOptions {
   width?: number;
   height?: number;
   framerate?: number;
+  /** kbit/s; default: from the size and the frame rate (`defaultBitrate`). */
+  bitrate?: number;
   /** Draw the capture-time strip (default true). */
   timestamp?: boolean;
   /** Frames in flight to GStreamer at most (default 3). */
@@ -81,6 +83,7 @@ export class SimCamera extends EventEmitter<{ error: [Error]; exit: [number | nu
       width: this.renderer.width,
       height: this.renderer.height,
       framerate: this.options.framerate ?? 30,
+      ...(this.options.bitrate === undefined ? {} : { bitrate: this.options.bitrate }),
     });
     const child = (this.options.spawn ?? nodeSpawn)(command, args, { stdio: ['pipe', 'ignore', 'pipe'] });
     this.child = child;

@@ -205,6 +205,7 @@ export class VideoStreamer implements VideoOutput {
           host: target.host,
           port: target.port,
           ...size,
+          ...(this.options.bitrate === undefined ? {} : { bitrate: this.options.bitrate }),
           // Its stdout too: the frames sent are counted there.
           spawn: (command, args, options) => {
             child = spawn(command, args, { ...options, stdio: ['pipe', 'pipe', 'pipe'] });
