@@ -148,7 +148,10 @@ export class JanusClient {
             ...(options.iface === undefined ? {} : { iface: options.iface }),
             pt: 96,
             codec: options.codec,
-            fmtp: 'profile-level-id=42e01f;packetization-mode=1',
+            // Constrained baseline (42e0) at level 4 (28): 1280×720 at 60 fps, which level 3.1 (1f)
+            // stops at 30; the same level the Pi's hardware encoder is set to. Chromium answers 3.1
+            // whatever is offered, and decodes the stream all the same (docs/video.md).
+            fmtp: 'profile-level-id=42e028;packetization-mode=1',
             // Janus keeps the latest keyframe and sends it to a new viewer at once, instead of
             // leaving the picture black until the camera's next one (up to a second).
             bufferkf: true,
