@@ -161,6 +161,10 @@ export class JanusClient {
         pin: options.pin,
         // Not in the plugin's public `list`: nobody needs to discover the cars' streams.
         is_private: true,
+        // Offers the playout-delay RTP header extension: the player asks for none (`configure`,
+        // min_delay = max_delay = 0), and Chromium then shows each frame as soon as it is decoded
+        // instead of holding it in its jitter buffer (docs/video.md "Latency").
+        playoutdelay_ext: true,
         permanent: false,
       }),
     );

@@ -92,7 +92,7 @@ describe('Janus supervisor and streaming client (real Janus)', () => {
     expect(await janusCode(client.info(4101, 'sec-1'))).toBe(455); // no such mountpoint
   });
 
-  it('offers constrained-baseline H.264 at level 4, which allows 1280×720 at 60 fps', async () => {
+  it('offers constrained-baseline H.264 at level 4 (1280×720 at 60 fps) and a playout delay a viewer sets to none', async () => {
     await client.createMountpoint({ id: 4106, pin: 'p6', secret: 's6', codec: 'h264' });
     const { session, handle, close } = await client.openHandle();
     try {
@@ -100,6 +100,12 @@ describe('Janus supervisor and streaming client (real Janus)', () => {
       const offer = (await client.nextEvent(session)) as { jsep?: { type?: string; sdp?: string } };
       expect(offer.jsep?.type).toBe('offer');
       expect(offer.jsep?.sdp).toMatch(/^a=fmtp:96 .*profile-level-id=42e028/m);
+      expect(offer.jsep?.sdp).toMatch(
+        /^a=extmap:\d+ http:\/\/www\.webrtc\.org\/experiments\/rtp-hdrext\/playout-delay/m,
+      );
+      await client.message(session, handle, { request: 'configure', min_delay: 0, max_delay: 0 });
+      const configured = await client.nextEvent(session);
+      expect(configured.plugindata?.data).toMatchObject({ result: { event: 'configured' } });
     } finally {
       await close();
     }
