@@ -5,7 +5,8 @@
  * server's simulated cars inherit) whose camera stamps each frame with its capture time (a strip of
  * blocks, apps/car/src/video/timestamp-strip.ts). Debian's Chromium opens the control page as the
  * car's driver; for each presented video frame the page draws the frame to a canvas, reads the
- * stamp back and compares it with the time the frame is shown: p50/p95 over 300 frames, split at
+ * stamp back and compares it with the time the frame is shown (its expected display time; and,
+ * an upper bound, when the page's callback for it ran): p50/p95 over 300 frames, split at
  * the time the frame's last packet reached the browser (requestVideoFrameCallback's `receiveTime`):
  * the car and Janus before it, the browser (jitter buffer, decoder, compositor) after it. Beside
  * them: the frames the page decoded per second, what the car costs (its agent and its
@@ -20,7 +21,9 @@
  * path without the camera, the encoder, RTP, Janus or WebRTC. The difference is what the video path
  * adds.
  * Options (environment): VIDEO_FRAMES (300); VIDEO_ROWS (`30,60`): the rows, each `FPS` or
- * `FPS@WIDTHxHEIGHT` (e.g. `30,60,60@1280x720`; without a size, the simulated camera's default).
+ * `FPS@WIDTHxHEIGHT` (e.g. `30,60,60@1280x720`; without a size, the simulated camera's default),
+ * either followed by `+buffer` to hold back the player's request for no playout delay (e.g.
+ * `60,60+buffer`: Chromium's jitter buffer against none, in the same run).
  */
 import { chromium, type Page } from 'playwright-core';
 import { decodeTimestamp } from '../../apps/car/src/video/timestamp-strip.js';
@@ -32,26 +35,38 @@ import { summarize } from './lib/stats.js';
 
 const FRAMES = Number(process.env.VIDEO_FRAMES ?? 300);
 
-/** One row of the bench: the simulated camera's frame rate, and its size when not the default. */
+/**
+ * One row of the bench: the simulated camera's frame rate, its size when not the default, and
+ * whether the player's request for no playout delay is held back (Chromium's jitter buffer then
+ * paces the frames, as before the player asked).
+ */
 interface RowSpec {
   framerate: number;
   size?: string;
+  jitterBuffer?: boolean;
 }
 
-/** VIDEO_ROWS: `30,60` by default; each item `FPS` or `FPS@WIDTHxHEIGHT`. */
+/** VIDEO_ROWS: `30,60` by default; each item `FPS`, `FPS@WIDTHxHEIGHT`, either followed by `+buffer`. */
 function parseRows(text: string): RowSpec[] {
   return text.split(',').map((item) => {
-    const found = /^\s*(\d{1,2})(?:@(\d{2,4}x\d{2,4}))?\s*$/.exec(item);
+    const found = /^\s*(\d{1,2})(?:@(\d{2,4}x\d{2,4}))?(\+buffer)?\s*$/.exec(item);
     const framerate = Number(found?.[1]);
     if (!found || framerate < 1 || framerate > 60) {
-      throw new Error(`VIDEO_ROWS: ${JSON.stringify(item)} is not FPS or FPS@WIDTHxHEIGHT (FPS 1–60)`);
+      throw new Error(
+        `VIDEO_ROWS: ${JSON.stringify(item)} is not FPS, FPS@WIDTHxHEIGHT or either +buffer (FPS 1–60)`,
+      );
     }
-    return found[2] ? { framerate, size: found[2] } : { framerate };
+    return {
+      framerate,
+      ...(found[2] ? { size: found[2] } : {}),
+      ...(found[3] ? { jitterBuffer: true } : {}),
+    };
   });
 }
 
 const ROWS = parseRows(process.env.VIDEO_ROWS ?? '30,60');
-const rowName = (row: RowSpec) => `${row.framerate} fps${row.size ? ` ${row.size}` : ''}`;
+const rowName = (row: RowSpec) =>
+  `${row.framerate} fps${row.size ? ` ${row.size}` : ''}${row.jitterBuffer ? ', jitter buffer' : ''}`;
 /** Control-page loads measured after one cold load (browser and Janus just started), reported apart. */
 const LOADS = 5;
 const ADMIN = { email: 'bench-admin@telerace.test', password: 'bench-admin-Passw0rd!' };
@@ -93,6 +108,15 @@ interface Frames {
   toReceived: number[];
   /** Display time minus that arrival (ms): jitter buffer, decoder and compositor. */
   receivedToShown: number[];
+  /**
+   * The same frames measured when the page's callback for them ran (ms after capture): an upper
+   * bound. Headless Chromium's expected display time is the nominal time of the vsync that takes the
+   * frame, which can lie before a frame picked up late (a busy machine, or the low-latency renderer
+   * that takes whatever frame is there): then only this one is sure.
+   */
+  seenByPage: number[];
+  /** When the page's callback ran minus the frame's arrival (ms). */
+  receivedToSeen: number[];
   /** Frames the element got per second (getVideoPlaybackQuality), and frames presented per second. */
   decodedFps: number;
   presentedFps: number;
@@ -121,6 +145,8 @@ function collectFrames(page: Page, count: number, selector: string): Promise<Fra
           latencies: [],
           toReceived: [],
           receivedToShown: [],
+          seenByPage: [],
+          receivedToSeen: [],
           decodedFps: 0,
           presentedFps: 0,
         };
@@ -131,6 +157,7 @@ function collectFrames(page: Page, count: number, selector: string): Promise<Fra
           120_000,
         );
         const onFrame = (now: number, meta: VideoFrameCallbackMetadata) => {
+          const seenAt = performance.timeOrigin + performance.now();
           const decoded = video.getVideoPlaybackQuality().totalVideoFrames;
           first ??= { at: now, decoded, presented: meta.presentedFrames };
           const shownAt = performance.timeOrigin + meta.expectedDisplayTime;
@@ -143,10 +170,12 @@ function collectFrames(page: Page, count: number, selector: string): Promise<Fra
           if (captured === null) misses += 1;
           else {
             frames.latencies.push(shownAt - captured);
+            frames.seenByPage.push(seenAt - captured);
             if (meta.receiveTime !== undefined) {
               const receivedAt = performance.timeOrigin + meta.receiveTime;
               frames.toReceived.push(receivedAt - captured);
               frames.receivedToShown.push(shownAt - receivedAt);
+              frames.receivedToSeen.push(seenAt - receivedAt);
             }
           }
           if (frames.latencies.length >= count) {
@@ -325,6 +354,18 @@ const KEEP_PEERS = `(() => {
   window.RTCPeerConnection = Kept;
 })();`;
 
+/**
+ * Holds back the player's `configure` (its request for no playout delay), for a `+buffer` row: the
+ * picture then goes through Chromium's jitter buffer as it did before the player asked.
+ */
+const HOLD_BACK_PLAYOUT_DELAY = `(() => {
+  const send = WebSocket.prototype.send;
+  WebSocket.prototype.send = function (data) {
+    if (typeof data === 'string' && data.includes('"configure"')) return;
+    return send.call(this, data);
+  };
+})();`;
+
 /** The receiver's running totals (inbound-rtp video, WebRTC stats) and the negotiated fmtp. */
 interface ReceiverTotals {
   framesDecoded: number;
@@ -465,6 +506,7 @@ async function measureRow(
       // tsx (esbuild keepNames) wraps named functions in `__name(…)`; the page functions need it too.
       await context.addInitScript({ content: 'globalThis.__name = (target) => target;' });
       await context.addInitScript({ content: KEEP_PEERS });
+      if (row.jitterBuffer) await context.addInitScript({ content: HOLD_BACK_PLAYOUT_DELAY });
       await context.addCookies([{ name: 'telerace_cookie_consent', value: '1', url: base }]);
       // Logged in as the browser would be: the refresh cookie lands in the context's jar.
       const login = await context.request.post('/api/login', { data: { ...ADMIN, recaptchaToken: '' } });
@@ -536,11 +578,14 @@ export async function videoBench(): Promise<void> {
     printTable(`Glass-to-glass video latency on loopback (${FRAMES} frames, ms; CPU in % of one core)`, [
       ...results.map(({ row, frames, cpu }) => {
         const total = ms(frames.latencies);
+        const seen = ms(frames.seenByPage);
         return {
           path: `sim camera ${rowName(row)} → x264 → RTP → Janus → WebRTC → <video>`,
           p50: total.p50,
           p95: total.p95,
           max: total.max,
+          seen_p50: seen.p50,
+          seen_p95: seen.p95,
           decoded_fps: round(frames.decodedFps, 1),
           car_cpu: round((cpu.agent ?? Number.NaN) + (cpu.gst ?? Number.NaN), 1),
           agent_cpu: cpu.agent ?? '',
@@ -550,11 +595,14 @@ export async function videoBench(): Promise<void> {
       }),
       ...baselines.map(({ framerate, frames }) => {
         const total = ms(frames.latencies);
+        const seen = ms(frames.seenByPage);
         return {
           path: `baseline ${framerate} fps: canvas → captureStream → <video>`,
           p50: total.p50,
           p95: total.p95,
           max: total.max,
+          seen_p50: seen.p50,
+          seen_p95: seen.p95,
           decoded_fps: round(frames.decodedFps, 1),
           car_cpu: '',
           agent_cpu: '',
@@ -574,6 +622,8 @@ export async function videoBench(): Promise<void> {
           to_received_p95: sent.p95,
           received_to_shown_p50: shown.p50,
           received_to_shown_p95: shown.p95,
+          received_to_seen_p50: ms(frames.receivedToSeen).p50,
+          received_to_seen_p95: ms(frames.receivedToSeen).p95,
           jitter_buffer: receiver?.jitter_buffer_ms ?? '',
           jitter_target: receiver?.jitter_buffer_target_ms ?? '',
           decode: receiver?.decode_ms ?? '',
@@ -616,11 +666,14 @@ export async function videoBench(): Promise<void> {
         return {
           framerate: row.framerate,
           size: row.size ?? 'default',
+          playout_delay: row.jitterBuffer ? "Chromium's jitter buffer" : 'none (the player asks)',
           g2g_p50_ms: total.p50,
           g2g_p95_ms: total.p95,
           g2g_max_ms: total.max,
           to_received_ms: ms(frames.toReceived),
           received_to_shown_ms: ms(frames.receivedToShown),
+          seen_by_page_ms: ms(frames.seenByPage),
+          received_to_seen_ms: ms(frames.receivedToSeen),
           decoded_fps: round(frames.decodedFps, 1),
           presented_fps: round(frames.presentedFps, 1),
           cpu_percent_of_one_core: cpu,
@@ -640,6 +693,7 @@ export async function videoBench(): Promise<void> {
         what: 'canvas → captureStream → <video> in the same browser',
         framerate,
         ...ms(frames.latencies),
+        seen_by_page_ms: ms(frames.seenByPage),
       })),
       targets: { g2g_p95_ms: 120, g2g_p95_60fps_ms: 35, first_frame_ms: 1_000, frames_30_ms: 5_000 },
     });
