@@ -13,6 +13,7 @@
  * Options (environment): VIDEO_RATE_SECONDS (20 per step).
  */
 import { DEFAULT_SIM_VIDEO } from '../../apps/car/src/settings.js';
+import { defaultBitrate } from '../../apps/car/src/video/pipeline.js';
 import { startCarVideo, VIDEO_SELECTOR } from './lib/car-video-link.js';
 import { printTable, round, writeResult } from './lib/report.js';
 import type { LinkCounters } from './lib/udp-range-proxy.js';
@@ -63,7 +64,7 @@ export async function videoRateBench(): Promise<void> {
   const file = writeResult('video-rate', {
     seconds_per_step: SECONDS,
     camera_fps: FPS,
-    camera_kbps_configured: DEFAULT_SIM_VIDEO.bitrate,
+    camera_kbps_configured: defaultBitrate(DEFAULT_SIM_VIDEO.width, DEFAULT_SIM_VIDEO.height, FPS),
     rtt_ms: 2 * ONE_WAY_MS,
     tbf,
     recovered_within_ms_of_reference_p50: RECOVERED_WITHIN_MS,

@@ -5,7 +5,7 @@
  * a `video` target on a local UDP port and keeps them driving in circles, then samples
  * /proc/<pid>/stat (utime + stime) of every agent and its GStreamer child over the interval.
  *
- *   node apps/car/scripts/measure-video-cpu.mjs [--agents 2] [--seconds 20] [--size 640x480]
+ *   node apps/car/scripts/measure-video-cpu.mjs [--agents 2] [--seconds 20] [--size 640x480] [--framerate 30]
  *
  * Prints % of one core per process and in total, the RTP packets received and the fps the agents
  * report in their telemetry. Everything stays on this machine and stops by itself.
@@ -24,11 +24,13 @@ const { values } = parseArgs({
     agents: { type: 'string', default: '2' },
     seconds: { type: 'string', default: '20' },
     size: { type: 'string', default: '640x480' },
+    framerate: { type: 'string', default: '30' },
   },
 });
 const agents = Number(values.agents);
 const seconds = Number(values.seconds);
 const [width, height] = values.size.split('x').map(Number);
+const framerate = Number(values.framerate);
 const CLK_TCK = 100;
 const SECRET = 'measure-video-cpu';
 
@@ -101,14 +103,17 @@ wss.on('connection', (socket, request) => {
 
 const dir = mkdtempSync(join(tmpdir(), 'video-cpu-'));
 const config = join(dir, 'car.json');
-writeFileSync(config, JSON.stringify({ video: { width, height } }));
+writeFileSync(config, JSON.stringify({ video: { width, height, framerate } }));
 const procs = [];
 const gstPids = [];
 for (let i = 1; i <= agents; i++) {
   const udp = createSocket('udp4');
-  const sink = { port: 0, packets: 0, udp };
+  const sink = { port: 0, packets: 0, frames: 0, udp };
   udp.on('message', (packet) => {
-    if (packet[0] >> 6 === 2 && (packet[1] & 0x7f) === 96) sink.packets++;
+    if (packet[0] >> 6 !== 2 || (packet[1] & 0x7f) !== 96) return;
+    sink.packets++;
+    // The marker bit ends a frame (RFC 6184): frames really sent, whatever the telemetry's window.
+    if (packet[1] & 0x80) sink.frames++;
   });
   await new Promise((resolve) => udp.bind(0, '127.0.0.1', resolve));
   sink.port = udp.address().port;
@@ -142,12 +147,13 @@ try {
   gstPids.push(...pids.filter(({ name }) => /gst-launch|gst-runner/.test(name)).map(({ pid }) => pid));
   const before = pids.map(({ pid }) => cpuTicks(pid));
   const packetsBefore = [...sinks.values()].map((s) => s.packets);
+  const framesBefore = [...sinks.values()].map((s) => s.frames);
   const t0 = performance.now();
   await sleep(seconds * 1000);
   const elapsed = (performance.now() - t0) / 1000;
   const after = pids.map(({ pid }) => cpuTicks(pid));
   let total = 0;
-  console.info(`${agents} simulated cameras ${width}x${height}@30, ${elapsed.toFixed(1)} s:`);
+  console.info(`${agents} simulated cameras ${width}x${height}@${framerate}, ${elapsed.toFixed(1)} s:`);
   pids.forEach(({ name }, i) => {
     const percent = ((after[i] - before[i]) / CLK_TCK / elapsed) * 100;
     total += percent;
@@ -156,7 +162,10 @@ try {
   console.info(`  total                      ${total.toFixed(1).padStart(5)} % of one core`);
   [...sinks.entries()].forEach(([car, sink], i) => {
     const rate = (sink.packets - packetsBefore[i]) / elapsed;
-    console.info(`  car ${car}: ${rate.toFixed(0)} RTP packets/s, telemetry fps ${fps.get(car) ?? '-'}`);
+    const frames = (sink.frames - framesBefore[i]) / elapsed;
+    console.info(
+      `  car ${car}: ${rate.toFixed(0)} RTP packets/s, ${frames.toFixed(1)} frames/s received, telemetry fps ${fps.get(car) ?? '-'}`,
+    );
   });
 } finally {
   for (const agent of procs) agent.kill('SIGTERM');

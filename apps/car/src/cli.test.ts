@@ -190,6 +190,12 @@ describe('parseCli', () => {
       height: 480,
       bitrate: 800,
     });
+    // The bitrate follows the size and the rate unless the file gives it.
+    expect(settings([], { CAMERA_FRAMERATE: '60' }).video.bitrate).toBe(850);
+    expect(settings([], { CAMERA_FRAMERATE: '60', CAMERA_SIZE: '1280x720' }).video.bitrate).toBe(1950);
+    expect(settings([], { CAMERA_FRAMERATE: '15', CAMERA_SIZE: '320x240' }).video.bitrate).toBe(300);
+    expect(settings([], { CAMERA_FRAMERATE: '60' }, '{"video": {"bitrate": 700}}').video.bitrate).toBe(700);
+    expect(settings(['--drive', 'pca9685'], {}, '{"video": {"framerate": 60}}').video.bitrate).toBe(1150);
     expect(settings(['--camera', 'none']).video.camera).toBe('none');
     expect(settings([], { CAMERA: 'test' }).video.camera).toBe('test');
     expect(settings(['--camera', 'v4l2'], { CAMERA: 'test' }).video.camera).toBe('v4l2');

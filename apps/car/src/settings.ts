@@ -7,7 +7,7 @@ import { DRIVE_KINDS, type DriveKind, type PulseRange } from './drive/backend.js
 import { DEFAULT_SLEW_RATES, DEFAULT_TRIM_MAX, type SlewRates } from './drive/output.js';
 import { DEFAULT_PCA9685_CONFIG, type Pca9685Config } from './drive/pca9685.js';
 import { DEFAULT_PIGPIO_CONFIG, type PigpioConfig } from './drive/pigpio.js';
-import type { VideoSource } from './video/pipeline.js';
+import { defaultBitrate, type VideoSource } from './video/pipeline.js';
 import type { UplinkRepair } from './video/uplink.js';
 
 /** Where the picture comes from; `none` streams nothing even when the server asks for video. */
@@ -30,12 +30,16 @@ export interface VideoSettings {
 
 const REPAIRS: readonly UplinkRepair[] = ['auto', 'fec', 'off'];
 
-export const DEFAULT_VIDEO = { device: '/dev/video0', width: 640, height: 480, framerate: 30, bitrate: 800 };
+/**
+ * A real camera's defaults. The bitrate, unless `video.bitrate` gives it, follows the size and the
+ * frame rate (`defaultBitrate`: 800 kbit/s here, 600 for the simulated camera's 480×360).
+ */
+export const DEFAULT_VIDEO = { device: '/dev/video0', width: 640, height: 480, framerate: 30 };
 /**
  * The simulated camera's defaults: smaller, so several simulated cars, Janus and a browser fit on
  * a 2-core machine (the latency bench reads its timestamp strip at this size too).
  */
-export const DEFAULT_SIM_VIDEO = { ...DEFAULT_VIDEO, width: 480, height: 360, bitrate: 600 };
+export const DEFAULT_SIM_VIDEO = { ...DEFAULT_VIDEO, width: 480, height: 360 };
 
 export interface AgentSettings {
   server: string;
@@ -258,6 +262,9 @@ export function resolveSettings(input: SettingsInput): AgentSettings {
     throw new SettingsError('config: "video.device" must be a device path such as /dev/video0');
   }
 
+  const size = sizeFrom(input, video, videoDefaults);
+  const framerate = framerateFrom(input, video, videoDefaults.framerate);
+
   const pca = section(file, 'pca9685');
   const pig = section(file, 'pigpio');
   const slew = section(file, 'slew');
@@ -301,9 +308,16 @@ export function resolveSettings(input: SettingsInput): AgentSettings {
     video: {
       camera: camera as CameraKind,
       device,
-      ...sizeFrom(input, video, videoDefaults),
-      framerate: framerateFrom(input, video, videoDefaults.framerate),
-      bitrate: intAt(video, 'video.', 'bitrate', videoDefaults.bitrate, 50, 20_000),
+      ...size,
+      framerate,
+      bitrate: intAt(
+        video,
+        'video.',
+        'bitrate',
+        defaultBitrate(size.width, size.height, framerate),
+        50,
+        20_000,
+      ),
       repair: repairFrom(input.repair ?? (video as Record<string, unknown> | undefined)?.repair),
     },
     assist: switchFrom(input.assist, 'assist', file, 'assist'),

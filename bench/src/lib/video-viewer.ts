@@ -91,19 +91,6 @@ export function watchFrames(page: Page, selector: string, until: WatchUntil): Pr
   );
 }
 
-/**
- * In the page: for `count` presented frames with a readable strip, the display time minus the
- * stamped capture time (ms).
- */
-export async function collectLatencies(page: Page, count: number, selector: string): Promise<number[]> {
-  const frames = await watchFrames(page, selector, {
-    readable: count,
-    maxUnreadable: count * 3,
-    timeoutMs: 120_000,
-  });
-  return frames.flatMap((frame) => (frame.captured === null ? [] : [frame.shownAt - frame.captured]));
-}
-
 export interface WindowSummary {
   seconds: number;
   /** Frames the browser presented in the window (its own count). */

@@ -283,6 +283,7 @@ async function encodeSimCamera(video: VideoSettings, steered: boolean): Promise<
     width: video.width,
     height: video.height,
     framerate: video.framerate,
+    bitrate: video.bitrate,
     spawn: (command, args, spawnOptions) => {
       const spawn = steered ? throughRunner(spawnTiedToAgent) : spawnTiedToAgent;
       child = spawn(command, args, { ...spawnOptions, stdio: ['pipe', 'pipe', 'pipe'] });

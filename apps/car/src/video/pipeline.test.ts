@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildVideoPipeline, chooseEncoder } from './pipeline.js';
+import { buildVideoPipeline, chooseEncoder, defaultBitrate, encodeElements } from './pipeline.js';
 
 const TAIL =
   'videoconvert ! x264enc name=encoder tune=zerolatency speed-preset=ultrafast bitrate=800 key-int-max=30 ! ' +
@@ -55,7 +55,7 @@ describe('video pipeline', () => {
     ]);
     expect(hw.args).toContain('v4l2h264enc');
     expect(hw.args).toContain(
-      'extra-controls=controls,video_bitrate=800000,h264_i_frame_period=30,repeat_sequence_header=1',
+      'extra-controls=controls,video_bitrate=1400000,h264_i_frame_period=30,repeat_sequence_header=1',
     );
     expect(hw.args).toContain('video/x-h264,level=(string)4,profile=constrained-baseline');
     expect(hw.args).not.toContain('x264enc');
@@ -83,6 +83,46 @@ describe('video pipeline', () => {
     expect(buildVideoPipeline({ source: 'v4l2', host: '127.0.0.1', port: 5004 }).args[2]).toBe(
       'device=/dev/video0',
     );
+  });
+
+  it('scales the default bitrate with the square root of the pixels per second, 800 kbit/s at 640×480 and 30 fps', () => {
+    expect(defaultBitrate(640, 480, 30)).toBe(800);
+    expect(defaultBitrate(480, 360, 30)).toBe(600);
+    expect(defaultBitrate(480, 360, 60)).toBe(850);
+    expect(defaultBitrate(640, 480, 60)).toBe(1150);
+    expect(defaultBitrate(1280, 720, 30)).toBe(1400);
+    expect(defaultBitrate(1280, 720, 60)).toBe(1950);
+    expect(defaultBitrate(320, 240, 15)).toBe(300);
+    expect(defaultBitrate(16, 16, 1)).toBe(50);
+  });
+
+  it('encodes 1280×720 at 60 fps with a keyframe a second and the bitrate of its size and rate', () => {
+    const x264 = encodeElements('x264', { width: 1280, height: 720, framerate: 60 });
+    expect(x264.join(' ')).toBe(
+      'videoconvert ! x264enc name=encoder tune=zerolatency speed-preset=ultrafast bitrate=1950 key-int-max=60 ! ' +
+        'video/x-h264,profile=constrained-baseline ! identity name=sent silent=false',
+    );
+    const hw = encodeElements('v4l2h264', { width: 1280, height: 720, framerate: 60 });
+    expect(hw).toContain(
+      'extra-controls=controls,video_bitrate=1950000,h264_i_frame_period=60,repeat_sequence_header=1',
+    );
+    // Level 4 (MaxMBPS 245,760): 1280×720 at 60 fps is 216,000 macroblocks a second, over 3.1's 108,000.
+    expect(hw).toContain('video/x-h264,level=(string)4,profile=constrained-baseline');
+    // A configured bitrate wins, and the simulator's camera gets the same encoder settings.
+    expect(encodeElements('x264', { width: 1280, height: 720, framerate: 60, bitrate: 3000 })).toContain(
+      'bitrate=3000',
+    );
+    const sim = buildVideoPipeline({
+      source: 'sim',
+      host: '127.0.0.1',
+      port: 5004,
+      width: 480,
+      height: 360,
+      framerate: 60,
+    }).args;
+    expect(sim).toContain('framerate=60/1');
+    expect(sim).toContain('bitrate=850');
+    expect(sim).toContain('key-int-max=60');
   });
 
   it('picks the hardware encoder only when GStreamer has it', () => {

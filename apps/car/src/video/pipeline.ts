@@ -51,8 +51,6 @@ export const GST_LAUNCH = 'gst-launch-1.0';
 export const DEFAULT_WIDTH = 640;
 export const DEFAULT_HEIGHT = 480;
 export const DEFAULT_FRAMERATE = 30;
-/** kbit/s. */
-export const DEFAULT_BITRATE = 800;
 
 const HOST =
   /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$|^\[?[0-9A-Fa-f:.]+\]?$/;
@@ -122,16 +120,44 @@ export function defaultEncoder(source: VideoSource): VideoEncoder {
   return source === 'sim' || source === 'test' ? 'x264' : 'v4l2h264';
 }
 
+/** The bitrate the default scales from: 800 kbit/s for 640×480 at 30 fps, as a real car has always sent. */
+const REFERENCE_BITRATE = { kbps: 800, pixelsPerSecond: 640 * 480 * 30 };
+
+/**
+ * The bitrate (kbit/s) for a picture when none is configured: 800 kbit/s at 640×480 and 30 fps,
+ * scaled by the square root of the pixels per second, to the nearest 50 — 600 at 480×360 (the
+ * simulated camera), 1150 at 640×480 and 60 fps, 1400 at 1280×720 and 30 fps, 1950 at 1280×720 and
+ * 60 fps. H.264 spends fewer bits per pixel as the picture grows and fewer per frame as frames come
+ * closer together, so doubling either needs about 1.4 times the bits for the same picture, not twice.
+ */
+export function defaultBitrate(width: number, height: number, framerate: number): number {
+  const scale = Math.sqrt((width * height * framerate) / REFERENCE_BITRATE.pixelsPerSecond);
+  return Math.max(50, Math.round((REFERENCE_BITRATE.kbps * scale) / 50) * 50);
+}
+
 /**
  * Raw frames in, H.264 (constrained baseline) out, then the frame-counting `identity`
  * (frame-meter.ts): the pipeline's middle, shared by the camera stream and the doctor.
+ *
+ * x264's `tune=zerolatency` already does what 60 fps needs: no B-frames, no rate-control or sync
+ * lookahead, no macroblock tree, each frame cut into slices encoded in parallel (x264 reports
+ * `bframes=0 rc_lookahead=0 mbtree=0 sliced_threads=1 threads=2` on two cores), so setting them
+ * again would change nothing; with `ultrafast` it holds 60 fps at 1280×720 on two cores
+ * (docs/car.md). The hardware encoder's level 4 allows 1280×720 at 60 fps (level 3.1 stops at 30)
+ * and 1920×1080 at 30. A keyframe every second at any rate; the bitrate, when not given, from the
+ * size and rate (`defaultBitrate`).
  */
 export function encodeElements(
   encoder: VideoEncoder,
-  options: { bitrate?: number; framerate?: number },
+  options: { bitrate?: number; framerate?: number; width?: number; height?: number },
 ): string[] {
   const fps = int('framerate', options.framerate ?? DEFAULT_FRAMERATE, 1, 120);
-  const bitrate = int('bitrate', options.bitrate ?? DEFAULT_BITRATE, MIN_BITRATE, MAX_BITRATE);
+  const bitrate = int(
+    'bitrate',
+    options.bitrate ?? defaultBitrate(options.width ?? DEFAULT_WIDTH, options.height ?? DEFAULT_HEIGHT, fps),
+    MIN_BITRATE,
+    MAX_BITRATE,
+  );
   const encode =
     encoder === 'x264'
       ? [

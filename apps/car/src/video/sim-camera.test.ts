@@ -114,6 +114,31 @@ describe('SimCamera', () => {
     expect(cam.stats.frames).toBe(10);
   });
 
+  it('sends exactly the frame rate over time, and goes on from now after a stall instead of bursting', () => {
+    vi.useFakeTimers();
+    const gst = fakeGst();
+    let blocked = 0;
+    const cam = parkedCarCamera({
+      framerate: 60,
+      poolSize: 10_000,
+      spawn: gst.spawn,
+      clock: () => performance.now() + blocked,
+    });
+    cam.start();
+    // A 1000/60 ms interval fires every 16 ms in Node: 625 frames in 10 s, stamped 1/60 s apart.
+    vi.advanceTimersByTime(10_000);
+    expect(cam.stats.frames).toBe(600);
+    // The event loop blocked for half a second: the next frame comes, not thirty at once.
+    blocked = 500;
+    const before = cam.stats.frames;
+    vi.advanceTimersByTime(20);
+    expect(cam.stats.frames - before).toBeLessThanOrEqual(2);
+    vi.advanceTimersByTime(1_000);
+    expect(cam.stats.frames - before).toBeGreaterThanOrEqual(60);
+    expect(cam.stats.frames - before).toBeLessThanOrEqual(62);
+    cam.stop();
+  });
+
   it('starts again with a full pool after GStreamer died with frames in its pipe', () => {
     const first = fakeGst();
     const second = fakeGst();

@@ -6,6 +6,10 @@
  * Memory stays bounded: frames are copied into a small pool of buffers, and when GStreamer falls
  * behind (every buffer still being written) the frame is dropped instead of queued, so the video
  * never lags behind the car.
+ *
+ * Frames are due at fixed times from the start (frame n at n / framerate seconds), each timer set
+ * for the next one: a `setInterval` of 1000/60 ms fires every 16 ms in Node (62.5 fps), while
+ * GStreamer stamps the frames 1/60 s apart, so the picture ran ahead of its own timestamps.
  */
 import { type ChildProcess, spawn as nodeSpawn, type SpawnOptions } from 'node:child_process';
 import { EventEmitter } from 'node:events';
@@ -31,18 +35,26 @@ export interface SimCameraOptions {
   width?: number;
   height?: number;
   framerate?: number;
+  /** kbit/s; default: from the size and the frame rate (`defaultBitrate`). */
+  bitrate?: number;
   /** Draw the capture-time strip (default true). */
   timestamp?: boolean;
   /** Frames in flight to GStreamer at most (default 3). */
   poolSize?: number;
   spawn?: SpawnFn;
+  /** The capture time stamped on each frame (default `Date.now`). */
   now?: () => number;
+  /** Monotonic milliseconds for the frame schedule (default `performance.now`). */
+  clock?: () => number;
 }
 
 export interface SimCameraStats {
   frames: number;
   dropped: number;
 }
+
+/** A frame this late (ms) ends the schedule's catching up: it starts again from now. */
+const STALL_MS = 100;
 
 export class SimCamera extends EventEmitter<{ error: [Error]; exit: [number | null] }> {
   readonly renderer: Renderer;
@@ -51,6 +63,8 @@ export class SimCamera extends EventEmitter<{ error: [Error]; exit: [number | nu
   private child: ChildProcess | undefined;
   private timer: NodeJS.Timeout | undefined;
   private frameNumber = 0;
+  /** When frame 0 of the schedule was due, and how many frames of it have been due since. */
+  private schedule = { startedAt: 0, due: 0 };
   /** Bumped per GStreamer process, so buffers stuck in a dead process's pipe are not reused. */
   private generation = 0;
 
@@ -81,6 +95,7 @@ export class SimCamera extends EventEmitter<{ error: [Error]; exit: [number | nu
       width: this.renderer.width,
       height: this.renderer.height,
       framerate: this.options.framerate ?? 30,
+      ...(this.options.bitrate === undefined ? {} : { bitrate: this.options.bitrate }),
     });
     const child = (this.options.spawn ?? nodeSpawn)(command, args, { stdio: ['pipe', 'ignore', 'pipe'] });
     this.child = child;
@@ -92,7 +107,33 @@ export class SimCamera extends EventEmitter<{ error: [Error]; exit: [number | nu
       if (this.generation === generation) this.halt();
       this.emit('exit', code);
     });
-    this.timer = setInterval(() => this.captureFrame(), 1000 / (this.options.framerate ?? 30));
+    this.schedule = { startedAt: this.clock(), due: 0 };
+    this.scheduleFrame(generation);
+  }
+
+  /**
+   * Sets the timer for the next frame of the schedule. A frame or two late (a busy machine), the
+   * next ones come sooner to keep the rate; over STALL_MS late, the schedule starts again from now.
+   */
+  private scheduleFrame(generation: number): void {
+    const period = 1000 / (this.options.framerate ?? 30);
+    const now = this.clock();
+    this.schedule.due += 1;
+    let at = this.schedule.startedAt + this.schedule.due * period;
+    if (now - at > STALL_MS) {
+      // The event loop stalled: no burst of frames to catch up, the picture goes on from now.
+      this.schedule = { startedAt: now, due: 0 };
+      at = now;
+    }
+    this.timer = setTimeout(() => {
+      if (generation !== this.generation || !this.child) return;
+      this.captureFrame();
+      this.scheduleFrame(generation);
+    }, at - now);
+  }
+
+  private clock(): number {
+    return (this.options.clock ?? performance.now.bind(performance))();
   }
 
   stop(): void {
@@ -134,7 +175,7 @@ export class SimCamera extends EventEmitter<{ error: [Error]; exit: [number | nu
   }
 
   private halt(): void {
-    clearInterval(this.timer);
+    clearTimeout(this.timer);
     this.timer = undefined;
     this.child = undefined;
   }

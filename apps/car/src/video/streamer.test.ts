@@ -273,12 +273,15 @@ describe('VideoStreamer (fake GStreamer)', () => {
       width: 160,
       height: 120,
       framerate: 30,
+      bitrate: 250,
       now: () => clock,
     });
     s.start(A);
     await vi.waitFor(() => expect(gst.children[0]?.written.length).toBeGreaterThan(2));
     const child = gst.children[0] as FakeChild;
     expect(gst.calls[0]?.args.slice(0, 3)).toEqual(['-v', 'fdsrc', 'fd=0']);
+    // The configured bitrate, as a real camera gets it (it once stayed at x264's 800 kbit/s).
+    expect(gst.calls[0]?.args).toContain('bitrate=250');
     expect(child.written[0]?.length).toBe(160 * 120 * 4);
     // The strip at the top carries the capture time: compare the picture below it.
     const picture = (frame: Buffer) => frame.subarray(160 * 4 * 40);

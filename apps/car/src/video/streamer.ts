@@ -36,10 +36,10 @@ import { FrameMeter } from './frame-meter.js';
 import {
   buildVideoPipeline,
   chooseEncoder,
-  DEFAULT_BITRATE,
   DEFAULT_FRAMERATE,
   DEFAULT_HEIGHT,
   DEFAULT_WIDTH,
+  defaultBitrate,
   GST_LAUNCH,
   type VideoEncoder,
   type VideoSource,
@@ -47,6 +47,15 @@ import {
 import { type CameraPose, SimCamera, type SpawnFn } from './sim-camera.js';
 import { spawnTiedToAgent } from './tied-spawn.js';
 import { type UplinkRepair, VideoUplink } from './uplink.js';
+
+/** kbit/s: the configured bitrate, else the pipeline's default for the size and rate. */
+const configuredBitrate = (options: VideoStreamerOptions): number =>
+  options.bitrate ??
+  defaultBitrate(
+    options.width ?? DEFAULT_WIDTH,
+    options.height ?? DEFAULT_HEIGHT,
+    options.framerate ?? DEFAULT_FRAMERATE,
+  );
 
 /** kbit/s the bitrate never falls below on a narrow uplink: a picture still worth driving by. */
 export const MIN_ADAPTED_BITRATE = 150;
@@ -185,7 +194,7 @@ export class VideoStreamer implements VideoOutput {
       initialMs: options.restartInitialMs ?? 1_000,
       maxMs: options.restartMaxMs ?? 30_000,
     });
-    const maxBitrate = options.bitrate ?? DEFAULT_BITRATE;
+    const maxBitrate = configuredBitrate(options);
     this.bitrates = new BitrateController({
       max: maxBitrate,
       min: Math.min(maxBitrate, MIN_ADAPTED_BITRATE),
@@ -286,7 +295,7 @@ export class VideoStreamer implements VideoOutput {
 
   quality(): CarVideoQuality | undefined {
     if (!this.run) return undefined;
-    const maxBitrate = this.options.bitrate ?? DEFAULT_BITRATE;
+    const maxBitrate = configuredBitrate(this.options);
     const report = this.uplink.report;
     const packets = report ? report.received + report.lost : 0;
     const percent = (count: number) => Math.round((1000 * count) / packets) / 10;
@@ -327,6 +336,7 @@ export class VideoStreamer implements VideoOutput {
           host: target.host,
           port: target.port,
           ...size,
+          ...(this.options.bitrate === undefined ? {} : { bitrate: this.options.bitrate }),
           // Its stdout too: the frames sent are counted there.
           spawn: (command, args, options) => {
             child = spawn(command, args, { ...options, stdio: ['pipe', 'pipe', 'pipe'] });

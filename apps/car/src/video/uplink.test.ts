@@ -9,6 +9,7 @@ import {
   SrtpReceiver,
 } from '@telerace/protocol/video-uplink';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { defaultBitrate } from './pipeline.js';
 import { VideoStreamer } from './streamer.js';
 import { rtpArrives, TEST_SRTP, udpSink } from './testing.js';
 import { type UplinkRepair, VideoUplink } from './uplink.js';
@@ -88,7 +89,8 @@ describe('VideoUplink', () => {
     s.start({ host: '127.0.0.1', port: sink.port, codec: 'h264', srtp: TEST_SRTP });
     await rtpArrives(sink, { moreThan: 60 });
     // What the car reports it sends (no report from a server here: no loss figures).
-    expect(s.quality()).toEqual({ width: 160, height: 120, framerate: 30, bitrate: 800, maxBitrate: 800 });
+    const kbps = defaultBitrate(160, 120, 30);
+    expect(s.quality()).toEqual({ width: 160, height: 120, framerate: 30, bitrate: kbps, maxBitrate: kbps });
     const wire = sink.rtp();
     expect(wire.some((packet) => packet.includes(START_CODE))).toBe(false);
     expect(wire.filter(startsKeyframe)).toEqual([]);

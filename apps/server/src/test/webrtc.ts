@@ -78,7 +78,8 @@ export class WebRtcViewer {
           mimeType: 'video/H264',
           clockRate: 90_000,
           payloadType: 96,
-          parameters: 'profile-level-id=42e01f;packetization-mode=1',
+          // werift takes an H.264 offer only at the very profile and level it was given: the mountpoint's.
+          parameters: 'profile-level-id=42e028;packetization-mode=1',
           rtcpFeedback: [{ type: 'nack' }, { type: 'nack', parameter: 'pli' }],
         }),
       ],

@@ -441,6 +441,10 @@ export class JanusStream extends StateStore<VideoStreamState> {
         if (!attempt.live) return;
         this.mark(attempt, 'answer');
         handle.send({ message: { request: 'start' }, jsep: answer });
+        // No playout delay, carried in every packet (the RTP extension the mountpoint offers):
+        // Chromium then shows each frame as soon as it is decoded, 10–20 ms sooner than with its
+        // jitter buffer's target (docs/video.md "Latency").
+        handle.send({ message: { request: 'configure', min_delay: 0, max_delay: 0 } });
       },
       error: (error) => this.fail(attempt, `answer: ${describe(error)}`),
     });

@@ -153,7 +153,10 @@ export class JanusClient {
             ...(options.iface === undefined ? {} : { iface: options.iface }),
             pt: 96,
             codec: options.codec,
-            fmtp: 'profile-level-id=42e01f;packetization-mode=1',
+            // Constrained baseline (42e0) at level 4 (28): 1280×720 at 60 fps, which level 3.1 (1f)
+            // stops at 30; the same level the Pi's hardware encoder is set to. Chromium answers 3.1
+            // whatever is offered, and decodes the stream all the same (docs/video.md).
+            fmtp: 'profile-level-id=42e028;packetization-mode=1',
             // Janus keeps the latest keyframe and sends it to a new viewer at once, instead of
             // leaving the picture black until the camera's next one (up to a second).
             bufferkf: true,
@@ -165,6 +168,10 @@ export class JanusClient {
         pin: options.pin,
         // Not in the plugin's public `list`: nobody needs to discover the cars' streams.
         is_private: true,
+        // Offers the playout-delay RTP header extension: the player asks for none (`configure`,
+        // min_delay = max_delay = 0), and Chromium then shows each frame as soon as it is decoded
+        // instead of holding it in its jitter buffer (docs/video.md "Latency").
+        playoutdelay_ext: true,
         permanent: false,
       }),
     );

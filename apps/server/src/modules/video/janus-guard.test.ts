@@ -72,6 +72,32 @@ describe('JanusSocketGuard: what a browser may ask', () => {
     }
   });
 
+  it('forwards a configure that asks for a playout delay, and no other configure', () => {
+    const guard = withSession({ handle: true });
+    const configure = (body: Record<string, unknown>) =>
+      guard.check({
+        janus: 'message',
+        session_id: 100,
+        handle_id: 200,
+        transaction: tx(),
+        body: { request: 'configure', ...body },
+      });
+    expect(configure({ min_delay: 0, max_delay: 0 })).toBeNull();
+    expect(configure({ max_delay: 4095 })).toBeNull();
+    // Pausing, switching layers or streams: not a viewer's to ask.
+    for (const body of [
+      { min_delay: -1 },
+      { max_delay: 4096 },
+      { min_delay: 0.5 },
+      { min_delay: '0' },
+      { min_delay: 0, send: false },
+      { substream: 2 },
+      { mid: 'v', min_delay: 0 },
+    ]) {
+      expect(configure(body), JSON.stringify(body)).toBe('request not allowed');
+    }
+  });
+
   it("refuses a handle used on another of the socket's sessions", () => {
     const guard = withSession({ handle: true });
     const create = tx();

@@ -1,8 +1,8 @@
 /**
  * What one browser socket on `/janus` may ask of Janus, and what it holds there. Only watching is
  * forwarded — sessions and handles of the streaming plugin, `watch`/`start`/`pause`/`stop`,
- * trickle, keepalive, hang-up and clean-up — and only on the sessions and handles this very socket
- * created. A player needs one session with one handle; the caps leave room for a retry's overlap
+ * `configure` with a playout delay and nothing else, trickle, keepalive, hang-up and clean-up — and
+ * only on the sessions and handles this very socket created. A player needs one session with one handle; the caps leave room for a retry's overlap
  * and stop a member from piling up sessions or peer connections (each holds Janus memory and a
  * UDP port of its small range) at the allowed message rate.
  */
@@ -14,6 +14,24 @@ export const MAX_SESSIONS_PER_SOCKET = 2;
 export const MAX_HANDLES_PER_SOCKET = 4;
 
 const STREAMING_REQUESTS = new Set(['watch', 'start', 'pause', 'stop']);
+/** What a `configure` may carry: the playout delay, in blocks of 10 ms (the RTP extension's 12 bits). */
+const PLAYOUT_DELAY_KEYS = new Set(['min_delay', 'max_delay']);
+const MAX_PLAYOUT_DELAY = 4095;
+
+/** A streaming request a viewer may make: watching, or `configure` with a playout delay only. */
+function allowedRequest(body: JanusRequest['body']): boolean {
+  const request = body?.request;
+  if (typeof request === 'string' && STREAMING_REQUESTS.has(request)) return true;
+  if (request !== 'configure' || !body) return false;
+  return Object.entries(body).every(
+    ([key, value]) =>
+      key === 'request' ||
+      (PLAYOUT_DELAY_KEYS.has(key) &&
+        Number.isInteger(value) &&
+        (value as number) >= 0 &&
+        (value as number) <= MAX_PLAYOUT_DELAY),
+  );
+}
 
 /** A browser's request, as far as the guard reads it. */
 export interface JanusRequest {
@@ -78,7 +96,7 @@ export class JanusSocketGuard {
       case 'detach': {
         const handle = message.handle_id;
         if (typeof handle !== 'number' || this.handles.get(handle) !== session) return 'unknown handle';
-        if (kind === 'message' && !STREAMING_REQUESTS.has(String(message.body?.request))) {
+        if (kind === 'message' && !allowedRequest(message.body)) {
           return 'request not allowed';
         }
         if (kind === 'detach') this.pending.set(transaction, { kind: 'detach', handle });

@@ -92,6 +92,26 @@ describe('Janus supervisor and streaming client (real Janus)', () => {
     expect(await janusCode(client.info(4101, 'sec-1'))).toBe(455); // no such mountpoint
   });
 
+  it('offers constrained-baseline H.264 at level 4 (1280×720 at 60 fps) and a playout delay a viewer sets to none', async () => {
+    await client.createMountpoint({ id: 4106, pin: 'p6', secret: 's6', codec: 'h264' });
+    const { session, handle, close } = await client.openHandle();
+    try {
+      await client.message(session, handle, { request: 'watch', id: 4106, pin: 'p6' });
+      const offer = (await client.nextEvent(session)) as { jsep?: { type?: string; sdp?: string } };
+      expect(offer.jsep?.type).toBe('offer');
+      expect(offer.jsep?.sdp).toMatch(/^a=fmtp:96 .*profile-level-id=42e028/m);
+      expect(offer.jsep?.sdp).toMatch(
+        /^a=extmap:\d+ http:\/\/www\.webrtc\.org\/experiments\/rtp-hdrext\/playout-delay/m,
+      );
+      await client.message(session, handle, { request: 'configure', min_delay: 0, max_delay: 0 });
+      const configured = await client.nextEvent(session);
+      expect(configured.plugindata?.data).toMatchObject({ result: { event: 'configured' } });
+    } finally {
+      await close();
+    }
+    await client.destroyMountpoint(4106, 's6');
+  });
+
   it('refuses a second mountpoint with the same id (456), which the server then replaces', async () => {
     await client.createMountpoint({ id: 4105, pin: 'p5', secret: 's5', codec: 'h264' });
     expect(await janusCode(client.createMountpoint({ id: 4105, pin: 'p', secret: 's', codec: 'h264' }))).toBe(

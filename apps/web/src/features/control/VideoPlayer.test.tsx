@@ -137,7 +137,11 @@ describe('VideoPlayer', () => {
     await waitFor(() => expect(janus.handle.answered).toEqual([{ jsep: OFFER, tracks: [{ type: 'data' }] }]));
     // The peer connection janus.js creates for the answer uses the user's ICE servers.
     expect(janus.options.iceServers).toEqual(ICE_SERVERS);
-    expect(janus.handle.sent.at(-1)).toEqual({ message: { request: 'start' }, jsep: ANSWER });
+    expect(janus.handle.sent.slice(1)).toEqual([
+      { message: { request: 'start' }, jsep: ANSWER },
+      // Frames shown as soon as decoded: no playout delay (the mountpoint's RTP extension).
+      { message: { request: 'configure', min_delay: 0, max_delay: 0 } },
+    ]);
   });
 
   it('waits for the camera once connected, then plays when frames are decoded, with no extra buffering', async () => {
