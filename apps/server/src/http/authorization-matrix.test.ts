@@ -431,6 +431,8 @@ describe('the authorization matrix: every operation and message, as every actor'
       'attach streaming',
       'attach videoroom',
       ...STREAMING_PLUGIN_REQUESTS.map((request) => `message ${request}`),
+      // `configure` twice: bare (refused) and with a playout delay only (the player's).
+      'message configure playout-delay',
     ];
     expect(Object.keys(JANUS_SOCKET.requests).sort()).toEqual(janusKeys.sort());
 
@@ -823,6 +825,8 @@ describe('the authorization matrix: every operation and message, as every actor'
         body: { request: 'watch', id: streamId, ...(pin ? { pin } : {}) },
       };
     }
+    if (key === 'message configure playout-delay')
+      return { janus: 'message', ...handle, body: { request: 'configure', min_delay: 0, max_delay: 0 } };
     if (key.startsWith('message ')) return { janus: 'message', ...handle, body: { request: key.slice(8) } };
     if (key === 'trickle') return { janus: 'trickle', ...handle, candidate: { completed: true } };
     if (key === 'hangup' || key === 'detach') return { janus: key, ...handle };

@@ -23,13 +23,17 @@ function allowedRequest(body: JanusRequest['body']): boolean {
   const request = body?.request;
   if (typeof request === 'string' && STREAMING_REQUESTS.has(request)) return true;
   if (request !== 'configure' || !body) return false;
-  return Object.entries(body).every(
-    ([key, value]) =>
-      key === 'request' ||
-      (PLAYOUT_DELAY_KEYS.has(key) &&
-        Number.isInteger(value) &&
-        (value as number) >= 0 &&
-        (value as number) <= MAX_PLAYOUT_DELAY),
+  const fields = Object.keys(body).filter((key) => key !== 'request');
+  return (
+    fields.length > 0 &&
+    Object.entries(body).every(
+      ([key, value]) =>
+        key === 'request' ||
+        (PLAYOUT_DELAY_KEYS.has(key) &&
+          Number.isInteger(value) &&
+          (value as number) >= 0 &&
+          (value as number) <= MAX_PLAYOUT_DELAY),
+    )
   );
 }
 
