@@ -93,6 +93,7 @@ describe('JanusSocketGuard: what a browser may ask', () => {
       { min_delay: 0, send: false },
       { substream: 2 },
       { mid: 'v', min_delay: 0 },
+      {},
     ]) {
       expect(configure(body), JSON.stringify(body)).toBe('request not allowed');
     }
