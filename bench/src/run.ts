@@ -12,6 +12,8 @@ import { relayChannelsBench } from './relay-channels.bench.js';
 import { relayUnderLoadBench } from './relay-under-load.bench.js';
 import { staticBench } from './static.bench.js';
 import { videoBench } from './video.bench.js';
+import { videoLossBench } from './video-loss.bench.js';
+import { videoRateBench } from './video-rate.bench.js';
 import { webBench } from './web.bench.js';
 
 const BENCHES: Record<string, () => Promise<void>> = {
@@ -28,6 +30,8 @@ const BENCHES: Record<string, () => Promise<void>> = {
   'relay-under-load': relayUnderLoadBench,
   static: staticBench,
   video: videoBench,
+  'video-loss': videoLossBench,
+  'video-rate': videoRateBench,
   web: webBench,
 };
 

@@ -80,7 +80,8 @@ test('a member connects with a code, watches the live video and drives with the 
   await expect(page.getByTestId('video')).toHaveAttribute('data-state', 'playing');
   await expect(page.getByTestId('connection-state')).toHaveText(en.control.connection.connected);
   // The car reports the frames its camera really sends.
-  await expect(page.getByTestId('telemetry-fps')).toHaveText(/^[1-9]\d* fps$/);
+  // Its rate and the picture's height (issue 43: and the bitrate, when lowered for its uplink).
+  await expect(page.getByTestId('telemetry-fps')).toHaveText(/^[1-9]\d* fps · \d+p$/);
   const still = await picture(page);
   await page.waitForTimeout(500);
   const stillLater = await picture(page);

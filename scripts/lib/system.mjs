@@ -11,6 +11,12 @@ const VIDEO_PACKAGES = [
   'gstreamer1.0-plugins-base',
   'gstreamer1.0-plugins-good',
   'gstreamer1.0-plugins-ugly',
+  // The cars' camera runner (apps/car/src/video/gst-runner.py): GStreamer from Python, so the
+  // encoder's bitrate and keyframes can be changed while it plays. Without them the cars fall back
+  // to gst-launch-1.0, with no run-time control.
+  'python3-gi',
+  'gir1.2-gstreamer-1.0',
+  'gir1.2-gst-plugins-base-1.0',
 ];
 
 export const SYSTEM_PACKAGES = {

@@ -2,17 +2,22 @@
  * The car agent as one file: everything it imports inlined — @telerace/protocol from its
  * TypeScript source, zod, ws — so it runs where there is no node_modules at all (a car's Pi,
  * docs/car.md). `npm run build` writes it to dist/main.js (build.mjs); pack.mjs packs the same
- * build into the car's npm package.
+ * build into the car's npm package. Beside it goes the one file that is not JavaScript: the camera
+ * pipeline's runner, gst-runner.py (src/video/encoder-control.ts finds it next to the module).
  */
-import { join } from 'node:path';
+import { copyFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const CAR_DIR = fileURLToPath(new URL('..', import.meta.url));
 
+/** Python, run by the agent from the bundle's folder (`new URL('./gst-runner.py', import.meta.url)`). */
+const RUNNER = join(CAR_DIR, 'src', 'video', 'gst-runner.py');
+
 /**
- * Writes the bundle to `outfile`; resolves with the npm packages inlined in it (their folders
- * under node_modules), whose licences travel with the bundle.
+ * Writes the bundle to `outfile`, and gst-runner.py beside it; resolves with the npm packages
+ * inlined in it (their folders under node_modules), whose licences travel with the bundle.
  * @param {string} outfile
  * @returns {Promise<string[]>}
  */
@@ -36,6 +41,7 @@ export async function bundleAgent(outfile) {
     metafile: true,
     logLevel: 'warning',
   });
+  copyFileSync(RUNNER, join(dirname(outfile), 'gst-runner.py'));
   const packages = new Set();
   for (const input of Object.keys(result.metafile.inputs)) {
     // `../../node_modules/zod/v4/core/core.js` → the folder `../../node_modules/zod`.

@@ -143,7 +143,8 @@ try {
     { pid: agent.pid, name: `node agent ${agent.pid}` },
     ...childrenOf(agent.pid).map((pid) => ({ pid, name: `  ${commOf(pid)} ${pid}` })),
   ]);
-  gstPids.push(...pids.filter(({ name }) => name.includes('gst-launch')).map(({ pid }) => pid));
+  // gst-runner (video/gst-runner.py) runs the pipeline where GStreamer's Python bindings are installed.
+  gstPids.push(...pids.filter(({ name }) => /gst-launch|gst-runner/.test(name)).map(({ pid }) => pid));
   const before = pids.map(({ pid }) => cpuTicks(pid));
   const packetsBefore = [...sinks.values()].map((s) => s.packets);
   const framesBefore = [...sinks.values()].map((s) => s.frames);

@@ -2,8 +2,9 @@
  * `npm run car:pack`: the car agent as an npm package of its own, `telerace-car-<version>.tgz` in
  * apps/car/dist (or `--destination DIR`), which a car's Pi installs without this repository
  * (docs/car.md "Install on Raspberry Pi OS"). In it: the bundle (bundle.mjs: no dependencies to
- * install, nothing to compile) as the `telerace-car` program, a package.json with the project's
- * engines.node, the systemd unit, a README and the licences of the packages the bundle inlines.
+ * install, nothing to compile) as the `telerace-car` program with its camera runner beside it
+ * (gst-runner.py, run by Debian's Python), a package.json with the project's engines.node, the
+ * systemd unit, a README and the licences of the packages the bundle inlines.
  */
 import { execFileSync } from 'node:child_process';
 import {

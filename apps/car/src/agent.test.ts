@@ -19,8 +19,9 @@ import { SimBackend } from './drive/sim.js';
 import { TOO_OLD_RETRY_MS } from './link.js';
 import { resolveSettings } from './settings.js';
 import { SimCar } from './sim/sim-car.js';
+import { RUNNER_NAME } from './video/encoder-control.js';
 import { VideoStreamer } from './video/streamer.js';
-import { alive, childrenOf, expectSilence, rtpArrives, udpSink } from './video/testing.js';
+import { alive, childrenOf, expectSilence, rtpArrives, TEST_SRTP, udpSink } from './video/testing.js';
 
 const SECRET = 'car-secret-for-tests';
 
@@ -470,7 +471,7 @@ describe('car agent video', () => {
     if (!video) throw new Error('no camera');
     await welcomed(server);
 
-    server.send({ type: 'video', host: '127.0.0.1', port: first.port, codec: 'h264' });
+    server.send({ type: 'video', host: '127.0.0.1', port: first.port, codec: 'h264', srtp: TEST_SRTP });
     await rtpArrives(first);
     const firstPid = video.pid as number;
     // The camera's frame rate goes out in the telemetry.
@@ -483,7 +484,7 @@ describe('car agent video', () => {
     );
 
     // The mountpoint was re-created (Janus restarted): the packets move to the new port.
-    server.send({ type: 'video', host: '127.0.0.1', port: second.port, codec: 'h264' });
+    server.send({ type: 'video', host: '127.0.0.1', port: second.port, codec: 'h264', srtp: TEST_SRTP });
     await rtpArrives(second);
     expect(alive(firstPid)).toBe(false);
     await expectSilence(first, 500);
@@ -493,7 +494,7 @@ describe('car agent video', () => {
     server.send({ type: 'video-stop' });
     await vi.waitFor(() => expect(alive(stoppedPid)).toBe(false), { timeout: 5_000 });
     expect(video.target).toBeUndefined();
-    server.send({ type: 'video', host: '127.0.0.1', port: second.port, codec: 'h264' });
+    server.send({ type: 'video', host: '127.0.0.1', port: second.port, codec: 'h264', srtp: TEST_SRTP });
     await vi.waitFor(() => expect(video.pid).toBeDefined(), { timeout: 5_000 });
 
     const secondPid = video.pid as number;
@@ -510,7 +511,7 @@ describe('car agent video', () => {
     cleanups.push(sink.close);
     const { agent, video } = await startAgent(server.port, SECRET, { camera: true });
     await welcomed(server);
-    server.send({ type: 'video', host: '127.0.0.1', port: sink.port, codec: 'h264' });
+    server.send({ type: 'video', host: '127.0.0.1', port: sink.port, codec: 'h264', srtp: TEST_SRTP });
     await rtpArrives(sink, { moreThan: 0 });
     const pid = video?.pid as number;
     await agent.stop();
@@ -536,9 +537,10 @@ describe('car agent video', () => {
       timeout: 20_000,
       interval: 100,
     });
-    server.send({ type: 'video', host: '127.0.0.1', port: sink.port, codec: 'h264' });
+    server.send({ type: 'video', host: '127.0.0.1', port: sink.port, codec: 'h264', srtp: TEST_SRTP });
     await rtpArrives(sink, { timeout: 15_000 });
-    const [gst] = childrenOf(agent.pid as number, 'gst-launch-1.0');
+    // The runner (GStreamer's Python bindings are installed for the tests: scripts/lib/system.mjs).
+    const [gst] = childrenOf(agent.pid as number, RUNNER_NAME);
     if (gst === undefined) throw new Error('no GStreamer under the agent');
 
     agent.kill('SIGKILL');
@@ -551,7 +553,7 @@ describe('car agent video', () => {
     cleanups.push(() => server.kill());
     const { agent, backend, log } = await startAgent(server.port);
     await welcomed(server);
-    server.send({ type: 'video', host: '127.0.0.1', port: 5004, codec: 'h264' });
+    server.send({ type: 'video', host: '127.0.0.1', port: 5004, codec: 'h264', srtp: TEST_SRTP });
     await vi.waitFor(() => expect(log).toContain('video: camera disabled, not streaming to 127.0.0.1:5004'));
     expect(agent.link.dropped).toBe(0);
     heartbeat(server, 0.5, 0);

@@ -138,7 +138,12 @@ export class CarAgent {
         case 'video':
           if (this.stopping) return;
           if (this.deps.video) {
-            this.deps.video.start({ host: message.host, port: message.port, codec: message.codec });
+            this.deps.video.start({
+              host: message.host,
+              port: message.port,
+              codec: message.codec,
+              srtp: message.srtp,
+            });
           } else {
             this.deps.log(`video: camera disabled, not streaming to ${message.host}:${message.port}`);
           }
@@ -197,12 +202,14 @@ export class CarAgent {
     if (!this.link.isWelcomed) return;
     const fps = this.deps.video?.fps();
     const kbps = this.deps.video?.kbps?.();
+    const video = this.deps.video?.quality?.();
     const message = CarAgentMessage.safeParse({
       type: 'telemetry',
       ...this.deps.telemetry?.(),
       ...this.deps.backend.telemetry?.(),
       ...(fps === undefined ? {} : { fps: Math.min(240, fps) }),
       ...(kbps === undefined ? {} : { kbps }),
+      ...(video === undefined ? {} : { video }),
       ...(this.serverPongs ? { link: this.linkStats.snapshot(this.channel.state === 'open') } : {}),
     });
     if (message.success) this.link.send(message.data);

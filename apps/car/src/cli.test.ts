@@ -176,7 +176,14 @@ describe('parseCli', () => {
       height: 360,
       framerate: 30,
       bitrate: 600,
+      repair: 'auto',
     });
+    // VIDEO_REPAIR over the file's video.repair (the loss bench measures with it off).
+    expect(settings([], { VIDEO_REPAIR: 'off' }, '{"video": {"repair": "fec"}}').video.repair).toBe('off');
+    expect(settings([], {}, '{"video": {"repair": "fec"}}').video.repair).toBe('fec');
+    expect(error(base, { CAR_SECRET: 's', VIDEO_REPAIR: 'maybe' }, noFile)).toBe(
+      'video repair must be one of auto, fec, off',
+    );
     expect(settings(['--drive', 'pca9685']).video).toMatchObject({
       camera: 'libcamera',
       width: 640,

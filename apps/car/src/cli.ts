@@ -37,7 +37,8 @@ usage: telerace-car --server URL --car ID [--drive sim|pca9685|pigpio] [--camera
 
 environment: CAR_SECRET (the car secret), CAMERA (as --camera), CAMERA_FRAMERATE (the camera's
 frames per second, 1–60, over the file's video.framerate), CAMERA_SIZE (the picture's WIDTHxHEIGHT,
-over the file's video.width and video.height)
+over the file's video.width and video.height), VIDEO_REPAIR (auto, fec or off: loss repair on the
+video uplink, over the file's video.repair)
 
 exit codes: 0 stopped or shutdown (doctor: every check passed), 1 a check failed (doctor) or the
 drive cannot open, 2 bad arguments, 75 restart requested (sim reboot)`;
@@ -103,6 +104,7 @@ export function parseCli(
       driveChannel: values['drive-channel'],
       framerate: env.CAMERA_FRAMERATE || undefined,
       size: env.CAMERA_SIZE || undefined,
+      repair: env.VIDEO_REPAIR || undefined,
       file,
     });
     return doctor ? { kind: 'doctor', settings, quick: values.quick === true } : { kind: 'run', settings };

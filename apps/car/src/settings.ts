@@ -2,11 +2,13 @@
  * Everything the agent can be told, from the command line, the environment (`CAR_SECRET`) and a
  * JSON configuration file, validated before anything starts: a wrong value is one clear line.
  */
+
 import { DRIVE_KINDS, type DriveKind, type PulseRange } from './drive/backend.js';
 import { DEFAULT_SLEW_RATES, DEFAULT_TRIM_MAX, type SlewRates } from './drive/output.js';
 import { DEFAULT_PCA9685_CONFIG, type Pca9685Config } from './drive/pca9685.js';
 import { DEFAULT_PIGPIO_CONFIG, type PigpioConfig } from './drive/pigpio.js';
 import { defaultBitrate, type VideoSource } from './video/pipeline.js';
+import type { UplinkRepair } from './video/uplink.js';
 
 /** Where the picture comes from; `none` streams nothing even when the server asks for video. */
 export type CameraKind = VideoSource | 'none';
@@ -22,7 +24,11 @@ export interface VideoSettings {
   framerate: number;
   /** kbit/s. */
   bitrate: number;
+  /** Loss repair on the uplink (video/uplink.ts): `auto`, `fec` (parity always) or `off`. */
+  repair: UplinkRepair;
 }
+
+const REPAIRS: readonly UplinkRepair[] = ['auto', 'fec', 'off'];
 
 /**
  * A real camera's defaults. The bitrate, unless `video.bitrate` gives it, follows the size and the
@@ -146,8 +152,18 @@ export interface SettingsInput {
    * `video.width` and `video.height` (the server's simulated cars in the browser tests).
    */
   size?: string | undefined;
+  /** The `VIDEO_REPAIR` environment variable over the file's `video.repair`. */
+  repair?: string | undefined;
   /** The parsed configuration file, if any. */
   file?: unknown;
+}
+
+/** `VIDEO_REPAIR`, else the file's `video.repair`, else `auto`. */
+function repairFrom(value: unknown): UplinkRepair {
+  if (value === undefined) return 'auto';
+  if (typeof value === 'string' && (REPAIRS as readonly string[]).includes(value))
+    return value as UplinkRepair;
+  throw new SettingsError(`video repair must be one of ${REPAIRS.join(', ')}`);
 }
 
 /** `CAMERA_FRAMERATE`, else the file's `video.framerate`, else the camera's default. */
@@ -302,6 +318,7 @@ export function resolveSettings(input: SettingsInput): AgentSettings {
         50,
         20_000,
       ),
+      repair: repairFrom(input.repair ?? (video as Record<string, unknown> | undefined)?.repair),
     },
     assist: switchFrom(input.assist, 'assist', file, 'assist'),
     driveChannel: switchFrom(input.driveChannel, 'drive-channel', file, 'driveChannel'),

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 
 export const SERVER_ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../drizzle', import.meta.url));
@@ -22,3 +23,20 @@ export const SERVER_VERSION: string = (
 export const DRIVE_CHANNEL_WORKER: URL = import.meta.url.endsWith('.ts')
   ? new URL('./modules/control/drive-channel-worker.ts', import.meta.url)
   : new URL('./drive-channel-worker.js', import.meta.url);
+
+/** The video ingest worker's entry (modules/video/ingest/video-ingest.ts), like the drive channel's. */
+export const VIDEO_INGEST_WORKER: URL = import.meta.url.endsWith('.ts')
+  ? new URL('./modules/video/ingest/ingest-worker.ts', import.meta.url)
+  : new URL('./ingest-worker.js', import.meta.url);
+
+/**
+ * A worker from its entry: the bundle's own file once built, or, running from the sources (tsx,
+ * Vitest), its TypeScript through tsx's API — a worker does not inherit the parent thread's loader.
+ */
+export function startModuleWorker(file: URL): Worker {
+  if (!file.pathname.endsWith('.ts')) return new Worker(file);
+  const href = JSON.stringify(file.href);
+  return new Worker(`import('tsx/esm/api').then(({ tsImport }) => tsImport(${href}, ${href}))`, {
+    eval: true,
+  });
+}

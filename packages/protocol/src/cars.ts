@@ -9,7 +9,7 @@ import { ChatAnnouncementSettings } from './integrations.js';
 import { LiveLeaderboardRow, RACE_SETTINGS_LIMITS, RaceState } from './races.js';
 import { BrowserHello, IncompatibleMessage, SocketErrorMessage } from './socket-messages.js';
 import { DISCONNECT_REASONS } from './sockets.js';
-import { CarVideo, VideoCodec } from './video.js';
+import { CarVideo, SRTP_SUITE, VideoCodec } from './video.js';
 
 /** Bumped when the car protocol changes incompatibly. */
 export const CAR_PROTOCOL_VERSION = 1;
@@ -125,6 +125,27 @@ export const CarLinkStats = z.object({
 });
 export type CarLinkStats = z.infer<typeof CarLinkStats>;
 
+/** The video a car sends now (issue 43): the picture, and the bitrate it adapts to its uplink. */
+export const CarVideoQuality = z.object({
+  width: z.number().int().min(16).max(4096),
+  height: z.number().int().min(16).max(4096),
+  framerate: z.number().int().min(1).max(120),
+  /** kbit/s the encoder aims at now: lower than `maxBitrate` while the uplink is narrow. */
+  bitrate: z.number().int().min(1).max(50_000),
+  /** kbit/s the car is configured for. */
+  maxBitrate: z.number().int().min(1).max(50_000),
+  /** Of the video packets lately, % lost on the uplink before repair, and % never repaired. */
+  lossPercent: z.number().min(0).max(100).optional(),
+  unrepairedPercent: z.number().min(0).max(100).optional(),
+});
+export type CarVideoQuality = z.infer<typeof CarVideoQuality>;
+
+/** Below this share of its configured bitrate, a car has lowered its video for a narrow uplink. */
+export const VIDEO_LOWERED_BELOW = 0.9;
+
+export const isVideoLowered = (video: CarVideoQuality | undefined): video is CarVideoQuality =>
+  video !== undefined && video.bitrate < VIDEO_LOWERED_BELOW * video.maxBitrate;
+
 export const Telemetry = z.object({
   battery: z.number().min(0).max(100).optional(),
   rssi: z.number().min(-150).max(0).optional(),
@@ -133,6 +154,7 @@ export const Telemetry = z.object({
   fps: z.number().min(0).max(240).optional(),
   /** Kilobits per second of video the car sends lately. */
   kbps: z.number().min(0).max(1_000_000).optional(),
+  video: CarVideoQuality.optional(),
   link: CarLinkStats.optional(),
 });
 export type Telemetry = z.infer<typeof Telemetry>;
@@ -429,6 +451,15 @@ export const ServerCarMessage = z.discriminatedUnion('type', [
     host: z.string().min(1).max(255),
     port: z.number().int().min(1).max(65_535),
     codec: VideoCodec,
+    /**
+     * The SRTP master key and salt for this mountpoint (base64 of 30 bytes): every packet is
+     * encrypted and authenticated with it, and anything else sent to the port is dropped. A new
+     * one whenever the mountpoint is made again (docs/video.md "The car's uplink").
+     */
+    srtp: z.object({
+      suite: z.literal(SRTP_SUITE),
+      key: z.string().regex(/^[A-Za-z0-9+/]{40}$/),
+    }),
   }),
   /** Nobody drives the car any more: stop streaming (saves the car's CPU and data). */
   z.object({ type: z.literal('video-stop') }),

@@ -19,6 +19,9 @@ export const VIDEO_PLAYER = {
   stallMs: 4_000,
 } as const;
 
+/** The SRTP suite of the cars' video (video-uplink/srtp.ts): what Janus calls `srtpsuite: 80`. */
+export const SRTP_SUITE = 'AES_CM_128_HMAC_SHA1_80';
+
 /** Same-origin path of the Janus signalling WebSocket (subprotocol `janus-protocol`). */
 export const JANUS_PATH = '/janus';
 export const JANUS_SUBPROTOCOL = 'janus-protocol';

@@ -5,12 +5,24 @@
  * alone for the camera, the source and the encoder the agent would pick for the encoder. The
  * simulated camera has no GStreamer source: its renderer is timed instead, and its encoder runs
  * the agent's whole sim pipeline (SimCamera) towards a local UDP port that discards.
+ *
+ * The encoder runs in the agent's runner (gst-runner.py) and is steered as the agent steers it
+ * (encoder-control.ts): 300 ms after the first frame (an IDR; the next periodic one is a second
+ * away) the configured bitrate is set and a keyframe requested, which must come within 250 ms.
+ * That is the check of run-time control on the car's own encoder (v4l2h264enc on a Pi).
  */
 import type { ChildProcess } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { existsSync } from 'node:fs';
 import type { VideoSettings } from '../settings.js';
 import { createTrack } from '../sim/track.js';
+import {
+  controlOf,
+  type EncoderControl,
+  RUNNER_PACKAGES,
+  runnerMissing,
+  throughRunner,
+} from '../video/encoder-control.js';
 import { FrameMeter, SENT_FRAMES_ELEMENT } from '../video/frame-meter.js';
 import {
   chooseEncoder,
@@ -31,18 +43,39 @@ import { type CheckResult, fail, fps, MIN_RATE_RATIO, pass, rateOk, skip } from 
 const COUNT_MS = 3_000;
 /** …which may take this long (a real camera takes a second or two to start). */
 const FIRST_FRAME_MS = 6_000;
+/** The keyframe is requested this long after the first frame (itself one; the next is 1 s away)… */
+const KEYFRAME_REQUEST_MS = 300;
+/** …and must come within this (the agent's tests see 10–40 ms with x264). */
+const KEYFRAME_MS = 250;
 
 interface Counted {
   /** Frames per second from the first frame on; undefined when none came. */
   fps?: number;
   /** Why GStreamer ended early or never started. */
   error?: string;
+  /** Milliseconds from the keyframe request to the next keyframe; undefined when none came. */
+  keyframeMs?: number;
+  /** What the runner said when it refused a command. */
+  refused?: string;
 }
 
-/** Runs a GStreamer child that prints `(sent:sink)` lines, counts its frames, and ends it. */
-function countFrames(child: ChildProcess, onEnd?: () => void): Promise<Counted> {
+/** The runner's control, and the bitrate to set through it (the configured one). */
+interface Steer {
+  control: EncoderControl;
+  bitrate: number;
+}
+
+/**
+ * Runs a GStreamer child that prints `(sent:sink)` lines, counts its frames, and ends it; with
+ * `steer`, sets the bitrate and times a requested keyframe on the way.
+ */
+function countFrames(child: ChildProcess, onEnd?: () => void, steer?: Steer): Promise<Counted> {
   const meter = new FrameMeter(() => performance.now());
   let first: { at: number; frames: number } | undefined;
+  let requested: { at: number; keyframes: number } | undefined;
+  let keyframeMs: number | undefined;
+  let refused: string | undefined;
+  let partial = '';
   let stderr = '';
   let spawnError = '';
   return new Promise((resolve) => {
@@ -52,17 +85,30 @@ function countFrames(child: ChildProcess, onEnd?: () => void): Promise<Counted> 
       settled = true;
       clearTimeout(firstTimer);
       clearTimeout(countTimer);
+      clearTimeout(requestTimer);
       onEnd?.();
+      steer?.control.close();
       child.kill('SIGTERM');
       setTimeout(() => child.kill('SIGKILL'), 1_000).unref();
       resolve(counted);
     };
-    const measured = () => {
-      if (!first) return {};
+    const measured = (): Counted => {
+      const said = {
+        ...(keyframeMs === undefined ? {} : { keyframeMs }),
+        ...(refused === undefined ? {} : { refused }),
+      };
+      if (!first) return said;
       const seconds = (performance.now() - first.at) / 1000;
-      return { fps: seconds > 0 ? (meter.frames - first.frames) / seconds : 0 };
+      return { ...said, fps: seconds > 0 ? (meter.frames - first.frames) / seconds : 0 };
+    };
+    const request = () => {
+      if (!steer) return;
+      requested = { at: performance.now(), keyframes: meter.keyframes };
+      steer.control.setBitrate(steer.bitrate);
+      steer.control.requestKeyframe();
     };
     let countTimer: NodeJS.Timeout | undefined;
+    let requestTimer: NodeJS.Timeout | undefined;
     const firstTimer = setTimeout(
       () => finish({ error: `no frame within ${FIRST_FRAME_MS / 1000} s` }),
       FIRST_FRAME_MS,
@@ -74,6 +120,16 @@ function countFrames(child: ChildProcess, onEnd?: () => void): Promise<Counted> 
         first = { at: performance.now(), frames: meter.frames };
         clearTimeout(firstTimer);
         countTimer = setTimeout(() => finish(measured()), COUNT_MS);
+        requestTimer = setTimeout(request, KEYFRAME_REQUEST_MS);
+      }
+      if (requested && keyframeMs === undefined && meter.keyframes > requested.keyframes) {
+        keyframeMs = performance.now() - requested.at;
+      }
+      if (!steer) return;
+      const lines = (partial + chunk).split('\n');
+      partial = (lines.pop() ?? '').slice(-4_096);
+      for (const line of lines) {
+        if (line.startsWith('control: refused ')) refused ??= line.slice('control: refused '.length);
       }
     });
     child.stderr?.setEncoding('utf8');
@@ -93,11 +149,14 @@ function countFrames(child: ChildProcess, onEnd?: () => void): Promise<Counted> 
   });
 }
 
-function runGst(elements: string[]): Promise<Counted> {
-  const child = spawnTiedToAgent(GST_LAUNCH, ['-v', ...elements, '!', 'fakesink', 'sync=false'], {
+/** `bitrate`: run it in the runner and steer it (the encoder check). */
+function runGst(elements: string[], bitrate?: number): Promise<Counted> {
+  const spawn = bitrate === undefined ? spawnTiedToAgent : throughRunner(spawnTiedToAgent);
+  const child = spawn(GST_LAUNCH, ['-v', ...elements, '!', 'fakesink', 'sync=false'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  return countFrames(child);
+  const control = bitrate === undefined ? undefined : controlOf(child);
+  return countFrames(child, undefined, control && bitrate !== undefined ? { control, bitrate } : undefined);
 }
 
 const counter = ['!', 'identity', `name=${SENT_FRAMES_ELEMENT}`, 'silent=false'];
@@ -162,19 +221,24 @@ async function encoderFor(source: VideoSource): Promise<VideoEncoder> {
   return chooseEncoder(() => found);
 }
 
-export async function checkEncoder(video: VideoSettings): Promise<CheckResult> {
+export async function checkEncoder(
+  video: VideoSettings,
+  deps: { runnerMissing: () => Promise<string | undefined> } = { runnerMissing },
+): Promise<CheckResult> {
   if (video.camera === 'none') return skip('--camera none');
   if (video.camera === 'v4l2' && !existsSync(video.device)) return skip(`no camera (${video.device} absent)`);
   const encoder = await encoderFor(video.camera);
   const name = encoder === 'x264' ? 'x264enc' : 'v4l2h264enc (hardware)';
+  // Without the runner the agent streams through gst-launch-1.0: rate checked, then the failure said.
+  const missing = await deps.runnerMissing();
+  const steered = missing === undefined;
   const counted =
     video.camera === 'sim'
-      ? await encodeSimCamera(video)
-      : await runGst([
-          ...sourceElements({ source: video.camera, ...video }),
-          '!',
-          ...encodeElements(encoder, video),
-        ]);
+      ? await encodeSimCamera(video, steered)
+      : await runGst(
+          [...sourceElements({ source: video.camera, ...video }), '!', ...encodeElements(encoder, video)],
+          steered ? video.bitrate : undefined,
+        );
   const result = rateResult(
     `${name}`,
     counted,
@@ -183,11 +247,31 @@ export async function checkEncoder(video: VideoSettings): Promise<CheckResult> {
       ? 'x264 is software: a smaller size or rate in "video" (a Pi 5 has no hardware H.264: 640×480 or less), or a Pi with v4l2h264enc'
       : 'a smaller size or rate in "video"; check that nothing else uses the encoder',
   );
-  return result.status === 'pass' ? pass(`${name} ${result.detail}, ${video.bitrate} kbit/s`) : result;
+  if (result.status !== 'pass') return result;
+  const text = `${name} ${result.detail}, ${video.bitrate} kbit/s`;
+  if (missing !== undefined)
+    return fail(
+      `${text}, but no run-time control (keyframes on request, bitrate): ${missing.replace(/^ERROR: /, '').replace(/: sudo apt-get install .*$/, '')}`,
+      `sudo apt-get install ${RUNNER_PACKAGES} (docs/car.md "Video")`,
+    );
+  if (counted.refused !== undefined)
+    return fail(
+      `${text}, but the runner refused a command: ${counted.refused}`,
+      'an encoder gst-runner.py cannot steer: see docs/video.md "Run-time encoder control"',
+    );
+  if (counted.keyframeMs === undefined || counted.keyframeMs > KEYFRAME_MS) {
+    const when =
+      counted.keyframeMs === undefined ? 'never came' : `came after ${Math.round(counted.keyframeMs)} ms`;
+    return fail(
+      `${text}, but a requested keyframe ${when} (at most ${KEYFRAME_MS} ms): a viewer's damaged picture waits for the periodic one`,
+      'the encoder ignores force-key-unit events: see docs/video.md "Run-time encoder control"',
+    );
+  }
+  return pass(`${text}, keyframe on request in ${Math.round(counted.keyframeMs)} ms`);
 }
 
-/** The agent's sim pipeline (render, encode, RTP) to a local UDP port that discards. */
-async function encodeSimCamera(video: VideoSettings): Promise<Counted> {
+/** The agent's sim pipeline (render, encode, RTP) to a local UDP port that discards; `steered`: in the runner. */
+async function encodeSimCamera(video: VideoSettings, steered: boolean): Promise<Counted> {
   const sink = createSocket('udp4');
   sink.on('message', () => {});
   await new Promise<void>((resolve) => sink.bind(0, '127.0.0.1', resolve));
@@ -201,15 +285,21 @@ async function encodeSimCamera(video: VideoSettings): Promise<Counted> {
     framerate: video.framerate,
     bitrate: video.bitrate,
     spawn: (command, args, spawnOptions) => {
-      child = spawnTiedToAgent(command, args, { ...spawnOptions, stdio: ['pipe', 'pipe', 'pipe'] });
+      const spawn = steered ? throughRunner(spawnTiedToAgent) : spawnTiedToAgent;
+      child = spawn(command, args, { ...spawnOptions, stdio: ['pipe', 'pipe', 'pipe'] });
       return child;
     },
   });
   camera.on('error', () => {});
   camera.start();
   if (!child) return { error: 'the simulated camera did not start' };
-  return countFrames(child, () => {
-    camera.stop();
-    sink.close();
-  });
+  const control = steered ? controlOf(child) : undefined;
+  return countFrames(
+    child,
+    () => {
+      camera.stop();
+      sink.close();
+    },
+    control ? { control, bitrate: video.bitrate } : undefined,
+  );
 }

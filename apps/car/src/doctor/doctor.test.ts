@@ -168,7 +168,10 @@ describe('telerace-car doctor', () => {
     expect(line(lines, 4)).toMatch(/drive channel: open in \d+ ms/);
     expect(line(lines, 5)).toContain('simulated');
     expect(line(lines, 6)).toMatch(/fps at 320×240 \(configured 30\)/);
-    expect(line(lines, 7)).toMatch(/^✓ 7 encoder: x264enc/);
+    // Steered as the agent steers it (gst-runner): the configured bitrate set, a keyframe requested.
+    expect(line(lines, 7)).toMatch(
+      /^✓ 7 encoder: x264enc \d+\.\d fps at 320×240 \(configured 30\), 400 kbit\/s, keyframe on request in \d+ ms$/,
+    );
     expect(line(lines, 8)).toMatch(/loss 0\.0 %/);
     expect(lines.at(-1)).toBe('ready: every check passed');
     expect(code).toBe(0);

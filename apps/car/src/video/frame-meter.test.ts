@@ -4,6 +4,9 @@ import { FrameMeter } from './frame-meter.js';
 /** What `gst-launch-1.0 -v` prints for one frame through `identity name=sent silent=false`. */
 const frameLine = (bytes: number) =>
   `/GstPipeline:pipeline0/GstIdentity:sent: last-message = chain   ******* (sent:sink) (${bytes} bytes, dts: 1000:00:00.033333333, pts: 1000:00:00.033333333, duration: 0:00:00.033333333, offset: -1, offset_end: -1, flags: 00002200 marker delta-unit , meta: none) 0x564fb4f917e0\n`;
+/** A keyframe's line (x264's first frame: no delta-unit flag). */
+const keyframeLine = (bytes: number) =>
+  `/GstPipeline:pipeline0/GstIdentity:sent: last-message = chain   ******* (sent:sink) (${bytes} bytes, dts: 1000:00:00.000000000, pts: 1000:00:00.000000000, duration: 0:00:00.033333333, offset: -1, offset_end: -1, flags: 00000240 discont marker , meta: none) 0x5633cd9707e0\n`;
 const eventLine =
   '/GstPipeline:pipeline0/GstIdentity:sent: last-message = event   ******* (sent:sink) E (type: segment (17934), GstEventSegment, segment=(GstSegment)"segment, flags=(GstSegmentFlags)GST_SEGMENT_FLAG_NONE";) 0x7efcf8003ae0\n';
 const capsLine =
@@ -25,6 +28,13 @@ describe('FrameMeter', () => {
     const { meter } = meterAt();
     meter.feed(capsLine + eventLine + frameLine(3450) + frameLine(1873) + eventLine);
     expect(meter.frames).toBe(2);
+  });
+
+  it('counts the keyframes among the frames (issue 43: keyframes on request)', () => {
+    const { meter } = meterAt();
+    meter.feed(eventLine + keyframeLine(7000) + frameLine(3865) + frameLine(4019) + keyframeLine(6900));
+    expect(meter.frames).toBe(4);
+    expect(meter.keyframes).toBe(2);
   });
 
   it('counts a line split across chunks once it is complete', () => {

@@ -3,7 +3,7 @@
  * pipeline passes every encoded frame through `identity name=sent silent=false` and runs with
  * `gst-launch-1.0 -v`, which prints one `last-message = chain … (sent:sink) (N bytes, …)` line per
  * frame on stdout. The meter counts those lines and their bytes (events on the same element print
- * `(sent:sink) E (…` and are not frames).
+ * `(sent:sink) E (…` and are not frames), and the keyframes among them (no `delta-unit` flag).
  */
 
 /** The name of the pipeline's counting element (pipeline.ts puts it after the encoder). */
@@ -18,6 +18,7 @@ const WINDOW_MS = 1_000;
 export class FrameMeter {
   private partial = '';
   private counted = 0;
+  private keys = 0;
   private bytes = 0;
   private window:
     | { at: number; frames: number; bytes: number; fps: number | undefined; kbps: number | undefined }
@@ -30,6 +31,11 @@ export class FrameMeter {
     return this.counted;
   }
 
+  /** Keyframes (IDR) counted so far: frames whose buffer is not a delta unit. */
+  get keyframes(): number {
+    return this.keys;
+  }
+
   /** A chunk of GStreamer's stdout (lines may be split across chunks). */
   feed(chunk: string): void {
     const lines = (this.partial + chunk).split('\n');
@@ -38,6 +44,7 @@ export class FrameMeter {
       const mark = line.indexOf(FRAME_MARK);
       if (mark === -1) continue;
       this.counted++;
+      if (!line.includes(' delta-unit ', mark)) this.keys++;
       this.bytes += Number.parseInt(line.slice(mark + FRAME_MARK.length), 10) || 0;
     }
   }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildVideoPipeline, chooseEncoder, defaultBitrate, encodeElements } from './pipeline.js';
 
 const TAIL =
-  'videoconvert ! x264enc tune=zerolatency speed-preset=ultrafast bitrate=800 key-int-max=30 ! ' +
+  'videoconvert ! x264enc name=encoder tune=zerolatency speed-preset=ultrafast bitrate=800 key-int-max=30 ! ' +
   'video/x-h264,profile=constrained-baseline ! identity name=sent silent=false ! rtph264pay pt=96 config-interval=-1 aggregate-mode=zero-latency ! ' +
   'udpsink host=127.0.0.1 port=5004 sync=false async=false';
 
@@ -64,6 +64,11 @@ describe('video pipeline', () => {
     );
     const sw = buildVideoPipeline({ source: 'libcamera', host: '10.0.0.2', port: 6000, encoder: 'x264' });
     expect(sw.args).toContain('x264enc');
+    // The runner (gst-runner.py) steers the encoder by this name, whichever it is.
+    for (const { args } of [hw, sw]) {
+      const encoder = args.findIndex((arg) => arg.endsWith('h264enc') || arg === 'x264enc');
+      expect(args[encoder + 1]).toBe('name=encoder');
+    }
     expect(sw.args).not.toContain('v4l2h264enc');
   });
 
@@ -94,7 +99,7 @@ describe('video pipeline', () => {
   it('encodes 1280×720 at 60 fps with a keyframe a second and the bitrate of its size and rate', () => {
     const x264 = encodeElements('x264', { width: 1280, height: 720, framerate: 60 });
     expect(x264.join(' ')).toBe(
-      'videoconvert ! x264enc tune=zerolatency speed-preset=ultrafast bitrate=1950 key-int-max=60 ! ' +
+      'videoconvert ! x264enc name=encoder tune=zerolatency speed-preset=ultrafast bitrate=1950 key-int-max=60 ! ' +
         'video/x-h264,profile=constrained-baseline ! identity name=sent silent=false',
     );
     const hw = encodeElements('v4l2h264', { width: 1280, height: 720, framerate: 60 });

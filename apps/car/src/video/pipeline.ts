@@ -47,9 +47,24 @@ export interface GstCommand {
 
 export const GST_LAUNCH = 'gst-launch-1.0';
 
+/** The pipeline's picture and bitrate when none is given. */
+export const DEFAULT_WIDTH = 640;
+export const DEFAULT_HEIGHT = 480;
+export const DEFAULT_FRAMERATE = 30;
+
 const HOST =
   /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$|^\[?[0-9A-Fa-f:.]+\]?$/;
 const DEVICE = /^\/dev\/[A-Za-z0-9_./-]+$/;
+
+/** kbit/s: the bitrates a pipeline accepts, at start (`bitrate`) and while it runs (encoder-control.ts). */
+export const MIN_BITRATE = 50;
+export const MAX_BITRATE = 50_000;
+
+/**
+ * The encoder element's name in every pipeline: the runner (gst-runner.py) finds it by this name
+ * to change its bitrate and force keyframes while it plays.
+ */
+export const ENCODER_ELEMENT = 'encoder';
 
 function int(name: string, value: number, min: number, max: number): number {
   if (!Number.isInteger(value) || value < min || value > max) {
@@ -68,9 +83,9 @@ export type SourceOptions = Pick<PipelineOptions, 'source' | 'width' | 'height' 
 
 /** The source's elements, up to raw frames of the configured size and rate (validated). */
 export function sourceElements(options: SourceOptions): string[] {
-  const width = int('width', options.width ?? 640, 16, 4096);
-  const height = int('height', options.height ?? 480, 16, 4096);
-  const fps = int('framerate', options.framerate ?? 30, 1, 120);
+  const width = int('width', options.width ?? DEFAULT_WIDTH, 16, 4096);
+  const height = int('height', options.height ?? DEFAULT_HEIGHT, 16, 4096);
+  const fps = int('framerate', options.framerate ?? DEFAULT_FRAMERATE, 1, 120);
   const rawCaps = `video/x-raw,width=${width},height=${height},framerate=${fps}/1`;
   switch (options.source) {
     case 'sim':
@@ -136,17 +151,18 @@ export function encodeElements(
   encoder: VideoEncoder,
   options: { bitrate?: number; framerate?: number; width?: number; height?: number },
 ): string[] {
-  const fps = int('framerate', options.framerate ?? 30, 1, 120);
+  const fps = int('framerate', options.framerate ?? DEFAULT_FRAMERATE, 1, 120);
   const bitrate = int(
     'bitrate',
-    options.bitrate ?? defaultBitrate(options.width ?? 640, options.height ?? 480, fps),
-    50,
-    50_000,
+    options.bitrate ?? defaultBitrate(options.width ?? DEFAULT_WIDTH, options.height ?? DEFAULT_HEIGHT, fps),
+    MIN_BITRATE,
+    MAX_BITRATE,
   );
   const encode =
     encoder === 'x264'
       ? [
           'x264enc',
+          `name=${ENCODER_ELEMENT}`,
           'tune=zerolatency',
           'speed-preset=ultrafast',
           `bitrate=${bitrate}`,
@@ -156,6 +172,7 @@ export function encodeElements(
         ]
       : [
           'v4l2h264enc',
+          `name=${ENCODER_ELEMENT}`,
           `extra-controls=controls,video_bitrate=${bitrate * 1000},h264_i_frame_period=${fps},repeat_sequence_header=1`,
           '!',
           'video/x-h264,level=(string)4,profile=constrained-baseline',
@@ -163,12 +180,17 @@ export function encodeElements(
   return ['videoconvert', '!', ...encode, '!', 'identity', `name=${SENT_FRAMES_ELEMENT}`, 'silent=false'];
 }
 
+/** A host name or IP literal (brackets allowed around IPv6), without them; throws otherwise. */
+export function validHost(host: string): string {
+  if (!HOST.test(host) || host.includes('..')) {
+    throw new Error(`video pipeline: invalid host ${JSON.stringify(host)}`);
+  }
+  return host.replace(/^\[|\]$/g, '');
+}
+
 export function buildVideoPipeline(options: PipelineOptions): GstCommand {
   const port = int('port', options.port, 1, 65_535);
-  if (!HOST.test(options.host) || options.host.includes('..')) {
-    throw new Error(`video pipeline: invalid host ${JSON.stringify(options.host)}`);
-  }
-  const host = options.host.replace(/^\[|\]$/g, '');
+  const host = validHost(options.host);
   const source = sourceElements(options);
   const encoder = options.encoder ?? defaultEncoder(options.source);
   const encode = encodeElements(encoder, options);

@@ -1,15 +1,17 @@
-import { type ChildProcess, spawn as nodeSpawn } from 'node:child_process';
+import { type ChildProcess, spawn as nodeSpawn, type SpawnOptions } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { PassThrough, Writable } from 'node:stream';
+import { masterFromBase64, SrtpReceiver } from '@telerace/protocol/video-uplink';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createTrack } from '../sim/track.js';
+import { PYTHON, RUNNER_SCRIPT } from './encoder-control.js';
 import type { SpawnFn } from './sim-camera.js';
 import { lastErrorLine, VideoStreamer, type VideoStreamerOptions, type VideoTarget } from './streamer.js';
-import { alive, expectSilence, rtpArrives, udpSink } from './testing.js';
+import { alive, expectSilence, isIdr, rtpArrives, TEST_SRTP, udpSink } from './testing.js';
 
 const track = createTrack();
-const A: VideoTarget = { host: '127.0.0.1', port: 5004, codec: 'h264' };
-const B: VideoTarget = { host: '127.0.0.1', port: 5006, codec: 'h264' };
+const A: VideoTarget = { host: '127.0.0.1', port: 5004, codec: 'h264', srtp: TEST_SRTP };
+const B: VideoTarget = { host: '127.0.0.1', port: 5006, codec: 'h264', srtp: TEST_SRTP };
 
 interface FakeChild extends EventEmitter {
   pid: number;
@@ -18,6 +20,10 @@ interface FakeChild extends EventEmitter {
   stderr: PassThrough;
   kill: ReturnType<typeof vi.fn>;
   written: Buffer[];
+  /** stdin, stdout, stderr and the runner's control pipe (fd 3). */
+  stdio: [Writable, PassThrough, PassThrough, Writable];
+  /** The lines written to the control pipe. */
+  commands: string[];
   /** Ends like a process: 'exit' then 'close'. */
   die(code: number | null, signal?: NodeJS.Signals | null): void;
 }
@@ -25,22 +31,34 @@ interface FakeChild extends EventEmitter {
 /** A spawn that hands out fake GStreamer processes; `obeys` decides whether SIGTERM ends them. */
 function fakeSpawn(obeys: (signal: string) => boolean = () => true) {
   const children: FakeChild[] = [];
-  const calls: Array<{ command: string; args: string[] }> = [];
+  const calls: Array<{ command: string; args: string[]; options: SpawnOptions }> = [];
   let pid = 1000;
-  const spawn: SpawnFn = (command, args) => {
-    calls.push({ command, args });
+  const spawn: SpawnFn = (command, args, options) => {
+    calls.push({ command, args, options });
     const written: Buffer[] = [];
+    const commands: string[] = [];
+    const stdin = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        written.push(Buffer.from(chunk));
+        done();
+      },
+    });
+    const control = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        commands.push(...chunk.toString().split('\n').filter(Boolean));
+        done();
+      },
+    });
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
     const child = Object.assign(new EventEmitter(), {
       pid: pid++,
       written,
-      stdin: new Writable({
-        write(chunk: Buffer, _enc, done) {
-          written.push(Buffer.from(chunk));
-          done();
-        },
-      }),
-      stdout: new PassThrough(),
-      stderr: new PassThrough(),
+      commands,
+      stdin,
+      stdout,
+      stderr,
+      stdio: [stdin, stdout, stderr, control],
     }) as FakeChild;
     let dead = false;
     child.die = (code, signal = null) => {
@@ -65,6 +83,8 @@ function streamer(options: Partial<VideoStreamerOptions> & { spawn: SpawnFn }) {
     source: 'test',
     log: (line) => log.push(line),
     now: () => Date.now(),
+    // gst-launch-1.0, unless a test gives the runner.
+    runnerMissing: () => 'not in this test',
     ...options,
   });
   return { s, log };
@@ -84,7 +104,10 @@ describe('VideoStreamer (fake GStreamer)', () => {
     await vi.advanceTimersByTimeAsync(0);
     expect(gst.calls).toHaveLength(1);
     expect(gst.calls[0]?.command).toBe('gst-launch-1.0');
-    expect(portOf(gst.calls[0]?.args)).toBe('port=5004');
+    // GStreamer sends to the uplink on loopback, which encrypts for the target.
+    const local = `port=${await s.uplink.localPort()}`;
+    expect(portOf(gst.calls[0]?.args)).toBe(local);
+    expect(gst.calls[0]?.args).toContain('host=127.0.0.1');
     expect(s.pid).toBe(1000);
     expect(s.target).toEqual(A);
 
@@ -92,7 +115,7 @@ describe('VideoStreamer (fake GStreamer)', () => {
     expect(gst.children[0]?.kill).toHaveBeenCalledWith('SIGTERM');
     await vi.advanceTimersByTimeAsync(0);
     expect(gst.calls).toHaveLength(2);
-    expect(portOf(gst.calls[1]?.args)).toBe('port=5006');
+    expect(portOf(gst.calls[1]?.args)).toBe(local);
     expect(s.pid).toBe(1001);
     await s.stop();
   });
@@ -232,7 +255,7 @@ describe('VideoStreamer (fake GStreamer)', () => {
   it('logs a target it cannot use instead of throwing', async () => {
     const gst = fakeSpawn();
     const { s, log } = streamer({ spawn: gst.spawn });
-    s.start({ host: 'x ! fakesink', port: 5004, codec: 'h264' });
+    s.start({ host: 'x ! fakesink', port: 5004, codec: 'h264', srtp: TEST_SRTP });
     await vi.waitFor(() => expect(log.at(-1)).toMatch(/cannot start the camera: .*invalid host/));
     expect(gst.calls).toEqual([]);
     await s.stop();
@@ -282,6 +305,95 @@ describe('VideoStreamer (fake GStreamer)', () => {
     await s.stop();
     expect(child.kill).toHaveBeenCalledWith('SIGTERM');
     expect(s.fps()).toBeUndefined();
+  });
+
+  it('with the runner: the same pipeline in gst-runner.py, commands on fd 3, the bitrate kept for the next pipeline', async () => {
+    vi.useFakeTimers();
+    const gst = fakeSpawn();
+    const { s, log } = streamer({ spawn: gst.spawn, runnerMissing: () => undefined });
+    // Not streaming: remembered for the first pipeline.
+    expect(s.setBitrate(400)).toBe(false);
+    expect(s.requestKeyframe()).toBe(false);
+    s.start(A);
+    await vi.advanceTimersByTimeAsync(0);
+    const [call] = gst.calls;
+    expect(call?.command).toBe(PYTHON);
+    expect(call?.args.slice(0, 5)).toEqual([RUNNER_SCRIPT, '--control-fd', '3', '-v', 'videotestsrc']);
+    expect(call?.args).toContain('name=encoder');
+    expect(call?.options.stdio).toEqual(['ignore', 'pipe', 'pipe', 'pipe']);
+    expect(log).toContain('video: run-time encoder control (bitrate, keyframes) through gst-runner');
+    const first = gst.children[0] as FakeChild;
+    expect(s.controllable).toBe(true);
+    expect(first.commands).toEqual(['bitrate 400']);
+
+    expect(s.setBitrate(300)).toBe(true);
+    expect(() => s.setBitrate(49)).toThrow(RangeError);
+    expect(() => s.setBitrate(1.5)).toThrow(RangeError);
+    expect(s.requestKeyframe()).toBe(true);
+    // Within 150 ms of the last: merged into one, sent when the 150 ms are up.
+    await vi.advanceTimersByTimeAsync(50);
+    expect(s.requestKeyframe()).toBe(true);
+    expect(s.requestKeyframe()).toBe(true);
+    expect(first.commands).toEqual(['bitrate 400', 'bitrate 300', 'keyframe']);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(first.commands).toEqual(['bitrate 400', 'bitrate 300', 'keyframe', 'keyframe']);
+
+    // A restarted pipeline starts at the bitrate set last.
+    first.die(1);
+    expect(log.at(-1)).toMatch(/^video: gst-runner ended \(code 1\) after .*; restarting in 1000 ms$/);
+    expect(s.controllable).toBe(false);
+    expect(s.requestKeyframe()).toBe(false);
+    await vi.advanceTimersByTimeAsync(1_000);
+    const second = gst.children[1] as FakeChild;
+    expect(second.commands).toEqual(['bitrate 300']);
+    expect(log.filter((line) => line.includes('encoder control'))).toHaveLength(1);
+
+    // stop() closes the control pipe too: the runner ends with it.
+    await s.stop();
+    expect(second.stdio[3].writableEnded).toBe(true);
+    expect(second.kill).toHaveBeenCalledWith('SIGTERM');
+    expect(s.setBitrate(500)).toBe(false);
+  });
+
+  it('with the runner, the sim camera gets its frames on stdin and its commands on fd 3', async () => {
+    const gst = fakeSpawn();
+    const { s } = streamer({
+      spawn: gst.spawn,
+      runnerMissing: () => undefined,
+      source: 'sim',
+      getState: () => ({ ...track.start, speed: 0 }),
+      track,
+      width: 160,
+      height: 120,
+    });
+    s.start(A);
+    await vi.waitFor(() => expect(gst.children[0]?.written.length).toBeGreaterThan(1));
+    expect(gst.calls[0]?.args.slice(3, 6)).toEqual(['-v', 'fdsrc', 'fd=0']);
+    expect(gst.calls[0]?.options.stdio).toEqual(['pipe', 'pipe', 'pipe', 'pipe']);
+    expect(s.requestKeyframe()).toBe(true);
+    expect(gst.children[0]?.commands).toEqual(['keyframe']);
+    await s.stop();
+  });
+
+  it('without GStreamer for Python: gst-launch-1.0 as before, said once, no run-time control', async () => {
+    vi.useFakeTimers();
+    const gst = fakeSpawn();
+    const why =
+      'ERROR: GStreamer for Python is missing (No module named gi): sudo apt-get install python3-gi';
+    const { s, log } = streamer({ spawn: gst.spawn, runnerMissing: async () => why });
+    s.start(A);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(gst.calls[0]?.command).toBe('gst-launch-1.0');
+    expect(gst.calls[0]?.options.stdio).toEqual(['ignore', 'pipe', 'pipe']);
+    expect(log).toContain(`video: no run-time encoder control, gst-launch-1.0 runs the camera: ${why}`);
+    expect(s.controllable).toBe(false);
+    expect(s.setBitrate(300)).toBe(false);
+    expect(s.requestKeyframe()).toBe(false);
+    (gst.children[0] as FakeChild).die(1);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(gst.calls).toHaveLength(2);
+    expect(log.filter((line) => line.includes('encoder control'))).toHaveLength(1);
+    await s.stop();
   });
 
   it('a GStreamer that cannot be spawned is one line and a retry', async () => {
@@ -345,14 +457,14 @@ describe('VideoStreamer (real gst-launch-1.0)', () => {
     });
     cleanups.push(() => s.stop());
 
-    s.start({ host: '127.0.0.1', port: first.port, codec: 'h264' });
+    s.start({ host: '127.0.0.1', port: first.port, codec: 'h264', srtp: TEST_SRTP });
     await rtpArrives(first);
     expect(s.fps()).toBeUndefined();
     await vi.waitFor(() => expect(s.fps()).toBeGreaterThan(0), { timeout: 5_000, interval: 200 });
     const firstPid = s.pid as number;
     expect(alive(firstPid)).toBe(true);
 
-    s.start({ host: '127.0.0.1', port: second.port, codec: 'h264' });
+    s.start({ host: '127.0.0.1', port: second.port, codec: 'h264', srtp: TEST_SRTP });
     await rtpArrives(second);
     expect(alive(firstPid)).toBe(false);
     await expectSilence(first, 500);
@@ -377,7 +489,7 @@ describe('VideoStreamer (real gst-launch-1.0)', () => {
       log: (line) => log.push(line),
     });
     cleanups.push(() => s.stop());
-    s.start({ host: '127.0.0.1', port: sink.port, codec: 'h264' });
+    s.start({ host: '127.0.0.1', port: sink.port, codec: 'h264', srtp: TEST_SRTP });
     await rtpArrives(sink, { moreThan: 5 });
     const pid = s.pid as number;
     process.kill(pid, 'SIGKILL');
@@ -393,6 +505,60 @@ describe('VideoStreamer (real gst-launch-1.0)', () => {
     expect(alive(last)).toBe(false);
   });
 
+  it('runs in gst-runner: requestKeyframe() puts an IDR on the wire at once; setBitrate() restarts nothing', async () => {
+    const sink = await udpSink();
+    cleanups.push(sink.close);
+    const log: string[] = [];
+    const s = new VideoStreamer({ source: 'test', width: 320, height: 240, log: (line) => log.push(line) });
+    cleanups.push(() => s.stop());
+    s.start({ host: '127.0.0.1', port: sink.port, codec: 'h264', srtp: TEST_SRTP });
+    await rtpArrives(sink);
+    expect(log).toContain('video: run-time encoder control (bitrate, keyframes) through gst-runner');
+    expect(s.controllable).toBe(true);
+    // The uplink encrypts (SRTP): the NAL unit types are read in the decrypted RTP.
+    const receiver = new SrtpReceiver(masterFromBase64(TEST_SRTP.key));
+    const plain = new Map<Buffer, Buffer | null>();
+    const decrypted = (packet: Buffer) => {
+      if (!plain.has(packet)) {
+        const checked = receiver.verify(packet);
+        plain.set(packet, checked.ok ? receiver.decrypt(packet, checked) : null);
+      }
+      return plain.get(packet) ?? null;
+    };
+    const idrs = (after: number) =>
+      sink.packets.filter((packet, i) => {
+        if ((sink.arrivals[i] as number) <= after) return false;
+        const rtp = decrypted(packet);
+        return rtp !== null && isIdr(rtp);
+      });
+    const delays: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      // Just after a periodic IDR (one a second here): the next is ~850 ms away, so one within
+      // 100 ms of the request is the requested one.
+      const seen = performance.now();
+      await vi.waitFor(() => expect(idrs(seen).length).toBeGreaterThan(0), { timeout: 3_000, interval: 5 });
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      const at = performance.now();
+      expect(s.requestKeyframe()).toBe(true);
+      await vi.waitFor(() => expect(idrs(at).length).toBeGreaterThan(0), { timeout: 1_000, interval: 2 });
+      const first = sink.packets.indexOf(idrs(at)[0] as Buffer);
+      delays.push((sink.arrivals[first] as number) - at);
+    }
+    console.info(
+      `[measure] streamer keyframe: request → IDR packet at the target ${delays.map((d) => d.toFixed(0)).join(', ')} ms`,
+    );
+    // End to end as this test sees it, the machine's load included (gst-runner.test.ts holds the
+    // encoder's own part to the next frame); still well before the next periodic IDR.
+    for (const delay of delays) expect(delay).toBeLessThan(500);
+
+    const pid = s.pid;
+    expect(s.setBitrate(200)).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The same process: nothing restarted.
+    expect(s.pid).toBe(pid);
+    expect(log.filter((line) => line.includes('restarting'))).toEqual([]);
+  });
+
   it('builds a USB-camera pipeline GStreamer accepts: without the camera it fails on the device, and says so', async () => {
     const log: string[] = [];
     const s = new VideoStreamer({
@@ -403,7 +569,7 @@ describe('VideoStreamer (real gst-launch-1.0)', () => {
       log: (line) => log.push(line),
     });
     cleanups.push(() => s.stop());
-    s.start({ host: '127.0.0.1', port: 5004, codec: 'h264' });
+    s.start({ host: '127.0.0.1', port: 5004, codec: 'h264', srtp: TEST_SRTP });
     await vi.waitFor(() => expect(log.some((l) => l.includes('restarting in'))).toBe(true), {
       timeout: 10_000,
     });

@@ -13,28 +13,59 @@
  * The `sim` source renders the simulated car's view (`SimCamera`), so the picture moves when the
  * car moves; `libcamera` and `v4l2` film the real camera with the hardware encoder when GStreamer
  * has it (`v4l2h264enc`), else x264; `test` is GStreamer's test pattern.
+ *
+ * The pipeline runs in `gst-runner.py` (encoder-control.ts) when GStreamer's Python bindings are
+ * installed, so `setBitrate()` and `requestKeyframe()` reach the encoder while it plays; else in
+ * `gst-launch-1.0`, without them (said once in the log).
  */
 import { type ChildProcess, execFile } from 'node:child_process';
-import { Backoff, type VideoCodec } from '@telerace/protocol';
+import { Backoff, type CarVideoQuality, type VideoCodec } from '@telerace/protocol';
 import type { VideoSettings } from '../settings.js';
 import type { SimCar } from '../sim/sim-car.js';
 import type { Track } from '../sim/track.js';
+import { BitrateController } from './bitrate.js';
+import {
+  checkBitrate,
+  controlOf,
+  type EncoderControl,
+  RUNNER_NAME,
+  runnerMissing,
+  throughRunner,
+} from './encoder-control.js';
 import { FrameMeter } from './frame-meter.js';
 import {
   buildVideoPipeline,
   chooseEncoder,
+  DEFAULT_FRAMERATE,
+  DEFAULT_HEIGHT,
+  DEFAULT_WIDTH,
+  defaultBitrate,
   GST_LAUNCH,
   type VideoEncoder,
   type VideoSource,
 } from './pipeline.js';
 import { type CameraPose, SimCamera, type SpawnFn } from './sim-camera.js';
 import { spawnTiedToAgent } from './tied-spawn.js';
+import { type UplinkRepair, VideoUplink } from './uplink.js';
 
-/** Where the server wants the camera's RTP (H.264, payload type 96). */
+/** kbit/s: the configured bitrate, else the pipeline's default for the size and rate. */
+const configuredBitrate = (options: VideoStreamerOptions): number =>
+  options.bitrate ??
+  defaultBitrate(
+    options.width ?? DEFAULT_WIDTH,
+    options.height ?? DEFAULT_HEIGHT,
+    options.framerate ?? DEFAULT_FRAMERATE,
+  );
+
+/** kbit/s the bitrate never falls below on a narrow uplink: a picture still worth driving by. */
+export const MIN_ADAPTED_BITRATE = 150;
+
+/** Where the server wants the camera's RTP (H.264, payload type 96), and the SRTP key it takes. */
 export interface VideoTarget {
   host: string;
   port: number;
   codec: VideoCodec;
+  srtp: { suite: 'AES_CM_128_HMAC_SHA1_80'; key: string };
 }
 
 /** What the agent needs of a camera stream. */
@@ -45,6 +76,12 @@ export interface VideoOutput {
   fps(): number | undefined;
   /** Kilobits per second of video sent lately, when known and streaming. */
   kbps?(): number | undefined;
+  /** The encoder's bitrate from now on (kbit/s); true when a running pipeline took it. */
+  setBitrate?(kbps: number): boolean;
+  /** An IDR as soon as possible; true when a running pipeline will send one. */
+  requestKeyframe?(): boolean;
+  /** The picture and bitrate sent now, and what the uplink lost, while streaming. */
+  quality?(): CarVideoQuality | undefined;
 }
 
 export interface VideoStreamerOptions {
@@ -58,10 +95,17 @@ export interface VideoStreamerOptions {
   framerate?: number;
   /** kbit/s. */
   bitrate?: number;
+  /** Loss repair on the uplink (default `auto`). */
+  repair?: UplinkRepair;
   /** The V4L2 device (source `v4l2`). */
   device?: string;
   /** Whether GStreamer has an element (default: `gst-inspect-1.0 --exists`); picks the encoder. */
   hasElement?: (name: string) => boolean | Promise<boolean>;
+  /**
+   * Why the runner (run-time encoder control) cannot run here, or undefined when it can (default:
+   * `gst-runner.py --check`); without it the pipeline runs in gst-launch-1.0.
+   */
+  runnerMissing?: () => string | undefined | Promise<string | undefined>;
   spawn?: SpawnFn;
   /** First restart delay after an unexpected exit (default 1000 ms), doubling up to `restartMaxMs`. */
   restartInitialMs?: number;
@@ -79,6 +123,10 @@ interface Run {
   camera: SimCamera | undefined;
   /** Counts the frames GStreamer sends (its verbose stdout). */
   meter: FrameMeter;
+  /** What runs the pipeline, for the log: `gst-runner` or `gst-launch-1.0`. */
+  program: string;
+  /** The runner's control pipe; undefined under gst-launch-1.0. */
+  control: EncoderControl | undefined;
   startedAt: number;
   ended: boolean;
   /** We asked it to end: its exit is not a failure. */
@@ -90,7 +138,7 @@ interface Run {
 }
 
 const sameTarget = (a: VideoTarget, b: VideoTarget) =>
-  a.host === b.host && a.port === b.port && a.codec === b.codec;
+  a.host === b.host && a.port === b.port && a.codec === b.codec && a.srtp.key === b.srtp.key;
 
 /** `gst-inspect-1.0 --exists NAME`: whether this GStreamer has the element. */
 export function gstHasElement(name: string): Promise<boolean> {
@@ -127,6 +175,16 @@ export class VideoStreamer implements VideoOutput {
   private retry: NodeJS.Timeout | undefined;
   private readonly backoff: Backoff;
   private encoderChoice: Promise<VideoEncoder> | undefined;
+  private runnerChoice: Promise<boolean> | undefined;
+  /** Encrypts GStreamer's RTP for the server (uplink.ts). */
+  readonly uplink: VideoUplink;
+  /** The bitrate the uplink's reports call for (bitrate.ts). */
+  private readonly bitrates: BitrateController;
+  /**
+   * kbit/s the encoder aims at now, set with setBitrate() (when adapted to the uplink: bitrate.ts);
+   * else the configured one. Every later pipeline of this streamer starts at it.
+   */
+  private bitrate: number | undefined;
 
   constructor(private readonly options: VideoStreamerOptions) {
     if (options.source === 'sim' && !options.getState) {
@@ -136,6 +194,25 @@ export class VideoStreamer implements VideoOutput {
       initialMs: options.restartInitialMs ?? 1_000,
       maxMs: options.restartMaxMs ?? 30_000,
     });
+    const maxBitrate = configuredBitrate(options);
+    this.bitrates = new BitrateController({
+      max: maxBitrate,
+      min: Math.min(maxBitrate, MIN_ADAPTED_BITRATE),
+    });
+    this.uplink = new VideoUplink({
+      log: options.log,
+      ...(options.repair ? { repair: options.repair } : {}),
+      // Repair came too late for the picture: a keyframe now rather than at the next second.
+      onKeyframeRequest: () => this.requestKeyframe(),
+      // What arrived sets the bitrate: down at once on a narrow uplink, back up as it clears.
+      onReport: (report, now) => {
+        if (!this.controllable) return;
+        const next = this.bitrates.next(report, now);
+        if (next !== (this.bitrate ?? maxBitrate)) this.setBitrate(next);
+      },
+    });
+    // Checked now (Python takes a moment to load GStreamer), not when the first target comes.
+    void this.runner();
   }
 
   /** The target being streamed to (also while waiting to restart). */
@@ -154,7 +231,14 @@ export class VideoStreamer implements VideoOutput {
 
   start(target: VideoTarget): void {
     if (this.current && sameTarget(this.current, target)) return;
-    this.current = { host: target.host, port: target.port, codec: target.codec };
+    try {
+      this.uplink.setTarget({ host: target.host, port: target.port, key: target.srtp.key });
+    } catch (error) {
+      // An invalid host or key: retrying cannot help, the next target may.
+      this.options.log(`video: cannot start the camera: ${(error as Error).message}`);
+      return;
+    }
+    this.current = { host: target.host, port: target.port, codec: target.codec, srtp: { ...target.srtp } };
     const epoch = ++this.epoch;
     clearTimeout(this.retry);
     this.backoff.reset();
@@ -169,6 +253,7 @@ export class VideoStreamer implements VideoOutput {
   stop(): Promise<void> {
     if (this.current) this.options.log('video: stopped');
     this.current = undefined;
+    this.uplink.setTarget(null);
     this.epoch++;
     clearTimeout(this.retry);
     this.retry = undefined;
@@ -184,14 +269,60 @@ export class VideoStreamer implements VideoOutput {
     return this.run?.meter.kbps();
   }
 
+  /**
+   * The encoder's target bitrate in kbit/s (an integer within pipeline.ts's limits, else a
+   * RangeError), applied while the pipeline plays and to every pipeline started after it (a
+   * restart, a new target) until set again. True when a running pipeline took it now.
+   */
+  setBitrate(kbps: number): boolean {
+    this.bitrate = checkBitrate(kbps);
+    return this.run?.control?.setBitrate(kbps) ?? false;
+  }
+
+  /**
+   * An IDR from the encoder as soon as possible (a viewer's picture is damaged), at most one per
+   * 150 ms (encoder-control.ts). True when the running pipeline will send one.
+   */
+  requestKeyframe(): boolean {
+    const request = this.run?.control?.requestKeyframe();
+    return request === 'sent' || request === 'deferred';
+  }
+
+  /** Whether the running pipeline takes setBitrate() and requestKeyframe() (the runner runs it). */
+  get controllable(): boolean {
+    return this.run?.control?.open ?? false;
+  }
+
+  quality(): CarVideoQuality | undefined {
+    if (!this.run) return undefined;
+    const maxBitrate = configuredBitrate(this.options);
+    const report = this.uplink.report;
+    const packets = report ? report.received + report.lost : 0;
+    const percent = (count: number) => Math.round((1000 * count) / packets) / 10;
+    return {
+      width: this.options.width ?? DEFAULT_WIDTH,
+      height: this.options.height ?? DEFAULT_HEIGHT,
+      framerate: this.options.framerate ?? DEFAULT_FRAMERATE,
+      bitrate: Math.round(this.bitrate ?? maxBitrate),
+      maxBitrate,
+      ...(packets > 0 && report
+        ? { lossPercent: percent(report.lost), unrepairedPercent: percent(report.unrepaired) }
+        : {}),
+    };
+  }
+
   private async launch(epoch: number): Promise<void> {
     const source = this.options.source;
     const encoder = source === 'libcamera' || source === 'v4l2' ? await this.encoder() : undefined;
-    const target = this.current;
+    const controlled = await this.runner();
+    // GStreamer sends to the uplink on loopback, which encrypts for the server.
+    const target = this.current && { host: '127.0.0.1', port: await this.uplink.localPort() };
     if (epoch !== this.epoch || !target || this.run) return;
     let child: ChildProcess | undefined;
     let camera: SimCamera | undefined;
-    const spawn = this.options.spawn ?? spawnTiedToAgent;
+    const spawnTied = this.options.spawn ?? spawnTiedToAgent;
+    // The runner takes gst-launch-1.0's arguments, and its commands on a fourth pipe (fd 3).
+    const spawn = controlled ? throughRunner(spawnTied) : spawnTied;
     const size = {
       ...(this.options.width === undefined ? {} : { width: this.options.width }),
       ...(this.options.height === undefined ? {} : { height: this.options.height }),
@@ -233,18 +364,22 @@ export class VideoStreamer implements VideoOutput {
       return;
     }
     if (!child) return;
-    this.watch(child, camera);
+    this.watch(child, camera, controlled);
   }
 
-  private watch(child: ChildProcess, camera: SimCamera | undefined): void {
+  private watch(child: ChildProcess, camera: SimCamera | undefined, controlled: boolean): void {
     let markExited = () => {};
     const exited = new Promise<void>((resolve) => {
       markExited = resolve;
     });
+    const control = controlled ? controlOf(child, { now: () => this.now() }) : undefined;
+    if (control && this.bitrate !== undefined) control.setBitrate(this.bitrate);
     const run: Run = {
       child,
       camera,
       meter: new FrameMeter(() => this.now()),
+      program: controlled ? RUNNER_NAME : GST_LAUNCH,
+      control,
       startedAt: this.now(),
       ended: false,
       stopping: false,
@@ -275,6 +410,7 @@ export class VideoStreamer implements VideoOutput {
     if (run.ended) return;
     run.ended = true;
     run.camera?.stop();
+    run.control?.close();
     run.markExited();
     this.dying.delete(run);
     if (this.run !== run) return;
@@ -286,7 +422,7 @@ export class VideoStreamer implements VideoOutput {
     const how = signal ? `signal ${signal}` : code === null || code < 0 ? 'failed to start' : `code ${code}`;
     const why = run.lastError ? `: ${run.lastError}` : '';
     this.options.log(
-      `video: ${GST_LAUNCH} ended (${how}) after ${(ranMs / 1000).toFixed(1)} s${why}; restarting in ${delay} ms`,
+      `video: ${run.program} ended (${how}) after ${(ranMs / 1000).toFixed(1)} s${why}; restarting in ${delay} ms`,
     );
     const epoch = this.epoch;
     this.retry = setTimeout(() => void this.launch(epoch), delay);
@@ -299,6 +435,8 @@ export class VideoStreamer implements VideoOutput {
     if (run && !run.ended) {
       run.stopping = true;
       this.dying.add(run);
+      // The runner also ends when its control pipe closes.
+      run.control?.close();
       if (run.camera) run.camera.stop();
       else run.child.kill('SIGTERM');
       const timer = setTimeout(() => {
@@ -311,6 +449,25 @@ export class VideoStreamer implements VideoOutput {
 
   private now(): number {
     return (this.options.now ?? performance.now.bind(performance))();
+  }
+
+  /** Whether pipelines run in the runner; checked once, and said once in the log. */
+  private runner(): Promise<boolean> {
+    this.runnerChoice ??= (async () => {
+      let why: string | undefined;
+      try {
+        why = await (this.options.runnerMissing ?? runnerMissing)();
+      } catch (error) {
+        why = (error as Error).message;
+      }
+      this.options.log(
+        why === undefined
+          ? 'video: run-time encoder control (bitrate, keyframes) through gst-runner'
+          : `video: no run-time encoder control, ${GST_LAUNCH} runs the camera: ${why}`,
+      );
+      return why === undefined;
+    })();
+    return this.runnerChoice;
   }
 
   private encoder(): Promise<VideoEncoder> {
@@ -348,6 +505,7 @@ export function createVideoStreamer(
     height: video.height,
     framerate: video.framerate,
     bitrate: video.bitrate,
+    repair: video.repair,
     device: video.device,
   });
 }

@@ -53,11 +53,12 @@ describe('the car agent package', () => {
     return child;
   }
 
-  it('installs as one package with nothing to download: the bundle, the unit, a README and notices', async () => {
+  it('installs as one package with nothing to download: the bundle and its camera runner, the unit, a README and notices', async () => {
     expect(await readdir(join(prefix, 'lib', 'node_modules'))).toEqual(['telerace-car']);
     expect((await readdir(installed)).sort()).toEqual([
       'README.md',
       'THIRD-PARTY-NOTICES.md',
+      'gst-runner.py',
       'main.js',
       'package.json',
       'telerace-car.service',
@@ -117,6 +118,8 @@ describe('the car agent package', () => {
       CAR_SECRET: secret,
     });
     await lineAppears(agent, new RegExp(`welcomed as car ${carId}`));
+    // Its camera's runner, installed beside main.js, runs here (GStreamer's Python bindings are).
+    await lineAppears(agent, /video: run-time encoder control \(bitrate, keyframes\) through gst-runner/);
     const list = await app.inject({ method: 'GET', url: '/api/admin/cars', headers: adminHeaders });
     const listed = (list.json() as { id: number; status: string }[]).find((car) => car.id === carId);
     expect(listed?.status).toBe('online');

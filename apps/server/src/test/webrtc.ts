@@ -5,18 +5,29 @@
  * stops getting video, not only what Janus says about it.
  */
 import { createSocket } from 'node:dgram';
+import { masterFromBase64, SrtpSender } from '@telerace/protocol/video-uplink';
 import { RTCPeerConnection, RTCRtpCodecParameters } from 'werift';
 
 /** Frames per second of the fake camera, like the simulated car's. */
 const FAKE_FPS = 30;
 
+/** Where a camera sends: a car's `video` target (its `srtp.key` encrypts; without one, plain RTP). */
+export type CameraTarget = Record<string, unknown>;
+
 /**
- * Sends one RTP packet per frame to `host:port`: a single-NAL H.264 IDR slice (Janus only relays
- * the packets; nothing decodes them). Stop it with the returned function.
+ * Sends one RTP packet per frame to the target: a single-NAL H.264 IDR slice (Janus only relays
+ * the packets; nothing decodes them), encrypted and authenticated with the target's SRTP key as
+ * the car's uplink does — or plain, as a stranger would without the key. `tap` sees each packet as
+ * sent (a capture of the car's own packets). Stop it with the returned function.
  */
-export function fakeCamera(host: string, port: number): () => void {
+export function fakeCamera(
+  target: CameraTarget,
+  options: { ssrc?: number; tap?: (packet: Buffer) => void } = {},
+): () => void {
   const udp = createSocket('udp4');
-  const ssrc = 0x7e1e_ace5;
+  const ssrc = options.ssrc ?? 0x7e1e_ace5;
+  const key = (target.srtp as { key?: string } | undefined)?.key;
+  const srtp = key === undefined ? null : new SrtpSender(masterFromBase64(key));
   let sequence = 0;
   let timestamp = 0;
   const timer = setInterval(() => {
@@ -28,12 +39,34 @@ export function fakeCamera(host: string, port: number): () => void {
     packet.writeUInt32BE(ssrc, 8);
     packet[12] = 0x65; // NAL type 5: IDR slice
     timestamp += 90_000 / FAKE_FPS;
-    udp.send(packet, port, host);
+    const sent = srtp ? (srtp.protect(packet) as Buffer) : packet;
+    options.tap?.(sent);
+    udp.send(sent, Number(target.port), String(target.host));
   }, 1000 / FAKE_FPS);
+  let stopped = false;
   return () => {
     clearInterval(timer);
-    udp.close();
+    if (!stopped) udp.close();
+    stopped = true;
   };
+}
+
+/** Sends `packets` to `host:port` again, as they were, at the camera's pace: a replay. */
+export function replay(host: string, port: number, packets: readonly Buffer[]): Promise<void> {
+  const udp = createSocket('udp4');
+  return new Promise((resolve) => {
+    let next = 0;
+    const timer = setInterval(() => {
+      const packet = packets[next++];
+      if (!packet) {
+        clearInterval(timer);
+        udp.close();
+        resolve();
+        return;
+      }
+      udp.send(packet, port, host);
+    }, 1000 / FAKE_FPS);
+  });
 }
 
 /** A receive-only WebRTC peer for one Janus streaming offer, counting what it receives. */

@@ -12,11 +12,11 @@
  * (child-process.ts): 250 ms doubling to 30 s, from the start again after a healthy run. Offers
  * made during that wait settle as unavailable; the pages offer again after their own backoff.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { Backoff } from '@telerace/protocol';
 import { HEALTHY_RUN_MS, RESTART_DELAYS } from '../../child-process.js';
 import { type Clock, type ClockTimer, systemClock } from '../../clock.js';
-import { DRIVE_CHANNEL_WORKER } from '../../paths.js';
+import { DRIVE_CHANNEL_WORKER, startModuleWorker } from '../../paths.js';
 import { REFUSAL_REASONS, type RefusalReason } from './drive-channel-addresses.js';
 import type { DriveChannelNetwork, FromPeers, RemoteCandidate, ToPeers } from './drive-channel-peers.js';
 
@@ -51,19 +51,8 @@ interface PeerListener {
   onMessage(data: Buffer): void;
 }
 
-/**
- * The worker from the bundle's own file (dist/drive-channel-worker.js), or, running from the
- * sources (tsx, Vitest), from its TypeScript through tsx's API: a worker does not inherit the
- * parent thread's module loader.
- */
-function startWorker(): Worker {
-  const file = DRIVE_CHANNEL_WORKER;
-  if (!file.pathname.endsWith('.ts')) return new Worker(file);
-  const href = JSON.stringify(file.href);
-  return new Worker(`import('tsx/esm/api').then(({ tsImport }) => tsImport(${href}, ${href}))`, {
-    eval: true,
-  });
-}
+/** The worker from the bundle's own file (dist/drive-channel-worker.js), or its TypeScript. */
+const startWorker = (): Worker => startModuleWorker(DRIVE_CHANNEL_WORKER);
 
 export class DriveChannelThread {
   /** `start`: the worker's source (a test's own worker); `clock`: the restarts' timer. */

@@ -29,6 +29,11 @@ export interface CreateMountpointOptions {
   codec: VideoCodec;
   /** Address the RTP port listens on; undefined: every interface. */
   iface?: string;
+  /**
+   * The SRTP master key and salt (base64 of 30 bytes, AES_CM_128_HMAC_SHA1_80): Janus then drops
+   * every packet not encrypted and authenticated with it, and replays of those that were.
+   */
+  srtpKey?: string;
 }
 
 export interface MountpointSummary {
@@ -157,6 +162,8 @@ export class JanusClient {
             bufferkf: true,
           },
         ],
+        // Every medium of the mountpoint: Janus (libsrtp) decrypts and authenticates each packet.
+        ...(options.srtpKey === undefined ? {} : { srtpsuite: 80, srtpcrypto: options.srtpKey }),
         secret: options.secret,
         pin: options.pin,
         // Not in the plugin's public `list`: nobody needs to discover the cars' streams.

@@ -10,7 +10,7 @@ import { findJanusBinary, findJanusLibDir, JanusSupervisor } from './janus-proce
 
 /** The Debian packages that bring live video (the quick start installs them as root). */
 export const VIDEO_INSTALL_COMMAND =
-  'apt-get install -y --no-install-recommends janus gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly';
+  'apt-get install -y --no-install-recommends janus gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0';
 
 interface JanusLocatorOptions {
   config: Pick<

@@ -82,7 +82,13 @@ describe('live video with the server’s own Janus', () => {
     await takeCar(testApp.app, driving);
     const target = await car.nextOfType('video', 10_000);
     expect(target).toMatchObject({ type: 'video', host: '127.0.0.1', codec: 'h264' });
-    expect(target.port).toBe(testApp.app.video.mountpointOf(driving.carId)?.port);
+    // The car sends to its port on the ingest, which forwards to the mountpoint what authenticates.
+    expect(target.port).toBe(testApp.app.video.ingest.portOf(driving.carId));
+    expect(target.port).not.toBe(testApp.app.video.mountpointOf(driving.carId)?.port);
+    expect(target.srtp).toEqual({
+      suite: 'AES_CM_128_HMAC_SHA1_80',
+      key: testApp.app.video.mountpointOf(driving.carId)?.srtpKey,
+    });
 
     const kicked = await testApp.app.inject({
       method: 'POST',
@@ -325,10 +331,12 @@ describe('live video through an external Janus', () => {
     });
     expect(testApp.logText()).toContain('mountpoint missing');
     const again = testApp.app.video.mountpointOf(driving.carId);
-    // Janus picks the port: when it is a new one, the car hears of it.
-    if (again && again.port !== first.port) {
-      expect(await car.nextOfType('video', 10_000)).toMatchObject({ port: again.port });
-    }
+    // Made again with a new key, which the car hears of (its port on the ingest stays).
+    expect(await car.nextOfType('video', 10_000)).toMatchObject({
+      port: first.port,
+      srtp: { key: again?.srtpKey },
+    });
+    expect(again?.srtpKey).not.toBe((first.srtp as { key: string }).key);
     await car.close();
   });
 });

@@ -6,6 +6,7 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import type { VideoCodec } from '@telerace/protocol';
+import { SRTP_MASTER_LENGTH } from '@telerace/protocol/video-uplink';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config.js';
 import { type JanusClient, JanusError } from './janus-client.js';
@@ -21,13 +22,29 @@ const UNAUTHORIZED = 457;
 export interface Mountpoint {
   streamId: number;
   port: number;
+  /**
+   * The SRTP master key and salt the mountpoint takes (base64): made with it, told only to the car
+   * over its socket, never stored — a mountpoint made again (Janus restarted, the car's secret
+   * rotated, another instance took the car) has a new one.
+   */
+  srtpKey: string;
 }
 
-const isLoopback = (host: string): boolean =>
+export const isLoopback = (host: string): boolean =>
   host === 'localhost' || host === '::1' || host === '[::1]' || host.startsWith('127.');
 
+/**
+ * Where the ingest reaches the mountpoints' RTP ports: the Janus the server runs is on this
+ * machine; an external one on its REST API's host.
+ */
+export function janusMediaHost(config: Pick<Config, 'janusApiUrl'>): string {
+  if (config.janusApiUrl === null) return '127.0.0.1';
+  const host = new URL(config.janusApiUrl).hostname.replace(/^\[(.*)\]$/, '$1');
+  return isLoopback(host) ? '127.0.0.1' : host;
+}
+
 interface MountpointsDeps {
-  config: Pick<Config, 'janusRtpHost' | 'jwtSecret'>;
+  config: Pick<Config, 'janusApiUrl' | 'jwtSecret'>;
   log: FastifyBaseLogger;
   janus: Pick<JanusLocator, 'client'>;
   /** The mountpoints' PINs, shared by every instance. */
@@ -213,13 +230,15 @@ export class Mountpoints {
     if (streamId === null) return null;
     const pin = (await this.pinsOf([carId])).get(carId);
     if (pin === undefined) return null;
-    const host = this.#deps.config.janusRtpHost;
+    // Only the ingest sends to the mountpoint: on loopback, unless Janus is another machine.
+    const host = janusMediaHost(this.#deps.config);
     const options = {
       id: streamId,
       pin,
       secret: this.secretOf(streamId),
       codec: CODEC,
       iface: isLoopback(host) ? '127.0.0.1' : undefined,
+      srtpKey: newSrtpKey(),
     };
     let created: { port: number };
     try {
@@ -237,7 +256,7 @@ export class Mountpoints {
       created = await client.createMountpoint(options);
     }
     this.#heldElsewhere.delete(streamId);
-    const mountpoint = { streamId, port: created.port };
+    const mountpoint = { streamId, port: created.port, srtpKey: options.srtpKey };
     this.#made.set(carId, mountpoint);
     this.#applied.set(carId, pin);
     this.#log.info({ carId, streamId, port: created.port }, 'mountpoint created');
@@ -252,6 +271,11 @@ export class Mountpoints {
  */
 export function mountpointSecret(key: string, streamId: number): string {
   return createHmac('sha256', key).update(`janus-mountpoint:${streamId}`).digest('base64url');
+}
+
+/** A fresh SRTP master key and salt for a mountpoint (30 random bytes, base64). */
+export function newSrtpKey(): string {
+  return randomBytes(SRTP_MASTER_LENGTH).toString('base64');
 }
 
 export function newPin(): string {

@@ -124,7 +124,7 @@ describe('rotating secrets against a Janus that keeps running', () => {
 
     car = await carOnline(after.host, driving);
     const target = await car.nextOfType('video', BOUND_MS);
-    expect(target.port).toBe(app.video.mountpointOf(driving.carId)?.port);
+    expect(target.port).toBe(app.video.ingest.portOf(driving.carId));
     // Janus's mountpoint is the one this server made: its secret opens it, with the PIN kept.
     const info = await janus.admin.info(streamId, mountpointSecret(janus.adminKey, streamId));
     expect(info.pin).toBe(pin);
@@ -138,7 +138,7 @@ describe('rotating secrets against a Janus that keeps running', () => {
       pin,
     );
 
-    cameras.push(fakeCamera(String(target.host), Number(target.port)));
+    cameras.push(fakeCamera(target));
     await receive(after.testApp, after.host, accessToken, streamId, pin);
     expect(after.testApp.logText()).not.toContain('video mountpoint operation failed');
     expect(after.testApp.logText()).not.toContain('another secret');
@@ -162,7 +162,7 @@ describe('rotating secrets against a Janus that keeps running', () => {
     const { streamId, pin } = await carVideo(after.testApp, driving, headers);
     const info = await janus.admin.info(streamId, mountpointSecret(newKey, streamId));
     expect(info.pin).toBe(pin);
-    expect(target.port).toBe(after.testApp.app.video.mountpointOf(driving.carId)?.port);
+    expect(target.port).toBe(after.testApp.app.video.ingest.portOf(driving.carId));
   }, 120_000);
 
   it('a mountpoint held under another secret: said once, and a restart of Janus frees it', async () => {

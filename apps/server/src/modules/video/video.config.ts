@@ -42,7 +42,13 @@ export const videoConfig = defineSection(
       env: 'JANUS_RTP_HOST',
       schema: z.string().regex(/^[A-Za-z0-9.:-]{1,255}$/, 'must be a host name or IP address'),
       default: '127.0.0.1',
-      doc: 'Address the cars send their camera RTP to (the Janus host as cars reach it). Loopback: mountpoints listen on loopback only; anything else: on every interface.',
+      doc: "Address the cars send their camera's SRTP to (this server's video ingest, as cars reach it). Loopback: the ingest listens on loopback only; anything else: on every interface.",
+    }),
+    videoIngestPorts: setting({
+      env: 'VIDEO_INGEST_PORTS',
+      schema: udpPortRange(),
+      default: null,
+      doc: "UDP ports the video ingest takes for the cars' camera (one per connected car), `min-max` within 1024–65535 (e.g. `21000-21099`), to open in the firewall. Unset: any port the system gives.",
     }),
     janusRtpPorts: setting({
       env: 'JANUS_RTP_PORTS',

@@ -56,6 +56,7 @@ export const videoModule = defineModule({
     'car.online': ({ carId }) => (carRelay.holds(carId) ? video.carOnline(carId) : undefined),
     'car.offline': ({ carId }) => video.carOffline(carId),
     'car.deleted': ({ carId }) => video.carDeleted(carId),
+    'car.secret-rotated': ({ carId }) => video.carSecretRotated(carId),
     'car.session-started': ({ carId }) => video.sessionStarted(carId),
     'car.session-ended': ({ carId }) => video.sessionEnded(carId),
     'car.video-pin-changed': ({ carId }) => video.pinChanged(carId),

@@ -16,13 +16,14 @@
  * where the fact that calls for it was published (video.module.ts `onOrigin`), and the
  * `car.video-pin-changed` fact then sends the holder to re-key.
  */
-import type { CarVideo, ServerCarMessage } from '@telerace/protocol';
+import { type CarVideo, type ServerCarMessage, SRTP_SUITE } from '@telerace/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock, ClockTimer } from '../../clock.js';
 import type { Config } from '../../config.js';
 import type { EventBus } from '../../events.js';
+import { VideoIngest } from './ingest/video-ingest.js';
 import { JanusLocator } from './janus-locator.js';
-import { CODEC, type Mountpoint, Mountpoints, newPin } from './mountpoints.js';
+import { CODEC, isLoopback, janusMediaHost, type Mountpoint, Mountpoints, newPin } from './mountpoints.js';
 import type { VideoPins } from './video-pins.repo.js';
 
 /** What the video service needs from the control relay. */
@@ -45,6 +46,7 @@ export interface VideoServiceOptions {
     | 'janusAdminKey'
     | 'janusRtpHost'
     | 'janusRtpPorts'
+    | 'videoIngestPorts'
     | 'janusPublicIp'
     | 'janusCheckSeconds'
     | 'dataDir'
@@ -98,8 +100,10 @@ export class VideoService {
   readonly #mountpoints: Mountpoints;
   /** Cars with a live driving session, whose camera should stream. */
   readonly #driven = new Set<number>();
-  /** The RTP port each connected car was last told to stream to (no repeats of the same). */
-  readonly #told = new Map<number, number>();
+  /** What each connected car was last told: its mountpoint (and key) and ingest port (no repeats). */
+  readonly #told = new Map<number, { mountpoint: Mountpoint; port: number }>();
+  /** Where the cars' video arrives, is authenticated and repaired before Janus (ingest/). */
+  readonly ingest: VideoIngest;
   /** One mountpoint operation at a time per car. */
   readonly #queues = new Map<number, Promise<unknown>>();
   #stopped = false;
@@ -114,6 +118,14 @@ export class VideoService {
       onRestarted: () => {
         this.#mountpoints.forgetAll();
         void this.#reconcile(true);
+      },
+    });
+    this.ingest = new VideoIngest({
+      log: this.#log,
+      // The ingest's thread was restarted on another port: the driven car is told.
+      onMoved: (carId) => {
+        this.#told.delete(carId);
+        void this.#serially(carId, () => this.#ensureAndSend(carId));
       },
     });
     this.#mountpoints = new Mountpoints({
@@ -202,6 +214,7 @@ export class VideoService {
     void this.#serially(carId, async () => {
       if (this.#options.cars.holds(carId)) return;
       this.#mountpoints.forget(carId);
+      this.ingest.close(carId);
     });
   }
 
@@ -249,11 +262,31 @@ export class VideoService {
     return this.#serially(carId, () => this.#mountpoints.rekey(carId));
   }
 
+  /**
+   * The car's secret was rotated (its socket is closed everywhere): the mountpoint this instance
+   * made goes, and with it the SRTP key the old secret's holder was told. The car's next
+   * connection makes a new one, with a new key.
+   */
+  carSecretRotated(carId: number): Promise<void> {
+    this.#told.delete(carId);
+    const made = this.#mountpoints.of(carId);
+    const client = this.janus.client;
+    if (!made || !client) return Promise.resolve();
+    return this.#serially(carId, async () => {
+      if (this.#mountpoints.of(carId) !== made) return;
+      this.#mountpoints.forget(carId);
+      await this.#mountpoints.destroy(client, carId, made.streamId);
+      // Connected again meanwhile (on this instance): its new mountpoint, its new key.
+      await this.#ensureAndSend(carId);
+    });
+  }
+
   /** The car is gone for good: the mountpoint this instance made goes too. */
   carDeleted(carId: number): Promise<void> {
     this.#driven.delete(carId);
     const made = this.#mountpoints.of(carId);
     this.#mountpoints.forget(carId);
+    this.ingest.close(carId);
     const client = this.janus.client;
     if (!made || !client) return Promise.resolve();
     return this.#serially(carId, () => this.#mountpoints.destroy(client, carId, made.streamId));
@@ -280,6 +313,7 @@ export class VideoService {
     await this.#starting;
     this.#options.clock.clear(this.#reconciler);
     await Promise.allSettled([...this.#queues.values()]);
+    await this.ingest.stop();
     await this.janus.stop();
   }
 
@@ -373,9 +407,25 @@ export class VideoService {
     // would replace the holder's (and its port).
     if (!client || this.#stopped || !this.#options.cars.holds(carId)) return;
     const mountpoint = await this.#mountpoints.ensure(client, carId);
-    if (!mountpoint || !this.#driven.has(carId) || this.#told.get(carId) === mountpoint.port) return;
-    const host = this.#options.config.janusRtpHost;
-    if (this.#options.cars.sendToCar(carId, { type: 'video', host, port: mountpoint.port, codec: CODEC }))
-      this.#told.set(carId, mountpoint.port);
+    if (!mountpoint || !this.#driven.has(carId)) return;
+    const { config } = this.#options;
+    const host = config.janusRtpHost;
+    // The car's port on the ingest, which forwards to the mountpoint what authenticates.
+    const port = await this.ingest.open(carId, {
+      key: mountpoint.srtpKey,
+      bind: isLoopback(host) ? '127.0.0.1' : '0.0.0.0',
+      ports: config.videoIngestPorts,
+      janus: { host: janusMediaHost(config), port: mountpoint.port },
+    });
+    const told = this.#told.get(carId);
+    if (told?.mountpoint === mountpoint && told.port === port) return;
+    const message = {
+      type: 'video',
+      host,
+      port,
+      codec: CODEC,
+      srtp: { suite: SRTP_SUITE, key: mountpoint.srtpKey },
+    } as const;
+    if (this.#options.cars.sendToCar(carId, message)) this.#told.set(carId, { mountpoint, port });
   }
 }

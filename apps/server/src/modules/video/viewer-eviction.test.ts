@@ -16,29 +16,16 @@ import { users } from '../../db/schema.js';
 import type { StartedTestApp } from '../../test/app.js';
 import { holdReads } from '../../test/database-hiccup.js';
 import { buildAdmin, buildUser, tokenFor } from '../../test/factories.js';
-import {
-  connectCar,
-  createCar,
-  type Driving,
-  refusedStatus,
-  type TestSocket,
-  takeCar,
-} from '../../test/sockets.js';
-import { janusAnswer, openJanusSocket, startOwnJanusTestApp } from '../../test/video.js';
-import { fakeCamera, WebRtcViewer } from '../../test/webrtc.js';
+import { connectCar, createCar, refusedStatus, takeCar } from '../../test/sockets.js';
+import { openJanusSocket, startOwnJanusTestApp } from '../../test/video.js';
+import { carVideo, janusViewers, type Viewer } from '../../test/viewers.js';
+import { fakeCamera, type WebRtcViewer } from '../../test/webrtc.js';
 import { accessTokenKeys, signAccessToken } from '../auth/access-token.js';
 import type { JanusClient } from './janus-client.js';
 import { mountpointSecret } from './mountpoints.js';
 
 /** What the issue asks: the old viewer stops receiving within a second. */
 const EVICTION_MS = 1_000;
-
-interface Viewer {
-  janus: TestSocket;
-  session: number;
-  handle: number;
-  offer: { type: string; sdp: string };
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
@@ -51,14 +38,15 @@ describe('a driver whose session ends stops watching (real Janus, real WebRTC)',
   let host: string;
   let admin: JanusClient;
   const cameras: (() => void)[] = [];
-  const peers: WebRtcViewer[] = [];
+  let viewers: ReturnType<typeof janusViewers>;
 
   beforeAll(async () => {
     ({ testApp, host, janusAdmin: admin } = await startOwnJanusTestApp());
+    viewers = janusViewers(testApp.app, host);
   }, 60_000);
   afterAll(async () => {
     for (const stop of cameras) stop();
-    await Promise.all(peers.map((peer) => peer.close()));
+    await viewers?.close();
     await testApp.close();
   });
 
@@ -68,67 +56,10 @@ describe('a driver whose session ends stops watching (real Janus, real WebRTC)',
     Number((await admin.info(streamId, secretOf(streamId))).viewers);
 
   const openJanus = (token: string) => openJanusSocket(testApp.app, host, token);
-
-  /** Attaches a streaming handle on the socket (creating its session the first time). */
-  async function attach(janus: TestSocket, session?: number): Promise<{ session: number; handle: number }> {
-    let id = session;
-    if (id === undefined) {
-      const transaction = randomUUID();
-      janus.send({ janus: 'create', transaction });
-      const created = await janusAnswer(janus, transaction);
-      expect(created.janus).toBe('success');
-      id = (created.data as { id: number }).id;
-    }
-    const transaction = randomUUID();
-    janus.send({ janus: 'attach', plugin: 'janus.plugin.streaming', session_id: id, transaction });
-    const attached = await janusAnswer(janus, transaction);
-    expect(attached.janus).toBe('success');
-    return { session: id, handle: (attached.data as { id: number }).id };
-  }
-
-  /** Asks to watch, as janus.js does: Janus's offer, or the plugin's error code. */
-  async function watch(janus: TestSocket, session: number, handle: number, streamId: number, pin: string) {
-    const transaction = randomUUID();
-    janus.send({
-      janus: 'message',
-      session_id: session,
-      handle_id: handle,
-      transaction,
-      body: { request: 'watch', id: streamId, pin },
-    });
-    const reply = await janusAnswer(janus, transaction);
-    const data = (reply.plugindata as { data?: { error_code?: number } } | undefined)?.data;
-    if (typeof data?.error_code === 'number') return data.error_code;
-    expect(reply).toMatchObject({ janus: 'event', jsep: { type: 'offer' } });
-    return reply.jsep as { type: string; sdp: string };
-  }
-
-  /** A member's browser asking to watch the car, the way the control page's player does. */
-  async function watcher(token: string, streamId: number, pin: string): Promise<Viewer> {
-    const janus = await openJanus(token);
-    const { session, handle } = await attach(janus);
-    const offer = await watch(janus, session, handle, streamId, pin);
-    if (typeof offer === 'number') throw new Error(`Janus refused the watch: ${offer}`);
-    return { janus, session, handle, offer };
-  }
-
-  /** A real WebRTC peer answers the viewer's offer and starts; resolves once RTP flows to it. */
-  async function receive(viewer: Viewer): Promise<WebRtcViewer> {
-    const peer = new WebRtcViewer();
-    peers.push(peer);
-    const transaction = randomUUID();
-    viewer.janus.send({
-      janus: 'message',
-      session_id: viewer.session,
-      handle_id: viewer.handle,
-      transaction,
-      body: { request: 'start' },
-      jsep: await peer.answer(viewer.offer),
-    });
-    expect(await janusAnswer(viewer.janus, transaction)).toMatchObject({ janus: 'event' });
-    await expect.poll(() => peer.packets, { timeout: 10_000 }).toBeGreaterThan(10);
-    return peer;
-  }
+  const attach: ReturnType<typeof janusViewers>['attach'] = (...args) => viewers.attach(...args);
+  const watch: ReturnType<typeof janusViewers>['watch'] = (...args) => viewers.watch(...args);
+  const watcher: ReturnType<typeof janusViewers>['watcher'] = (...args) => viewers.watcher(...args);
+  const receive: ReturnType<typeof janusViewers>['receive'] = (...args) => viewers.receive(...args);
 
   /** The peer received nothing later than EVICTION_MS after `since`, nor in the last 0.5 s. */
   async function expectStopped(peer: WebRtcViewer, since: number): Promise<void> {
@@ -148,17 +79,6 @@ describe('a driver whose session ends stops watching (real Janus, real WebRTC)',
           String((m.plugindata as { data?: { result?: { status?: unknown } } })?.data?.result?.status),
         )));
 
-  async function carVideo(driving: Driving, headers: Record<string, string>) {
-    const response = await testApp.app.inject({
-      method: 'GET',
-      url: `/api/cars/${driving.carId}/status`,
-      headers,
-    });
-    expect(response.statusCode, response.body).toBe(200);
-    const car = response.json() as { stream_id: number; video?: { pin: string | null } };
-    return { streamId: car.stream_id, pin: car.video?.pin ?? null };
-  }
-
   /** A car being driven, its (fake) camera streaming to its mountpoint as the car was told. */
   async function drivenCar(name: string) {
     const driving = await createCar(testApp.app, name);
@@ -166,8 +86,8 @@ describe('a driver whose session ends stops watching (real Janus, real WebRTC)',
     const taken = await takeCar(testApp.app, driving);
     const target = await car.nextOfType('video', 10_000);
     // The camera goes on sending after `video-stop`: the worst case, a car that streams on.
-    cameras.push(fakeCamera(String(target.host), Number(target.port)));
-    const status = await carVideo(driving, taken.headers);
+    cameras.push(fakeCamera(target));
+    const status = await carVideo(testApp.app, driving.carId, taken.headers);
     if (status.pin === null) throw new Error('the driver got no PIN');
     return { driving, car, ...taken, streamId: status.streamId, pin: status.pin };
   }
@@ -197,7 +117,7 @@ describe('a driver whose session ends stops watching (real Janus, real WebRTC)',
 
     // The next driver gets a new PIN and receives with it; the old one still opens nothing.
     const next = await takeCar(testApp.app, driving);
-    const fresh = await carVideo(driving, next.headers);
+    const fresh = await carVideo(testApp.app, driving.carId, next.headers);
     expect(fresh.pin).not.toBeNull();
     expect(fresh.pin).not.toBe(pin);
     const nextPeer = await receive(await watcher(next.accessToken, streamId, fresh.pin ?? ''));
@@ -255,7 +175,7 @@ describe('a driver whose session ends stops watching (real Janus, real WebRTC)',
     const { driving, car, accessToken, streamId, pin } = await drivenCar('Evict 4');
     const watcherAdmin = await buildAdmin(testApp.app.database.db);
     const adminHeaders = { authorization: `Bearer ${await tokenFor(testApp.app, watcherAdmin)}` };
-    expect((await carVideo(driving, adminHeaders)).pin).toBe(pin);
+    expect((await carVideo(testApp.app, driving.carId, adminHeaders)).pin).toBe(pin);
     const viewer = await watcher(await tokenFor(testApp.app, watcherAdmin), streamId, pin);
     const peer = await receive(viewer);
 
@@ -275,7 +195,7 @@ describe('a driver whose session ends stops watching (real Janus, real WebRTC)',
     const member = await openJanus(await tokenFor(testApp.app, watcherAdmin));
     const handle = await attach(member);
     expect(await watch(member, handle.session, handle.handle, streamId, pin)).toBe(457);
-    const fresh = await carVideo(driving, { authorization: `Bearer ${accessToken}` });
+    const fresh = await carVideo(testApp.app, driving.carId, { authorization: `Bearer ${accessToken}` });
     expect(fresh.pin).not.toBe(pin);
     await receive(await watcher(accessToken, streamId, fresh.pin ?? ''));
     await member.close();

@@ -20,6 +20,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { Counter, collectDefaultMetrics, Gauge, type Metric, Registry } from 'prom-client';
 import type { Database } from '../../db/client.js';
 import type { DriveChannelCounters } from '../../modules/control/drive-channel-thread.js';
+import type { IngestFigures } from '../../modules/video/ingest/video-ingest.js';
 import type { DropCounters } from '../../sockets/message-guard.js';
 import type { SocketMeter } from '../../sockets/socket-meter.js';
 import type { LatencyHistogram } from './latency-histogram.js';
@@ -41,7 +42,10 @@ export interface MetricsSources {
   race: { state(): { race_status: RaceStatus } };
   raffles: { openEntriesByPlatform(): Promise<Record<Platform, number> | null> };
   /** What the video service's periodic checks saw of Janus. */
-  video: { janusHealth(): { up: boolean; lastAnswerAgeSeconds: number } };
+  video: {
+    janusHealth(): { up: boolean; lastAnswerAgeSeconds: number };
+    ingest: { restarts: number; allFigures(): Iterable<IngestFigures> };
+  };
   integrations: { status(id: IntegrationId): Pick<IntegrationStatus, 'state'> };
   log: FastifyBaseLogger;
 }
@@ -357,6 +361,35 @@ export function metricsRegistry(sources: MetricsSources): Registry {
     "Seconds since Janus last answered the server's periodic check (+Inf until it first does)",
     [],
     () => [[{}, sources.video.janusHealth().lastAnswerAgeSeconds]],
+  );
+  // The cars' video as the ingest receives it (issue 43, docs/video.md "The car's uplink").
+  const INGEST_OUTCOMES = [
+    'forwarded',
+    'refused',
+    'lost',
+    'recovered',
+    'retransmitted',
+    'unrepaired',
+  ] as const;
+  mirroredCounter(
+    registry,
+    'telerace_video_ingest_packets_total',
+    "Each connected car's video packets at the ingest: forwarded to Janus, refused (not authenticated: a stranger's, or a replay), lost on the uplink, and of those recovered from parity, retransmitted after a NACK, or unrepaired",
+    ['car_id', 'outcome'],
+    () =>
+      [...sources.video.ingest.allFigures()].flatMap(({ carId, counters }) =>
+        INGEST_OUTCOMES.map((outcome): [{ car_id: string; outcome: string }, number] => [
+          { car_id: String(carId), outcome },
+          counters[outcome],
+        ]),
+      ),
+  );
+  mirroredCounter(
+    registry,
+    'telerace_video_ingest_thread_restarts_total',
+    'Restarts of the video ingest thread after it ended (the cars keep their ports)',
+    [],
+    () => [[{}, sources.video.ingest.restarts]],
   );
   readGauge(
     registry,

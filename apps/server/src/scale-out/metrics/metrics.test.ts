@@ -58,6 +58,8 @@ describe('GET /metrics', () => {
       telerace_raffle_entries: 'gauge',
       telerace_janus_up: 'gauge',
       telerace_janus_last_answer_age_seconds: 'gauge',
+      telerace_video_ingest_packets_total: 'counter',
+      telerace_video_ingest_thread_restarts_total: 'counter',
       telerace_integration_state: 'gauge',
       telerace_car_drive_channel_open: 'gauge',
       telerace_car_link_rtt_seconds: 'gauge',

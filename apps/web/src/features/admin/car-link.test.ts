@@ -28,6 +28,34 @@ describe('linkHealth', () => {
     [{ fps: 20 }, 'good'],
     [{ fps: 19.9 }, 'degraded'],
     [{ fps: 9 }, 'bad'],
+    [{ video: { width: 480, height: 360, framerate: 30, bitrate: 540, maxBitrate: 600 } }, 'good'],
+    [{ video: { width: 480, height: 360, framerate: 30, bitrate: 539, maxBitrate: 600 } }, 'degraded'],
+    [
+      {
+        video: {
+          width: 480,
+          height: 360,
+          framerate: 30,
+          bitrate: 600,
+          maxBitrate: 600,
+          unrepairedPercent: 1,
+        },
+      },
+      'degraded',
+    ],
+    [
+      {
+        video: {
+          width: 480,
+          height: 360,
+          framerate: 30,
+          bitrate: 600,
+          maxBitrate: 600,
+          unrepairedPercent: 5,
+        },
+      },
+      'bad',
+    ],
   ] as const)('%j is %s', (telemetry, health) => {
     expect(linkHealth(telemetry).health).toBe(health);
   });

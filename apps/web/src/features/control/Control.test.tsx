@@ -288,6 +288,23 @@ describe('Control page', () => {
     expect(screen.getByTestId('telemetry-fps')).not.toHaveClass('text-warning');
     act(() => FakeSocket.last.serverSend({ type: 'telemetry', telemetry: { speed: 1, fps: 8 } }));
     expect(screen.getByTestId('telemetry-fps')).toHaveClass('text-warning');
+    // The picture the car sends, and the bitrate it lowered for a narrow uplink (issue 43).
+    const video = { width: 480, height: 360, framerate: 30, maxBitrate: 600 };
+    act(() =>
+      FakeSocket.last.serverSend({
+        type: 'telemetry',
+        telemetry: { fps: 30, video: { ...video, bitrate: 600 } },
+      }),
+    );
+    expect(screen.getByTestId('telemetry-fps')).toHaveTextContent(/^30 fps · 360p$/);
+    expect(screen.queryByTestId('telemetry-video-lowered')).not.toBeInTheDocument();
+    act(() =>
+      FakeSocket.last.serverSend({
+        type: 'telemetry',
+        telemetry: { fps: 30, video: { ...video, bitrate: 290 } },
+      }),
+    );
+    expect(screen.getByTestId('telemetry-video-lowered')).toHaveTextContent('290 kbit/s, narrow uplink');
   });
 
   it('says Reconnecting… after losing a connection', async () => {

@@ -1,5 +1,5 @@
 /** The driver's readouts: connection state, ping and the car's telemetry (text, not colour only). */
-import { PING_THRESHOLDS_MS, type Telemetry } from '@telerace/protocol';
+import { isVideoLowered, PING_THRESHOLDS_MS, type Telemetry } from '@telerace/protocol';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ControlConnection } from '../../lib/control-socket';
@@ -86,6 +86,9 @@ export function TelemetryReadout({ telemetry }: { telemetry: Telemetry | null })
   const battery = telemetry?.battery;
   // Only a car with a camera streaming reports it; a low rate explains a jerky picture.
   const fps = telemetry?.fps;
+  // The car lowers its bitrate on a narrow uplink (issue 43): a softer picture, said so.
+  const video = telemetry?.video;
+  const lowered = isVideoLowered(video);
   return (
     <dl className="flex flex-wrap gap-2 text-xs">
       <div className={cx(pill, 'border-line bg-surface/85 text-fg')}>
@@ -111,7 +114,15 @@ export function TelemetryReadout({ telemetry }: { telemetry: Telemetry | null })
             data-testid="telemetry-fps"
             className={cx('tabular-nums', fps < LOW_CAMERA_FPS && 'text-warning')}
           >
-            {t('control.telemetry.cameraValue', { value: number(fps, 0) })}
+            {video
+              ? t('control.telemetry.cameraQuality', { fps: number(fps, 0), height: video.height })
+              : t('control.telemetry.cameraValue', { value: number(fps, 0) })}
+            {lowered && video && (
+              <span data-testid="telemetry-video-lowered" className="text-warning">
+                {' · '}
+                {t('control.telemetry.cameraLowered', { value: number(video.bitrate, 0) })}
+              </span>
+            )}
           </dd>
         </div>
       )}

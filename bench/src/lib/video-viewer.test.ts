@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type InboundVideo,
+  inboundDelta,
+  type PresentedFrame,
+  recoveredAfterMs,
+  summarizeWindow,
+} from './video-viewer.js';
+
+/** Frames shown every `every` ms from `from`, each captured `g2g` ms before; `unreadable` indexes have no strip. */
+function frames(
+  from: number,
+  count: number,
+  every: number,
+  g2g: number,
+  unreadable: number[] = [],
+): PresentedFrame[] {
+  return Array.from({ length: count }, (_, i) => ({
+    shownAt: from + i * every,
+    presented: 100 + i,
+    captured: unreadable.includes(i) ? null : from + i * every - g2g,
+  }));
+}
+
+describe('summarizeWindow', () => {
+  it('counts the frames, the damaged ones and glass-to-glass within the window', () => {
+    const summary = summarizeWindow(frames(1_000, 30, 100, 50, [3, 4]), { from: 1_000, to: 4_000, fps: 10 });
+    expect(summary).toMatchObject({ seconds: 3, presented: 30, readable: 28, damaged: 2 });
+    expect(summary.intactPercent).toBeCloseTo((100 * 28) / 30);
+    expect(summary.g2g.p50).toBe(50);
+    expect(summary.longestFreezeMs).toBe(100);
+  });
+
+  it('takes the longest gap between frames as the freeze, the window edges included', () => {
+    const shown = [...frames(1_000, 5, 100, 50), ...frames(2_000, 5, 100, 50)];
+    expect(summarizeWindow(shown, { from: 1_000, to: 2_500, fps: 10 }).longestFreezeMs).toBe(600);
+    // Nothing after 1 400 ms until the window closes at 3 000.
+    expect(
+      summarizeWindow(frames(1_000, 5, 100, 50), { from: 1_000, to: 3_000, fps: 10 }).longestFreezeMs,
+    ).toBe(1_600);
+    expect(summarizeWindow([], { from: 0, to: 1_000, fps: 10 })).toMatchObject({
+      presented: 0,
+      longestFreezeMs: 1_000,
+    });
+  });
+
+  it('counts the frames the page did not see through the browser count', () => {
+    const seen = frames(0, 10, 100, 50).filter((_, i) => i % 2 === 0);
+    expect(summarizeWindow(seen, { from: 0, to: 1_000, fps: 10 }).presented).toBe(9);
+  });
+});
+
+describe('inboundDelta', () => {
+  it('subtracts every counter, peer connections included', () => {
+    const reading = (n: number) =>
+      ({ framesDecoded: 10 * n, packetsLost: n, peerConnections: n }) as unknown as InboundVideo;
+    expect(inboundDelta(reading(1), reading(3))).toMatchObject({
+      framesDecoded: 20,
+      packetsLost: 2,
+      peerConnections: 2,
+    });
+    expect(inboundDelta(reading(1), null)).toBeNull();
+  });
+});
+
+describe('recoveredAfterMs', () => {
+  const bound = { from: 0, to: 5_000, boundMs: 150 };
+
+  it('is the start of the first second of frames within the bound', () => {
+    const shown = [...frames(0, 10, 100, 400), ...frames(1_000, 20, 100, 100)];
+    expect(recoveredAfterMs(shown, bound)).toBe(1_000);
+    expect(recoveredAfterMs(frames(0, 50, 100, 100), bound)).toBe(0);
+  });
+
+  it('starts again after a late or damaged frame or a freeze', () => {
+    const late = frames(0, 30, 100, 100).map((f, i) => (i === 5 ? { ...f, captured: f.shownAt - 300 } : f));
+    expect(recoveredAfterMs(late, bound)).toBe(600);
+    const damaged = frames(0, 30, 100, 100, [5]);
+    expect(recoveredAfterMs(damaged, bound)).toBe(600);
+    const frozen = [...frames(0, 5, 100, 100), ...frames(800, 20, 100, 100)];
+    expect(recoveredAfterMs(frozen, bound)).toBe(800);
+  });
+
+  it('is null without a whole second within the bound', () => {
+    expect(recoveredAfterMs(frames(0, 50, 100, 400), bound)).toBeNull();
+    expect(recoveredAfterMs(frames(4_500, 5, 100, 100), bound)).toBeNull();
+  });
+});

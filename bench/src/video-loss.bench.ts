@@ -1,0 +1,139 @@
+/**
+ * `npm run bench -- video-loss` (issue 43 item 2): the car's camera over a lossy uplink. The built
+ * server with its own Janus and one simulated car; the car's RTP crosses a user-space link
+ * (lib/udp-range-proxy.ts via lib/car-video-link.ts: 80 ms RTT, 40 ms each way) losing 0, 1, 2
+ * and 5 % of its packets each way; Debian's Chromium plays the control page as the car's driver.
+ * Per loss rate, over a window: the viewer's decoded frames per second, the frames intact (strip
+ * readable) against those the camera sent at its configured rate, the frames presented with an
+ * unreadable strip (damaged), the longest time without a new frame, glass-to-glass p50/p95 of the
+ * readable frames, and Chromium's inbound-rtp statistics (lost packets, NACKs, PLIs, freezes).
+ * Baselines, in the same run: the car sending straight to the server on loopback (no proxy), and
+ * the uplink without loss repair (VIDEO_REPAIR=off: SRTP only, as the car sent before issue 43 —
+ * repair is what changed for a lossy link) beside it with repair (auto: parity once losses show,
+ * NACKs, keyframe requests).
+ * Goal at 2 %: ≥ 98 % of frames intact, longest freeze ≤ 250 ms, glass-to-glass p95 ≤ RTT/2 +
+ * 80 ms. Options (environment): VIDEO_LOSS_SECONDS (20 per row), VIDEO_LINK_PORTS(_VARIABLE)
+ * (lib/car-video-link.ts).
+ */
+import { DEFAULT_SIM_VIDEO } from '../../apps/car/src/settings.js';
+import { CAR_MEDIA, type CarVideo, startCarVideo, VIDEO_SELECTOR } from './lib/car-video-link.js';
+import { printTable, writeResult } from './lib/report.js';
+import {
+  chromiumColumns,
+  inboundDelta,
+  inboundVideo,
+  summarizeWindow,
+  viewerColumns,
+  watchFrames,
+} from './lib/video-viewer.js';
+
+const SECONDS = Number(process.env.VIDEO_LOSS_SECONDS ?? 20);
+/** After a change of the link, before the window opens. */
+const SETTLE_MS = 3_000;
+const ONE_WAY_MS = 40;
+const LOSS_RATES = [0, 0.01, 0.02, 0.05];
+/** The simulated camera's configured rate: the frames a window should hold. */
+const FPS = DEFAULT_SIM_VIDEO.framerate;
+const GOAL = { intactPercent: 98, longestFreezeMs: 250, g2gP95Ms: ONE_WAY_MS + 80 };
+
+/** One window of SECONDS on the playing page: the viewer's columns, Chromium's, the proxy's counts. */
+async function measureWindow(video: CarVideo) {
+  const before = await inboundVideo(video.page);
+  const up = video.proxy?.up.counters;
+  video.proxy?.up.takeMaxLateMs();
+  const from = Date.now();
+  const frames = await watchFrames(video.page, VIDEO_SELECTOR, { ms: SECONDS * 1000 });
+  const to = Date.now();
+  const stats = inboundDelta(before, await inboundVideo(video.page));
+  const upAfter = video.proxy?.up.counters;
+  const summary = summarizeWindow(frames, { from, to, fps: FPS });
+  return {
+    viewer: viewerColumns(summary, stats),
+    chromium: chromiumColumns(stats),
+    uplink_packets: up && upAfter ? upAfter.in - up.in : '',
+    uplink_lost: up && upAfter ? upAfter.lost - up.lost : '',
+    proxy_late_max_ms: video.proxy ? Math.round(video.proxy.up.takeMaxLateMs()) : '',
+  };
+}
+
+type Measured = Awaited<ReturnType<typeof measureWindow>>;
+/** The uplink without repair (the baseline) and with it, each on a server of its own. */
+const REPAIRS = ['off', 'auto'] as const;
+
+export async function videoLossBench(): Promise<void> {
+  const rows: ({ link: string; repair: string; loss_percent: number } & Measured)[] = [];
+  const baseline = await startCarVideo(null);
+  try {
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    rows.push({
+      link: 'no proxy (loopback)',
+      repair: 'auto',
+      loss_percent: 0,
+      ...(await measureWindow(baseline)),
+    });
+    console.info('no proxy done');
+  } finally {
+    await baseline.close();
+  }
+  for (const repair of REPAIRS) {
+    const lossy = await startCarVideo({ oneWayMs: ONE_WAY_MS }, 43, { VIDEO_REPAIR: repair });
+    try {
+      for (const loss of LOSS_RATES) {
+        lossy.proxy?.setLoss(loss);
+        await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+        rows.push({
+          link: `proxy, ${2 * ONE_WAY_MS} ms RTT`,
+          repair,
+          loss_percent: loss * 100,
+          ...(await measureWindow(lossy)),
+        });
+        console.info(`repair ${repair}, ${loss * 100} % loss done`);
+      }
+    } finally {
+      await lossy.close();
+    }
+  }
+
+  printTable(
+    `The car's video over a lossy uplink: ${SECONDS} s per row, camera ${FPS} fps, loss on the car's link each way (${CAR_MEDIA.portsVariable} ${CAR_MEDIA.ports.join('-')} through the proxy)`,
+    rows.map(({ link, repair, loss_percent, viewer }) => ({ link, repair, loss_percent, ...viewer })),
+  );
+  printTable(
+    "Chromium's inbound-rtp over each window, and the car's uplink",
+    rows.map(({ link, repair, loss_percent, viewer: _, chromium, ...uplink }) => ({
+      link,
+      repair,
+      loss_percent,
+      ...uplink,
+      ...chromium,
+    })),
+  );
+  const at2 = rows.find(
+    (row) => row.link.startsWith('proxy') && row.repair === 'auto' && row.loss_percent === 2,
+  )?.viewer;
+  const verdict = at2 && {
+    intact: at2.intact_percent >= GOAL.intactPercent,
+    freeze: at2.longest_freeze_ms <= GOAL.longestFreezeMs,
+    g2g: at2.g2g_p95_ms <= GOAL.g2gP95Ms,
+  };
+  if (at2 && verdict) {
+    const says = (met: boolean) => (met ? 'met' : 'NOT met');
+    console.info(
+      `goal at 2 % loss: ≥ ${GOAL.intactPercent} % intact: ${at2.intact_percent} % (${says(verdict.intact)}); longest freeze ≤ ${GOAL.longestFreezeMs} ms: ${at2.longest_freeze_ms} ms (${says(verdict.freeze)}); glass-to-glass p95 ≤ ${GOAL.g2gP95Ms} ms: ${at2.g2g_p95_ms} ms (${says(verdict.g2g)})`,
+    );
+  }
+  const file = writeResult('video-loss', {
+    seconds_per_row: SECONDS,
+    camera_fps: FPS,
+    rtt_ms: 2 * ONE_WAY_MS,
+    proxied: { variable: CAR_MEDIA.portsVariable, ports: CAR_MEDIA.ports },
+    goal_at_2_percent: {
+      intact_percent_min: GOAL.intactPercent,
+      longest_freeze_ms_max: GOAL.longestFreezeMs,
+      g2g_p95_ms_max: GOAL.g2gP95Ms,
+    },
+    met_at_2_percent: verdict ?? null,
+    rows,
+  });
+  console.info(`\nwritten ${file}`);
+}

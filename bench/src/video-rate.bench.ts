@@ -1,0 +1,133 @@
+/**
+ * `npm run bench -- video-rate` (issue 43 item 3): the car's camera when its uplink narrows and
+ * widens again. The scene of `video-loss` (lib/car-video-link.ts: 80 ms RTT, no loss), with the
+ * car's uplink capped like `tc … tbf rate R burst 32kb latency 300ms` (lib/udp-range-proxy.ts) in
+ * steps: none (the reference), 1.5, 0.3, then 3 Mbit/s, one continuous playback. Per step: the
+ * viewer's decoded frames per second, the longest time without a new frame, glass-to-glass
+ * p50/p95, and how long after the step began glass-to-glass came back within the reference's p50
+ * + 100 ms (lib/video-viewer.ts `recoveredAfterMs`: the start of the step's first second of
+ * readable frames all within it, without a freeze; "never" when there is none). Two runs, each on
+ * a server of its own: the car without adaptation (VIDEO_REPAIR=off: its bitrate fixed, as before
+ * issue 43 — the baseline, which fails at 0.3 Mbit/s) and with it (auto: the ingest's reports
+ * set the encoder's bitrate, apps/car/src/video/bitrate.ts).
+ * Options (environment): VIDEO_RATE_SECONDS (20 per step).
+ */
+import { DEFAULT_SIM_VIDEO } from '../../apps/car/src/settings.js';
+import { defaultBitrate } from '../../apps/car/src/video/pipeline.js';
+import { startCarVideo, VIDEO_SELECTOR } from './lib/car-video-link.js';
+import { printTable, round, writeResult } from './lib/report.js';
+import type { LinkCounters } from './lib/udp-range-proxy.js';
+import {
+  chromiumColumns,
+  type InboundVideo,
+  inboundDelta,
+  inboundVideo,
+  type PresentedFrame,
+  recoveredAfterMs,
+  summarizeWindow,
+  viewerColumns,
+  watchFrames,
+} from './lib/video-viewer.js';
+
+const SECONDS = Number(process.env.VIDEO_RATE_SECONDS ?? 20);
+const ONE_WAY_MS = 40;
+/** The uplink's cap per step, kbit/s (null: none, the reference). */
+const STEPS: (number | null)[] = [null, 1_500, 300, 3_000];
+const SETTLE_MS = 3_000;
+const FPS = DEFAULT_SIM_VIDEO.framerate;
+/** Recovered: glass-to-glass within the reference's p50 plus this. */
+const RECOVERED_WITHIN_MS = 100;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+const kbps = (kbit: number | null) => (kbit === null ? 'none' : `${kbit / 1000} Mbit/s`);
+
+/** The car without bitrate adaptation (the baseline) and with it. */
+const REPAIRS = ['off', 'auto'] as const;
+
+export async function videoRateBench(): Promise<void> {
+  const runs: { repair: string; rows: Awaited<ReturnType<typeof runSteps>>['rows'] }[] = [];
+  let tbf: Awaited<ReturnType<typeof runSteps>>['tbf'] | undefined;
+  for (const repair of REPAIRS) {
+    const run = await runSteps(repair);
+    runs.push({ repair, rows: run.rows });
+    tbf = run.tbf;
+  }
+  const rows = runs.flatMap(({ repair, rows }) => rows.map((row) => ({ repair, ...row })));
+  printTable(
+    `The car's video as its uplink narrows and widens: ${SECONDS} s per step, ${2 * ONE_WAY_MS} ms RTT, cap like tbf burst 32 kB latency 300 ms; recovered = glass-to-glass back within the reference p50 + ${RECOVERED_WITHIN_MS} ms`,
+    rows.map(({ chromium: _, ...row }) => row),
+  );
+  printTable(
+    "Chromium's inbound-rtp per step",
+    rows.map(({ repair, uplink_cap, chromium }) => ({ repair, uplink_cap, ...chromium })),
+  );
+  const file = writeResult('video-rate', {
+    seconds_per_step: SECONDS,
+    camera_fps: FPS,
+    camera_kbps_configured: defaultBitrate(DEFAULT_SIM_VIDEO.width, DEFAULT_SIM_VIDEO.height, FPS),
+    rtt_ms: 2 * ONE_WAY_MS,
+    tbf,
+    recovered_within_ms_of_reference_p50: RECOVERED_WITHIN_MS,
+    steps: rows,
+  });
+  console.info(`\nwritten ${file}`);
+}
+
+async function runSteps(repair: string) {
+  const video = await startCarVideo({ oneWayMs: ONE_WAY_MS }, 43, { VIDEO_REPAIR: repair });
+  const proxy = video.proxy;
+  if (!proxy) throw new Error('no proxy');
+  /** Each step's start, and the end; `lateMs`: the proxy's lateness over the step before. */
+  const marks: { at: number; stats: InboundVideo | null; up: LinkCounters; lateMs: number }[] = [];
+  let frames: PresentedFrame[];
+  try {
+    await sleep(SETTLE_MS);
+    proxy.up.takeMaxLateMs();
+    const watching = watchFrames(video.page, VIDEO_SELECTOR, { ms: STEPS.length * SECONDS * 1000 + 500 });
+    const started = Date.now();
+    // A mark at each step's start (the cap set), and one at the end.
+    for (let i = 0; i <= STEPS.length; i++) {
+      await sleep(started + i * SECONDS * 1000 - Date.now());
+      const cap = STEPS[i];
+      if (cap !== undefined) proxy.setRateKbps(cap, 'up');
+      marks.push({
+        at: Date.now(),
+        stats: await inboundVideo(video.page),
+        up: proxy.up.counters,
+        lateMs: proxy.up.takeMaxLateMs(),
+      });
+      if (cap !== undefined) console.info(`repair ${repair}: uplink cap ${kbps(cap)} for ${SECONDS} s`);
+    }
+    frames = await watching;
+  } finally {
+    await video.close();
+  }
+
+  let reference: number | undefined;
+  const rows = STEPS.map((cap, i) => {
+    const start = marks[i];
+    const end = marks[i + 1];
+    if (!start || !end) throw new Error('a step without its marks');
+    const summary = summarizeWindow(frames, { from: start.at, to: end.at, fps: FPS });
+    reference ??= summary.g2g.p50;
+    const recovery =
+      cap === null
+        ? null
+        : recoveredAfterMs(frames, { from: start.at, to: end.at, boundMs: reference + RECOVERED_WITHIN_MS });
+    const seconds = (end.at - start.at) / 1000;
+    return {
+      uplink_cap: kbps(cap),
+      ...viewerColumns(summary, inboundDelta(start.stats, end.stats)),
+      recovered_after_ms: cap === null ? '(reference)' : recovery === null ? 'never' : Math.round(recovery),
+      camera_kbps: round(((end.up.bytesIn - start.up.bytesIn) * 8) / 1000 / seconds, 0),
+      delivered_kbps: round(((end.up.bytesOut - start.up.bytesOut) * 8) / 1000 / seconds, 0),
+      queue_dropped: end.up.queueDropped - start.up.queueDropped,
+      proxy_late_max_ms: Math.round(end.lateMs),
+      chromium: chromiumColumns(inboundDelta(start.stats, end.stats)),
+    };
+  });
+  return {
+    rows,
+    tbf: { burst_bytes: proxy.up.settings.burstBytes, latency_ms: proxy.up.settings.latencyMs },
+  };
+}
