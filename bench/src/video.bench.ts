@@ -29,7 +29,7 @@
 import { chromium, type Page } from 'playwright-core';
 import { decodeTimestamp } from '../../apps/car/src/video/timestamp-strip.js';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../e2e/chromium.js';
-import { cpuMs, descendants } from './lib/proc-stats.js';
+import { cpuMs, type Descendant, descendants } from './lib/proc-stats.js';
 import { type Running, startTelerace } from './lib/processes.js';
 import { printTable, type Row, round, writeResult } from './lib/report.js';
 import { summarize } from './lib/stats.js';
@@ -444,13 +444,17 @@ function receiverAverages(before: ReceiverTotals | null, after: ReceiverTotals |
   };
 }
 
+/** The agent's GStreamer: `gst-runner` (Python, apps/car/src/video/gst-runner.py) or `gst-launch-1.0`. */
+const isGStreamer = (p: Descendant) =>
+  p.comm.startsWith('gst-launch') || p.comm === 'gst-runner' || p.cmdline.includes('gst-runner.py');
+
 /** The simulated car's processes under the server: its agent, the agent's GStreamer, and Janus. */
 function carProcesses(server: Running): { agent?: number; gst?: number; janus?: number } {
   const below = server.child.pid === undefined ? [] : descendants(server.child.pid);
   return {
     // Node names its main thread `MainThread`: the agent is known by its script's path.
-    agent: below.find((p) => !p.comm.startsWith('gst-launch') && p.cmdline.includes('apps/car/'))?.pid,
-    gst: below.find((p) => p.comm.startsWith('gst-launch'))?.pid,
+    agent: below.find((p) => !isGStreamer(p) && p.cmdline.includes('apps/car/'))?.pid,
+    gst: below.find(isGStreamer)?.pid,
     janus: below.find((p) => p.comm === 'janus')?.pid,
   };
 }
