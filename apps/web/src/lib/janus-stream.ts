@@ -442,8 +442,8 @@ export class JanusStream extends StateStore<VideoStreamState> {
         this.mark(attempt, 'answer');
         handle.send({ message: { request: 'start' }, jsep: answer });
         // No playout delay, carried in every packet (the RTP extension the mountpoint offers):
-        // Chromium then shows each frame as soon as it is decoded, 10–20 ms sooner than with its
-        // jitter buffer's target (docs/video.md "Latency").
+        // Chromium then shows each frame as soon as it is decoded, about 20 ms sooner than through
+        // its jitter buffer (docs/video.md "Latency").
         handle.send({ message: { request: 'configure', min_delay: 0, max_delay: 0 } });
       },
       error: (error) => this.fail(attempt, `answer: ${describe(error)}`),
