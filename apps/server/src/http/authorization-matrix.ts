@@ -375,7 +375,8 @@ type JanusKey =
   | Exclude<(typeof JANUS_CORE_REQUESTS)[number], 'attach' | 'message'>
   | 'attach streaming'
   | 'attach videoroom'
-  | `message ${(typeof STREAMING_PLUGIN_REQUESTS)[number]}`;
+  | `message ${(typeof STREAMING_PLUGIN_REQUESTS)[number]}`
+  | 'message configure playout-delay';
 
 /** Forwarded on the socket's own session and handle; `other`'s, on the holder's, refused. */
 const OWN_SESSION: Row<JanusOutcome> = { other: 'refused', rest: 'forwarded' };
