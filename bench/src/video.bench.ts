@@ -29,10 +29,12 @@
 import { chromium, type Page } from 'playwright-core';
 import { decodeTimestamp } from '../../apps/car/src/video/timestamp-strip.js';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../e2e/chromium.js';
+import { driverContext } from './lib/driver-page.js';
 import { cpuMs, type Descendant, descendants } from './lib/proc-stats.js';
 import { type Running, startTelerace } from './lib/processes.js';
 import { printTable, type Row, round, writeResult } from './lib/report.js';
 import { summarize } from './lib/stats.js';
+import { BENCH_ADMIN } from './lib/telerace-api.js';
 
 const FRAMES = Number(process.env.VIDEO_FRAMES ?? 300);
 
@@ -70,36 +72,6 @@ const rowName = (row: RowSpec) =>
   `${row.framerate} fps${row.size ? ` ${row.size}` : ''}${row.jitterBuffer ? ', jitter buffer' : ''}`;
 /** Control-page loads measured after one cold load (browser and Janus just started), reported apart. */
 const LOADS = 5;
-const ADMIN = { email: 'bench-admin@telerace.test', password: 'bench-admin-Passw0rd!' };
-
-async function api<T>(base: string, path: string, init: { method?: string; body?: unknown; token?: string }) {
-  const res = await fetch(`${base}/api${path}`, {
-    method: init.method ?? 'GET',
-    headers: {
-      ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
-      ...(init.token ? { authorization: `Bearer ${init.token}` } : {}),
-    },
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  });
-  if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${path}: HTTP ${res.status} ${await res.text()}`);
-  return (await res.json()) as T;
-}
-
-/** The simulated car once its agent is connected and streaming. */
-async function simCar(base: string, token: string): Promise<{ id: number; streamId: number }> {
-  const until = Date.now() + 60_000;
-  while (Date.now() < until) {
-    const cars = await api<{ id: number; name: string; status: string; stream_id: number }[]>(
-      base,
-      '/admin/cars',
-      { token },
-    );
-    const car = cars.find((c) => c.name === 'Sim 1' && c.status === 'online');
-    if (car) return { id: car.id, streamId: car.stream_id };
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error('the simulated car did not come online');
-}
 
 /** What the page saw of `count` presented frames. */
 interface Frames {
@@ -496,59 +468,25 @@ async function measureRow(
   const server = await startTelerace({
     SIM_CARS: '1',
     VIDEO: 'auto',
-    ADMIN_EMAIL: ADMIN.email,
-    ADMIN_PASSWORD: ADMIN.password,
+    ADMIN_EMAIL: BENCH_ADMIN.email,
+    ADMIN_PASSWORD: BENCH_ADMIN.password,
     // The server's simulated cars inherit its environment (docs/car.md "Video").
     CAMERA_FRAMERATE: String(row.framerate),
     ...(row.size ? { CAMERA_SIZE: row.size } : {}),
   });
   try {
     const base = server.url;
-    const { accessToken } = await api<{ accessToken: string }>(base, '/login', {
-      method: 'POST',
-      body: { ...ADMIN, recaptchaToken: '' },
-    });
-    const car = await simCar(base, accessToken);
-    const { code } = await api<{ code: string }>(base, `/admin/cars/${car.id}/generate_code`, {
-      method: 'POST',
-      token: accessToken,
-    });
-
-    const context = await browser.newContext({ baseURL: base });
+    const { context, controlPath } = await driverContext(browser, base);
     try {
-      // tsx (esbuild keepNames) wraps named functions in `__name(…)`; the page functions need it too.
-      await context.addInitScript({ content: 'globalThis.__name = (target) => target;' });
       await context.addInitScript({ content: KEEP_PEERS });
       if (row.jitterBuffer) await context.addInitScript({ content: HOLD_BACK_PLAYOUT_DELAY });
-      await context.addCookies([{ name: 'telerace_cookie_consent', value: '1', url: base }]);
-      // Logged in as the browser would be: the refresh cookie lands in the context's jar.
-      const login = await context.request.post('/api/login', { data: { ...ADMIN, recaptchaToken: '' } });
-      if (!login.ok()) throw new Error(`login: HTTP ${login.status()}`);
-      const { accessToken: browserToken } = (await login.json()) as { accessToken: string };
-      const connect = await context.request.post(`/api/cars/${car.id}/connect`, {
-        data: { code },
-        headers: { authorization: `Bearer ${browserToken}` },
-      });
-      if (!connect.ok()) throw new Error(`connect: HTTP ${connect.status()} ${await connect.text()}`);
-      const connected = (await connect.json()) as {
-        controlToken: string;
-        car: { video?: { pin: string | null } };
-      };
-      // What the connect dialog keeps for the control page: the control token and the video PIN.
-      await context.addInitScript(
-        ({ id, token, pin }) => {
-          sessionStorage.setItem(`controlToken:${id}`, token);
-          if (pin) sessionStorage.setItem(`videoPin:${id}`, pin);
-        },
-        { id: car.id, token: connected.controlToken, pin: connected.car.video?.pin ?? null },
-      );
       const page = await context.newPage();
 
-      await page.goto(`/control/${car.id}/${car.streamId}`);
+      await page.goto(controlPath);
       const cold = await loadTimes(page);
       const warm: LoadTimes[] = [];
       for (let i = 0; i < LOADS; i++) {
-        await page.goto(`/control/${car.id}/${car.streamId}`);
+        await page.goto(controlPath);
         warm.push(await loadTimes(page));
       }
       const before = await receiverTotals(page);
