@@ -508,6 +508,22 @@ const ms = (values: number[]) => {
   return { p50: round(summary.p50, 1), p95: round(summary.p95, 1), max: round(summary.max, 1) };
 };
 
+/** A row's glass-to-glass columns: as shown, presented and seen by the page, and frames decoded a second. */
+function latencyColumns(frames: Frames) {
+  const total = ms(frames.latencies);
+  const seen = ms(frames.seenByPage);
+  return {
+    shown_p50: total.p50,
+    shown_p95: total.p95,
+    shown_max: total.max,
+    presented_p50: ms(frames.presented).p50,
+    presented_p95: ms(frames.presented).p95,
+    seen_p50: seen.p50,
+    seen_p95: seen.p95,
+    decoded_fps: round(frames.decodedFps, 1),
+  };
+}
+
 export async function videoBench(): Promise<void> {
   const browser = await chromium.launch({
     executablePath: CHROMIUM_PATH,
@@ -528,18 +544,9 @@ export async function videoBench(): Promise<void> {
 
     printTable(`Glass-to-glass video latency on loopback (${FRAMES} frames, ms; CPU in % of one core)`, [
       ...results.map(({ row, frames, cpu }) => {
-        const total = ms(frames.latencies);
-        const seen = ms(frames.seenByPage);
         return {
           path: `sim camera ${rowName(row)} → x264 → RTP → Janus → WebRTC → <video>`,
-          shown_p50: total.p50,
-          shown_p95: total.p95,
-          shown_max: total.max,
-          presented_p50: ms(frames.presented).p50,
-          presented_p95: ms(frames.presented).p95,
-          seen_p50: seen.p50,
-          seen_p95: seen.p95,
-          decoded_fps: round(frames.decodedFps, 1),
+          ...latencyColumns(frames),
           car_cpu: round((cpu.agent ?? Number.NaN) + (cpu.gst ?? Number.NaN), 1),
           agent_cpu: cpu.agent ?? '',
           gst_cpu: cpu.gst ?? '',
@@ -547,18 +554,9 @@ export async function videoBench(): Promise<void> {
         };
       }),
       ...baselines.map(({ framerate, frames }) => {
-        const total = ms(frames.latencies);
-        const seen = ms(frames.seenByPage);
         return {
           path: `baseline ${framerate} fps: canvas → captureStream → <video>`,
-          shown_p50: total.p50,
-          shown_p95: total.p95,
-          shown_max: total.max,
-          presented_p50: ms(frames.presented).p50,
-          presented_p95: ms(frames.presented).p95,
-          seen_p50: seen.p50,
-          seen_p95: seen.p95,
-          decoded_fps: round(frames.decodedFps, 1),
+          ...latencyColumns(frames),
           car_cpu: '',
           agent_cpu: '',
           gst_cpu: '',
