@@ -42,7 +42,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.
 const kbps = (kbit: number | null) => (kbit === null ? 'none' : `${kbit / 1000} Mbit/s`);
 
 /** The car without bitrate adaptation (the baseline) and with it. */
-const REPAIRS = ['off', 'auto'] as const;
+const REPAIRS = (process.env.VIDEO_RATE_REPAIRS ?? 'off,auto').split(',');
+/** The first seconds of each capped step, sampled every quarter second (how fast the car reacts). */
+const TIMELINE_MS = 6_000;
+const SAMPLE_MS = 250;
 
 export async function videoRateBench(): Promise<void> {
   const runs: { repair: string; rows: Awaited<ReturnType<typeof runSteps>>['rows'] }[] = [];
@@ -55,8 +58,12 @@ export async function videoRateBench(): Promise<void> {
   const rows = runs.flatMap(({ repair, rows }) => rows.map((row) => ({ repair, ...row })));
   printTable(
     `The car's video as its uplink narrows and widens: ${SECONDS} s per step, ${2 * ONE_WAY_MS} ms RTT, cap like tbf burst 32 kB latency 300 ms; recovered = glass-to-glass back within the reference p50 + ${RECOVERED_WITHIN_MS} ms`,
-    rows.map(({ chromium: _, ...row }) => row),
+    rows.map(({ chromium: _, timeline: __, ...row }) => row),
   );
+  for (const run of runs) {
+    const capped = run.rows.find((row) => row.uplink_cap === kbps(300));
+    if (capped) printTable(`repair ${run.repair}: the first seconds of the 0.3 Mbit/s cap`, capped.timeline);
+  }
   printTable(
     "Chromium's inbound-rtp per step",
     rows.map(({ repair, uplink_cap, chromium }) => ({ repair, uplink_cap, ...chromium })),
@@ -73,12 +80,47 @@ export async function videoRateBench(): Promise<void> {
   console.info(`\nwritten ${file}`);
 }
 
+/**
+ * A capped step's first TIMELINE_MS, per SAMPLE_MS: what the car sent (kbit/s), how long the cap's
+ * queue was (ms at the cap's rate), and the frames presented then: readable, unreadable, and the
+ * latest's glass-to-glass.
+ */
+function stepTimeline(
+  frames: PresentedFrame[],
+  samples: { at: number; bytesIn: number; queuedBytes: number }[],
+  from: number,
+  capKbps: number,
+) {
+  const inStep = samples.filter((sample) => sample.at >= from && sample.at <= from + TIMELINE_MS);
+  return inStep.slice(1).map((sample, i) => {
+    const before = inStep[i] as (typeof inStep)[number];
+    const shown = frames.filter((frame) => frame.shownAt > before.at && frame.shownAt <= sample.at);
+    const readable = shown.filter((frame) => frame.captured !== null);
+    const late = readable.map((frame) => frame.shownAt - (frame.captured as number));
+    return {
+      at_ms: sample.at - from,
+      sent_kbps: Math.round(((sample.bytesIn - before.bytesIn) * 8) / (sample.at - before.at)),
+      queue_ms: Math.round((sample.queuedBytes * 8) / capKbps),
+      readable: readable.length,
+      unreadable: shown.length - readable.length,
+      g2g_max_ms: late.length > 0 ? Math.round(Math.max(...late)) : '',
+    };
+  });
+}
+
 async function runSteps(repair: string) {
   const video = await startCarVideo({ oneWayMs: ONE_WAY_MS }, 43, { VIDEO_REPAIR: repair });
   const proxy = video.proxy;
   if (!proxy) throw new Error('no proxy');
   /** Each step's start, and the end; `lateMs`: the proxy's lateness over the step before. */
   const marks: { at: number; stats: InboundVideo | null; up: LinkCounters; lateMs: number }[] = [];
+  /** Every SAMPLE_MS: what the car had sent and what waited in the cap's queue. */
+  const samples: { at: number; bytesIn: number; queuedBytes: number }[] = [];
+  const sampler = setInterval(
+    () =>
+      samples.push({ at: Date.now(), bytesIn: proxy.up.counters.bytesIn, queuedBytes: proxy.up.queuedBytes }),
+    SAMPLE_MS,
+  );
   let frames: PresentedFrame[];
   try {
     await sleep(SETTLE_MS);
@@ -100,6 +142,7 @@ async function runSteps(repair: string) {
     }
     frames = await watching;
   } finally {
+    clearInterval(sampler);
     await video.close();
   }
 
@@ -124,6 +167,7 @@ async function runSteps(repair: string) {
       queue_dropped: end.up.queueDropped - start.up.queueDropped,
       proxy_late_max_ms: Math.round(end.lateMs),
       chromium: chromiumColumns(inboundDelta(start.stats, end.stats)),
+      timeline: cap === null ? [] : stepTimeline(frames, samples, start.at, cap),
     };
   });
   return {

@@ -64,6 +64,35 @@ export interface CarVideo {
  * as a driven car's camera sees, costs the encoder its bitrate (720 kbit/s sent for 600
  * configured, where a parked car's sends 200).
  */
+/**
+ * VIDEO_PLAYER_DELAY=`MIN,MAX` (ms): the playout delay the player asks Janus for instead of its own
+ * (0,0: no jitter buffer), to compare what Chromium shows with a jitter buffer in the same build.
+ */
+const PLAYER_DELAY = playerDelay(process.env.VIDEO_PLAYER_DELAY);
+
+function playerDelay(value: string | undefined): { min: number; max: number } | null {
+  if (!value) return null;
+  const found = /^\s*(\d{1,4})\s*,\s*(\d{1,4})\s*$/.exec(value);
+  if (!found) throw new Error(`VIDEO_PLAYER_DELAY: ${JSON.stringify(value)} is not MIN,MAX in ms`);
+  return { min: Number(found[1]), max: Number(found[2]) };
+}
+
+/** In the page: the player's `configure` asks for `delay` instead. */
+function rewritePlayoutDelay(delay: { min: number; max: number }): void {
+  const send = WebSocket.prototype.send;
+  WebSocket.prototype.send = function (this: WebSocket, data) {
+    if (typeof data === 'string' && data.includes('"configure"')) {
+      const message = JSON.parse(data) as { body?: { min_delay?: number; max_delay?: number } };
+      if (message.body && 'min_delay' in message.body) {
+        message.body.min_delay = delay.min;
+        message.body.max_delay = delay.max;
+        return send.call(this, JSON.stringify(message));
+      }
+    }
+    return send.call(this, data);
+  };
+}
+
 export async function startCarVideo(
   link: Partial<LinkSettings> | null,
   seed = 43,
@@ -101,6 +130,7 @@ export async function startCarVideo(
     const { context, controlPath } = await driverContext(browser, server.url);
     const page = await context.newPage();
     await recordPeerConnections(page);
+    if (PLAYER_DELAY) await page.addInitScript(rewritePlayoutDelay, PLAYER_DELAY);
     await page.goto(controlPath);
     await page.waitForFunction(
       () =>

@@ -57,12 +57,51 @@ describe('BitrateController', () => {
 
   it('probes gently near the rate the uplink last carried, then climbs quickly once that is forgotten', () => {
     const c = new BitrateController({ max: 800, min: 150 });
+    // 200 ms queued: 300 kbit/s × (0.8 − 0.2), so the queue drains within a second.
     c.next(report({ kbps: 300, queueMs: 200 }), 0);
-    expect(c.bitrate).toBe(240);
-    // Clear after the hold: ×1.02 a report near 300 kbit/s.
-    expect(c.next(report({ kbps: 240 }), 1_000)).toBe(245);
+    expect(c.bitrate).toBe(180);
+    // Clear after the hold: ×1.12 a report up to 80 % of the 300 kbit/s carried…
+    expect(c.next(report({ kbps: 180 }), 1_000)).toBe(202);
+    expect(c.next(report({ kbps: 202 }), 1_250)).toBe(226);
+    expect(c.next(report({ kbps: 226 }), 1_500)).toBe(253);
+    // …then ×1.02 a report near it.
+    expect(c.next(report({ kbps: 253 }), 1_750)).toBe(258);
     // Three seconds clear: forgotten, ×1.12 a report.
-    expect(c.next(report({ kbps: 245 }), 3_000)).toBe(274);
+    expect(c.next(report({ kbps: 258 }), 3_000)).toBe(289);
+  });
+
+  it('cuts deeper the longer the queue, so that it drains within about a second', () => {
+    for (const queueMs of [80, 150, 300, 500]) {
+      const c = new BitrateController({ max: 3000, min: 50 });
+      const carried = 300;
+      const bitrate = c.next(report({ kbps: carried, queueMs }), 0);
+      // What waits (queueMs of the carried rate) drains at carried − bitrate: within 1.1 s.
+      const drainMs = (queueMs * carried) / (carried - bitrate);
+      expect(drainMs, `${queueMs} ms queued`).toBeLessThanOrEqual(1_100);
+      expect(bitrate).toBeGreaterThanOrEqual(0.5 * carried);
+    }
+  });
+
+  it('while the queue drains after a decrease, lowers again only if it grows', () => {
+    const c = new BitrateController({ max: 3000, min: 50 });
+    const first = c.next(report({ kbps: 300, queueMs: 200 }), 0);
+    // Draining: the decrease is working, no second cut in the hold.
+    expect(c.next(report({ kbps: 300, queueMs: 180 }), 250)).toBe(first);
+    expect(c.next(report({ kbps: 300, queueMs: 120 }), 500)).toBe(first);
+    // Growing: the uplink narrowed further.
+    expect(c.next(report({ kbps: 200, queueMs: 250 }), 750)).toBeLessThan(first);
+  });
+
+  it('does not fall on random loss that repair hides: an unlucky quarter second is not a saturated link', () => {
+    const c = new BitrateController({ max: 600, min: 150 });
+    // 2 % loss at ~100 packets a second: now and then 3 of a report's 26 packets.
+    for (let t = 0; t < 10_000; t += 250) {
+      const unlucky = t % 2_000 === 0;
+      expect(c.next(report({ received: unlucky ? 23 : 26, lost: unlucky ? 3 : 0, kbps: 600 }), t)).toBe(600);
+    }
+    // A saturated link loses 10 % and more over the whole second: down.
+    for (let t = 10_000; t < 11_000; t += 250) c.next(report({ received: 22, lost: 4, kbps: 600 }), t);
+    expect(c.bitrate).toBeLessThan(600);
   });
 
   it('halves when nothing arrived at all', () => {

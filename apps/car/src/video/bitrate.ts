@@ -16,8 +16,24 @@ export const QUEUE_HIGH_MS = 60;
 export const QUEUE_LOW_MS = 30;
 /** Losses (fraction of packets, before repair) that mean the uplink is saturated. */
 export const LOSS_HIGH = 0.1;
+/**
+ * Loss is judged over the last second's reports, and only on this many packets: a quarter second
+ * holds 20–30 packets at a few hundred kbit/s, where 3 random losses (of a 2 % lossy Wi-Fi link,
+ * which repair hides) would already read as 10 % and cut the bitrate for nothing.
+ */
+const LOSS_WINDOW_MS = 1_000;
+const LOSS_MIN_PACKETS = 60;
 /** What arrived, times this, once the uplink is too narrow: room for the queue to drain. */
 const DRAIN = 0.8;
+/**
+ * Less still while a queue waits: what it holds (queueMs of the uplink's rate) drains within
+ * about this long, so the picture is on time again within the 2 s a driver tolerates.
+ */
+const DRAIN_WITHIN_MS = 1_000;
+/** Never under this share of what arrived, however long the queue. */
+const DRAIN_FLOOR = 0.5;
+/** During the hold, only a queue this much longer than at the decrease lowers the bitrate again. */
+const QUEUE_GROWTH_MS = 20;
 /** Per clear report (250 ms) well below the last carried rate, or long after it: ×1.12 (300 kbit/s to 3 Mbit/s in about 5 s). */
 const CLIMB = 1.12;
 /** Per clear report near the rate the uplink last carried: probing gently. */
@@ -38,8 +54,12 @@ export class BitrateController {
   readonly #limits: BitrateLimits;
   #bitrate: number;
   #heldUntil = 0;
+  /** The queue at the last decrease: while it drains, the decrease is doing its work. */
+  #queueAtDecrease = 0;
   /** What the uplink carried at the last decrease, and when; null: forgotten. */
   #carried: { kbps: number; at: number } | null = null;
+  /** The last second's reports' packets: the loss is judged over them. */
+  readonly #recent: { at: number; received: number; lost: number }[] = [];
 
   constructor(limits: BitrateLimits) {
     this.#limits = limits;
@@ -55,23 +75,42 @@ export class BitrateController {
    * of it for the encoder leaves the uplink room for both.
    */
   next(report: UplinkReport, now: number): number {
-    const packets = report.received + report.lost;
-    const loss = packets > 0 ? report.lost / packets : 0;
     const { min, max } = this.#limits;
-    if (report.queueMs > QUEUE_HIGH_MS || loss > LOSS_HIGH) {
+    const holding = now < this.#heldUntil;
+    const queued =
+      report.queueMs > QUEUE_HIGH_MS &&
+      (!holding || report.queueMs > this.#queueAtDecrease + QUEUE_GROWTH_MS);
+    if (queued || this.#saturated(report, now)) {
       // What arrived is what the uplink carries now (when nothing arrived, halve).
       const carried = report.kbps > 0 ? report.kbps : this.#bitrate / 2 / DRAIN;
-      const lower = Math.max(min, Math.min(this.#bitrate * 0.85, carried * DRAIN));
+      const drain = Math.max(DRAIN_FLOOR, DRAIN - report.queueMs / DRAIN_WITHIN_MS);
+      const lower = Math.max(min, Math.min(this.#bitrate * 0.85, carried * drain));
       if (lower < this.#bitrate) {
         this.#bitrate = Math.round(lower);
         this.#heldUntil = now + HOLD_MS;
+        this.#queueAtDecrease = report.queueMs;
         this.#carried = { kbps: carried, at: now };
       }
-    } else if (report.queueMs < QUEUE_LOW_MS && now >= this.#heldUntil && this.#bitrate < max) {
+    } else if (report.queueMs < QUEUE_LOW_MS && !holding && this.#bitrate < max) {
       if (this.#carried && now - this.#carried.at >= FORGET_MS) this.#carried = null;
       const near = this.#carried !== null && this.#bitrate >= DRAIN * this.#carried.kbps;
       this.#bitrate = Math.round(Math.min(max, this.#bitrate * (near ? PROBE : CLIMB)));
     }
     return this.#bitrate;
+  }
+
+  /** Heavy loss over the last second (enough packets to tell), or nothing arriving at all. */
+  #saturated(report: UplinkReport, now: number): boolean {
+    const recent = this.#recent;
+    recent.push({ at: now, received: report.received, lost: report.lost });
+    while (recent.length > 0 && (recent[0] as { at: number }).at <= now - LOSS_WINDOW_MS) recent.shift();
+    if (report.received === 0 && report.lost > 0) return true;
+    let received = 0;
+    let lost = 0;
+    for (const entry of recent) {
+      received += entry.received;
+      lost += entry.lost;
+    }
+    return received + lost >= LOSS_MIN_PACKETS && lost / (received + lost) > LOSS_HIGH;
   }
 }

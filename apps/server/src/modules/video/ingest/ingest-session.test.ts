@@ -183,6 +183,43 @@ describe('IngestSession', () => {
     expect(queued?.kind === 'report' && queued.queueMs).toBeGreaterThan(150);
   });
 
+  it('does not count a repaired packet, late by its round trip, as queueing', () => {
+    const master = randomBytes(30);
+    const reports: Feedback[] = [];
+    const key = feedbackKey(master);
+    const session = new IngestSession(
+      {
+        master,
+        forward: () => {},
+        toCar: (datagram) => {
+          const decoded = decodeFeedback(key, datagram);
+          if (decoded?.feedback.kind === 'report') reports.push(decoded.feedback);
+        },
+      },
+      0,
+    );
+    const sender = new SrtpSender(master);
+    // 30 frames a second of two packets each for 3 s; every 8th frame's first packet is lost on
+    // the way and its resend arrives 100 ms later (the uplink's round trip and the NACK's delay).
+    const late: { packet: Buffer; at: number }[] = [];
+    let seq = 0;
+    for (let t = 0, frame = 0; t < 3_000; t += 33, frame++) {
+      const first = sender.protect(rtp(++seq, { timestamp: t * 90 })) as Buffer;
+      const last = sender.protect(rtp(++seq, { marker: true, timestamp: t * 90 })) as Buffer;
+      if (frame % 8 === 4) late.push({ packet: first, at: t + 100 });
+      else session.receive(first, CAR.address, CAR.port, t);
+      session.receive(last, CAR.address, CAR.port, t);
+      for (const resend of late.filter((entry) => entry.at <= t)) {
+        session.receive(resend.packet, CAR.address, CAR.port, resend.at);
+        late.splice(late.indexOf(resend), 1);
+      }
+      session.tick(t);
+    }
+    const queues = reports.map((report) => (report.kind === 'report' ? report.queueMs : 0));
+    expect(queues.length).toBeGreaterThan(8);
+    expect(Math.max(...queues)).toBeLessThan(5);
+  });
+
   it('reports what arrived every REPORT_EVERY_MS, signed', () => {
     const { session, car, fromCar, feedback } = setup();
     for (let seq = 1; seq <= 100; seq++) if (seq % 10 !== 0) fromCar(car(seq, true).packet, seq);

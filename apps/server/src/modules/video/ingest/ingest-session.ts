@@ -196,11 +196,15 @@ export class IngestSession {
     this.counters.bytes += packet.length;
     this.#period.received++;
     this.#period.bytes += packet.length;
-    this.#track(verified.ssrc, verified.seq, packet, now, rebuilt);
-    this.#measureQueue(verified.header.timestamp, now);
+    // Only what arrives in order measures the queue: a resend or a rebuilt packet is late by the
+    // repair's round trip, which is not the uplink queueing (it would cut the bitrate at each loss).
+    if (this.#track(verified.ssrc, verified.seq, packet, now, rebuilt))
+      this.#measureQueue(verified.header.timestamp, now);
   }
 
-  #track(ssrc: number, seq: number, packet: Buffer, now: number, rebuilt: boolean): void {
+  /** Whether the packet is the newest yet (not a resend, nor one rebuilt or overtaken). */
+  #track(ssrc: number, seq: number, packet: Buffer, now: number, rebuilt: boolean): boolean {
+    let newest = true;
     if (this.#ssrc !== ssrc) {
       // A new stream (the encoder restarted): what the old one missed no longer matters.
       this.#ssrc = ssrc;
@@ -222,7 +226,7 @@ export class IngestSession {
         }
       }
       this.#highest = seq;
-    }
+    } else newest = false;
     const wasMissing = this.#missing.get(seq);
     if (wasMissing) {
       this.#missing.delete(seq);
@@ -238,6 +242,7 @@ export class IngestSession {
     this.#packets.set(seq, packet);
     if (this.#packets.size > KEEP) this.#packets.delete(this.#packets.keys().next().value as number);
     this.#tryParities(now);
+    return newest && !rebuilt;
   }
 
   #parity(parity: ParityPacket, now: number): void {
