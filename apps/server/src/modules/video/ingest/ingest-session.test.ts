@@ -52,6 +52,25 @@ function setup() {
   return { master, session, forwarded, feedback, nacks, car, fromCar };
 }
 
+/** A session whose reports to the car are kept, and the car's sender. */
+function reporting() {
+  const master = randomBytes(30);
+  const reports: Feedback[] = [];
+  const key = feedbackKey(master);
+  const session = new IngestSession(
+    {
+      master,
+      forward: () => {},
+      toCar: (datagram) => {
+        const decoded = decodeFeedback(key, datagram);
+        if (decoded?.feedback.kind === 'report') reports.push(decoded.feedback);
+      },
+    },
+    0,
+  );
+  return { session, sender: new SrtpSender(master), reports };
+}
+
 describe('IngestSession', () => {
   it("forwards what authenticates; refuses a stranger's RTP, another key's, a replay, and parity from another address", () => {
     const { session, forwarded, car, fromCar, master } = setup();
@@ -151,21 +170,7 @@ describe('IngestSession', () => {
   });
 
   it("reports the uplink's queue: frames arriving later than their capture than they did lately, not a steady offset", () => {
-    const master = randomBytes(30);
-    const reports: Feedback[] = [];
-    const key = feedbackKey(master);
-    const session = new IngestSession(
-      {
-        master,
-        forward: () => {},
-        toCar: (datagram) => {
-          const decoded = decodeFeedback(key, datagram);
-          if (decoded?.feedback.kind === 'report') reports.push(decoded.feedback);
-        },
-      },
-      0,
-    );
-    const sender = new SrtpSender(master);
+    const { session, sender, reports } = reporting();
     // 30 frames a second for 3 s, arriving 5 s after their (camera clock's) capture: no queue.
     let seq = 0;
     const frame = (capturedMs: number, arrivesMs: number) => {
@@ -184,21 +189,7 @@ describe('IngestSession', () => {
   });
 
   it('does not count a repaired packet, late by its round trip, as queueing', () => {
-    const master = randomBytes(30);
-    const reports: Feedback[] = [];
-    const key = feedbackKey(master);
-    const session = new IngestSession(
-      {
-        master,
-        forward: () => {},
-        toCar: (datagram) => {
-          const decoded = decodeFeedback(key, datagram);
-          if (decoded?.feedback.kind === 'report') reports.push(decoded.feedback);
-        },
-      },
-      0,
-    );
-    const sender = new SrtpSender(master);
+    const { session, sender, reports } = reporting();
     // 30 frames a second of two packets each for 3 s; every 8th frame's first packet is lost on
     // the way and its resend arrives 100 ms later (the uplink's round trip and the NACK's delay).
     const late: { packet: Buffer; at: number }[] = [];
