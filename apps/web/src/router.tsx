@@ -2,6 +2,7 @@
 import { createBrowserRouter, matchRoutes, type RouteObject } from 'react-router';
 import { AppLayout, type RouteHandle } from './components/layout/AppLayout';
 import { RequireAdmin, RequireAuth } from './features/auth/guards';
+import type { TranslationKey } from './i18n';
 import { loadEnglishDocuments, loadLaterEnglish } from './i18n';
 import { type LazyPage, lazyPage, PageLoading } from './lib/lazy-page';
 import ErrorPage from './routes/ErrorPage';
@@ -43,10 +44,10 @@ interface PageHandle extends RouteHandle {
   preload?: LazyPage['preload'];
 }
 
-const title = (titleKey: string): PageHandle => ({ titleKey });
+const title = (titleKey: TranslationKey): PageHandle => ({ titleKey });
 
 /** A route showing a page fetched when first used: its element, and its title with the preload. */
-const page = (lazy: LazyPage, titleKey: string): Pick<RouteObject, 'element' | 'handle'> => ({
+const page = (lazy: LazyPage, titleKey: TranslationKey): Pick<RouteObject, 'element' | 'handle'> => ({
   element: lazy.element,
   handle: { titleKey, preload: lazy.preload } satisfies PageHandle,
 });
@@ -59,7 +60,7 @@ const page = (lazy: LazyPage, titleKey: string): Pick<RouteObject, 'element' | '
  */
 const documentRoute = (
   lazy: LazyPage,
-  titleKey: string,
+  titleKey: TranslationKey,
 ): Pick<RouteObject, 'element' | 'handle' | 'lazy' | 'HydrateFallback'> => ({
   ...page(lazy, titleKey),
   lazy: () => lazy.preload().then(() => ({})),

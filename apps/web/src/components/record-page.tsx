@@ -37,8 +37,17 @@ export function useRecord<T>(
   return { query, notFound };
 }
 
+/** The texts of a record's page: each holds `back`, `eyebrow`, `notFoundTitle` and `notFound`. */
+type RecordTexts = 'racePage' | 'rafflePage';
+
 /** The page's way back (`i18nPrefix.back`). */
-export function RecordBackLink({ i18nPrefix, to = '/leaderboards' }: { i18nPrefix: string; to?: string }) {
+export function RecordBackLink({
+  i18nPrefix,
+  to = '/leaderboards',
+}: {
+  i18nPrefix: RecordTexts;
+  to?: string;
+}) {
   const { t } = useTranslation();
   return (
     <LinkButton to={to} variant="secondary" size="sm">
@@ -70,7 +79,7 @@ export function HistoryBackLink() {
 }
 
 /** The not-found state (`i18nPrefix.eyebrow`, `.notFoundTitle`, `.notFound`). */
-export function RecordNotFound({ i18nPrefix, testId }: { i18nPrefix: string; testId: string }) {
+export function RecordNotFound({ i18nPrefix, testId }: { i18nPrefix: RecordTexts; testId: string }) {
   const { t } = useTranslation();
   return (
     <div className="mx-auto max-w-xl">

@@ -8,7 +8,7 @@
  * a chunk of its own, fetched only when shown. Tests and the dev server have it all at once.
  */
 import { DEFAULT_LANGUAGE, LANGUAGES, type Language } from '@telerace/protocol';
-import i18next, { type BackendModule, type i18n as I18n } from 'i18next';
+import i18next, { type BackendModule, type i18n as I18n, type ParseKeys } from 'i18next';
 import { initReactI18next } from 'react-i18next';
 import { languageDetector } from './detector';
 import documentsEn from './documents/en.json';
@@ -54,6 +54,9 @@ const languageChunks: BackendModule = {
     );
   },
 };
+
+/** A key of the texts, as `t()` takes it (typed from the English files: i18next.d.ts). */
+export type TranslationKey = ParseKeys;
 
 /** Each language named in itself, as the language switch shows it. */
 export const LANGUAGE_NAMES: Record<Language, string> = { en: 'English', fr: 'Français' };

@@ -4,6 +4,7 @@
  * counts are whole units, rounded down. A time in the future (clock skew) reads as 0 sec ago.
  */
 import type { TFunction } from 'i18next';
+import type { TranslationKey } from '../i18n';
 
 export type RelativeUnit = 'seconds' | 'minutes' | 'hours' | 'days';
 
@@ -21,7 +22,7 @@ export function relativeTimeParts(then: Date, now: Date): { unit: RelativeUnit; 
   return { unit: 'days', count: Math.floor(elapsed / DAY) };
 }
 
-const KEYS: Record<RelativeUnit, string> = {
+const KEYS: Record<RelativeUnit, TranslationKey> = {
   seconds: 'time.secondsAgo',
   minutes: 'time.minutesAgo',
   hours: 'time.hoursAgo',

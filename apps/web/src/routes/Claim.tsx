@@ -17,13 +17,14 @@ import { SocialButtons } from '../features/auth/SocialButtons';
 import { useUnconfiguredPlatforms } from '../features/auth/social-providers';
 import { ClaimDeadline } from '../features/raffles/ClaimTime';
 import { CURRENT_RAFFLE_KEY, fetchCurrentRaffle } from '../features/raffles/raffles-api';
+import type { TranslationKey } from '../i18n';
 import { SOCIAL_PLATFORMS, useSupportEmail } from '../lib/public-config';
 
 const CLAIM_ERRORS = ['no_win_found', 'server_error', 'no_car_free'] as const;
 const STEPS = ['pick', 'signIn', 'drive'] as const;
 
 /** The i18n key of the error the claim came back with, if any (an unknown one reads as a server error). */
-export function claimErrorKey(params: URLSearchParams): string | null {
+export function claimErrorKey(params: URLSearchParams): TranslationKey | null {
   const error = params.get('error');
   if (error === null) return null;
   const known = CLAIM_ERRORS.find((name) => name === error) ?? 'server_error';

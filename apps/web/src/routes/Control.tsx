@@ -81,12 +81,12 @@ const TROUBLE_AFTER_ATTEMPTS = 3;
 
 function SessionEnded({ code, reason }: { code: number; reason: string }) {
   const { t } = useTranslation();
-  const known = (DISCONNECT_REASONS as readonly string[]).includes(reason);
+  const known = DISCONNECT_REASONS.find((name) => name === reason);
   const text =
     code === SOCKET_CLOSE_CODES.replaced
       ? t('control.ended.replaced')
       : known
-        ? t(`control.forceDisconnect.${reason}`)
+        ? t(`control.forceDisconnect.${known}`)
         : t('control.ended.text');
   return (
     <div className="mx-auto max-w-xl">

@@ -12,22 +12,24 @@ import { focusFirstInvalid, useAuthRequest } from '../features/auth/auth-form';
 import { BotCheck, botCheckError, useBotCheck } from '../features/auth/BotCheck';
 import { AccountEmailField, AuthFrame, PasswordField, SubmitButton } from '../features/auth/form-fields';
 import { SocialSignIn } from '../features/auth/SocialButtons';
+import type { TranslationKey } from '../i18n';
 
-const PERMISSION_REASONS = ['youtube_permission', 'twitch_permission', 'discord_permission'];
+const PERMISSION_REASONS = ['youtube_permission', 'twitch_permission', 'discord_permission'] as const;
 
 /** The i18n key of the error a failed social login came back with, if any. */
-export function redirectErrorKey(params: URLSearchParams): string | null {
+export function redirectErrorKey(params: URLSearchParams): TranslationKey | null {
   if (params.get('auth') === 'failed') {
-    const reason = params.get('reason') ?? '';
-    return PERMISSION_REASONS.includes(reason) ? `login.reasons.${reason}` : 'login.reasons.generic';
+    const reason = PERMISSION_REASONS.find((name) => name === params.get('reason'));
+    return reason ? `login.reasons.${reason}` : 'login.reasons.generic';
   }
   if (params.get('error') === 'auth_failed') return 'login.reasons.generic';
   return null;
 }
 
-function sessionMessage(state: unknown): string | null {
+function sessionMessage(state: unknown): TranslationKey | null {
   const message = (state as LoginRouteState | null)?.message;
-  return typeof message === 'string' && message !== '' ? message : null;
+  // AuthProvider puts one of its SESSION_MESSAGES there (each has a text: i18n/runtime-keys.test.ts).
+  return typeof message === 'string' && message !== '' ? (message as TranslationKey) : null;
 }
 
 interface FieldErrors {

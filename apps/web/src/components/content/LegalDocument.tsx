@@ -20,7 +20,7 @@ function toSections(value: unknown): Section[] {
 
 export interface LegalDocumentProps {
   /** i18n key prefix of the document, e.g. `pages.privacy`: it holds `title`, `intro` and `sections`. */
-  prefix: string;
+  prefix: 'pages.privacy' | 'pages.terms';
   /** ISO date (YYYY-MM-DD) of the current version. */
   lastUpdated: string;
   /** Interpolation values (constants) used by the document's text. */

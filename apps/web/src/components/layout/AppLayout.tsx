@@ -10,6 +10,7 @@ import { Outlet, ScrollRestoration, useLocation, useMatches } from 'react-router
 import { useAuth } from '../../features/auth/auth-context';
 import { SessionLoading } from '../../features/auth/SessionLoading';
 import { CookieBanner } from '../../features/consent/CookieBanner';
+import type { TranslationKey } from '../../i18n';
 import { cx } from '../../lib/cx';
 import { Footer } from './Footer';
 import { OutdatedPageBanner } from './OutdatedPageBanner';
@@ -18,7 +19,7 @@ import { TopBar } from './TopBar';
 
 /** Route `handle` of the route table: the i18n key of the screen's title. */
 export interface RouteHandle {
-  titleKey: string;
+  titleKey: TranslationKey;
 }
 
 function isRouteHandle(handle: unknown): handle is RouteHandle {

@@ -9,6 +9,7 @@ import { useTranslation } from 'react-i18next';
 import { Alert } from '../../components/ui/Alert';
 import { Button } from '../../components/ui/Button';
 import { Modal } from '../../components/ui/Modal';
+import type { TranslationKey } from '../../i18n';
 import { displayName } from '../../lib/username';
 import { apiErrorText } from '../auth/error-text';
 import { TextField } from '../auth/form-fields';
@@ -57,7 +58,7 @@ async function run({ kind, car }: CarAction): Promise<string | null> {
 }
 
 /** The fallback when the server gave no usable text (spec §8). */
-const FAILED: Record<Exclude<CarActionKind, 'reboot' | 'shutdown'>, string> = {
+const FAILED: Record<Exclude<CarActionKind, 'reboot' | 'shutdown'>, TranslationKey> = {
   generateCode: 'carStatus.actions.generateCodeFailed',
   kick: 'carStatus.actions.kickFailed',
   rotateSecret: 'carStatus.actions.rotateSecretFailed',

@@ -24,9 +24,9 @@ export interface RaceStartDialogProps {
 
 /** The sentence saying how many pilots are ready, and whether it is a warning. */
 function readiness(ready: number, total: number) {
-  if (ready >= total) return { key: 'raceControl.startConfirm.allReady', count: total, warn: false };
-  if (ready === 0) return { key: 'raceControl.startConfirm.noneReady', count: total, warn: true };
-  return { key: 'raceControl.startConfirm.someReady', count: ready, warn: true };
+  if (ready >= total) return { key: 'raceControl.startConfirm.allReady', count: total, warn: false } as const;
+  if (ready === 0) return { key: 'raceControl.startConfirm.noneReady', count: total, warn: true } as const;
+  return { key: 'raceControl.startConfirm.someReady', count: ready, warn: true } as const;
 }
 
 export function RaceStartDialog({

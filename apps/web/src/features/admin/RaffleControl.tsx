@@ -137,7 +137,7 @@ export function RaffleControl() {
       const answer = await call();
       if (answer) queryClient.setQueryData(ADMIN_RAFFLE_KEY, answer);
       const winners = answer?.raffle?.winners.length ?? 0;
-      const done = { start: 'started', draw: 'drawn', abort: 'aborted', clear: 'cleared' }[action];
+      const done = ({ start: 'started', draw: 'drawn', abort: 'aborted', clear: 'cleared' } as const)[action];
       setResult({ tone: 'success', text: t(`${T}.${done}`, { count: winners }) });
     } catch (failure) {
       setResult({ tone: 'error', text: apiErrorText(t, i18n, failure, `${T}.${action}Failed`) });

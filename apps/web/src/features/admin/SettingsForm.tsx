@@ -11,6 +11,7 @@ import { useTranslation } from 'react-i18next';
 import { Alert } from '../../components/ui/Alert';
 import { Button } from '../../components/ui/Button';
 import { Spinner } from '../../components/ui/Spinner';
+import type { TranslationKey } from '../../i18n';
 import { apiErrorText } from '../auth/error-text';
 import { TextField } from '../auth/form-fields';
 import { ADMIN_SETTINGS_KEY, fetchSettings, saveSettings } from '../cars/admin-cars-api';
@@ -24,7 +25,7 @@ export type SettingName = {
 export interface SettingField {
   name: SettingName;
   /** i18n key of the field's label. */
-  label: string;
+  label: TranslationKey;
   limits: { min: number; max: number };
 }
 
@@ -39,7 +40,7 @@ export interface SettingsFormProps {
   /** The heading's element id, which names the panel. */
   titleId: string;
   /** i18n prefix of the panel's texts: title, text, invalid ({{min}}, {{max}}), save, saved, failed, loadFailed. */
-  texts: string;
+  texts: 'carStatus.settings' | 'raceControl.settings';
   fields: readonly SettingField[];
   saveTestId?: string;
 }

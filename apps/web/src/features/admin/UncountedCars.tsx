@@ -6,9 +6,10 @@
 import type { LapCounterKind, UncountedCar } from '@telerace/protocol';
 import { useTranslation } from 'react-i18next';
 import { Alert } from '../../components/ui/Alert';
+import type { TranslationKey } from '../../i18n';
 
 /** The translation key of why `car` is not counted by the `kind` lap counter. */
-function reasonKey(kind: LapCounterKind, car: UncountedCar): string {
+function reasonKey(kind: LapCounterKind, car: UncountedCar): TranslationKey {
   if (car.reason === 'no_passes') return 'raceControl.uncounted.noPasses';
   return kind === 'rotorhazard'
     ? 'raceControl.uncounted.noLapCounterId.rotorhazard'

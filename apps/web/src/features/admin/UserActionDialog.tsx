@@ -9,6 +9,7 @@ import { useTranslation } from 'react-i18next';
 import { Alert } from '../../components/ui/Alert';
 import { Button } from '../../components/ui/Button';
 import { Modal } from '../../components/ui/Modal';
+import type { TranslationKey } from '../../i18n';
 import { displayName } from '../../lib/username';
 import { apiErrorText } from '../auth/error-text';
 import { TextField } from '../auth/form-fields';
@@ -32,7 +33,14 @@ export function parseAdjustment(text: string): number | null {
 
 const COPY: Record<
   UserActionKind,
-  { title: string; text: string; confirm: string; done: string; failed: string; danger: boolean }
+  {
+    title: TranslationKey;
+    text: TranslationKey;
+    confirm: TranslationKey;
+    done: TranslationKey;
+    failed: TranslationKey;
+    danger: boolean;
+  }
 > = {
   ban: {
     title: 'admin.actions.banTitle',

@@ -6,6 +6,7 @@
  */
 import type { Platform } from '@telerace/protocol';
 import { useTranslation } from 'react-i18next';
+import type { TranslationKey } from '../../i18n';
 import { cx } from '../../lib/cx';
 import { useSocialPlatforms } from '../../lib/public-config';
 import { Divider } from './form-fields';
@@ -52,7 +53,7 @@ function PlatformIcon({ platform }: { platform: Platform }) {
   );
 }
 
-const LABEL_KEYS: Record<SocialAction, string> = {
+const LABEL_KEYS: Record<SocialAction, TranslationKey> = {
   signup: 'social.signupWith',
   login: 'social.loginWith',
   claim: 'social.claimWith',

@@ -5,6 +5,7 @@
  */
 import { type RefObject, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import type { TranslationKey } from '../../i18n';
 import { apiErrorText } from './error-text';
 
 /** Focuses the first of `fields` (in screen order) that has an error; true when one had. */
@@ -23,7 +24,7 @@ export function focusFirstInvalid<Field extends string>(
  * The busy flag and the error alert around an auth screen's request. On success the screen moves
  * on (another route or a confirmation), so the button stays busy until it is gone.
  */
-export function useAuthRequest(fallbackKey: string) {
+export function useAuthRequest(fallbackKey: TranslationKey) {
   const { t, i18n } = useTranslation();
   const [busy, setBusy] = useState(false);
   const [formError, setFormError] = useState<string | null>(null);

@@ -7,29 +7,27 @@
  * the start) and sends them home too (race-end.ts), where their result waits (issue 41).
  */
 import { DISCONNECT_REASONS } from '@telerace/protocol';
+import type { TranslationKey } from '../../i18n';
 import { getAccessToken, onTokenChange } from '../../lib/auth-client';
 import { type EventMessage, type EventSocketManager, eventSocket } from '../../lib/event-socket';
 import { readTokenClaims } from '../../lib/socket-token';
 import { RaceEndWatch } from '../race/race-end';
 import { type RaceStore, raceStore } from '../race/race-store';
 
-/** Reasons the server gives that have their own text (`control.forceDisconnect.<reason>`). */
-export const KNOWN_DISCONNECT_REASONS: readonly string[] = DISCONNECT_REASONS;
-
 export interface EventSessionOptions {
   navigate: (to: string) => unknown;
   /** Shows the message (window.alert in the app). */
   notify: (message: string) => void;
-  translate: (key: string, options?: Record<string, unknown>) => string;
+  translate: (key: TranslationKey, options?: Record<string, unknown>) => string;
   socket?: EventSocketManager;
   /** The race store fed by the socket (default: the app's, on the app's socket). */
   races?: RaceStore;
 }
 
 export function forceDisconnectText(reason: unknown, translate: EventSessionOptions['translate']): string {
-  if (typeof reason === 'string' && KNOWN_DISCONNECT_REASONS.includes(reason)) {
-    return translate(`control.forceDisconnect.${reason}`);
-  }
+  // Every reason the server gives has its own text (`control.forceDisconnect.<reason>`).
+  const known = DISCONNECT_REASONS.find((name) => name === reason);
+  if (known) return translate(`control.forceDisconnect.${known}`);
   return translate('control.forceDisconnect.other', {
     reason: typeof reason === 'string' && reason !== '' ? reason : '—',
   });

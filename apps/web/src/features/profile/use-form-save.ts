@@ -4,10 +4,11 @@
  */
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import type { TranslationKey } from '../../i18n';
 import { apiErrorText } from '../auth/error-text';
 import type { FormStatus } from './form-status';
 
-export function useFormSave(fallbackKey: string) {
+export function useFormSave(fallbackKey: TranslationKey) {
   const { t, i18n } = useTranslation();
   const [status, setStatus] = useState<FormStatus>(null);
   const [busy, setBusy] = useState(false);
