@@ -12,7 +12,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 const CAR_DIR = fileURLToPath(new URL('../..', import.meta.url));
 const SERVER_DIR = fileURLToPath(new URL('../../../server', import.meta.url));
@@ -27,16 +27,11 @@ async function freePort(): Promise<number> {
 }
 
 async function waitForReady(base: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(`${base}/api/ready`)).status === 200) return;
-    } catch {
-      // Not listening yet.
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`${base} not ready within ${timeoutMs} ms`);
+  // A refused connection (not listening yet) is asked again, like a status other than 200.
+  await vi.waitFor(async () => expect((await fetch(`${base}/api/ready`)).status).toBe(200), {
+    timeout: timeoutMs,
+    interval: 200,
+  });
 }
 
 async function api<T>(base: string, path: string, body: unknown, token?: string): Promise<T> {

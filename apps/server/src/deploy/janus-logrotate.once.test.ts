@@ -10,7 +10,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { findJanusBinary, JanusSupervisor } from '../modules/video/janus-process.js';
 import { quietLogger } from '../test/quiet-logger.js';
 
@@ -27,13 +27,16 @@ async function makeJanusLog(janus: JanusSupervisor): Promise<void> {
   expect(((await response.json()) as { janus: string }).janus).toBe('success');
 }
 
-async function waitForLine(file: string, pattern: RegExp): Promise<string> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const text = await readFile(file, 'utf8');
-    if (pattern.test(text) || Date.now() > deadline) return text;
-    await new Promise((done) => setTimeout(done, 50));
-  }
+/** The file's text, once it has a line matching `pattern` (Janus writes its log as it goes). */
+function waitForLine(file: string, pattern: RegExp): Promise<string> {
+  return vi.waitFor(
+    async () => {
+      const text = await readFile(file, 'utf8');
+      expect(text).toMatch(pattern);
+      return text;
+    },
+    { timeout: 10_000, interval: 50 },
+  );
 }
 
 describe.skipIf(!findJanusBinary() || !existsSync(LOGROTATE))('deploy/logrotate/telerace-janus', () => {

@@ -6,7 +6,7 @@
  * time, so Twitch's pacing (1.5 s between lines) and YouTube's polling (1 s) go on.
  */
 import { desc, eq } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { auditLog } from '../db/schema.js';
 import { ManualClock } from '../test/clock.js';
 import { authHeader, buildAdmin, buildUser } from '../test/factories.js';
@@ -95,13 +95,15 @@ async function shutDown(h: Harness | undefined): Promise<void> {
 }
 
 /** Moves the clock half a second at a time (letting sockets and HTTP answer) until `done` holds. */
-async function until(h: Harness, done: () => boolean | Promise<boolean>, steps = 200): Promise<void> {
-  for (let i = 0; i < steps; i += 1) {
-    if (await done()) return;
-    h.clock.advance(500);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error('the chats did not get there in time');
+async function until(h: Harness, done: () => boolean | Promise<boolean>): Promise<void> {
+  await vi.waitFor(
+    async () => {
+      if (await done()) return;
+      h.clock.advance(500);
+      throw new Error('the chats did not get there in time');
+    },
+    { timeout: 10_000, interval: 25 },
+  );
 }
 
 /** Everything each bot wrote in its chat so far. */

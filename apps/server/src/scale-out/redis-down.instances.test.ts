@@ -9,7 +9,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { SOCKET_CLOSE_CODES } from '@telerace/protocol';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { type Instance, signUpMember, startTwoInstances, type TwoInstances } from '../test/instances.js';
 import {
@@ -35,21 +35,22 @@ async function startRedis(port?: number): Promise<{ process: ChildProcess; url: 
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
     { stdio: 'ignore' },
   );
-  const deadline = Date.now() + 10_000;
-  for (;;) {
+  const pong = async () => {
     const ping = spawn('redis-cli', ['-p', String(port), 'ping'], { stdio: ['ignore', 'pipe', 'ignore'] });
     let answer = '';
     ping.stdout.on('data', (chunk: Buffer) => {
       answer += chunk.toString();
     });
     await once(ping, 'exit');
-    if (answer.includes('PONG')) return { process: child, url: `redis://127.0.0.1:${port}` };
-    if (Date.now() > deadline) {
-      await killProcess(child);
-      throw new Error('redis-server did not start');
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(answer, 'redis-server did not start').toContain('PONG');
+  };
+  try {
+    await vi.waitFor(pong, { timeout: 10_000, interval: 100 });
+  } catch (error) {
+    await killProcess(child);
+    throw error;
   }
+  return { process: child, url: `redis://127.0.0.1:${port}` };
 }
 
 /** A control socket on `instance` for `carId`, driving full throttle every 100 ms, with what it heard. */

@@ -4,7 +4,7 @@
  * count against the cap on B, and their race commands on both against one budget.
  */
 import { CONTROL_LIMITS, ERROR_KEYS } from '@telerace/protocol';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTwoInstances, type TwoInstances } from '../test/instances.js';
 import { apiCall, logIn } from '../test/process.js';
 import { eventsUrl, openSocket, type TestSocket, upgradeRefusal } from '../test/sockets.js';
@@ -73,16 +73,11 @@ describe('abuse limits shared by two instances', () => {
     expect((await upgradeRefusal(eventsUrl(hostOf(pair.a.base), token), originA.origin)).status).toBe(429);
     // One closed on A frees a place on B.
     await sockets.shift()?.close();
-    const deadline = Date.now() + 2_000;
-    let reopened: TestSocket | undefined;
-    while (!reopened) {
-      try {
-        reopened = await openSocket(eventsUrl(hostOf(pair.b.base), token), originB);
-      } catch (error) {
-        if (Date.now() > deadline) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    }
+    // Refused (429) until B hears of the close: asked again.
+    const reopened = await vi.waitFor(() => openSocket(eventsUrl(hostOf(pair.b.base), token), originB), {
+      timeout: 2_000,
+      interval: 50,
+    });
     sockets.push(reopened);
     await Promise.all(sockets.map((socket) => socket.close()));
   });

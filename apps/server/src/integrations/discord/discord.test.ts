@@ -4,7 +4,7 @@
  * library speaking the real protocol (JSON gateway v10, REST v10) over real sockets.
  */
 import { GatewayIntentBits } from 'discord.js';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { wholeMonthsBetween } from '../../modules/tickets/tickets.service.js';
 import { switchAnnouncementsOff } from '../../test/announcements.js';
 import { startTestApp } from '../../test/app.js';
@@ -26,18 +26,9 @@ const member = (username: string, extra: Partial<DiscordMember> = {}): DiscordMe
 
 type App = Awaited<ReturnType<typeof startTestApp>>;
 
-async function until<T>(
-  check: () => Promise<T | undefined | false> | T | undefined | false,
-  timeoutMs = 10_000,
-) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+/** Resolves once `check` holds, asked again every 25 ms (vi.waitFor: also in a beforeAll, unlike expect.poll). */
+const until = (check: () => boolean | Promise<boolean>, timeout = 10_000) =>
+  vi.waitFor(async () => expect(await check()).toBe(true), { timeout, interval: 25 });
 
 const connected = (testApp: App) =>
   until(() => testApp.app.integrations.status('discord').state === 'connected', 15_000);

@@ -388,9 +388,9 @@ describe('YouTube live chat', () => {
     h.standIn.hold();
     const reads = h.standIn.requestsTo('liveChatMessages').length;
     h.clock.advance(await h.chat.whenWaiting());
-    for (let i = 0; i < 200 && h.standIn.requestsTo('liveChatMessages').length === reads; i += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await expect
+      .poll(() => h.standIn.requestsTo('liveChatMessages').length, { timeout: 2_000, interval: 10 })
+      .toBeGreaterThan(reads);
     expect(h.standIn.requestsTo('liveChatMessages').length).toBe(reads + 1);
     const started = Date.now();
     open.splice(open.indexOf(h), 1);

@@ -15,7 +15,6 @@ interface Received {
 let smtp: SMTPServer;
 let smtpUrl: string;
 const inbox: Received[] = [];
-const waiters: Array<() => void> = [];
 
 beforeAll(async () => {
   smtp = new SMTPServer({
@@ -31,7 +30,6 @@ beforeAll(async () => {
           to: session.envelope.rcptTo.map((r) => r.address),
           data: Buffer.concat(chunks).toString('utf8'),
         });
-        for (const wake of waiters.splice(0)) wake();
         callback();
       });
     },
@@ -42,14 +40,9 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((resolve) => smtp.close(resolve)));
 
 async function waitForMail(count: number): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (inbox.length < count) {
-    if (Date.now() > deadline) throw new Error('no mail arrived');
-    await new Promise<void>((resolve) => {
-      waiters.push(resolve);
-      setTimeout(resolve, 200);
-    });
-  }
+  await expect
+    .poll(() => inbox.length, { timeout: 10_000, message: 'no mail arrived' })
+    .toBeGreaterThanOrEqual(count);
 }
 
 /** Quoted-printable soft breaks and escapes undone, enough to read the link back. */

@@ -5,7 +5,7 @@
  * the race's end ends the session on both.
  */
 import type { ChildProcess } from 'node:child_process';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type Instance, startTwoInstances, TEST_REDIS_URL, type TwoInstances } from '../../test/instances.js';
 import { addSimCar, apiCall, killProcess, lineAppears, takeCarWithCode } from '../../test/process.js';
 import { eventsUrl, openSocket, type TestSocket } from '../../test/sockets.js';
@@ -42,16 +42,15 @@ describe('a racer keeps the car on every instance', () => {
     ).session_ends_at;
 
   /** The car's session end as each instance answers it, once both say `expected` (facts take a moment). */
-  async function bothSay(
-    carId: number,
-    expected: (end: string | null) => boolean,
-  ): Promise<(string | null)[]> {
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      const ends = [await sessionEndsAt(pair.a, carId), await sessionEndsAt(pair.b, carId)];
-      if (ends.every(expected) || Date.now() > deadline) return ends;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+  function bothSay(carId: number, expected: (end: string | null) => boolean): Promise<(string | null)[]> {
+    return vi.waitFor(
+      async () => {
+        const ends = [await sessionEndsAt(pair.a, carId), await sessionEndsAt(pair.b, carId)];
+        expect(ends.every(expected), String(ends)).toBe(true);
+        return ends;
+      },
+      { timeout: 10_000, interval: 100 },
+    );
   }
 
   const raceState = (socket: TestSocket, predicate: (state: State) => boolean) =>

@@ -19,14 +19,6 @@ if (findJanusBinary() === null || findJanusLibDir() === null) {
   throw new Error('Janus is not installed: apt-get install -y --no-install-recommends janus');
 }
 
-async function waitFor(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 async function janusCode(promise: Promise<unknown>): Promise<number> {
   try {
     await promise;
@@ -169,7 +161,9 @@ describe('Janus supervisor and streaming client (real Janus)', () => {
       restarts += 1;
     });
     await supervisor.stop();
-    await waitFor(() => !alive(pid), 10_000, 'janus to exit');
+    await expect
+      .poll(() => alive(pid), { timeout: 10_000, interval: 50, message: 'janus to exit' })
+      .toBe(false);
     expect(supervisor.pid).toBeUndefined();
     expect(processesMentioning(dataDir)).toEqual([]);
     expect(restarts).toBe(0);
