@@ -131,10 +131,18 @@ describe('event socket /api/race-ws', () => {
     try {
       const member = await buildUser(limited.app.database.db);
       const token = await tokenFor(limited.app, member);
+      // Twice the budget in sockets: each opens and answers (a counted upgrade would be refused 429).
       for (let i = 0; i < 4; i += 1) {
         const socket = await openSocket(eventsUrl(limited.host, token), originOf(limited.app));
+        socket.send({ type: 'ping', timestamp: i });
+        expect(await socket.nextOfType('pong')).toEqual({ type: 'pong', timestamp: i });
         await socket.close();
       }
+      // The limiter is on, and the sockets took none of its budget: the same address still has
+      // its two /api requests, then is refused.
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i += 1) statuses.push((await fetch(`http://${limited.host}/api/health`)).status);
+      expect(statuses).toEqual([200, 200, 429]);
     } finally {
       await limited.close();
     }
