@@ -87,15 +87,19 @@ describe('EncoderControl', () => {
   });
 
   it('close() ends the pipe (the runner then exits) and drops a deferred request; nothing is written after', async () => {
+    vi.useFakeTimers();
+    let now = 1_000;
     const { stream, lines } = pipe();
     const finished = once(stream, 'finish');
-    const control = new EncoderControl(stream, { keyframeIntervalMs: 20 });
+    const control = new EncoderControl(stream, { keyframeIntervalMs: 20, now: () => now });
     control.requestKeyframe();
     expect(control.requestKeyframe()).toBe('deferred');
     control.close();
     control.close();
     await finished;
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Past the time the deferred request was due: it went with the pipe.
+    now += 50;
+    vi.advanceTimersByTime(50);
     expect(control.open).toBe(false);
     expect(control.requestKeyframe()).toBe('closed');
     expect(control.setBitrate(300)).toBe(false);

@@ -185,8 +185,8 @@ describe('gst-runner.py (real GStreamer)', () => {
 
   it('keyframe: an IDR out of the encoder within 100 ms of the request, though the next periodic one is 10 s away', async () => {
     const running = testPatternRareKeyframes();
-    await firstFrames(running);
-    await sleep(300);
+    // The encoder's own frames are the clock: ten more (a third of a second) and still only the first IDR.
+    await firstFrames(running, 15);
     expect(running.frames.filter((f) => f.key)).toHaveLength(1);
     const control = new EncoderControl(running.control);
     /** Request → IDR leaving the encoder, timed by the runner, and the frames out before it; request written → its line read here. */
@@ -238,7 +238,8 @@ describe('gst-runner.py (real GStreamer)', () => {
       timeout: 2_000,
       interval: 10,
     });
-    await sleep(300);
+    // Ten frames later (a third of a second), no third one: the frames are the clock.
+    await firstFrames(running, running.frames.length + 10);
     expect(running.frames.filter((f) => f.key && f.at > at)).toHaveLength(2);
     expect(running.answers.filter((a) => a.line === 'control: keyframe')).toHaveLength(2);
   });

@@ -58,7 +58,9 @@ describe('VideoUplink', () => {
     expect(await uplink.localPort()).toBe(port);
 
     await sendLocal(port, rtp(1));
-    await new Promise((r) => setTimeout(r, 50));
+    // Read by the uplink (it decides at once): dropped, nothing sent.
+    await vi.waitFor(() => expect(uplink.counters.received).toBe(1));
+    expect(uplink.counters).toMatchObject({ sent: 0, dropped: 1 });
     expect(sink.packets).toHaveLength(0);
 
     uplink.setTarget({ host: '127.0.0.1', port: sink.port, key: TEST_SRTP.key });
@@ -240,12 +242,15 @@ describe('VideoUplink loss repair', () => {
     const { local, media, parity, answer, keyframes, uplink } = await streaming('off');
     await sendLocal(local, rtp(1));
     await vi.waitFor(() => expect(media()).toHaveLength(1));
-    answer(report(5));
     answer({ kind: 'nack', ssrc: 99, seqs: [1] });
     answer({ kind: 'keyframe' });
+    // Last: once it counts, the uplink has read the two before it (one socket, in order).
+    answer(report(5));
     await vi.waitFor(() => expect(uplink.report?.lost).toBe(5));
-    await new Promise((r) => setTimeout(r, 100));
-    expect(media()).toHaveLength(1);
+    // Sent after anything the feedback made the uplink send, so it arrives after it too.
+    await sendLocal(local, rtp(2));
+    await vi.waitFor(() => expect(media().at(-1)?.readUInt16BE(2)).toBe(2));
+    expect(media()).toHaveLength(2);
     expect(parity()).toEqual([]);
     expect(keyframes).toEqual([]);
   });

@@ -214,12 +214,16 @@ describe('Control page', () => {
     const pad = { id: 'Late pad', connected: true, axes: [1, 0, 0, 0], buttons };
     let pads: unknown[] = [];
     Object.defineProperty(navigator, 'getGamepads', { configurable: true, value: () => pads });
+    // Frames in order: a page that polls every frame has asked for the next one before this test's
+    // first frame runs, so two frames passing without a request from it mean it is not polling.
+    const nextFrame = window.requestAnimationFrame.bind(window);
+    const twoFrames = () => new Promise<void>((resolve) => nextFrame(() => nextFrame(() => resolve())));
     const frames = vi.spyOn(window, 'requestAnimationFrame');
     try {
       await renderConnected();
       // No pad: the page does not wake every frame for one (a phone's battery).
       const framesWithoutPad = frames.mock.calls.length;
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await twoFrames();
       expect(frames.mock.calls.length).toBe(framesWithoutPad);
 
       pads = [pad];
@@ -232,7 +236,7 @@ describe('Control page', () => {
       await waitFor(() => expect(lastDrive()).toEqual({ type: 'drive', throttle: 0, steer: 0 }));
       // Gone: the polling stopped with it.
       const framesAfterPad = frames.mock.calls.length;
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await twoFrames();
       expect(frames.mock.calls.length).toBe(framesAfterPad);
     } finally {
       frames.mockRestore();
