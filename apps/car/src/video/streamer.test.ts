@@ -552,8 +552,14 @@ describe('VideoStreamer (real gst-launch-1.0)', () => {
     for (const delay of delays) expect(delay).toBeLessThan(500);
 
     const pid = s.pid;
+    const changedAt = performance.now();
     expect(s.setBitrate(200)).toBe(true);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Ten packets sent after the change (a restart stops them for its backoff and more): the
+    // encoder played on through it.
+    await vi.waitFor(
+      () => expect(sink.arrivals.filter((at) => at > changedAt).length).toBeGreaterThanOrEqual(10),
+      { timeout: 3_000, interval: 10 },
+    );
     // The same process: nothing restarted.
     expect(s.pid).toBe(pid);
     expect(log.filter((line) => line.includes('restarting'))).toEqual([]);
