@@ -83,7 +83,9 @@ test('a member connects with a code, watches the live video and drives with the 
   // Its rate and the picture's height (issue 43: and the bitrate, when lowered for its uplink).
   await expect(page.getByTestId('telemetry-fps')).toHaveText(/^[1-9]\d* fps · \d+p$/);
   const still = await picture(page);
-  await page.waitForTimeout(500);
+  // Fifteen frames later (half a second of the camera's own clock), the standing car's picture.
+  const decoded = await framesDecoded(page);
+  await expect.poll(() => framesDecoded(page)).toBeGreaterThanOrEqual(decoded + 15);
   const stillLater = await picture(page);
   await screenshot(page, testInfo, 'video-still');
 
