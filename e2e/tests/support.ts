@@ -16,8 +16,11 @@ import { E2E_ACCESS_TOKEN_TTL_SECONDS, E2E_ADMIN } from '../playwright.config.js
 
 const I18N = join(dirname(fileURLToPath(import.meta.url)), '../../apps/web/src/i18n');
 
-// biome-ignore lint/suspicious/noExplicitAny: translation files are free-form nested JSON
-type Messages = any;
+/** The texts as the app assembles them (src/i18n/index.ts), typed from English: a text that does not exist fails typecheck. */
+type Messages = typeof import('../../apps/web/src/i18n/en.json') & {
+  pages: typeof import('../../apps/web/src/i18n/pages/en.json') &
+    typeof import('../../apps/web/src/i18n/documents/en.json');
+};
 
 function load(lang: 'en' | 'fr'): Messages {
   const ui = JSON.parse(readFileSync(join(I18N, `${lang}.json`), 'utf8'));
