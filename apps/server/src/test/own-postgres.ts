@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { expect, vi } from 'vitest';
 import { freeLoopbackPort } from '../free-port.js';
 
 const run = promisify(execFile);
@@ -96,16 +97,18 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
         }
       }
       // Gone once a connection is refused.
-      for (;;) {
-        const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 500 });
-        try {
-          await client.connect();
-          await client.end();
-        } catch {
-          return;
-        }
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      await vi.waitFor(
+        async () => {
+          const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 500 });
+          const connected = await client.connect().then(
+            () => true,
+            () => false,
+          );
+          if (connected) await client.end();
+          expect(connected, 'PostgreSQL still accepts connections after SIGKILL').toBe(false);
+        },
+        { timeout: 10_000, interval: 20 },
+      );
     },
     start,
     async dispose() {

@@ -9,6 +9,7 @@ import { once } from 'node:events';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { expect, vi } from 'vitest';
 import WebSocket from 'ws';
 import { freeLoopbackPort as freePortFor } from '../free-port.js';
 import { defaultAgentCommand } from '../modules/cars/sim-cars.js';
@@ -83,18 +84,16 @@ export function captureOutput(child: ChildProcess): () => { stdout: string; stde
 
 export { freePortFor as freePort };
 
-export async function waitForStatus(url: string, status: number, timeoutMs: number): Promise<Response> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
+export function waitForStatus(url: string, status: number, timeoutMs: number): Promise<Response> {
+  // A refused connection (not listening yet) is asked again, like another status.
+  return vi.waitFor(
+    async () => {
       const response = await fetch(url);
-      if (response.status === status) return response;
-    } catch {
-      // Not listening yet.
-    }
-    if (Date.now() > deadline) throw new Error(`${url} did not answer ${status} within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+      expect(response.status, `${url} did not answer ${status} within ${timeoutMs} ms`).toBe(status);
+      return response;
+    },
+    { timeout: timeoutMs, interval: 100 },
+  );
 }
 
 /** Whether a process exists (one that exited and was reaped no longer does). */

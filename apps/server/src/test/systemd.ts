@@ -19,6 +19,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { expect, vi } from 'vitest';
 
 const run = promisify(execFile);
 
@@ -102,15 +103,21 @@ export async function startUserManager(): Promise<UserManager> {
     await rm(runtimeDir, { recursive: true, force: true });
   };
 
-  const startedAt = Date.now();
-  for (;;) {
-    const { stdout } = await systemctl('show', '--property=SystemState', '--value');
-    if (stdout.trim() === 'running' || stdout.trim() === 'degraded') break;
-    if (manager.exitCode !== null || Date.now() - startedAt > START_TIMEOUT_MS) {
-      await stop();
-      throw new Error(`the systemd user manager did not start: ${output || '(no output)'}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
+  // Up once it says running (or degraded); a manager that exited will not be.
+  const up = await vi
+    .waitFor(
+      async () => {
+        if (manager.exitCode !== null) return false;
+        const { stdout } = await systemctl('show', '--property=SystemState', '--value');
+        expect(['running', 'degraded']).toContain(stdout.trim());
+        return true;
+      },
+      { timeout: START_TIMEOUT_MS, interval: 50 },
+    )
+    .catch(() => false);
+  if (!up) {
+    await stop();
+    throw new Error(`the systemd user manager did not start: ${output || '(no output)'}`);
   }
 
   const state = async (unit: string): Promise<UnitState> => {
@@ -147,14 +154,15 @@ export async function startUserManager(): Promise<UserManager> {
     },
     systemctl,
     state,
-    async waitFor(unit, done, timeoutMs) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const current = await state(unit);
-        if (done(current)) return current;
-        if (Date.now() > deadline) throw new Error(`${unit} stayed ${JSON.stringify(current)}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+    waitFor(unit, done, timeoutMs) {
+      return vi.waitFor(
+        async () => {
+          const current = await state(unit);
+          expect(done(current), `${unit} stayed ${JSON.stringify(current)}`).toBe(true);
+          return current;
+        },
+        { timeout: timeoutMs, interval: 50 },
+      );
     },
     stop,
   };

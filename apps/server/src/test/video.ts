@@ -12,6 +12,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { expect, vi } from 'vitest';
 import { writeJanusServiceConfig } from '../../scripts/janus-config.js';
 import { spawnTiedToServer } from '../child-process.js';
 import { freeLoopbackPort } from '../free-port.js';
@@ -90,23 +91,22 @@ function unitCommand(dir: string): string[] {
 
 /** Resolves once the Janus at `httpUrl` answers `/info`; rejects if `child` exits first. */
 async function janusAnswers(httpUrl: string, child: ChildProcess, output: () => string): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null)
-      throw new Error(`janus exited (${child.exitCode ?? child.signalCode}):\n${output()}`);
-    try {
+  let exited = false;
+  await vi.waitFor(
+    async () => {
+      if (child.exitCode !== null || child.signalCode !== null) {
+        exited = true;
+        return;
+      }
+      // Refused while not listening yet: asked again.
       const body = (await (
         await fetch(`${httpUrl}/info`, { signal: AbortSignal.timeout(2_000) })
-      ).json()) as {
-        janus?: string;
-      };
-      if (body.janus === 'server_info') return;
-    } catch {
-      // Not listening yet.
-    }
-    if (Date.now() > deadline) throw new Error(`janus did not answer ${httpUrl}/info:\n${output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+      ).json()) as { janus?: string };
+      expect(body.janus, `janus did not answer ${httpUrl}/info:\n${output()}`).toBe('server_info');
+    },
+    { timeout: 20_000, interval: 100 },
+  );
+  if (exited) throw new Error(`janus exited (${child.exitCode ?? child.signalCode}):\n${output()}`);
 }
 
 /**
