@@ -101,7 +101,7 @@ describe('the Discord bot', () => {
     standIn.say(dee, 'hello everyone');
     standIn.say(dee, '!JOIN');
     standIn.say(eve, '!join please');
-    await standIn.until(() => mentioned(dee).length > 0 && mentioned(eve).length > 0);
+    await until(() => mentioned(dee).length > 0 && mentioned(eve).length > 0);
     for (const answer of [...mentioned(dee), ...mentioned(eve)]) {
       expect(answer).toMatchObject({ channelId: standIn.channelId, replyTo: null });
       expect(answer.content).toMatch(/^<@\d+>(, <@\d+>)?: you're in the raffle\. Good luck!$/);
@@ -112,7 +112,7 @@ describe('the Discord bot', () => {
     const fay = member('fay');
     standIn.say(dee, '!join');
     standIn.say(fay, '!join');
-    await standIn.until(() => mentioned(fay).length > 0);
+    await until(() => mentioned(fay).length > 0);
     await until(async () => (await testApp.app.integrations.adminView()).openRaffleEntries?.discord === 3);
     expect(mentioned(dee)).toHaveLength(1);
     expect(mentioned(fay)[0]?.content).toContain("you're in the raffle");
@@ -120,7 +120,7 @@ describe('the Discord bot', () => {
 
   it('sends the admin’s test message in the channel', async () => {
     await testApp.app.integrations.sendTestMessage(ADMIN, 'discord');
-    await standIn.until(() =>
+    await until(() =>
       standIn.messages.some((m) => m.content === 'Telerace test message: the bot is connected.'),
     );
   });
@@ -128,7 +128,7 @@ describe('the Discord bot', () => {
   it('resumes its gateway session when the connection drops, and keeps answering', async () => {
     const resumes = standIn.resumes;
     standIn.dropConnections(4000);
-    await standIn.until(() => standIn.resumes > resumes && standIn.connectedSessions === 1);
+    await until(() => standIn.resumes > resumes && standIn.connectedSessions === 1);
     await connected(testApp);
     const callback = await standIn.interaction(member('gus'));
     expect(callback.data.content).toContain('no raffle is open');
@@ -234,7 +234,7 @@ describe('Discord failures', () => {
       await until(() => testApp.app.integrations.status('discord').state === 'error');
       expect(testApp.app.integrations.status('discord').lastError).toMatch(/invalid token/i);
       // Retried after the first backoff delay, and the server carries on.
-      await standIn.until(() => standIn.unauthorized >= 2, 10_000);
+      await until(() => standIn.unauthorized >= 2, 10_000);
       expect((await testApp.app.inject({ url: '/api/health' })).statusCode).toBe(200);
       expect(testApp.logText()).not.toContain(wrongToken);
     } finally {
@@ -265,7 +265,7 @@ describe('Discord failures', () => {
     await connected(testApp);
     expect(standIn.connectedSessions).toBe(1);
     await testApp.close();
-    await standIn.until(() => standIn.connectedSessions === 0);
+    await until(() => standIn.connectedSessions === 0);
     const identifies = standIn.identifies.length;
     await standIn.close();
     expect(standIn.identifies.length).toBe(identifies);

@@ -134,7 +134,6 @@ export class DiscordStandIn {
   readonly #wss: WebSocketServer;
   readonly #sessions = new Map<string, Session>();
   readonly #waiting = new Map<string, (callback: InteractionCallback) => void>();
-  readonly #listeners = new Set<() => void>();
 
   private constructor(options: DiscordStandInOptions) {
     this.token = options.token ?? `stand-in-bot-token-${randomBytes(6).toString('hex')}`;
@@ -248,25 +247,6 @@ export class DiscordStandIn {
       session.socket.close(code, 'stand-in dropped the connection');
   }
 
-  /** Resolves when `check` holds, re-checked on every request and gateway message. */
-  async until<T>(check: () => T | undefined | false, timeoutMs = 10_000): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const value = check();
-      if (value !== undefined && value !== false) return value;
-      if (Date.now() > deadline) throw new Error('the Discord stand-in did not see what was awaited in time');
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          this.#listeners.delete(done);
-          clearTimeout(timer);
-          resolve();
-        };
-        const timer = setTimeout(done, 50);
-        this.#listeners.add(done);
-      });
-    }
-  }
-
   async close(): Promise<void> {
     for (const client of this.#wss.clients) client.terminate();
     await new Promise<void>((resolve) => this.#wss.close(() => resolve()));
@@ -293,12 +273,12 @@ export class DiscordStandIn {
       this.#waiting.get(answer.interactionId)?.(answer);
       this.#waiting.delete(answer.interactionId);
       response.writeHead(204).end();
-      return this.#notify();
+      return;
     }
     if (request.headers.authorization !== `Bot ${this.token}`) {
       this.unauthorized += 1;
       json(response, 401, { message: '401: Unauthorized', code: 0 });
-      return this.#notify();
+      return;
     }
     if (method === 'GET' && path === '/gateway/bot') {
       return json(response, 200, {
@@ -330,7 +310,7 @@ export class DiscordStandIn {
       }));
       this.commands.set(this.guildId, registered);
       json(response, 200, registered);
-      return this.#notify();
+      return;
     }
     const messages = /^\/channels\/(\d+)\/messages$/.exec(path);
     if (method === 'POST' && messages) {
@@ -358,7 +338,7 @@ export class DiscordStandIn {
         pinned: false,
         type: reference ? 19 : 0,
       });
-      return this.#notify();
+      return;
     }
     json(response, 404, { message: '404: Not Found', code: 0 });
   }
@@ -462,9 +442,7 @@ export class DiscordStandIn {
         default:
           break;
       }
-      this.#notify();
     });
-    socket.on('close', () => this.#notify());
   }
 
   #dispatch(session: Session, t: string, d: unknown): void {
@@ -551,10 +529,6 @@ export class DiscordStandIn {
       guild_scheduled_events: [],
       soundboard_sounds: [],
     };
-  }
-
-  #notify(): void {
-    for (const listener of [...this.#listeners]) listener();
   }
 }
 
