@@ -1,8 +1,10 @@
 /**
- * Builds the Fastify application: plugins, the one error handler, the API modules under /api and
- * the web app. Owns the start-up sequence of the database: it is opened on its first query and
- * migrated once the server listens (or `migrated()` is called), so a server whose port is taken
- * writes nothing, and /api/ready can report "not ready" meanwhile.
+ * The composition root: builds the Fastify application (plugins, the one error handler, the API
+ * modules under /api, the sockets and the web app) and wires the modules, in the order their
+ * declarations give (module.ts `moduleOrder`), each handed the services it declared. Nothing else
+ * wires or looks up services. Owns the start-up sequence of the database: it is opened on its
+ * first query and migrated once the server listens (or `migrated()` is called), so a server whose
+ * port is taken writes nothing, and /api/ready can report "not ready" meanwhile.
  */
 import { join } from 'node:path';
 import { constants as zlib } from 'node:zlib';
@@ -33,9 +35,9 @@ import { registerRequestTurns } from './http/request-turns.js';
 import { registerSecurityHeaders } from './http/security.js';
 import { registerSpa } from './http/spa.js';
 import { validatorCompiler } from './http/validator.js';
-import { type ModuleContext, type Services, serviceRegistry } from './module.js';
+import { declaredServices, type ModuleContext, moduleOrder, type Services } from './module.js';
 import { seedAccounts } from './modules/auth/seed.js';
-import { MODULES } from './modules/index.js';
+import { MODULES as ALL_MODULES } from './modules/index.js';
 import { fillUsernameSkeletons } from './modules/users/usernames.js';
 import { JANUS_MAX_MESSAGE_BYTES } from './modules/video/janus-proxy.js';
 import { MIGRATIONS_DIR, SERVER_VERSION } from './paths.js';
@@ -43,22 +45,43 @@ import { LimitStores } from './scale-out/limit-stores.js';
 import { RedisChannels } from './scale-out/redis-channels.js';
 import { RedisTransport } from './scale-out/redis-transport.js';
 import { sharedLimitsStore } from './scale-out/shared-limits.js';
+import { registerSockets } from './sockets/define-socket.js';
 import { SocketAdmission } from './sockets/socket-admission.js';
 import { SocketMeter } from './sockets/socket-meter.js';
 
 declare module 'fastify' {
-  // Every module's services are decorated on the app under their names (module.ts).
-  interface FastifyInstance extends Services {
-    database: Database;
-    events: EventBus;
-    config: Config;
-    clock: Clock;
+  interface FastifyInstance {
     /**
      * Starts the start-up migrations and seeding if `listen` has not already, and resolves once
      * they are done; rejects if they failed.
      */
     migrated(): Promise<void>;
   }
+}
+
+/**
+ * What the root built: the services by name and the shared pieces. For main.ts and the tests'
+ * helper (test/app.ts) only; modules are handed what they declare.
+ */
+export interface BuiltApp {
+  services: Services;
+  database: Database;
+  events: EventBus;
+  config: Config;
+  clock: Clock;
+  limitStores: LimitStores;
+  socketAdmission: SocketAdmission;
+  socketMeter: SocketMeter;
+  keepaliveClock: Clock;
+}
+
+const builtApps = new WeakMap<FastifyInstance, BuiltApp>();
+
+/** What buildApp built for this app. */
+export function builtApp(app: FastifyInstance): BuiltApp {
+  const built = builtApps.get(app);
+  if (!built) throw new Error('not an app made by buildApp');
+  return built;
 }
 
 /** What a request that waits for the start-up gets meanwhile (as /api/ready answers then). */
@@ -110,12 +133,13 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
           }
         : { kind: 'pglite', dataDir: join(config.dataDir, 'db') },
     );
-  app.decorate('database', database);
   // Several instances (REDIS_URL): facts and the relay between instances go through Redis.
   const redis = config.redisUrl
     ? new RedisChannels({ url: config.redisUrl, namespace: config.redisNamespace, log: app.log })
     : null;
-  const services = serviceRegistry();
+  // Every service by name, filled module by module (the modules see them through `declaredServices`).
+  const built: Record<string, unknown> = {};
+  const services = built as unknown as Services;
   // Strict under test: an event that does not match its schema fails the test that emitted it.
   const bus = new EventBus({
     log: app.log,
@@ -124,12 +148,8 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     // Read when a fact arrives, long after the leadership module built its service.
     leads: () => services.leadership.leading,
   });
-  app.decorate('events', bus);
-  app.decorate('config', config);
   const clock = options.clock ?? systemClock;
-  app.decorate('clock', clock);
   const socketAdmission = new SocketAdmission(config.socketsPerIp);
-  app.decorate('socketAdmission', socketAdmission);
   // The abuse limits' counts: shared by every instance with REDIS_URL, in memory without.
   const limitStores = new LimitStores({
     redis,
@@ -137,13 +157,25 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     log: app.log,
     sockets: socketAdmission,
   });
-  app.decorate('limitStores', limitStores);
-  app.decorate('socketMeter', new SocketMeter());
-  app.decorate('keepaliveClock', options.keepaliveClock ?? systemClock);
+  const socketMeter = new SocketMeter();
+  const keepaliveClock = options.keepaliveClock ?? systemClock;
+  builtApps.set(app, {
+    services,
+    database,
+    events: bus,
+    config,
+    clock,
+    limitStores,
+    socketAdmission,
+    socketMeter,
+    keepaliveClock,
+  });
 
-  // The modules: services built in order, decorated under their names, handlers subscribed.
+  // The modules, in the order their needs give (a cycle throws here, naming it): each one's
+  // services built with what it declared, then every handler subscribed.
+  const MODULES = moduleOrder(ALL_MODULES);
   let migrated = false;
-  const context: ModuleContext = {
+  const shared = {
     config,
     database,
     db: database.db,
@@ -155,17 +187,32 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     isMigrated: () => migrated,
     options,
     redis,
+    limitStores,
+    socketMeter,
   };
+  let building = true;
+  const declared = new Map(
+    MODULES.map((module) => [module, declaredServices(module, built, () => building)]),
+  );
+  const servicesOf = (module: (typeof MODULES)[number]) => declared.get(module) as Services;
+  const contextOf = (module: (typeof MODULES)[number]): ModuleContext => ({
+    ...shared,
+    services: servicesOf(module),
+  });
   for (const module of MODULES) {
-    for (const [name, service] of Object.entries(module.services?.(context) ?? {})) {
-      Object.assign(services, { [name]: service });
-      app.decorate(name, service as never);
-    }
+    const made: Record<string, unknown> = module.services?.(contextOf(module)) ?? {};
+    const provided = [...(module.provides ?? [])].sort().join(', ');
+    if (Object.keys(made).sort().join(', ') !== provided)
+      throw new Error(
+        `module ${module.name} built {${Object.keys(made).join(', ')}} but provides [${provided}]`,
+      );
+    Object.assign(built, made);
   }
+  building = false;
   const unsubscribe = MODULES.flatMap((module) => [
-    bus.onAll(module.on?.(services) ?? {}, 'every'),
-    bus.onAll(module.onOrigin?.(services) ?? {}, 'origin'),
-    bus.onAll(module.onLeader?.(services) ?? {}, 'leader'),
+    bus.onAll(module.on?.(servicesOf(module)) ?? {}, 'every'),
+    bus.onAll(module.onOrigin?.(servicesOf(module)) ?? {}, 'origin'),
+    bus.onAll(module.onLeader?.(servicesOf(module)) ?? {}, 'leader'),
   ]);
 
   let migrationRun: Promise<void> | undefined;
@@ -181,7 +228,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
       // Before seeding: the seeded names are checked against the old rows' look-alike forms.
       await fillUsernameSkeletons(database.db, app.log);
       await seedAccounts(database.db, config, app.log);
-      for (const module of MODULES) await module.start?.(services, context);
+      for (const module of MODULES) await module.start?.(servicesOf(module), contextOf(module));
       migrated = true;
     })().catch((error: unknown) => {
       app.log.error({ err: error }, 'database migrations failed');
@@ -194,7 +241,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     return startMigrations();
   });
   app.addHook('onReady', async () => {
-    for (const module of MODULES) module.ready?.(services, context);
+    for (const module of MODULES) module.ready?.(servicesOf(module), contextOf(module));
   });
   app.addHook('onListen', async () => {
     // Only once the port is ours (onReady runs before `listen` binds it): a server that cannot
@@ -206,7 +253,9 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     // once, newest first, so the relay's synchronous close (cars to neutral) never waits behind
     // a slow stop such as Janus's.
     for (const off of unsubscribe) off();
-    const stops = [...MODULES].reverse().map(async (module) => module.stop?.(services, context));
+    const stops = [...MODULES]
+      .reverse()
+      .map(async (module) => module.stop?.(servicesOf(module), contextOf(module)));
     for (const result of await Promise.allSettled(stops)) {
       if (result.status === 'rejected') app.log.error({ err: result.reason }, 'a module failed to stop');
     }
@@ -273,11 +322,19 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     if (!migrated && waitsForStartUp(request.url))
       return reply.code(503).header('retry-after', '1').send(NOT_READY_BODY);
   });
-  for (const module of MODULES) {
-    for (const { plugin, prefix, options: pluginOptions } of module.sockets?.(context) ?? []) {
-      await app.register(plugin, { ...pluginOptions, prefix });
-    }
-  }
+  // Every module's sockets, through the socket kit, which is given what it checks with.
+  registerSockets(
+    app,
+    MODULES.flatMap((module) => module.sockets?.(servicesOf(module), contextOf(module)) ?? []),
+    {
+      publicUrl: config.publicUrl,
+      authenticator: services.authenticator,
+      places: socketAdmission,
+      memberSockets: services.memberSockets,
+      meter: socketMeter,
+      keepaliveClock,
+    },
+  );
 
   const limits = options.rateLimit ?? { max: config.apiRateLimitPerMinute, timeWindowMs: 60_000 };
   // Several instances: one budget per client across all of them, in Redis (scale-out/shared-limits.ts).
@@ -307,13 +364,10 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
             secondsToWait(context.ttl),
           ),
       });
-      await api.register(authenticatePlugin, {
-        users: services.userCache,
-        keys: services.tokenKeys,
-      });
+      await api.register(authenticatePlugin, { authenticator: services.authenticator });
       for (const module of MODULES) {
-        for (const { plugin, prefix, options: pluginOptions } of module.routes?.(context) ?? []) {
-          await api.register(plugin, { ...pluginOptions, prefix });
+        for (const { plugin, prefix } of module.routes?.(servicesOf(module), contextOf(module)) ?? []) {
+          await api.register(plugin, { prefix });
         }
       }
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -56,7 +56,7 @@ const lock = lockEmbeddedDatabase(config);
 process.on('exit', () => lock?.release());
 const modeRepair = restrictModes(config.dataDir);
 // Loaded only now: the refusals above come before the whole server (fastify, PGlite) is loaded.
-const { buildApp } = await import('./app.js');
+const { buildApp, builtApp } = await import('./app.js');
 const app = await buildApp(config);
 
 if (lock?.takenOver) {
@@ -104,7 +104,7 @@ try {
   // Listening starts the migrations (app.ts); a port already taken stops here, database untouched.
   await app.listen({ port: config.port, host: config.host });
   await app.migrated();
-  if (config.simCars > 0) await app.startSimCars();
+  if (config.simCars > 0) await builtApp(app).services.startSimCars();
 } catch (error) {
   app.log.fatal({ err: error }, 'start-up failed');
   await app.close().catch(() => undefined);

@@ -3,21 +3,14 @@
  * this plugin alone turns that into a check in the route's `onRequest`: after the rate limiter,
  * before the body is parsed and the schemas validate it, so a caller who may not use a route gets
  * 401 or 403 and learns nothing about its input. The bearer token names the user; their row says
- * whether they still may act. REST and the sockets' admissions (`memberFromAccessToken`) read it
- * from the user cache (memory, dropped at once by `user.changed` and the revocation events), so
- * bans and deletions apply to the very next request or handshake.
+ * whether they still may act. Which member a token belongs to is the `Authenticator`'s answer,
+ * given to this plugin and to the socket kit by the composition root (the users module provides
+ * it: modules/users/authenticator.ts); the HTTP layer imports no module.
  */
 import { ERROR_KEYS } from '@telerace/protocol';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { LRUCache } from 'lru-cache';
 import type { UserRow } from '../kernel/users.repo.js';
-import {
-  type AccessTokenClaims,
-  type AccessTokenKeys,
-  verifyAccessTokenClaims,
-} from '../modules/auth/access-token.js';
-import type { UserCache } from '../modules/users/user-cache.js';
 import { HttpError } from './errors.js';
 
 /**
@@ -26,6 +19,38 @@ import { HttpError } from './errors.js';
  * delete the account) or `admin`. A route without it is open to anyone.
  */
 export type Access = 'member' | 'member-before-terms' | 'admin';
+
+/** What a valid access token says (modules/auth/access-token.ts signs and verifies them). */
+export interface AccessTokenClaims {
+  userId: number;
+  /** The refresh-token family (session) it was issued for; null for tokens minted without one. */
+  sessionId: string | null;
+  /** Seconds since the epoch. */
+  issuedAt: number;
+  /**
+   * When it was issued, in milliseconds, by the server's clock (the one `tokens_valid_after` is
+   * written with); a token without it (from before it existed) counts from the start of its second.
+   */
+  issuedAtMs: number;
+  /** Seconds since the epoch. */
+  expiresAt: number;
+}
+
+/** A member behind an access token, with the token's claims. */
+export interface Member {
+  user: UserRow;
+  claims: AccessTokenClaims;
+}
+
+/** The port the HTTP layer and the socket kit check access tokens through. */
+export interface Authenticator {
+  /**
+   * The member behind an access token and the token's claims, or an HttpError (401) saying why
+   * not. `remember`: a verified token's claims are kept for its next presentation (REST, where
+   * a page presents the same token on every call).
+   */
+  member(token: string | null, options?: { remember?: boolean }): Promise<Member>;
+}
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -41,67 +66,13 @@ declare module 'fastify' {
 }
 
 export const unauthorized = (): HttpError => new HttpError(401, 'Unauthorized', ERROR_KEYS.unauthorized);
-const bannedError = (): HttpError => new HttpError(401, 'This account is banned', ERROR_KEYS.banned);
+export const bannedError = (): HttpError => new HttpError(401, 'This account is banned', ERROR_KEYS.banned);
 
 function bearerToken(request: FastifyRequest): string | null {
   const header = request.headers.authorization;
   if (!header) return null;
   const match = /^Bearer ([A-Za-z0-9._~+/=-]+)$/.exec(header);
   return match?.[1] ?? null;
-}
-
-/**
- * Access tokens whose signature and claims were checked, by their full text: a member's page
- * presents the same token on every call for its whole life, and an HMAC verification through
- * WebCrypto costs more than the rest of a cached read. Only an exact, already verified token
- * matches (nobody can forge an entry), and its expiry is checked again on every use, by the keys'
- * clock as a first verification would. Bounded (the least recently used go first).
- */
-export class VerifiedTokens {
-  readonly #claims: LRUCache<string, AccessTokenClaims>;
-
-  constructor(readonly maxTokens = 10_000) {
-    this.#claims = new LRUCache({ max: maxTokens });
-  }
-
-  get size(): number {
-    return this.#claims.size;
-  }
-
-  async verify(keys: AccessTokenKeys, token: string): Promise<AccessTokenClaims | null> {
-    const known = this.#claims.get(token);
-    if (known) {
-      if (known.expiresAt * 1000 > keys.clock.now().getTime()) return known;
-      this.#claims.delete(token);
-    }
-    const claims = await verifyAccessTokenClaims(keys, token);
-    if (claims) this.#claims.set(token, claims);
-    return claims;
-  }
-}
-
-/** The member behind an access token and the token's claims, or an HttpError (401) saying why not. */
-export async function memberFromAccessToken(
-  users: UserCache,
-  keys: AccessTokenKeys,
-  token: string | null,
-  verified?: VerifiedTokens,
-): Promise<{ user: UserRow; claims: AccessTokenClaims }> {
-  const claims = !token
-    ? null
-    : verified
-      ? await verified.verify(keys, token)
-      : await verifyAccessTokenClaims(keys, token);
-  if (claims === null) throw unauthorized();
-  const user = await users.find(claims.userId);
-  if (!user) throw unauthorized();
-  if (user.isBanned) throw bannedError();
-  // A password change or reset ends every token issued before it, to the millisecond: another
-  // session's token from the same second dies too, while the kept session's refresh, issued from
-  // the change's instant on, passes.
-  if (user.tokensValidAfter !== null && claims.issuedAtMs < user.tokensValidAfter.getTime())
-    throw unauthorized();
-  return { user, claims };
 }
 
 const registrationIncomplete = (): HttpError =>
@@ -119,13 +90,12 @@ export function assertRegistrationComplete(user: UserRow): void {
   if (user.termsAcceptedAt === null) throw registrationIncomplete();
 }
 
-export const authenticatePlugin = fp<{ users: UserCache; keys: AccessTokenKeys }>(
-  async (app: FastifyInstance, { users, keys }) => {
-    const verified = new VerifiedTokens();
+export const authenticatePlugin = fp<{ authenticator: Authenticator }>(
+  async (app: FastifyInstance, { authenticator }) => {
     app.decorateRequest('currentUser', null as unknown as UserRow);
     app.decorateRequest('accessClaims', null as unknown as AccessTokenClaims);
     const signedIn = async (request: FastifyRequest) => {
-      const { user, claims } = await memberFromAccessToken(users, keys, bearerToken(request), verified);
+      const { user, claims } = await authenticator.member(bearerToken(request), { remember: true });
       request.currentUser = user;
       request.accessClaims = claims;
     };

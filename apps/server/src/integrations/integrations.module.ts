@@ -20,6 +20,8 @@ declare module '../module.js' {
 
 export const integrationsModule = defineModule({
   name: 'integrations',
+  needs: ['raffles', 'tickets', 'settings', 'leaderboards'],
+  provides: ['integrations', 'chatAnnouncer'],
   services: ({ config, db, clock, log, services }) => {
     const integrationsLog = log.child({ module: 'integrations' });
     const integrations = new IntegrationsService({
@@ -46,7 +48,7 @@ export const integrationsModule = defineModule({
       }),
     };
   },
-  routes: () => [{ plugin: integrationsRoutes }],
+  routes: (services) => [{ plugin: integrationsRoutes(services) }],
   on: ({ integrations }) => ({
     // One answer per viewer and raffle: a new raffle, or the end of one, starts a new round.
     'raffle.opened': () => integrations.newRound(),

@@ -10,13 +10,19 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ERROR_KEYS } from '@telerace/protocol';
-import type { FastifyInstance, FastifyReply, FastifyRequest, preValidationAsyncHookHandler } from 'fastify';
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  preValidationAsyncHookHandler,
+} from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { HttpError } from '../http/errors.js';
 import type { RouteRegistration } from '../module.js';
-import type { TicketEvent } from './integrations.service.js';
+import type { IntegrationsService, TicketEvent } from './integrations.service.js';
 
 /** Senders retry in bursts; signatures are cheap to check, so this is a looser limit than the API's. */
 const WEBHOOK_RATE_LIMIT = { max: 600, timeWindow: 60_000 };
@@ -133,23 +139,31 @@ export interface SignedWebhook<Body extends z.ZodType> {
   handle(delivery: WebhookDelivery<z.output<Body>>): Promise<unknown>;
 }
 
+/** What a webhook is given: the hub its deliveries go to, the clock its timestamps are checked by. */
+export interface WebhookDeps {
+  integrations: IntegrationsService;
+  clock: Clock;
+  log: FastifyBaseLogger;
+}
+
 /**
  * The webhook's route, registered under /api only when its secret is set. `define` builds it from
- * the app (its handler reaches the services there).
+ * the services it is given.
  */
 export function signedWebhookRoutes<Body extends z.ZodType>(
   secret: string | null,
-  define: (app: FastifyInstance) => SignedWebhook<Body>,
+  define: (deps: WebhookDeps) => SignedWebhook<Body>,
+  deps: WebhookDeps,
 ): RouteRegistration[] {
   if (secret === null) return [];
   const plugin = async (app: FastifyInstance) => {
-    const webhook = define(app);
+    const webhook = define(deps);
     rawJsonBody(app);
     app.withTypeProvider<ZodTypeProvider>().post(
       webhook.path,
       {
         config: { rateLimit: WEBHOOK_RATE_LIMIT },
-        preValidation: verifiedWebhook(secret, webhook.signature, app.clock),
+        preValidation: verifiedWebhook(secret, webhook.signature, deps.clock),
         schema: { summary: webhook.summary, description: webhook.description, body: webhook.body },
       },
       (request, reply) =>
@@ -158,7 +172,7 @@ export function signedWebhookRoutes<Body extends z.ZodType>(
           request,
           reply,
           deliver: (deliveryId, event) =>
-            app.integrations.delivered({ source: webhook.source, deliveryId }, event),
+            deps.integrations.delivered({ source: webhook.source, deliveryId }, event),
         }),
     );
   };

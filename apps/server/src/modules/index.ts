@@ -1,14 +1,15 @@
 /**
- * Every module, in the order their services are built (a module may use the services of those
- * before it) and started; they stop in reverse order. Adding a feature = adding its definition
- * here (docs/architecture.md "Adding a module").
+ * Every module. The order they are built, started and subscribed in is computed from what each
+ * declares it needs (module.ts `moduleOrder`); this list only breaks ties, and is kept in the
+ * order the server always had so that nothing it does at start-up or on a fact moves. Adding a
+ * feature = adding its definition anywhere here (docs/architecture.md "The composition root").
  */
 import { discordModule } from '../integrations/discord/discord.module.js';
 import { integrationsModule } from '../integrations/integrations.module.js';
 import { tipsModule } from '../integrations/tips/tips.module.js';
 import { twitchModule } from '../integrations/twitch/twitch.module.js';
 import { youtubeModule } from '../integrations/youtube/youtube.module.js';
-import type { TeleraceModule } from '../module.js';
+import type { AnyModule } from '../module.js';
 import { leadershipModule } from '../scale-out/leadership.module.js';
 import { metricsModule } from '../scale-out/metrics/metrics.module.js';
 import { memberSocketsModule } from '../sockets/member-sockets.module.js';
@@ -30,15 +31,13 @@ import { ticketsModule } from './tickets/tickets.module.js';
 import { usersModule } from './users/users.module.js';
 import { videoModule } from './video/video.module.js';
 
-export const MODULES: readonly TeleraceModule[] = [
+export const MODULES: readonly AnyModule[] = [
   healthModule,
-  // Before every module that hands it leader-only work (races, the chat integrations).
   leadershipModule,
   publicConfigModule,
   usersModule,
   settingsModule,
   carDirectoryModule,
-  // Before every module that owns a member's sockets (control, video, events).
   memberSocketsModule,
   controlModule,
   videoModule,
@@ -52,7 +51,6 @@ export const MODULES: readonly TeleraceModule[] = [
   rafflesModule,
   socialModule,
   integrationsModule,
-  // After every service it reads (relay, race, raffles, video, integration states).
   metricsModule,
   tipsModule,
   twitchModule,

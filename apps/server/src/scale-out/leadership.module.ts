@@ -1,7 +1,7 @@
 /**
  * Leadership (issue 15): which instance runs the leader-only work (leadership.ts), and the way
- * followers' race commands reach it (leader-calls.ts). Listed before the modules that assign it
- * roles (races, the chat integrations). Without REDIS_URL the one process leads, with no lock and
+ * followers' race commands reach it (leader-calls.ts). Built and started before the modules that
+ * assign it roles (races, the chat integrations: they need it). Without REDIS_URL the one process leads, with no lock and
  * no Redis.
  */
 import { defineModule } from '../module.js';
@@ -19,6 +19,7 @@ declare module '../module.js' {
 
 export const leadershipModule = defineModule({
   name: 'leadership',
+  provides: ['leadership', 'leaderCalls'],
   services: ({ config, log }) => {
     if (config.redisUrl === null || !config.databaseUrl)
       return { leadership: new SoleLeadership(), leaderCalls: null };

@@ -43,6 +43,7 @@ function testSocket(
     path,
     queryType: options.queryType,
     ownOrigin: false,
+    access: 'custom',
     limits: { perAddress: true, perMember: { kind: 'event', max: 2, memberOf: (member: number) => member } },
     admit: async (request) => {
       const member = Number((request.query as { member?: string }).member);
@@ -68,19 +69,26 @@ function testSocket(
 
 beforeAll(async () => {
   app = Fastify();
-  app.decorate('keepaliveClock', systemClock);
-  app.decorate('socketAdmission', new SocketAdmission(100));
-  app.decorate('memberSockets', new MemberSockets());
-  app.decorate('socketMeter', meter);
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
-  registerSockets(app, [
-    testSocket('/kit', {}),
-    testSocket('/shared', { queryType: 'a' }),
-    testSocket('/shared', { queryType: 'b' }),
-    testSocket('/quick', { keepalive: { pingMs: 50, silenceMs: 200 } }),
-    // The event socket's shape (15 s period, 20 s limit), scaled down: the limit under 2 periods.
-    testSocket('/tight', { keepalive: { pingMs: 60, silenceMs: 80 } }),
-  ]);
+  registerSockets(
+    app,
+    [
+      testSocket('/kit', {}),
+      testSocket('/shared', { queryType: 'a' }),
+      testSocket('/shared', { queryType: 'b' }),
+      testSocket('/quick', { keepalive: { pingMs: 50, silenceMs: 200 } }),
+      // The event socket's shape (15 s period, 20 s limit), scaled down: the limit under 2 periods.
+      testSocket('/tight', { keepalive: { pingMs: 60, silenceMs: 80 } }),
+    ],
+    {
+      publicUrl: 'http://localhost',
+      authenticator: { member: async () => Promise.reject(new Error('no members here')) },
+      places: new SocketAdmission(100),
+      memberSockets: new MemberSockets(),
+      meter,
+      keepaliveClock: systemClock,
+    },
+  );
   host = await listen(app);
 });
 afterAll(() => app.close());

@@ -1,31 +1,64 @@
 /**
- * The socket kit's front door: a socket is declared once — path, who may open it (`admit`, run
+ * The socket kit's front door: a socket is declared once — path, who may open it (`access`: the
+ * member check of an access token in `?token=`, as REST's, then the socket's own `admit`; all run
  * before the upgrade so a refusal is a real HTTP 401/403/429), its admission limits, its
  * messages with their handlers, its rate limit and keepalive — and `registerSockets` turns the
- * declarations into Fastify routes. Several sockets may share a path, told apart by `?type=`
- * (the car and the controller on /rcsocket). See docs/architecture.md "Adding a socket".
+ * declarations into Fastify routes with what the composition root gives it (`SocketKit`). Several
+ * sockets may share a path, told apart by `?type=` (the car and the controller on /rcsocket). See
+ * docs/architecture.md "Adding a socket".
  */
 import { CONTROL_LIMITS } from '@telerace/protocol';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { Clock } from '../clock.js';
+import { type Authenticator, assertRegistrationComplete, type Member } from '../http/authenticate.js';
 import { HttpError } from '../http/errors.js';
+import type { MemberSockets } from './member-sockets.js';
 import type { DropCounters } from './message-guard.js';
 import type { MessageTable } from './message-table.js';
-import type { SocketKind } from './socket-admission.js';
+import type { SocketAdmission, SocketKind } from './socket-admission.js';
 import { assertOwnOrigin, queryOf } from './socket-auth.js';
 import { type Keepalive, SocketConnection } from './socket-connection.js';
-import type { SocketTraffic } from './socket-meter.js';
+import type { SocketMeter, SocketTraffic } from './socket-meter.js';
 
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** What the sockets' keepalive counts time with (BuildAppOptions.keepaliveClock). */
-    keepaliveClock: Clock;
-  }
+/** What the kit is given by the composition root (app.ts): it looks nothing up. */
+export interface SocketKit {
+  /** The only Origin a browser socket may come from (PUBLIC_URL's). */
+  publicUrl: string;
+  /** Who the access token of a member's socket belongs to. */
+  authenticator: Authenticator;
+  /** The places per address and per member (SOCKETS_PER_IP, `limits.perMember`). */
+  places: SocketAdmission;
+  /** Every member's open sockets: a member's socket is closed by revocations from its admission on. */
+  memberSockets: MemberSockets;
+  /** The sockets' counts per kind (GET /metrics). */
+  meter: SocketMeter;
+  /** What the sockets' keepalive counts time with (BuildAppOptions.keepaliveClock). */
+  keepaliveClock: Clock;
 }
 
+/**
+ * Who may open a socket, as REST's `config.access`: `member` (an access token in `?token=` of a
+ * member not banned who accepted the terms) or `member-before-terms` (the terms not needed yet:
+ * such a member may watch, not act) — checked by the kit, which hands the member to `admit` —
+ * or `custom`: `admit` alone says (the car agent's secret).
+ */
+type AccessOf<A> =
+  | {
+      access: 'member' | 'member-before-terms';
+      /** What the socket checks past the member check; throws an HttpError to refuse. */
+      admit(request: FastifyRequest, member: Member): Promise<A>;
+    }
+  | {
+      access: 'custom';
+      /** Authentication and authorization; throws an HttpError to refuse. */
+      admit(request: FastifyRequest): Promise<A>;
+    };
+
 /** Who may open a socket, and how many. */
-export interface Admission<A> {
+export type Admission<A> = AdmissionLimits<A> & AccessOf<A>;
+
+interface AdmissionLimits<A> {
   /** For logs and GET /metrics: `car`, `controller`, `event`, `video`. */
   name: string;
   path: string;
@@ -43,8 +76,6 @@ export interface Admission<A> {
     perAddress: boolean;
     perMember?: { kind: SocketKind; max: number; memberOf(admitted: A): number };
   };
-  /** Authentication and authorization; throws an HttpError to refuse. */
-  admit(request: FastifyRequest): Promise<A>;
 }
 
 /** A socket route as registerSockets takes it (admitted values are the route's own business). */
@@ -52,11 +83,22 @@ export interface SocketRoute {
   readonly admission: Admission<unknown>;
   /** The kit's drop counters of this socket (GET /metrics reads them); none for a raw socket. */
   readonly dropped: DropCounters | null;
-  /** `traffic`: this kind's counts, bumped per message (sockets/socket-meter.ts). */
-  connect(socket: WebSocket, admitted: unknown, request: FastifyRequest, traffic: SocketTraffic): void;
+  /**
+   * `traffic`: this kind's counts, bumped per message (sockets/socket-meter.ts); `keepaliveClock`
+   * the kit's.
+   */
+  connect(
+    socket: WebSocket,
+    admitted: unknown,
+    request: FastifyRequest,
+    traffic: SocketTraffic,
+    keepaliveClock: Clock,
+  ): void;
 }
 
-export interface SocketDefinition<A, C> extends Admission<A> {
+export type SocketDefinition<A, C> = Admission<A> & SocketMessages<A, C>;
+
+interface SocketMessages<A, C> {
   /**
    * The socket's context (its link) once open: handlers receive it. A member's socket (one with
    * `limits.perMember`) registers here with its kind's MemberSocketsOfKind and this `request`.
@@ -75,11 +117,11 @@ export function defineSocket<A, C>(definition: SocketDefinition<A, C>): SocketRo
   return {
     admission: definition as Admission<unknown>,
     dropped: definition.dropped,
-    connect(socket, admitted, request, traffic) {
+    connect(socket, admitted, request, traffic, keepaliveClock) {
       const connection = new SocketConnection(socket, {
         name: definition.name,
         keepalive: definition.keepalive,
-        clock: request.server.keepaliveClock,
+        clock: keepaliveClock,
         maxMessagesPerSecond: definition.maxMessagesPerSecond ?? CONTROL_LIMITS.maxMessagesPerSecond,
         dropped: definition.dropped,
         traffic,
@@ -113,43 +155,48 @@ export function defineRawSocket<A>(
  * (sockets/member-sockets.ts). The window ends when the socket registers, or with the upgrade's
  * connection when it never does (refused, dropped).
  */
-function openAdmissionWindow(app: FastifyInstance, request: FastifyRequest): void {
-  const members = app.memberSockets;
+function openAdmissionWindow(members: MemberSockets, request: FastifyRequest): void {
   members.admitting(request);
   const connection = request.raw.socket;
   if (connection.destroyed) members.abandoned(request);
   else connection.once('close', () => members.abandoned(request));
 }
 
-async function admit(app: FastifyInstance, admission: Admission<unknown>, request: FastifyRequest) {
-  if (admission.ownOrigin) assertOwnOrigin(request, app.config.publicUrl);
+/** The declared member check: the access token in `?token=`, and the terms for `member`. */
+async function memberOf(kit: SocketKit, access: 'member' | 'member-before-terms', request: FastifyRequest) {
+  // Refuses banned and deleted members and tokens issued before a password change.
+  const member = await kit.authenticator.member(queryOf(request).token ?? null);
+  if (access === 'member') assertRegistrationComplete(member.user);
+  return member;
+}
+
+async function admit(kit: SocketKit, admission: Admission<unknown>, request: FastifyRequest) {
+  if (admission.ownOrigin) assertOwnOrigin(request, kit.publicUrl);
   const perMember = admission.limits.perMember;
   // Before every step that waits (a shared place, the token's database read).
-  if (perMember && request.ws) openAdmissionWindow(app, request);
+  if (perMember && request.ws) openAdmissionWindow(kit.memberSockets, request);
   try {
-    if (admission.limits.perAddress) await app.socketAdmission.admitAddress(request);
-    const admitted = await admission.admit(request);
+    if (admission.limits.perAddress) await kit.places.admitAddress(request);
+    const admitted =
+      admission.access === 'custom'
+        ? await admission.admit(request)
+        : await admission.admit(request, await memberOf(kit, admission.access, request));
     if (perMember)
-      await app.socketAdmission.admitMember(
-        request,
-        perMember.kind,
-        perMember.memberOf(admitted),
-        perMember.max,
-      );
+      await kit.places.admitMember(request, perMember.kind, perMember.memberOf(admitted), perMember.max);
     return admitted;
   } catch (error) {
-    app.memberSockets.abandoned(request);
+    kit.memberSockets.abandoned(request);
     throw error;
   }
 }
 
 /** Registers the routes, one per path; sockets sharing a path are chosen by `?type=`. */
-export function registerSockets(app: FastifyInstance, routes: readonly SocketRoute[]): void {
+export function registerSockets(app: FastifyInstance, routes: readonly SocketRoute[], kit: SocketKit): void {
   const byPath = new Map<string, SocketRoute[]>();
   const trafficOf = new Map<SocketRoute, SocketTraffic>();
   for (const route of routes) {
     byPath.set(route.admission.path, [...(byPath.get(route.admission.path) ?? []), route]);
-    trafficOf.set(route, app.socketMeter.kind(route.admission.name, route.dropped));
+    trafficOf.set(route, kit.meter.kind(route.admission.name, route.dropped));
   }
   for (const [path, shared] of byPath) {
     const admitted = new WeakMap<FastifyRequest, { route: SocketRoute; value: unknown }>();
@@ -171,7 +218,7 @@ export function registerSockets(app: FastifyInstance, routes: readonly SocketRou
         schema: { hide: true },
         preValidation: async (request) => {
           const route = select(request);
-          admitted.set(request, { route, value: await admit(app, route.admission, request) });
+          admitted.set(request, { route, value: await admit(kit, route.admission, request) });
         },
       },
       (socket, request) => {
@@ -185,7 +232,7 @@ export function registerSockets(app: FastifyInstance, routes: readonly SocketRou
         socket.once('close', () => {
           traffic.open -= 1;
         });
-        entry.route.connect(socket, entry.value, request, traffic);
+        entry.route.connect(socket, entry.value, request, traffic, kit.keepaliveClock);
       },
     );
   }

@@ -1,7 +1,7 @@
 /**
  * The members' open browser sockets (member-sockets.ts): one registry for the event, controller
- * and video sockets, and the one subscriber that closes them when sessions are revoked. Listed
- * before the modules that own those sockets (control, video, events).
+ * and video sockets, and the one subscriber that closes them when sessions are revoked. The
+ * modules that own those sockets (control, video, events) need it.
  */
 import { defineModule } from '../module.js';
 import { MemberSockets } from './member-sockets.js';
@@ -15,6 +15,7 @@ declare module '../module.js' {
 
 export const memberSocketsModule = defineModule({
   name: 'member-sockets',
+  provides: ['memberSockets'],
   services: () => ({ memberSockets: new MemberSockets() }),
   on: ({ memberSockets }) => memberSockets.handlers(),
 });

@@ -16,8 +16,10 @@ import { EVENT_KEEPALIVE } from '../modules/events/events.gateway.js';
 import { ManualClock } from '../test/clock.js';
 import { listen, settle } from '../test/sockets.js';
 import { defineSocket, registerSockets } from './define-socket.js';
+import { MemberSockets } from './member-sockets.js';
 import { newDropCounters } from './message-guard.js';
 import { messageTable } from './message-table.js';
+import { SocketAdmission } from './socket-admission.js';
 import type { Keepalive, SocketConnection } from './socket-connection.js';
 import { SocketMeter } from './socket-meter.js';
 
@@ -35,8 +37,6 @@ let host: string;
 
 beforeAll(async () => {
   app = Fastify();
-  app.decorate('keepaliveClock', clock);
-  app.decorate('socketMeter', new SocketMeter());
   await app.register(websocket);
   registerSockets(
     app,
@@ -45,6 +45,7 @@ beforeAll(async () => {
         name,
         path: `/${name}`,
         ownOrigin: false,
+        access: 'custom',
         limits: { perAddress: false },
         admit: async () => null,
         open: (connection) => connection,
@@ -55,6 +56,14 @@ beforeAll(async () => {
         dropped: newDropCounters(),
       }),
     ),
+    {
+      publicUrl: 'http://localhost',
+      authenticator: { member: async () => Promise.reject(new Error('no members here')) },
+      places: new SocketAdmission(100),
+      memberSockets: new MemberSockets(),
+      meter: new SocketMeter(),
+      keepaliveClock: clock,
+    },
   );
   host = await listen(app);
 });

@@ -6,8 +6,8 @@
  * is a timer on the server's clock, the one the token was issued and is verified by.
  */
 import type { Clock, ClockTimer } from '../clock.js';
+import type { AccessTokenClaims } from '../http/authenticate.js';
 import type { UserRow } from '../kernel/users.repo.js';
-import type { AccessTokenClaims } from '../modules/auth/access-token.js';
 
 /** Verifies an access token as the upgrade does (signature, expiry, ban, tokens_valid_after). */
 export type TokenCheck = (token: string) => Promise<{ user: UserRow; claims: AccessTokenClaims }>;

@@ -15,6 +15,7 @@ import { buildApp } from '../app.js';
 import type { BuildAppOptions } from '../app-options.js';
 import { type Config, loadConfig } from '../config.js';
 import { type Database, pgliteDatabase } from '../db/client.js';
+import { exposeServices } from './app-services.js';
 import { borrowMigratedPglite } from './pglite-pool.js';
 import { adminQuery, postgresUrl } from './postgres-admin.js';
 
@@ -139,6 +140,7 @@ export async function buildTestApp(
     logStream: { write: (line) => lines.push(line) },
     ...appOptions,
   });
+  exposeServices(app);
   if (waitForMigrations) await app.migrated();
   return {
     app,

@@ -16,6 +16,8 @@ declare module '../../module.js' {
 
 export const discordModule = defineModule({
   name: 'discord',
+  needs: ['integrations', 'leadership'],
+  provides: ['discordBot'],
   services: ({ config, clock, log, services }) => {
     if (config.discordBot === null) return { discordBot: null };
     const discordLog = log.child({ module: 'discord' });

@@ -8,7 +8,9 @@ import { tipsWebhook } from './tips.routes.js';
 
 export const tipsModule = defineModule({
   name: 'tips',
-  routes: ({ config }) => signedWebhookRoutes(config.tipsWebhookSecret, tipsWebhook),
+  needs: ['integrations'],
+  routes: ({ integrations }, { config, clock, log }) =>
+    signedWebhookRoutes(config.tipsWebhookSecret, tipsWebhook, { integrations, clock, log }),
   start: async ({ integrations }, { config }) => {
     if (config.tipsWebhookSecret === null) return;
     integrations.register({ id: 'tips', target: '/api/webhooks/tips' });

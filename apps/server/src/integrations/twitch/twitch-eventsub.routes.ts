@@ -9,11 +9,11 @@
  * write takes milliseconds (docs/integrations.md "Twitch").
  */
 import { ERROR_KEYS } from '@telerace/protocol';
-import type { FastifyInstance } from 'fastify';
+
 import { z } from 'zod';
 import { HttpError } from '../../http/errors.js';
 import type { TicketEvent } from '../integrations.service.js';
-import type { SignedWebhook } from '../verified-webhook.js';
+import type { SignedWebhook, WebhookDeps } from '../verified-webhook.js';
 import { eventSubTicketEvent } from './eventsub-events.js';
 
 /** Twitch: "make sure the timestamp is not older than 10 minutes". */
@@ -34,9 +34,9 @@ const EventSubMessage = z.object({
   event: z.unknown().optional(),
 });
 
-export const twitchEventSubWebhook = (app: FastifyInstance): SignedWebhook<typeof EventSubMessage> => {
-  const integrations = app.integrations;
-  const log = app.log.child({ integration: 'twitch-eventsub' });
+export const twitchEventSubWebhook = (deps: WebhookDeps): SignedWebhook<typeof EventSubMessage> => {
+  const integrations = deps.integrations;
+  const log = deps.log.child({ integration: 'twitch-eventsub' });
   return {
     path: '/webhooks/twitch',
     summary: 'Twitch EventSub deliveries',

@@ -17,6 +17,8 @@ declare module '../../module.js' {
 
 export const twitchModule = defineModule({
   name: 'twitch',
+  needs: ['integrations', 'leadership'],
+  provides: ['twitchChat'],
   services: ({ config, clock, log, services }) => ({
     twitchChat:
       config.twitch.chat === null
@@ -28,7 +30,8 @@ export const twitchModule = defineModule({
             log: log.child({ integration: 'twitch' }),
           }),
   }),
-  routes: ({ config }) => signedWebhookRoutes(config.twitch.eventSubSecret, twitchEventSubWebhook),
+  routes: ({ integrations }, { config, clock, log }) =>
+    signedWebhookRoutes(config.twitch.eventSubSecret, twitchEventSubWebhook, { integrations, clock, log }),
   start: async ({ integrations, twitchChat, leadership }, { config }) => {
     if (twitchChat) {
       integrations.register({

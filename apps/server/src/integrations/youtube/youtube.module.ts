@@ -16,6 +16,8 @@ declare module '../../module.js' {
 
 export const youtubeModule = defineModule({
   name: 'youtube',
+  needs: ['integrations', 'leadership'],
+  provides: ['youtubeChat'],
   services: ({ config, clock, log, services }) => {
     const settings = config.youtubeChat;
     if (settings === null) return { youtubeChat: null };

@@ -18,8 +18,11 @@ declare module '../../module.js' {
 
 export const accountModule = defineModule({
   name: 'account',
+  needs: ['auth'],
+  uses: ['tickets'],
+  provides: ['account'],
   // The limits' counts are shared by every instance with REDIS_URL (scale-out/limit-stores.ts).
-  services: ({ app, db, bus, clock, log, services }) => ({
+  services: ({ db, bus, clock, log, services, limitStores }) => ({
     account: new AccountService({
       db,
       bus,
@@ -27,14 +30,14 @@ export const accountModule = defineModule({
       log,
       sessions: services.auth,
       wrongPasswords: new WrongPasswordBudget(
-        app.limitStores.window<number>(
+        limitStores.window<number>(
           'wrong-current-passwords',
           WRONG_CURRENT_PASSWORDS_PER_HOUR,
           WRONG_CURRENT_PASSWORDS_WINDOW_MS,
         ),
       ),
-      addressChanges: new AddressChangeLimiter({ windows: app.limitStores.window }),
+      addressChanges: new AddressChangeLimiter({ windows: limitStores.window }),
     }),
   }),
-  routes: () => [{ plugin: accountRoutes }],
+  routes: (services, { config }) => [{ plugin: accountRoutes(services, config) }],
 });

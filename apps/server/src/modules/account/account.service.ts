@@ -18,6 +18,7 @@ import type { Db } from '../../db/client.js';
 import { isUniqueViolation } from '../../db/unique-violation.js';
 import { DomainError } from '../../domain-error.js';
 import type { EventBus } from '../../events.js';
+import type { AccessTokenClaims } from '../../http/authenticate.js';
 import {
   findUserById,
   lockLiveUser,
@@ -25,7 +26,6 @@ import {
   type UserRow,
   updateUser,
 } from '../../kernel/users.repo.js';
-import type { AccessTokenClaims } from '../auth/access-token.js';
 import type { AuthService } from '../auth/auth.service.js';
 import { assertAcceptablePassword, hashPassword, verifyPassword } from '../auth/passwords.js';
 import { acceptableUsername, isUsernameTaken, usernameSkeleton } from '../users/usernames.js';

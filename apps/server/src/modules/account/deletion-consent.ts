@@ -6,8 +6,8 @@
  */
 import { ERROR_KEYS } from '@telerace/protocol';
 import { DomainError } from '../../domain-error.js';
+import type { AccessTokenClaims } from '../../http/authenticate.js';
 import type { UserRow } from '../../kernel/users.repo.js';
-import type { AccessTokenClaims } from '../auth/access-token.js';
 import { verifyPassword } from '../auth/passwords.js';
 
 /** How recent a sign-in must be for a password-less account to delete itself. */

@@ -12,6 +12,8 @@ declare module '../../module.js' {
 
 export const adminModule = defineModule({
   name: 'admin',
+  needs: ['tickets', 'account', 'auth'],
+  provides: ['adminUsers'],
   services: ({ db, bus, clock, log, services }) => ({
     adminUsers: new AdminUsersService({
       db,
@@ -23,5 +25,5 @@ export const adminModule = defineModule({
       sessions: services.auth,
     }),
   }),
-  routes: () => [{ plugin: adminUserRoutes, prefix: '/admin' }],
+  routes: (services) => [{ plugin: adminUserRoutes(services), prefix: '/admin' }],
 });

@@ -10,6 +10,7 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
 import type { Clock } from '../../clock.js';
+import type { AccessTokenClaims } from '../../http/authenticate.js';
 
 const ALGORITHM = 'HS256';
 export const TOKEN_AUDIENCE = 'telerace';
@@ -30,22 +31,6 @@ export interface AccessTokenKeys {
    * instead of waiting for a token to expire.
    */
   clock: Clock;
-}
-
-/** What a valid access token says. */
-export interface AccessTokenClaims {
-  userId: number;
-  /** The refresh-token family (session) it was issued for; null for tokens minted without one. */
-  sessionId: string | null;
-  /** Seconds since the epoch. */
-  issuedAt: number;
-  /**
-   * When it was issued, in milliseconds, by the server's clock (the one `tokens_valid_after` is
-   * written with); a token without it (from before it existed) counts from the start of its second.
-   */
-  issuedAtMs: number;
-  /** Seconds since the epoch. */
-  expiresAt: number;
 }
 
 export function accessTokenKeys(jwtSecret: string, ttlSeconds: number, clock: Clock): AccessTokenKeys {

@@ -19,7 +19,9 @@ declare module '../../module.js' {
 
 export const authModule = defineModule({
   name: 'auth',
-  services: ({ app, config, db, bus, clock, log, services, redis }) => ({
+  needs: ['tokenKeys'],
+  provides: ['auth', 'loginCodes'],
+  services: ({ config, db, bus, clock, log, services, redis, limitStores }) => ({
     auth: new AuthService({
       db,
       bus,
@@ -28,7 +30,7 @@ export const authModule = defineModule({
       keys: services.tokenKeys,
       mailer: mailerFor(config, log),
       // Shared by every instance with REDIS_URL (scale-out/limit-stores.ts).
-      limiter: app.limitStores.loginThrottle(),
+      limiter: limitStores.loginThrottle(),
       // Shared by every instance with REDIS_URL, as the log-out may be taken by any.
       pendingLogouts: new PendingLogouts({
         redis: redis?.commands ?? null,
@@ -39,7 +41,7 @@ export const authModule = defineModule({
     }),
     loginCodes: new LoginCodes({ db, clock, secure: config.publicUrl.startsWith('https://') }),
   }),
-  routes: () => [{ plugin: authRoutes }],
+  routes: (services, context) => [{ plugin: authRoutes(services, context) }],
   start: async ({ auth }) => auth.start(),
   stop: ({ auth }) => auth.close(),
 });

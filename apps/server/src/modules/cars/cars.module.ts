@@ -46,7 +46,9 @@ function ownUrl(address: ReturnType<import('node:net').Server['address']>): stri
 
 export const carsModule = defineModule({
   name: 'cars',
-  services: ({ app, config, db, bus, clock, log, redis, services, options }) => {
+  needs: ['carRelay', 'carDirectory', 'video', 'settings'],
+  provides: ['cars', 'drivingSessions', 'adminCars', 'startSimCars', 'simCarChild', 'simCars'],
+  services: ({ app, config, db, bus, clock, log, redis, services, options, limitStores }) => {
     // Several instances: the cars held here record their telemetry for the admin on any instance.
     const telemetry = redis
       ? new SharedTelemetry({ redis: redis.commands, namespace: config.redisNamespace, log })
@@ -68,7 +70,7 @@ export const carsModule = defineModule({
       cars,
       presence,
       settings: services.settings,
-      codeBudget: app.limitStores.window<number>(
+      codeBudget: limitStores.window<number>(
         'control-codes',
         WRONG_CODES_PER_MEMBER_PER_HOUR,
         WRONG_CODES_WINDOW_MS,
@@ -100,7 +102,10 @@ export const carsModule = defineModule({
       simCarChild: (carId) => simCars.child(carId),
     };
   },
-  routes: () => [{ plugin: carRoutes }, { plugin: adminCarRoutes, prefix: '/admin' }],
+  routes: (services) => [
+    { plugin: carRoutes(services) },
+    { plugin: adminCarRoutes(services), prefix: '/admin' },
+  ],
   // A ban or a deletion ends the member's car sessions once, where it happened.
   onOrigin: ({ drivingSessions }) => ({
     'user.sessions-revoked': (event) => drivingSessions.onSessionsRevoked(event),

@@ -3,57 +3,60 @@ import { Car, CarIdParams, CarsResponse, ConnectRequest, ConnectResponse } from 
 import type { FastifyTypeProviderDefault } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CachedJson, JSON_CONTENT_TYPE } from '../../http/cached-json.js';
+import type { Services } from '../../module.js';
 
 /** Connect attempts per client IP and 10 minutes. */
 const CONNECT_ATTEMPTS_PER_10_MIN = 30;
 
-export const carRoutes: FastifyPluginAsyncZod = async (app) => {
-  const member = { config: { access: 'member' as const } };
+export const carRoutes =
+  ({ cars, drivingSessions }: Pick<Services, 'cars' | 'drivingSessions'>): FastifyPluginAsyncZod =>
+  async (app) => {
+    const member = { config: { access: 'member' as const } };
 
-  // The same list for every member, polled by all of them: serialized (and compressed) once per
-  // change, and sent as the bytes it already is (so typed without the zod provider, which
-  // expects the object; @fastify/compress leaves a body with its Content-Encoding alone).
-  const carList = new CachedJson(CarsResponse);
-  app.withTypeProvider<FastifyTypeProviderDefault>().get(
-    '/cars',
-    // Compressed here, once per change: the compression plugin's hooks would only look and pass.
-    { ...member, compress: false, schema: { response: { 200: CarsResponse } } },
-    async (request, reply) => {
-      const { body, encoding } = carList.body(await app.cars.list(), request.headers['accept-encoding']);
-      reply.type(JSON_CONTENT_TYPE).header('vary', 'accept-encoding');
-      if (encoding) reply.header('content-encoding', encoding);
-      return body;
-    },
-  );
-
-  app.get(
-    '/cars/:id/status',
-    { ...member, schema: { params: CarIdParams, response: { 200: Car } } },
-    async (request) =>
-      app.cars.status(request.params.id, {
-        id: request.currentUser.id,
-        isAdmin: request.currentUser.isAdmin,
-      }),
-  );
-
-  app.post(
-    '/cars/:id/connect',
-    {
-      config: {
-        ...member.config,
-        // Codes are short: a per-IP budget of attempts (with the per-member budget and the per-car
-        // count in the service) makes guessing one hopeless.
-        rateLimit: { max: CONNECT_ATTEMPTS_PER_10_MIN, timeWindow: 10 * 60_000 },
+    // The same list for every member, polled by all of them: serialized (and compressed) once per
+    // change, and sent as the bytes it already is (so typed without the zod provider, which
+    // expects the object; @fastify/compress leaves a body with its Content-Encoding alone).
+    const carList = new CachedJson(CarsResponse);
+    app.withTypeProvider<FastifyTypeProviderDefault>().get(
+      '/cars',
+      // Compressed here, once per change: the compression plugin's hooks would only look and pass.
+      { ...member, compress: false, schema: { response: { 200: CarsResponse } } },
+      async (request, reply) => {
+        const { body, encoding } = carList.body(await cars.list(), request.headers['accept-encoding']);
+        reply.type(JSON_CONTENT_TYPE).header('vary', 'accept-encoding');
+        if (encoding) reply.header('content-encoding', encoding);
+        return body;
       },
-      schema: { params: CarIdParams, body: ConnectRequest, response: { 200: ConnectResponse } },
-    },
-    async (request) => {
-      const { car, controlToken } = await app.drivingSessions.connect(
-        request.currentUser,
-        request.params.id,
-        request.body.code,
-      );
-      return { ok: true as const, car, controlToken };
-    },
-  );
-};
+    );
+
+    app.get(
+      '/cars/:id/status',
+      { ...member, schema: { params: CarIdParams, response: { 200: Car } } },
+      async (request) =>
+        cars.status(request.params.id, {
+          id: request.currentUser.id,
+          isAdmin: request.currentUser.isAdmin,
+        }),
+    );
+
+    app.post(
+      '/cars/:id/connect',
+      {
+        config: {
+          ...member.config,
+          // Codes are short: a per-IP budget of attempts (with the per-member budget and the per-car
+          // count in the service) makes guessing one hopeless.
+          rateLimit: { max: CONNECT_ATTEMPTS_PER_10_MIN, timeWindow: 10 * 60_000 },
+        },
+        schema: { params: CarIdParams, body: ConnectRequest, response: { 200: ConnectResponse } },
+      },
+      async (request) => {
+        const { car, controlToken } = await drivingSessions.connect(
+          request.currentUser,
+          request.params.id,
+          request.body.code,
+        );
+        return { ok: true as const, car, controlToken };
+      },
+    );
+  };

@@ -1,10 +1,11 @@
 /**
  * The members' side of the cars: the list every signed-in visitor polls, one car's status for a
- * viewer, and the car socket's secret check. Driving sessions live in driving-sessions.ts, the
+ * viewer, the car socket's secret check, and what the relay and the video read of a car (its
+ * limits, its stream, whether it is driven). Driving sessions live in driving-sessions.ts, the
  * admin's car actions in admin-cars.service.ts.
  */
 import { timingSafeEqual } from 'node:crypto';
-import { type Car, ERROR_KEYS } from '@telerace/protocol';
+import { type Car, type CarConfig, ERROR_KEYS } from '@telerace/protocol';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/client.js';
 import { DomainError } from '../../domain-error.js';
@@ -17,7 +18,15 @@ import {
   NO_VIDEO,
   type Viewer,
 } from './cars.presenter.js';
-import { type CarRow, type CarWithHolder, findLiveCar, listCarsWithHolders } from './cars.repo.js';
+import {
+  type CarRow,
+  type CarWithHolder,
+  findCarStreamId,
+  findLiveCar,
+  findLiveCarConfig,
+  findLiveSessionOfCar,
+  listCarsWithHolders,
+} from './cars.repo.js';
 
 /** A members' list as made, with the directory's entries and each car's presence and holding then. */
 interface ListedCars {
@@ -109,5 +118,27 @@ export class CarsService {
     const a = Buffer.from(hashToken(secret));
     const b = Buffer.from(car.secretHash);
     return a.length === b.length && timingSafeEqual(a, b) ? car : null;
+  }
+  /**
+   * A live car's limits (its `welcome`), or null when it is unknown or deleted. From the row: a
+   * car may say hello before the directory has loaded.
+   */
+  liveConfig(carId: number): Promise<CarConfig | null> {
+    return findLiveCarConfig(this.db, carId);
+  }
+
+  /** A live car's stream (its mountpoint), or null when it is unknown or deleted. */
+  async streamIdOf(carId: number): Promise<number | null> {
+    return (await findLiveCar(this.db, carId))?.streamId ?? null;
+  }
+
+  /** A car's stream, deleted or not (a deleted car's mountpoint still has to go). */
+  formerStreamIdOf(carId: number): Promise<number | null> {
+    return findCarStreamId(this.db, carId);
+  }
+
+  /** Whether a driving session holds the car now. */
+  async isDriven(carId: number): Promise<boolean> {
+    return (await findLiveSessionOfCar(this.db, carId, this.clock.now())) !== undefined;
   }
 }

@@ -5,7 +5,8 @@
  * `type=controller`: a driver's browser, with its access token and the control token of the
  * session holding the car, saying its protocol version in `hello` (sockets/browser-hello.ts);
  * counted per address and per member. Declared with the socket kit
- * (sockets/define-socket.ts): every check runs before the upgrade.
+ * (sockets/define-socket.ts): every check runs before the upgrade, the member check (a member
+ * who accepted the terms: driving is for them) by the kit itself.
  */
 import {
   CarAgentMessage,
@@ -15,12 +16,16 @@ import {
   ERROR_KEYS,
   IdText,
 } from '@telerace/protocol';
-import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { assertRegistrationComplete, memberFromAccessToken, unauthorized } from '../../http/authenticate.js';
+import type { FastifyRequest } from 'fastify';
+import type { Clock } from '../../clock.js';
+import type { Config } from '../../config.js';
+import { assertRegistrationComplete, unauthorized } from '../../http/authenticate.js';
 import { HttpError } from '../../http/errors.js';
 import type { LimitWindow } from '../../limit-window.js';
+import type { Services } from '../../module.js';
+import type { LimitStores } from '../../scale-out/limit-stores.js';
 import { answerBrowserHello } from '../../sockets/browser-hello.js';
-import { defineSocket, registerSockets } from '../../sockets/define-socket.js';
+import { defineSocket, type SocketRoute } from '../../sockets/define-socket.js';
 import { messageTable } from '../../sockets/message-table.js';
 import { queryOf } from '../../sockets/socket-auth.js';
 import type { TokenCheck } from '../../sockets/socket-token.js';
@@ -43,24 +48,33 @@ function carIdOf(request: FastifyRequest): number {
   return id.data;
 }
 
-function carSocket(app: FastifyInstance, offers: LimitWindow<string>) {
+/** What the two sockets are given (control.module.ts). */
+type ControlDeps = Pick<Services, 'cars' | 'carRelay' | 'drivingSessions' | 'authenticator'> & {
+  clock: Clock;
+  config: Config;
+  limitStores: LimitStores;
+};
+
+function carSocket({ cars, carRelay, clock, config }: ControlDeps, offers: LimitWindow<string>) {
   return defineSocket({
     name: 'car',
     path: '/rcsocket',
     queryType: 'car',
     ownOrigin: false,
+    // The agent's own secret, checked in `admit`.
+    access: 'custom',
     limits: { perAddress: false },
     admit: async (request) => {
       const carId = carIdOf(request);
       const match = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '');
-      const car = match?.[1] ? await app.cars.carForSecret(carId, match[1]) : null;
+      const car = match?.[1] ? await cars.carForSecret(carId, match[1]) : null;
       if (!car) throw unauthorized();
       return { carId };
     },
     open: (connection, { carId }) =>
-      app.carRelay.attachCar(carId, connection, {
-        clock: app.clock,
-        driveChannel: app.config.driveChannel,
+      carRelay.attachCar(carId, connection, {
+        clock,
+        driveChannel: config.driveChannel,
         offers,
       }),
     messages: messageTable<CarLink, CarAgentMessage>(CarAgentMessage, {
@@ -72,16 +86,22 @@ function carSocket(app: FastifyInstance, offers: LimitWindow<string>) {
       'link-ping': (link, { t }) => link.send({ type: 'link-pong', t }),
     }),
     keepalive: CAR_KEEPALIVE,
-    dropped: app.carRelay.dropped.car,
+    dropped: carRelay.dropped.car,
   });
 }
 
-function controllerSocket(app: FastifyInstance, check: TokenCheck, driveChannelOffers: LimitWindow<string>) {
+function controllerSocket(
+  { carRelay, drivingSessions, clock, config }: ControlDeps,
+  check: TokenCheck,
+  driveChannelOffers: LimitWindow<string>,
+) {
   return defineSocket({
     name: 'controller',
     path: '/rcsocket',
     queryType: 'controller',
     ownOrigin: true,
+    // Driving is for members who accepted the terms (a social sign-up finishes its registration first).
+    access: 'member',
     limits: {
       perAddress: true,
       perMember: {
@@ -90,22 +110,21 @@ function controllerSocket(app: FastifyInstance, check: TokenCheck, driveChannelO
         memberOf: ({ user }) => user.id,
       },
     },
-    admit: async (request) => {
+    admit: async (request, { user, claims }) => {
       const carId = carIdOf(request);
       const query = queryOf(request);
-      const { user, claims } = await check(query.token ?? '');
       const session = query.control_token
-        ? await app.drivingSessions.sessionForControlToken(user.id, carId, query.control_token)
+        ? await drivingSessions.sessionForControlToken(user.id, carId, query.control_token)
         : null;
       if (!session) throw forbidden('This control token does not open this car.');
       return { carId, sessionId: session.id, user, claims };
     },
     open: (connection, { carId, sessionId, user, claims }, request) =>
-      app.carRelay.attachController(
+      carRelay.attachController(
         carId,
         sessionId,
         connection,
-        { user, claims, check, clock: app.clock, driveChannel: app.config.driveChannel, driveChannelOffers },
+        { user, claims, check, clock, driveChannel: config.driveChannel, driveChannelOffers },
         request,
       ),
     messages: messageTable<ControllerLink, ControllerMessage>(
@@ -121,25 +140,21 @@ function controllerSocket(app: FastifyInstance, check: TokenCheck, driveChannelO
       QUICK_DRIVE,
     ),
     keepalive: CONTROLLER_KEEPALIVE,
-    dropped: app.carRelay.dropped.controller,
+    dropped: carRelay.dropped.controller,
   });
 }
 
-export const controlRoutes: FastifyPluginAsync = async (app) => {
-  const keys = app.tokenKeys;
-  // Driving is for members who accepted the terms (a social sign-up finishes its registration first).
+export function controlSockets(deps: ControlDeps): SocketRoute[] {
+  // A controller's `auth {token}` renews its token with the admission's own check.
   const check: TokenCheck = async (token) => {
-    const member = await memberFromAccessToken(app.userCache, keys, token);
+    const member = await deps.authenticator.member(token);
     assertRegistrationComplete(member.user);
     return member;
   };
-  const driveChannelOffers = app.limitStores.window<string>(
+  const driveChannelOffers = deps.limitStores.window<string>(
     'drive-channel-offers',
     DRIVE_CHANNEL.offersPerMinute,
     60_000,
   );
-  registerSockets(app, [
-    carSocket(app, driveChannelOffers),
-    controllerSocket(app, check, driveChannelOffers),
-  ]);
-};
+  return [carSocket(deps, driveChannelOffers), controllerSocket(deps, check, driveChannelOffers)];
+}

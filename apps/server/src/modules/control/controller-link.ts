@@ -18,6 +18,7 @@ import {
   SOCKET_CLOSE_CODES,
 } from '@telerace/protocol';
 import type { Clock } from '../../clock.js';
+import type { AccessTokenClaims } from '../../http/authenticate.js';
 import { HttpError } from '../../http/errors.js';
 import type { UserRow } from '../../kernel/users.repo.js';
 import type { LimitWindow } from '../../limit-window.js';
@@ -25,7 +26,6 @@ import type { MemberSocket, Revocation } from '../../sockets/member-sockets.js';
 import { messageTable } from '../../sockets/message-table.js';
 import type { SocketConnection } from '../../sockets/socket-connection.js';
 import { SocketToken, type TokenCheck } from '../../sockets/socket-token.js';
-import type { AccessTokenClaims } from '../auth/access-token.js';
 import type { DriveChannelConfig } from './control.config.js';
 import { DriveChannel, type RemoteCandidate } from './drive-channel.js';
 import { QUICK_DRIVE } from './drive-text.js';

@@ -20,20 +20,20 @@ import {
   type EventServerMessage,
   SOCKET_CLOSE_CODES,
 } from '@telerace/protocol';
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { Clock } from '../../clock.js';
 import { DomainError } from '../../domain-error.js';
-import { memberFromAccessToken } from '../../http/authenticate.js';
+import type { AccessTokenClaims } from '../../http/authenticate.js';
+import type { Services } from '../../module.js';
+import type { LimitStores } from '../../scale-out/limit-stores.js';
 import { Broadcaster } from '../../sockets/broadcaster.js';
 import { answerBrowserHello } from '../../sockets/browser-hello.js';
-import { defineSocket, registerSockets } from '../../sockets/define-socket.js';
+import { defineSocket, type SocketRoute } from '../../sockets/define-socket.js';
 import type { MemberSocket, MemberSocketsOfKind, Revocation } from '../../sockets/member-sockets.js';
 import { newDropCounters } from '../../sockets/message-guard.js';
 import { messageTable } from '../../sockets/message-table.js';
-import { queryOf } from '../../sockets/socket-auth.js';
 import type { SocketConnection } from '../../sockets/socket-connection.js';
 import { SocketToken, type TokenCheck } from '../../sockets/socket-token.js';
-import type { AccessTokenClaims } from '../auth/access-token.js';
 import { RaceBusyError } from '../races/race-roles.js';
 import { EventCommandGate } from './event-command-gate.js';
 
@@ -113,21 +113,29 @@ export class EventSockets {
   }
 }
 
-export const eventRoutes: FastifyPluginAsync = async (app) => {
-  const keys = app.tokenKeys;
-  const check: TokenCheck = (token) => memberFromAccessToken(app.userCache, keys, token);
-  const sockets = app.eventSockets;
+/** What the event socket is given (events.module.ts). */
+type EventDeps = Pick<Services, 'eventSockets' | 'raceEngine' | 'userCache' | 'authenticator'> & {
+  clock: Clock;
+  limitStores: LimitStores;
+};
 
-  app.addHook('preClose', async () => sockets.closeAll());
-
-  const races = app.raceEngine;
+export function eventSocket({
+  eventSockets: sockets,
+  raceEngine: races,
+  userCache,
+  authenticator,
+  clock,
+  limitStores,
+}: EventDeps): SocketRoute {
+  // An `auth {token}` renews the socket's token with the admission's own check.
+  const check: TokenCheck = (token) => authenticator.member(token);
   const gate = new EventCommandGate(
-    app.limitStores.window<number>(
+    limitStores.window<number>(
       'event-commands',
       CONTROL_LIMITS.eventCommandsPerMember,
       CONTROL_LIMITS.eventCommandWindowMs,
     ),
-    app.userCache,
+    userCache,
   );
   /** A race command: run once the gate lets the member act (its refusal is the socket's `error`). */
   const command =
@@ -154,50 +162,50 @@ export const eventRoutes: FastifyPluginAsync = async (app) => {
       throw new DomainError('conflict', 'You are not in the race lobby.', ERROR_KEYS.notInLobby);
     await races.leave(link.userId, mine.carId);
   };
-  registerSockets(app, [
-    defineSocket({
-      name: 'event',
-      path: '/api/race-ws',
-      ownOrigin: true,
-      limits: {
-        perAddress: true,
-        perMember: {
-          kind: 'event',
-          max: CONTROL_LIMITS.eventSocketsPerMember,
-          memberOf: (claims: AccessTokenClaims) => claims.userId,
-        },
+  return defineSocket({
+    name: 'event',
+    path: '/api/race-ws',
+    ownOrigin: true,
+    // Members who have not accepted the terms yet may watch; the commands check (event-command-gate.ts).
+    access: 'member-before-terms',
+    limits: {
+      perAddress: true,
+      perMember: {
+        kind: 'event',
+        max: CONTROL_LIMITS.eventSocketsPerMember,
+        memberOf: (claims: AccessTokenClaims) => claims.userId,
       },
-      admit: async (request) => (await check(queryOf(request).token ?? '')).claims,
-      open: (connection, claims, request) => {
-        const link = new EventLink(claims.userId, connection, claims, app.clock);
-        const remove = sockets.add(request, link);
-        connection.onClose(() => {
-          link.token.stop();
-          remove();
-        });
-        return link;
+    },
+    admit: async (_request, { claims }) => claims,
+    open: (connection, claims, request) => {
+      const link = new EventLink(claims.userId, connection, claims, clock);
+      const remove = sockets.add(request, link);
+      connection.onClose(() => {
+        link.token.stop();
+        remove();
+      });
+      return link;
+    },
+    messages: messageTable<EventLink, EventClientMessage>(EventClientMessage, {
+      hello: (link, { protocolVersion }) => answerBrowserHello(link.connection, protocolVersion),
+      get_current_state: (link) => {
+        const state = races.state();
+        send(link, { type: 'race_state_update', payload: state });
+        if (state.race_status === 'active')
+          send(link, { type: 'live_leaderboard_update', data: races.leaderboard() });
       },
-      messages: messageTable<EventLink, EventClientMessage>(EventClientMessage, {
-        hello: (link, { protocolVersion }) => answerBrowserHello(link.connection, protocolVersion),
-        get_current_state: (link) => {
-          const state = races.state();
-          send(link, { type: 'race_state_update', payload: state });
-          if (state.race_status === 'active')
-            send(link, { type: 'live_leaderboard_update', data: races.leaderboard() });
-        },
-        ping: (link, { timestamp }) => send(link, { type: 'pong', timestamp }),
-        ping_update: command((link, { latency }) => races.reportPing(link.userId, latency)),
-        join_lobby: command((link, { carId }) => joinLobby(link, carId)),
-        toggle_ready: command((link) => races.toggleReady(link.userId)),
-        leave_lobby: command((link) => leaveLobby(link)),
-        auth: async (link, { token }) => {
-          const user = await link.token.renew(token, check);
-          if (user) send(link, { type: 'auth_ok', expiresAt: link.token.expiresAt.toISOString() });
-          else link.connection.close(SOCKET_CLOSE_CODES.tokenExpired, 'access token refused');
-        },
-      }),
-      keepalive: EVENT_KEEPALIVE,
-      dropped: sockets.dropped,
+      ping: (link, { timestamp }) => send(link, { type: 'pong', timestamp }),
+      ping_update: command((link, { latency }) => races.reportPing(link.userId, latency)),
+      join_lobby: command((link, { carId }) => joinLobby(link, carId)),
+      toggle_ready: command((link) => races.toggleReady(link.userId)),
+      leave_lobby: command((link) => leaveLobby(link)),
+      auth: async (link, { token }) => {
+        const user = await link.token.renew(token, check);
+        if (user) send(link, { type: 'auth_ok', expiresAt: link.token.expiresAt.toISOString() });
+        else link.connection.close(SOCKET_CLOSE_CODES.tokenExpired, 'access token refused');
+      },
     }),
-  ]);
-};
+    keepalive: EVENT_KEEPALIVE,
+    dropped: sockets.dropped,
+  });
+}

@@ -1,6 +1,6 @@
 /** The members' event socket (/api/race-ws): the race for everyone, and what concerns each member (a session that ended, …). */
 import { defineModule } from '../../module.js';
-import { type EventLink, EventSockets, eventRoutes } from './events.gateway.js';
+import { type EventLink, EventSockets, eventSocket } from './events.gateway.js';
 
 declare module '../../module.js' {
   interface Services {
@@ -11,10 +11,13 @@ declare module '../../module.js' {
 
 export const eventsModule = defineModule({
   name: 'events',
+  needs: ['memberSockets'],
+  uses: ['raceEngine', 'userCache', 'authenticator'],
+  provides: ['eventSockets'],
   services: ({ services }) => ({
     eventSockets: new EventSockets(services.memberSockets.kind<EventLink>('event')),
   }),
-  sockets: () => [{ plugin: eventRoutes }],
+  sockets: (services, { clock, limitStores }) => [eventSocket({ ...services, clock, limitStores })],
   on: ({ eventSockets, raceEngine }) => {
     let lastStatus = 'idle';
     return {
@@ -31,4 +34,6 @@ export const eventsModule = defineModule({
         eventSockets.broadcast({ type: 'live_leaderboard_update', data: leaderboard }),
     };
   },
+  // Before the server stops accepting: every event socket closed (1001, going away).
+  stop: ({ eventSockets }) => eventSockets.closeAll(),
 });

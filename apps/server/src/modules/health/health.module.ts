@@ -16,6 +16,7 @@ declare module '../../module.js' {
 
 export const healthModule = defineModule({
   name: 'health',
+  provides: ['health'],
   services: ({ database }) => ({ health: new HealthCheck({ database, version: SERVER_VERSION }) }),
-  routes: ({ database, isMigrated }) => [{ plugin: healthRoutes, options: { database, isMigrated } }],
+  routes: (_services, { database, isMigrated }) => [{ plugin: healthRoutes({ database, isMigrated }) }],
 });

@@ -20,24 +20,26 @@ const PING_TIMEOUT_MS = 3_000;
 
 const NOT_READY: ErrorBody = { error: 'Not ready', errorKey: ERROR_KEYS.notReady };
 
-export const healthRoutes: FastifyPluginAsyncZod<HealthRoutesOptions> = async (app, options) => {
-  // Liveness: always 200 while the process answers (load balancers, the benches' bare baseline).
-  app.get('/health', { schema: { response: { 200: HealthResponse } } }, async () => ({
-    status: 'ok' as const,
-  }));
+export const healthRoutes =
+  (options: HealthRoutesOptions): FastifyPluginAsyncZod =>
+  async (app) => {
+    // Liveness: always 200 while the process answers (load balancers, the benches' bare baseline).
+    app.get('/health', { schema: { response: { 200: HealthResponse } } }, async () => ({
+      status: 'ok' as const,
+    }));
 
-  app.get(
-    '/ready',
-    { schema: { response: { 200: ReadyResponse, 503: ErrorBody } } },
-    async (request, reply) => {
-      if (!options.isMigrated()) return reply.code(503).send(NOT_READY);
-      try {
-        await pingWithin(options.database, PING_TIMEOUT_MS);
-      } catch (error) {
-        request.log.warn({ err: error }, 'database unreachable');
-        return reply.code(503).send(NOT_READY);
-      }
-      return { ready: true };
-    },
-  );
-};
+    app.get(
+      '/ready',
+      { schema: { response: { 200: ReadyResponse, 503: ErrorBody } } },
+      async (request, reply) => {
+        if (!options.isMigrated()) return reply.code(503).send(NOT_READY);
+        try {
+          await pingWithin(options.database, PING_TIMEOUT_MS);
+        } catch (error) {
+          request.log.warn({ err: error }, 'database unreachable');
+          return reply.code(503).send(NOT_READY);
+        }
+        return { ready: true };
+      },
+    );
+  };

@@ -16,7 +16,8 @@ declare module '../../module.js' {
 
 export const leaderboardsModule = defineModule({
   name: 'leaderboards',
+  provides: ['leaderboards'],
   services: ({ db, log }) => ({ leaderboards: new LeaderboardsService({ db, log }) }),
-  routes: () => [{ plugin: leaderboardRoutes }],
+  routes: (services) => [{ plugin: leaderboardRoutes(services) }],
   on: ({ leaderboards }) => leaderboards.handlers(),
 });

@@ -4,5 +4,5 @@ import { publicConfigRoutes } from './public-config.routes.js';
 
 export const publicConfigModule = defineModule({
   name: 'public-config',
-  routes: ({ config }) => [{ plugin: publicConfigRoutes, options: { config } }],
+  routes: (_services, { config }) => [{ plugin: publicConfigRoutes(config) }],
 });

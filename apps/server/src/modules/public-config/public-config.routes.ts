@@ -21,8 +21,10 @@ export function publicConfigOf(config: Config): PublicConfig {
   });
 }
 
-export const publicConfigRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, options) => {
-  // Computed once: the configuration does not change while the process runs.
-  const body = publicConfigOf(options.config);
-  app.get('/public-config', { schema: { response: { 200: PublicConfig } } }, async () => body);
-};
+export const publicConfigRoutes =
+  (config: Config): FastifyPluginAsyncZod =>
+  async (app) => {
+    // Computed once: the configuration does not change while the process runs.
+    const body = publicConfigOf(config);
+    app.get('/public-config', { schema: { response: { 200: PublicConfig } } }, async () => body);
+  };

@@ -5,30 +5,32 @@
 import { AdminRaceResponse, SyncLapCounterResponse } from '@telerace/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../http/actor.js';
+import type { Services } from '../../module.js';
 
-export const adminRaceRoutes: FastifyPluginAsyncZod = async (app) => {
-  const admin = { config: { access: 'admin' as const } };
-  const races = app.races;
+export const adminRaceRoutes =
+  ({ races }: Pick<Services, 'races'>): FastifyPluginAsyncZod =>
+  async (app) => {
+    const admin = { config: { access: 'admin' as const } };
 
-  app.get('/admin/race', { ...admin, schema: { response: { 200: AdminRaceResponse } } }, async () =>
-    races.adminView(),
-  );
+    app.get('/admin/race', { ...admin, schema: { response: { 200: AdminRaceResponse } } }, async () =>
+      races.adminView(),
+    );
 
-  app.post(
-    '/admin/race/start',
-    { ...admin, schema: { response: { 200: AdminRaceResponse } } },
-    async (request) => races.start(actorOf(request)),
-  );
+    app.post(
+      '/admin/race/start',
+      { ...admin, schema: { response: { 200: AdminRaceResponse } } },
+      async (request) => races.start(actorOf(request)),
+    );
 
-  app.post(
-    '/admin/race/end',
-    { ...admin, schema: { response: { 200: AdminRaceResponse } } },
-    async (request) => races.end(actorOf(request)),
-  );
+    app.post(
+      '/admin/race/end',
+      { ...admin, schema: { response: { 200: AdminRaceResponse } } },
+      async (request) => races.end(actorOf(request)),
+    );
 
-  app.post(
-    '/admin/race/sync-lap-counter',
-    { ...admin, schema: { response: { 200: SyncLapCounterResponse } } },
-    async (request) => ({ synced: await races.syncLapCounter(actorOf(request)) }),
-  );
-};
+    app.post(
+      '/admin/race/sync-lap-counter',
+      { ...admin, schema: { response: { 200: SyncLapCounterResponse } } },
+      async (request) => ({ synced: await races.syncLapCounter(actorOf(request)) }),
+    );
+  };

@@ -23,6 +23,16 @@ declare module '../../module.js' {
 
 export const racesModule = defineModule({
   name: 'races',
+  needs: [
+    'settings',
+    'carDirectory',
+    'carRelay',
+    'drivingSessions',
+    'leaderboards',
+    'leaderCalls',
+    'leadership',
+  ],
+  provides: ['raceEngine', 'races', 'lapCounterIds'],
   services: ({ config, db, bus, clock, log, services }) => {
     const raceEngine = new RaceEngine({
       db,
@@ -52,7 +62,7 @@ export const racesModule = defineModule({
     });
     return { raceEngine, races, lapCounterIds };
   },
-  routes: () => [{ plugin: adminRaceRoutes }],
+  routes: (services) => [{ plugin: adminRaceRoutes(services) }],
   on: ({ raceEngine, lapCounterIds }) => ({
     // A follower's copy of the leader's race (the leader ignores its own facts).
     'race.changed': ({ state }) => raceEngine.heardState(state),

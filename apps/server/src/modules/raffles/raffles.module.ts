@@ -17,6 +17,8 @@ declare module '../../module.js' {
 
 export const rafflesModule = defineModule({
   name: 'raffles',
+  needs: ['tickets', 'userCache', 'raceEngine'],
+  provides: ['raffles'],
   services: ({ config, db, bus, clock, log, services }) => ({
     raffles: new RafflesService({
       db,
@@ -29,7 +31,7 @@ export const rafflesModule = defineModule({
       prizeClaimMinutes: config.prizeClaimMinutes,
     }),
   }),
-  routes: () => [{ plugin: adminRaffleRoutes }, { plugin: raffleRoutes }],
+  routes: (services) => [{ plugin: adminRaffleRoutes(services) }, { plugin: raffleRoutes(services) }],
   // The race state's raffle status follows the facts (so every instance shows it, issue 15), and
   // so do the open raffle kept in memory and the public answers (published-raffles.ts): only a
   // fact that can change one remakes it — a prize's claim or a member's theme does not.

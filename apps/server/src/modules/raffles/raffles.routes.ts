@@ -15,52 +15,55 @@ import {
 import type { FastifyTypeProviderDefault } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { sendPrepared } from '../../http/prepared-body.js';
+import type { Services } from '../../module.js';
 
-export const raffleRoutes: FastifyPluginAsyncZod = async (app) => {
-  const raffles = app.raffles;
-  // Sent as the bytes they already are: typed without the zod provider (which expects the
-  // object), and compressed once per change rather than by the compression plugin.
-  const prepared = app.withTypeProvider<FastifyTypeProviderDefault>();
+export const raffleRoutes =
+  ({ raffles }: Pick<Services, 'raffles'>): FastifyPluginAsyncZod =>
+  async (app) => {
+    // Sent as the bytes they already are: typed without the zod provider (which expects the
+    // object), and compressed once per change rather than by the compression plugin.
+    const prepared = app.withTypeProvider<FastifyTypeProviderDefault>();
 
-  prepared.get(
-    '/raffles/current',
-    { compress: false, schema: { response: { 200: RaffleSummary } } },
-    async (request, reply) => sendPrepared(request, reply, (await raffles.publicRaffle('current')).summary()),
-  );
+    prepared.get(
+      '/raffles/current',
+      { compress: false, schema: { response: { 200: RaffleSummary } } },
+      async (request, reply) =>
+        sendPrepared(request, reply, (await raffles.publicRaffle('current')).summary()),
+    );
 
-  prepared.get(
-    '/raffles/:id',
-    { compress: false, schema: { params: RaffleIdParams, response: { 200: RaffleSummary } } },
-    async (request, reply) => {
-      const { id } = request.params as IdParams;
-      return sendPrepared(request, reply, (await raffles.publicRaffle(id)).summary());
-    },
-  );
-
-  prepared.get(
-    '/raffles/:id/entries',
-    {
-      compress: false,
-      schema: {
-        params: RaffleIdParams,
-        querystring: RaffleEntriesQuery,
-        response: { 200: RaffleEntriesPage },
+    prepared.get(
+      '/raffles/:id',
+      { compress: false, schema: { params: RaffleIdParams, response: { 200: RaffleSummary } } },
+      async (request, reply) => {
+        const { id } = request.params as IdParams;
+        return sendPrepared(request, reply, (await raffles.publicRaffle(id)).summary());
       },
-    },
-    async (request, reply) => {
-      const { id } = request.params as IdParams;
-      const { page, limit } = request.query as RaffleEntriesQuery;
-      return sendPrepared(request, reply, (await raffles.publicRaffle(id)).entries(page, limit));
-    },
-  );
+    );
 
-  prepared.get(
-    '/raffles/:id/record',
-    { compress: false, schema: { params: RaffleIdParams, response: { 200: RaffleRecord } } },
-    async (request, reply) => {
-      const { id } = request.params as IdParams;
-      reply.header('content-disposition', `attachment; filename="raffle-${id}.json"`);
-      return sendPrepared(request, reply, (await raffles.publicRaffle(id)).record());
-    },
-  );
-};
+    prepared.get(
+      '/raffles/:id/entries',
+      {
+        compress: false,
+        schema: {
+          params: RaffleIdParams,
+          querystring: RaffleEntriesQuery,
+          response: { 200: RaffleEntriesPage },
+        },
+      },
+      async (request, reply) => {
+        const { id } = request.params as IdParams;
+        const { page, limit } = request.query as RaffleEntriesQuery;
+        return sendPrepared(request, reply, (await raffles.publicRaffle(id)).entries(page, limit));
+      },
+    );
+
+    prepared.get(
+      '/raffles/:id/record',
+      { compress: false, schema: { params: RaffleIdParams, response: { 200: RaffleRecord } } },
+      async (request, reply) => {
+        const { id } = request.params as IdParams;
+        reply.header('content-disposition', `attachment; filename="raffle-${id}.json"`);
+        return sendPrepared(request, reply, (await raffles.publicRaffle(id)).record());
+      },
+    );
+  };

@@ -12,8 +12,9 @@ declare module '../../module.js' {
 
 export const settingsModule = defineModule({
   name: 'settings',
+  provides: ['settings'],
   services: ({ db, bus, clock }) => ({ settings: new SettingsService({ db, bus, clock }) }),
-  routes: () => [{ plugin: settingsRoutes }],
+  routes: (services) => [{ plugin: settingsRoutes(services) }],
   // What an admin saved on any instance is in force on every one.
   on: ({ settings }) => ({ 'settings.changed': ({ settings: saved }) => settings.applied(saved) }),
   start: async ({ settings }) => {

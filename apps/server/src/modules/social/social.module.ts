@@ -15,6 +15,9 @@ declare module '../../module.js' {
 
 export const socialModule = defineModule({
   name: 'social',
+  needs: ['loginCodes', 'drivingSessions', 'raffles'],
+  uses: ['auth', 'authenticator'],
+  provides: ['social'],
   services: ({ config, db, bus, clock, log, services }) => ({
     social: new SocialService({
       db,
@@ -28,5 +31,5 @@ export const socialModule = defineModule({
       prizes: services.raffles,
     }),
   }),
-  routes: () => [{ plugin: socialRoutes }],
+  routes: (services) => [{ plugin: socialRoutes(services) }],
 });

@@ -11,8 +11,8 @@ import { PLATFORMS, type Platform } from '@telerace/protocol';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { memberFromAccessToken } from '../../http/authenticate.js';
 import type { UserRow } from '../../kernel/users.repo.js';
+import type { Services } from '../../module.js';
 import { REFRESH_COOKIE } from '../auth/auth.routes.js';
 import { REDIRECTS, SOCIAL_ACTIONS, type SocialAction } from './social.service.js';
 
@@ -40,75 +40,80 @@ function redirect(reply: FastifyReply, location: string): FastifyReply {
   return reply.header('cache-control', 'no-store').redirect(location, 302);
 }
 
-export const socialRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { social, loginCodes } = app;
-
-  /** Starts a round trip bound to this browser (the sign-in flow's nonce cookie). */
-  async function toProvider(
-    reply: FastifyReply,
-    platform: Platform,
-    action: SocialAction,
-    userId: number | null,
-    unavailable: string,
-  ): Promise<FastifyReply> {
-    if (!social.isConfigured(platform)) return redirect(reply, unavailable);
-    const binding = loginCodes.startSignInFlow(reply);
-    const location = await social.begin({ platform, action, binding, userId });
-    return redirect(reply, location ?? unavailable);
-  }
-
-  app.get(
-    '/auth/:platform',
-    { schema: { params: PlatformParams, querystring: StartQuery } },
-    async (request, reply) => {
-      const platform = platformOf(request.params.platform);
-      const action = startActionOf(request.query.action);
-      if (platform === null || action === null) return redirect(reply, REDIRECTS.authFailed);
-      return toProvider(reply, platform, action, null, REDIRECTS.authFailed);
-    },
-  );
-
-  /** The signed-in member a navigation comes from: its access token, else its refresh cookie. */
-  async function navigatingMember(
-    request: FastifyRequest,
-    token: string | undefined,
-  ): Promise<UserRow | null> {
-    if (token === undefined) return app.auth.memberOfRefreshToken(request.cookies[REFRESH_COOKIE]);
-    try {
-      return (await memberFromAccessToken(app.userCache, app.tokenKeys, token)).user;
-    } catch {
-      return null;
+export const socialRoutes =
+  ({
+    social,
+    loginCodes,
+    auth,
+    authenticator,
+  }: Pick<Services, 'social' | 'loginCodes' | 'auth' | 'authenticator'>): FastifyPluginAsyncZod =>
+  async (app) => {
+    /** Starts a round trip bound to this browser (the sign-in flow's nonce cookie). */
+    async function toProvider(
+      reply: FastifyReply,
+      platform: Platform,
+      action: SocialAction,
+      userId: number | null,
+      unavailable: string,
+    ): Promise<FastifyReply> {
+      if (!social.isConfigured(platform)) return redirect(reply, unavailable);
+      const binding = loginCodes.startSignInFlow(reply);
+      const location = await social.begin({ platform, action, binding, userId });
+      return redirect(reply, location ?? unavailable);
     }
-  }
 
-  app.get(
-    '/connect/:platform',
-    { schema: { params: PlatformParams, querystring: ConnectQuery } },
-    async (request, reply) => {
-      const platform = platformOf(request.params.platform);
-      if (platform === null) return redirect(reply, REDIRECTS.linkFailed);
-      const member = await navigatingMember(request, request.query.token);
-      if (member === null) return redirect(reply, '/login');
-      // Linking is one of the things a member does only once the terms are accepted.
-      if (member.termsAcceptedAt === null) return redirect(reply, '/complete-registration');
-      return toProvider(reply, platform, 'connect', member.id, REDIRECTS.linkFailed);
-    },
-  );
+    app.get(
+      '/auth/:platform',
+      { schema: { params: PlatformParams, querystring: StartQuery } },
+      async (request, reply) => {
+        const platform = platformOf(request.params.platform);
+        const action = startActionOf(request.query.action);
+        if (platform === null || action === null) return redirect(reply, REDIRECTS.authFailed);
+        return toProvider(reply, platform, action, null, REDIRECTS.authFailed);
+      },
+    );
 
-  app.get(
-    '/auth/:platform/callback',
-    { schema: { params: PlatformParams, querystring: CallbackQuery } },
-    async (request, reply) => {
-      const platform = platformOf(request.params.platform);
-      if (platform === null) return redirect(reply, REDIRECTS.authFailed);
-      const location = await social.complete({
-        platform,
-        state: request.query.state,
-        code: request.query.code,
-        error: request.query.error,
-        binding: loginCodes.flowNonce(request),
-      });
-      return redirect(reply, location);
-    },
-  );
-};
+    /** The signed-in member a navigation comes from: its access token, else its refresh cookie. */
+    async function navigatingMember(
+      request: FastifyRequest,
+      token: string | undefined,
+    ): Promise<UserRow | null> {
+      if (token === undefined) return auth.memberOfRefreshToken(request.cookies[REFRESH_COOKIE]);
+      try {
+        return (await authenticator.member(token)).user;
+      } catch {
+        return null;
+      }
+    }
+
+    app.get(
+      '/connect/:platform',
+      { schema: { params: PlatformParams, querystring: ConnectQuery } },
+      async (request, reply) => {
+        const platform = platformOf(request.params.platform);
+        if (platform === null) return redirect(reply, REDIRECTS.linkFailed);
+        const member = await navigatingMember(request, request.query.token);
+        if (member === null) return redirect(reply, '/login');
+        // Linking is one of the things a member does only once the terms are accepted.
+        if (member.termsAcceptedAt === null) return redirect(reply, '/complete-registration');
+        return toProvider(reply, platform, 'connect', member.id, REDIRECTS.linkFailed);
+      },
+    );
+
+    app.get(
+      '/auth/:platform/callback',
+      { schema: { params: PlatformParams, querystring: CallbackQuery } },
+      async (request, reply) => {
+        const platform = platformOf(request.params.platform);
+        if (platform === null) return redirect(reply, REDIRECTS.authFailed);
+        const location = await social.complete({
+          platform,
+          state: request.query.state,
+          code: request.query.code,
+          error: request.query.error,
+          binding: loginCodes.flowNonce(request),
+        });
+        return redirect(reply, location);
+      },
+    );
+  };

@@ -11,5 +11,6 @@ declare module '../../module.js' {
 
 export const ticketsModule = defineModule({
   name: 'tickets',
+  provides: ['tickets'],
   services: ({ db, bus, clock, log }) => ({ tickets: new TicketsService({ db, bus, clock, log }) }),
 });

@@ -1,6 +1,7 @@
 /** Members' rows for the member check, held in memory and dropped by the writers' events. */
 import { defineModule } from '../../module.js';
 import { type AccessTokenKeys, accessTokenKeys } from '../auth/access-token.js';
+import { TokenAuthenticator } from './authenticator.js';
 import { UserCache } from './user-cache.js';
 
 declare module '../../module.js' {
@@ -13,15 +14,23 @@ declare module '../../module.js' {
      * keeps the imported WebCrypto key per KeyObject).
      */
     tokenKeys: AccessTokenKeys;
+    /** The member behind an access token: REST's member check and every socket's admission (authenticator.ts). */
+    authenticator: TokenAuthenticator;
   }
 }
 
 export const usersModule = defineModule({
   name: 'users',
-  services: ({ db, config, clock }) => ({
-    userCache: new UserCache({ db }),
-    tokenKeys: accessTokenKeys(config.jwtSecret, config.accessTokenTtlSeconds, clock),
-  }),
+  provides: ['userCache', 'tokenKeys', 'authenticator'],
+  services: ({ db, config, clock }) => {
+    const userCache = new UserCache({ db });
+    const tokenKeys = accessTokenKeys(config.jwtSecret, config.accessTokenTtlSeconds, clock);
+    return {
+      userCache,
+      tokenKeys,
+      authenticator: new TokenAuthenticator({ users: userCache, keys: tokenKeys }),
+    };
+  },
   // `user.changed` is the one every writer emits; the others come with the same changes and are
   // listened to as well so that no order of listeners can leave a stale row behind.
   on: ({ userCache }) => ({

@@ -8,14 +8,12 @@
  * are revoked, even during their admission (sockets/member-sockets.ts).
  */
 import { ERROR_KEYS, JANUS_PATH, JANUS_SUBPROTOCOL } from '@telerace/protocol';
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger } from 'fastify';
 import WebSocket from 'ws';
-import { assertRegistrationComplete, memberFromAccessToken } from '../../http/authenticate.js';
 import { HttpError } from '../../http/errors.js';
-import { type Admission, defineRawSocket, registerSockets } from '../../sockets/define-socket.js';
+import { type Admission, defineRawSocket, type SocketRoute } from '../../sockets/define-socket.js';
 import type { MemberSocket, MemberSocketsOfKind } from '../../sockets/member-sockets.js';
 import { MessageRateLimit } from '../../sockets/message-guard.js';
-import { queryOf } from '../../sockets/socket-auth.js';
 import { type JanusAnswer, type JanusRequest, JanusSocketGuard } from './janus-guard.js';
 import type { VideoService } from './video.service.js';
 
@@ -26,19 +24,20 @@ const JANUS_MESSAGES_PER_SECOND = 50;
 /** Video sockets one member may hold at once (a few tabs). */
 const SOCKETS_PER_MEMBER = 4;
 
-export interface JanusProxyOptions {
+export interface JanusProxyDeps {
   video: VideoService;
   /** The video sockets in the member-sockets registry (closed by revocations). */
   sockets: MemberSocketsOfKind<MemberSocket>;
+  log: FastifyBaseLogger;
 }
 
-export const janusProxyRoutes: FastifyPluginAsync<JanusProxyOptions> = async (app, { video, sockets }) => {
-  const keys = app.tokenKeys;
-
+export function janusProxySocket({ video, sockets, log }: JanusProxyDeps): SocketRoute {
   const admission: Admission<{ userId: number; sessionId: string | null }> = {
     name: 'video',
     path: JANUS_PATH,
     ownOrigin: true,
+    // Watching is for members who accepted the terms, as every REST call and socket command.
+    access: 'member',
     // Not counted per address, as before the kit: a member's few video sockets are capped below.
     limits: {
       perAddress: false,
@@ -48,110 +47,99 @@ export const janusProxyRoutes: FastifyPluginAsync<JanusProxyOptions> = async (ap
         memberOf: (member) => member.userId,
       },
     },
-    admit: async (request: FastifyRequest) => {
-      // Refuses banned and deleted members and tokens issued before a password change.
-      const { user, claims } = await memberFromAccessToken(
-        app.userCache,
-        keys,
-        queryOf(request).token ?? null,
-      );
-      // Watching is for members who accepted the terms, as every REST call and socket command.
-      assertRegistrationComplete(user);
+    admit: async (_request, { user, claims }) => {
       if (video.janus.wsUrl === null)
         throw new HttpError(503, 'Live video is unavailable on this server', ERROR_KEYS.notReady);
       return { userId: user.id, sessionId: claims.sessionId };
     },
   };
 
-  registerSockets(app, [
-    defineRawSocket(admission, (browser, member, request) => {
-      const upstreamUrl = video.janus.wsUrl;
-      if (upstreamUrl === null) {
-        browser.close(1011, 'not admitted');
+  return defineRawSocket(admission, (browser, member, request) => {
+    const upstreamUrl = video.janus.wsUrl;
+    if (upstreamUrl === null) {
+      browser.close(1011, 'not admitted');
+      return;
+    }
+    const janus = new WebSocket(upstreamUrl, JANUS_SUBPROTOCOL, { maxPayload: 1024 * 1024 });
+    const unregister = sockets.add(request, {
+      userId: member.userId,
+      loginSessionId: member.sessionId,
+      revoke: ({ code, reason }) => {
+        if (browser.readyState === WebSocket.OPEN) browser.close(code, reason);
+        // Janus's side goes at once (it destroys that transport's sessions, and their
+        // PeerConnections), without waiting for the browser to answer the close.
+        janus.terminate();
+      },
+    });
+    const rate = new MessageRateLimit(JANUS_MESSAGES_PER_SECOND);
+    const guard = new JanusSocketGuard();
+    const pending: string[] = [];
+
+    const reply = (transaction: unknown, reason: string) => {
+      if (browser.readyState !== WebSocket.OPEN) return;
+      browser.send(
+        JSON.stringify({ janus: 'error', transaction, error: { code: 403, reason: `Refused: ${reason}` } }),
+      );
+    };
+
+    browser.on('message', (data, isBinary) => {
+      if (isBinary || !rate.allow()) {
+        browser.close(1008, isBinary ? 'text messages only' : 'too many messages');
         return;
       }
-      const janus = new WebSocket(upstreamUrl, JANUS_SUBPROTOCOL, { maxPayload: 1024 * 1024 });
-      const unregister = sockets.add(request, {
-        userId: member.userId,
-        loginSessionId: member.sessionId,
-        revoke: ({ code, reason }) => {
-          if (browser.readyState === WebSocket.OPEN) browser.close(code, reason);
-          // Janus's side goes at once (it destroys that transport's sessions, and their
-          // PeerConnections), without waiting for the browser to answer the close.
-          janus.terminate();
-        },
-      });
-      const rate = new MessageRateLimit(JANUS_MESSAGES_PER_SECOND);
-      const guard = new JanusSocketGuard();
-      const pending: string[] = [];
+      const text = data.toString();
+      if (text.length > JANUS_MAX_MESSAGE_BYTES) {
+        browser.close(1009, 'message too big');
+        return;
+      }
+      let message: JanusRequest;
+      try {
+        message = JSON.parse(text) as JanusRequest;
+      } catch {
+        reply(undefined, 'not JSON');
+        return;
+      }
+      if (typeof message !== 'object' || message === null) {
+        reply(undefined, 'malformed request');
+        return;
+      }
+      const refused = guard.check(message);
+      if (refused) {
+        reply(message.transaction, refused);
+        return;
+      }
+      if (janus.readyState === WebSocket.OPEN) janus.send(text);
+      else pending.push(text);
+    });
 
-      const reply = (transaction: unknown, reason: string) => {
-        if (browser.readyState !== WebSocket.OPEN) return;
-        browser.send(
-          JSON.stringify({ janus: 'error', transaction, error: { code: 403, reason: `Refused: ${reason}` } }),
-        );
-      };
+    janus.on('open', () => {
+      for (const text of pending.splice(0)) janus.send(text);
+    });
+    janus.on('message', (data) => {
+      const text = data.toString();
+      try {
+        const answer = JSON.parse(text) as JanusAnswer | null;
+        if (typeof answer === 'object' && answer !== null) guard.observe(answer);
+      } catch {
+        // Janus only sends JSON; forward whatever it is.
+      }
+      if (browser.readyState === WebSocket.OPEN) browser.send(text);
+    });
 
-      browser.on('message', (data, isBinary) => {
-        if (isBinary || !rate.allow()) {
-          browser.close(1008, isBinary ? 'text messages only' : 'too many messages');
-          return;
-        }
-        const text = data.toString();
-        if (text.length > JANUS_MAX_MESSAGE_BYTES) {
-          browser.close(1009, 'message too big');
-          return;
-        }
-        let message: JanusRequest;
-        try {
-          message = JSON.parse(text) as JanusRequest;
-        } catch {
-          reply(undefined, 'not JSON');
-          return;
-        }
-        if (typeof message !== 'object' || message === null) {
-          reply(undefined, 'malformed request');
-          return;
-        }
-        const refused = guard.check(message);
-        if (refused) {
-          reply(message.transaction, refused);
-          return;
-        }
-        if (janus.readyState === WebSocket.OPEN) janus.send(text);
-        else pending.push(text);
-      });
-
-      janus.on('open', () => {
-        for (const text of pending.splice(0)) janus.send(text);
-      });
-      janus.on('message', (data) => {
-        const text = data.toString();
-        try {
-          const answer = JSON.parse(text) as JanusAnswer | null;
-          if (typeof answer === 'object' && answer !== null) guard.observe(answer);
-        } catch {
-          // Janus only sends JSON; forward whatever it is.
-        }
-        if (browser.readyState === WebSocket.OPEN) browser.send(text);
-      });
-
-      const closeBoth = () => {
-        if (browser.readyState === WebSocket.OPEN) browser.close(1011, 'video gateway closed');
-        if (janus.readyState === WebSocket.OPEN || janus.readyState === WebSocket.CONNECTING)
-          janus.terminate();
-      };
-      janus.on('close', closeBoth);
-      janus.on('error', (error) => {
-        app.log.warn({ err: error }, 'janus websocket error');
-        closeBoth();
-      });
-      browser.on('error', () => closeBoth());
-      browser.on('close', () => {
-        // Janus destroys the sessions of a transport that goes away.
-        unregister();
-        if (janus.readyState === WebSocket.OPEN || janus.readyState === WebSocket.CONNECTING) janus.close();
-      });
-    }),
-  ]);
-};
+    const closeBoth = () => {
+      if (browser.readyState === WebSocket.OPEN) browser.close(1011, 'video gateway closed');
+      if (janus.readyState === WebSocket.OPEN || janus.readyState === WebSocket.CONNECTING) janus.terminate();
+    };
+    janus.on('close', closeBoth);
+    janus.on('error', (error) => {
+      log.warn({ err: error }, 'janus websocket error');
+      closeBoth();
+    });
+    browser.on('error', () => closeBoth());
+    browser.on('close', () => {
+      // Janus destroys the sessions of a transport that goes away.
+      unregister();
+      if (janus.readyState === WebSocket.OPEN || janus.readyState === WebSocket.CONNECTING) janus.close();
+    });
+  });
+}

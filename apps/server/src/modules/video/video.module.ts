@@ -5,7 +5,7 @@
  */
 import { SOCKET_CLOSE_CODES } from '@telerace/protocol';
 import { defineModule } from '../../module.js';
-import { janusProxyRoutes } from './janus-proxy.js';
+import { janusProxySocket } from './janus-proxy.js';
 import { videoRoutes } from './video.routes.js';
 import { VideoService } from './video.service.js';
 import { DatabaseVideoPins } from './video-pins.repo.js';
@@ -24,14 +24,18 @@ declare module '../../module.js' {
 
 export const videoModule = defineModule({
   name: 'video',
+  needs: ['carRelay', 'memberSockets'],
+  // The cars service reads the video's state: the video reads the cars' rows only later.
+  uses: ['cars'],
+  provides: ['video', 'videoStarted'],
   services: ({ app, config, db, bus, log, services, clock }) => {
     const video = new VideoService({
       config,
       log,
       cars: services.carRelay,
-      streamIdOf: (carId) => services.carLookups.streamIdOf(carId),
-      formerStreamIdOf: (carId) => services.carLookups.formerStreamIdOf(carId),
-      isDriven: (carId) => services.carLookups.isDriven(carId),
+      streamIdOf: (carId) => services.cars.streamIdOf(carId),
+      formerStreamIdOf: (carId) => services.cars.formerStreamIdOf(carId),
+      isDriven: (carId) => services.cars.isDriven(carId),
       pins: new DatabaseVideoPins({ db }),
       bus,
       clock,
@@ -44,12 +48,9 @@ export const videoModule = defineModule({
       },
     };
   },
-  routes: () => [{ plugin: videoRoutes }],
-  sockets: ({ services }) => [
-    {
-      plugin: janusProxyRoutes,
-      options: { video: services.video, sockets: services.memberSockets.kind('video') },
-    },
+  routes: (_services, { config }) => [{ plugin: videoRoutes(config) }],
+  sockets: ({ video, memberSockets }, { log }) => [
+    janusProxySocket({ video, sockets: memberSockets.kind('video'), log }),
   ],
   on: ({ video, memberSockets, carRelay }) => ({
     // Only a car whose socket this instance holds gets this instance's mountpoint (scale-out).

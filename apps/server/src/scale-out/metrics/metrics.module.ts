@@ -1,7 +1,7 @@
 /**
  * GET /metrics and the operators' GET /health on METRICS_PORT (scale-out/metrics/): built from the
- * services of the modules before it and listening once the server has started; nothing at all
- * without METRICS_PORT.
+ * services it needs and listening once the server has started; nothing at all without
+ * METRICS_PORT.
  */
 import { defineModule } from '../../module.js';
 import { SERVER_VERSION } from '../../paths.js';
@@ -17,12 +17,14 @@ declare module '../../module.js' {
 
 export const metricsModule = defineModule({
   name: 'metrics',
-  services: ({ config, database, services, app, log }) => {
+  needs: ['carRelay', 'leadership', 'raceEngine', 'raffles', 'video', 'integrations', 'health'],
+  provides: ['metricsServer'],
+  services: ({ config, database, services, socketMeter, log }) => {
     if (config.metricsPort === null) return { metricsServer: null };
     const registry = metricsRegistry({
       version: SERVER_VERSION,
       database,
-      sockets: app.socketMeter,
+      sockets: socketMeter,
       relay: services.carRelay,
       leadership: services.leadership,
       race: services.raceEngine,

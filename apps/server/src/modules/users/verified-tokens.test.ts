@@ -1,8 +1,9 @@
 /** The verified-token memo of the member check never lets an expired or altered token through. */
 import { describe, expect, it } from 'vitest';
-import { accessTokenKeys, signAccessToken } from '../modules/auth/access-token.js';
-import { ManualClock } from '../test/clock.js';
-import { VerifiedTokens } from './authenticate.js';
+import { ManualClock } from '../../test/clock.js';
+import { accessTokenKeys, signAccessToken } from '../auth/access-token.js';
+
+import { VerifiedTokens } from './authenticator.js';
 
 /** Half a second into a second: a 60 s token issued now expires 59.5 s later. */
 const clock = new ManualClock(new Date('2031-05-04T10:00:00.500Z'));
