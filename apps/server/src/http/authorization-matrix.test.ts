@@ -1,6 +1,6 @@
 /**
- * The authorization matrix (authorization-matrix.ts) played cell by cell against one real server
- * with its own Janus: every operation of the served OpenAPI document over REST (every signed
+ * The authorization matrix (test/authorization-matrix.ts) played cell by cell against one real
+ * server with its own Janus: every operation of the served OpenAPI document over REST (every signed
  * webhook's secret set, so they are served), every message of the event, controller and car
  * sockets over real WebSockets and of the drive channel over a real DataChannel, every Janus
  * request through /janus, as each actor; and each webhook's deliveries, signed in every way.
@@ -34,21 +34,6 @@ import type { UserRow } from '../kernel/users.repo.js';
 import { driveChannelThread } from '../modules/control/drive-channel-thread.js';
 import { STREAMING_PLUGIN } from '../modules/video/janus-client.js';
 import type { StartedTestApp } from '../test/app.js';
-import { DriveChannelClient, SAMPLE_DRIVE_OFFER } from '../test/drive-channel-client.js';
-import { buildAdmin, buildUser, tokenFor } from '../test/factories.js';
-import {
-  connectCar,
-  controllerUrl,
-  createCar,
-  type Driving,
-  eventsUrl,
-  openSocket,
-  originOf,
-  type TestSocket,
-  takeCar,
-  upgradeRefusal,
-} from '../test/sockets.js';
-import { openJanusSocket, startOwnJanusTestApp, streamingHandle } from '../test/video.js';
 import {
   ACTORS,
   type Actor,
@@ -66,7 +51,22 @@ import {
   STREAMING_PLUGIN_REQUESTS,
   WEBHOOKS,
   type WebhookSigning,
-} from './authorization-matrix.js';
+} from '../test/authorization-matrix.js';
+import { DriveChannelClient, SAMPLE_DRIVE_OFFER } from '../test/drive-channel-client.js';
+import { buildAdmin, buildUser, tokenFor } from '../test/factories.js';
+import {
+  connectCar,
+  controllerUrl,
+  createCar,
+  type Driving,
+  eventsUrl,
+  openSocket,
+  originOf,
+  type TestSocket,
+  takeCar,
+  upgradeRefusal,
+} from '../test/sockets.js';
+import { openJanusSocket, startOwnJanusTestApp, streamingHandle } from '../test/video.js';
 
 type Json = Record<string, unknown> & { type?: string };
 type OpenApi = { paths: Record<string, Record<string, unknown>> };
