@@ -11,7 +11,12 @@ import { CONTROL_LIMITS } from '@telerace/protocol';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { Clock } from '../clock.js';
-import { type Authenticator, assertRegistrationComplete, type Member } from '../http/authenticate.js';
+import {
+  type Authenticator,
+  assertRegistrationComplete,
+  type Member,
+  unauthorized,
+} from '../http/authenticate.js';
 import { HttpError } from '../http/errors.js';
 import type { MemberSockets } from './member-sockets.js';
 import type { DropCounters } from './message-guard.js';
@@ -20,6 +25,7 @@ import type { SocketAdmission, SocketKind } from './socket-admission.js';
 import { assertOwnOrigin, queryOf } from './socket-auth.js';
 import { type Keepalive, SocketConnection } from './socket-connection.js';
 import type { SocketMeter, SocketTraffic } from './socket-meter.js';
+import type { TokenCheck } from './socket-token.js';
 
 /** What the kit is given by the composition root (app.ts): it looks nothing up. */
 export interface SocketKit {
@@ -83,16 +89,13 @@ export interface SocketRoute {
   readonly admission: Admission<unknown>;
   /** The kit's drop counters of this socket (GET /metrics reads them); none for a raw socket. */
   readonly dropped: DropCounters | null;
-  /**
-   * `traffic`: this kind's counts, bumped per message (sockets/socket-meter.ts); `keepaliveClock`
-   * the kit's.
-   */
+  /** `traffic`: this kind's counts, bumped per message (sockets/socket-meter.ts). */
   connect(
     socket: WebSocket,
     admitted: unknown,
     request: FastifyRequest,
     traffic: SocketTraffic,
-    keepaliveClock: Clock,
+    kit: SocketKit,
   ): void;
 }
 
@@ -102,8 +105,10 @@ interface SocketMessages<A, C> {
   /**
    * The socket's context (its link) once open: handlers receive it. A member's socket (one with
    * `limits.perMember`) registers here with its kind's MemberSocketsOfKind and this `request`.
+   * `renewal`: the admission's own member check, for a newer token sent on the open socket
+   * (`auth {token}`, socket-token.ts); a `custom` socket has no token and refuses any.
    */
-  open(connection: SocketConnection, admitted: A, request: FastifyRequest): C;
+  open(connection: SocketConnection, admitted: A, request: FastifyRequest, renewal: TokenCheck): C;
   messages: MessageTable<C>;
   /** Default CONTROL_LIMITS.maxMessagesPerSecond. */
   maxMessagesPerSecond?: number;
@@ -117,17 +122,22 @@ export function defineSocket<A, C>(definition: SocketDefinition<A, C>): SocketRo
   return {
     admission: definition as Admission<unknown>,
     dropped: definition.dropped,
-    connect(socket, admitted, request, traffic, keepaliveClock) {
+    connect(socket, admitted, request, traffic, kit) {
+      const access = definition.access;
+      const renewal: TokenCheck =
+        access === 'custom'
+          ? async () => Promise.reject(unauthorized())
+          : (token) => memberOf(kit, access, token);
       const connection = new SocketConnection(socket, {
         name: definition.name,
         keepalive: definition.keepalive,
-        clock: keepaliveClock,
+        clock: kit.keepaliveClock,
         maxMessagesPerSecond: definition.maxMessagesPerSecond ?? CONTROL_LIMITS.maxMessagesPerSecond,
         dropped: definition.dropped,
         traffic,
         log: request.log,
       });
-      connection.listen(definition.messages, definition.open(connection, admitted as A, request));
+      connection.listen(definition.messages, definition.open(connection, admitted as A, request, renewal));
     },
   };
 }
@@ -162,10 +172,10 @@ function openAdmissionWindow(members: MemberSockets, request: FastifyRequest): v
   else connection.once('close', () => members.abandoned(request));
 }
 
-/** The declared member check: the access token in `?token=`, and the terms for `member`. */
-async function memberOf(kit: SocketKit, access: 'member' | 'member-before-terms', request: FastifyRequest) {
+/** The declared member check of an access token (`?token=`, or a renewal's): the terms for `member`. */
+async function memberOf(kit: SocketKit, access: 'member' | 'member-before-terms', token: string | null) {
   // Refuses banned and deleted members and tokens issued before a password change.
-  const member = await kit.authenticator.member(queryOf(request).token ?? null);
+  const member = await kit.authenticator.member(token);
   if (access === 'member') assertRegistrationComplete(member.user);
   return member;
 }
@@ -180,7 +190,10 @@ async function admit(kit: SocketKit, admission: Admission<unknown>, request: Fas
     const admitted =
       admission.access === 'custom'
         ? await admission.admit(request)
-        : await admission.admit(request, await memberOf(kit, admission.access, request));
+        : await admission.admit(
+            request,
+            await memberOf(kit, admission.access, queryOf(request).token ?? null),
+          );
     if (perMember)
       await kit.places.admitMember(request, perMember.kind, perMember.memberOf(admitted), perMember.max);
     return admitted;
@@ -232,7 +245,7 @@ export function registerSockets(app: FastifyInstance, routes: readonly SocketRou
         socket.once('close', () => {
           traffic.open -= 1;
         });
-        entry.route.connect(socket, entry.value, request, traffic, kit.keepaliveClock);
+        entry.route.connect(socket, entry.value, request, traffic, kit);
       },
     );
   }

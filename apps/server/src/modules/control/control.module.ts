@@ -16,7 +16,7 @@ export const controlModule = defineModule({
   name: 'control',
   needs: ['memberSockets'],
   // The cars service reads the relay's presence: the relay reads the cars' rows only later.
-  uses: ['cars', 'drivingSessions', 'authenticator'],
+  uses: ['cars', 'drivingSessions'],
   provides: ['carRelay'],
   services: ({ bus, log, redis, services }) => ({
     carRelay: new CarRelay({

@@ -19,7 +19,7 @@ import {
 import type { FastifyRequest } from 'fastify';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
-import { assertRegistrationComplete, unauthorized } from '../../http/authenticate.js';
+import { unauthorized } from '../../http/authenticate.js';
 import { HttpError } from '../../http/errors.js';
 import type { LimitWindow } from '../../limit-window.js';
 import type { Services } from '../../module.js';
@@ -28,7 +28,6 @@ import { answerBrowserHello } from '../../sockets/browser-hello.js';
 import { defineSocket, type SocketRoute } from '../../sockets/define-socket.js';
 import { messageTable } from '../../sockets/message-table.js';
 import { queryOf } from '../../sockets/socket-auth.js';
-import type { TokenCheck } from '../../sockets/socket-token.js';
 import type { CarLink } from './car-link.js';
 import type { ControllerLink } from './controller-link.js';
 import { QUICK_DRIVE } from './drive-text.js';
@@ -49,7 +48,7 @@ function carIdOf(request: FastifyRequest): number {
 }
 
 /** What the two sockets are given (control.module.ts). */
-type ControlDeps = Pick<Services, 'cars' | 'carRelay' | 'drivingSessions' | 'authenticator'> & {
+type ControlDeps = Pick<Services, 'cars' | 'carRelay' | 'drivingSessions'> & {
   clock: Clock;
   config: Config;
   limitStores: LimitStores;
@@ -92,7 +91,6 @@ function carSocket({ cars, carRelay, clock, config }: ControlDeps, offers: Limit
 
 function controllerSocket(
   { carRelay, drivingSessions, clock, config }: ControlDeps,
-  check: TokenCheck,
   driveChannelOffers: LimitWindow<string>,
 ) {
   return defineSocket({
@@ -119,7 +117,7 @@ function controllerSocket(
       if (!session) throw forbidden('This control token does not open this car.');
       return { carId, sessionId: session.id, user, claims };
     },
-    open: (connection, { carId, sessionId, user, claims }, request) =>
+    open: (connection, { carId, sessionId, user, claims }, request, check) =>
       carRelay.attachController(
         carId,
         sessionId,
@@ -145,16 +143,10 @@ function controllerSocket(
 }
 
 export function controlSockets(deps: ControlDeps): SocketRoute[] {
-  // A controller's `auth {token}` renews its token with the admission's own check.
-  const check: TokenCheck = async (token) => {
-    const member = await deps.authenticator.member(token);
-    assertRegistrationComplete(member.user);
-    return member;
-  };
   const driveChannelOffers = deps.limitStores.window<string>(
     'drive-channel-offers',
     DRIVE_CHANNEL.offersPerMinute,
     60_000,
   );
-  return [carSocket(deps, driveChannelOffers), controllerSocket(deps, check, driveChannelOffers)];
+  return [carSocket(deps, driveChannelOffers), controllerSocket(deps, driveChannelOffers)];
 }

@@ -49,6 +49,8 @@ export class EventLink implements MemberSocket {
     readonly connection: SocketConnection,
     claims: AccessTokenClaims,
     clock: Clock,
+    /** The admission's member check, for a renewal (`auth {token}`). */
+    readonly renewal: TokenCheck,
   ) {
     this.token = new SocketToken(claims, clock, () =>
       connection.close(SOCKET_CLOSE_CODES.tokenExpired, 'access token expired'),
@@ -114,7 +116,7 @@ export class EventSockets {
 }
 
 /** What the event socket is given (events.module.ts). */
-type EventDeps = Pick<Services, 'eventSockets' | 'raceEngine' | 'userCache' | 'authenticator'> & {
+type EventDeps = Pick<Services, 'eventSockets' | 'raceEngine' | 'userCache'> & {
   clock: Clock;
   limitStores: LimitStores;
 };
@@ -123,12 +125,9 @@ export function eventSocket({
   eventSockets: sockets,
   raceEngine: races,
   userCache,
-  authenticator,
   clock,
   limitStores,
 }: EventDeps): SocketRoute {
-  // An `auth {token}` renews the socket's token with the admission's own check.
-  const check: TokenCheck = (token) => authenticator.member(token);
   const gate = new EventCommandGate(
     limitStores.window<number>(
       'event-commands',
@@ -177,8 +176,8 @@ export function eventSocket({
       },
     },
     admit: async (_request, { claims }) => claims,
-    open: (connection, claims, request) => {
-      const link = new EventLink(claims.userId, connection, claims, clock);
+    open: (connection, claims, request, renewal) => {
+      const link = new EventLink(claims.userId, connection, claims, clock, renewal);
       const remove = sockets.add(request, link);
       connection.onClose(() => {
         link.token.stop();
@@ -200,7 +199,7 @@ export function eventSocket({
       toggle_ready: command((link) => races.toggleReady(link.userId)),
       leave_lobby: command((link) => leaveLobby(link)),
       auth: async (link, { token }) => {
-        const user = await link.token.renew(token, check);
+        const user = await link.token.renew(token, link.renewal);
         if (user) send(link, { type: 'auth_ok', expiresAt: link.token.expiresAt.toISOString() });
         else link.connection.close(SOCKET_CLOSE_CODES.tokenExpired, 'access token refused');
       },

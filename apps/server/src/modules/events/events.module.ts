@@ -12,7 +12,7 @@ declare module '../../module.js' {
 export const eventsModule = defineModule({
   name: 'events',
   needs: ['memberSockets'],
-  uses: ['raceEngine', 'userCache', 'authenticator'],
+  uses: ['raceEngine', 'userCache'],
   provides: ['eventSockets'],
   services: ({ services }) => ({
     eventSockets: new EventSockets(services.memberSockets.kind<EventLink>('event')),
