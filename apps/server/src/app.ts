@@ -37,7 +37,7 @@ import { registerSpa } from './http/spa.js';
 import { validatorCompiler } from './http/validator.js';
 import { declaredServices, type ModuleContext, moduleOrder, type Services } from './module.js';
 import { seedAccounts } from './modules/auth/seed.js';
-import { MODULES as ALL_MODULES } from './modules/index.js';
+import { MODULES } from './modules/index.js';
 import { fillUsernameSkeletons } from './modules/users/usernames.js';
 import { JANUS_MAX_MESSAGE_BYTES } from './modules/video/janus-proxy.js';
 import { MIGRATIONS_DIR, SERVER_VERSION } from './paths.js';
@@ -173,7 +173,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
 
   // The modules, in the order their needs give (a cycle throws here, naming it): each one's
   // services built with what it declared, then every handler subscribed.
-  const MODULES = moduleOrder(ALL_MODULES);
+  const modules = moduleOrder(MODULES);
   let migrated = false;
   const shared = {
     config,
@@ -182,7 +182,6 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     bus,
     clock,
     log: app.log,
-    services,
     app,
     isMigrated: () => migrated,
     options,
@@ -192,14 +191,14 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   };
   let building = true;
   const declared = new Map(
-    MODULES.map((module) => [module, declaredServices(module, built, () => building)]),
+    modules.map((module) => [module, declaredServices(module, built, () => building)]),
   );
-  const servicesOf = (module: (typeof MODULES)[number]) => declared.get(module) as Services;
-  const contextOf = (module: (typeof MODULES)[number]): ModuleContext => ({
+  const servicesOf = (module: (typeof modules)[number]) => declared.get(module) as Services;
+  const contextOf = (module: (typeof modules)[number]): ModuleContext => ({
     ...shared,
     services: servicesOf(module),
   });
-  for (const module of MODULES) {
+  for (const module of modules) {
     const made: Record<string, unknown> = module.services?.(contextOf(module)) ?? {};
     const provided = [...(module.provides ?? [])].sort().join(', ');
     if (Object.keys(made).sort().join(', ') !== provided)
@@ -209,7 +208,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     Object.assign(built, made);
   }
   building = false;
-  const unsubscribe = MODULES.flatMap((module) => [
+  const unsubscribe = modules.flatMap((module) => [
     bus.onAll(module.on?.(servicesOf(module)) ?? {}, 'every'),
     bus.onAll(module.onOrigin?.(servicesOf(module)) ?? {}, 'origin'),
     bus.onAll(module.onLeader?.(servicesOf(module)) ?? {}, 'leader'),
@@ -228,7 +227,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
       // Before seeding: the seeded names are checked against the old rows' look-alike forms.
       await fillUsernameSkeletons(database.db, app.log);
       await seedAccounts(database.db, config, app.log);
-      for (const module of MODULES) await module.start?.(servicesOf(module), contextOf(module));
+      for (const module of modules) await module.start?.(servicesOf(module), contextOf(module));
       migrated = true;
     })().catch((error: unknown) => {
       app.log.error({ err: error }, 'database migrations failed');
@@ -241,7 +240,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     return startMigrations();
   });
   app.addHook('onReady', async () => {
-    for (const module of MODULES) module.ready?.(servicesOf(module), contextOf(module));
+    for (const module of modules) module.ready?.(servicesOf(module), contextOf(module));
   });
   app.addHook('onListen', async () => {
     // Only once the port is ours (onReady runs before `listen` binds it): a server that cannot
@@ -253,7 +252,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     // once, newest first, so the relay's synchronous close (cars to neutral) never waits behind
     // a slow stop such as Janus's.
     for (const off of unsubscribe) off();
-    const stops = [...MODULES]
+    const stops = [...modules]
       .reverse()
       .map(async (module) => module.stop?.(servicesOf(module), contextOf(module)));
     for (const result of await Promise.allSettled(stops)) {
@@ -325,7 +324,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   // Every module's sockets, through the socket kit, which is given what it checks with.
   registerSockets(
     app,
-    MODULES.flatMap((module) => module.sockets?.(servicesOf(module), contextOf(module)) ?? []),
+    modules.flatMap((module) => module.sockets?.(servicesOf(module), contextOf(module)) ?? []),
     {
       publicUrl: config.publicUrl,
       authenticator: services.authenticator,
@@ -365,7 +364,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
           ),
       });
       await api.register(authenticatePlugin, { authenticator: services.authenticator });
-      for (const module of MODULES) {
+      for (const module of modules) {
         for (const { plugin, prefix } of module.routes?.(servicesOf(module), contextOf(module)) ?? []) {
           await api.register(plugin, { prefix });
         }

@@ -62,9 +62,10 @@ type AccessOf<A> =
     };
 
 /** Who may open a socket, and how many. */
-export type Admission<A> = AdmissionLimits<A> & AccessOf<A>;
+export type Admission<A> = AdmissionCommon<A> & AccessOf<A>;
 
-interface AdmissionLimits<A> {
+/** What every socket declares, whoever may open it. */
+interface AdmissionCommon<A> {
   /** For logs and GET /metrics: `car`, `controller`, `event`, `video`. */
   name: string;
   path: string;
