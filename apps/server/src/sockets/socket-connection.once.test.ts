@@ -11,7 +11,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { z } from 'zod';
-import { CAR_KEEPALIVE, CONTROLLER_KEEPALIVE } from '../modules/control/control.routes.js';
+import { CAR_KEEPALIVE, CONTROLLER_KEEPALIVE } from '../modules/control/control.sockets.js';
 import { EVENT_KEEPALIVE } from '../modules/events/events.gateway.js';
 import { ManualClock } from '../test/clock.js';
 import { listen, settle } from '../test/sockets.js';

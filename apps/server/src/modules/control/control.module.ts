@@ -2,7 +2,7 @@
 import { defineModule } from '../../module.js';
 import { RedisRelayBridge } from '../../scale-out/redis-relay-bridge.js';
 import { CarRelay } from './car-relay.js';
-import { controlSockets } from './control.routes.js';
+import { controlSockets } from './control.sockets.js';
 import type { ControllerLink } from './controller-link.js';
 
 declare module '../../module.js' {
