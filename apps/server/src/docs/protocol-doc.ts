@@ -1,7 +1,8 @@
 /**
  * docs/protocol.md's generated part: the messages of the car, control and event sockets, written
- * from the shared zod schemas (@telerace/protocol) and their source comments. `npm run
- * docs:protocol -w apps/server` writes it; protocol-doc.test.ts fails when the file is stale.
+ * from the shared zod schemas (@telerace/protocol) and their source comments, and the race's
+ * commands from their table (modules/races/race-commands.ts). `npm run docs:protocol -w
+ * apps/server` writes it; protocol-doc.test.ts fails when the file is stale.
  */
 import * as protocol from '@telerace/protocol';
 import {
@@ -22,6 +23,7 @@ import {
   SOCKET_CLOSE_CODES,
 } from '@telerace/protocol';
 import { z } from 'zod';
+import { RACE_COMMANDS } from '../modules/races/race-commands.js';
 import { readSourceComments, type SourceComments } from './source-comments.js';
 
 export const PROTOCOL_START = '<!-- protocol:start -->';
@@ -279,6 +281,23 @@ function constantsTable(
   );
 }
 
+/** One row per race command: who sends it, what it carries, where it runs and how it gets there. */
+function raceCommandsTable(): string {
+  const rows = Object.entries(RACE_COMMANDS).map(([name, declared]) => {
+    const fields = Object.keys(declared.payload.shape).map((field) => `\`${field}\``);
+    const forward = declared.forward === 'call' ? 'waits for the answer' : 'not answered';
+    return [
+      `\`${name}\``,
+      declared.sentBy,
+      fields.length === 0 ? '—' : fields.join(', '),
+      declared.runsOn,
+      `\`${declared.call}\`, ${forward}`,
+      declared.summary,
+    ];
+  });
+  return table(['command', 'sent by', 'carries', 'runs on', 'from a follower', 'what it does'], rows);
+}
+
 /** The generated part of docs/protocol.md, between the markers (without them). */
 export function protocolDoc(comments: SourceComments = readSourceComments()): string {
   const names = namedObjects();
@@ -300,6 +319,9 @@ export function protocolDoc(comments: SourceComments = readSourceComments()): st
     ].join('');
   return [
     ...sockets,
+    '## Race commands',
+    "Each declared once in `apps/server/src/modules/races/race-commands.ts`, which also makes the event socket's dispatch and a follower's forwarding (over the leader-calls channel) from the same table. An event socket command carries its message's fields and the member who sent it.",
+    raceCommandsTable(),
     '## Shared payloads',
     sharedPayloads(comments, types, names),
     '## Car protocol versions',

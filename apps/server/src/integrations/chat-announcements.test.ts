@@ -204,7 +204,7 @@ async function runRace(h: Harness): Promise<string[]> {
   expect(started.statusCode, started.body).toBe(200);
   for (let second = 0; second < 5; second += 1) {
     h.clock.advance(1_000);
-    await app.raceEngine.settled();
+    await app.race.settled();
   }
   await ana.events.next((m) => m.type === 'race_state_update' && statusOf(m) === 'active');
 

@@ -8,7 +8,12 @@
  * end replaces the car's video PIN with one, counted by statement-level triggers (they fire for a
  * statement that changes no row too).
  */
-import type { AdminRaceResponse, LiveLeaderboardRow, RaceState } from '@telerace/protocol';
+import {
+  type AdminRaceResponse,
+  ERROR_KEYS,
+  type LiveLeaderboardRow,
+  type RaceState,
+} from '@telerace/protocol';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Instance, signUpMember, startTwoInstances, type TwoInstances } from '../test/instances.js';
@@ -86,6 +91,9 @@ describe('through a follower', () => {
     // The last one out: the lobby closes (was ignored on a follower, the member left in it).
     socket.send({ type: 'leave_lobby' });
     await state((s) => s.race_status === 'idle');
+    // Out of the lobby, the leader refuses it: the check is the engine's, on the race as it is.
+    socket.send({ type: 'leave_lobby' });
+    await socket.next((m) => m.type === 'error' && m.errorKey === ERROR_KEYS.notInLobby, 10_000);
 
     socket.send({ type: 'join_lobby', carId });
     await state((s) => s.race_status === 'lobby' && me(s) !== undefined);

@@ -261,8 +261,8 @@ describe('socket fuzzing', () => {
     const lobby = await openSocket(eventsUrl(host, driverC.accessToken), originOf(app));
     lobby.send({ type: 'join_lobby', carId: carC.carId });
     await lobby.next((m) => m.type === 'race_state_update');
-    await app.raceEngine.settled();
-    expect(app.raceEngine.state().participants.map((p) => p.userId)).toEqual([driverC.driver.id]);
+    await app.race.settled();
+    expect(app.race.state().participants.map((p) => p.userId)).toEqual([driverC.driver.id]);
     await closeSocket(lobby);
 
     targets.event = {
@@ -270,7 +270,7 @@ describe('socket fuzzing', () => {
       answers: EventServerMessage,
       open: () => openSocket(eventsUrl(host, driverC.accessToken), originOf(app)),
       used: 0,
-      state: () => app.raceEngine.state(),
+      state: () => app.race.state(),
       ownFacts: [],
       unasked: [],
     };
@@ -501,7 +501,7 @@ describe('socket fuzzing', () => {
 
   it('the app still answers, and nothing was logged as an error', async () => {
     const { app } = testApp;
-    await app.raceEngine.settled();
+    await app.race.settled();
     expect((await app.inject({ url: '/api/health' })).statusCode).toBe(200);
     const errors = testApp.logLines().filter((line) => Number(line.level) >= 50);
     expect(errors, `seed ${FUZZ_SEED}`).toEqual([]);

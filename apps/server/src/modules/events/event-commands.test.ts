@@ -76,8 +76,8 @@ describe('race commands on the event socket', () => {
         await new Promise((resolve) => setTimeout(resolve, windowStart + 1_000 - performance.now()));
     }
     await Promise.all(events.map((socket, i) => drained(socket, i)));
-    await app.raceEngine.settled();
-    const final = app.raceEngine.state();
+    await app.race.settled();
+    const final = app.race.state();
     await expect.poll(() => statesOf(bystander).at(-1), { timeout: 2_000 }).toEqual(final);
     const seconds = (performance.now() - started) / 1_000;
     const frames = statesOf(bystander).length - framesBefore;
@@ -176,9 +176,9 @@ describe('an account whose registration is incomplete (terms not accepted)', () 
     socket.send({ type: 'ping_update', latency: 12 });
     await drained(socket, 1);
     await expect.poll(() => refusals(socket, ERROR_KEYS.registrationIncomplete)).toBe(3);
-    await app.raceEngine.settled();
+    await app.race.settled();
     const inRace = (state: RaceState) => state.participants.some((p) => p.userId === member.id);
-    expect(inRace(app.raceEngine.state())).toBe(false);
+    expect(inRace(app.race.state())).toBe(false);
     socket.send({ type: 'get_current_state' });
     expect(inRace((await socket.nextOfType('race_state_update')).payload as RaceState)).toBe(false);
 
@@ -217,7 +217,7 @@ describe('the last one out of the lobby (issue 25)', () => {
     await socket.next((m) => isState(m) && (m.payload as RaceState).totalParticipants === 1);
     socket.send({ type: 'leave_lobby' });
     await socket.next((m) => isState(m) && (m.payload as RaceState).race_status === 'idle');
-    await app.raceEngine.settled();
+    await app.race.settled();
     const cars = await app.inject({ method: 'GET', url: '/api/admin/cars', headers: adminHeaders });
     expect(
       (cars.json() as { id: number; current_user_id: number | null }[]).find((c) => c.id === alone.carId)

@@ -7,22 +7,20 @@
  * (`force_disconnect`). A socket lives as long as its access token, renewed with `auth {token}`
  * (sockets/socket-token.ts); a client address holds a few at most too. Declared with the
  * socket kit (sockets/define-socket.ts); the page's `hello` says its protocol version
- * (sockets/browser-hello.ts). The race: `join_lobby`, `leave_lobby`, `toggle_ready` and `ping_update`
- * go to the race engine, each through the member's command budget and the registration check
- * (event-command-gate.ts); every `race.changed` is broadcast as `race_state_update` and every
- * counted lap as `live_leaderboard_update` (events.module.ts); `get_current_state` is answered
- * from the engine's memory.
+ * (sockets/browser-hello.ts). The race: its commands (`join_lobby`, `leave_lobby`, `toggle_ready`,
+ * `ping_update`: modules/races/race-commands.ts) go to the race, each through the member's command
+ * budget and the registration check (event-command-gate.ts); every `race.changed` is broadcast as
+ * `race_state_update` and every counted lap as `live_leaderboard_update` (events.module.ts);
+ * `get_current_state` is answered from the race's memory.
  */
 import {
   CONTROL_LIMITS,
-  ERROR_KEYS,
   EventClientMessage,
   type EventServerMessage,
   SOCKET_CLOSE_CODES,
 } from '@telerace/protocol';
 import type { FastifyRequest } from 'fastify';
 import type { Clock } from '../../clock.js';
-import { DomainError } from '../../domain-error.js';
 import type { AccessTokenClaims } from '../../http/authenticate.js';
 import type { Services } from '../../module.js';
 import type { LimitStores } from '../../scale-out/limit-stores.js';
@@ -34,7 +32,7 @@ import { newDropCounters } from '../../sockets/message-guard.js';
 import { messageTable } from '../../sockets/message-table.js';
 import type { SocketConnection } from '../../sockets/socket-connection.js';
 import { SocketToken, type TokenCheck } from '../../sockets/socket-token.js';
-import { RaceBusyError } from '../races/race-roles.js';
+import { raceSocketCommands } from '../races/race-commands.js';
 import { EventCommandGate } from './event-command-gate.js';
 
 /** Protocol pings keep proxies from closing idle sockets and find dead peers. */
@@ -116,14 +114,14 @@ export class EventSockets {
 }
 
 /** What the event socket is given (events.module.ts). */
-type EventDeps = Pick<Services, 'eventSockets' | 'raceEngine' | 'userCache'> & {
+type EventDeps = Pick<Services, 'eventSockets' | 'race' | 'userCache'> & {
   clock: Clock;
   limitStores: LimitStores;
 };
 
 export function eventSocket({
   eventSockets: sockets,
-  raceEngine: races,
+  race,
   userCache,
   clock,
   limitStores,
@@ -136,31 +134,12 @@ export function eventSocket({
     ),
     userCache,
   );
-  /** A race command: run once the gate lets the member act (its refusal is the socket's `error`). */
-  const command =
-    <M>(run: (link: EventLink, message: M) => unknown) =>
-    async (link: EventLink, message: M) => {
-      await gate.admit(link.userId);
-      return run(link, message);
-    };
   const send = (link: EventLink, message: EventServerMessage) => link.connection.send(message);
-  /** A join the engine cannot take now is answered `server_busy`: the client retries in 2 s. */
-  const joinLobby = async (link: EventLink, carId: number) => {
-    try {
-      await races.join(link.userId, carId);
-    } catch (error) {
-      if (!(error instanceof RaceBusyError)) throw error;
-      send(link, { type: 'server_busy' });
-    }
-  };
-  /** The driver leaves the lobby to drive without racing; the lobby is the only place to leave. */
-  const leaveLobby = async (link: EventLink) => {
-    const state = races.state();
-    const mine = state.participants.find((p) => p.userId === link.userId);
-    if (state.race_status !== 'lobby' || !mine)
-      throw new DomainError('conflict', 'You are not in the race lobby.', ERROR_KEYS.notInLobby);
-    await races.leave(link.userId, mine.carId);
-  };
+  // Each race command runs once the gate lets the member act (its refusal is the socket's `error`).
+  const raceCommands = raceSocketCommands<EventLink>(race, {
+    admit: (link) => gate.admit(link.userId),
+    answer: send,
+  });
   return defineSocket({
     name: 'event',
     path: '/api/race-ws',
@@ -188,16 +167,13 @@ export function eventSocket({
     messages: messageTable<EventLink, EventClientMessage>(EventClientMessage, {
       hello: (link, { protocolVersion }) => answerBrowserHello(link.connection, protocolVersion),
       get_current_state: (link) => {
-        const state = races.state();
+        const state = race.state();
         send(link, { type: 'race_state_update', payload: state });
         if (state.race_status === 'active')
-          send(link, { type: 'live_leaderboard_update', data: races.leaderboard() });
+          send(link, { type: 'live_leaderboard_update', data: race.leaderboard() });
       },
       ping: (link, { timestamp }) => send(link, { type: 'pong', timestamp }),
-      ping_update: command((link, { latency }) => races.reportPing(link.userId, latency)),
-      join_lobby: command((link, { carId }) => joinLobby(link, carId)),
-      toggle_ready: command((link) => races.toggleReady(link.userId)),
-      leave_lobby: command((link) => leaveLobby(link)),
+      ...raceCommands,
       auth: async (link, { token }) => {
         const user = await link.token.renew(token, link.renewal);
         if (user) send(link, { type: 'auth_ok', expiresAt: link.token.expiresAt.toISOString() });

@@ -12,13 +12,13 @@ declare module '../../module.js' {
 export const eventsModule = defineModule({
   name: 'events',
   needs: ['memberSockets'],
-  uses: ['raceEngine', 'userCache'],
+  uses: ['race', 'userCache'],
   provides: ['eventSockets'],
   services: ({ services }) => ({
     eventSockets: new EventSockets(services.memberSockets.kind<EventLink>('event')),
   }),
   sockets: (services, { clock, limitStores }) => [eventSocket({ ...services, clock, limitStores })],
-  on: ({ eventSockets, raceEngine }) => {
+  on: ({ eventSockets, race }) => {
     let lastStatus = 'idle';
     return {
       'car.session-ended': ({ userId, reason }) =>
@@ -27,7 +27,7 @@ export const eventsModule = defineModule({
         eventSockets.broadcast({ type: 'race_state_update', payload: state });
         // The green light: everyone's leaderboard starts (all at zero laps).
         if (state.race_status === 'active' && lastStatus !== 'active')
-          eventSockets.broadcast({ type: 'live_leaderboard_update', data: raceEngine.leaderboard() });
+          eventSockets.broadcast({ type: 'live_leaderboard_update', data: race.leaderboard() });
         lastStatus = state.race_status;
       },
       'race.lap-completed': ({ leaderboard }) =>

@@ -62,7 +62,7 @@ async function raceWithMappedCar({ app, host }: ListeningTestApp, lapCounterId: 
     headers,
     payload: { race_countdown_seconds: COUNTDOWN_SECONDS, min_lap_time_seconds: 1 },
   });
-  await app.raceEngine.join(driver.id, driving.carId);
+  await app.race.run('join_lobby', { userId: driver.id, carId: driving.carId });
   const view = () => adminView(app, headers);
   return { driver, carId: driving.carId, headers, view };
 }
@@ -76,7 +76,7 @@ async function startAndGoActive(app: FastifyInstance, clock: ManualClock, header
   expect((await app.inject({ method: 'POST', url: '/api/admin/race/start', headers })).statusCode).toBe(200);
   for (let second = 0; second < COUNTDOWN_SECONDS; second += 1) {
     clock.advance(1_000);
-    await app.raceEngine.settled();
+    await app.race.settled();
   }
   expect((await adminView(app, headers)).state.race_status).toBe('active');
 }

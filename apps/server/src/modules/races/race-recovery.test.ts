@@ -26,7 +26,7 @@ async function raceInCountdown(app: FastifyInstance) {
   const car = await connectCar(host, driving.carId, driving.secret);
   apps.sockets.push(car);
   const { driver } = await takeCar(app, driving);
-  await app.raceEngine.join(driver.id, driving.carId);
+  await app.race.run('join_lobby', { userId: driver.id, carId: driving.carId });
   const started = await app.inject({
     method: 'POST',
     url: '/api/admin/race/start',
@@ -40,7 +40,7 @@ const pass = (app: FastifyInstance, carId: number, at: number) =>
   app.events.emit('lap.passed', { carId, at, source: 'car' });
 
 /** Waits until the engine has handled what was emitted (its commands run one at a time). */
-const settled = (app: FastifyInstance) => app.raceEngine.settled();
+const settled = (app: FastifyInstance) => app.race.settled();
 
 describe('a restart during a race', () => {
   it('mid-race: resumes with the stored end time and laps; a later lap counts from the stored pass', async () => {

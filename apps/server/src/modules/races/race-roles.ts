@@ -1,12 +1,13 @@
 /**
- * What the race engine's two roles share (race-engine.ts picks one): the leader's engine that runs
- * the race (leader-engine.ts) and the follower's proxy that sends commands to it
- * (follower-proxy.ts). Both answer the same `RaceRole`, run their work on one `CommandQueue`, and
- * reach the rest of the server through the ports below.
+ * What the race's two roles share (race.ts picks one): the engine that runs the race on the leader
+ * (race-engine.ts) and the follower's copy of it (followed-race.ts). Both answer `RaceReads`, run
+ * their work on one `CommandQueue`, and reach the rest of the server through the ports below. The
+ * commands are declared in race-commands.ts; the facts the race reacts to, in `RaceFactReactions`.
  */
 import { ERROR_KEYS, type RaceState } from '@telerace/protocol';
 import type { Db } from '../../db/client.js';
 import { DomainError } from '../../domain-error.js';
+import { type AuditActor, recordAudit } from '../../kernel/audit.repo.js';
 import type { liveLeaderboard } from './lap-rules.js';
 
 /** The relay's part: participants' cars hear neutral during the countdown. */
@@ -44,17 +45,6 @@ export interface RaceLeader {
   tell(name: string, payload: unknown): void;
 }
 
-/** The names of the engine's commands as they travel to the leader (races/race-calls.ts). */
-export const RACE_CALLS = {
-  join: 'race.join',
-  toggleReady: 'race.toggle-ready',
-  ping: 'race.ping',
-  openLobby: 'race.open-lobby',
-  leave: 'race.leave',
-  start: 'race.start',
-  end: 'race.end',
-} as const;
-
 /** A join that cannot be taken now (results being written, engine starting): the client retries. */
 export class RaceBusyError extends DomainError {
   constructor(message = 'The race engine is busy; try again in a moment.') {
@@ -67,32 +57,35 @@ export type FinishReason = 'expired' | 'ended_by_admin' | 'recovered';
 /** The admin's audit record, written in the transaction of the change it records. */
 export type Audit = (tx: Db, raceId: number | string) => Promise<void>;
 
+/** The audit record of an admin's race action, for the transaction that makes it. */
+export function raceAudit(
+  actor: AuditActor,
+  action: 'race.start' | 'race.end' | 'race.sync-lap-counter',
+  details: Record<string, unknown> | null = null,
+): Audit {
+  return (tx, raceId) =>
+    recordAudit(tx, { actor, action, targetType: 'race', targetId: raceId, before: null, after: details });
+}
+
 export type LiveLeaderboard = ReturnType<typeof liveLeaderboard>;
 
-/** What the race answers and does, on the leader (it runs it) or a follower (it asks the leader). */
-export interface RaceRole {
+/** What the race shows, on the leader (its engine's) or a follower (its copy of the leader's). */
+export interface RaceReads {
   /** The race state payload (spec §3) as every event socket receives it. */
   state(): RaceState;
   leaderboard(): LiveLeaderboard;
-  /** `join_lobby {carId}`: only with a car the member holds right now. */
-  join(userId: number, carId: number): Promise<void>;
-  /** `toggle_ready`: lobby participants only. */
-  toggleReady(userId: number): Promise<void>;
-  /** `ping_update {latency}` from a participant (memory only: it changes every 2 s). */
-  reportPing(userId: number, latency: number): void;
-  /** A raffle was drawn: an empty lobby for its winners; the lobby's race id, or null. */
-  openLobby(): Promise<number | null>;
-  /**
-   * A participant leaves: `leave_lobby`, or their car session ended (the leader hears that fact
-   * itself: races.module.ts runs it there). In a race they keep their laps.
-   */
-  leave(userId: number, carId: number): Promise<void>;
-  /** Admin: lobby → countdown; `audit` writes the admin's record in the same transaction. */
-  startRace(audit?: Audit): Promise<void>;
-  /** Admin: ends the race now (lobby: closes it without results). */
-  endRace(audit?: Audit): Promise<void>;
-  /** A `lap.passed` fact from the configured lap counter. */
-  recordPass(carId: number, at: number): Promise<void>;
+}
+
+/**
+ * What the race does about facts: nobody asked, nothing is answered, nothing is forwarded. The
+ * leader acts on them (races.module.ts `onLeader`); a follower hearing one while the leadership
+ * changes hands ignores it, and the next leader resumes from the database.
+ */
+export interface RaceFactReactions {
+  /** `car.session-ended`: the driver leaves the lobby; in a race they keep their laps. */
+  sessionEnded(driver: Driver): Promise<void>;
+  /** `lap.passed` from the configured lap counter. */
+  lapPassed(carId: number, at: number): Promise<void>;
 }
 
 /**

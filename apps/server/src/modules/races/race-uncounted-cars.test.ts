@@ -35,7 +35,7 @@ async function carInLobby({ app, host }: ListeningTestApp, name: string, capabil
   const agent = await connectCar(host, driving.carId, driving.secret, capabilities);
   cleanups.push(() => agent.ws.terminate());
   const { driver } = await takeCar(app, driving);
-  await app.raceEngine.join(driver.id, driving.carId);
+  await app.race.run('join_lobby', { userId: driver.id, carId: driving.carId });
   return driving;
 }
 

@@ -88,7 +88,7 @@ async function sessionOf(userId: number, carId: number) {
 /** Moves the clock and lets every timer's work (the expiry sweep, the race's ticks) finish. */
 async function advance(ms: number): Promise<void> {
   clock.advance(ms);
-  await testApp.app.raceEngine.settled();
+  await testApp.app.race.settled();
   await testApp.app.drivingSessions.sweepExpired();
 }
 
@@ -306,7 +306,7 @@ describe('a race from the lobby to the results', () => {
     expect((await alice.events.nextOfType('force_disconnect')).reason).toBe('kicked');
     clock.advance(4_000);
     alice.car.send({ type: 'pass', at: t0 + 8_000 });
-    await app.raceEngine.settled();
+    await app.race.settled();
     const view = (await app.inject({ method: 'GET', url: '/api/admin/race', headers: adminHeaders })).json();
     expect(view.state.totalParticipants).toBe(2);
     expect(view.leaderboard.find((row: Json) => row.user_id === alice.driver.id)?.laps).toBe(1);

@@ -6,14 +6,13 @@ import { defineModule } from '../../module.js';
 import { adminRaceRoutes } from './admin-race.routes.js';
 import { LapCounterIds } from './lap-counter-ids.js';
 import { createLapCounter } from './lap-counters/index.js';
-import { raceCallHandler } from './race-calls.js';
-import { RaceEngine } from './race-engine.js';
+import { Race } from './race.js';
 import { RacesService } from './races.service.js';
 
 declare module '../../module.js' {
   interface Services {
-    /** The race engine: state, commands, laps (race-engine.ts). */
-    raceEngine: RaceEngine;
+    /** The race: its state, its commands (race-commands.ts), the facts it acts on (race.ts). */
+    race: Race;
     /** The admin's race actions and the lap counter (races.service.ts). */
     races: RacesService;
     /** Which car each transponder / pilot id belongs to (lap-counter-ids.ts). */
@@ -32,9 +31,9 @@ export const racesModule = defineModule({
     'leaderCalls',
     'leadership',
   ],
-  provides: ['raceEngine', 'races', 'lapCounterIds'],
+  provides: ['race', 'races', 'lapCounterIds'],
   services: ({ config, db, bus, clock, log, services }) => {
-    const raceEngine = new RaceEngine({
+    const race = new Race({
       db,
       bus,
       clock,
@@ -45,6 +44,8 @@ export const racesModule = defineModule({
       sessions: services.drivingSessions,
       stats: services.leaderboards,
       leader: services.leaderCalls,
+      // Built just below; asked only once a command runs.
+      adminView: () => races.adminView(),
     });
     const lapCounterIds = new LapCounterIds({ db });
     const lapCounter = createLapCounter(config, {
@@ -53,54 +54,55 @@ export const racesModule = defineModule({
       now: () => clock.now().getTime(),
     });
     const races = new RacesService({
-      engine: raceEngine,
+      race,
       lapCounter,
       db,
       bus,
       lapCounterIdOf: (carId) => lapCounterIds.lapCounterIdOf(carId),
       reportsPasses: (carId) => services.carRelay.reportsPasses(carId),
     });
-    return { raceEngine, races, lapCounterIds };
+    return { race, races, lapCounterIds };
   },
   routes: (services) => [{ plugin: adminRaceRoutes(services) }],
-  on: ({ raceEngine, lapCounterIds }) => ({
+  on: ({ race, lapCounterIds }) => ({
     // A follower's copy of the leader's race (the leader ignores its own facts).
-    'race.changed': ({ state }) => raceEngine.heardState(state),
-    'race.lap-completed': ({ leaderboard }) => raceEngine.heardLap(leaderboard),
+    'race.changed': ({ state }) => race.heardState(state),
+    'race.lap-completed': ({ leaderboard }) => race.heardLap(leaderboard),
     'car.lap-counter-id-changed': ({ carId, lapCounterId }) => lapCounterIds.set(carId, lapCounterId),
     'car.deleted': ({ carId }) => lapCounterIds.remove(carId),
   }),
-  // What the engine acts on runs where it runs: a pass counts once, a driver leaves once.
-  onLeader: ({ raceEngine, races }) => ({
+  // The facts the engine acts on (race-roles.ts RaceFactReactions) run where it runs: a pass
+  // counts once, a driver leaves once.
+  onLeader: ({ race, races }) => ({
     'lap.passed': ({ carId, at, source }) => {
-      if (source === races.lapCounterKind) return raceEngine.recordPass(carId, at);
+      if (source === races.lapCounterKind) return race.lapPassed(carId, at);
     },
-    'car.session-ended': ({ userId, carId }) => raceEngine.leave(userId, carId),
+    'car.session-ended': ({ userId, carId }) => race.sessionEnded({ userId, carId }),
   }),
   // The engine's timers, its lap counting and a hardware lap counter run on the leader only
   // (scale-out/leadership.ts; one process always leads).
-  start: async ({ raceEngine, races, lapCounterIds, leadership, leaderCalls }) => {
+  start: async ({ race, races, lapCounterIds, leadership, leaderCalls }) => {
     await lapCounterIds.load();
     await leadership.assign({
       name: 'races',
       lead: async () => {
-        await raceEngine.lead();
+        await race.lead();
         await races.startLapCounter();
-        await leaderCalls?.serve(raceCallHandler(raceEngine, races));
+        await leaderCalls?.serve(race.answerFollowers());
       },
       follow: async () => {
         // Called first: the engine's timers stop in this very step, before anything is awaited.
-        const following = raceEngine.follow();
+        const following = race.follow();
         await leaderCalls?.unserve();
         await races.lapCounter.stop();
         await following;
       },
     });
   },
-  stop: async ({ raceEngine, races, leaderCalls }) => {
+  stop: async ({ race, races, leaderCalls }) => {
     await leaderCalls?.unserve();
-    raceEngine.stop();
-    await raceEngine.settled();
+    race.stop();
+    await race.settled();
     await races.lapCounter.stop();
   },
 });

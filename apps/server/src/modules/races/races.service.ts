@@ -1,18 +1,19 @@
 /**
- * The races module's face to the routes and sockets: the admin's actions (audited) around the
- * engine, and the lap counter's state. The engine (race-engine.ts) holds the race itself.
+ * The races module's face to the admin routes: the Race Control view, the admin's actions (audited,
+ * declared with the other commands in race-commands.ts) and the lap counter's state. The race
+ * itself is race.ts's.
  */
 import type { AdminRaceResponse, LapCounterKind } from '@telerace/protocol';
 import type { Db } from '../../db/client.js';
 import type { EventBus } from '../../events.js';
-import { type AuditActor, recordAudit } from '../../kernel/audit.repo.js';
+import type { AuditActor } from '../../kernel/audit.repo.js';
 import type { LapCounter, LapCounterDriver } from './lap-counter.js';
-import type { RaceEngine } from './race-engine.js';
-import { type Audit, RACE_CALLS } from './race-roles.js';
+import type { Race } from './race.js';
+import { raceAudit } from './race-roles.js';
 import { uncountedCars } from './uncounted-cars.js';
 
 export interface RacesServiceDeps {
-  engine: RaceEngine;
+  race: Race;
   lapCounter: LapCounter;
   db: Db;
   bus: EventBus;
@@ -23,7 +24,7 @@ export interface RacesServiceDeps {
 }
 
 export class RacesService {
-  readonly engine: RaceEngine;
+  readonly race: Race;
   readonly lapCounter: LapCounter;
   readonly #db: Db;
   readonly #bus: EventBus;
@@ -31,7 +32,7 @@ export class RacesService {
   readonly #reportsPasses: (carId: number) => boolean | null;
 
   constructor(deps: RacesServiceDeps) {
-    this.engine = deps.engine;
+    this.race = deps.race;
     this.lapCounter = deps.lapCounter;
     this.#db = deps.db;
     this.#bus = deps.bus;
@@ -50,10 +51,10 @@ export class RacesService {
   }
 
   adminView(): AdminRaceResponse {
-    const state = this.engine.state();
+    const state = this.race.state();
     return {
       state,
-      leaderboard: this.engine.leaderboard(),
+      leaderboard: this.race.leaderboard(),
       lapCounter: { kind: this.lapCounter.kind, connected: this.lapCounter.isConnected() },
       uncountedCars: uncountedCars(this.lapCounter.kind, state.participants, {
         reportsPasses: this.#reportsPasses,
@@ -62,41 +63,25 @@ export class RacesService {
     };
   }
 
-  /** A follower's admin calls run on the leader, which answers its own view (its lap counter's too). */
+  /** Run on the leader, which answers its own view (its lap counter's too). */
   start(actor: AuditActor): Promise<AdminRaceResponse> {
-    return this.engine.onLeader(RACE_CALLS.start, { actor }, async () => {
-      await this.engine.startRace(this.#audit(actor, 'race.start'));
-      return this.adminView();
-    });
+    return this.race.run('start_race', { actor });
   }
 
   end(actor: AuditActor): Promise<AdminRaceResponse> {
-    return this.engine.onLeader(RACE_CALLS.end, { actor }, async () => {
-      const before = this.engine.state().race_status;
-      await this.engine.endRace(this.#audit(actor, 'race.end', { ended_from: before }));
-      return this.adminView();
-    });
+    return this.race.run('end_race', { actor });
   }
 
   /** Pushes the participants' names to a counter that keeps names; answers how many it named. */
   async syncLapCounter(actor: AuditActor): Promise<number> {
-    const drivers: LapCounterDriver[] = this.engine.state().participants.map((p) => ({
+    const drivers: LapCounterDriver[] = this.race.state().participants.map((p) => ({
       carId: p.carId,
       lapCounterId: this.#lapCounterIdOf(p.carId),
       name: p.username,
     }));
     const synced = await this.lapCounter.syncNames(drivers);
-    const raceId = this.engine.state().race_id;
-    await this.#audit(actor, 'race.sync-lap-counter', { synced })(this.#db, raceId ?? 'none');
+    const raceId = this.race.state().race_id;
+    await raceAudit(actor, 'race.sync-lap-counter', { synced })(this.#db, raceId ?? 'none');
     return synced;
-  }
-
-  #audit(
-    actor: AuditActor,
-    action: 'race.start' | 'race.end' | 'race.sync-lap-counter',
-    details: Record<string, unknown> | null = null,
-  ): Audit {
-    return (tx, raceId: number | string) =>
-      recordAudit(tx, { actor, action, targetType: 'race', targetId: raceId, before: null, after: details });
   }
 }

@@ -17,7 +17,7 @@ declare module '../../module.js' {
 
 export const rafflesModule = defineModule({
   name: 'raffles',
-  needs: ['tickets', 'userCache', 'raceEngine'],
+  needs: ['tickets', 'userCache', 'race'],
   provides: ['raffles'],
   services: ({ config, db, bus, clock, log, services }) => ({
     raffles: new RafflesService({
@@ -27,7 +27,7 @@ export const rafflesModule = defineModule({
       log,
       tickets: services.tickets,
       userCache: services.userCache,
-      lobby: services.raceEngine,
+      lobby: { openLobby: () => services.race.run('open_lobby', {}) },
       prizeClaimMinutes: config.prizeClaimMinutes,
     }),
   }),
@@ -35,21 +35,21 @@ export const rafflesModule = defineModule({
   // The race state's raffle status follows the facts (so every instance shows it, issue 15), and
   // so do the open raffle kept in memory and the public answers (published-raffles.ts): only a
   // fact that can change one remakes it — a prize's claim or a member's theme does not.
-  on: ({ raceEngine, raffles: { published, open } }) => ({
+  on: ({ race, raffles: { published, open } }) => ({
     'raffle.opened': ({ raffleId }) => {
       open.opened(raffleId);
       published.opened(raffleId);
-      raceEngine.setRaffleStatus('open');
+      race.setRaffleStatus('open');
     },
     'raffle.drawn': ({ raffleId }) => {
       open.closed(raffleId);
       published.changed(raffleId);
-      raceEngine.setRaffleStatus('closed');
+      race.setRaffleStatus('closed');
     },
     'raffle.aborted': ({ raffleId }) => {
       open.closed(raffleId);
       published.changed(raffleId);
-      raceEngine.setRaffleStatus('closed');
+      race.setRaffleStatus('closed');
     },
     'raffle.entered': (entry) => {
       open.entered(entry);
@@ -62,7 +62,7 @@ export const rafflesModule = defineModule({
     // A link, an unlink, a ban or a deletion of a member.
     'user.changed': ({ userId }) => open.memberChanged(userId),
   }),
-  start: async ({ raffles, raceEngine }) => {
-    raceEngine.setRaffleStatus((await raffles.isOpen()) ? 'open' : 'closed');
+  start: async ({ raffles, race }) => {
+    race.setRaffleStatus((await raffles.isOpen()) ? 'open' : 'closed');
   },
 });

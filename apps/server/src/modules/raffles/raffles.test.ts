@@ -117,7 +117,7 @@ describe('a raffle from its opening to its winners', () => {
     expect(raffle).not.toHaveProperty('seed');
     expect(raffle).not.toHaveProperty('entriesHash');
     expect(await raceState((s) => s.raffle_status === 'open')).toMatchObject({ race_status: 'idle' });
-    expect(app.raceEngine.state().raffle_status).toBe('open');
+    expect(app.race.state().raffle_status).toBe('open');
 
     // A second raffle while one is open: refused.
     expect(await adminCall('/api/admin/race/start-raffle', { racers: 1 })).toMatchObject({
@@ -207,7 +207,7 @@ describe('a raffle from its opening to its winners', () => {
     // The race: raffle closed, an empty lobby open for the winners.
     const lobby = await raceState((s) => s.race_status === 'lobby');
     expect(lobby).toMatchObject({ raffle_status: 'closed', totalParticipants: 0, participants: [] });
-    expect(app.raceEngine.state()).toMatchObject({ race_status: 'lobby', raffle_status: 'closed' });
+    expect(app.race.state()).toMatchObject({ race_status: 'lobby', raffle_status: 'closed' });
 
     // Closed: no draw, abort or entry any more.
     for (const url of ['/api/admin/race/draw-winners', '/api/admin/race/abort-raffle'])
@@ -255,7 +255,7 @@ describe('a raffle from its opening to its winners', () => {
     await adminCall('/api/admin/race/start-raffle', { racers: 1 });
     await enter('twitch', 'tw-winner');
     await adminCall('/api/admin/race/draw-winners');
-    const raceId = app.raceEngine.state().race_id;
+    const raceId = app.race.state().race_id;
     expect(raceId).not.toBeNull();
 
     const driving = await createCar(app, 'Red');
@@ -265,8 +265,8 @@ describe('a raffle from its opening to its winners', () => {
       driving,
       await buildUser(app.database.db, { twitchId: 'tw-winner' }),
     );
-    await app.raceEngine.join(driver.id, driving.carId);
-    expect(app.raceEngine.state()).toMatchObject({
+    await app.race.run('join_lobby', { userId: driver.id, carId: driving.carId });
+    expect(app.race.state()).toMatchObject({
       race_id: raceId,
       race_status: 'lobby',
       totalParticipants: 1,
@@ -312,7 +312,7 @@ describe('a raffle from its opening to its winners', () => {
     expect(aborted.body.raffle).toMatchObject({ id: first.id, status: 'aborted', winners: [] });
     expect(aborted.body.raffle).not.toHaveProperty('seed');
     expect(aborted.body.prizes).toEqual([]);
-    expect(app.raceEngine.state()).toMatchObject({ race_status: 'idle', raffle_status: 'closed' });
+    expect(app.race.state()).toMatchObject({ race_status: 'idle', raffle_status: 'closed' });
     expect((await audits(app)).at(-1)).toEqual({
       action: 'raffle.abort',
       targetId: String(first.id),
@@ -716,7 +716,7 @@ describe('a restart', () => {
     await stopServer(first.app);
 
     const second = await boot(true);
-    expect(second.raceEngine.state()).toMatchObject({ race_status: 'idle', raffle_status: 'open' });
+    expect(second.race.state()).toMatchObject({ race_status: 'idle', raffle_status: 'open' });
     const admin = await buildAdmin(second.database.db);
     const drawn = await second.inject({
       method: 'POST',
@@ -724,12 +724,12 @@ describe('a restart', () => {
       headers: await authHeader(second, admin),
     });
     expect(drawn.statusCode).toBe(200);
-    const lobbyId = second.raceEngine.state().race_id;
+    const lobbyId = second.race.state().race_id;
     expect(lobbyId).not.toBeNull();
     await stopServer(second);
 
     const third = await boot(true);
-    expect(third.raceEngine.state()).toMatchObject({
+    expect(third.race.state()).toMatchObject({
       race_id: lobbyId,
       race_status: 'lobby',
       raffle_status: 'closed',

@@ -17,7 +17,7 @@ declare module '../../module.js' {
 
 export const metricsModule = defineModule({
   name: 'metrics',
-  needs: ['carRelay', 'leadership', 'raceEngine', 'raffles', 'video', 'integrations', 'health'],
+  needs: ['carRelay', 'leadership', 'race', 'raffles', 'video', 'integrations', 'health'],
   provides: ['metricsServer'],
   services: ({ config, database, services, socketMeter, log }) => {
     if (config.metricsPort === null) return { metricsServer: null };
@@ -27,7 +27,7 @@ export const metricsModule = defineModule({
       sockets: socketMeter,
       relay: services.carRelay,
       leadership: services.leadership,
-      race: services.raceEngine,
+      race: services.race,
       raffles: services.raffles,
       video: services.video,
       integrations: services.integrations,

@@ -1,47 +1,37 @@
 /**
- * A follower's race (issue 15, docs/decisions.md "Scale-out"): its sockets' commands go to the
- * leader's engine (`leader`), and the race it shows is a copy of the leader's, loaded from the
- * database when it starts following, then kept from the `race.changed` and `race.lap-completed`
- * facts. Every command a member or an admin sends reaches the leader; the facts the engine acts
- * on (`lap.passed`, a session that ended) are handled on the leader only (races.module.ts).
+ * A follower's race (issue 15, docs/decisions.md "Scale-out"): a copy of the leader's, loaded from
+ * the database when this instance starts following, then kept from the `race.changed` and
+ * `race.lap-completed` facts. It runs no command: race.ts sends every command to the leader, as
+ * race-commands.ts declares, and the facts the engine acts on (`lap.passed`, a session that ended)
+ * are handled on the leader only (races.module.ts).
  */
 import type { RaceState, RaffleStatus } from '@telerace/protocol';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/client.js';
-import { NoLeaderError } from '../../scale-out/leader-calls.js';
 import type { CarDirectory } from '../cars/car-directory.js';
 import { liveLeaderboard } from './lap-rules.js';
 import { findUnfinishedRace } from './race.repo.js';
 import * as machine from './race-machine.js';
-import {
-  type CommandQueue,
-  type LiveLeaderboard,
-  RACE_CALLS,
-  RaceBusyError,
-  type RaceLeader,
-  type RaceRole,
-} from './race-roles.js';
+import type { CommandQueue, LiveLeaderboard, RaceReads } from './race-roles.js';
 import { freshStanding, presentRace, restoredState, standingOf } from './race-view.js';
 
-interface FollowerProxyDeps {
+interface FollowedRaceDeps {
   db: Db;
   clock: Clock;
   directory: Pick<CarDirectory, 'get'>;
-  /** Where the commands go. Null (one process): there is no leader to ask, only this instance. */
-  leader: RaceLeader | null;
   queue: CommandQueue;
   raffleStatus: () => RaffleStatus;
 }
 
-export class FollowerProxy implements RaceRole {
-  readonly #deps: FollowerProxyDeps;
+export class FollowedRace implements RaceReads {
+  readonly #deps: FollowedRaceDeps;
   /** The copy of the leader's race and leaderboard. */
   #followed: RaceState | null = null;
   #followedBoard: LiveLeaderboard = [];
   /** A fact heard while the copy was loading from the database (the fact is newer). */
   #heardWhileLoading = false;
 
-  constructor(deps: FollowerProxyDeps) {
+  constructor(deps: FollowedRaceDeps) {
     this.#deps = deps;
   }
 
@@ -52,54 +42,6 @@ export class FollowerProxy implements RaceRole {
 
   leaderboard(): LiveLeaderboard {
     return this.#followedBoard;
-  }
-
-  join(userId: number, carId: number): Promise<void> {
-    return this.toLeader(RACE_CALLS.join, { userId, carId }).then(() => undefined);
-  }
-
-  toggleReady(userId: number): Promise<void> {
-    return this.toLeader(RACE_CALLS.toggleReady, { userId }).then(() => undefined);
-  }
-
-  reportPing(userId: number, latency: number): void {
-    this.#deps.leader?.tell(RACE_CALLS.ping, { userId, latency });
-  }
-
-  openLobby(): Promise<number | null> {
-    return this.toLeader(RACE_CALLS.openLobby, {}) as Promise<number | null>;
-  }
-
-  leave(userId: number, carId: number): Promise<void> {
-    return this.toLeader(RACE_CALLS.leave, { userId, carId }).then(() => undefined);
-  }
-
-  /** The races service sends a follower's admin calls to the leader (the audit is a closure). */
-  startRace(): Promise<void> {
-    return Promise.reject(new RaceBusyError());
-  }
-
-  endRace(): Promise<void> {
-    return Promise.reject(new RaceBusyError());
-  }
-
-  /**
-   * Only the leader counts a pass (`lap.passed` is handled there); one heard while the leadership
-   * changes hands is not counted, as any pass while no engine runs.
-   */
-  recordPass(): Promise<void> {
-    return Promise.resolve();
-  }
-
-  /** A follower's command, run by the leader; "no leader right now" is a busy engine: retry. */
-  async toLeader(name: string, payload: unknown): Promise<unknown> {
-    if (!this.#deps.leader) throw new RaceBusyError();
-    try {
-      return await this.#deps.leader.call(name, payload);
-    } catch (error) {
-      if (error instanceof NoLeaderError) throw new RaceBusyError();
-      throw error;
-    }
   }
 
   /**
