@@ -5,11 +5,11 @@
  * first (data-preloads.json: apps/web/src/data-preloads.ts). The browser then fetches the page's
  * code and data alongside the main script instead of after it ran — what a phone on a slow
  * network sees first sooner. Made once per segment and build (the build may be replaced while the
- * server runs), and compressed once per encoding, with an ETag (prepared-body.ts).
+ * server runs), and compressed once per encoding, with an ETag (cached-answer.ts).
  */
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { PreparedBody } from './prepared-body.js';
+import { PreparedAnswer } from './cached-answer.js';
 
 export const ROUTE_PRELOADS_FILE = 'route-preloads.json';
 export const DATA_PRELOADS_FILE = 'data-preloads.json';
@@ -42,19 +42,19 @@ export class PageIndex {
   #preloads: Preloads = {};
   #dataPreloads: Preloads = {};
   #index = '';
-  readonly #pages = new Map<string, PreparedBody | null>();
+  readonly #pages = new Map<string, PreparedAnswer | null>();
 
   constructor(readonly webDistDir: string) {}
 
   /** The HTML to send for a document opened at `path`, or null for the plain index.html. */
-  pageFor(path: string): PreparedBody | null {
+  pageFor(path: string): PreparedAnswer | null {
     this.#refresh();
     const segment = path.split('/')[1] ?? '';
     if (!this.#pages.has(segment)) this.#pages.set(segment, this.#withPreloads(segment));
     return this.#pages.get(segment) ?? null;
   }
 
-  #withPreloads(segment: string): PreparedBody | null {
+  #withPreloads(segment: string): PreparedAnswer | null {
     if (!Object.hasOwn(this.#preloads, segment) && !Object.hasOwn(this.#dataPreloads, segment)) return null;
     // The answers first: a few hundred bytes the page waits for once its code has run.
     // `use-credentials` is the page's `credentials: 'include'`: the same request, so it is reused.
@@ -69,10 +69,11 @@ export class PageIndex {
     ];
     const at = this.#index.indexOf('</head>');
     if (links.length === 0 || at < 0) return null;
-    return new PreparedBody(
-      `${this.#index.slice(0, at)}${links.join('')}${this.#index.slice(at)}`,
-      HTML_CONTENT_TYPE,
-    );
+    // Revalidated like the file it stands for (`no-cache`), with the page's own ETag.
+    return new PreparedAnswer(`${this.#index.slice(0, at)}${links.join('')}${this.#index.slice(at)}`, {
+      contentType: HTML_CONTENT_TYPE,
+      revalidate: true,
+    });
   }
 
   #refresh(): void {

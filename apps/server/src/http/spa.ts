@@ -10,9 +10,9 @@ import { existsSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { sendAnswer } from './cached-answer.js';
 import { notFoundError } from './errors.js';
 import { PageIndex } from './page-index.js';
-import { sendPrepared } from './prepared-body.js';
 
 const INDEX_FILE = 'index.html';
 /** Vite's output folder for content-hashed files. */
@@ -72,12 +72,7 @@ export async function registerSpa(app: FastifyInstance, webDistDir: string): Pro
   const sendIndex = (request: FastifyRequest, reply: FastifyReply, path: string): void => {
     const page = pageIndex.pageFor(path);
     if (page === null) reply.code(200).sendFile(INDEX_FILE);
-    // Revalidated like the file (sendPrepared's `no-cache`), with the page's own ETag.
-    else
-      sendPrepared(request, reply.code(200), page).then(
-        (payload) => reply.send(payload),
-        (error: unknown) => reply.send(error),
-      );
+    else sendAnswer(request, reply.code(200), page).catch((error: unknown) => reply.send(error));
   };
 
   const sendBuildMissing = (reply: FastifyReply): void => {

@@ -12,11 +12,11 @@ import {
   UserMessageResponse,
   UserResponse,
 } from '@telerace/protocol';
-import type { FastifyRequest, FastifyTypeProviderDefault } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Config } from '../../config.js';
 import { unauthorized } from '../../http/authenticate.js';
-import { JSON_CONTENT_TYPE, JsonPerObject } from '../../http/cached-json.js';
+import { cachedAnswer, NEW_VALUE, sendAnswer } from '../../http/cached-answer.js';
 import type { Services } from '../../module.js';
 import { REFRESH_COOKIE, sessionCookies } from '../auth/session-cookies.js';
 import { presentUser } from '../users/user.presenter.js';
@@ -38,18 +38,19 @@ export const accountRoutes =
 
     // Read on every page load and poll: the answer is made once per users row (the member check's
     // cached row is replaced, never changed, when the member changes) and sent as it is.
-    const meAnswers = new JsonPerObject(UserResponse);
-    app
-      .withTypeProvider<FastifyTypeProviderDefault>()
-      .get(
-        '/me',
-        { ...authBeforeTerms, schema: { response: { 200: UserResponse } } },
-        async (request, reply) => {
-          const member = request.currentUser;
-          reply.type(JSON_CONTENT_TYPE);
-          return meAnswers.json(member, () => ({ user: presentUser(member) }));
-        },
-      );
+    const meAnswers = cachedAnswer(UserResponse, NEW_VALUE);
+    app.get(
+      '/me',
+      { ...authBeforeTerms, schema: { response: { 200: UserResponse } } },
+      async (request, reply) => {
+        const member = request.currentUser;
+        return sendAnswer(
+          request,
+          reply,
+          meAnswers.of(member, () => ({ user: presentUser(member) })),
+        );
+      },
+    );
 
     app.patch(
       '/me/details',

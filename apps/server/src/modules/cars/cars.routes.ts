@@ -1,8 +1,7 @@
 /** Members' car calls: the list, one car's status, and connecting with a control code. */
 import { Car, CarIdParams, CarsResponse, ConnectRequest, ConnectResponse } from '@telerace/protocol';
-import type { FastifyTypeProviderDefault } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { CachedJson, JSON_CONTENT_TYPE } from '../../http/cached-json.js';
+import { cachedAnswer, NEW_VALUE, sendAnswer } from '../../http/cached-answer.js';
 import type { Services } from '../../module.js';
 
 /** Connect attempts per client IP and 10 minutes. */
@@ -14,19 +13,13 @@ export const carRoutes =
     const member = { config: { access: 'member' as const } };
 
     // The same list for every member, polled by all of them: serialized (and compressed) once per
-    // change, and sent as the bytes it already is (so typed without the zod provider, which
-    // expects the object; @fastify/compress leaves a body with its Content-Encoding alone).
-    const carList = new CachedJson(CarsResponse);
-    app.withTypeProvider<FastifyTypeProviderDefault>().get(
+    // list, which the service hands again while nothing it shows changed (cars.service.ts `list`).
+    const carList = cachedAnswer(CarsResponse, NEW_VALUE);
+    app.get(
       '/cars',
       // Compressed here, once per change: the compression plugin's hooks would only look and pass.
       { ...member, compress: false, schema: { response: { 200: CarsResponse } } },
-      async (request, reply) => {
-        const { body, encoding } = carList.body(await cars.list(), request.headers['accept-encoding']);
-        reply.type(JSON_CONTENT_TYPE).header('vary', 'accept-encoding');
-        if (encoding) reply.header('content-encoding', encoding);
-        return body;
-      },
+      async (request, reply) => sendAnswer(request, reply, carList.of(await cars.list())),
     );
 
     app.get(

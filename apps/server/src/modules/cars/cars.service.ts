@@ -76,7 +76,7 @@ export class CarsService {
    * The members' car list. Polled by every signed-in visitor, so once the directory is loaded the
    * answer is the same array until what it shows changes — the directory (a new `entries()`
    * array), a car's presence, or a session reaching its end — checked here without making
-   * anything: the route's serializer then recognises it at once (cached-json.ts).
+   * anything: the route's cached answer then recognises it at once (http/cached-answer.ts).
    */
   async list(): Promise<Car[]> {
     // Before the start-up load (migrations still running) the database answers.

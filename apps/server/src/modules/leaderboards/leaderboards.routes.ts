@@ -6,55 +6,35 @@ import {
   LastRaceResponse,
   LeaderboardPageQuery,
   LeaderboardResponse,
-  PAGE_SIZES,
   RaceDetail,
   RaceHistoryResponse,
   RaceIdParams,
   SeasonParams,
 } from '@telerace/protocol';
-import type { FastifyReply, FastifyRequest, FastifyTypeProviderDefault } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { CachedJson, JSON_CONTENT_TYPE } from '../../http/cached-json.js';
+import { sendAnswer } from '../../http/cached-answer.js';
 import type { Services } from '../../module.js';
+import { ALL_TIME_SEASON } from './leaderboards.service.js';
 
 export const leaderboardRoutes =
   ({ leaderboards }: Pick<Services, 'leaderboards'>): FastifyPluginAsyncZod =>
   async (app) => {
     const member = { config: { access: 'member' as const } };
 
-    // The first pages are the same answer for every visitor and come from memory: serialized (and
-    // compressed) once per change, one serializer per page size, and sent as the bytes they already
-    // are (so typed without the zod provider; @fastify/compress leaves a body with its
+    // The first pages are the same answer for every visitor: sent from memory as the bytes they
+    // already are (leaderboards.service.ts `firstPages`; @fastify/compress leaves a body with its
     // Content-Encoding alone and compresses the other pages as usual).
-    const firstPageJson = new Map(
-      PAGE_SIZES.map((size) => [size as number, new CachedJson(LeaderboardResponse)]),
-    );
-    const board = app.withTypeProvider<FastifyTypeProviderDefault>();
-    async function answer(
-      request: FastifyRequest,
-      reply: FastifyReply,
-      value: LeaderboardResponse,
-      limit: number,
-    ) {
-      const json = firstPageJson.get(limit);
-      if (!json) return value;
-      const { body, encoding } = json.body(value, request.headers['accept-encoding']);
-      reply.type(JSON_CONTENT_TYPE).header('vary', 'accept-encoding');
-      if (encoding) reply.header('content-encoding', encoding);
-      return body;
-    }
-
-    board.get(
+    app.get(
       '/leaderboards/all-time',
       { schema: { querystring: LeaderboardPageQuery, response: { 200: LeaderboardResponse } } },
       async (request, reply) => {
-        const query = request.query as LeaderboardPageQuery;
-        const value = await leaderboards.allTime(query);
-        return query.page === 1 ? answer(request, reply, value, query.limit) : value;
+        const { query } = request;
+        if (query.page === 1) return sendAnswer(request, reply, await leaderboards.firstPage(query.limit));
+        return leaderboards.allTime(query);
       },
     );
 
-    board.get(
+    app.get(
       '/leaderboards/season/:season',
       {
         schema: {
@@ -64,10 +44,11 @@ export const leaderboardRoutes =
         },
       },
       async (request, reply) => {
-        const query = request.query as LeaderboardPageQuery;
-        const { season } = request.params as { season: number };
-        const value = await leaderboards.season(season, query);
-        return season === 0 && query.page === 1 ? answer(request, reply, value, query.limit) : value;
+        const { query } = request;
+        const { season } = request.params;
+        if (season === ALL_TIME_SEASON && query.page === 1)
+          return sendAnswer(request, reply, await leaderboards.firstPage(query.limit));
+        return leaderboards.season(season, query);
       },
     );
 

@@ -1,14 +1,14 @@
 /**
  * Leaderboards (all-time, per season), a member's race history and a finished race's page. The
  * all-time board (= season 0) reads the per-member summary kept by `recordRaceInStats`; its first
- * pages come from memory (leaderboard-first-pages.ts). Season N > 0 covers the races finished in
+ * pages are answered from memory (`firstPages`). Season N > 0 covers the races finished in
  * the season's [starts_at, ends_at) (docs/leaderboards.md).
  */
 import {
   ERROR_KEYS,
   type LastRaceResponse,
   type LeaderboardPageQuery,
-  type LeaderboardResponse,
+  LeaderboardResponse,
   type RaceDetail,
   type RaceHistoryResponse,
 } from '@telerace/protocol';
@@ -16,7 +16,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
 import { DomainError } from '../../domain-error.js';
 import type { EventHandlers } from '../../events.js';
-import { LeaderboardFirstPages } from './leaderboard-first-pages.js';
+import { cachedAnswer, type PreparedAnswer } from '../../http/cached-answer.js';
 import {
   presentHistoryRow,
   presentLastRace,
@@ -46,7 +46,17 @@ const pageOf = ({ page, limit }: LeaderboardPageQuery): Page => ({ limit, offset
 export class LeaderboardsService {
   readonly db: Db;
   readonly log: FastifyBaseLogger;
-  readonly firstPages = new LeaderboardFirstPages();
+  /**
+   * The first page of the all-time board (= season 0) at each page size, as the answer sent: the
+   * Leaderboards page opens on it, for every visitor. The database stays the truth; a page is
+   * dropped when a race finishes (`race.finished`, emitted after the results commit: every rank,
+   * count and total may change) and when a member shown on it changes (`user.changed`: name,
+   * avatar, deletion's scrub; sign-ins change nobody's row on the board).
+   */
+  readonly firstPages = cachedAnswer<typeof LeaderboardResponse, number>(LeaderboardResponse, {
+    'race.finished': () => true,
+    'user.changed': ({ userId }, page) => page.data.some((row) => row.user_id === userId),
+  });
 
   constructor({ db, log }: { db: Db; log: FastifyBaseLogger }) {
     this.db = db;
@@ -63,15 +73,16 @@ export class LeaderboardsService {
 
   /** What keeps the first pages exact. */
   handlers(): EventHandlers {
-    return {
-      'race.finished': () => this.firstPages.clear(),
-      'user.changed': ({ userId }) => this.firstPages.forgetMember(userId),
-    };
+    return this.firstPages.handlers;
+  }
+
+  /** The all-time board's first page of `limit` rows, as the answer sent to every visitor. */
+  firstPage(limit: number): Promise<PreparedAnswer> {
+    return this.firstPages.get(limit, () => this.#readAllTime({ page: 1, limit }));
   }
 
   /** The all-time board: every member who raced, by best race (laps, then best lap), then id. */
   allTime(query: LeaderboardPageQuery): Promise<LeaderboardResponse> {
-    if (query.page === 1) return this.firstPages.get(query.limit, () => this.#readAllTime(query));
     return this.#readAllTime(query);
   }
 

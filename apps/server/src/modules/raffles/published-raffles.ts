@@ -1,7 +1,9 @@
 /**
  * The public raffle answers — a raffle's summary (GET /api/raffles/{id|current}, what the raffle
  * page polls), a page of its entries and its whole record (what `npm run verify-raffle` reads) —
- * prepared once and served as bytes to a stream's whole audience (issue 23, point 7).
+ * made once per published snapshot, the same objects until the raffle is published again, so the
+ * routes' cached answers (http/cached-answer.ts) serialize each once and serve it as bytes to a
+ * stream's whole audience (issue 23, point 7).
  *
  * When an answer is made again:
  * - A drawn or aborted raffle never changes (list, weights and winners are frozen; a prize's claim
@@ -14,11 +16,10 @@
  *   with a fact). The request that finds it stale waits for the new one; requests arriving
  *   meanwhile get the last answer, so a remake never holds the audience.
  */
-import type { RaffleEntry, RaffleRecord, RaffleSummary } from '@telerace/protocol';
+import type { RaffleEntriesPage, RaffleEntry, RaffleRecord, RaffleSummary } from '@telerace/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../../clock.js';
-import { PreparedBody } from '../../http/prepared-body.js';
 
 /** Everything a raffle publishes. */
 export interface RaffleSnapshot {
@@ -40,16 +41,15 @@ export interface PublishedRafflesDeps {
 export const REMAKE_MIN_MS = 1_000;
 /** The open raffle's answers are made again at least this often. */
 export const OPEN_MAX_AGE_MS = 30_000;
-/** Closed raffles kept prepared (each up to a few MB with tens of thousands of entries). */
+/** Closed raffles kept published (each up to a few MB with tens of thousands of entries). */
 const CLOSED_KEPT = 8;
-/** Entry pages kept prepared per raffle (page × size). */
+/** Entry pages kept per raffle (page × size). */
 const PAGES_KEPT = 64;
 
-/** One raffle's prepared answers: made when first asked for, from one snapshot. */
+/** One raffle's public answers: made when first asked for, from one snapshot, then the same objects. */
 export class PublishedRaffle {
-  #summary?: PreparedBody;
-  #record?: PreparedBody;
-  readonly #pages = new LRUCache<string, PreparedBody>({ max: PAGES_KEPT });
+  #record?: RaffleRecord;
+  readonly #pages = new LRUCache<string, RaffleEntriesPage>({ max: PAGES_KEPT });
 
   constructor(readonly snapshot: RaffleSnapshot) {}
 
@@ -57,29 +57,22 @@ export class PublishedRaffle {
     return this.snapshot.summary.status === 'open';
   }
 
-  summary(): PreparedBody {
-    this.#summary ??= PreparedBody.of(this.snapshot.summary);
-    return this.#summary;
+  summary(): RaffleSummary {
+    return this.snapshot.summary;
   }
 
-  record(): PreparedBody {
-    this.#record ??= PreparedBody.of({
-      ...this.snapshot.summary,
-      entries: this.snapshot.entries,
-    } satisfies RaffleRecord);
+  record(): RaffleRecord {
+    this.#record ??= { ...this.snapshot.summary, entries: this.snapshot.entries };
     return this.#record;
   }
 
   /** Page `page` (from 1) of `limit` entries, in the canonical order. */
-  entries(page: number, limit: number): PreparedBody {
+  entries(page: number, limit: number): RaffleEntriesPage {
     const key = `${page}:${limit}`;
     let body = this.#pages.get(key);
     if (!body) {
       const { entries } = this.snapshot;
-      body = PreparedBody.of({
-        data: entries.slice((page - 1) * limit, page * limit),
-        totalCount: entries.length,
-      });
+      body = { data: entries.slice((page - 1) * limit, page * limit), totalCount: entries.length };
       this.#pages.set(key, body);
     }
     return body;

@@ -1,46 +1,44 @@
 /**
  * The public raffle (anyone may look, signed in or not): the open or last raffle, or one by id —
  * its summary, a page of its entries, and its whole record with everything needed to check its
- * draw (docs/raffle-fairness.md). Each answer is prepared once per change and sent as bytes with
- * an ETag (published-raffles.ts): a stream's whole audience polls them.
+ * draw (docs/raffle-fairness.md). Each answer is made once per change (published-raffles.ts) and
+ * sent as bytes with an ETag (http/cached-answer.ts): a stream's whole audience polls them.
  */
 import {
-  type IdParams,
   RaffleEntriesPage,
   RaffleEntriesQuery,
   RaffleIdParams,
   RaffleRecord,
   RaffleSummary,
 } from '@telerace/protocol';
-import type { FastifyTypeProviderDefault } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { sendPrepared } from '../../http/prepared-body.js';
+import { cachedAnswer, NEW_VALUE, sendAnswer } from '../../http/cached-answer.js';
 import type { Services } from '../../module.js';
 
 export const raffleRoutes =
   ({ raffles }: Pick<Services, 'raffles'>): FastifyPluginAsyncZod =>
   async (app) => {
-    // Sent as the bytes they already are: typed without the zod provider (which expects the
-    // object), and compressed once per change rather than by the compression plugin.
-    const prepared = app.withTypeProvider<FastifyTypeProviderDefault>();
+    // Public, polled by the whole audience: revalidated with an ETag, and compressed once per
+    // change rather than by the compression plugin (`compress: false`).
+    const summaries = cachedAnswer(RaffleSummary, NEW_VALUE, { revalidate: true });
+    const pages = cachedAnswer(RaffleEntriesPage, NEW_VALUE, { revalidate: true });
+    const records = cachedAnswer(RaffleRecord, NEW_VALUE, { revalidate: true });
 
-    prepared.get(
+    app.get(
       '/raffles/current',
       { compress: false, schema: { response: { 200: RaffleSummary } } },
       async (request, reply) =>
-        sendPrepared(request, reply, (await raffles.publicRaffle('current')).summary()),
+        sendAnswer(request, reply, summaries.of((await raffles.publicRaffle('current')).summary())),
     );
 
-    prepared.get(
+    app.get(
       '/raffles/:id',
       { compress: false, schema: { params: RaffleIdParams, response: { 200: RaffleSummary } } },
-      async (request, reply) => {
-        const { id } = request.params as IdParams;
-        return sendPrepared(request, reply, (await raffles.publicRaffle(id)).summary());
-      },
+      async (request, reply) =>
+        sendAnswer(request, reply, summaries.of((await raffles.publicRaffle(request.params.id)).summary())),
     );
 
-    prepared.get(
+    app.get(
       '/raffles/:id/entries',
       {
         compress: false,
@@ -51,19 +49,19 @@ export const raffleRoutes =
         },
       },
       async (request, reply) => {
-        const { id } = request.params as IdParams;
-        const { page, limit } = request.query as RaffleEntriesQuery;
-        return sendPrepared(request, reply, (await raffles.publicRaffle(id)).entries(page, limit));
+        const { page, limit } = request.query;
+        const published = await raffles.publicRaffle(request.params.id);
+        return sendAnswer(request, reply, pages.of(published.entries(page, limit)));
       },
     );
 
-    prepared.get(
+    app.get(
       '/raffles/:id/record',
       { compress: false, schema: { params: RaffleIdParams, response: { 200: RaffleRecord } } },
       async (request, reply) => {
-        const { id } = request.params as IdParams;
+        const { id } = request.params;
         reply.header('content-disposition', `attachment; filename="raffle-${id}.json"`);
-        return sendPrepared(request, reply, (await raffles.publicRaffle(id)).record());
+        return sendAnswer(request, reply, records.of((await raffles.publicRaffle(id)).record()));
       },
     );
   };
