@@ -104,6 +104,13 @@ describe('cachedAnswer invalidated by a new value', () => {
     const replaced = [car(1, 'online')];
     expect(JSON.parse(answers.of(replaced).text)).toEqual([car(1, 'online')]);
   });
+
+  it('sends an unchecked answer as its value is, without the schema’s pass over it', () => {
+    const value = [{ ...car(1), extra: 1 }];
+    expect(cachedAnswer(CarsResponse, NEW_VALUE, { unchecked: true }).of(value).text).toBe(
+      JSON.stringify(value),
+    );
+  });
 });
 
 describe('acceptedEncoding', () => {
