@@ -155,7 +155,7 @@ export interface RaceCommandRunner {
 }
 
 /** The commands a member sends on the event socket: those named after one of its messages. */
-export type RaceSocketCommand = Extract<RaceCommandName, EventMessageType>;
+type RaceSocketCommand = Extract<RaceCommandName, EventMessageType>;
 type SocketHandlers<Link> = {
   [N in RaceSocketCommand]: (link: Link, message: EventMessage<N>) => Promise<void>;
 };
