@@ -485,9 +485,22 @@ export const EventClientMessage = z.discriminatedUnion('type', [
 ]);
 export type EventClientMessage = z.infer<typeof EventClientMessage>;
 
+/** Why a driving session ended (sent to the driver as `car_session_ended {reason}`). */
+export const CAR_SESSION_END_REASONS = [
+  'session_expired',
+  'kicked',
+  'car_deleted',
+  'banned',
+  'account_deleted',
+  'race_ended',
+] as const satisfies readonly (typeof DISCONNECT_REASONS)[number][];
+
 export const EventServerMessage = z.discriminatedUnion('type', [
   z.object({ type: z.literal('pong'), timestamp: z.number() }),
+  /** Before the server closes every socket of the member (a ban, a deletion, a log-out everywhere…). */
   z.object({ type: z.literal('force_disconnect'), reason: z.enum(DISCONNECT_REASONS) }),
+  /** The member's driving session ended; this socket stays open (protocol 1 pages get `force_disconnect`). */
+  z.object({ type: z.literal('car_session_ended'), reason: z.enum(CAR_SESSION_END_REASONS) }),
   z.object({ type: z.literal('race_state_update'), payload: RaceState }),
   z.object({ type: z.literal('live_leaderboard_update'), data: z.array(LiveLeaderboardRow) }),
   /** The join could not be taken now (results being written): retry in 2 s. */
@@ -499,15 +512,6 @@ export const EventServerMessage = z.discriminatedUnion('type', [
 ]);
 export type EventServerMessage = z.infer<typeof EventServerMessage>;
 
-/** Why a driving session ended (sent to the driver as `force_disconnect {reason}`). */
-export const CAR_SESSION_END_REASONS = [
-  'session_expired',
-  'kicked',
-  'car_deleted',
-  'banned',
-  'account_deleted',
-  'race_ended',
-] as const satisfies readonly (typeof DISCONNECT_REASONS)[number][];
 export type CarSessionEndReason = (typeof CAR_SESSION_END_REASONS)[number];
 
 export const CarsResponse = z.array(Car);

@@ -7,8 +7,10 @@
  * the messages' schemas are in socket-messages.ts.
  */
 /**
- * Why the server ended a member's driving session or sockets: sent as `force_disconnect {reason}`
- * on the event socket and as the close reason of the control socket. The driving-session reasons
+ * Why the server ended a member's driving session or sockets: sent on the event socket as
+ * `car_session_ended {reason}` (a driving session; browser protocol 1: `force_disconnect`) or
+ * `force_disconnect {reason}` (every socket of the member closes), and as the close reason of the
+ * control socket. The driving-session reasons
  * (CAR_SESSION_END_REASONS) and the sessions-revoked reasons of the domain events are subsets.
  */
 export const DISCONNECT_REASONS = [
@@ -41,8 +43,13 @@ export function incompatibility(version: number, supported: SupportedVersions): 
   return null;
 }
 
-/** Bumped when the browser sockets' protocol (control and event) changes incompatibly. */
-export const BROWSER_PROTOCOL_VERSION = 1;
+/**
+ * Bumped when the browser sockets' protocol (control and event) changes incompatibly.
+ * 2: a driving session's end is `car_session_ended {reason}` on the event socket, which stays
+ * open (version 1 pages are still sent `force_disconnect {reason}` for it, the name they know;
+ * `force_disconnect` now only comes before the server closes every socket of a member).
+ */
+export const BROWSER_PROTOCOL_VERSION = 2;
 /**
  * The oldest browser protocol the server still accepts: a page stays open across a deployment,
  * so a new version may keep the old one for a while. A socket that never says `hello` (a page

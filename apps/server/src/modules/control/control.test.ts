@@ -1,4 +1,5 @@
 import {
+  BROWSER_PROTOCOL_VERSION,
   CAR_PROTOCOL_VERSION,
   CONTROL_LIMITS,
   ERROR_KEYS,
@@ -388,6 +389,35 @@ describe('controller sockets', () => {
 });
 
 describe('ending a session', () => {
+  it('tells a page of browser protocol 2 car_session_ended, one of protocol 1 force_disconnect, and leaves both sockets open', async () => {
+    const { app, host } = testApp;
+    const { driving, car, controller, events, taken } = await drivingSetup();
+    const current = await openSocket(eventsUrl(host, taken.accessToken), originOf(app));
+    current.send({ type: 'hello', protocolVersion: BROWSER_PROTOCOL_VERSION });
+    current.send({ type: 'ping', timestamp: 1 });
+    await current.nextOfType('pong');
+    const response = await app.inject({
+      method: 'POST',
+      url: `/api/admin/cars/${driving.carId}/kick`,
+      headers: driving.adminHeaders,
+    });
+    expect(response.statusCode).toBe(200);
+    expect(await current.nextOfType('car_session_ended')).toEqual({
+      type: 'car_session_ended',
+      reason: 'kicked',
+    });
+    expect(await events.nextOfType('force_disconnect')).toEqual({
+      type: 'force_disconnect',
+      reason: 'kicked',
+    });
+    for (const socket of [current, events]) {
+      socket.send({ type: 'ping', timestamp: 2 });
+      expect(await socket.nextOfType('pong')).toEqual({ type: 'pong', timestamp: 2 });
+    }
+    expect(current.messages.some((m) => m.type === 'force_disconnect')).toBe(false);
+    await Promise.all([current, events, controller, car].map((socket) => socket.close()));
+  });
+
   it.each([
     ['kick', 'kicked'],
     ['expiry', 'session_expired'],

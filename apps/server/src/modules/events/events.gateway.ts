@@ -4,7 +4,7 @@
  * sockets when their sessions are revoked (ban, deletion, password change, log-out everywhere;
  * `force_disconnect` first) or the sockets of one session at its log-out. It answers
  * `get_current_state` and `ping` and tells a driver why their car session ended
- * (`force_disconnect`). A socket lives as long as its access token, renewed with `auth {token}`
+ * (`car_session_ended`; `force_disconnect` to a page of browser protocol 1). A socket lives as long as its access token, renewed with `auth {token}`
  * (sockets/socket-token.ts); a client address holds a few at most too. Declared with the
  * socket kit (sockets/define-socket.ts); the page's `hello` says its protocol version
  * (sockets/browser-hello.ts). The race: its commands (`join_lobby`, `leave_lobby`, `toggle_ready`,
@@ -14,6 +14,7 @@
  * `get_current_state` is answered from the race's memory.
  */
 import {
+  type CarSessionEndReason,
   CONTROL_LIMITS,
   EventClientMessage,
   type EventServerMessage,
@@ -41,6 +42,8 @@ export const EVENT_KEEPALIVE = { pingMs: 15_000, silenceMs: 20_000 };
 /** One open event socket: the kit's connection and the token it lives on. */
 export class EventLink implements MemberSocket {
   readonly token: SocketToken;
+  /** The page's protocol, from its `hello` (a page that never says it speaks version 1). */
+  protocolVersion = 1;
 
   constructor(
     readonly userId: number,
@@ -104,6 +107,19 @@ export class EventSockets {
     for (const { connection } of this.#sockets.of(userId)) connection.send(message);
   }
 
+  /**
+   * The member's driving session ended: `car_session_ended {reason}`, or to a page of protocol 1
+   * the name it knows, `force_disconnect` (its socket stays open all the same).
+   */
+  tellCarSessionEnded(userId: number, reason: CarSessionEndReason): void {
+    for (const link of this.#sockets.of(userId))
+      link.connection.send(
+        link.protocolVersion >= 2
+          ? ({ type: 'car_session_ended', reason } satisfies EventServerMessage)
+          : ({ type: 'force_disconnect', reason } satisfies EventServerMessage),
+      );
+  }
+
   count(userId: number): number {
     return this.#sockets.count(userId);
   }
@@ -165,7 +181,10 @@ export function eventSocket({
       return link;
     },
     messages: messageTable<EventLink, EventClientMessage>(EventClientMessage, {
-      hello: (link, { protocolVersion }) => answerBrowserHello(link.connection, protocolVersion),
+      hello: (link, { protocolVersion }) => {
+        link.protocolVersion = protocolVersion;
+        answerBrowserHello(link.connection, protocolVersion);
+      },
       get_current_state: (link) => {
         const state = race.state();
         send(link, { type: 'race_state_update', payload: state });

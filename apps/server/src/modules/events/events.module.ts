@@ -21,8 +21,7 @@ export const eventsModule = defineModule({
   on: ({ eventSockets, race }) => {
     let lastStatus = 'idle';
     return {
-      'car.session-ended': ({ userId, reason }) =>
-        eventSockets.sendToUser(userId, { type: 'force_disconnect', reason }),
+      'car.session-ended': ({ userId, reason }) => eventSockets.tellCarSessionEnded(userId, reason),
       'race.changed': ({ state }) => {
         eventSockets.broadcast({ type: 'race_state_update', payload: state });
         // The green light: everyone's leaderboard starts (all at zero laps).

@@ -45,11 +45,11 @@ describe('event socket and the session', () => {
     expect(FakeSocket.instances).toHaveLength(0);
   });
 
-  it('alerts the translated reason of a force_disconnect and goes home', async () => {
+  it('alerts the translated reason of a driving session ended or a force_disconnect and goes home', async () => {
     setAccessToken('a1');
     const { navigate, notify } = bind();
     FakeSocket.last.serverOpen();
-    FakeSocket.last.serverSend({ type: 'force_disconnect', reason: 'kicked' });
+    FakeSocket.last.serverSend({ type: 'car_session_ended', reason: 'kicked' });
     expect(notify).toHaveBeenCalledWith('An admin ended your driving session.');
     expect(navigate).toHaveBeenCalledWith('/');
 
@@ -103,7 +103,7 @@ describe('event socket and the session', () => {
     expect(notify).toHaveBeenCalledWith('The race has ended.');
     expect(navigate).toHaveBeenCalledWith('/');
     // The server's race_ended disconnect of the same race: home again, but no second alert.
-    FakeSocket.last.serverSend({ type: 'force_disconnect', reason: 'race_ended' });
+    FakeSocket.last.serverSend({ type: 'car_session_ended', reason: 'race_ended' });
     expect(notify).toHaveBeenCalledTimes(1);
     unbind();
     expect(races.getState().state).toBeNull();
@@ -130,7 +130,7 @@ describe('event socket and the session', () => {
     // The server's disconnect first, in French this time.
     await i18n.changeLanguage('fr');
     lobby(8);
-    FakeSocket.last.serverSend({ type: 'force_disconnect', reason: 'race_ended' });
+    FakeSocket.last.serverSend({ type: 'car_session_ended', reason: 'race_ended' });
     expect(notify).toHaveBeenLastCalledWith(
       "La course a été annulée avant le départ : aucun résultat n'a été enregistré.",
     );

@@ -1,7 +1,8 @@
 /**
  * Keeps the race event socket in step with the session (spec §4): connected whenever an access
  * token exists, disconnected when it is gone, following the auth client's token changes. A
- * `force_disconnect {reason}` from the server is shown to the user (translated when the reason is
+ * `car_session_ended {reason}` (the driving session ended) or `force_disconnect {reason}` (every
+ * socket of the member closes) from the server is shown to the user (translated when the reason is
  * known) and sends them home. The race store follows the same socket, and the end of a race the
  * member took part in is announced once ('race ended', or 'called off' for a lobby closed before
  * the start) and sends them home too (race-end.ts), where their result waits (issue 41).
@@ -63,7 +64,8 @@ export function bindEventSocketToSession({
       notify(raceEndText());
       navigate('/');
     }
-    if (message.type !== 'force_disconnect') return;
+    // A driving session's end, or every socket of the member closing (a ban, a deletion…).
+    if (message.type !== 'car_session_ended' && message.type !== 'force_disconnect') return;
     // The race's end was already announced by its state: only the way home is left.
     if (message.reason !== 'race_ended') notify(forceDisconnectText(message.reason, translate));
     else if (raceEnd.onRaceEndedDisconnect()) notify(raceEndText());

@@ -2,7 +2,7 @@
  * When a race ends for the member (spec §4 "Race status": going from non-idle to idle shows a
  * 'race ended' alert and returns to /). Only a participant of the race that ended is told: a
  * visitor reading the leaderboards is not sent home by someone else's race. The server also ends
- * the participants' driving sessions with `force_disconnect {reason: 'race_ended'}`; whichever of
+ * the participants' driving sessions with `car_session_ended {reason: 'race_ended'}`; whichever of
  * the two arrives first announces the end, the other is silent, so the alert shows once. A lobby
  * closed before the start is no race (the server keeps nothing of it): `calledOff` says so, and the
  * alert tells the member there is no result (issue 41).
