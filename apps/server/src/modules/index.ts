@@ -19,10 +19,10 @@ import { authModule } from './auth/auth.module.js';
 import { carDirectoryModule } from './cars/car-directory.module.js';
 import { carsModule } from './cars/cars.module.js';
 import { controlModule } from './control/control.module.js';
-import { eventsModule } from './events/events.module.js';
 import { healthModule } from './health/health.module.js';
 import { leaderboardsModule } from './leaderboards/leaderboards.module.js';
 import { publicConfigModule } from './public-config/public-config.module.js';
+import { raceFeedModule } from './race-feed/race-feed.module.js';
 import { racesModule } from './races/races.module.js';
 import { rafflesModule } from './raffles/raffles.module.js';
 import { settingsModule } from './settings/settings.module.js';
@@ -56,5 +56,5 @@ export const MODULES: readonly AnyModule[] = [
   twitchModule,
   discordModule,
   youtubeModule,
-  eventsModule,
+  raceFeedModule,
 ];

@@ -67,7 +67,7 @@ describe('a revocation while a socket is being admitted', () => {
       reason: 'banned',
     });
     expect(socket.messages).toEqual([{ type: 'force_disconnect', reason: 'banned' }]);
-    expect(app.eventSockets.count(member.id)).toBe(0);
+    expect(app.raceFeedSockets.count(member.id)).toBe(0);
   });
 
   it('closes the controller socket admitted meanwhile with that session (sessionRevoked)', async () => {

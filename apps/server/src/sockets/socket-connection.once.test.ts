@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { z } from 'zod';
 import { CAR_KEEPALIVE, CONTROLLER_KEEPALIVE } from '../modules/control/control.sockets.js';
-import { EVENT_KEEPALIVE } from '../modules/events/events.gateway.js';
+import { EVENT_KEEPALIVE } from '../modules/race-feed/race-feed.socket.js';
 import { ManualClock } from '../test/clock.js';
 import { listen, settle } from '../test/sockets.js';
 import { defineSocket, registerSockets } from './define-socket.js';

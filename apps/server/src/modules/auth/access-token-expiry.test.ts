@@ -108,7 +108,7 @@ describe('the event socket', () => {
     await answers(socket, 'ping', 'pong');
     clock.advance(1);
     expect((await socket.closed).code).toBe(SOCKET_CLOSE_CODES.tokenExpired);
-    await expect.poll(() => app.eventSockets.count(member.id)).toBe(0);
+    await expect.poll(() => app.raceFeedSockets.count(member.id)).toBe(0);
   });
 
   it('lives on past the first expiry with a newer token sent with auth, until that one expires', async () => {

@@ -2,7 +2,7 @@
  * The race's commands, each declared once (issue 44): who sends it, the schema of what it carries,
  * its handler, and where it runs. What used to be written again per command is made from this
  * table: the follower's forwarding to the leader and the leader's answer (race.ts), the event
- * socket's dispatch (`raceSocketCommands`, in events.gateway.ts) and the "Race commands" table of
+ * socket's dispatch (`raceSocketCommands`, in race-feed.socket.ts) and the "Race commands" table of
  * docs/protocol.md (src/docs/protocol-doc.ts). docs/architecture.md "The race command table" says
  * how to add one.
  *

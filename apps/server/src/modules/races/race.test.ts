@@ -76,7 +76,7 @@ async function drive(car: Driving, driver?: Awaited<ReturnType<typeof buildUser>
   return { ...taken, controller };
 }
 
-async function eventSocket(user: Awaited<ReturnType<typeof buildUser>>): Promise<TestSocket> {
+async function raceFeedSocket(user: Awaited<ReturnType<typeof buildUser>>): Promise<TestSocket> {
   return open(eventsUrl(testApp.host, await socketToken(user)), originOf(testApp.app));
 }
 
@@ -107,9 +107,9 @@ async function raceSetup() {
   for (const name of ['Red', 'Blue']) {
     const online = await onlineCar(name);
     const taken = await drive(online);
-    drivers.push({ ...online, ...taken, events: await eventSocket(taken.driver) });
+    drivers.push({ ...online, ...taken, events: await raceFeedSocket(taken.driver) });
   }
-  const viewerEvents = await eventSocket(await buildUser(app.database.db));
+  const viewerEvents = await raceFeedSocket(await buildUser(app.database.db));
   const [alice, bob] = drivers as [(typeof drivers)[0], (typeof drivers)[0]];
   return { app, alice, bob, viewerEvents, adminHeaders: alice.adminHeaders };
 }
@@ -334,11 +334,11 @@ describe('a racer keeps the car for the whole race', () => {
     const blue = await onlineCar('Blue');
     const start = clock.now().getTime();
     const alice = await drive(red);
-    const aliceEvents = await eventSocket(alice.driver);
+    const aliceEvents = await raceFeedSocket(alice.driver);
     await advance(MINUTE);
     const bob = await drive(blue);
-    const bobEvents = await eventSocket(bob.driver);
-    const viewer = await eventSocket(await buildUser(app.database.db));
+    const bobEvents = await raceFeedSocket(bob.driver);
+    const viewer = await raceFeedSocket(await buildUser(app.database.db));
 
     // Alice joins the lobby 8 minutes into her 10-minute turn; a 3-minute race follows at once.
     await advance(7 * MINUTE);
@@ -414,8 +414,8 @@ describe('a racer keeps the car for the whole race', () => {
     const blue = await onlineCar('Blue');
     const start = clock.now().getTime();
     const alice = await drive(red);
-    const aliceEvents = await eventSocket(alice.driver);
-    const viewer = await eventSocket(await buildUser(app.database.db));
+    const aliceEvents = await raceFeedSocket(alice.driver);
+    const viewer = await raceFeedSocket(await buildUser(app.database.db));
     await advance(5 * MINUTE);
     const onBlue = await drive(blue, alice.driver);
 

@@ -1,6 +1,6 @@
 /**
  * Races (docs/races.md): the race engine, the lap counter feeding it, and the admin's race calls.
- * The event socket (events module) carries the race to the browsers.
+ * The event socket (the race-feed module) carries the race to the browsers.
  */
 import { defineModule } from '../../module.js';
 import { adminRaceRoutes } from './admin-race.routes.js';

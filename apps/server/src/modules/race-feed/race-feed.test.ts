@@ -20,7 +20,7 @@ import {
   useListeningTestApp,
 } from '../../test/sockets.js';
 import { REFRESH_COOKIE } from '../auth/auth.routes.js';
-import { EVENT_KEEPALIVE } from './events.gateway.js';
+import { EVENT_KEEPALIVE } from './race-feed.socket.js';
 
 const testApp = useListeningTestApp();
 
@@ -63,15 +63,15 @@ describe('event socket /api/race-ws', () => {
     socket.send({ type: 'get_current_state' });
     const state = await socket.nextOfType('race_state_update');
     expect(state.payload).toMatchObject({ race_status: 'idle', raffle_status: 'closed', participants: [] });
-    const before = { ...app.eventSockets.dropped };
+    const before = { ...app.raceFeedSockets.dropped };
     socket.send('nope');
     socket.send({ type: 'dance' });
     socket.send({ type: 'ping' });
     socket.send({ type: 'ping', timestamp: 1234 });
     expect(await socket.nextOfType('pong')).toEqual({ type: 'pong', timestamp: 1234 });
-    expect(app.eventSockets.dropped.invalidJson - before.invalidJson).toBe(1);
-    expect(app.eventSockets.dropped.unknownType - before.unknownType).toBe(1);
-    expect(app.eventSockets.dropped.invalidMessage - before.invalidMessage).toBe(1);
+    expect(app.raceFeedSockets.dropped.invalidJson - before.invalidJson).toBe(1);
+    expect(app.raceFeedSockets.dropped.unknownType - before.unknownType).toBe(1);
+    expect(app.raceFeedSockets.dropped.invalidMessage - before.invalidMessage).toBe(1);
     await socket.close();
   });
 
@@ -85,7 +85,7 @@ describe('event socket /api/race-ws', () => {
       await openSocket(url(token), originOf(app)),
     ];
     const bystander = await openSocket(url(await tokenFor(app, admin)), originOf(app));
-    await expect.poll(() => app.eventSockets.count(member.id)).toBe(2);
+    await expect.poll(() => app.raceFeedSockets.count(member.id)).toBe(2);
     const response = await app.inject({
       method: 'POST',
       url: `/api/admin/users/${member.id}/ban`,
@@ -100,7 +100,7 @@ describe('event socket /api/race-ws', () => {
       });
       expect((await socket.closed).code).toBe(SOCKET_CLOSE_CODES.forceDisconnect);
     }
-    expect(app.eventSockets.count(member.id)).toBe(0);
+    expect(app.raceFeedSockets.count(member.id)).toBe(0);
     bystander.send({ type: 'ping', timestamp: 1 });
     expect(await bystander.nextOfType('pong')).toEqual({ type: 'pong', timestamp: 1 });
     await bystander.close();
@@ -176,21 +176,21 @@ describe('event socket /api/race-ws', () => {
     const member = await buildUser(app.database.db);
     const reader = await openSocket(url(await tokenFor(app, member)), originOf(app));
     const bystander = await openSocket(url(await tokenFor(app, member)), originOf(app));
-    await expect.poll(() => app.eventSockets.count(member.id)).toBe(2);
-    const before = app.eventSockets.dropped.slowReaders;
+    await expect.poll(() => app.raceFeedSockets.count(member.id)).toBe(2);
+    const before = app.raceFeedSockets.dropped.slowReaders;
     // The client stops reading: its kernel buffers fill, then the server's queue grows.
     (reader.ws as unknown as { _socket: { pause(): void } })._socket.pause();
     const big = { type: 'race_state_update', payload: { padding: 'x'.repeat(64 * 1024) } };
     let pushed = 0;
-    while (app.eventSockets.dropped.slowReaders === before && pushed < 2_000) {
+    while (app.raceFeedSockets.dropped.slowReaders === before && pushed < 2_000) {
       // Only to the paused socket's member; the bystander reads everything.
-      app.eventSockets.sendToUser(member.id, big as EventServerMessage);
+      app.raceFeedSockets.sendToUser(member.id, big as EventServerMessage);
       pushed += 1;
       if (pushed % 20 === 0) await sleep(10);
     }
     console.info(`[measure] slow reader dropped after ${pushed} messages of 64 KiB`);
-    expect(app.eventSockets.dropped.slowReaders).toBe(before + 1);
-    await expect.poll(() => app.eventSockets.count(member.id)).toBe(1);
+    expect(app.raceFeedSockets.dropped.slowReaders).toBe(before + 1);
+    await expect.poll(() => app.raceFeedSockets.count(member.id)).toBe(1);
     bystander.send({ type: 'ping', timestamp: 3 });
     expect(await bystander.nextOfType('pong')).toEqual({ type: 'pong', timestamp: 3 });
     reader.ws.terminate();
@@ -210,7 +210,7 @@ describe('event socket /api/race-ws', () => {
       url(await accessToken(app, member.id, { session: kept })),
       originOf(app),
     );
-    await expect.poll(() => app.eventSockets.count(member.id)).toBe(2);
+    await expect.poll(() => app.raceFeedSockets.count(member.id)).toBe(2);
     app.events.emit('session.revoked', { userId: member.id, sessionId: ended });
     expect((await endedSocket.closed).code).toBe(SOCKET_CLOSE_CODES.sessionRevoked);
     keptSocket.send({ type: 'ping', timestamp: 5 });

@@ -9,8 +9,8 @@
  * socket kit (sockets/define-socket.ts); the page's `hello` says its protocol version
  * (sockets/browser-hello.ts). The race: its commands (`join_lobby`, `leave_lobby`, `toggle_ready`,
  * `ping_update`: modules/races/race-commands.ts) go to the race, each through the member's command
- * budget and the registration check (event-command-gate.ts); every `race.changed` is broadcast as
- * `race_state_update` and every counted lap as `live_leaderboard_update` (events.module.ts);
+ * budget and the registration check (command-gate.ts); every `race.changed` is broadcast as
+ * `race_state_update` and every counted lap as `live_leaderboard_update` (race-feed.module.ts);
  * `get_current_state` is answered from the race's memory.
  */
 import {
@@ -34,13 +34,13 @@ import { messageTable } from '../../sockets/message-table.js';
 import type { SocketConnection } from '../../sockets/socket-connection.js';
 import { SocketToken, type TokenCheck } from '../../sockets/socket-token.js';
 import { raceSocketCommands } from '../races/race-commands.js';
-import { EventCommandGate } from './event-command-gate.js';
+import { EventCommandGate } from './command-gate.js';
 
 /** Protocol pings keep proxies from closing idle sockets and find dead peers. */
 export const EVENT_KEEPALIVE = { pingMs: 15_000, silenceMs: 20_000 };
 
 /** One open event socket: the kit's connection and the token it lives on. */
-export class EventLink implements MemberSocket {
+export class RaceFeedLink implements MemberSocket {
   readonly token: SocketToken;
   /** The page's protocol, from its `hello` (a page that never says it speaks version 1). */
   protocolVersion = 1;
@@ -74,18 +74,18 @@ export class EventLink implements MemberSocket {
 }
 
 /** The open event sockets (kept in the member-sockets registry, which closes them on revocations). */
-export class EventSockets {
+export class RaceFeedSockets {
   readonly dropped = newDropCounters();
   readonly #broadcaster = new Broadcaster(() => this.#connections());
 
-  readonly #sockets: MemberSocketsOfKind<EventLink>;
+  readonly #sockets: MemberSocketsOfKind<RaceFeedLink>;
 
-  constructor(sockets: MemberSocketsOfKind<EventLink>) {
+  constructor(sockets: MemberSocketsOfKind<RaceFeedLink>) {
     this.#sockets = sockets;
   }
 
   /** A socket admitted by this upgrade request opens; returns its removal. */
-  add(request: FastifyRequest, link: EventLink): () => void {
+  add(request: FastifyRequest, link: RaceFeedLink): () => void {
     return this.#sockets.add(request, link);
   }
 
@@ -129,14 +129,14 @@ export class EventSockets {
   }
 }
 
-/** What the event socket is given (events.module.ts). */
-type EventDeps = Pick<Services, 'eventSockets' | 'race' | 'userCache'> & {
+/** What the event socket is given (race-feed.module.ts). */
+type EventDeps = Pick<Services, 'raceFeedSockets' | 'race' | 'userCache'> & {
   clock: Clock;
   limitStores: LimitStores;
 };
 
-export function eventSocket({
-  eventSockets: sockets,
+export function raceFeedSocket({
+  raceFeedSockets: sockets,
   race,
   userCache,
   clock,
@@ -150,9 +150,9 @@ export function eventSocket({
     ),
     userCache,
   );
-  const send = (link: EventLink, message: EventServerMessage) => link.connection.send(message);
+  const send = (link: RaceFeedLink, message: EventServerMessage) => link.connection.send(message);
   // Each race command runs once the gate lets the member act (its refusal is the socket's `error`).
-  const raceCommands = raceSocketCommands<EventLink>(race, {
+  const raceCommands = raceSocketCommands<RaceFeedLink>(race, {
     admit: (link) => gate.admit(link.userId),
     answer: send,
   });
@@ -160,7 +160,7 @@ export function eventSocket({
     name: 'event',
     path: '/api/race-ws',
     ownOrigin: true,
-    // Members who have not accepted the terms yet may watch; the commands check (event-command-gate.ts).
+    // Members who have not accepted the terms yet may watch; the commands check (command-gate.ts).
     access: 'member-before-terms',
     limits: {
       perAddress: true,
@@ -172,7 +172,7 @@ export function eventSocket({
     },
     admit: async (_request, { claims }) => claims,
     open: (connection, claims, request, renewal) => {
-      const link = new EventLink(claims.userId, connection, claims, clock, renewal);
+      const link = new RaceFeedLink(claims.userId, connection, claims, clock, renewal);
       const remove = sockets.add(request, link);
       connection.onClose(() => {
         link.token.stop();
@@ -180,7 +180,7 @@ export function eventSocket({
       });
       return link;
     },
-    messages: messageTable<EventLink, EventClientMessage>(EventClientMessage, {
+    messages: messageTable<RaceFeedLink, EventClientMessage>(EventClientMessage, {
       hello: (link, { protocolVersion }) => {
         link.protocolVersion = protocolVersion;
         answerBrowserHello(link.connection, protocolVersion);
