@@ -1,11 +1,13 @@
 /**
- * The auth client (spec §7): every `/api` call made on behalf of the signed-in user. It owns the
- * current access token, sends it as a bearer header, and on a 401 renews it ONCE for all the
+ * The auth client (spec §7): every `/api` call made on behalf of the signed-in user. It is the one
+ * owner of the current access token (nothing else keeps a copy: sockets, the video and React ask
+ * `getAccessToken`/`useAccessToken` when they need it), sends it as a bearer header, and on a 401 renews it ONCE for all the
  * requests that hit the expiry together (refresh tokens rotate: a second concurrent refresh would
  * fail), then retries each of them once. When the renewal fails the session is over and the
  * AuthProvider is told (`onSessionExpired`). A refresh that could not reach the server does not
  * end the session: the request fails and the next one tries again.
  */
+import { useSyncExternalStore } from 'react';
 import type { z } from 'zod';
 import { ApiError, type ApiFetchInit, apiFetch } from './api';
 import { parseWith } from './schemas';
@@ -41,6 +43,11 @@ export function setAccessToken(token: string | null): void {
 export function onTokenChange(listener: (token: string | null) => void): () => void {
   tokenListeners.add(listener);
   return () => tokenListeners.delete(listener);
+}
+
+/** The current access token for a component, which renders again when it changes. */
+export function useAccessToken(): string | null {
+  return useSyncExternalStore(onTokenChange, getAccessToken);
 }
 
 /** Called once each time a failed refresh ends the session (the token is already cleared). */

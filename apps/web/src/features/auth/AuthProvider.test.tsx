@@ -79,9 +79,10 @@ describe('session expiry', () => {
     const { router } = renderApp('/car-selection');
     await screen.findByRole('heading', { level: 1, name: 'Choose a car' });
     alive = false;
-    // Coming back to the tab re-checks the session at once.
+    // Coming back to the tab re-checks the session at once. The browser's event bubbles to the
+    // window, where the query cache listens.
     act(() => {
-      document.dispatchEvent(new Event('visibilitychange'));
+      document.dispatchEvent(new Event('visibilitychange', { bubbles: true }));
     });
     await waitFor(() => expect(router.state.location.pathname).toBe('/login'));
     expect(await screen.findByText('Your session has expired. Please log in again.')).toBeInTheDocument();
@@ -127,7 +128,7 @@ describe('session expiry', () => {
     await screen.findByRole('heading', { level: 1, name: 'Choose a car' });
     token = 'access-token-2';
     act(() => {
-      document.dispatchEvent(new Event('visibilitychange'));
+      document.dispatchEvent(new Event('visibilitychange', { bubbles: true }));
     });
     await waitFor(() =>
       expect(fetchMock.mock.calls.filter(([url]) => url === '/api/refresh-token')).toHaveLength(2),

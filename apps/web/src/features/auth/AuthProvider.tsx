@@ -1,17 +1,29 @@
 /**
- * Owns the auth session. On page load it tries to restore the session once (refresh cookie →
- * access token → user); until that ends `loading` is true. A visitor without the session hint
- * cookie (SESSION_HINT_COOKIE, set and cleared by the server with the refresh cookie) has no
- * session to restore: they are signed out at once, with no round trip before the first paint. It logs in and out, keeps the token in
- * step with the auth client, re-checks the session every 10 s while the tab is visible (a banned
- * or deleted member's open page ends up on /login within seconds) and applies the user's
- * preferred theme when a session starts.
+ * Owns the auth session. The signed-in user is one query of the query cache (SESSION_QUERY_KEY,
+ * `User | null`): its first fetch restores the session on page load (refresh cookie → access
+ * token → user; until it answers `loading` is true), and then it is fetched again every 10 s while
+ * the tab is visible and at once when the tab comes back (a banned or deleted member's open page
+ * ends up on /login within seconds). A visitor without the session hint cookie
+ * (SESSION_HINT_COOKIE, set and cleared by the server with the refresh cookie) has no session to
+ * restore: the query starts signed out, with no round trip before the first paint. The access
+ * token itself stays with its one owner, the auth client. This provider logs in and out and
+ * applies the user's preferred theme when a session starts.
  *
  * It sits above the router, so the app hands it a `navigate` function (the router's).
  */
+import { hashKey, type QueryClient, useQuery, useQueryClient } from '@tanstack/react-query';
 import { SESSION_HINT_COOKIE } from '@telerace/protocol';
-import { type ReactNode, useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { getAccessToken, onSessionExpired, onTokenChange, setAccessToken } from '../../lib/auth-client';
+import {
+  type ReactNode,
+  useCallback,
+  useEffect,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  useState,
+  useSyncExternalStore,
+} from 'react';
+import { getAccessToken, onSessionExpired, setAccessToken } from '../../lib/auth-client';
 import { readCookie } from '../../lib/cookies';
 import { setTheme } from '../theme/theme';
 import { AuthContext, type AuthContextValue, type LoginRouteState } from './auth-context';
@@ -23,10 +35,14 @@ import {
   restoreSession,
   type SignupInput,
 } from './session';
-import type { AuthState, User } from './types';
+import type { User } from './types';
 
 /** How often an open, visible page asks the server whether the session still stands. */
 export const SESSION_RECHECK_MS = 10_000;
+
+/** The session's query: the signed-in user, null when signed out, undefined while restoring. */
+export const SESSION_QUERY_KEY = ['session'] as const;
+const SESSION_QUERY_HASH = hashKey(SESSION_QUERY_KEY);
 
 /** i18n keys of the messages /login shows when the session ended without the user asking. */
 export const SESSION_MESSAGES = {
@@ -41,8 +57,6 @@ export type AuthNavigate = (
   options?: { state?: LoginRouteState; replace?: boolean; flushSync?: boolean },
 ) => unknown;
 
-const SIGNED_OUT: AuthState = { accessToken: null, user: null, loading: false };
-
 /** Whether the server left a session to restore (its hint cookie); without one there is none. */
 const hasSessionToRestore = () => readCookie(SESSION_HINT_COOKIE) !== undefined;
 
@@ -51,15 +65,62 @@ function startedSession(user: User): User {
   return user;
 }
 
-export function AuthProvider({ navigate, children }: { navigate: AuthNavigate; children: ReactNode }) {
-  const [state, setState] = useState<AuthState>(() =>
-    hasSessionToRestore() ? { accessToken: null, user: null, loading: true } : SIGNED_OUT,
+/**
+ * The first fetch restores the session; the later ones re-check it. A re-check without a token
+ * (the session is ending) asks nothing; one that fails keeps the user: a dead session is ended by
+ * the auth client (refresh failure → expiry), anything else (server unreachable) is tried again at
+ * the next tick.
+ */
+async function loadSession(client: QueryClient): Promise<User | null> {
+  const current = client.getQueryData<User | null>(SESSION_QUERY_KEY);
+  if (!current) {
+    const user = await restoreSession();
+    return user && startedSession(user);
+  }
+  return getAccessToken() ? fetchMe() : current;
+}
+
+/**
+ * The session query's data, read from the cache as it changes: the cache tells its listeners at
+ * once, where a query's observers hear later (the next task). A screen that changes the user then
+ * navigates (the completion of a sign-up) reaches the guards with the new user.
+ */
+function useSessionData(client: QueryClient): User | null | undefined {
+  const subscribe = useCallback(
+    (onChange: () => void) =>
+      client.getQueryCache().subscribe((event) => {
+        if (event.query.queryHash === SESSION_QUERY_HASH) onChange();
+      }),
+    [client],
   );
+  return useSyncExternalStore(subscribe, () => client.getQueryData<User | null>(SESSION_QUERY_KEY));
+}
+
+export function AuthProvider({ navigate, children }: { navigate: AuthNavigate; children: ReactNode }) {
+  const queryClient = useQueryClient();
+  useQuery({
+    queryKey: SESSION_QUERY_KEY,
+    queryFn: ({ client }) => loadSession(client),
+    initialData: () => (hasSessionToRestore() ? undefined : null),
+    // Signed out: nothing to re-check until a login puts a user here.
+    enabled: (query) => query.state.data !== null,
+    staleTime: SESSION_RECHECK_MS,
+    refetchInterval: (query) => (query.state.data ? SESSION_RECHECK_MS : false),
+    refetchOnWindowFocus: 'always',
+    // Kept whatever the screens shown: it is the session.
+    gcTime: Number.POSITIVE_INFINITY,
+    retry: false,
+  });
   const [signingOut, setSigningOut] = useState(false);
   const navigateRef = useRef(navigate);
-  navigateRef.current = navigate;
-  // Refresh tokens rotate: a second concurrent refresh (StrictMode runs effects twice) would fail.
-  const restoreStarted = useRef(false);
+  useLayoutEffect(() => {
+    navigateRef.current = navigate;
+  }, [navigate]);
+
+  const setUser = useCallback(
+    (user: User | null) => queryClient.setQueryData<User | null>(SESSION_QUERY_KEY, user),
+    [queryClient],
+  );
 
   /**
    * Ends the session locally and opens /login. Until that navigation is on screen the guards of a
@@ -67,31 +128,20 @@ export function AuthProvider({ navigate, children }: { navigate: AuthNavigate; c
    * the navigation and drop the message; `flushSync` commits the new location before the guards
    * are released (the router otherwise renders it in a transition, after them).
    */
-  const signOutTo = useCallback(async (message?: string) => {
-    setSigningOut(true);
-    setState(SIGNED_OUT);
-    try {
-      await navigateRef.current('/login', { state: message ? { message } : undefined, flushSync: true });
-    } finally {
-      setSigningOut(false);
-    }
-  }, []);
-
-  useEffect(() => {
-    if (restoreStarted.current) return;
-    restoreStarted.current = true;
-    if (!hasSessionToRestore()) return;
-    void restoreSession().then((session) => {
-      if (!session) {
-        setState(SIGNED_OUT);
-        return;
+  const signOutTo = useCallback(
+    async (message?: string) => {
+      setSigningOut(true);
+      // A re-check in flight must not bring the user back once signed out.
+      await queryClient.cancelQueries({ queryKey: SESSION_QUERY_KEY });
+      setUser(null);
+      try {
+        await navigateRef.current('/login', { state: message ? { message } : undefined, flushSync: true });
+      } finally {
+        setSigningOut(false);
       }
-      setState({ accessToken: session.accessToken, user: startedSession(session.user), loading: false });
-    });
-  }, []);
-
-  // The auth client renews the token on its own; the context follows.
-  useEffect(() => onTokenChange((accessToken) => setState((current) => ({ ...current, accessToken }))), []);
+    },
+    [queryClient, setUser],
+  );
 
   useEffect(() => onSessionExpired(() => void signOutTo(SESSION_MESSAGES.expired)), [signOutTo]);
 
@@ -105,18 +155,21 @@ export function AuthProvider({ navigate, children }: { navigate: AuthNavigate; c
   );
 
   /** Log-in and sign-up alike: the credentials give a token, then the user is loaded and `to` opens. */
-  const startSession = useCallback(async (credentials: () => Promise<string>, to: string) => {
-    const accessToken = await credentials();
-    let user: User;
-    try {
-      user = await fetchMe();
-    } catch (error) {
-      setAccessToken(null);
-      throw error;
-    }
-    setState({ accessToken, user: startedSession(user), loading: false });
-    await navigateRef.current(to);
-  }, []);
+  const startSession = useCallback(
+    async (credentials: () => Promise<string>, to: string) => {
+      await credentials();
+      let user: User;
+      try {
+        user = await fetchMe();
+      } catch (error) {
+        setAccessToken(null);
+        throw error;
+      }
+      setUser(startedSession(user));
+      await navigateRef.current(to);
+    },
+    [setUser],
+  );
 
   const login = useCallback(
     (email: string, password: string, recaptchaToken: string) =>
@@ -132,9 +185,8 @@ export function AuthProvider({ navigate, children }: { navigate: AuthNavigate; c
 
   const loginWithCode = useCallback(
     async (code: string) => {
-      let accessToken: string;
       try {
-        accessToken = await exchangeLoginCode(code);
+        await exchangeLoginCode(code);
       } catch {
         // Used, expired or started in another browser (someone else's link): nobody is signed in.
         await navigateRef.current('/login?error=auth_failed', { replace: true });
@@ -142,64 +194,22 @@ export function AuthProvider({ navigate, children }: { navigate: AuthNavigate; c
       }
       try {
         const user = startedSession(await fetchMe());
-        setState({ accessToken, user, loading: false });
+        setUser(user);
         return user;
       } catch {
         await logout(SESSION_MESSAGES.profileFetchFailed);
         return null;
       }
     },
-    [logout],
+    [logout, setUser],
   );
 
-  const setUser = useCallback((user: User) => setState((current) => ({ ...current, user })), []);
-
-  const refreshUser = useCallback(async () => {
-    const user = await fetchMe();
-    setUser(user);
-    return user;
-  }, [setUser]);
-
-  const signedIn = state.user !== null;
-  useEffect(() => {
-    if (!signedIn) return;
-    let timer: ReturnType<typeof setInterval> | undefined;
-    const recheck = async () => {
-      if (!getAccessToken()) return;
-      try {
-        const user = await fetchMe();
-        // Same user as before: no new object, so nothing re-renders every 10 s.
-        setState((current) =>
-          current.user && JSON.stringify(current.user) === JSON.stringify(user)
-            ? current
-            : { ...current, user },
-        );
-      } catch {
-        // A dead session is handled by the auth client (refresh failure → expiry); anything
-        // else (server unreachable) is tried again at the next tick.
-      }
-    };
-    const sync = () => {
-      clearInterval(timer);
-      timer = undefined;
-      if (document.visibilityState !== 'visible') return;
-      timer = setInterval(() => void recheck(), SESSION_RECHECK_MS);
-    };
-    const onVisibilityChange = () => {
-      sync();
-      if (document.visibilityState === 'visible') void recheck();
-    };
-    sync();
-    document.addEventListener('visibilitychange', onVisibilityChange);
-    return () => {
-      clearInterval(timer);
-      document.removeEventListener('visibilitychange', onVisibilityChange);
-    };
-  }, [signedIn]);
-
+  const cached = useSessionData(queryClient);
+  const user = cached ?? null;
+  const loading = cached === undefined;
   const value = useMemo<AuthContextValue>(
-    () => ({ ...state, signingOut, login, signup, loginWithCode, logout, refreshUser, setUser }),
-    [state, signingOut, login, signup, loginWithCode, logout, refreshUser, setUser],
+    () => ({ user, loading, signingOut, login, signup, loginWithCode, logout, setUser }),
+    [user, loading, signingOut, login, signup, loginWithCode, logout, setUser],
   );
   return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;
 }

@@ -1,4 +1,8 @@
-/** The auth session (spec §3 "Auth session") shared through React context. */
+/**
+ * The auth session (spec §3 "Auth session") shared through React context: the user (the session
+ * query's data, AuthProvider) and the actions that start and end it. The access token is not here:
+ * the auth client owns it (`useAccessToken`).
+ */
 import { createContext, useContext } from 'react';
 import type { SignupInput } from './session';
 import type { AuthState, User } from './types';
@@ -22,8 +26,6 @@ export interface AuthContextValue extends AuthState {
    * goes to /login showing `message` (an i18n key or a text) when given.
    */
   logout: (message?: string) => Promise<void>;
-  /** Reloads the user from the server. */
-  refreshUser: () => Promise<User>;
   /** Replaces the user after an action answered with the updated one (profile, theme…). */
   setUser: (user: User) => void;
 }

@@ -4,24 +4,19 @@ import { authFetch, getAccessToken, refreshAccessToken, setAccessToken } from '.
 import { parseWith } from '../../lib/schemas';
 import { parseMeResponse, type User } from './types';
 
-export interface Session {
-  accessToken: string;
-  user: User;
-}
-
 /** Loads the signed-in user with the auth client's current token. */
 export async function fetchMe(): Promise<User> {
   return parseMeResponse(await authFetch('/me'));
 }
 
 /**
- * Trades the refresh cookie for an access token, then loads the user. Null when either step
- * fails: the visitor is simply signed out.
+ * Trades the refresh cookie for an access token (kept by the auth client), then loads the user.
+ * Null when either step fails: the visitor is simply signed out.
  */
-export async function restoreSession(): Promise<Session | null> {
+export async function restoreSession(): Promise<User | null> {
   try {
-    const accessToken = await refreshAccessToken();
-    return { accessToken, user: await fetchMe() };
+    await refreshAccessToken();
+    return await fetchMe();
   } catch {
     setAccessToken(null);
     return null;

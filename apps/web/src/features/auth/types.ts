@@ -10,7 +10,6 @@ export async function parseMeResponse(body: unknown): Promise<User> {
 }
 
 export interface AuthState {
-  accessToken: string | null;
   user: User | null;
   /** True until the session restore on page load has finished. */
   loading: boolean;

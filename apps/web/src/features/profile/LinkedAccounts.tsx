@@ -16,9 +16,8 @@ import { Alert } from '../../components/ui/Alert';
 import { Button } from '../../components/ui/Button';
 import { buttonClasses } from '../../components/ui/button-styles';
 import { Modal } from '../../components/ui/Modal';
-import { refreshAccessToken } from '../../lib/auth-client';
+import { refreshAccessToken, useAccessToken } from '../../lib/auth-client';
 import { isExpiring } from '../../lib/socket-token';
-import { useAuth } from '../auth/auth-context';
 import { apiErrorText } from '../auth/error-text';
 import { TICKETS_QUERY_KEY } from '../tickets/tickets-api';
 import { type FormStatus, FormStatusAlert } from './form-status';
@@ -64,7 +63,7 @@ export function LinkedAccounts({ user, onSaved }: { user: User; onSaved: (user: 
   const [params, setParams] = useSearchParams();
   const [status, setStatus] = useState<FormStatus>(() => linkOutcome(params, t));
   const [busy, setBusy] = useState(false);
-  const { accessToken } = useAuth();
+  const accessToken = useAccessToken();
 
   // Shown once: a reload or a bookmark must not announce the link again.
   useEffect(() => {
