@@ -27,23 +27,23 @@ export default function CompleteRegistration() {
   const { user, setUser } = useAuth();
   const navigate = useNavigate();
   const terms = useTermsAgreement();
-  const { busy, formError, setFormError, send } = useAuthRequest('completeRegistration.failed');
+  const { busy, formError, setFormError, send } = useAuthRequest('completeRegistration.failed', async () => {
+    const { user: updated } = await authFetch(
+      '/auth/complete-registration',
+      { method: 'POST' },
+      UserResponse,
+    );
+    setUser(updated);
+    navigate(takeFinalDestination(), { replace: true });
+  });
 
-  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     if (!terms.accept()) {
       setFormError(t('auth.validation.termsRequired'));
       return;
     }
-    await send(async () => {
-      const { user: updated } = await authFetch(
-        '/auth/complete-registration',
-        { method: 'POST' },
-        UserResponse,
-      );
-      setUser(updated);
-      navigate(takeFinalDestination(), { replace: true });
-    });
+    send(undefined);
   }
 
   return (

@@ -12,10 +12,13 @@ export default function ForgotPassword() {
   const [email, setEmail] = useState('');
   const [fieldError, setFieldError] = useState<string>();
   const [sentTo, setSentTo] = useState<string | null>(null);
-  const { busy, formError, send } = useAuthRequest('forgot.failed');
+  const { busy, formError, send } = useAuthRequest('forgot.failed', async (value: string) => {
+    await apiFetch('/forgot-password', { method: 'POST', json: { email: value } });
+    setSentTo(value);
+  });
   const inputRef = useRef<HTMLInputElement>(null);
 
-  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const value = email.trim();
     const error =
@@ -29,10 +32,7 @@ export default function ForgotPassword() {
       inputRef.current?.focus();
       return;
     }
-    await send(async () => {
-      await apiFetch('/forgot-password', { method: 'POST', json: { email: value } });
-      setSentTo(value);
-    });
+    send(value);
   }
 
   if (sentTo !== null) {

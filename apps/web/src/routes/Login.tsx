@@ -46,12 +46,17 @@ export default function Login() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [fieldErrors, setFieldErrors] = useState<FieldErrors>({});
-  const { busy, formError, setFormError, send } = useAuthRequest('login.failed');
+  const { busy, formError, setFormError, send } = useAuthRequest(
+    'login.failed',
+    (input: { email: string; password: string; recaptchaToken: string }) =>
+      login(input.email, input.password, input.recaptchaToken),
+    { onFailure: botCheck.reset, refusal: () => botCheckError(t, botCheck) },
+  );
   const formRef = useRef<HTMLFormElement>(null);
   const notice = sessionMessage(location.state);
   const redirectError = redirectErrorKey(params);
 
-  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const errors: FieldErrors = {};
     if (email.trim() === '') errors.email = t('auth.validation.emailRequired');
@@ -61,11 +66,7 @@ export default function Login() {
       setFormError(null);
       return;
     }
-    await send(
-      () => login(email.trim(), password, botCheck.token),
-      botCheck.reset,
-      () => botCheckError(t, botCheck),
-    );
+    send({ email: email.trim(), password, recaptchaToken: botCheck.token });
   }
 
   return (

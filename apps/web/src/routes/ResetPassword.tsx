@@ -28,11 +28,21 @@ export default function ResetPassword() {
   const [fieldErrors, setFieldErrors] = useState<FieldErrors>({});
   const [tokenInvalid, setTokenInvalid] = useState(false);
   const [done, setDone] = useState(false);
-  const { busy, formError, send } = useAuthRequest('reset.failed');
+  const { busy, formError, send } = useAuthRequest(
+    'reset.failed',
+    async (newPassword: string) => {
+      await apiFetch('/reset-password', { method: 'POST', json: { token, newPassword } });
+      setDone(true);
+    },
+    {
+      onFailure: (error) =>
+        setTokenInvalid(error instanceof ApiError && error.errorKey === ERROR_KEYS.resetTokenInvalid),
+    },
+  );
   const passwordRef = useRef<HTMLInputElement>(null);
   const confirmationRef = useRef<HTMLInputElement>(null);
 
-  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const errors: FieldErrors = {};
     if (password.length < PASSWORD_MIN_LENGTH || password.length > PASSWORD_MAX_LENGTH) {
@@ -52,14 +62,7 @@ export default function ResetPassword() {
       confirmationRef.current?.focus();
       return;
     }
-    await send(
-      async () => {
-        await apiFetch('/reset-password', { method: 'POST', json: { token, newPassword: password } });
-        setDone(true);
-      },
-      (error) =>
-        setTokenInvalid(error instanceof ApiError && error.errorKey === ERROR_KEYS.resetTokenInvalid),
-    );
+    send(password);
   }
 
   if (done) {

@@ -32,7 +32,10 @@ export default function Signup() {
   const [password, setPassword] = useState('');
   const terms = useTermsAgreement();
   const [fieldErrors, setFieldErrors] = useState<FieldErrors>({});
-  const { busy, formError, setFormError, send } = useAuthRequest('errors.signupFailed');
+  const { busy, formError, setFormError, send } = useAuthRequest('errors.signupFailed', signup, {
+    onFailure: botCheck.reset,
+    refusal: () => botCheckError(t, botCheck),
+  });
   const formRef = useRef<HTMLFormElement>(null);
 
   function validate(): FieldErrors {
@@ -54,7 +57,7 @@ export default function Signup() {
     return errors;
   }
 
-  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const errors = validate();
     setFieldErrors(errors);
@@ -67,12 +70,7 @@ export default function Signup() {
       setFormError(t('auth.validation.termsRequired'));
       return;
     }
-    await send(
-      () =>
-        signup({ email: email.trim(), username: username.trim(), password, recaptchaToken: botCheck.token }),
-      botCheck.reset,
-      () => botCheckError(t, botCheck),
-    );
+    send({ email: email.trim(), username: username.trim(), password, recaptchaToken: botCheck.token });
   }
 
   return (

@@ -1,8 +1,9 @@
 /**
- * What every auth screen's form does on submit: focus the first field in error, send one request
- * while the button shows it is busy, and tell a failure in the form's alert. Also the terms box's
- * state shared by sign-up and the completion of a social sign-up.
+ * What every auth screen's form does on submit: focus the first field in error, send its one
+ * write (a mutation) while the button shows it is busy, and tell a failure in the form's alert.
+ * Also the terms box's state shared by sign-up and the completion of a social sign-up.
  */
+import { useMutation } from '@tanstack/react-query';
 import { type RefObject, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { TranslationKey } from '../../i18n';
@@ -20,47 +21,66 @@ export function focusFirstInvalid<Field extends string>(
   return true;
 }
 
-/**
- * The busy flag and the error alert around an auth screen's request. On success the screen moves
- * on (another route or a confirmation), so the button stays busy until it is gone.
- */
-export function useAuthRequest(fallbackKey: TranslationKey) {
-  const { t, i18n } = useTranslation();
-  const [busy, setBusy] = useState(false);
-  const [formError, setFormError] = useState<string | null>(null);
-  const sending = useRef(false);
+/** A reason not to send, found before sending (the bot check): shown as it is. */
+class Refused extends Error {}
 
+export interface AuthRequestOptions {
   /**
-   * Sends `request` unless `refusal` (checked while the button is busy: it may wait, e.g. for the
-   * bot check's config) gives a reason not to, which the alert then shows. One send at a time.
+   * Checked while the button is busy (it may wait, e.g. for the bot check's config); a text it
+   * gives is shown instead of sending.
    */
-  async function send(
-    request: () => Promise<unknown>,
-    onFailure?: (error: unknown) => void,
-    refusal?: () => Promise<string | null>,
-  ) {
-    if (sending.current) return;
-    sending.current = true;
-    setFormError(null);
-    setBusy(true);
-    try {
-      const refused = await refusal?.();
-      if (refused) {
-        setFormError(refused);
-        setBusy(false);
-        return;
-      }
-      await request();
-    } catch (error) {
-      setFormError(apiErrorText(t, i18n, error, fallbackKey));
-      onFailure?.(error);
-      setBusy(false);
-    } finally {
-      sending.current = false;
-    }
-  }
+  refusal?: () => Promise<string | null>;
+  /** Told of a failed request (not of a refusal): the bot check starts again. */
+  onFailure?: (error: unknown) => void;
+}
 
-  return { busy, formError, setFormError, send };
+/**
+ * An auth screen's one write, as a mutation: the button is busy while it runs and stays busy on
+ * success (the screen moves on: another route or a confirmation), and a failure is told in the
+ * form's alert, where the screen's own checks (`setFormError`) write too. One send at a time.
+ */
+export function useAuthRequest<Input>(
+  fallbackKey: TranslationKey,
+  request: (input: Input) => Promise<unknown>,
+  { refusal, onFailure }: AuthRequestOptions = {},
+) {
+  const { t, i18n } = useTranslation();
+  const [checkError, setCheckError] = useState<string | null>(null);
+  const sending = useRef(false);
+  const mutation = useMutation({
+    mutationFn: async (input: Input) => {
+      const refused = await refusal?.();
+      if (refused) throw new Refused(refused);
+      return request(input);
+    },
+    onError: (error) => {
+      if (!(error instanceof Refused)) onFailure?.(error);
+    },
+    onSettled: () => {
+      sending.current = false;
+    },
+  });
+  const { error, reset, mutate } = mutation;
+
+  const formError =
+    checkError ??
+    (error instanceof Refused ? error.message : error ? apiErrorText(t, i18n, error, fallbackKey) : null);
+
+  return {
+    busy: mutation.isPending || mutation.isSuccess,
+    formError,
+    /** Shows the screen's own reason (null: clears the alert). */
+    setFormError(text: string | null) {
+      reset();
+      setCheckError(text);
+    },
+    send(input: Input) {
+      if (sending.current) return;
+      sending.current = true;
+      setCheckError(null);
+      mutate(input);
+    },
+  };
 }
 
 /** The required terms box: `accept()` marks it when it is not ticked, and ticking it clears the mark. */

@@ -4,6 +4,7 @@ import { type FormEvent, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from '../../components/ui/Button';
 import { cx } from '../../lib/cx';
+import { retryUnreached } from '../../lib/write-retry';
 import { TextField } from '../auth/form-fields';
 import { TextAreaField } from './fields';
 import { FormStatusAlert } from './form-status';
@@ -19,20 +20,24 @@ export function AboutForm({ user, onSaved }: { user: User; onSaved: (user: User)
   const [avatarUrl, setAvatarUrl] = useState(user.avatar_url ?? '');
   const [bio, setBio] = useState(user.bio);
   const [urlError, setUrlError] = useState<string | null>(null);
-  const { status, busy, clearStatus, save } = useFormSave('profile.about.failed');
+  const { status, busy, clearStatus, save } = useFormSave('profile.about.failed', {
+    write: updateProfile,
+    saved: (saved) => {
+      onSaved(saved);
+      return t('profile.about.saved');
+    },
+    retry: retryUnreached,
+  });
   const bioTooLong = bio.length > BIO_MAX_LENGTH;
 
-  const onSubmit = async (event: FormEvent) => {
+  const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     clearStatus();
     const url = avatarUrl.trim();
     const urlProblem = url !== '' && !isAvatarUrl(url) ? t('profile.about.avatarUrlInvalid') : null;
     setUrlError(urlProblem);
     if (urlProblem || bioTooLong) return;
-    await save(async () => {
-      onSaved(await updateProfile({ bio, avatar_url: url === '' ? null : url }));
-      return t('profile.about.saved');
-    });
+    save({ bio, avatar_url: url === '' ? null : url });
   };
 
   return (

@@ -4,6 +4,7 @@
  * types it again (the server checks it; an account without one must have signed in recently).
  * Then the session ends at /login.
  */
+import { useMutation } from '@tanstack/react-query';
 import { ERROR_KEYS } from '@telerace/protocol';
 import { type FormEvent, useId, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -16,6 +17,9 @@ import { apiErrorText } from '../auth/error-text';
 import { CurrentPasswordField } from '../auth/form-fields';
 import { deleteAccount } from './profile-api';
 
+const isWrongPassword = (failure: unknown) =>
+  failure instanceof ApiError && failure.errorKey === ERROR_KEYS.wrongCurrentPassword;
+
 export function DangerZone() {
   const { t, i18n } = useTranslation();
   const { logout, user } = useAuth();
@@ -26,44 +30,34 @@ export function DangerZone() {
   const [open, setOpen] = useState(false);
   const [understood, setUnderstood] = useState(false);
   const [password, setPassword] = useState('');
-  const [passwordError, setPasswordError] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const deletion = useMutation({
+    mutationFn: deleteAccount,
+    onError: (failure) => {
+      // After the re-render that marks the field invalid: the reader types it again at once.
+      if (isWrongPassword(failure)) setTimeout(() => passwordRef.current?.focus());
+    },
+    // The session ends with the account; the button stays busy until /login shows.
+    onSuccess: () => logout(),
+  });
+  const busy = deletion.isPending || deletion.isSuccess;
+  const failure = deletion.error;
+  const failureText = failure ? apiErrorText(t, i18n, failure, 'profile.danger.failed') : null;
+  const wrongPassword = hasPassword && isWrongPassword(failure);
+  const passwordError = wrongPassword ? failureText : null;
+  const error = wrongPassword ? null : failureText;
   const ready = understood && (!hasPassword || password !== '');
 
   const close = () => {
     setOpen(false);
     setUnderstood(false);
     setPassword('');
-    setPasswordError(null);
-    setError(null);
+    deletion.reset();
   };
 
-  const onConfirm = async (event: FormEvent) => {
+  const onConfirm = (event: FormEvent) => {
     event.preventDefault();
     if (!ready || busy) return;
-    setBusy(true);
-    setError(null);
-    setPasswordError(null);
-    try {
-      await deleteAccount(hasPassword ? { currentPassword: password } : {});
-    } catch (failure) {
-      const text = apiErrorText(t, i18n, failure, 'profile.danger.failed');
-      if (
-        hasPassword &&
-        failure instanceof ApiError &&
-        failure.errorKey === ERROR_KEYS.wrongCurrentPassword
-      ) {
-        setPasswordError(text);
-        // After the re-render that marks the field invalid: the reader types it again at once.
-        setTimeout(() => passwordRef.current?.focus());
-      } else {
-        setError(text);
-      }
-      setBusy(false);
-      return;
-    }
-    await logout();
+    deletion.mutate(hasPassword ? { currentPassword: password } : {});
   };
 
   return (
@@ -109,7 +103,7 @@ export function DangerZone() {
               value={password}
               onChange={(value) => {
                 setPassword(value);
-                setPasswordError(null);
+                if (wrongPassword) deletion.reset();
               }}
               error={passwordError ?? undefined}
             />

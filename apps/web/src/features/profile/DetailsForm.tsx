@@ -8,6 +8,7 @@ import { useTranslation } from 'react-i18next';
 import { Alert } from '../../components/ui/Alert';
 import { Button } from '../../components/ui/Button';
 import { displayName, usernameSuffix } from '../../lib/username';
+import { retryUnreached } from '../../lib/write-retry';
 import { CurrentPasswordField, EmailField, TextField } from '../auth/form-fields';
 import { FormStatusAlert } from './form-status';
 import { updateDetails } from './profile-api';
@@ -20,10 +21,20 @@ export function DetailsForm({ user, onSaved }: { user: User; onSaved: (user: Use
   const [currentPassword, setCurrentPassword] = useState('');
   const [usernameError, setUsernameError] = useState<string | null>(null);
   const [passwordError, setPasswordError] = useState<string | null>(null);
-  const { status, busy, clearStatus, save } = useFormSave('profile.errorFallback');
+  const { status, busy, clearStatus, save } = useFormSave('profile.errorFallback', {
+    write: updateDetails,
+    saved: ({ user: saved }) => {
+      onSaved(saved);
+      setUsername(displayName(saved.username));
+      setEmail(saved.email ?? '');
+      setCurrentPassword('');
+      return t('profile.details.saved');
+    },
+    retry: retryUnreached,
+  });
   const suffix = usernameSuffix(user.username);
 
-  const onSubmit = async (event: FormEvent) => {
+  const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     clearStatus();
     const name = username.trim();
@@ -43,14 +54,7 @@ export function DetailsForm({ user, onSaved }: { user: User; onSaved: (user: Use
     if (newEmail.toLowerCase() !== (user.email ?? '').toLowerCase())
       body.email = newEmail === '' ? null : newEmail;
 
-    await save(async () => {
-      const { user: saved } = await updateDetails(body);
-      onSaved(saved);
-      setUsername(displayName(saved.username));
-      setEmail(saved.email ?? '');
-      setCurrentPassword('');
-      return t('profile.details.saved');
-    });
+    save(body);
   };
 
   return (

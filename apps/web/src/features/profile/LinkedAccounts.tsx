@@ -6,7 +6,7 @@
  * or `?error=identity_taken|auth_failed`, shown here once.
  */
 
-import { useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type Platform, TICKETS, type User } from '@telerace/protocol';
 import type { TFunction } from 'i18next';
 import { type MouseEvent, useEffect, useState } from 'react';
@@ -59,10 +59,8 @@ export function LinkedAccounts({ user, onSaved }: { user: User; onSaved: (user: 
   const { t, i18n } = useTranslation();
   const queryClient = useQueryClient();
   const [confirming, setConfirming] = useState<{ platform: Platform; name: string } | null>(null);
-  const [modalError, setModalError] = useState<string | null>(null);
   const [params, setParams] = useSearchParams();
   const [status, setStatus] = useState<FormStatus>(() => linkOutcome(params, t));
-  const [busy, setBusy] = useState(false);
   const accessToken = useAccessToken();
 
   // Shown once: a reload or a bookmark must not announce the link again.
@@ -84,26 +82,27 @@ export function LinkedAccounts({ user, onSaved }: { user: User; onSaved: (user: 
     );
   };
 
-  const close = () => {
-    setConfirming(null);
-    setModalError(null);
-  };
-
-  const onConfirm = async () => {
-    if (!confirming) return;
-    setBusy(true);
-    setModalError(null);
-    try {
-      const saved = await disconnectPlatform(confirming.platform);
+  const disconnect = useMutation({
+    mutationFn: ({ platform }: { platform: Platform; name: string }) => disconnectPlatform(platform),
+    onSuccess: (saved, { name }) => {
       onSaved(saved);
+      // A linked account was worth tickets.
       void queryClient.invalidateQueries({ queryKey: TICKETS_QUERY_KEY });
-      setStatus({ tone: 'success', text: t('profile.linked.disconnected', { platform: confirming.name }) });
+      setStatus({ tone: 'success', text: t('profile.linked.disconnected', { platform: name }) });
       close();
-    } catch (error) {
-      setModalError(apiErrorText(t, i18n, error, 'profile.linked.failed'));
-    } finally {
-      setBusy(false);
-    }
+    },
+  });
+  const modalError = disconnect.error
+    ? apiErrorText(t, i18n, disconnect.error, 'profile.linked.failed')
+    : null;
+
+  function close() {
+    setConfirming(null);
+    disconnect.reset();
+  }
+
+  const onConfirm = () => {
+    if (confirming) disconnect.mutate(confirming);
   };
 
   return (
@@ -155,7 +154,7 @@ export function LinkedAccounts({ user, onSaved }: { user: User; onSaved: (user: 
             <Button variant="secondary" onClick={close}>
               {t('profile.cancel')}
             </Button>
-            <Button variant="danger" busy={busy} onClick={onConfirm}>
+            <Button variant="danger" busy={disconnect.isPending} onClick={onConfirm}>
               {t('profile.linked.disconnect')}
             </Button>
           </>

@@ -18,10 +18,22 @@ export function PasswordForm({ user, onSaved }: { user: User; onSaved: (user: Us
   const [confirmation, setConfirmation] = useState('');
   const [newError, setNewError] = useState<string | null>(null);
   const [confirmError, setConfirmError] = useState<string | null>(null);
-  const { status, busy, clearStatus, save } = useFormSave('profile.errorFallback');
   const hadPassword = user.has_password;
+  const { status, busy, clearStatus, save } = useFormSave('profile.errorFallback', {
+    write: changePassword,
+    saved: ({ user: saved }, body: ChangePasswordRequest) => {
+      onSaved(saved);
+      setCurrentPassword('');
+      setNewPassword('');
+      setConfirmation('');
+      // What the member did: set a first password (no current one sent) or change it.
+      return body.currentPassword === undefined
+        ? t('profile.password.setDone')
+        : t('profile.password.changed');
+    },
+  });
 
-  const onSubmit = async (event: FormEvent) => {
+  const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     clearStatus();
     const tooShort = newPassword.length < PASSWORD_MIN_LENGTH;
@@ -31,14 +43,7 @@ export function PasswordForm({ user, onSaved }: { user: User; onSaved: (user: Us
     if (tooShort || mismatch) return;
 
     const body: ChangePasswordRequest = hadPassword ? { currentPassword, newPassword } : { newPassword };
-    await save(async () => {
-      const { user: saved } = await changePassword(body);
-      onSaved(saved);
-      setCurrentPassword('');
-      setNewPassword('');
-      setConfirmation('');
-      return hadPassword ? t('profile.password.changed') : t('profile.password.setDone');
-    });
+    save(body);
   };
 
   return (

@@ -1,29 +1,36 @@
 /**
- * The busy flag and the outcome line of an account form that saves one change: cleared when the
- * member submits again, then the success message or the failure's text.
+ * An account form's one write, as a mutation: busy while it runs, and the outcome line under the
+ * form, cleared when the member submits again, then the success message or the failure's text.
  */
-import { useState } from 'react';
+import { useMutation } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import type { TranslationKey } from '../../i18n';
 import { apiErrorText } from '../auth/error-text';
 import type { FormStatus } from './form-status';
 
-export function useFormSave(fallbackKey: TranslationKey) {
+export interface FormSave<Input, Result> {
+  /** The write. */
+  write: (input: Input) => Promise<Result>;
+  /** Applies what the server answered (the session's user, the fields) and gives the success message. */
+  saved: (result: Result, input: Input) => string;
+  /** Only for a write that may be sent twice (see `retryUnreached`). */
+  retry?: (failureCount: number, error: unknown) => boolean;
+}
+
+export function useFormSave<Input, Result>(
+  fallbackKey: TranslationKey,
+  { write, saved, retry }: FormSave<Input, Result>,
+) {
   const { t, i18n } = useTranslation();
-  const [status, setStatus] = useState<FormStatus>(null);
-  const [busy, setBusy] = useState(false);
+  const mutation = useMutation({
+    mutationFn: async (input: Input) => saved(await write(input), input),
+    retry: retry ?? false,
+  });
+  const status: FormStatus = mutation.isSuccess
+    ? { tone: 'success', text: mutation.data }
+    : mutation.isError
+      ? { tone: 'error', text: apiErrorText(t, i18n, mutation.error, fallbackKey) }
+      : null;
 
-  /** Runs `request`, which resolves with the success message to show. */
-  async function save(request: () => Promise<string>) {
-    setBusy(true);
-    try {
-      setStatus({ tone: 'success', text: await request() });
-    } catch (error) {
-      setStatus({ tone: 'error', text: apiErrorText(t, i18n, error, fallbackKey) });
-    } finally {
-      setBusy(false);
-    }
-  }
-
-  return { status, busy, clearStatus: () => setStatus(null), save };
+  return { status, busy: mutation.isPending, clearStatus: mutation.reset, save: mutation.mutate };
 }

@@ -4,10 +4,11 @@ import { type FormEvent, useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from '../../components/ui/Button';
 import { authFetch } from '../../lib/auth-client';
+import { retryUnreached } from '../../lib/write-retry';
 import { useAuth } from '../auth/auth-context';
-import { apiErrorText } from '../auth/error-text';
 import { inputClasses } from '../auth/form-fields';
-import { type FormStatus, FormStatusAlert } from '../profile/form-status';
+import { FormStatusAlert } from '../profile/form-status';
+import { useFormSave } from '../profile/use-form-save';
 import { isTheme, setTheme, useTheme } from '../theme/theme';
 
 export async function saveTheme(theme: Theme) {
@@ -20,29 +21,25 @@ export async function saveTheme(theme: Theme) {
 }
 
 export function ThemeSettings() {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const { user, setUser } = useAuth();
   const current = useTheme();
   const [choice, setChoice] = useState<Theme>(user?.preferred_theme ?? current);
-  const [status, setStatus] = useState<FormStatus>(null);
-  const [busy, setBusy] = useState(false);
+  const { status, busy, save } = useFormSave('settings.failed', {
+    write: saveTheme,
+    saved: (saved, theme) => {
+      setTheme(theme);
+      setUser(saved);
+      return t('settings.saved');
+    },
+    retry: retryUnreached,
+  });
   const selectId = useId();
   const hintId = useId();
 
-  const onSubmit = async (event: FormEvent) => {
+  const onSubmit = (event: FormEvent) => {
     event.preventDefault();
-    setStatus(null);
-    setBusy(true);
-    try {
-      const saved = await saveTheme(choice);
-      setTheme(choice);
-      setUser(saved);
-      setStatus({ tone: 'success', text: t('settings.saved') });
-    } catch (error) {
-      setStatus({ tone: 'error', text: apiErrorText(t, i18n, error, 'settings.failed') });
-    } finally {
-      setBusy(false);
-    }
+    save(choice);
   };
 
   return (
