@@ -10,36 +10,33 @@ import {
   CHAT_ANNOUNCEMENTS,
   type ChatAnnouncementKind,
 } from '@telerace/protocol';
-import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { LoadFailed } from '../../components/ui/LoadFailed';
 import { Spinner } from '../../components/ui/Spinner';
-import { apiErrorText } from '../auth/error-text';
+import { retryUnreached } from '../../lib/write-retry';
 import { ADMIN_SETTINGS_KEY, fetchSettings, saveSettings } from '../cars/admin-cars-api';
-import { type FormStatus, FormStatusAlert } from '../profile/form-status';
+import { FormStatusAlert } from '../profile/form-status';
+import { useFormSave } from '../profile/use-form-save';
 
 const T = 'admin.integrations.announcements';
 
 export function ChatAnnouncements() {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const queryClient = useQueryClient();
   const query = useQuery({ queryKey: ADMIN_SETTINGS_KEY, queryFn: fetchSettings });
-  const [saving, setSaving] = useState(false);
-  const [result, setResult] = useState<FormStatus>(null);
-
-  const save = async (kind: ChatAnnouncementKind, on: boolean) => {
-    setSaving(true);
-    setResult(null);
-    try {
-      const saved = await saveSettings({ [CHAT_ANNOUNCEMENT_SETTINGS[kind]]: on });
+  const {
+    status: result,
+    busy: saving,
+    save,
+  } = useFormSave(`${T}.saveFailed`, {
+    write: ({ kind, on }: { kind: ChatAnnouncementKind; on: boolean }) =>
+      saveSettings({ [CHAT_ANNOUNCEMENT_SETTINGS[kind]]: on }),
+    saved: (saved) => {
       queryClient.setQueryData(ADMIN_SETTINGS_KEY, saved);
-      setResult({ tone: 'success', text: t(`${T}.saved`) });
-    } catch (failure) {
-      setResult({ tone: 'error', text: apiErrorText(t, i18n, failure, `${T}.saveFailed`) });
-    } finally {
-      setSaving(false);
-    }
-  };
+      return t(`${T}.saved`);
+    },
+    retry: retryUnreached,
+  });
 
   return (
     <section
@@ -76,7 +73,7 @@ export function ChatAnnouncements() {
                   aria-checked={query.data[CHAT_ANNOUNCEMENT_SETTINGS[kind]]}
                   disabled={saving}
                   aria-describedby={`${id}-hint`}
-                  onChange={(event) => void save(kind, event.target.checked)}
+                  onChange={(event) => save({ kind, on: event.target.checked })}
                 />
                 <div className="min-w-0">
                   <label htmlFor={id} className="font-semibold">

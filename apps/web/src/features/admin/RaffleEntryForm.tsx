@@ -9,9 +9,9 @@ import { type FormEvent, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from '../../components/ui/Button';
 import { cx } from '../../lib/cx';
-import { apiErrorText } from '../auth/error-text';
 import { FieldFrame, inputClasses, TextField } from '../auth/form-fields';
 import { type FormStatus, FormStatusAlert } from '../profile/form-status';
+import { useFormSave } from '../profile/use-form-save';
 import { addRaffleEntry } from '../raffles/raffles-api';
 
 const T = 'raceControl.raffle.addEntry';
@@ -26,39 +26,34 @@ export function RaffleEntryForm({
   raffleState: string;
   onAdded: () => void;
 }) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const [platform, setPlatform] = useState<Platform>('twitch');
   const [userId, setUserId] = useState('');
   const [name, setName] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [result, setResult] = useState<FormStatus>(null);
-  const [resultState, setResultState] = useState(raffleState);
-  if (resultState !== raffleState) {
-    setResultState(raffleState);
-    setResult(null);
-  }
+  const [missing, setMissing] = useState(false);
+  const { status, busy, clearStatus, save } = useFormSave(`${T}.failed`, {
+    write: addRaffleEntry,
+    saved: (_, entry) => {
+      setUserId('');
+      setName('');
+      onAdded();
+      return t(`${T}.added`, { name: entry.displayName });
+    },
+  });
+  // The outcome belongs to the raffle state it was about: another state hides it.
+  const [submittedIn, setSubmittedIn] = useState<string | null>(null);
+  const result: FormStatus =
+    submittedIn !== raffleState ? null : missing ? { tone: 'error', text: t(`${T}.required`) } : status;
 
-  const onSubmit = async (event: FormEvent) => {
+  const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     if (busy) return;
     const entry = { platform, platformUserId: userId.trim(), displayName: name.trim() };
-    if (entry.platformUserId === '' || entry.displayName === '') {
-      setResult({ tone: 'error', text: t(`${T}.required`) });
-      return;
-    }
-    setBusy(true);
-    setResult(null);
-    try {
-      await addRaffleEntry(entry);
-      setUserId('');
-      setName('');
-      setResult({ tone: 'success', text: t(`${T}.added`, { name: entry.displayName }) });
-      onAdded();
-    } catch (failure) {
-      setResult({ tone: 'error', text: apiErrorText(t, i18n, failure, `${T}.failed`) });
-    } finally {
-      setBusy(false);
-    }
+    clearStatus();
+    setSubmittedIn(raffleState);
+    setMissing(entry.platformUserId === '' || entry.displayName === '');
+    if (entry.platformUserId === '' || entry.displayName === '') return;
+    save(entry);
   };
 
   /** What the two text inputs share: an id or name is short, never autofilled, locked while closed. */

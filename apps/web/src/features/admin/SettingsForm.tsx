@@ -12,10 +12,11 @@ import { Alert } from '../../components/ui/Alert';
 import { Button } from '../../components/ui/Button';
 import { Spinner } from '../../components/ui/Spinner';
 import type { TranslationKey } from '../../i18n';
-import { apiErrorText } from '../auth/error-text';
+import { retryUnreached } from '../../lib/write-retry';
 import { TextField } from '../auth/form-fields';
 import { ADMIN_SETTINGS_KEY, fetchSettings, saveSettings } from '../cars/admin-cars-api';
-import { type FormStatus, FormStatusAlert } from '../profile/form-status';
+import { FormStatusAlert } from '../profile/form-status';
+import { useFormSave } from '../profile/use-form-save';
 
 /** The whole-number settings (the others are the Integrations tab's switches). */
 export type SettingName = {
@@ -46,17 +47,29 @@ export interface SettingsFormProps {
 }
 
 export function SettingsForm({ titleId, texts, fields, saveTestId }: SettingsFormProps) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const queryClient = useQueryClient();
   const query = useQuery({ queryKey: ADMIN_SETTINGS_KEY, queryFn: fetchSettings });
   // What the admin typed, by field; a field not typed in shows the saved value.
   const [typed, setTyped] = useState<Partial<Record<SettingName, string>>>({});
   const [errors, setErrors] = useState<Partial<Record<SettingName, string>>>({});
-  const [result, setResult] = useState<FormStatus>(null);
-  const [busy, setBusy] = useState(false);
+  const {
+    status: result,
+    busy,
+    clearStatus,
+    save,
+  } = useFormSave(`${texts}.failed`, {
+    write: saveSettings,
+    saved: (saved) => {
+      queryClient.setQueryData(ADMIN_SETTINGS_KEY, saved);
+      setTyped({});
+      return t(`${texts}.saved`);
+    },
+    retry: retryUnreached,
+  });
   const shownText = (name: SettingName) => typed[name] ?? (query.data ? String(query.data[name]) : '');
 
-  const onSubmit = async (event: FormEvent) => {
+  const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     if (busy) return;
     const patch: Partial<Record<SettingName, number>> = {};
@@ -67,19 +80,9 @@ export function SettingsForm({ titleId, texts, fields, saveTestId }: SettingsFor
       else patch[field.name] = value;
     }
     setErrors(invalid);
-    setResult(null);
+    clearStatus();
     if (Object.keys(invalid).length > 0) return;
-    setBusy(true);
-    try {
-      const saved = await saveSettings(patch);
-      queryClient.setQueryData(ADMIN_SETTINGS_KEY, saved);
-      setTyped({});
-      setResult({ tone: 'success', text: t(`${texts}.saved`) });
-    } catch (failure) {
-      setResult({ tone: 'error', text: apiErrorText(t, i18n, failure, `${texts}.failed`) });
-    } finally {
-      setBusy(false);
-    }
+    save(patch);
   };
 
   return (
@@ -111,7 +114,7 @@ export function SettingsForm({ titleId, texts, fields, saveTestId }: SettingsFor
                 value={shownText(field.name)}
                 onChange={(event) => {
                   setTyped((current) => ({ ...current, [field.name]: event.target.value }));
-                  setResult(null);
+                  clearStatus();
                 }}
                 error={errors[field.name]}
               />

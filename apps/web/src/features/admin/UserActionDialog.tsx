@@ -3,6 +3,7 @@
  * tickets (a non-zero whole number: positive adds, negative subtracts) and delete. Errors show
  * the server's text, else the action's fallback (spec §8).
  */
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { AdminUser } from '@telerace/protocol';
 import { type FormEvent, useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -11,9 +12,11 @@ import { Button } from '../../components/ui/Button';
 import { Modal } from '../../components/ui/Modal';
 import type { TranslationKey } from '../../i18n';
 import { displayName } from '../../lib/username';
+import { retryUnreached } from '../../lib/write-retry';
 import { apiErrorText } from '../auth/error-text';
 import { TextField } from '../auth/form-fields';
-import { adjustTickets, deleteUser, setAdmin, setBanned } from './admin-api';
+import { TICKETS_QUERY_KEY } from '../tickets/tickets-api';
+import { ADMIN_USERS_KEY, adjustTickets, deleteUser, setAdmin, setBanned } from './admin-api';
 
 export type UserActionKind = 'ban' | 'unban' | 'makeAdmin' | 'removeAdmin' | 'adjust' | 'delete';
 export interface UserAction {
@@ -92,7 +95,7 @@ const COPY: Record<
   },
 };
 
-function run(action: UserAction, amount: number | null): Promise<void> {
+function run(action: UserAction, amount: number | null, requestId: string): Promise<void> {
   const { id } = action.user;
   switch (action.kind) {
     case 'ban':
@@ -104,7 +107,7 @@ function run(action: UserAction, amount: number | null): Promise<void> {
     case 'removeAdmin':
       return setAdmin(id, false);
     case 'adjust':
-      return adjustTickets(id, amount ?? 0, crypto.randomUUID());
+      return adjustTickets(id, amount ?? 0, requestId);
     case 'delete':
       return deleteUser(id);
   }
@@ -135,12 +138,28 @@ function ActionDialog({ action, onClose, onDone }: UserActionDialogProps & { act
   const formId = useId();
   const [amountText, setAmountText] = useState('');
   const [amountError, setAmountError] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const copy = COPY[action.kind];
   const name = displayName(action.user.username);
+  const queryClient = useQueryClient();
+  const mutation = useMutation({
+    mutationFn: ({ amount, requestId }: { amount: number | null; requestId: string }) =>
+      run(action, amount, requestId),
+    // Setting a flag twice sets it once, and an adjustment carries its request id (made per
+    // submit, so the retry adjusts once); a deletion sent twice would answer 404.
+    retry: (failureCount, failure) => action.kind !== 'delete' && retryUnreached(failureCount, failure),
+    onSuccess: (_, { amount }) => {
+      void queryClient.invalidateQueries({ queryKey: ADMIN_USERS_KEY });
+      // Tickets, admin rights and bans change what the member's own badge shows.
+      void queryClient.invalidateQueries({ queryKey: TICKETS_QUERY_KEY });
+      const signed = amount !== null && amount > 0 ? `+${amount}` : String(amount);
+      onDone(t(copy.done, { name, amount: signed }));
+    },
+  });
+  // The dialog closes on success: the button stays busy until it does.
+  const busy = mutation.isPending || mutation.isSuccess;
+  const error = mutation.error ? apiErrorText(t, i18n, mutation.error, copy.failed) : null;
 
-  const onSubmit = async (event?: FormEvent) => {
+  const onSubmit = (event?: FormEvent) => {
     event?.preventDefault();
     if (busy) return;
     let amount: number | null = null;
@@ -152,16 +171,7 @@ function ActionDialog({ action, onClose, onDone }: UserActionDialogProps & { act
       }
       setAmountError(null);
     }
-    setBusy(true);
-    setError(null);
-    try {
-      await run(action, amount);
-      const signed = amount !== null && amount > 0 ? `+${amount}` : String(amount);
-      onDone(t(copy.done, { name, amount: signed }));
-    } catch (failure) {
-      setError(apiErrorText(t, i18n, failure, copy.failed));
-      setBusy(false);
-    }
+    mutation.mutate({ amount, requestId: crypto.randomUUID() });
   };
 
   return (

@@ -1,6 +1,5 @@
 /** The admin Users tab (spec §2, §6): the members, paged and refreshed every 5 s, with their actions. */
 
-import { useQueryClient } from '@tanstack/react-query';
 import type { AdminUser } from '@telerace/protocol';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -12,7 +11,6 @@ import { Alert } from '../../components/ui/Alert';
 import { Button } from '../../components/ui/Button';
 import { displayName, usernameSuffix } from '../../lib/username';
 import { useAuth } from '../auth/auth-context';
-import { TICKETS_QUERY_KEY } from '../tickets/tickets-api';
 import { ADMIN_USERS_KEY, fetchUsers } from './admin-api';
 import { type UserAction, UserActionDialog, type UserActionKind } from './UserActionDialog';
 import { YesNo } from './YesNo';
@@ -75,7 +73,6 @@ function RowActions({
 export function UsersTab() {
   const { t } = useTranslation();
   const { user: me } = useAuth();
-  const queryClient = useQueryClient();
   const paged = usePagedQuery(ADMIN_USERS_KEY, fetchUsers);
   const [action, setAction] = useState<UserAction | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
@@ -109,8 +106,6 @@ export function UsersTab() {
           onDone={(message) => {
             setAction(null);
             setNotice(message);
-            void queryClient.invalidateQueries({ queryKey: ADMIN_USERS_KEY });
-            void queryClient.invalidateQueries({ queryKey: TICKETS_QUERY_KEY });
           }}
         />
       }

@@ -3,11 +3,13 @@
  * trim −50…50, step 1), and the state of editing and saving them: shared by the admin's settings
  * panel on the control page and the Car Status tab's "Speed & trim" dialog.
  */
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { CAR_CONFIG_LIMITS, type Car, type CarConfig } from '@telerace/protocol';
 import { useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { retryUnreached } from '../../lib/write-retry';
 import { apiErrorText } from '../auth/error-text';
-import { saveCarConfig } from './cars-api';
+import { CARS_QUERY_KEY, saveCarConfig } from './cars-api';
 
 function Slider({
   label,
@@ -107,30 +109,34 @@ export interface CarConfigEditor {
 export function useCarConfigEditor(car: Car | undefined, onSaved?: () => void): CarConfigEditor {
   const { t, i18n } = useTranslation();
   const [edited, setEdited] = useState<CarConfig | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [result, setResult] = useState<CarConfigEditor['result']>(null);
+  const queryClient = useQueryClient();
+  const saving = useMutation({
+    mutationFn: ({ carId, next }: { carId: number; next: CarConfig }) => saveCarConfig(carId, next),
+    // The same values sent again set the same config.
+    retry: retryUnreached,
+    onSuccess: () => {
+      void queryClient.invalidateQueries({ queryKey: CARS_QUERY_KEY });
+      onSaved?.();
+    },
+  });
   const config = edited ?? (car ? configOf(car) : null);
+  const result: CarConfigEditor['result'] = saving.isSuccess
+    ? { tone: 'success', text: t('control.settings.saved') }
+    : saving.isError
+      ? { tone: 'error', text: apiErrorText(t, i18n, saving.error, 'control.settings.failed') }
+      : null;
 
   const change = (patch: Partial<CarConfig>) => {
     if (!config) return;
     setEdited({ ...config, ...patch });
-    setResult(null);
+    saving.reset();
   };
 
   const save = async () => {
-    if (!car || !config || busy) return;
-    setBusy(true);
-    setResult(null);
-    try {
-      await saveCarConfig(car.id, config);
-      setResult({ tone: 'success', text: t('control.settings.saved') });
-      onSaved?.();
-    } catch (failure) {
-      setResult({ tone: 'error', text: apiErrorText(t, i18n, failure, 'control.settings.failed') });
-    } finally {
-      setBusy(false);
-    }
+    if (!car || !config || saving.isPending) return;
+    // A failure is shown from the mutation's state (`result`).
+    await saving.mutateAsync({ carId: car.id, next: config }).catch(() => undefined);
   };
 
-  return { config, change, save, busy, result };
+  return { config, change, save, busy: saving.isPending, result };
 }

@@ -3,6 +3,7 @@
  * empty code is refused before any call ('A control code is required.'); on success the control
  * token is kept for this tab and the driver goes to the car's control page.
  */
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { Car } from '@telerace/protocol';
 import { type FormEvent, useId, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -13,7 +14,7 @@ import { Modal } from '../../components/ui/Modal';
 import { cx } from '../../lib/cx';
 import { apiErrorText } from '../auth/error-text';
 import { inputClasses } from '../auth/form-fields';
-import { connectToCar, storeControlToken, storeVideoPin } from './cars-api';
+import { CARS_QUERY_KEY, connectToCar, storeControlToken, storeVideoPin } from './cars-api';
 
 export function ConnectModal({ car, onClose }: { car: Car | null; onClose: () => void }) {
   if (!car) return null;
@@ -28,30 +29,42 @@ function ConnectDialog({ car, onClose }: { car: Car; onClose: () => void }) {
   const errorId = useId();
   const inputRef = useRef<HTMLInputElement>(null);
   const [code, setCode] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const [missingCode, setMissingCode] = useState(false);
+  const queryClient = useQueryClient();
+  const connect = useMutation({
+    mutationFn: (trimmed: string) => connectToCar(car.id, trimmed),
+    onSuccess: ({ car: connected, controlToken }) => {
+      storeControlToken(car.id, controlToken);
+      storeVideoPin(car.id, connected.video?.pin);
+      // The car now has a driver: its status and the list say so.
+      void queryClient.invalidateQueries({ queryKey: CARS_QUERY_KEY });
+      navigate(`/control/${car.id}/${connected.stream_id}`);
+    },
+    onError: () => inputRef.current?.focus(),
+  });
+  // The control page takes over on success: the button stays busy until it shows.
+  const busy = connect.isPending || connect.isSuccess;
+  const error = missingCode
+    ? t('errors.controlCodeRequired')
+    : connect.error
+      ? apiErrorText(t, i18n, connect.error, 'cars.connectFailed')
+      : null;
+  const clearError = () => {
+    setMissingCode(false);
+    connect.reset();
+  };
 
-  const onSubmit = async (event: FormEvent) => {
+  const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     if (busy) return;
     const trimmed = code.trim();
+    clearError();
     if (trimmed === '') {
-      setError(t('errors.controlCodeRequired'));
+      setMissingCode(true);
       inputRef.current?.focus();
       return;
     }
-    setBusy(true);
-    setError(null);
-    try {
-      const { car: connected, controlToken } = await connectToCar(car.id, trimmed);
-      storeControlToken(car.id, controlToken);
-      storeVideoPin(car.id, connected.video?.pin);
-      navigate(`/control/${car.id}/${connected.stream_id}`);
-    } catch (failure) {
-      setError(apiErrorText(t, i18n, failure, 'cars.connectFailed'));
-      setBusy(false);
-      inputRef.current?.focus();
-    }
+    connect.mutate(trimmed);
   };
 
   return (
@@ -84,7 +97,7 @@ function ConnectDialog({ car, onClose }: { car: Car; onClose: () => void }) {
           value={code}
           onChange={(event) => {
             setCode(event.target.value.toUpperCase());
-            if (error) setError(null);
+            if (error) clearError();
           }}
           autoCapitalize="characters"
           autoComplete="off"
