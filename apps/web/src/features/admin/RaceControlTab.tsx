@@ -9,9 +9,10 @@
  * show the server's text, else the spec's fallbacks (§8); an action's message lasts as long as
  * the race state it was made in (issue 41 point 11). The raffle half (issue 13) is RaffleControl.
  */
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { type UseMutationResult, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type AdminRaceResponse, type RaceState, TIMERS_MS } from '@telerace/protocol';
-import { type ReactNode, useEffect, useState } from 'react';
+import type { i18n as I18n, TFunction } from 'i18next';
+import { type ReactNode, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { TableLoading } from '../../components/table/table-states';
 import { Alert } from '../../components/ui/Alert';
@@ -46,6 +47,40 @@ function raceStage(state: RaceState): string {
 /** An action's outcome and the stages it is true in. */
 type StagedResult = { status: FormStatus; stages: readonly string[] };
 
+/** An action, with the stage it was made in and whether a lobby was open (End closes it). */
+type RaceRun = { action: RaceAction; stage: string; inLobby: boolean };
+type RaceOutcome = { synced: number } | { answer: AdminRaceResponse };
+
+/** The last action's message and the stages it holds in, from the mutation's state. */
+function stagedResult(
+  mutation: UseMutationResult<RaceOutcome, Error, RaceRun>,
+  t: TFunction,
+  i18n: I18n,
+): StagedResult | null {
+  if (mutation.isError) {
+    const { action, stage } = mutation.variables;
+    return {
+      status: { tone: 'error', text: apiErrorText(t, i18n, mutation.error, `raceControl.${action}Failed`) },
+      stages: [stage],
+    };
+  }
+  if (!mutation.isSuccess) return null;
+  const { action, stage, inLobby } = mutation.variables;
+  const outcome = mutation.data;
+  if ('synced' in outcome) {
+    return {
+      status: { tone: 'success', text: t('raceControl.synced', { count: outcome.synced }) },
+      stages: [stage],
+    };
+  }
+  const done = action === 'start' ? 'started' : inLobby ? 'closed' : 'ended';
+  // True from the answer's state on; the state before it until the event socket catches up.
+  return {
+    status: { tone: 'success', text: t(`raceControl.${done}`) },
+    stages: [stage, raceStage(outcome.answer.state)],
+  };
+}
+
 function Fact({ label, children }: { label: string; children: ReactNode }) {
   return (
     <div className="rounded-xl border border-line bg-surface-2/40 px-3 py-2">
@@ -65,18 +100,33 @@ export function RaceControlTab() {
     refetchInterval: TIMERS_MS.adminRefresh,
   });
   const live = useRace();
-  const [busy, setBusy] = useState<RaceAction | null>(null);
   const [confirmEnd, setConfirmEnd] = useState(false);
   const [confirmStart, setConfirmStart] = useState(false);
-  const [result, setResult] = useState<StagedResult | null>(null);
+  const mutation = useMutation({
+    mutationFn: async ({ action }: RaceRun): Promise<RaceOutcome> =>
+      action === 'sync'
+        ? { synced: await syncLapCounter() }
+        : { answer: action === 'start' ? await startRace() : await endRace() },
+    onSuccess: (outcome) => {
+      if ('answer' in outcome) queryClient.setQueryData(ADMIN_RACE_KEY, outcome.answer);
+    },
+    onSettled: () => {
+      setConfirmEnd(false);
+      setConfirmStart(false);
+      void queryClient.invalidateQueries({ queryKey: ADMIN_RACE_KEY });
+    },
+  });
+  const busy = mutation.isPending ? mutation.variables.action : null;
+  const result = stagedResult(mutation, t, i18n);
   // The event socket's state is newer than the last read whenever it has one.
   const state = live.state ?? query.data?.state;
   const stage = state ? raceStage(state) : null;
-  const current = result && stage !== null && result.stages.includes(stage) ? result.status : null;
-  // Once the race moves on, the message is gone for good (an idle stage comes back after the next race).
-  useEffect(() => {
-    if (result && stage !== null && !result.stages.includes(stage)) setResult(null);
-  }, [result, stage]);
+  // Once the race moves on, the message is gone for good (an idle stage comes back after the next
+  // race): the run it came from is remembered as dismissed, during this render.
+  const [dismissedAt, setDismissedAt] = useState(0);
+  const stale = result !== null && stage !== null && !result.stages.includes(stage);
+  if (stale && dismissedAt !== mutation.submittedAt) setDismissedAt(mutation.submittedAt);
+  const current = result && !stale && dismissedAt !== mutation.submittedAt ? result.status : null;
 
   if (query.isPending || !state || stage === null) return <TableLoading />;
   if (query.isError && !query.data) return <Alert tone="error">{t('raceControl.loadFailed')}</Alert>;
@@ -88,35 +138,7 @@ export function RaceControlTab() {
 
   const inLobby = status === 'lobby';
   const canEnd = inLobby || status === 'countdown' || status === 'active';
-  const run = async (action: RaceAction) => {
-    setBusy(action);
-    setResult(null);
-    try {
-      if (action === 'sync') {
-        const count = await syncLapCounter();
-        setResult({ status: { tone: 'success', text: t('raceControl.synced', { count }) }, stages: [stage] });
-      } else {
-        const answer: AdminRaceResponse = action === 'start' ? await startRace() : await endRace();
-        queryClient.setQueryData(ADMIN_RACE_KEY, answer);
-        const done = action === 'start' ? 'started' : inLobby ? 'closed' : 'ended';
-        // True from the answer's state on; the state before it until the event socket catches up.
-        setResult({
-          status: { tone: 'success', text: t(`raceControl.${done}`) },
-          stages: [stage, raceStage(answer.state)],
-        });
-      }
-    } catch (failure) {
-      setResult({
-        status: { tone: 'error', text: apiErrorText(t, i18n, failure, `raceControl.${action}Failed`) },
-        stages: [stage],
-      });
-    } finally {
-      setBusy(null);
-      setConfirmEnd(false);
-      setConfirmStart(false);
-      void queryClient.invalidateQueries({ queryKey: ADMIN_RACE_KEY });
-    }
-  };
+  const run = (action: RaceAction) => mutation.mutate({ action, stage, inLobby });
 
   return (
     <div className="space-y-5">
@@ -194,7 +216,7 @@ export function RaceControlTab() {
           data-testid="race-sync"
           disabled={busy !== null}
           busy={busy === 'sync'}
-          onClick={() => void run('sync')}
+          onClick={() => run('sync')}
         >
           {t('raceControl.sync')}
         </Button>
@@ -226,7 +248,7 @@ export function RaceControlTab() {
       <RaceStartDialog
         open={confirmStart}
         onClose={() => setConfirmStart(false)}
-        onStart={() => void run('start')}
+        onStart={() => run('start')}
         busy={busy === 'start'}
         ready={state.readyCount}
         total={state.totalParticipants}
@@ -244,7 +266,7 @@ export function RaceControlTab() {
             <Button variant="secondary" onClick={() => setConfirmEnd(false)}>
               {t('raceControl.cancel')}
             </Button>
-            <Button variant="danger" busy={busy === 'end'} onClick={() => void run('end')}>
+            <Button variant="danger" busy={busy === 'end'} onClick={() => run('end')}>
               {t(inLobby ? 'raceControl.closeLobby' : 'raceControl.end')}
             </Button>
           </>

@@ -9,7 +9,7 @@
  * once whenever the event socket's `raffle_status` changes. An action's error belongs to the
  * raffle's state that made it: it goes when the raffle moves on (issue 41 point 11).
  */
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import {
   type AdminRaffleResponse,
   DEFAULT_RAFFLE_RACERS,
@@ -48,6 +48,8 @@ import { RaffleWinners } from './RaffleWinners';
 type RaffleAction = 'start' | 'draw' | 'abort' | 'clear';
 /** The actions asked about first: they cannot be undone. */
 type Confirmed = Exclude<RaffleAction, 'start'>;
+/** The success message's key of each action. */
+const DONE = { start: 'started', draw: 'drawn', abort: 'aborted', clear: 'cleared' } as const;
 const CONFIRMED_CALLS: Record<Confirmed, () => Promise<AdminRaffleResponse | undefined>> = {
   draw: drawWinners,
   abort: abortRaffle,
@@ -103,17 +105,47 @@ export function RaffleControl() {
   const liveStatus = useRace().state?.raffle_status;
   const [racers, setRacers] = useState(String(DEFAULT_RAFFLE_RACERS));
   const [racersError, setRacersError] = useState<string | null>(null);
-  const [busy, setBusy] = useState<RaffleAction | null>(null);
   const [confirming, setConfirming] = useState<Confirmed | null>(null);
-  const [result, setResult] = useState<FormStatus>(null);
   const unclaimable = useUnconfiguredPlatforms();
-  const raffleState = raffleStateOf(query.data?.raffle);
+  const shown = query.data?.raffle;
+  const refresh = () => {
+    void queryClient.invalidateQueries({ queryKey: ADMIN_RAFFLE_KEY });
+    if (shown) void queryClient.invalidateQueries({ queryKey: raffleEntriesKey(shown.id) });
+  };
+  const mutation = useMutation({
+    mutationFn: ({ call }: { action: RaffleAction; call: () => Promise<AdminRaffleResponse | undefined> }) =>
+      call(),
+    onSuccess: (answer) => {
+      if (answer) queryClient.setQueryData(ADMIN_RAFFLE_KEY, answer);
+    },
+    onSettled: () => {
+      setConfirming(null);
+      refresh();
+    },
+  });
+  const busy = mutation.isPending ? mutation.variables.action : null;
+  const raffleState = raffleStateOf(shown);
+  // The submit whose error the raffle moving on dismissed.
+  const [dismissedAt, setDismissedAt] = useState(0);
   const [resultState, setResultState] = useState(raffleState);
   if (resultState !== raffleState) {
     // The raffle moved on (opened, drawn, aborted; maybe from another tab): an old error no longer holds.
     setResultState(raffleState);
-    if (result?.tone === 'error') setResult(null);
+    if (mutation.isError) setDismissedAt(mutation.submittedAt);
   }
+  const result: FormStatus = mutation.isSuccess
+    ? {
+        tone: 'success',
+        text: t(`${T}.${DONE[mutation.variables.action]}`, {
+          count: mutation.data?.raffle?.winners.length ?? 0,
+        }),
+      }
+    : mutation.isError && mutation.submittedAt !== dismissedAt
+      ? {
+          tone: 'error',
+          text: apiErrorText(t, i18n, mutation.error, `${T}.${mutation.variables.action}Failed`),
+        }
+      : null;
 
   // The socket says the raffle opened or closed (maybe from another admin's tab): read it now.
   useEffect(() => {
@@ -125,28 +157,8 @@ export function RaffleControl() {
   if (query.isError && !query.data) return <Alert tone="warning">{t(`${T}.loadFailed`)}</Alert>;
   const { raffle, prizes } = query.data;
   const open = raffle?.status === 'open';
-  const refresh = () => {
-    void queryClient.invalidateQueries({ queryKey: ADMIN_RAFFLE_KEY });
-    if (raffle) void queryClient.invalidateQueries({ queryKey: raffleEntriesKey(raffle.id) });
-  };
-
-  const run = async (action: RaffleAction, call: () => Promise<AdminRaffleResponse | undefined>) => {
-    setBusy(action);
-    setResult(null);
-    try {
-      const answer = await call();
-      if (answer) queryClient.setQueryData(ADMIN_RAFFLE_KEY, answer);
-      const winners = answer?.raffle?.winners.length ?? 0;
-      const done = ({ start: 'started', draw: 'drawn', abort: 'aborted', clear: 'cleared' } as const)[action];
-      setResult({ tone: 'success', text: t(`${T}.${done}`, { count: winners }) });
-    } catch (failure) {
-      setResult({ tone: 'error', text: apiErrorText(t, i18n, failure, `${T}.${action}Failed`) });
-    } finally {
-      setBusy(null);
-      setConfirming(null);
-      refresh();
-    }
-  };
+  const run = (action: RaffleAction, call: () => Promise<AdminRaffleResponse | undefined>) =>
+    mutation.mutate({ action, call });
 
   const onStart = (event: FormEvent) => {
     event.preventDefault();
@@ -156,7 +168,7 @@ export function RaffleControl() {
       return;
     }
     setRacersError(null);
-    void run('start', () => startRaffle(count));
+    run('start', () => startRaffle(count));
   };
 
   const confirmAction = confirming ?? 'abort';
@@ -311,7 +323,7 @@ export function RaffleControl() {
               variant={confirmAction === 'draw' ? 'primary' : 'danger'}
               busy={busy === confirmAction}
               data-testid={`raffle-confirm-${confirmAction}`}
-              onClick={() => void run(confirmAction, CONFIRMED_CALLS[confirmAction])}
+              onClick={() => run(confirmAction, CONFIRMED_CALLS[confirmAction])}
             >
               {t(`${T}.${confirmAction}`)}
             </Button>
