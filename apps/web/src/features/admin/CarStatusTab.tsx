@@ -3,7 +3,7 @@
  * driver and session end, control code, last telemetry, and the actions on it (after a
  * confirmation, or in the speed and trim dialog); adding a car; and the driving session duration.
  */
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { type AdminCar, TIMERS_MS } from '@telerace/protocol';
 import type { TFunction } from 'i18next';
 import { type ReactNode, useState } from 'react';
@@ -271,7 +271,6 @@ function CarCardCompact({
 
 export function CarStatusTab() {
   const { t, i18n } = useTranslation();
-  const queryClient = useQueryClient();
   const query = useQuery({
     queryKey: ADMIN_CARS_KEY,
     queryFn: fetchAdminCars,
@@ -282,7 +281,6 @@ export function CarStatusTab() {
   const [adding, setAdding] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
   const now = new Date();
-  const refresh = () => void queryClient.invalidateQueries({ queryKey: ADMIN_CARS_KEY });
   const openAction = (kind: RowActionKind, car: AdminCar) => {
     setNotice(null);
     if (kind === 'speedAndTrim') setConfigCarId(car.id);
@@ -409,7 +407,6 @@ export function CarStatusTab() {
         action={action}
         onClose={() => setAction(null)}
         onDone={(message) => {
-          refresh();
           if (message !== null) {
             setAction(null);
             setNotice(message);
@@ -421,10 +418,9 @@ export function CarStatusTab() {
           key={configCarId}
           car={query.data?.find((car) => car.id === configCarId)}
           onClose={() => setConfigCarId(null)}
-          onSaved={refresh}
         />
       )}
-      <AddCarDialog open={adding} onClose={() => setAdding(false)} onDone={refresh} />
+      <AddCarDialog open={adding} onClose={() => setAdding(false)} />
     </div>
   );
 }

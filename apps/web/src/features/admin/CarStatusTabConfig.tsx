@@ -14,15 +14,13 @@ import { CarConfigSliders, useCarConfigEditor } from '../cars/CarConfigSliders';
 export function CarConfigDialog({
   car,
   onClose,
-  onSaved,
 }: {
   /** The car as last listed (refreshed every 5 s); the dialog is closed when it is gone. */
   car: AdminCar | undefined;
   onClose: () => void;
-  onSaved: () => void;
 }) {
   const { t } = useTranslation();
-  const { config, change, save, busy, result } = useCarConfigEditor(car, onSaved);
+  const { config, change, save, busy, result } = useCarConfigEditor(car);
   if (!car || !config) return null;
   return (
     <Modal

@@ -3,6 +3,7 @@
  * driver, reboot, shut down, delete, rotate the secret (then shows it once), and adding a car
  * (then shows its secret once). Errors show the server's text, else the action's fallback (§8).
  */
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { AdminCar } from '@telerace/protocol';
 import { type FormEvent, type ReactNode, useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -17,6 +18,7 @@ import {
   createCar,
   deleteCar,
   generateCode,
+  invalidateCars,
   kickDriver,
   rotateSecret,
   sendCommand,
@@ -182,7 +184,7 @@ function CarSecret({ secret }: { secret: string }) {
 export interface CarActionDialogProps {
   action: CarAction | null;
   onClose: () => void;
-  /** Called once the server accepted; with a notice for the page when the dialog closes at once. */
+  /** Called once the server accepted (the cars' queries are invalidated); with a notice for the page when the dialog closes at once. */
   onDone: (notice: string | null) => void;
 }
 
@@ -195,35 +197,28 @@ export function CarActionDialog({ action, onClose, onDone }: CarActionDialogProp
 
 function ActionDialog({ action, onClose, onDone }: CarActionDialogProps & { action: CarAction }) {
   const { t, i18n } = useTranslation();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [shown, setShown] = useState<string | null>(null);
+  const queryClient = useQueryClient();
   const { kind, car } = action;
   const params = { name: car.name, driver: car.username ? displayName(car.username) : '—' };
+  const mutation = useMutation({
+    mutationFn: () => run(action),
+    onSuccess: (value) => {
+      invalidateCars(queryClient);
+      // A value (code, secret) is shown here; otherwise the dialog closes with a notice.
+      onDone(value !== null ? null : t(`carStatus.actions.${kind}Done`, params));
+    },
+  });
+  const shown = mutation.isSuccess ? mutation.data : null;
+  const busy = mutation.isPending || (mutation.isSuccess && shown === null);
+  const failure = mutation.error;
+  const error = !failure
+    ? null
+    : kind === 'reboot' || kind === 'shutdown'
+      ? t('carStatus.actions.commandFailed', { detail: apiErrorText(t, i18n, failure, 'errors.unexpected') })
+      : apiErrorText(t, i18n, failure, FAILED[kind]);
 
-  const confirm = async () => {
-    if (busy) return;
-    setBusy(true);
-    setError(null);
-    try {
-      const value = await run(action);
-      if (value !== null) {
-        setShown(value);
-        setBusy(false);
-        onDone(null);
-        return;
-      }
-      onDone(t(`carStatus.actions.${kind}Done`, params));
-    } catch (failure) {
-      setError(
-        kind === 'reboot' || kind === 'shutdown'
-          ? t('carStatus.actions.commandFailed', {
-              detail: apiErrorText(t, i18n, failure, 'errors.unexpected'),
-            })
-          : apiErrorText(t, i18n, failure, FAILED[kind]),
-      );
-      setBusy(false);
-    }
+  const confirm = () => {
+    if (!busy) mutation.mutate();
   };
 
   if (shown !== null) {
@@ -251,7 +246,7 @@ function ActionDialog({ action, onClose, onDone }: CarActionDialogProps & { acti
       description={t(`carStatus.actions.${kind}Text`, params)}
       onClose={onClose}
       action={
-        <Button variant={DANGER[kind] ? 'danger' : 'primary'} busy={busy} onClick={() => void confirm()}>
+        <Button variant={DANGER[kind] ? 'danger' : 'primary'} busy={busy} onClick={confirm}>
           {t(`carStatus.actions.${kind}`)}
         </Button>
       }
@@ -263,31 +258,30 @@ function ActionDialog({ action, onClose, onDone }: CarActionDialogProps & { acti
 
 const IMAGE_URL = /^(\/(?!\/)|https?:\/\/)/;
 
-export function AddCarDialog({
-  open,
-  onClose,
-  onDone,
-}: {
-  open: boolean;
-  onClose: () => void;
-  onDone: () => void;
-}) {
+export function AddCarDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   if (!open) return null;
-  return <AddCar onClose={onClose} onDone={onDone} />;
+  return <AddCar onClose={onClose} />;
 }
 
-function AddCar({ onClose, onDone }: { onClose: () => void; onDone: () => void }) {
+function AddCar({ onClose }: { onClose: () => void }) {
   const { t, i18n } = useTranslation();
+  const queryClient = useQueryClient();
   const formId = useId();
   const [name, setName] = useState('');
   const [imageUrl, setImageUrl] = useState('');
   const [nameError, setNameError] = useState<string | null>(null);
   const [imageError, setImageError] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [created, setCreated] = useState<{ name: string; secret: string; id: number } | null>(null);
+  const creation = useMutation({
+    mutationFn: ({ carName, url }: { carName: string; url: string | null }) => createCar(carName, url),
+    onSuccess: () => invalidateCars(queryClient),
+  });
+  const busy = creation.isPending;
+  const error = creation.error ? apiErrorText(t, i18n, creation.error, 'carStatus.add.failed') : null;
+  const created = creation.data
+    ? { name: creation.data.car.name, secret: creation.data.secret, id: creation.data.car.id }
+    : null;
 
-  const onSubmit = async (event: FormEvent) => {
+  const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     if (busy) return;
     const trimmedName = name.trim();
@@ -297,17 +291,7 @@ function AddCar({ onClose, onDone }: { onClose: () => void; onDone: () => void }
     setNameError(badName);
     setImageError(badUrl);
     if (badName || badUrl) return;
-    setBusy(true);
-    setError(null);
-    try {
-      const result = await createCar(trimmedName, trimmedUrl === '' ? null : trimmedUrl);
-      setCreated({ name: result.car.name, secret: result.secret, id: result.car.id });
-      onDone();
-    } catch (failure) {
-      setError(apiErrorText(t, i18n, failure, 'carStatus.add.failed'));
-    } finally {
-      setBusy(false);
-    }
+    creation.mutate({ carName: trimmedName, url: trimmedUrl === '' ? null : trimmedUrl });
   };
 
   if (created) {

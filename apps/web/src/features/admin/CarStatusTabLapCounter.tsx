@@ -8,41 +8,40 @@ import { type FormEvent, useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from '../../components/ui/Button';
 import { cx } from '../../lib/cx';
-import { apiErrorText } from '../auth/error-text';
+import { retryUnreached } from '../../lib/write-retry';
 import { ADMIN_CARS_KEY, saveLapCounterId } from '../cars/admin-cars-api';
+import type { FormStatus } from '../profile/form-status';
+import { useFormSave } from '../profile/use-form-save';
 
 export function LapCounterIdField({ car }: { car: AdminCar }) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const queryClient = useQueryClient();
   const id = useId();
   // null: show the server's value (kept fresh by the 5 s refresh) until the admin types.
   const [text, setText] = useState<string | null>(null);
-  const [result, setResult] = useState<{ tone: 'success' | 'error'; text: string } | null>(null);
-  const [busy, setBusy] = useState(false);
-  const value = text ?? car.lap_counter_id ?? '';
-
-  const onSubmit = async (event: FormEvent) => {
-    event.preventDefault();
-    if (busy) return;
-    const parsed = LapCounterIdRequest.safeParse({ lap_counter_id: value.trim() === '' ? null : value });
-    if (!parsed.success) {
-      setResult({ tone: 'error', text: t('carStatus.lapCounter.invalid') });
-      return;
-    }
-    setBusy(true);
-    setResult(null);
-    try {
-      const saved = await saveLapCounterId(car.id, parsed.data.lap_counter_id);
+  const [invalid, setInvalid] = useState(false);
+  const { status, busy, clearStatus, save } = useFormSave('carStatus.lapCounter.failed', {
+    write: (lapCounterId: string | null) => saveLapCounterId(car.id, lapCounterId),
+    saved: (saved) => {
       queryClient.setQueryData<AdminCar[]>(ADMIN_CARS_KEY, (cars) =>
         cars?.map((each) => (each.id === saved.id ? saved : each)),
       );
       setText(null);
-      setResult({ tone: 'success', text: t('carStatus.lapCounter.saved') });
-    } catch (failure) {
-      setResult({ tone: 'error', text: apiErrorText(t, i18n, failure, 'carStatus.lapCounter.failed') });
-    } finally {
-      setBusy(false);
-    }
+      return t('carStatus.lapCounter.saved');
+    },
+    // A PUT: the same id sent twice sets it once.
+    retry: retryUnreached,
+  });
+  const result: FormStatus = invalid ? { tone: 'error', text: t('carStatus.lapCounter.invalid') } : status;
+  const value = text ?? car.lap_counter_id ?? '';
+
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    if (busy) return;
+    const parsed = LapCounterIdRequest.safeParse({ lap_counter_id: value.trim() === '' ? null : value });
+    clearStatus();
+    setInvalid(!parsed.success);
+    if (parsed.success) save(parsed.data.lap_counter_id);
   };
 
   return (
@@ -63,7 +62,8 @@ export function LapCounterIdField({ car }: { car: AdminCar }) {
           aria-describedby={result ? `${id}-result` : undefined}
           onChange={(event) => {
             setText(event.target.value);
-            setResult(null);
+            setInvalid(false);
+            clearStatus();
           }}
           className={cx(
             'h-8 w-24 rounded-md border border-line bg-bg px-2 font-mono text-sm text-fg placeholder:text-muted/70',

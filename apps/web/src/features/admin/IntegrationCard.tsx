@@ -6,13 +6,13 @@
  */
 import { useQueryClient } from '@tanstack/react-query';
 import type { IntegrationState, IntegrationStatus } from '@telerace/protocol';
-import { type ReactNode, useState } from 'react';
+import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from '../../components/ui/Button';
 import { cx } from '../../lib/cx';
 import { formatRelativeTime } from '../../lib/relative-time';
-import { apiErrorText } from '../auth/error-text';
-import { type FormStatus, FormStatusAlert } from '../profile/form-status';
+import { FormStatusAlert } from '../profile/form-status';
+import { useFormSave } from '../profile/use-form-save';
 import { ADMIN_INTEGRATIONS_KEY, sendTestMessage } from './integrations-api';
 
 const T = 'admin.integrations';
@@ -69,27 +69,20 @@ function Fact({ label, children }: { label: string; children: ReactNode }) {
  * focus, so a tooltip alone would not reach keyboard users).
  */
 function TestMessageAction({ integration, name }: { integration: IntegrationStatus; name: string }) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const queryClient = useQueryClient();
-  const [sending, setSending] = useState(false);
-  const [result, setResult] = useState<FormStatus>(null);
+  const {
+    status: result,
+    busy: sending,
+    save: send,
+  } = useFormSave(`${T}.sendFailed`, {
+    write: sendTestMessage,
+    saved: () => t(`${T}.sent`),
+    // A failed send may have changed the connection's state or last error.
+    settled: () => void queryClient.invalidateQueries({ queryKey: ADMIN_INTEGRATIONS_KEY }),
+  });
   const connected = integration.state === 'connected';
   const hintId = `admin-integration-${integration.id}-test-hint`;
-
-  const send = async () => {
-    setSending(true);
-    setResult(null);
-    try {
-      await sendTestMessage(integration.id);
-      setResult({ tone: 'success', text: t(`${T}.sent`) });
-    } catch (failure) {
-      setResult({ tone: 'error', text: apiErrorText(t, i18n, failure, `${T}.sendFailed`) });
-    } finally {
-      setSending(false);
-      // A failed send may have changed the connection's state or last error.
-      void queryClient.invalidateQueries({ queryKey: ADMIN_INTEGRATIONS_KEY });
-    }
-  };
 
   return (
     <div className="space-y-2 border-t border-line pt-3">
@@ -100,7 +93,7 @@ function TestMessageAction({ integration, name }: { integration: IntegrationStat
         busy={sending}
         aria-label={t(`${T}.sendTestTo`, { name })}
         aria-describedby={connected ? undefined : hintId}
-        onClick={() => void send()}
+        onClick={() => send(integration.id)}
       >
         {t(`${T}.sendTest`)}
       </Button>

@@ -9,7 +9,8 @@ import { useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { retryUnreached } from '../../lib/write-retry';
 import { apiErrorText } from '../auth/error-text';
-import { CARS_QUERY_KEY, saveCarConfig } from './cars-api';
+import { invalidateCars } from './admin-cars-api';
+import { saveCarConfig } from './cars-api';
 
 function Slider({
   label,
@@ -106,7 +107,7 @@ export interface CarConfigEditor {
  * Edits start from the car's saved values and follow them (a refreshed car) until the admin moves a
  * slider; a save keeps the edit, which is what the car now has.
  */
-export function useCarConfigEditor(car: Car | undefined, onSaved?: () => void): CarConfigEditor {
+export function useCarConfigEditor(car: Car | undefined): CarConfigEditor {
   const { t, i18n } = useTranslation();
   const [edited, setEdited] = useState<CarConfig | null>(null);
   const queryClient = useQueryClient();
@@ -114,10 +115,7 @@ export function useCarConfigEditor(car: Car | undefined, onSaved?: () => void): 
     mutationFn: ({ carId, next }: { carId: number; next: CarConfig }) => saveCarConfig(carId, next),
     // The same values sent again set the same config.
     retry: retryUnreached,
-    onSuccess: () => {
-      void queryClient.invalidateQueries({ queryKey: CARS_QUERY_KEY });
-      onSaved?.();
-    },
+    onSuccess: () => invalidateCars(queryClient),
   });
   const config = edited ?? (car ? configOf(car) : null);
   const result: CarConfigEditor['result'] = saving.isSuccess

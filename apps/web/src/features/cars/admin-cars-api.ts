@@ -1,4 +1,6 @@
 /** The admin car calls (spec §7 "Admin calls" on cars and settings; adding a car and rotating its secret are ours). */
+
+import type { QueryClient } from '@tanstack/react-query';
 import {
   type AdminCar,
   AdminCarResponse,
@@ -11,9 +13,16 @@ import {
 } from '@telerace/protocol';
 import type { z } from 'zod';
 import { authFetch } from '../../lib/auth-client';
+import { CARS_QUERY_KEY } from './cars-api';
 
 export const ADMIN_CARS_KEY = ['admin', 'cars'] as const;
 export const ADMIN_SETTINGS_KEY = ['admin', 'settings'] as const;
+
+/** After an admin's write on a car: the admin's list and the members' list and statuses read again. */
+export function invalidateCars(client: QueryClient): void {
+  void client.invalidateQueries({ queryKey: ADMIN_CARS_KEY });
+  void client.invalidateQueries({ queryKey: CARS_QUERY_KEY });
+}
 
 export type CarCommand = 'reboot' | 'shutdown';
 

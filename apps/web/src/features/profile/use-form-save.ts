@@ -15,16 +15,19 @@ export interface FormSave<Input, Result> {
   saved: (result: Result, input: Input) => string;
   /** Only for a write that may be sent twice (see `retryUnreached`). */
   retry?: (failureCount: number, error: unknown) => boolean;
+  /** After either outcome: what a failure may have changed too (queries to invalidate). */
+  settled?: () => void;
 }
 
 export function useFormSave<Input, Result>(
   fallbackKey: TranslationKey,
-  { write, saved, retry }: FormSave<Input, Result>,
+  { write, saved, retry, settled }: FormSave<Input, Result>,
 ) {
   const { t, i18n } = useTranslation();
   const mutation = useMutation({
     mutationFn: async (input: Input) => saved(await write(input), input),
     retry: retry ?? false,
+    onSettled: settled,
   });
   const status: FormStatus = mutation.isSuccess
     ? { tone: 'success', text: mutation.data }
