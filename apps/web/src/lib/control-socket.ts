@@ -76,6 +76,8 @@ export interface ControlState {
   error: { text: string; errorKey: string } | null;
   /** Connection attempts in a row that closed without ever opening (refused: bad or expired code…). */
   failedAttempts: number;
+  /** Whether a connection ever opened: a drop after that is a reconnection, not a first attempt. */
+  everConnected: boolean;
   /** Set when the server ended the connection for good; no reconnect follows. */
   ended: ControlEnd | null;
 }
@@ -115,6 +117,7 @@ const INITIAL_STATE: ControlState = {
   carOnline: null,
   error: null,
   failedAttempts: 0,
+  everConnected: false,
   ended: null,
 };
 
@@ -291,7 +294,7 @@ export class ControlSocket extends StateStore<ControlState> {
     // A new connection: the server knows nothing of what was sent on the last one.
     this.lastDrive = null;
     this.channel.start();
-    this.update({ connection: 'connected', error: null, failedAttempts: 0 });
+    this.update({ connection: 'connected', error: null, failedAttempts: 0, everConnected: true });
     this.cancelFirstPing = (this.options.whenIdle ?? whenPageIdle)(() => this.startPinging());
   }
 

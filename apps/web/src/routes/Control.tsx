@@ -45,7 +45,6 @@ import { useDriveInput } from '../features/control/use-drive-input';
 import { useFullScreen } from '../features/control/use-full-screen';
 import { VideoPlayer } from '../features/control/VideoPlayer';
 import { RaceCard, RaceCountdown, RacePanel } from '../features/race/RaceOverlays';
-import { raceStore } from '../features/race/race-store';
 import { useLobbyJoin } from '../features/race/use-lobby-join';
 import { useRace } from '../features/race/use-race';
 import { PHONE_LANDSCAPE, PORTRAIT, TOUCH_SCREEN, useMediaQuery } from '../lib/use-media-query';
@@ -146,10 +145,7 @@ function Driving({
   // A screen held upright shows a short video: the race card goes under it, not over it.
   const cardUnder = upright && !fullScreen.active;
 
-  const [wasConnected, setWasConnected] = useState(false);
-  useEffect(() => {
-    if (connection === 'connected') setWasConnected(true);
-  }, [connection]);
+  const wasConnected = state?.everConnected ?? false;
   const view: ConnectionView = connection === 'connecting' && wasConnected ? 'reconnecting' : connection;
 
   const ended = state?.ended ?? null;
@@ -175,11 +171,7 @@ function Driving({
     <RaceCard
       carId={Number(carId)}
       userId={user?.id ?? null}
-      race={race}
-      phase={lobbyJoin.phase}
-      onJoin={lobbyJoin.join}
-      onToggleReady={() => raceStore.toggleReady()}
-      onLeave={lobbyJoin.leave}
+      lobby={lobbyJoin}
       stickBelow={sticksOnStage}
       placement={placement}
     />
@@ -249,7 +241,7 @@ function Driving({
             // A phone held sideways: the frame takes the height under the one-line header.
             className="phone-landscape:aspect-auto phone-landscape:h-[calc(100dvh-3.75rem)]"
           >
-            <RaceCountdown race={race} />
+            <RaceCountdown />
             {!cardUnder && raceCard('over')}
             {sticksOnStage && <StageJoysticks joystick={joystick} onChange={setJoystick} />}
           </VideoPlayer>
@@ -260,7 +252,7 @@ function Driving({
         </div>
 
         <aside className="space-y-4">
-          <RacePanel userId={user?.id ?? null} race={race} />
+          <RacePanel userId={user?.id ?? null} />
           {user?.is_admin && <CarSettingsPanel car={car} />}
           <section className="rounded-2xl border border-line bg-surface px-4 py-4 text-sm">
             <h2 className="font-display text-lg font-black italic">{t('control.help.title')}</h2>

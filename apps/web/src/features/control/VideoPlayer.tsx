@@ -9,15 +9,7 @@
  * for the e2e tests and the latency bench.
  */
 import { type CarVideo, VIDEO_PLAYER } from '@telerace/protocol';
-import {
-  type ReactNode,
-  type RefObject,
-  useCallback,
-  useEffect,
-  useRef,
-  useState,
-  useSyncExternalStore,
-} from 'react';
+import { type ReactNode, type RefObject, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { buttonClasses } from '../../components/ui/button-styles';
 import { LineIcon } from '../../components/ui/Icon';
@@ -25,6 +17,7 @@ import { Spinner } from '../../components/ui/Spinner';
 import { getAccessToken } from '../../lib/auth-client';
 import { cx } from '../../lib/cx';
 import { JanusStream, prefetchVideo, type VideoStreamState } from '../../lib/janus-stream';
+import { useStarted } from '../../lib/use-started';
 import type { FullScreen } from './use-full-screen';
 
 export type VideoPlayerState = 'unavailable' | 'connecting' | 'waiting' | 'playing' | 'retrying';
@@ -77,28 +70,24 @@ function useJanusStream(
     latest.current = { pin, onPinRejected };
   }, [pin, onPinRejected]);
 
-  const [janus, setJanus] = useState<JanusStream | null>(null);
-  useEffect(() => {
-    const video = videoRef.current;
-    if (!enabled || !video) return;
-    const next = new JanusStream({
-      streamId,
-      video,
-      startedAt,
-      getPin: () => latest.current.pin,
-      getAccessToken,
-      onPinRejected: () => latest.current.onPinRejected?.(),
-    });
-    setJanus(next);
-    next.start();
-    return () => {
-      next.stop();
-      setJanus(null);
-    };
-  }, [videoRef, enabled, streamId, startedAt]);
-
-  const subscribe = useCallback((listener: () => void) => janus?.subscribe(listener) ?? (() => {}), [janus]);
-  const stream = useSyncExternalStore(subscribe, () => janus?.getState() ?? null);
+  const { value: janus, snapshot: stream } = useStarted(
+    () => {
+      const video = videoRef.current;
+      if (!enabled || !video) return null;
+      const next = new JanusStream({
+        streamId,
+        video,
+        startedAt,
+        getPin: () => latest.current.pin,
+        getAccessToken,
+        onPinRejected: () => latest.current.onPinRejected?.(),
+      });
+      next.start();
+      return { value: next, stop: () => next.stop() };
+    },
+    [videoRef, enabled, streamId, startedAt],
+    (current) => current?.getState() ?? null,
+  );
   return { stream, retryNow: () => janus?.retryNow() };
 }
 

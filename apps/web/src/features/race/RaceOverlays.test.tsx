@@ -8,35 +8,23 @@ import { leaderboardRow, pilot, raceState } from '../../test/races';
 import { RaceCard, RaceCountdown, RacePanel } from './RaceOverlays';
 import { RaceStore } from './race-store';
 import { useLobbyJoin } from './use-lobby-join';
-import { useRace } from './use-race';
+import { RaceStoreContext } from './use-race';
 
 const ME = 12;
 const CAR = 3;
 
-/** The control page's race parts, on a store fed by a fake event socket. */
-function Race({ store, placement }: { store: RaceStore; placement?: 'over' | 'under' }) {
-  const race = useRace(store);
-  const { phase, join, leave } = useLobbyJoin(ME, null, store);
-  const card = (
-    <RaceCard
-      carId={CAR}
-      userId={ME}
-      race={race}
-      phase={phase}
-      onJoin={join}
-      onToggleReady={() => store.toggleReady()}
-      onLeave={leave}
-      placement={placement}
-    />
-  );
+/** The control page's race parts. */
+function Race({ placement }: { placement?: 'over' | 'under' }) {
+  const lobby = useLobbyJoin(ME, null);
+  const card = <RaceCard carId={CAR} userId={ME} lobby={lobby} placement={placement} />;
   return (
     <>
       <div data-testid="video" className="relative">
-        <RaceCountdown race={race} />
+        <RaceCountdown />
         {placement !== 'under' && card}
       </div>
       {placement === 'under' && card}
-      <RacePanel userId={ME} race={race} />
+      <RacePanel userId={ME} />
     </>
   );
 }
@@ -50,7 +38,12 @@ function renderRace(placement?: 'over' | 'under') {
   store.attach();
   socket.connect('token-1');
   FakeSocket.last.serverOpen();
-  render(<Race store={store} placement={placement} />);
+  // On a store fed by a fake event socket.
+  render(
+    <RaceStoreContext.Provider value={store}>
+      <Race placement={placement} />
+    </RaceStoreContext.Provider>,
+  );
   const server = FakeSocket.last;
   return {
     /** What the race sent (not the socket's own hello, state request and pings). */

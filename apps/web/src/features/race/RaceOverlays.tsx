@@ -11,6 +11,7 @@
  *   40 % of the picture and its controls);
  * - beside the video (`RacePanel`): the details a glance at the video does not need — the
  *   race's status, the pilots, the full live leaderboard with the last lap.
+ * Each reads the race from the race store (`useRace`); the page hands the card its lobby join.
  */
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -19,20 +20,17 @@ import { Spinner } from '../../components/ui/Spinner';
 import { cx } from '../../lib/cx';
 import { socketErrorText } from '../auth/error-text';
 import { LiveLeaderboard, OverlayLeaderboard } from './LiveLeaderboard';
-import { isParticipant, type LobbyJoinPhase } from './lobby-join';
+import { isParticipant } from './lobby-join';
 import { ParticipantsList } from './ParticipantsList';
 import { RaceTimer } from './RaceTimer';
-import type { RaceSnapshot } from './race-store';
+import type { LobbyJoinHandle } from './use-lobby-join';
+import { useRace, useRaceStore } from './use-race';
 
 export interface RaceOverlayProps {
   carId: number;
   userId: number | null;
-  race: RaceSnapshot;
-  phase: LobbyJoinPhase;
-  onJoin: (carId: number) => void;
-  onToggleReady: () => void;
-  /** Leaves the lobby (a driver who only wants to drive). */
-  onLeave: () => void;
+  /** The page's lobby join (its phase, join, and leave for a driver who only wants to drive). */
+  lobby: LobbyJoinHandle;
   /** The steering stick sits in the video's lower right corner: the card stops above it. */
   stickBelow?: boolean;
   /** `over` the video's top right corner, or a strip `under` the video (a screen held upright). */
@@ -40,8 +38,9 @@ export interface RaceOverlayProps {
 }
 
 /** The big countdown number over the video, while the race counts down. */
-export function RaceCountdown({ race }: { race: RaceSnapshot }) {
+export function RaceCountdown() {
   const { t } = useTranslation();
+  const race = useRace();
   const value = race.state?.race_status === 'countdown' ? race.state.countdown_value : null;
   if (value === null || value === undefined) return null;
   return (
@@ -67,18 +66,12 @@ const overlayFocus = 'focus-visible:outline-2 focus-visible:outline-offset-2 foc
 const overlayButton = cx('w-full', overlayFocus);
 
 /** The driver's race card: what the driver can do or must know about the race now. */
-export function RaceCard({
-  carId,
-  userId,
-  race,
-  phase,
-  onJoin,
-  onToggleReady,
-  onLeave,
-  stickBelow = false,
-  placement = 'over',
-}: RaceOverlayProps) {
+export function RaceCard({ carId, userId, lobby, stickBelow = false, placement = 'over' }: RaceOverlayProps) {
   const { t, i18n } = useTranslation();
+  const store = useRaceStore();
+  const race = useRace();
+  const { phase, join: onJoin, leave: onLeave } = lobby;
+  const onToggleReady = () => store.toggleReady();
   const { state } = race;
   if (state === null) return null;
   const under = placement === 'under';
@@ -233,7 +226,6 @@ export function RaceCard({
 
 export interface RacePanelProps {
   userId: number | null;
-  race: RaceSnapshot;
 }
 
 /**
@@ -241,8 +233,9 @@ export interface RacePanelProps {
  * driver's own is the page's one ping readout (docs/decisions.md, issue 41); the pilots' pings
  * are for Race Control.
  */
-export function RacePanel({ userId, race }: RacePanelProps) {
+export function RacePanel({ userId }: RacePanelProps) {
   const { t } = useTranslation();
+  const race = useRace();
   const { state } = race;
   if (state === null) return null;
   const status = state.race_status;
