@@ -17,6 +17,9 @@ beforeEach(async () => {
 });
 
 afterEach(() => {
+  // The spy on the faked setInterval first: restored after the real timers, it would put the fake
+  // back, and the next test's waits (Testing Library's, the query's interval) would never tick.
+  vi.restoreAllMocks();
   vi.useRealTimers();
 });
 
