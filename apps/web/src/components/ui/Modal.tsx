@@ -6,6 +6,7 @@ import { type ReactNode, type RefObject, useEffect, useId, useRef } from 'react'
 import { createPortal } from 'react-dom';
 import { useTranslation } from 'react-i18next';
 import { cx } from '../../lib/cx';
+import { useLatest } from '../../lib/use-latest';
 import { iconButtonClasses } from './button-styles';
 import { LineIcon } from './Icon';
 
@@ -54,8 +55,7 @@ function ModalDialog({
   const closeRef = useRef<HTMLButtonElement>(null);
   const titleId = useId();
   const descriptionId = useId();
-  const onCloseRef = useRef(onClose);
-  onCloseRef.current = onClose;
+  const onCloseRef = useLatest(onClose);
 
   useEffect(() => {
     const previouslyFocused = document.activeElement instanceof HTMLElement ? document.activeElement : null;

@@ -13,18 +13,10 @@
  */
 import { hashKey, type QueryClient, useQuery, useQueryClient } from '@tanstack/react-query';
 import { SESSION_HINT_COOKIE } from '@telerace/protocol';
-import {
-  type ReactNode,
-  useCallback,
-  useEffect,
-  useLayoutEffect,
-  useMemo,
-  useRef,
-  useState,
-  useSyncExternalStore,
-} from 'react';
+import { type ReactNode, useCallback, useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 import { getAccessToken, onSessionExpired, setAccessToken } from '../../lib/auth-client';
 import { readCookie } from '../../lib/cookies';
+import { useLatest } from '../../lib/use-latest';
 import { setTheme } from '../theme/theme';
 import { AuthContext, type AuthContextValue, type LoginRouteState } from './auth-context';
 import {
@@ -112,10 +104,7 @@ export function AuthProvider({ navigate, children }: { navigate: AuthNavigate; c
     retry: false,
   });
   const [signingOut, setSigningOut] = useState(false);
-  const navigateRef = useRef(navigate);
-  useLayoutEffect(() => {
-    navigateRef.current = navigate;
-  }, [navigate]);
+  const navigateRef = useLatest(navigate);
 
   const setUser = useCallback(
     (user: User | null) => queryClient.setQueryData<User | null>(SESSION_QUERY_KEY, user),

@@ -18,6 +18,7 @@ import {
   mergeInputs,
   NEUTRAL,
 } from '../../lib/input-merge';
+import { useLatest } from '../../lib/use-latest';
 
 export interface JoystickValues {
   throttle: number;
@@ -39,8 +40,7 @@ function firstGamepad(): Gamepad | null {
 const same = (a: DriveInput, b: DriveInput) => a.throttle === b.throttle && a.steer === b.steer;
 
 export function useDriveInput(socket: ControlSocket | null, connected: boolean) {
-  const socketRef = useRef(socket);
-  socketRef.current = socket;
+  const socketRef = useLatest(socket);
   const pressed = useRef(new Set<string>());
   const sources = useRef({ keyboard: NEUTRAL, joystick: NEUTRAL, gamepad: NEUTRAL });
   const suspended = useRef(false);
