@@ -7,6 +7,7 @@ import { bodyCell, headCell } from '../../components/table/table-styles';
 import { buttonClasses } from '../../components/ui/button-styles';
 import { MenuButton } from '../../components/ui/MenuButton';
 import { ScrollTable } from '../../components/ui/ScrollTable';
+import type { TranslationKey } from '../../i18n';
 import { StatusBadge } from '../cars/StatusBadge';
 import {
   ACTION,
@@ -114,12 +115,17 @@ export function CarCards({ rows, now, onAction }: CarRowsProps) {
 /** Wider screens: one row per car. */
 export function CarTable({ rows, now, onAction }: CarRowsProps) {
   const { t } = useTranslation();
-  const headers = ['carStatus.car', 'carStatus.status', ...CAR_FIELDS.map((field) => field.header)];
+  const headers: TranslationKey[] = [
+    'carStatus.car',
+    'carStatus.status',
+    ...CAR_FIELDS.map((field) => field.header),
+    'carStatus.actionsHeader',
+  ];
   return (
     <ScrollTable label={t('carStatus.caption')} className="hidden md:block">
       <thead>
         <tr>
-          {[...headers, 'carStatus.actionsHeader'].map((header) => (
+          {headers.map((header) => (
             <th key={header} scope="col" className={headCell}>
               {t(header)}
             </th>

@@ -8,6 +8,7 @@ import type { TFunction } from 'i18next';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { buttonClasses } from '../../components/ui/button-styles';
+import type { TranslationKey } from '../../i18n';
 import { formatRelativeTime } from '../../lib/relative-time';
 import { displayName } from '../../lib/username';
 import { CarImage } from '../cars/CarImage';
@@ -195,7 +196,7 @@ function TelemetryCell({ car, now }: { car: AdminCar; now: Date }) {
 export interface CarField {
   key: string;
   /** The i18n key of its header. */
-  header: string;
+  header: TranslationKey;
   cell: (row: CarRow, now: Date, layout: 'card' | 'table') => ReactNode;
   /** The table cell's extra classes (its width). */
   tableClass?: string;
