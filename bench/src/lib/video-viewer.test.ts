@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   type InboundVideo,
   inboundDelta,
+  lateUntilMs,
   type PresentedFrame,
   recoveredAfterMs,
   summarizeWindow,
@@ -84,5 +85,25 @@ describe('recoveredAfterMs', () => {
   it('is null without a whole second within the bound', () => {
     expect(recoveredAfterMs(frames(0, 50, 100, 400), bound)).toBeNull();
     expect(recoveredAfterMs(frames(4_500, 5, 100, 100), bound)).toBeNull();
+  });
+});
+
+describe('lateUntilMs', () => {
+  const bound = { from: 0, to: 5_000, boundMs: 150 };
+
+  it('is when the last frame over the bound was shown, or the last long freeze ended; 0 when none', () => {
+    expect(lateUntilMs(frames(0, 50, 100, 100), bound)).toBe(0);
+    // On time, then late for a second, then on time again: late until the last late frame.
+    const spell = [
+      ...frames(0, 10, 100, 100),
+      ...frames(1_000, 10, 100, 400),
+      ...frames(2_000, 30, 100, 100),
+    ];
+    expect(lateUntilMs(spell, bound)).toBe(1_900);
+    // A freeze of 500 ms ends at the frame after it.
+    const frozen = [...frames(0, 5, 100, 100), ...frames(900, 20, 100, 100)];
+    expect(lateUntilMs(frozen, bound)).toBe(900);
+    // An unreadable frame counts as late.
+    expect(lateUntilMs(frames(0, 30, 100, 100, [12]), bound)).toBe(1_200);
   });
 });

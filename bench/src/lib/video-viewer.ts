@@ -161,6 +161,25 @@ export function recoveredAfterMs(
   return null;
 }
 
+/**
+ * When (ms after `from`) the last frame over `boundMs` glass-to-glass was shown in [from, to), or
+ * the last freeze over FREEZE_MS ended; 0 when none: from then on every frame was on time.
+ */
+export function lateUntilMs(
+  frames: readonly PresentedFrame[],
+  { from, to, boundMs, freezeMs = 250 }: { from: number; to: number; boundMs: number; freezeMs?: number },
+): number {
+  let lastLate = from;
+  let previous = from;
+  for (const frame of frames) {
+    if (frame.shownAt < from || frame.shownAt >= to) continue;
+    const late = frame.captured === null || frame.shownAt - frame.captured > boundMs;
+    if (late || frame.shownAt - previous > freezeMs) lastLate = frame.shownAt;
+    previous = frame.shownAt;
+  }
+  return Math.round(lastLate - from);
+}
+
 /** Chromium's inbound-rtp statistics of the video, summed over the page's peer connections. */
 export interface InboundVideo {
   framesDecoded: number;

@@ -23,15 +23,18 @@ describe('BitrateController', () => {
   });
 
   it('falls at once under what really arrived when the uplink queues (a 300 kbit/s cap), and climbs back within 10 s once it clears', () => {
-    const c = new BitrateController({ max: 3000, min: 150 });
+    const c = new BitrateController({ max: 3000, min: 100 });
     // The cap: 300 kbit/s arrive while 3 Mbit/s are sent, and frames queue.
     const first = c.next(report({ kbps: 300, queueMs: 200 }), 0);
     expect(first).toBeLessThanOrEqual(300);
     expect(first).toBeGreaterThanOrEqual(150);
-    // Still queueing (the queue drains): lower still, never below the floor.
+    // The queue drains: the decrease is working, held.
     let t = 250;
-    for (; t <= 1000; t += 250) c.next(report({ kbps: 240, queueMs: QUEUE_HIGH_MS + 10 }), t);
-    expect(c.bitrate).toBeGreaterThanOrEqual(150);
+    for (; t < 1000; t += 250)
+      expect(c.next(report({ kbps: 300, queueMs: QUEUE_HIGH_MS + 10 }), t)).toBe(first);
+    // Still queueing once the hold is over: lower still, never below the floor.
+    for (; t <= 2000; t += 250) c.next(report({ kbps: 240, queueMs: QUEUE_HIGH_MS + 10 }), t);
+    expect(c.bitrate).toBeGreaterThanOrEqual(100);
     expect(c.bitrate).toBeLessThan(first);
     // Clear from here: held for a second, then back up to 3 Mbit/s within 10 s of the cap lifting.
     const lifted = t;
@@ -56,18 +59,27 @@ describe('BitrateController', () => {
   });
 
   it('probes gently near the rate the uplink last carried, then climbs quickly once that is forgotten', () => {
-    const c = new BitrateController({ max: 800, min: 150 });
-    // 200 ms queued: 300 kbit/s × (0.8 − 0.2), so the queue drains within a second.
-    c.next(report({ kbps: 300, queueMs: 200 }), 0);
-    expect(c.bitrate).toBe(180);
+    const c = new BitrateController({ max: 800, min: 100 });
+    // A steady 100 ms queue at 300 kbit/s: × (0.8 − 0.1), so that it drains within a second.
+    c.next(report({ kbps: 300, queueMs: 50 }), -250);
+    expect(c.next(report({ kbps: 300, queueMs: 100 }), 0)).toBe(Math.round(300 * (0.8 - (100 + 50) / 1000)));
+    expect(c.bitrate).toBe(195);
     // Clear after the hold: ×1.12 a report up to 80 % of the 300 kbit/s carried…
-    expect(c.next(report({ kbps: 180 }), 1_000)).toBe(202);
-    expect(c.next(report({ kbps: 202 }), 1_250)).toBe(226);
-    expect(c.next(report({ kbps: 226 }), 1_500)).toBe(253);
+    expect(c.next(report({ kbps: 195 }), 1_000)).toBe(218);
+    expect(c.next(report({ kbps: 218 }), 1_250)).toBe(244);
     // …then ×1.02 a report near it.
-    expect(c.next(report({ kbps: 253 }), 1_750)).toBe(258);
+    expect(c.next(report({ kbps: 244 }), 1_500)).toBe(249);
     // Three seconds clear: forgotten, ×1.12 a report.
-    expect(c.next(report({ kbps: 258 }), 3_000)).toBe(289);
+    expect(c.next(report({ kbps: 249 }), 3_000)).toBe(279);
+  });
+
+  it('cuts deeper when the queue grows fast: it will be that much longer before the cut reaches the uplink', () => {
+    const steady = new BitrateController({ max: 3000, min: 50 });
+    steady.next(report({ kbps: 300, queueMs: 55 }), -250);
+    const growing = new BitrateController({ max: 3000, min: 50 });
+    growing.next(report({ kbps: 300, queueMs: 0 }), -250);
+    const after = report({ kbps: 300, queueMs: 100 });
+    expect(growing.next(after, 0)).toBeLessThan(steady.next(after, 0));
   });
 
   it('cuts deeper the longer the queue, so that it drains within about a second', () => {
@@ -90,6 +102,40 @@ describe('BitrateController', () => {
     expect(c.next(report({ kbps: 300, queueMs: 120 }), 500)).toBe(first);
     // Growing: the uplink narrowed further.
     expect(c.next(report({ kbps: 200, queueMs: 250 }), 750)).toBeLessThan(first);
+  });
+
+  it('steps down only ×0.85 for a queue while the uplink carries nearly all it is sent (jitter, a keyframe), and climbs back', () => {
+    const c = new BitrateController({ max: 600, min: 150 });
+    expect(c.next(report({ kbps: 580, queueMs: 120 }), 0)).toBe(510);
+    let t = 1_000;
+    for (; c.bitrate < 600 && t < 6_000; t += 250) c.next(report({ kbps: c.bitrate }), t);
+    expect(c.bitrate).toBe(600);
+    expect(t).toBeLessThanOrEqual(4_000);
+  });
+
+  it('under a cap that stays, probes above it less and less often; a lifted cap is still found within 10 s', () => {
+    const c = new BitrateController({ max: 600, min: 150 });
+    const cap = 300;
+    /** The uplink: a queue once the bitrate is over the cap. */
+    const run = (from: number, to: number, capKbps: number | null, bitrates: number[] = []) => {
+      const cuts: number[] = [];
+      for (let t = from; t < to; t += 250) {
+        bitrates.push(c.bitrate);
+        const over = capKbps !== null && c.bitrate > capKbps;
+        const before = c.bitrate;
+        c.next(report({ kbps: over ? (capKbps as number) : c.bitrate, queueMs: over ? 150 : 0 }), t);
+        if (c.bitrate < before) cuts.push(t);
+      }
+      return cuts;
+    };
+    const peaks: number[] = [];
+    const cuts = run(0, 40_000, cap, peaks);
+    expect(cuts.length).toBeGreaterThan(3);
+    // Once it has met the cap a few times, it only probes gently: never 10 % over it.
+    expect(Math.max(...peaks.slice(peaks.length / 2))).toBeLessThanOrEqual(1.1 * cap);
+    // The cap lifts: back at the configured 600 kbit/s within 10 s.
+    run(40_000, 50_000, null);
+    expect(c.bitrate).toBe(600);
   });
 
   it('does not fall on random loss that repair hides: an unlucky quarter second is not a saturated link', () => {

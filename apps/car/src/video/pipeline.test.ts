@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildVideoPipeline, chooseEncoder, defaultBitrate, encodeElements } from './pipeline.js';
 
 const TAIL =
-  'videoconvert ! x264enc name=encoder tune=zerolatency speed-preset=ultrafast bitrate=800 key-int-max=30 ! ' +
+  'videoconvert ! x264enc name=encoder tune=zerolatency speed-preset=ultrafast bitrate=800 vbv-buf-capacity=250 key-int-max=30 ! ' +
   'video/x-h264,profile=constrained-baseline ! identity name=sent silent=false ! rtph264pay pt=96 config-interval=-1 aggregate-mode=zero-latency ! ' +
   'udpsink host=127.0.0.1 port=5004 sync=false async=false';
 
@@ -99,7 +99,7 @@ describe('video pipeline', () => {
   it('encodes 1280×720 at 60 fps with a keyframe a second and the bitrate of its size and rate', () => {
     const x264 = encodeElements('x264', { width: 1280, height: 720, framerate: 60 });
     expect(x264.join(' ')).toBe(
-      'videoconvert ! x264enc name=encoder tune=zerolatency speed-preset=ultrafast bitrate=1950 key-int-max=60 ! ' +
+      'videoconvert ! x264enc name=encoder tune=zerolatency speed-preset=ultrafast bitrate=1950 vbv-buf-capacity=250 key-int-max=60 ! ' +
         'video/x-h264,profile=constrained-baseline ! identity name=sent silent=false',
     );
     const hw = encodeElements('v4l2h264', { width: 1280, height: 720, framerate: 60 });

@@ -166,6 +166,9 @@ export function encodeElements(
           'tune=zerolatency',
           'speed-preset=ultrafast',
           `bitrate=${bitrate}`,
+          // A quarter second of rate-control buffer, not x264enc's 600 ms: after a stretch under
+          // its bitrate (a narrow uplink) the encoder may otherwise burst 600 ms' worth at once.
+          'vbv-buf-capacity=250',
           `key-int-max=${fps}`,
           '!',
           'video/x-h264,profile=constrained-baseline',

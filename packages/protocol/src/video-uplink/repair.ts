@@ -184,6 +184,12 @@ const REPORT_FIELDS = [
 ] as const;
 /** NACKs carry at most this many sequence numbers. */
 export const NACK_MAX = 64;
+/**
+ * Queueing (ms) that means the uplink is narrower than what the car sends: the car lowers its
+ * bitrate above it, and the ingest reports at once when the queue crosses it rather than at the
+ * next quarter second (each 100 ms waited is 100 ms more queue to drain).
+ */
+export const QUEUE_HIGH_MS = 60;
 
 /** The feedback signing key for a mountpoint's SRTP master. */
 export function feedbackKey(master: Buffer): Buffer {

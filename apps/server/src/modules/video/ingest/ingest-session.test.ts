@@ -4,10 +4,18 @@ import {
   type Feedback,
   feedbackKey,
   ParityEncoder,
+  QUEUE_HIGH_MS,
   SrtpSender,
 } from '@telerace/protocol/video-uplink';
 import { describe, expect, it } from 'vitest';
-import { GIVE_UP_MS, IngestSession, NACK_DELAY_MS, NACK_TRIES, REPORT_EVERY_MS } from './ingest-session.js';
+import {
+  ALERT_AFTER_MS,
+  GIVE_UP_MS,
+  IngestSession,
+  NACK_DELAY_MS,
+  NACK_TRIES,
+  REPORT_EVERY_MS,
+} from './ingest-session.js';
 
 const CAR = { address: '198.51.100.7', port: 40_000 };
 
@@ -186,6 +194,35 @@ describe('IngestSession', () => {
     for (let i = 1; i <= 30; i++, t += 33) frame(t, t + 5_000 + 10 * i);
     const queued = reports.at(-1);
     expect(queued?.kind === 'report' && queued.queueMs).toBeGreaterThan(150);
+  });
+
+  it('reports at once when the queue crosses QUEUE_HIGH_MS, not at the next quarter second', () => {
+    const { session, sender, reports } = reporting();
+    const reportedAt: number[] = [];
+    let seq = 0;
+    let t = 0;
+    const frame = (arrivesLateMs: number) => {
+      const packet = sender.protect(rtp(++seq, { marker: true, timestamp: t * 90 })) as Buffer;
+      session.receive(packet, CAR.address, CAR.port, t + arrivesLateMs);
+      const before = reports.length;
+      session.tick(t + arrivesLateMs);
+      if (reports.length > before) reportedAt.push(t + arrivesLateMs);
+    };
+    for (; t < 2_000; t += 33) frame(0);
+    // A narrow uplink: each frame 15 ms later than the one before.
+    const narrowFrom = t;
+    let crossedAt: number | null = null;
+    for (let i = 1; t < narrowFrom + 1_000; i++, t += 33) {
+      frame(15 * i);
+      const last = reports.at(-1);
+      if (crossedAt === null && last?.kind === 'report' && last.queueMs > QUEUE_HIGH_MS)
+        crossedAt = reportedAt.at(-1) ?? null;
+    }
+    expect(crossedAt).not.toBeNull();
+    // The report that says it came within a frame or two of ALERT_AFTER_MS of the last, not 250 ms.
+    const before = reportedAt.filter((at) => at < (crossedAt as number)).at(-1) as number;
+    expect((crossedAt as number) - before).toBeLessThan(REPORT_EVERY_MS);
+    expect((crossedAt as number) - before).toBeGreaterThanOrEqual(ALERT_AFTER_MS);
   });
 
   it('does not count a repaired packet, late by its round trip, as queueing', () => {

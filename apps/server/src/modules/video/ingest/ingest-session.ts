@@ -16,6 +16,7 @@ import {
   feedbackKey,
   NACK_MAX,
   type ParityPacket,
+  QUEUE_HIGH_MS,
   recoverFromParity,
   SrtpReceiver,
   seqNewer,
@@ -31,6 +32,8 @@ export const GIVE_UP_MS = 400;
 /** Keyframe requests at most this often. */
 const KEYFRAME_EVERY_MS = 300;
 export const REPORT_EVERY_MS = 250;
+/** A report sooner than REPORT_EVERY_MS when the queue crosses QUEUE_HIGH_MS, but not sooner than this. */
+export const ALERT_AFTER_MS = 50;
 /** Packets (and parity packets) kept for rebuilding a lost one. */
 const KEEP = 512;
 /** A jump beyond this many packets is an outage, not losses to repair one by one. */
@@ -124,6 +127,8 @@ export class IngestSession {
   /** The lowest frame delay of each of the last seconds. */
   readonly #delayMinima: { second: number; value: number }[] = [];
   #queueMs = 0;
+  /** The queue the last report said. */
+  #reportedQueueMs = 0;
 
   constructor(options: IngestSessionOptions, now: number) {
     this.#options = options;
@@ -131,6 +136,7 @@ export class IngestSession {
     this.#feedbackKey = feedbackKey(options.master);
     this.#period = emptyPeriod(now);
     this.#lastReportAt = now;
+    this.#reportedQueueMs = this.#queueMs;
   }
 
   /** The car's address, once an authenticated packet came. */
@@ -179,7 +185,10 @@ export class IngestSession {
       this.#send({ kind: 'nack', ssrc: this.#ssrc, seqs: nack });
     }
     if (gaveUp) this.#requestKeyframe(now);
-    if (now - this.#lastReportAt >= REPORT_EVERY_MS) this.#report(now);
+    const sinceReport = now - this.#lastReportAt;
+    // A queue that just became too long is told at once: the car can cut before it grows more.
+    const alert = this.#queueMs > QUEUE_HIGH_MS && this.#reportedQueueMs <= QUEUE_HIGH_MS;
+    if (sinceReport >= REPORT_EVERY_MS || (alert && sinceReport >= ALERT_AFTER_MS)) this.#report(now);
   }
 
   #media(packet: Buffer, address: string, port: number, now: number, rebuilt: boolean): void {
@@ -321,6 +330,7 @@ export class IngestSession {
     });
     this.#period = emptyPeriod(now);
     this.#lastReportAt = now;
+    this.#reportedQueueMs = this.#queueMs;
   }
 
   #send(feedback: Feedback): void {
