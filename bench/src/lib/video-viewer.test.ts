@@ -101,9 +101,11 @@ describe('lateUntilMs', () => {
     ];
     expect(lateUntilMs(spell, bound)).toBe(1_900);
     // A freeze of 500 ms ends at the frame after it.
-    const frozen = [...frames(0, 5, 100, 100), ...frames(900, 20, 100, 100)];
+    const frozen = [...frames(0, 5, 100, 100), ...frames(900, 41, 100, 100)];
     expect(lateUntilMs(frozen, bound)).toBe(900);
+    // Frozen to the end of the window: late until its end.
+    expect(lateUntilMs(frames(0, 10, 100, 100), bound)).toBe(5_000);
     // An unreadable frame counts as late.
-    expect(lateUntilMs(frames(0, 30, 100, 100, [12]), bound)).toBe(1_200);
+    expect(lateUntilMs(frames(0, 50, 100, 100, [12]), bound)).toBe(1_200);
   });
 });

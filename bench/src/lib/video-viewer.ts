@@ -177,6 +177,8 @@ export function lateUntilMs(
     if (late || frame.shownAt - previous > freezeMs) lastLate = frame.shownAt;
     previous = frame.shownAt;
   }
+  // Frozen until the end: late until the end.
+  if (to - previous > freezeMs) lastLate = to;
   return Math.round(lastLate - from);
 }
 
