@@ -1,5 +1,6 @@
+import { QUEUE_HIGH_MS } from '@telerace/protocol/video-uplink';
 import { describe, expect, it } from 'vitest';
-import { BitrateController, QUEUE_HIGH_MS } from './bitrate.js';
+import { BitrateController } from './bitrate.js';
 import type { UplinkReport } from './uplink.js';
 
 const report = (fields: Partial<UplinkReport>): UplinkReport => ({

@@ -10,8 +10,6 @@
  */
 import { QUEUE_HIGH_MS } from '@telerace/protocol/video-uplink';
 import type { UplinkReport } from './uplink.js';
-
-export { QUEUE_HIGH_MS };
 /** Below this the uplink is clear: the bitrate may climb. */
 export const QUEUE_LOW_MS = 30;
 /** Losses (fraction of packets, before repair) that mean the uplink is saturated. */
