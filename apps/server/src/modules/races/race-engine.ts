@@ -342,16 +342,7 @@ export class RaceEngine implements RaceReads, RaceFactReactions {
       }
       if (restored.status === 'finishing')
         return this.#finish(restored, (race.endReason as FinishReason) ?? 'recovered');
-      const advanced = machine.advance(restored, now);
-      if (advanced.status === 'finishing') return this.#finish(advanced, 'recovered');
-      if (advanced.status === 'active' && race.status === 'countdown')
-        await updateRace(this.#deps.db, race.id, {
-          status: 'active',
-          startedAt: new Date(restored.countdownEndsAt as number),
-        });
-      this.#apply(advanced);
-      this.#schedule();
-      await this.#keepRacersCars();
+      if (await this.#advance(restored, race.id, race.status, now, 'recovered')) await this.#keepRacersCars();
     });
   }
 
@@ -462,16 +453,33 @@ export class RaceEngine implements RaceReads, RaceFactReactions {
   async #tick(): Promise<void> {
     const s = this.#state;
     if (s.raceId === null) return;
-    const now = this.#deps.clock.now().getTime();
-    const next = machine.advance(s, now);
-    if (next.status === 'finishing') return this.#finish(next, 'expired');
-    if (next.status === 'active' && s.status === 'countdown')
-      await updateRace(this.#deps.db, s.raceId, {
+    await this.#advance(s, s.raceId, s.status, this.#deps.clock.now().getTime(), 'expired');
+  }
+
+  /**
+   * The race at `now`: finished (`reason`), or gone green (the start stored over `storedStatus`),
+   * or moved on; then applied and its next tick scheduled. False once it finished.
+   */
+  async #advance(
+    state: RaceMachineState,
+    raceId: number,
+    storedStatus: string,
+    now: number,
+    reason: FinishReason,
+  ): Promise<boolean> {
+    const next = machine.advance(state, now);
+    if (next.status === 'finishing') {
+      await this.#finish(next, reason);
+      return false;
+    }
+    if (next.status === 'active' && storedStatus === 'countdown')
+      await updateRace(this.#deps.db, raceId, {
         status: 'active',
-        startedAt: new Date(s.countdownEndsAt as number),
+        startedAt: new Date(state.countdownEndsAt as number),
       });
     this.#apply(next);
     this.#schedule();
+    return true;
   }
 
   /**
