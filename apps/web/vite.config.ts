@@ -2,30 +2,59 @@
 import { resolve } from 'node:path';
 import tailwindcss from '@tailwindcss/vite';
 import react from '@vitejs/plugin-react';
-import { defaultClientConditions, defineConfig } from 'vite';
+import { defaultClientConditions, defineConfig, type UserConfig } from 'vite';
 import { splitEnglishTexts } from './src/i18n/split-texts.js';
 import { precompress } from './src/precompress.js';
 import { routePreloads } from './src/route-preloads.js';
 
 const SERVER = 'http://127.0.0.1:8080';
 
-export default defineConfig({
+/** janus.js's UMD wrapper probes `module`, absent in the browser, where it takes its window branch. */
+const quietJanus: NonNullable<NonNullable<UserConfig['build']>['rolldownOptions']>['onLog'] = (
+  level,
+  log,
+  handler,
+) => {
+  if (log.code === 'COMMONJS_VARIABLE_IN_ESM' && log.id?.includes('janus-gateway')) return;
+  handler(level, log);
+};
+
+/** `source` makes workspace packages (@telerace/protocol) resolve to their TypeScript sources. */
+const SOURCE_FIRST = ['source', ...defaultClientConditions];
+
+/**
+ * The server's renderer of the public pages (`vite build --ssr`, src/entry-server.tsx; issue 45):
+ * one self-contained module in dist-ssr/ — every library bundled, so the server needs nothing of the
+ * web app's node_modules at run time — loaded by apps/server/src/http/page-render.ts.
+ */
+const serverRenderer = defineConfig({
+  root: import.meta.dirname,
+  plugins: [react(), splitEnglishTexts()],
+  publicDir: false,
+  resolve: { conditions: SOURCE_FIRST },
+  ssr: { noExternal: true, resolve: { conditions: SOURCE_FIRST, externalConditions: ['node'] } },
+  build: {
+    outDir: resolve(import.meta.dirname, 'dist-ssr'),
+    emptyOutDir: true,
+    ssr: 'src/entry-server.tsx',
+    target: 'node24',
+    rolldownOptions: {
+      onLog: quietJanus,
+      output: { codeSplitting: false, entryFileNames: 'entry-server.js' },
+    },
+  },
+});
+
+const browserApp = defineConfig({
   root: import.meta.dirname,
   plugins: [react(), tailwindcss(), splitEnglishTexts(), routePreloads(), precompress()],
-  resolve: {
-    // `source` makes workspace packages (@telerace/protocol) resolve to their TypeScript sources.
-    conditions: ['source', ...defaultClientConditions],
-  },
+  resolve: { conditions: SOURCE_FIRST },
   build: {
     outDir: resolve(import.meta.dirname, 'dist'),
     assetsDir: 'assets',
     emptyOutDir: true,
     rolldownOptions: {
-      onLog(level, log, handler) {
-        // janus.js's UMD wrapper probes `module`, absent in the browser, where it takes its window branch.
-        if (log.code === 'COMMONJS_VARIABLE_IN_ESM' && log.id?.includes('janus-gateway')) return;
-        handler(level, log);
-      },
+      onLog: quietJanus,
       // The protocol's modules only declare constants and schemas: one the first page does not use
       // (a zod schema is a call, kept unless its module may be dropped) stays out of its download.
       // Every other module keeps the default (its package's `sideEffects`, none for JSON).
@@ -74,3 +103,5 @@ export default defineConfig({
     },
   },
 });
+
+export default defineConfig((env) => (env.isSsrBuild ? serverRenderer : browserApp));

@@ -31,6 +31,7 @@ import {
   registerSlowRequestLog,
   requestLogController,
 } from './http/logging.js';
+import { isRendererRequest } from './http/page-render.js';
 import { registerRequestTurns } from './http/request-turns.js';
 import { registerSecurityHeaders } from './http/security.js';
 import { registerSpa } from './http/spa.js';
@@ -40,7 +41,7 @@ import { seedAccounts } from './modules/auth/seed.js';
 import { MODULES } from './modules/index.js';
 import { fillUsernameSkeletons } from './modules/users/usernames.js';
 import { JANUS_MAX_MESSAGE_BYTES } from './modules/video/janus-proxy.js';
-import { MIGRATIONS_DIR, SERVER_VERSION } from './paths.js';
+import { MIGRATIONS_DIR, pageRendererFile, SERVER_VERSION } from './paths.js';
 import { LimitStores } from './scale-out/limit-stores.js';
 import { RedisChannels } from './scale-out/redis-channels.js';
 import { RedisTransport } from './scale-out/redis-transport.js';
@@ -355,6 +356,8 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
         // Retry-After comes from the refusal, in the error handler, like every other one.
         addHeaders: { 'retry-after': false },
         ...sharedLimits.rateLimitOptions,
+        // The page renderer's own reads (page-render.ts bounds them): no visitor's budget.
+        allowList: (request) => isRendererRequest(request),
         errorResponseBuilder: (_request, context) =>
           new HttpError(
             context.statusCode,
@@ -380,7 +383,11 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     { prefix: '/api' },
   );
 
-  await registerSpa(app, config.webDistDir);
+  await registerSpa(app, {
+    webDistDir: config.webDistDir,
+    rendererFile: pageRendererFile(config.webDistDir),
+    clock,
+  });
 
   return app;
 }

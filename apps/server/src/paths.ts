@@ -4,12 +4,18 @@
  * Keep it at this depth.
  */
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
 export const SERVER_ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../drizzle', import.meta.url));
 export const DEFAULT_WEB_DIST_DIR = fileURLToPath(new URL('../../web/dist', import.meta.url));
+
+/** The web build's page renderer (issue 45): `dist-ssr/entry-server.js` beside the web app's folder. */
+export function pageRendererFile(webDistDir: string): string {
+  return join(webDistDir, '..', 'dist-ssr', 'entry-server.js');
+}
 
 /** The server's package version, read from its package.json (present beside the bundle too). */
 export const SERVER_VERSION: string = (

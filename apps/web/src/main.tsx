@@ -1,18 +1,26 @@
-/** Entry point: translations, styles, then the providers around the router once the texts are there. */
+/**
+ * Entry point: translations, styles, then the providers around the router once the texts are there.
+ * A page the server drew (entry-server.tsx: its state is in the HTML) is hydrated — in the language
+ * it was drawn in, from the answers it was drawn with, once its page's code is here — so that the
+ * visitor keeps the HTML they already see; any other page is rendered by the browser.
+ */
 import i18n, { i18nReady, loadLaterEnglish } from './i18n';
 import './styles.css';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { StrictMode, startTransition } from 'react';
-import { createRoot } from 'react-dom/client';
+import { hydrate, QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { type ReactNode, StrictMode, startTransition, useEffect } from 'react';
+import { createRoot, hydrateRoot } from 'react-dom/client';
 import { RouterProvider } from 'react-router/dom';
 import { AuthProvider } from './features/auth/AuthProvider';
 import { onTokenChange } from './lib/auth-client';
+import { hydrateAt } from './lib/use-now';
 import { createAppRouter, preloadPage } from './router';
 import { preloadHomePhoto } from './routes/home-photo';
+import { readPageState } from './ssr/page-state';
 
+const drawn = readPageState();
 // The page's own code (and the landing page's photo) is fetched now, beside the session restore,
 // not once the session is known and the page renders.
-preloadPage(window.location.pathname);
+const pageCode = preloadPage(window.location.pathname);
 if (window.location.pathname === '/') preloadHomePhoto();
 // A control page needs janus.js for its first frame: fetch it now, not once the route renders.
 if (window.location.pathname.startsWith('/control/')) {
@@ -22,7 +30,7 @@ if (window.location.pathname.startsWith('/control/')) {
 const queryClient = new QueryClient({
   defaultOptions: { queries: { retry: 1 } },
 });
-const router = createAppRouter();
+const router = createAppRouter(drawn?.router);
 // The race event socket follows the session for the page's whole life. Its code (with the schemas it
 // checks messages with, and the English texts of its alerts) is fetched when a session first starts:
 // a signed-out visitor never needs it. Once bound, it follows the token itself; a failed fetch is
@@ -47,19 +55,48 @@ onTokenChange((token) => {
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root element');
 
-// The first render waits for the shown language's texts (a chunk of their own in the build).
-await i18nReady();
-const reactRoot = createRoot(root);
-// As a transition, React renders the app in slices and yields to the browser between them instead
-// of one long task (a phone's main thread stays responsive: Lighthouse's Total Blocking Time).
-startTransition(() => {
-  reactRoot.render(
-    <StrictMode>
-      <QueryClientProvider client={queryClient}>
+/**
+ * The answers the server drew the page with are fresh for as long as the hydration takes: the
+ * screens mounting then do not fetch them again (a query's `staleTime` 0 would). From the first
+ * effect on, each query's own timing applies (polls, refetch on focus).
+ */
+function HydratedAnswers({ children }: { children: ReactNode }) {
+  useEffect(() => {
+    if (!drawn) return;
+    hydrateAt(undefined);
+    queryClient.setDefaultOptions({ queries: { retry: 1 } });
+  }, []);
+  return children;
+}
+
+const app = (
+  <StrictMode>
+    <QueryClientProvider client={queryClient}>
+      <HydratedAnswers>
         <AuthProvider navigate={(to, options) => router.navigate(to, options)}>
           <RouterProvider router={router} />
         </AuthProvider>
-      </QueryClientProvider>
-    </StrictMode>,
-  );
-});
+      </HydratedAnswers>
+    </QueryClientProvider>
+  </StrictMode>
+);
+
+if (drawn) {
+  // Drawn as the server drew it: its language, its time, its answers, its page's code.
+  if (i18n.resolvedLanguage !== drawn.language) await i18n.changeLanguage(drawn.language);
+  await Promise.all([i18nReady(), pageCode]);
+  hydrate(queryClient, drawn.queries);
+  hydrateAt(drawn.renderedAt);
+  queryClient.setDefaultOptions({ queries: { retry: 1, staleTime: Number.POSITIVE_INFINITY } });
+  startTransition(() => {
+    hydrateRoot(root, app, {
+      onRecoverableError: (error) => console.error('Hydration error', error),
+    });
+  });
+} else {
+  // The first render waits for the shown language's texts (a chunk of their own in the build).
+  await i18nReady();
+  // As a transition, React renders the app in slices and yields to the browser between them instead
+  // of one long task (a phone's main thread stays responsive: Lighthouse's Total Blocking Time).
+  startTransition(() => createRoot(root).render(app));
+}

@@ -1,5 +1,5 @@
 /** The route table (spec §2) and the browser router built from it. */
-import { createBrowserRouter, matchRoutes, type RouteObject } from 'react-router';
+import { createBrowserRouter, type HydrationState, matchRoutes, type RouteObject } from 'react-router';
 import { AppLayout, type RouteHandle } from './components/layout/AppLayout';
 import { RequireAdmin, RequireAuth } from './features/auth/guards';
 import type { TranslationKey } from './i18n';
@@ -54,16 +54,17 @@ const page = (lazy: LazyPage, titleKey: TranslationKey): Pick<RouteObject, 'elem
 
 /**
  * A long document's route (about, FAQ, privacy, terms: static text): a navigation to it waits for
- * its code and texts (the router's `lazy`), so the page being left stays until the document shows
+ * its code and texts (the route's loader), so the page being left stays until the document shows
  * whole, with no spinner in between (issue 41: the FAQ flashed one). Opened as the first page, the
- * spinner shows meanwhile, as for any page.
+ * spinner shows meanwhile, as for any page — but for a page the server rendered: its loader ran
+ * there, and the hydration data says so (a router `lazy` would show the spinner over that HTML).
  */
 const documentRoute = (
   lazy: LazyPage,
   titleKey: TranslationKey,
-): Pick<RouteObject, 'element' | 'handle' | 'lazy' | 'HydrateFallback'> => ({
+): Pick<RouteObject, 'element' | 'handle' | 'loader' | 'HydrateFallback'> => ({
   ...page(lazy, titleKey),
-  lazy: () => lazy.preload().then(() => ({})),
+  loader: () => lazy.preload().then(() => null),
   HydrateFallback: PageLoading,
 });
 
@@ -114,14 +115,16 @@ export const routes: RouteObject[] = [
 /**
  * Starts fetching the code of the page at `pathname` without waiting for the session to be restored
  * (the page renders only after that). Failures are left to the page's own load, which shows them.
+ * Resolves once it is here (a hydration waits for it, so that the page is drawn as the server drew it).
  */
-export function preloadPage(pathname: string): void {
-  for (const match of matchRoutes(routes, pathname) ?? []) {
-    const handle = match.route.handle as PageHandle | undefined;
-    handle?.preload?.().catch(() => undefined);
-  }
+export function preloadPage(pathname: string): Promise<unknown> {
+  const loads = (matchRoutes(routes, pathname) ?? []).map((match) =>
+    (match.route.handle as PageHandle | undefined)?.preload?.().catch(() => undefined),
+  );
+  return Promise.all(loads);
 }
 
-export function createAppRouter() {
-  return createBrowserRouter(routes);
+/** `hydrationData`: what the server's render of this page left for the router (entry-server.tsx). */
+export function createAppRouter(hydrationData?: HydrationState) {
+  return createBrowserRouter(routes, hydrationData ? { hydrationData } : undefined);
 }

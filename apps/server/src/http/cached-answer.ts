@@ -61,7 +61,7 @@ export class PreparedAnswer {
 
   constructor(
     readonly text: string,
-    readonly options: { contentType?: string; revalidate?: boolean } = {},
+    readonly options: { contentType?: string; revalidate?: boolean; vary?: string } = {},
   ) {
     this.bytes = Buffer.byteLength(text);
   }
@@ -105,7 +105,9 @@ export async function sendAnswer(
   reply: FastifyReply,
   answer: PreparedAnswer,
 ): Promise<FastifyReply> {
-  reply.type(answer.options.contentType ?? JSON_CONTENT_TYPE).header('vary', 'accept-encoding');
+  reply
+    .type(answer.options.contentType ?? JSON_CONTENT_TYPE)
+    .header('vary', answer.options.vary ?? 'accept-encoding');
   if (answer.options.revalidate) {
     reply.header('etag', answer.etag).header('cache-control', 'no-cache');
     if (matchesEtag(request.headers['if-none-match'], answer.etag)) return reply.code(304).send();

@@ -10,11 +10,11 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { PreparedAnswer } from './cached-answer.js';
+import { HTML_PAGE } from './page-render.js';
 
 export const ROUTE_PRELOADS_FILE = 'route-preloads.json';
 export const DATA_PRELOADS_FILE = 'data-preloads.json';
 const INDEX_FILE = 'index.html';
-const HTML_CONTENT_TYPE = 'text/html; charset=utf-8';
 /** Only hashed build files, as the build writes them (nothing else is ever put in a link). */
 const PRELOADABLE = /^\/assets\/[\w.-]+\.js$/;
 /** Only our own API's GET paths with a plain query (no quote, angle bracket or other origin). */
@@ -54,26 +54,42 @@ export class PageIndex {
     return this.#pages.get(segment) ?? null;
   }
 
+  /**
+   * index.html for a page the server draws (page-render.ts): with its code's preloads but not its
+   * answers' — those come inside the HTML. Empty when there is no build.
+   */
+  templateFor(path: string): string {
+    this.#refresh();
+    const segment = path.split('/')[1] ?? '';
+    return this.#withLinks(this.#codePreloads(segment)) ?? this.#index;
+  }
+
+  #codePreloads(segment: string): string[] {
+    return listed(this.#preloads[segment], PRELOADABLE).map(
+      (file) => `<link rel="modulepreload" crossorigin href="${file}">`,
+    );
+  }
+
   #withPreloads(segment: string): PreparedAnswer | null {
     if (!Object.hasOwn(this.#preloads, segment) && !Object.hasOwn(this.#dataPreloads, segment)) return null;
     // The answers first: a few hundred bytes the page waits for once its code has run.
     // `use-credentials` is the page's `credentials: 'include'`: the same request, so it is reused.
-    const links = [
+    const html = this.#withLinks([
       ...listed(this.#dataPreloads[segment], DATA_PRELOADABLE).map(
         (url) =>
           `<link rel="preload" as="fetch" crossorigin="use-credentials" href="${url.replaceAll('&', '&amp;')}">`,
       ),
-      ...listed(this.#preloads[segment], PRELOADABLE).map(
-        (file) => `<link rel="modulepreload" crossorigin href="${file}">`,
-      ),
-    ];
+      ...this.#codePreloads(segment),
+    ]);
+    // Revalidated like the file it stands for (`no-cache`), with the page's own ETag.
+    return html === null ? null : new PreparedAnswer(html, HTML_PAGE);
+  }
+
+  /** index.html with `links` at the end of its <head>, or null when there are none (or no <head>). */
+  #withLinks(links: string[]): string | null {
     const at = this.#index.indexOf('</head>');
     if (links.length === 0 || at < 0) return null;
-    // Revalidated like the file it stands for (`no-cache`), with the page's own ETag.
-    return new PreparedAnswer(`${this.#index.slice(0, at)}${links.join('')}${this.#index.slice(at)}`, {
-      contentType: HTML_CONTENT_TYPE,
-      revalidate: true,
-    });
+    return `${this.#index.slice(0, at)}${links.join('')}${this.#index.slice(at)}`;
   }
 
   #refresh(): void {

@@ -10,9 +10,11 @@ import { existsSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Clock } from '../clock.js';
 import { sendAnswer } from './cached-answer.js';
 import { notFoundError } from './errors.js';
 import { PageIndex } from './page-index.js';
+import { PageRenderer } from './page-render.js';
 
 const INDEX_FILE = 'index.html';
 /** Vite's output folder for content-hashed files. */
@@ -44,7 +46,17 @@ function isServerPath(path: string): boolean {
   return path === '/api' || path.startsWith('/api/') || path === '/metrics';
 }
 
-export async function registerSpa(app: FastifyInstance, webDistDir: string): Promise<void> {
+export interface SpaOptions {
+  webDistDir: string;
+  /** The server renderer's module (apps/web/dist-ssr/entry-server.js): public pages as HTML (page-render.ts). */
+  rendererFile: string;
+  clock: Clock;
+}
+
+export async function registerSpa(
+  app: FastifyInstance,
+  { webDistDir, rendererFile, clock }: SpaOptions,
+): Promise<void> {
   await app.register(fastifyStatic, {
     root: webDistDir,
     // Routes are ours (below); the plugin only provides reply.sendFile with safe path handling.
@@ -69,10 +81,16 @@ export async function registerSpa(app: FastifyInstance, webDistDir: string): Pro
   // The handlers below return nothing on purpose: a returned reply is awaited by Fastify, and with
   // the file stream, compression and a not-found hop that piles up listeners on one response.
   const pageIndex = new PageIndex(webDistDir);
+  const renderer = new PageRenderer(app, rendererFile, clock);
   const sendIndex = (request: FastifyRequest, reply: FastifyReply, path: string): void => {
-    const page = pageIndex.pageFor(path);
-    if (page === null) reply.code(200).sendFile(INDEX_FILE);
-    else sendAnswer(request, reply.code(200), page).catch((error: unknown) => reply.send(error));
+    renderer
+      .pageFor(request, pageIndex.templateFor(path))
+      .then((drawn) => {
+        const page = drawn ?? pageIndex.pageFor(path);
+        if (page === null) reply.code(200).sendFile(INDEX_FILE);
+        else return sendAnswer(request, reply.code(200), page);
+      })
+      .catch((error: unknown) => reply.send(error));
   };
 
   const sendBuildMissing = (reply: FastifyReply): void => {

@@ -19,11 +19,17 @@ import fr from './fr.json';
 import pagesEn from './pages/en.json';
 import pagesFr from './pages/fr.json';
 
+/**
+ * Whether every text is bundled: in tests, the dev server and the server's renderer (entry-server.tsx,
+ * which draws any page in either language at once); the browser's build fetches them when shown.
+ */
+const ALL_TEXTS_BUNDLED = !import.meta.env.PROD || import.meta.env.SSR;
+
 /** A function, so that the production build leaves the later English texts out of the first download. */
 const english = () =>
-  import.meta.env.PROD
-    ? { translation: { ...firstPageEn, pages: pagesEn } }
-    : { translation: { ...en, pages: { ...pagesEn, ...documentsEn } } };
+  ALL_TEXTS_BUNDLED
+    ? { translation: { ...en, pages: { ...pagesEn, ...documentsEn } } }
+    : { translation: { ...firstPageEn, pages: pagesEn } };
 /** A function, so that the production build leaves the French texts out of the first download. */
 const bundledFrench = () => ({ translation: { ...fr, pages: { ...pagesFr, ...documentsFr } } });
 
@@ -65,26 +71,26 @@ export { LANGUAGE_STORAGE_KEY } from './detector';
 
 export function createI18n(): I18n {
   const instance = i18next.createInstance();
-  // `import.meta.env.PROD` is a build-time constant: the bundled French is left out of the build.
-  if (import.meta.env.PROD) instance.use(languageChunks);
-  instance.on('languageChanged', () => {
-    document.documentElement.lang = instance.resolvedLanguage ?? DEFAULT_LANGUAGE;
-  });
-  void instance
-    .use(languageDetector)
-    .use(initReactI18next)
-    .init({
-      resources: import.meta.env.PROD ? { en: english() } : { en: english(), fr: bundledFrench() },
-      // The loader above fetches the languages not given here.
-      partialBundledLanguages: import.meta.env.PROD,
-      supportedLngs: [...LANGUAGES],
-      fallbackLng: DEFAULT_LANGUAGE,
-      // "fr-CA" from the browser counts as "fr".
-      load: 'languageOnly',
-      nonExplicitSupportedLngs: true,
-      initAsync: false,
-      interpolation: { escapeValue: false },
+  // Build-time constants: the bundled French is left out of the browser's build.
+  if (!ALL_TEXTS_BUNDLED) instance.use(languageChunks);
+  // The server's renderer picks the language per page (entry-server.tsx): no browser to ask.
+  if (!import.meta.env.SSR) {
+    instance.use(languageDetector).on('languageChanged', () => {
+      document.documentElement.lang = instance.resolvedLanguage ?? DEFAULT_LANGUAGE;
     });
+  }
+  void instance.use(initReactI18next).init({
+    resources: ALL_TEXTS_BUNDLED ? { en: english(), fr: bundledFrench() } : { en: english() },
+    // The loader above fetches the languages not given here.
+    partialBundledLanguages: !ALL_TEXTS_BUNDLED,
+    supportedLngs: [...LANGUAGES],
+    fallbackLng: DEFAULT_LANGUAGE,
+    // "fr-CA" from the browser counts as "fr".
+    load: 'languageOnly',
+    nonExplicitSupportedLngs: true,
+    initAsync: false,
+    interpolation: { escapeValue: false },
+  });
   return instance;
 }
 
@@ -101,7 +107,7 @@ export function i18nReady(): Promise<void> {
 function englishTexts(load: () => Promise<Texts>): () => Promise<void> {
   let loading: Promise<void> | undefined;
   return () => {
-    if (!import.meta.env.PROD) return Promise.resolve();
+    if (ALL_TEXTS_BUNDLED) return Promise.resolve();
     loading ??= load().then(
       (texts) => {
         i18n.addResourceBundle('en', 'translation', texts, true, false);

@@ -47,6 +47,18 @@ function toApiError(status: number, statusText: string, body: unknown): ApiError
   return new ApiError(status, statusText || `HTTP ${status}`);
 }
 
+/** How a request leaves: the browser's fetch, or the server's own router when it renders a page (entry-server.tsx). */
+type Transport = (url: string, init: RequestInit) => Promise<Response>;
+let transport: Transport = (url, init) => fetch(url, init);
+
+/** Sends every later request through `send` (the server's renderer only: it has no network to call itself over). */
+export function setApiTransport(send: Transport): void {
+  transport = send;
+}
+
+/** A plain request to our own server, through the transport: for the calls that read the raw answer. */
+export const sendRequest: Transport = (url, init) => transport(url, init);
+
 /** Calls `/api{path}` and resolves with the parsed body; rejects with an `ApiError` on a non-2xx answer. */
 export async function apiFetch<T = unknown>(path: string, init: ApiFetchInit = {}): Promise<T> {
   const { json, headers: initHeaders, ...rest } = init;
@@ -57,7 +69,7 @@ export async function apiFetch<T = unknown>(path: string, init: ApiFetchInit = {
     headers.set('Content-Type', 'application/json');
     body = JSON.stringify(json);
   }
-  const res = await fetch(`${API_BASE}${path}`, { ...rest, body, headers, credentials: 'include' });
+  const res = await sendRequest(`${API_BASE}${path}`, { ...rest, body, headers, credentials: 'include' });
   const data = await readBody(res);
   if (!res.ok) throw toApiError(res.status, res.statusText, data);
   return data as T;

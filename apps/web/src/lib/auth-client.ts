@@ -47,7 +47,7 @@ export function onTokenChange(listener: (token: string | null) => void): () => v
 
 /** The current access token for a component, which renders again when it changes. */
 export function useAccessToken(): string | null {
-  return useSyncExternalStore(onTokenChange, getAccessToken);
+  return useSyncExternalStore(onTokenChange, getAccessToken, getAccessToken);
 }
 
 /** Called once each time a failed refresh ends the session (the token is already cleared). */

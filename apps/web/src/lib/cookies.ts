@@ -1,6 +1,8 @@
 /** Reading and writing first-party cookies (consent, language). */
 
+/** A cookie's value; none where there is no document (the server rendering a page). */
 export function readCookie(name: string): string | undefined {
+  if (typeof document === 'undefined') return undefined;
   const prefix = `${name}=`;
   for (const part of document.cookie.split(';')) {
     const entry = part.trim();

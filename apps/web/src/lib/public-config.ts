@@ -6,6 +6,7 @@ import {
   SITE_LINK_PATTERN,
   SUPPORT_EMAIL_PATTERN,
 } from '@telerace/protocol';
+import { sendRequest } from './api';
 
 type Fields = Record<string, unknown>;
 
@@ -73,7 +74,7 @@ export function useSocialPlatforms(): Platform[] | undefined {
 }
 
 export async function fetchPublicConfig(): Promise<PublicConfig> {
-  const res = await fetch('/api/public-config', { credentials: 'same-origin' });
+  const res = await sendRequest('/api/public-config', { credentials: 'same-origin' });
   if (!res.ok) throw new Error(`public config: HTTP ${res.status}`);
   return parsePublicConfig(await res.json());
 }

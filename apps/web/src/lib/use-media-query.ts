@@ -24,7 +24,10 @@ export function useMediaQuery(query: string): boolean {
     },
     [query],
   );
-  return useSyncExternalStore(subscribe, () =>
-    typeof window.matchMedia === 'function' ? window.matchMedia(query).matches : false,
+  return useSyncExternalStore(
+    subscribe,
+    () => (typeof window.matchMedia === 'function' ? window.matchMedia(query).matches : false),
+    // A page rendered by the server (and its hydration) is drawn for a wide screen; CSS does the rest.
+    () => false,
   );
 }

@@ -41,6 +41,8 @@ export function useStarted<T extends Subscribable, Snapshot>(
     (listener: () => void) => (value ? value.subscribe(listener) : NO_SUBSCRIPTION()),
     [value],
   );
-  const snapshot = useSyncExternalStore(subscribe, () => read(value));
+  const getSnapshot = () => read(value);
+  // Before its effect ran (the server's render, a hydration) nothing is started: the same read.
+  const snapshot = useSyncExternalStore(subscribe, getSnapshot, getSnapshot);
   return { value, snapshot };
 }

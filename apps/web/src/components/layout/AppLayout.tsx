@@ -4,6 +4,8 @@
  * main content with a page transition, footer and cookie banner. Nothing but the session message
  * is shown while the session is being restored.
  */
+
+import type { TFunction } from 'i18next';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Outlet, ScrollRestoration, useLocation, useMatches } from 'react-router';
@@ -28,13 +30,17 @@ function isRouteHandle(handle: unknown): handle is RouteHandle {
   );
 }
 
+/** The tab's title of a screen, given the route matches: "Leaderboards · Telerace", or the app's name at home. */
+export function documentTitle(t: TFunction, matches: readonly { handle: unknown }[]): string {
+  const handle = matches.map((match) => match.handle).findLast(isRouteHandle);
+  const appName = t('app.name');
+  return handle && handle.titleKey !== 'screens.home' ? `${t(handle.titleKey)} · ${appName}` : appName;
+}
+
 /** Keeps the tab's title in step with the screen and the language. */
 function useDocumentTitle() {
   const { t } = useTranslation();
-  const matches = useMatches();
-  const handle = matches.map((match) => match.handle).findLast(isRouteHandle);
-  const appName = t('app.name');
-  const title = handle && handle.titleKey !== 'screens.home' ? `${t(handle.titleKey)} · ${appName}` : appName;
+  const title = documentTitle(t, useMatches());
   useEffect(() => {
     document.title = title;
   }, [title]);

@@ -22,6 +22,7 @@ export function OutdatedPageBanner({
   const { reason } = useSyncExternalStore(
     (listener) => store.subscribe(listener),
     () => store.getState(),
+    () => store.getState(),
   );
   if (reason === null) return null;
   return (

@@ -85,7 +85,9 @@ function useSessionData(client: QueryClient): User | null | undefined {
       }),
     [client],
   );
-  return useSyncExternalStore(subscribe, () => client.getQueryData<User | null>(SESSION_QUERY_KEY));
+  const read = () => client.getQueryData<User | null>(SESSION_QUERY_KEY);
+  // A page rendered by the server is a signed-out visitor's, as is its hydration (session.ts).
+  return useSyncExternalStore(subscribe, read, read);
 }
 
 export function AuthProvider({ navigate, children }: { navigate: AuthNavigate; children: ReactNode }) {

@@ -5,6 +5,7 @@ import { Trans, useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { Button } from '../../components/ui/Button';
 import { readCookie, writeCookie } from '../../lib/cookies';
+import { useHydrated } from '../../lib/use-hydrated';
 
 const SECONDS_PER_DAY = 24 * 60 * 60;
 
@@ -14,12 +15,14 @@ export function hasConsent(): boolean {
 
 export function CookieBanner() {
   const { t } = useTranslation();
-  const [visible, setVisible] = useState(() => !hasConsent());
-  if (!visible) return null;
+  // The consent cookie is the browser's: a page the server rendered shows the banner once live.
+  const hydrated = useHydrated();
+  const [accepted, setAccepted] = useState(false);
+  if (!hydrated || accepted || hasConsent()) return null;
 
   const accept = () => {
     writeCookie(COOKIE_CONSENT_COOKIE, '1', COOKIE_CONSENT_DAYS * SECONDS_PER_DAY);
-    setVisible(false);
+    setAccepted(true);
   };
 
   return (

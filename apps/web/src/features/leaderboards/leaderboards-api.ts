@@ -8,7 +8,7 @@ import type {
   RaceDetail,
   RaceHistoryResponse,
 } from '@telerace/protocol';
-import { API_BASE, ApiError } from '../../lib/api';
+import { API_BASE, ApiError, sendRequest } from '../../lib/api';
 import { authFetch } from '../../lib/auth-client';
 import { boardPath, CURRENT_SEASON } from './board-paths';
 import { parseLeaderboardResponse } from './leaderboard-response';
@@ -27,7 +27,7 @@ export const lastRaceKey = (userId: number) => ['me', userId, 'last-race'] as co
  * and the browser hands over the answer it already has.
  */
 async function fetchBoard(path: string): Promise<LeaderboardResponse> {
-  const res = await fetch(`${API_BASE}${path}`, { credentials: 'include' });
+  const res = await sendRequest(`${API_BASE}${path}`, { credentials: 'include' });
   const body: unknown = await res.json().catch(() => undefined);
   if (!res.ok) {
     const error = (body as { error?: unknown } | undefined)?.error;

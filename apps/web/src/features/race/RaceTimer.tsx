@@ -2,6 +2,7 @@
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { cx } from '../../lib/cx';
+import { firstNow } from '../../lib/use-now';
 import { formatRaceClock } from './race-format';
 
 export function RaceTimer({
@@ -15,8 +16,9 @@ export function RaceTimer({
   onDark?: boolean;
 }) {
   const { t } = useTranslation();
-  const [now, setNow] = useState(() => Date.now());
+  const [now, setNow] = useState(firstNow);
   useEffect(() => {
+    setNow(Date.now());
     const timer = setInterval(() => setNow(Date.now()), 1000);
     return () => clearInterval(timer);
   }, []);

@@ -15,7 +15,8 @@ export function useRace(): RaceSnapshot {
   const store = useRaceStore();
   // One subscription per store, not one per render.
   const subscribe = useCallback((listener: () => void) => store.subscribe(listener), [store]);
-  const snapshot = useSyncExternalStore(subscribe, () => store.getState());
+  const read = () => store.getState();
+  const snapshot = useSyncExternalStore(subscribe, read, read);
   // A screen opened before any state arrived asks for it (the socket sends its own on open).
   useEffect(() => {
     if (store.getState().state === null) store.requestState();

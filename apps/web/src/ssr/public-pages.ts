@@ -1,0 +1,23 @@
+/**
+ * The pages the server draws (issue 45): the public pages a stream's viewers open, drawn for a
+ * signed-out visitor. Every other page (the member's, the admin's, the sign-in steps) and any
+ * page of a visitor with a session is drawn by the browser, as before.
+ */
+const SERVER_RENDERED = [
+  /^\/$/,
+  /^\/leaderboards$/,
+  /^\/raffles\/\d{1,10}$/,
+  /^\/races\/\d{1,10}$/,
+  /^\/claim$/,
+  /^\/login$/,
+  /^\/signup$/,
+  /^\/forgot-password$/,
+  /^\/faq$/,
+  /^\/about$/,
+  /^\/privacy-policy$/,
+  /^\/terms-of-service$/,
+];
+
+export function isServerRenderedPath(pathname: string): boolean {
+  return SERVER_RENDERED.some((page) => page.test(pathname));
+}
