@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures.js';
 import { seriousA11yViolations, switchTheme } from './support.js';
 
 const PUBLIC_PAGES = [

@@ -3,8 +3,9 @@
  * change, and the admin's Users and Login History tabs — including a ban that ends the banned
  * member's open session.
  */
-import { expect, test } from '@playwright/test';
+
 import { E2E_ADMIN } from '../playwright.config.js';
+import { expect, test } from './fixtures.js';
 import { acceptCookies, fill, logIn, newMember, screenshot, signUp, translations } from './support.js';
 
 const { en } = translations();

@@ -5,8 +5,9 @@
  * sideways, for the first and the last car; on a 360 px phone each card shows its actions. Nothing
  * scrolls the table meanwhile. English dark and French light.
  */
-import { expect, type Locator, type Page, test } from '@playwright/test';
+
 import { E2E_ADMIN } from '../playwright.config.js';
+import { expect, type Locator, type Page, test } from './fixtures.js';
 import { acceptCookies, fill, logIn, screenshot, switchTheme, translations } from './support.js';
 
 const { en, fr } = translations();

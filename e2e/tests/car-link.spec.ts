@@ -6,9 +6,10 @@
  * both themes. A simulated car of the main server, its real agent on loopback, shows a good link
  * with its drive channel open. The car made here is deleted at the end.
  */
-import { expect, test } from '@playwright/test';
+
 import WebSocket from 'ws';
 import { E2E_ADMIN } from '../playwright.config.js';
+import { expect, test } from './fixtures.js';
 import { acceptCookies, adminToken, inBothThemes, logIn, translations } from './support.js';
 
 const { en, fr } = translations();

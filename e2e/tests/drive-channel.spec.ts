@@ -6,7 +6,7 @@
  * the driver noticing nothing. The car's own safety bounds on this path are asserted with real
  * processes in apps/server/src/modules/control/safety.once.test.ts.
  */
-import { expect, type Page, test } from '@playwright/test';
+import { expect, type Page, test } from './fixtures.js';
 import {
   acceptCookies,
   carWithCode,

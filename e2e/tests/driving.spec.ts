@@ -5,8 +5,9 @@
  * an admin lowers a car's forward speed and the car itself applies the limit; on a phone, a thumb
  * on the throttle stick drives.
  */
-import { expect, type Page, test } from '@playwright/test';
+
 import { E2E_ADMIN } from '../playwright.config.js';
+import { expect, type Page, test } from './fixtures.js';
 import {
   acceptCookies,
   carWithCode,

@@ -17,7 +17,6 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { type APIRequestContext, type Browser, expect, type Page, test } from '@playwright/test';
 import {
   E2E_ADMIN,
   E2E_CHAT,
@@ -27,6 +26,7 @@ import {
   E2E_DISCORD_URL,
   E2E_YOUTUBE_URL,
 } from '../playwright.config.js';
+import { type APIRequestContext, type Browser, expect, type Page, test } from './fixtures.js';
 import { adminToken, fill, logIn, onlineCar, screenshot, translations } from './support.js';
 
 const { en } = translations();

@@ -2,8 +2,9 @@
  * Nothing overflows sideways (issue 25): the public pages at 360 px, the narrowest phone a stream's
  * viewer brings, and the admin's tables at 1280 px — in English and in French, whose words are longer.
  */
-import { expect, type Page, test } from '@playwright/test';
+
 import { E2E_ADMIN } from '../playwright.config.js';
+import { expect, type Page, test } from './fixtures.js';
 import { screensOf } from './screens.js';
 import { acceptCookies, logIn, newMember, screenshot, signUp, translations } from './support.js';
 

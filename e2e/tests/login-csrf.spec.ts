@@ -6,7 +6,7 @@
  * cookie jars in apps/server/src/modules/auth/login-codes.test.ts: this server has no sign-in
  * provider yet to issue codes from a browser (the social sign-in issue adds one).
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures.js';
 import { acceptCookies, fill, newMember, signUp, translations } from './support.js';
 
 const { en } = translations();

@@ -9,8 +9,9 @@
  * is under the video, off its middle and its controls; full screen keeps the turn, the connection
  * and the page's one ping in a strip in a corner, at 360 px, sideways and on a desktop.
  */
-import { type Browser, expect, type Locator, type Page, test } from '@playwright/test';
+
 import { E2E_PORT } from '../playwright.config.js';
+import { type Browser, expect, type Locator, type Page, test } from './fixtures.js';
 import {
   acceptCookies,
   carWithCode,

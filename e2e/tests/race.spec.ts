@@ -18,6 +18,8 @@
  * The race is a server's global state and every control page joins the lobby by itself: this
  * test has its server to itself (playwright.config.ts `E2E_RACE_URL`).
  */
+
+import { E2E_ADMIN, E2E_RACE_URL } from '../playwright.config.js';
 import {
   type APIRequestContext,
   type Browser,
@@ -26,8 +28,7 @@ import {
   type Locator,
   type Page,
   test,
-} from '@playwright/test';
-import { E2E_ADMIN, E2E_RACE_URL } from '../playwright.config.js';
+} from './fixtures.js';
 import { janusPidsOf } from './processes.js';
 import {
   acceptCookies,

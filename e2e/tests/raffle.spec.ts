@@ -21,6 +21,7 @@ import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { E2E_ADMIN, E2E_OAUTH_URL, E2E_RAFFLE_URL } from '../playwright.config.js';
 import {
   type APIRequestContext,
   type Browser,
@@ -29,8 +30,7 @@ import {
   type Page,
   type TestInfo,
   test,
-} from '@playwright/test';
-import { E2E_ADMIN, E2E_OAUTH_URL, E2E_RAFFLE_URL } from '../playwright.config.js';
+} from './fixtures.js';
 import {
   adminToken,
   fill,

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures.js';
 import { screenshot, translations } from './support.js';
 
 const { en, fr } = translations();

@@ -5,7 +5,7 @@
  * seconds on the real server. A log-out in another tab of the same browser (the same session)
  * closes the socket, and the page does not open it again.
  */
-import { expect, type Page, test, type WebSocket } from '@playwright/test';
+import { expect, type Page, test, type WebSocket } from './fixtures.js';
 import { acceptCookies, expiredOnServer, logIn, newMember, signUp, translations } from './support.js';
 
 const { en } = translations();

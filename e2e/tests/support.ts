@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import AxeBuilder from '@axe-core/playwright';
+import { E2E_ACCESS_TOKEN_TTL_SECONDS, E2E_ADMIN } from '../playwright.config.js';
 import {
   type APIRequestContext,
   type BrowserContext,
@@ -11,8 +12,7 @@ import {
   type Page,
   type TestInfo,
   test,
-} from '@playwright/test';
-import { E2E_ACCESS_TOKEN_TTL_SECONDS, E2E_ADMIN } from '../playwright.config.js';
+} from './fixtures.js';
 
 const I18N = join(dirname(fileURLToPath(import.meta.url)), '../../apps/web/src/i18n');
 

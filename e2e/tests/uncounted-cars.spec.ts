@@ -7,9 +7,10 @@
  * keyboard, asks for a confirmation, which the admin cancels: the main server's lobby is the
  * driving tests' too, so no race starts here. The car is deleted at the end (its driver leaves).
  */
-import { type APIRequestContext, expect, type Page, type TestInfo, test } from '@playwright/test';
+
 import WebSocket from 'ws';
 import { E2E_ADMIN } from '../playwright.config.js';
+import { type APIRequestContext, expect, type Page, type TestInfo, test } from './fixtures.js';
 import {
   acceptCookies,
   adminToken,

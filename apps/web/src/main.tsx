@@ -15,9 +15,12 @@ import { onTokenChange } from './lib/auth-client';
 import { hydrateAt } from './lib/use-now';
 import { createAppRouter, preloadPage } from './router';
 import { preloadHomePhoto } from './routes/home-photo';
-import { readPageState } from './ssr/page-state';
+import { type PageState, readPageState } from './ssr/page-state';
 
-const drawn = readPageState();
+// The page the server drew, if any, and if this browser shows the language it was drawn in (the
+// server reads the language cookie and Accept-Language; a choice kept only in localStorage differs:
+// the browser then draws the page itself, in the visitor's language).
+const pageState = readPageState();
 // The page's own code (and the landing page's photo) is fetched now, beside the session restore,
 // not once the session is known and the page renders.
 const pageCode = preloadPage(window.location.pathname);
@@ -30,6 +33,9 @@ if (window.location.pathname.startsWith('/control/')) {
 const queryClient = new QueryClient({
   defaultOptions: { queries: { retry: 1 } },
 });
+// The first render waits for the shown language's texts (a chunk of their own in the build).
+await i18nReady();
+const drawn = pageState?.language === i18n.resolvedLanguage ? pageState : null;
 const router = createAppRouter(drawn?.router);
 // The race event socket follows the session for the page's whole life. Its code (with the schemas it
 // checks messages with, and the English texts of its alerts) is fetched when a session first starts:
@@ -55,16 +61,27 @@ onTokenChange((token) => {
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root element');
 
+/** How long the answers a page was drawn with count as fresh: its screens do not fetch them again. */
+const DRAWN_ANSWERS_FRESH_MS = 10_000;
+
 /**
- * The answers the server drew the page with are fresh for as long as the hydration takes: the
- * screens mounting then do not fetch them again (a query's `staleTime` 0 would). From the first
- * effect on, each query's own timing applies (polls, refetch on focus).
+ * The answers the server drew the page with, in the query cache as just fetched and fresh for
+ * DRAWN_ANSWERS_FRESH_MS (a query's default `staleTime` of 0 would fetch each again as its screen
+ * mounts, or at the first focus). Polls keep their own rhythm.
  */
+function keepDrawnAnswers(state: PageState): void {
+  for (const query of state.queries.queries) {
+    query.state.dataUpdatedAt = Date.now();
+    queryClient.setQueryDefaults(query.queryKey, { staleTime: DRAWN_ANSWERS_FRESH_MS });
+  }
+  hydrate(queryClient, state.queries);
+}
+
+/** Once the page is live: its buttons take taps again (styles.css), its clocks read the browser's time. */
 function HydratedAnswers({ children }: { children: ReactNode }) {
   useEffect(() => {
-    if (!drawn) return;
+    document.documentElement.removeAttribute('data-hydrating');
     hydrateAt(undefined);
-    queryClient.setDefaultOptions({ queries: { retry: 1 } });
   }, []);
   return children;
 }
@@ -82,20 +99,18 @@ const app = (
 );
 
 if (drawn) {
-  // Drawn as the server drew it: its language, its time, its answers, its page's code.
-  if (i18n.resolvedLanguage !== drawn.language) await i18n.changeLanguage(drawn.language);
-  await Promise.all([i18nReady(), pageCode]);
-  hydrate(queryClient, drawn.queries);
-  hydrateAt(drawn.renderedAt);
-  queryClient.setDefaultOptions({ queries: { retry: 1, staleTime: Number.POSITIVE_INFINITY } });
-  startTransition(() => {
-    hydrateRoot(root, app, {
-      onRecoverableError: (error) => console.error('Hydration error', error),
+  // Drawn as the server drew it: its time, its answers, its page's code. Not awaited at the top
+  // level: a page's chunk may import this module's own, which must first finish evaluating.
+  void pageCode.then(() => {
+    keepDrawnAnswers(drawn);
+    hydrateAt(drawn.renderedAt);
+    startTransition(() => {
+      hydrateRoot(root, app, {
+        onRecoverableError: (error) => console.error('Hydration error', error),
+      });
     });
   });
 } else {
-  // The first render waits for the shown language's texts (a chunk of their own in the build).
-  await i18nReady();
   // As a transition, React renders the app in slices and yields to the browser between them instead
   // of one long task (a phone's main thread stays responsive: Lighthouse's Total Blocking Time).
   startTransition(() => createRoot(root).render(app));

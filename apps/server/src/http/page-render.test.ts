@@ -59,7 +59,7 @@ describe('pageHtml', () => {
 
   it('puts the page in #root, its language on <html>, its title in <head> and its state before </body>', () => {
     expect(pageHtml(INDEX_HTML, page)).toBe(
-      '<!doctype html><html lang="fr" class="dark"><head><title>Classements · Telerace</title></head>' +
+      '<!doctype html><html lang="fr" data-hydrating class="dark"><head><title>Classements · Telerace</title></head>' +
         '<body><div id="root"><h1>Top</h1></div>' +
         '<script type="application/json" id="telerace-page-state">{"a":1}</script></body></html>',
     );
@@ -109,7 +109,7 @@ describe('public pages drawn by the server', () => {
     expect(response.headers['content-type']).toMatch(/^text\/html/);
     expect(response.headers['cache-control']).toBe('no-cache');
     expect(response.headers.vary).toBe('accept-encoding, accept-language, cookie');
-    expect(response.body).toContain('<html lang="fr"');
+    expect(response.body).toContain('<html lang="fr" data-hydrating');
     expect(response.body).toContain('<title>Page &lt;fr&gt;</title>');
     expect(response.body).toContain(`<h1>Drawn /raffles/7 in fr at ${clock.now().getTime()}</h1>`);
     expect(response.body).toContain('"note":"\\u003c/script>\\u003cscript>alert(1)\\u003c/script>"');

@@ -103,8 +103,9 @@ const scriptJson = (value: unknown) =>
     .replaceAll('\u2029', '\\u2029');
 
 /**
- * index.html with a drawn page in it: its language, its title, its HTML in place of the loading
- * screen in #root, and its state before </body>. Null when the template is not the app's.
+ * index.html with a drawn page in it: its language (and `data-hydrating`), its title, its HTML in
+ * place of the loading screen in #root, and its state before </body>. Null when the template is
+ * not the app's.
  */
 export function pageHtml(
   template: string,
@@ -116,7 +117,8 @@ export function pageHtml(
   if (root < 0 || bodyEnd < 0 || rootEnd < root) return null;
   const head = template
     .slice(0, root)
-    .replace(/<html lang="[^"]*"/, `<html lang="${page.language}"`)
+    // Until the app takes the page over, its buttons take no tap (the web app's styles.css).
+    .replace(/<html lang="[^"]*"/, `<html lang="${page.language}" data-hydrating`)
     .replace(/<title>[^<]*<\/title>/, `<title>${escapeHtml(page.title)}</title>`);
   const state = `<script type="application/json" id="${PAGE_STATE_ELEMENT_ID}">${scriptJson(page.state)}</script>`;
   return `${head}<div id="root">${page.html}</div>${state}${template.slice(rootEnd + '</div>'.length)}`;

@@ -15,3 +15,13 @@ export function useHydrated(): boolean {
     () => false,
   );
 }
+
+/**
+ * Options for a date or time shown to the visitor: in their own time zone once the page is live,
+ * in UTC (and saying so) where only the server's clock is known — its HTML and that HTML's
+ * hydration — so that both draw the same text.
+ */
+export function useTimeZoneOptions(): Intl.DateTimeFormatOptions {
+  return useHydrated() ? {} : SERVER_TIME_ZONE;
+}
+const SERVER_TIME_ZONE: Intl.DateTimeFormatOptions = { timeZone: 'UTC', timeZoneName: 'short' };

@@ -14,6 +14,8 @@ import { LapChart } from '../features/leaderboards/LapChart';
 import { fetchRace, raceKey } from '../features/leaderboards/leaderboards-api';
 import { formatLapTime } from '../features/race/race-format';
 import { formatRelativeTime } from '../lib/relative-time';
+import { useTimeZoneOptions } from '../lib/use-hydrated';
+import { firstNow } from '../lib/use-now';
 import { displayName } from '../lib/username';
 
 const number = `${bodyCell} text-right font-mono tabular-nums`;
@@ -25,6 +27,7 @@ export default function Race() {
   if (notFound) return <RecordNotFound i18nPrefix="racePage" testId="race-not-found" />;
   const race = query.data;
   const language = i18n.resolvedLanguage;
+  const inTimeZone = useTimeZoneOptions();
   const participants = race
     ? [...race.participants].sort((a, b) => (a.position ?? 1e9) - (b.position ?? 1e9))
     : [];
@@ -37,8 +40,13 @@ export default function Race() {
         title={t('racePage.title', { id: raceId })}
         actions={
           race?.finished_at ? (
-            <span className="text-sm text-muted" title={new Date(race.finished_at).toLocaleString(language)}>
-              {t('racePage.finishedAt', { time: formatRelativeTime(t, race.finished_at, new Date()) })}
+            <span
+              className="text-sm text-muted"
+              title={new Date(race.finished_at).toLocaleString(language, inTimeZone)}
+            >
+              {t('racePage.finishedAt', {
+                time: formatRelativeTime(t, race.finished_at, new Date(firstNow())),
+              })}
             </span>
           ) : undefined
         }

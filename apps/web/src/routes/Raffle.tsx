@@ -19,6 +19,7 @@ import { RaffleEntriesTable } from '../features/raffles/RaffleEntriesTable';
 import { RaffleVerification } from '../features/raffles/RaffleVerification';
 import { fetchRaffle, raffleKey, raffleRecordUrl } from '../features/raffles/raffles-api';
 import { VerifyCommand } from '../features/raffles/VerifyCommand';
+import { useTimeZoneOptions } from '../lib/use-hydrated';
 
 function Fact({ label, children }: { label: string; children: ReactNode }) {
   return (
@@ -37,7 +38,8 @@ export default function Raffle() {
   );
   if (notFound) return <RecordNotFound i18nPrefix="rafflePage" testId="raffle-not-found" />;
   const raffle = query.data;
-  const when = (iso: string) => new Date(iso).toLocaleString(i18n.resolvedLanguage);
+  const inTimeZone = useTimeZoneOptions();
+  const when = (iso: string) => new Date(iso).toLocaleString(i18n.resolvedLanguage, inTimeZone);
   return (
     <div className="mx-auto max-w-5xl space-y-4">
       <HistoryBackLink />

@@ -8,6 +8,7 @@ import { Button } from '../../components/ui/Button';
 import { LineIcon } from '../../components/ui/Icon';
 import { Panel } from '../../components/ui/Panel';
 import { cx } from '../../lib/cx';
+import { useHydrated } from '../../lib/use-hydrated';
 
 /** The centred card every auth screen sits in. */
 export function AuthFrame({
@@ -100,12 +101,22 @@ export function FieldFrame({ id, label, hint, error, aside, children }: FieldFra
   );
 }
 
-export function TextField({ label, hint, error, aside, trailing, id, ...input }: TextFieldProps) {
+/**
+ * A text field. In a page the server drew it takes no typing until the page is live: what was typed
+ * before would show in the field but not reach the form (the app's state), and be sent empty.
+ */
+export function TextField({ label, hint, error, aside, trailing, id, readOnly, ...input }: TextFieldProps) {
+  const live = useHydrated();
   return (
     <FieldFrame id={id} label={label} hint={hint} error={error} aside={aside}>
       {(control) => (
         <div className="relative">
-          <input className={cx(inputClasses, trailing ? 'pr-12' : undefined)} {...control} {...input} />
+          <input
+            className={cx(inputClasses, trailing ? 'pr-12' : undefined)}
+            readOnly={readOnly || !live}
+            {...control}
+            {...input}
+          />
           {trailing && <div className="absolute inset-y-0 right-1 flex items-center">{trailing}</div>}
         </div>
       )}
@@ -185,7 +196,11 @@ export function CurrentPasswordField(props: Omit<PasswordValueProps, 'name' | 'a
   return <PasswordValueField name="currentPassword" autoComplete="current-password" {...props} />;
 }
 
-/** An auth screen's full-width submit button; its label says when the request is under way. */
+/**
+ * An auth screen's full-width submit button; its label says when the request is under way. In a
+ * page the server drew it is disabled until the page is live: a form sent before that would be the
+ * browser's own (a GET with the password in the address), never the app's.
+ */
 export function SubmitButton({
   busy,
   label,
@@ -195,8 +210,9 @@ export function SubmitButton({
   label: string;
   busyLabel: string;
 }) {
+  const live = useHydrated();
   return (
-    <Button type="submit" size="lg" className="w-full" busy={busy}>
+    <Button type="submit" size="lg" className="w-full" busy={busy} disabled={!live}>
       {busy ? busyLabel : label}
     </Button>
   );
@@ -263,6 +279,8 @@ export function TermsCheckbox({
   disabled?: boolean;
 }) {
   const id = useId();
+  // Like the text fields: ticked only once the page is live.
+  const live = useHydrated();
   return (
     <div
       className={cx(
@@ -276,7 +294,7 @@ export function TermsCheckbox({
         type="checkbox"
         className="mt-0.5 size-5 shrink-0 accent-(--tr-accent)"
         checked={checked}
-        disabled={disabled}
+        disabled={disabled || !live}
         required
         aria-invalid={invalid || undefined}
         onChange={(event) => onChange(event.target.checked)}

@@ -5,6 +5,7 @@
 import type { RaceParticipant } from '@telerace/protocol';
 import { useTranslation } from 'react-i18next';
 import { cx } from '../../lib/cx';
+import { useTimeZoneOptions } from '../../lib/use-hydrated';
 import { displayName } from '../../lib/username';
 import { pingTone } from '../control/readouts';
 
@@ -42,14 +43,22 @@ export function ReadyBadge({ ready }: { ready: boolean }) {
  */
 function CarUntil({ endsAt }: { endsAt: string | null | undefined }) {
   const { t, i18n } = useTranslation();
+  const inTimeZone = useTimeZoneOptions();
   if (endsAt === undefined) return null;
   const end = endsAt === null ? null : new Date(endsAt);
   if (end && Number.isNaN(end.getTime())) return null;
   return (
-    <span className="block text-xs font-normal text-muted" title={end?.toLocaleString(i18n.resolvedLanguage)}>
+    <span
+      className="block text-xs font-normal text-muted"
+      title={end?.toLocaleString(i18n.resolvedLanguage, inTimeZone)}
+    >
       {end
         ? t('raceControl.carUntil', {
-            time: end.toLocaleTimeString(i18n.resolvedLanguage, { hour: '2-digit', minute: '2-digit' }),
+            time: end.toLocaleTimeString(i18n.resolvedLanguage, {
+              hour: '2-digit',
+              minute: '2-digit',
+              ...inTimeZone,
+            }),
           })
         : t('raceControl.carUntilRaceEnds')}
     </span>

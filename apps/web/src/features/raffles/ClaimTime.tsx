@@ -5,7 +5,7 @@
  */
 import { useTranslation } from 'react-i18next';
 import { LinkButton } from '../../components/ui/LinkButton';
-import { useHydrated } from '../../lib/use-hydrated';
+import { useTimeZoneOptions } from '../../lib/use-hydrated';
 import { useNow } from '../../lib/use-now';
 import { formatRaceClock } from '../race/race-format';
 
@@ -17,11 +17,11 @@ function useClaimClock(claimUntil: string) {
   const end = Date.parse(claimUntil);
   // The clock stops once the claim time is over: nothing left to count.
   const left = Math.max(0, end - useNow(Date.now() < end));
-  // In the visitor's time zone, which only their browser knows: empty in the server's HTML.
-  const hydrated = useHydrated();
-  const deadline = hydrated
-    ? new Date(end).toLocaleTimeString(i18n.resolvedLanguage, { hour: '2-digit', minute: '2-digit' })
-    : '';
+  const deadline = new Date(end).toLocaleTimeString(i18n.resolvedLanguage, {
+    hour: '2-digit',
+    minute: '2-digit',
+    ...useTimeZoneOptions(),
+  });
   return { left, deadline };
 }
 
