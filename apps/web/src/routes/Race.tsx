@@ -24,10 +24,10 @@ export default function Race() {
   const { t, i18n } = useTranslation();
   const raceId = useRecordId();
   const { query, notFound } = useRecord(raceId, raceKey, fetchRace);
+  const inTimeZone = useTimeZoneOptions();
   if (notFound) return <RecordNotFound i18nPrefix="racePage" testId="race-not-found" />;
   const race = query.data;
   const language = i18n.resolvedLanguage;
-  const inTimeZone = useTimeZoneOptions();
   const participants = race
     ? [...race.participants].sort((a, b) => (a.position ?? 1e9) - (b.position ?? 1e9))
     : [];

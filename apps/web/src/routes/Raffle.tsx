@@ -36,9 +36,9 @@ export default function Raffle() {
   const { query, notFound } = useRecord(raffleId, raffleKey, fetchRaffle, (data) =>
     data?.status === 'open' ? TIMERS_MS.adminRefresh : false,
   );
+  const inTimeZone = useTimeZoneOptions();
   if (notFound) return <RecordNotFound i18nPrefix="rafflePage" testId="raffle-not-found" />;
   const raffle = query.data;
-  const inTimeZone = useTimeZoneOptions();
   const when = (iso: string) => new Date(iso).toLocaleString(i18n.resolvedLanguage, inTimeZone);
   return (
     <div className="mx-auto max-w-5xl space-y-4">
