@@ -53,7 +53,7 @@ test.describe('public pages as HTML', () => {
         await expect(page.locator('html'), path).toHaveAttribute('lang', language);
         await expect(page.getByRole('heading', { level: 1 }), path).toHaveText(heading(t));
         // The page itself, not the loading screen the app showed before (an empty #root and a spinner).
-        const main = await page.locator('main').innerText();
+        const main = (await page.locator('main').textContent()) ?? '';
         expect(main.length, `${path}: ${main}`).toBeGreaterThan(40);
         await expect(page.getByRole('navigation').first(), path).toBeAttached();
       }
