@@ -31,6 +31,8 @@ const serverRenderer = defineConfig({
   root: import.meta.dirname,
   plugins: [react(), splitEnglishTexts()],
   publicDir: false,
+  // React's production build, whatever the server's own NODE_ENV: faster, and no stack in the HTML.
+  define: { 'process.env.NODE_ENV': JSON.stringify('production') },
   resolve: { conditions: SOURCE_FIRST },
   ssr: { noExternal: true, resolve: { conditions: SOURCE_FIRST, externalConditions: ['node'] } },
   build: {

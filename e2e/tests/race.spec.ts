@@ -370,5 +370,25 @@ test('two drivers and an admin run a whole race, from the lobby to the race char
   ).toEqual([...names].sort());
   await screenshot(page, testInfo, 'race-chart');
 
+  // The boards and the race's page arrive as HTML (issue 45): before any script, or without one,
+  // a viewer reads the first rows and the race's drivers, in their language.
+  for (const { locale, t } of [
+    { locale: 'en-GB', t: en },
+    { locale: 'fr-FR', t: fr },
+  ]) {
+    const context = await browser.newContext({ baseURL: E2E_RACE_URL, locale, javaScriptEnabled: false });
+    const viewer = await context.newPage();
+    await viewer.goto('/leaderboards');
+    const board = viewer.getByRole('region', { name: t.leaderboards.allTimeCaption });
+    for (const name of names) await expect(board).toContainText(name);
+    await viewer.goto(`/races/${raceId}`);
+    await expect(viewer.getByRole('heading', { level: 1 })).toHaveText(
+      fill(t.racePage.title, { id: raceId ?? '' }),
+    );
+    for (const name of names) await expect(viewer.getByRole('main')).toContainText(name);
+    await screenshot(viewer, testInfo, `race-page-no-js-${locale}`);
+    await context.close();
+  }
+
   for (const context of [...drivers.map((d) => d.context), adminContext]) await context.close();
 });

@@ -202,6 +202,25 @@ test('the admin draws a raffle and the winner claims a car with Twitch and drive
     await screenshot(admin, testInfo, 'raffle-claim-warning-en-desktop-dark', { fullPage: false });
   });
 
+  await test.step('a viewer on a slow phone sees the open raffle in the HTML, before any script (issue 45)', async () => {
+    const { id } = (await (await request.get('/api/raffles/current')).json()) as { id: number };
+    for (const { locale, t } of [
+      { locale: 'en-GB', t: en },
+      { locale: 'fr-FR', t: fr },
+    ]) {
+      const context = await browser.newContext({ baseURL: E2E_RAFFLE_URL, locale, javaScriptEnabled: false });
+      const page = await context.newPage();
+      await page.goto(`/raffles/${id}`);
+      await expect(page.getByRole('heading', { level: 1 })).toHaveText(fill(t.rafflePage.title, { id }));
+      await expect(page.getByTestId('raffle-page-status')).toHaveText(t.rafflePage.statuses.open);
+      // The entry count (the table's total) and the first entries, in the HTML.
+      await expect(page.getByText(fill(t.admin.pagination.total, { total: ENTRIES.length }))).toBeVisible();
+      for (const entry of ENTRIES)
+        await expect(page.getByTestId('raffle-entry').filter({ hasText: entry.name })).toHaveCount(1);
+      await context.close();
+    }
+  });
+
   await test.step('Draw winners asks first, saying how many winners, entries and tickets', async () => {
     const summary = (t: Messages) =>
       `${fill(t.raceControl.raffle.drawSummary, {

@@ -35,6 +35,11 @@ export const VIDEO_INGEST_WORKER: URL = import.meta.url.endsWith('.ts')
   ? new URL('./modules/video/ingest/ingest-worker.ts', import.meta.url)
   : new URL('./ingest-worker.js', import.meta.url);
 
+/** The page renderer's thread (http/page-render-worker.ts), like the drive channel's. */
+export const PAGE_RENDER_WORKER: URL = import.meta.url.endsWith('.ts')
+  ? new URL('./http/page-render-worker.ts', import.meta.url)
+  : new URL('./page-render-worker.js', import.meta.url);
+
 /**
  * A worker from its entry: the bundle's own file once built, or, running from the sources (tsx,
  * Vitest), its TypeScript through tsx's API — a worker does not inherit the parent thread's loader.

@@ -8,21 +8,20 @@
  * to the browser with the HTML (ssr/page-state.ts): hydration fetches none of them again.
  */
 import { dehydrate, type QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import type { Language } from '@telerace/protocol';
+import { isServerRenderedPath, type Language } from '@telerace/protocol';
 import type { i18n as I18n } from 'i18next';
-import { renderToString } from 'react-dom/server';
+import { prerender } from 'react-dom/static';
 import { I18nextProvider } from 'react-i18next';
 import { createStaticHandler, createStaticRouter, matchRoutes, StaticRouterProvider } from 'react-router';
 import { documentTitle } from './components/layout/AppLayout';
 import { AuthProvider, SESSION_QUERY_KEY } from './features/auth/AuthProvider';
 import i18n from './i18n';
 import { setApiTransport } from './lib/api';
-import { hydrateAt } from './lib/use-now';
+import { RenderTime } from './lib/use-now';
 import { preloadPage, routes } from './router';
 import type { PageState } from './ssr/page-state';
-import { isServerRenderedPath } from './ssr/public-pages';
 
-export { isServerRenderedPath, setApiTransport };
+export { setApiTransport };
 
 /** Renders of one page before giving up on queries that keep appearing (two suffice today). */
 const MAX_PASSES = 3;
@@ -89,30 +88,37 @@ export async function renderPage(url: string, language: Language, now: number): 
     defaultOptions: { queries: { retry: false, staleTime: Number.POSITIVE_INFINITY } },
   });
 
-  const draw = () => {
-    hydrateAt(now);
-    try {
-      return renderToString(
-        <QueryClientProvider client={client}>
-          <I18nextProvider i18n={translator}>
-            <AuthProvider navigate={() => undefined}>
+  // An error anywhere in the page (React would draw that part in the browser, with the error's
+  // text in the HTML) gives the whole page back to the browser.
+  let failed = false;
+  const draw = async () => {
+    const { prelude } = await prerender(
+      <QueryClientProvider client={client}>
+        <I18nextProvider i18n={translator}>
+          <AuthProvider navigate={() => undefined}>
+            <RenderTime value={now}>
               <StaticRouterProvider router={router} context={context} hydrate={false} />
-            </AuthProvider>
-          </I18nextProvider>
-        </QueryClientProvider>,
-      );
-    } finally {
-      hydrateAt(undefined);
-    }
+            </RenderTime>
+          </AuthProvider>
+        </I18nextProvider>
+      </QueryClientProvider>,
+      {
+        onError: () => {
+          failed = true;
+        },
+      },
+    );
+    return new Response(prelude).text();
   };
 
-  let html = draw();
-  for (let pass = 1; pass < MAX_PASSES; pass += 1) {
+  let html = await draw();
+  for (let pass = 1; pass < MAX_PASSES && !failed; pass += 1) {
     const queries = unfetched(client);
     if (queries.length === 0) break;
     await Promise.all(queries.map((query) => query.fetch().catch(() => undefined)));
-    html = draw();
+    html = await draw();
   }
+  if (failed) return null;
   const queries = client.getQueryCache().getAll();
   if (queries.some((query) => query.state.status === 'error')) return null;
   if (unfetched(client).length > 0) return null;

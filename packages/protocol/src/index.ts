@@ -7,6 +7,7 @@ export * from './constants.js';
 export * from './errors.js';
 export * from './ids.js';
 export * from './integrations.js';
+export * from './pages.js';
 export * from './races.js';
 export * from './raffle-draw.js';
 export * from './raffles.js';

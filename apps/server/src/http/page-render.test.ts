@@ -17,23 +17,28 @@ const INDEX_HTML =
   '<body><div id="root"><div class="spinner"><p></p></div></div></body></html>';
 
 /**
- * The stand-in renderer: `/`, `/raffles/<n>` and `/hangs` are its pages. It reads the public config
- * through the server's transport (and the answer's status), counts its renders on globalThis, and
- * for `/hangs` never answers, for `/throws` throws, for `/raffles/0` declines (null).
+ * The stand-in renderer, run in the server's renderer thread as the real one is. It reads the
+ * public config through the server's transport; `/leaderboards?…` shows how many pages it drew
+ * and what each read got (status and keys). `/raffles/0` it declines (null),
+ * `/raffles/13` it never answers, `/raffles/66` throws, `/raffles/99` ends its thread. `/leaderboards` it draws with everything
+ * it read so far.
  */
 const RENDERER = `
-const counts = (globalThis.__pageRenders ??= { renders: 0, asked: [] });
+let renders = 0;
+const asked = [];
 let send;
-export const isServerRenderedPath = (path) => path === '/' || /^\\/raffles\\/\\d+$/.test(path) || path === '/hangs' || path === '/throws';
 export const setApiTransport = (transport) => { send = transport; };
 export async function renderPage(url, language, now) {
-  counts.renders += 1;
-  if (url === '/hangs') return new Promise(() => {});
-  if (url === '/throws') throw new Error('the renderer broke');
+  // What it did so far (its visits not counted), as the page: the test reads it.
+  if (url.startsWith('/leaderboards')) return { language, title: 'Counts', html: JSON.stringify({ renders, asked }), state: {} };
+  renders += 1;
+  if (url === '/raffles/13') return new Promise(() => {});
+  if (url === '/raffles/66') throw new Error('the renderer broke');
+  if (url === '/raffles/99') process.exit(3);
   if (url === '/raffles/0') return null;
   const answer = await send('/api/public-config', { credentials: 'include' });
   const config = await answer.json();
-  counts.asked.push({ status: answer.status, keys: Object.keys(config).sort() });
+  asked.push({ status: answer.status, keys: Object.keys(config).sort() });
   return {
     language,
     title: 'Page <' + language + '>',
@@ -47,7 +52,6 @@ interface Counts {
   renders: number;
   asked: { status: number; keys: string[] }[];
 }
-const counts = () => (globalThis as { __pageRenders?: Counts }).__pageRenders ?? { renders: 0, asked: [] };
 
 describe('pageHtml', () => {
   const page = {
@@ -85,6 +89,12 @@ describe('public pages drawn by the server', () => {
   let testApp: StartedTestApp;
   const clock = new ManualClock(new Date('2026-12-08T10:00:00.300Z'));
   const open = (url: string, headers: Record<string, string> = {}) => testApp.app.inject({ url, headers });
+  let countsAsked = 0;
+  /** What the stand-in renderer did so far (asking costs a render, which it does not count). */
+  const counts = async (): Promise<Counts> => {
+    const page = await open(`/leaderboards?counts=${countsAsked++}`);
+    return JSON.parse(/<div id="root">(.*)<\/div><script/.exec(page.body)?.[1] ?? 'null') as Counts;
+  };
 
   beforeAll(async () => {
     // A budget of one API call a minute: the renderer's own reads must not use it.
@@ -103,7 +113,7 @@ describe('public pages drawn by the server', () => {
   });
 
   it('sends the page drawn in the visitor’s language, from the API’s public answers', async () => {
-    const before = counts().renders;
+    const before = (await counts()).renders;
     const response = await open('/raffles/7', { 'accept-language': 'de-DE, fr-CA;q=0.8, en;q=0.5' });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toMatch(/^text\/html/);
@@ -113,9 +123,12 @@ describe('public pages drawn by the server', () => {
     expect(response.body).toContain('<title>Page &lt;fr&gt;</title>');
     expect(response.body).toContain(`<h1>Drawn /raffles/7 in fr at ${clock.now().getTime()}</h1>`);
     expect(response.body).toContain('"note":"\\u003c/script>\\u003cscript>alert(1)\\u003c/script>"');
-    expect(counts().renders).toBe(before + 1);
+    expect((await counts()).renders).toBe(before + 1);
     // The renderer's read was answered (not refused by the one-a-minute limit) with the config.
-    expect(counts().asked.at(-1)).toEqual({ status: 200, keys: expect.arrayContaining(['socialProviders']) });
+    expect((await counts()).asked.at(-1)).toEqual({
+      status: 200,
+      keys: expect.arrayContaining(['socialProviders']),
+    });
   });
 
   it('chooses ?lng=, then the language cookie, then Accept-Language, then English', async () => {
@@ -135,21 +148,21 @@ describe('public pages drawn by the server', () => {
   });
 
   it('draws a page once per second and language, however many viewers open it at once', async () => {
-    const before = counts().renders;
+    const before = (await counts()).renders;
     const answers = await Promise.all(Array.from({ length: 40 }, () => open('/raffles/8')));
     expect(new Set(answers.map((answer) => answer.body)).size).toBe(1);
-    expect(counts().renders).toBe(before + 1);
+    expect((await counts()).renders).toBe(before + 1);
     // Still the same page a moment later; a new one once RENDER_TTL_MS has passed.
     clock.advance(RENDER_TTL_MS - 1);
     expect((await open('/raffles/8')).body).toBe(answers[0]?.body);
-    expect(counts().renders).toBe(before + 1);
+    expect((await counts()).renders).toBe(before + 1);
     clock.advance(1);
     const later = await open('/raffles/8');
-    expect(counts().renders).toBe(before + 2);
+    expect((await counts()).renders).toBe(before + 2);
     expect(later.body).not.toBe(answers[0]?.body);
     // French is a page of its own.
     await open('/raffles/8', { 'accept-language': 'fr' });
-    expect(counts().renders).toBe(before + 3);
+    expect((await counts()).renders).toBe(before + 3);
   });
 
   it('answers an unchanged page with 304 to a browser that has it', async () => {
@@ -159,7 +172,7 @@ describe('public pages drawn by the server', () => {
   });
 
   it('lets the browser draw the pages of a visitor with a session, and the other pages', async () => {
-    const before = counts().renders;
+    const before = (await counts()).renders;
     for (const [url, headers] of [
       ['/raffles/10', { cookie: `${SESSION_HINT_COOKIE}=1` }],
       ['/car-selection', {}],
@@ -169,34 +182,41 @@ describe('public pages drawn by the server', () => {
       expect(response.statusCode).toBe(200);
       expect(response.body).toBe(INDEX_HTML);
     }
-    expect(counts().renders).toBe(before);
+    expect((await counts()).renders).toBe(before);
   });
 
   it('falls back to index.html when the renderer declines, throws or takes too long', async () => {
     expect((await open('/raffles/0')).body).toBe(INDEX_HTML);
-    expect((await open('/throws')).body).toBe(INDEX_HTML);
+    expect((await open('/raffles/66')).body).toBe(INDEX_HTML);
     expect(testApp.logText()).toContain('a page could not be rendered; the browser draws it');
     expect(testApp.logText()).toContain('the renderer broke');
-    const before = counts().renders;
-    const hanging = open('/hangs');
-    await vi.waitFor(() => expect(counts().renders).toBe(before + 1));
+    const before = (await counts()).renders;
+    const hanging = open('/raffles/13');
+    await vi.waitFor(async () => expect((await counts()).renders).toBe(before + 1));
     clock.advance(RENDER_TIMEOUT_MS);
     expect((await hanging).body).toBe(INDEX_HTML);
   });
 
+  it('starts its thread again after it ended: the page being drawn is the browser’s, the next one is drawn', async () => {
+    expect((await open('/raffles/99')).body).toBe(INDEX_HTML);
+    expect((await open('/raffles/100')).body).toContain('Drawn /raffles/100');
+  });
+
   it(`draws at most ${RENDERS_PER_SECOND} new pages a second; the others are drawn by their browser`, async () => {
-    const before = counts().renders;
+    const before = (await counts()).renders;
+    // A second of its own (reading the counts took a render).
+    clock.advance(1_000);
     const answers = [];
     for (let id = 1000; id < 1000 + RENDERS_PER_SECOND + 10; id += 1)
       answers.push(await open(`/raffles/${id}`));
-    expect(counts().renders).toBe(before + RENDERS_PER_SECOND);
     expect(answers.filter((answer) => answer.body === INDEX_HTML)).toHaveLength(10);
     // A page already drawn is still sent (it costs nothing), and the next second draws again.
     expect((await open('/raffles/1000')).body).toContain('Drawn /raffles/1000');
     clock.advance(1_000);
+    expect((await counts()).renders).toBe(before + RENDERS_PER_SECOND);
     expect((await open('/raffles/2000')).body).toContain('Drawn /raffles/2000');
     // Not one of the renderer's many reads was counted against the one-a-minute API budget.
-    expect(counts().asked.length).toBeGreaterThan(RENDERS_PER_SECOND);
-    expect(counts().asked.filter((read) => read.status !== 200)).toEqual([]);
+    expect((await counts()).asked.length).toBeGreaterThan(RENDERS_PER_SECOND);
+    expect((await counts()).asked.filter((read) => read.status !== 200)).toEqual([]);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The public pages as HTML (issue 45): a stream's viewer on a phone sees the raffle, the boards or
  * the sign-up form before any script has run. The web build's renderer (apps/web/dist-ssr, built
- * from apps/web/src/entry-server.tsx) draws the page for a signed-out visitor, in their language,
+ * from apps/web/src/entry-server.tsx), in a thread of its own (page-render-worker.ts: the event
+ * loop that relays the cars' commands never runs React), draws the page for a signed-out visitor, in their language,
  * from the same public answers the page would fetch — asked of this server's own router, in
  * process — and the page's HTML carries those answers, so hydrating it fetches none of them again.
  *
@@ -20,8 +21,10 @@
 import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
+import type { Worker } from 'node:worker_threads';
 import {
   DEFAULT_LANGUAGE,
+  isServerRenderedPath,
   LANGUAGE_COOKIE,
   LANGUAGES,
   type Language,
@@ -29,7 +32,9 @@ import {
 } from '@telerace/protocol';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
+import { PAGE_RENDER_WORKER, startModuleWorker } from '../paths.js';
 import { PreparedAnswer } from './cached-answer.js';
+import type { DrawnPage, FromRenderer, PageAnswer, ToRenderer } from './page-render-messages.js';
 
 export const RENDER_TTL_MS = 1_000;
 export const RENDERS_PER_SECOND = 50;
@@ -46,17 +51,6 @@ export const HTML_PAGE = {
 } as const;
 /** Where the page's state goes: ssr/page-state.ts of the web app reads it by this id. */
 const PAGE_STATE_ELEMENT_ID = 'telerace-page-state';
-
-/** What the web build's renderer exports (apps/web/src/entry-server.tsx). */
-interface RendererModule {
-  isServerRenderedPath(pathname: string): boolean;
-  setApiTransport(send: (url: string, init: RequestInit) => Promise<Response>): void;
-  renderPage(
-    url: string,
-    language: Language,
-    now: number,
-  ): Promise<{ language: Language; title: string; html: string; state: unknown } | null>;
-}
 
 /**
  * The header that marks the renderer's own requests to the API: not a visitor's, so not counted
@@ -107,10 +101,7 @@ const scriptJson = (value: unknown) =>
  * place of the loading screen in #root, and its state before </body>. Null when the template is
  * not the app's.
  */
-export function pageHtml(
-  template: string,
-  page: { language: Language; title: string; html: string; state: unknown },
-): string | null {
+export function pageHtml(template: string, page: DrawnPage): string | null {
   const root = template.indexOf('<div id="root">');
   const bodyEnd = template.lastIndexOf('</body>');
   const rootEnd = template.lastIndexOf('</div>', bodyEnd);
@@ -129,16 +120,25 @@ interface Kept {
   until: number;
 }
 
+/** The thread that draws pages, and the renders it was asked for (by id) that it has not answered. */
+interface RendererThread {
+  worker: Worker;
+  waiting: Map<number, (page: DrawnPage | null) => void>;
+}
+
 export class PageRenderer {
-  #renderer: { file: string; builtAt: number; module: Promise<RendererModule | null> } | null = null;
   readonly #kept = new Map<string, Promise<Kept>>();
+  #builtAt = -1;
   #budget = { second: 0, used: 0 };
-  readonly #id = randomBytes(6).toString('hex');
+  #thread: RendererThread | null = null;
+  #nextRender = 0;
 
   constructor(
     private readonly app: FastifyInstance,
     private readonly rendererFile: string,
     private readonly clock: Clock,
+    /** The renderer's thread (a test gives its own). */
+    private readonly startWorker: () => Worker = () => startModuleWorker(PAGE_RENDER_WORKER),
   ) {}
 
   /**
@@ -147,9 +147,10 @@ export class PageRenderer {
    */
   async pageFor(request: FastifyRequest, template: string): Promise<PreparedAnswer | null> {
     if (request.cookies?.[SESSION_HINT_COOKIE] !== undefined) return null;
-    const renderer = await this.#load();
     const pathname = request.url.split('?', 1)[0] ?? '/';
-    if (!renderer?.isServerRenderedPath(pathname)) return null;
+    if (!isServerRenderedPath(pathname)) return null;
+    const href = this.#rendererHref();
+    if (href === null) return null;
     const language = languageOf(request);
     const key = `${language} ${request.url}`;
     const now = this.clock.now().getTime();
@@ -159,35 +160,91 @@ export class PageRenderer {
       if (until > now) return answer;
     }
     if (!this.#withinBudget(now)) return null;
-    const rendering = this.#render(renderer, request.url, language, template, now);
+    const rendering = this.#render(href, request.url, language, template, now);
     this.#keep(key, rendering);
     return (await rendering).answer;
   }
 
-  async #render(
-    renderer: RendererModule,
-    url: string,
-    language: Language,
-    template: string,
-    now: number,
-  ): Promise<Kept> {
+  /** Stops the renderer's thread (the server is closing). */
+  async close(): Promise<void> {
+    const thread = this.#thread;
+    this.#thread = null;
+    await thread?.worker.terminate();
+  }
+
+  async #render(href: string, url: string, language: Language, template: string, now: number): Promise<Kept> {
     let timer: ReturnType<Clock['setTimeout']> | undefined;
     const timedOut = new Promise<null>((resolve) => {
       timer = this.clock.setTimeout(() => resolve(null), RENDER_TIMEOUT_MS);
     });
     try {
-      const page = await Promise.race([renderer.renderPage(url, language, now), timedOut]);
+      const page = await Promise.race([this.#draw(href, url, language, now), timedOut]);
       const html = page && pageHtml(template, page);
-      return {
-        answer: html ? new PreparedAnswer(html, HTML_PAGE) : null,
-        until: now + RENDER_TTL_MS,
-      };
-    } catch (error) {
-      this.app.log.error({ err: error, url }, 'a page could not be rendered; the browser draws it');
-      return { answer: null, until: now + RENDER_TTL_MS };
+      return { answer: html ? new PreparedAnswer(html, HTML_PAGE) : null, until: now + RENDER_TTL_MS };
     } finally {
       this.clock.clear(timer);
     }
+  }
+
+  /** The page from the renderer's thread (started at the first page), or null if it failed. */
+  #draw(href: string, url: string, language: Language, now: number): Promise<DrawnPage | null> {
+    const thread = this.#startedThread();
+    const id = this.#nextRender++;
+    return new Promise((resolve) => {
+      thread.waiting.set(id, resolve);
+      thread.worker.postMessage({ kind: 'render', id, href, url, language, now } satisfies ToRenderer);
+    });
+  }
+
+  #startedThread(): RendererThread {
+    if (this.#thread) return this.#thread;
+    const thread: RendererThread = { worker: this.startWorker(), waiting: new Map() };
+    const settle = (id: number, page: DrawnPage | null) => {
+      thread.waiting.get(id)?.(page);
+      thread.waiting.delete(id);
+    };
+    thread.worker.on('message', (message: FromRenderer) => {
+      if (message.kind === 'rendered') settle(message.id, message.page);
+      else if (message.kind === 'failed') {
+        this.app.log.error(
+          { err: { message: message.error } },
+          'a page could not be rendered; the browser draws it',
+        );
+        settle(message.id, null);
+      } else void this.#answer(thread, message.id, message.url);
+    });
+    // A thread that dies takes its renders with it: those pages are the browser's, the next one starts a thread.
+    const ended = (error?: unknown) => {
+      if (error)
+        this.app.log.error({ err: error }, 'the page renderer stopped; it starts again with the next page');
+      for (const id of [...thread.waiting.keys()]) settle(id, null);
+      if (this.#thread === thread) this.#thread = null;
+    };
+    thread.worker.on('error', ended);
+    thread.worker.on('exit', () => ended());
+    thread.worker.unref();
+    this.#thread = thread;
+    return thread;
+  }
+
+  /** One of the renderer's reads: a public GET of this server's API, asked in process, without cookies. */
+  async #answer(thread: RendererThread, id: number, url: string): Promise<void> {
+    let answer: PageAnswer;
+    try {
+      const reply = await this.app.inject({
+        method: 'GET',
+        url,
+        headers: { accept: 'application/json', [RENDER_REQUEST_HEADER]: RENDER_REQUEST_TOKEN },
+      });
+      answer = {
+        status: reply.statusCode,
+        contentType: String(reply.headers['content-type'] ?? ''),
+        body: new Uint8Array(reply.rawPayload),
+      };
+    } catch {
+      answer = { status: 503, contentType: 'text/plain', body: new Uint8Array() };
+    }
+    thread.worker.postMessage({ kind: 'answer', id, answer } satisfies ToRenderer);
   }
 
   #keep(key: string, rendering: Promise<Kept>): void {
@@ -206,46 +263,18 @@ export class PageRenderer {
     return this.#budget.used <= RENDERS_PER_SECOND;
   }
 
-  /** The renderer of the current build (loaded again when the build changes), or null if none. */
-  #load(): Promise<RendererModule | null> {
+  /** The current build's renderer as the thread imports it (a new build, a new module), or null if none. */
+  #rendererHref(): string | null {
     let builtAt: number;
     try {
       builtAt = statSync(this.rendererFile).mtimeMs;
     } catch {
-      return Promise.resolve(null);
-    }
-    if (this.#renderer?.builtAt !== builtAt) {
-      this.#kept.clear();
-      this.#renderer = { file: this.rendererFile, builtAt, module: this.#import(builtAt) };
-    }
-    return this.#renderer.module;
-  }
-
-  async #import(builtAt: number): Promise<RendererModule | null> {
-    try {
-      // A module of its own per server (tests run several in one process): its transport is this one's.
-      const url = `${pathToFileURL(this.rendererFile).href}?build=${builtAt}&server=${this.#id}`;
-      const module = (await import(url)) as RendererModule;
-      module.setApiTransport((path, init) => this.#ask(path, init));
-      return module;
-    } catch (error) {
-      this.app.log.error({ err: error }, 'the page renderer could not be loaded; browsers draw every page');
       return null;
     }
-  }
-
-  /** A public GET of this server's API, asked in process, without the visitor's cookies. */
-  async #ask(path: string, init: RequestInit): Promise<Response> {
-    if ((init.method ?? 'GET') !== 'GET')
-      throw new Error(`the page renderer only reads: ${init.method} ${path}`);
-    const answer = await this.app.inject({
-      method: 'GET',
-      url: path,
-      headers: { accept: 'application/json', [RENDER_REQUEST_HEADER]: RENDER_REQUEST_TOKEN },
-    });
-    return new Response(answer.statusCode === 204 || answer.statusCode === 304 ? null : answer.rawPayload, {
-      status: answer.statusCode,
-      headers: { 'content-type': String(answer.headers['content-type'] ?? '') },
-    });
+    if (builtAt !== this.#builtAt) {
+      this.#builtAt = builtAt;
+      this.#kept.clear();
+    }
+    return `${pathToFileURL(this.rendererFile).href}?build=${builtAt}`;
   }
 }

@@ -82,6 +82,7 @@ export async function registerSpa(
   // the file stream, compression and a not-found hop that piles up listeners on one response.
   const pageIndex = new PageIndex(webDistDir);
   const renderer = new PageRenderer(app, rendererFile, clock);
+  app.addHook('onClose', () => renderer.close());
   const sendIndex = (request: FastifyRequest, reply: FastifyReply, path: string): void => {
     renderer
       .pageFor(request, pageIndex.templateFor(path))

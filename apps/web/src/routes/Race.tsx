@@ -15,7 +15,7 @@ import { fetchRace, raceKey } from '../features/leaderboards/leaderboards-api';
 import { formatLapTime } from '../features/race/race-format';
 import { formatRelativeTime } from '../lib/relative-time';
 import { useTimeZoneOptions } from '../lib/use-hydrated';
-import { firstNow } from '../lib/use-now';
+import { useFirstNow } from '../lib/use-now';
 import { displayName } from '../lib/username';
 
 const number = `${bodyCell} text-right font-mono tabular-nums`;
@@ -25,6 +25,7 @@ export default function Race() {
   const raceId = useRecordId();
   const { query, notFound } = useRecord(raceId, raceKey, fetchRace);
   const inTimeZone = useTimeZoneOptions();
+  const firstNow = useFirstNow();
   if (notFound) return <RecordNotFound i18nPrefix="racePage" testId="race-not-found" />;
   const race = query.data;
   const language = i18n.resolvedLanguage;
@@ -45,7 +46,7 @@ export default function Race() {
               title={new Date(race.finished_at).toLocaleString(language, inTimeZone)}
             >
               {t('racePage.finishedAt', {
-                time: formatRelativeTime(t, race.finished_at, new Date(firstNow())),
+                time: formatRelativeTime(t, race.finished_at, new Date(firstNow)),
               })}
             </span>
           ) : undefined

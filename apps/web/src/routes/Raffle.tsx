@@ -19,7 +19,7 @@ import { RaffleEntriesTable } from '../features/raffles/RaffleEntriesTable';
 import { RaffleVerification } from '../features/raffles/RaffleVerification';
 import { fetchRaffle, raffleKey, raffleRecordUrl } from '../features/raffles/raffles-api';
 import { VerifyCommand } from '../features/raffles/VerifyCommand';
-import { useTimeZoneOptions } from '../lib/use-hydrated';
+import { useHydrated, useTimeZoneOptions } from '../lib/use-hydrated';
 
 function Fact({ label, children }: { label: string; children: ReactNode }) {
   return (
@@ -37,6 +37,8 @@ export default function Raffle() {
     data?.status === 'open' ? TIMERS_MS.adminRefresh : false,
   );
   const inTimeZone = useTimeZoneOptions();
+  // The record's full address names this site as the browser reached it: known once live.
+  const live = useHydrated();
   if (notFound) return <RecordNotFound i18nPrefix="rafflePage" testId="raffle-not-found" />;
   const raffle = query.data;
   const when = (iso: string) => new Date(iso).toLocaleString(i18n.resolvedLanguage, inTimeZone);
@@ -123,7 +125,9 @@ export default function Raffle() {
                   {t('rafflePage.verifyTitle')}
                 </h3>
                 <p className="text-sm text-muted">{t('rafflePage.verifyText')}</p>
-                <VerifyCommand command={`npm run verify-raffle -- ${raffleRecordUrl(raffle.id)}`} />
+                <VerifyCommand
+                  command={`npm run verify-raffle -- ${raffleRecordUrl(raffle.id, live ? undefined : '')}`}
+                />
               </aside>
             </section>
 

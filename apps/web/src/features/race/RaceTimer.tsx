@@ -2,7 +2,7 @@
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { cx } from '../../lib/cx';
-import { firstNow } from '../../lib/use-now';
+import { useFirstNow } from '../../lib/use-now';
 import { formatRaceClock } from './race-format';
 
 export function RaceTimer({
@@ -16,7 +16,7 @@ export function RaceTimer({
   onDark?: boolean;
 }) {
   const { t } = useTranslation();
-  const [now, setNow] = useState(firstNow);
+  const [now, setNow] = useState(useFirstNow());
   useEffect(() => {
     setNow(Date.now());
     const timer = setInterval(() => setNow(Date.now()), 1000);

@@ -72,6 +72,6 @@ export function fetchRaffleRecord(id: number): Promise<unknown> {
  * The whole record (every entry): the download, and what the verification command reads
  * (`npm run verify-raffle -- <url>`).
  */
-export function raffleRecordUrl(id: number, origin = window.location.origin): string {
+export function raffleRecordUrl(id: number, origin: string = window.location.origin): string {
   return `${origin}/api/raffles/${id}/record`;
 }
