@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import tailwindcss from '@tailwindcss/vite';
 import react from '@vitejs/plugin-react';
 import { defaultClientConditions, defineConfig, type UserConfig } from 'vite';
+import { firstLoadBudget } from './src/first-load-budget.js';
 import { splitEnglishTexts } from './src/i18n/split-texts.js';
 import { precompress } from './src/precompress.js';
 import { routePreloads } from './src/route-preloads.js';
@@ -49,7 +50,7 @@ const serverRenderer = defineConfig({
 
 const browserApp = defineConfig({
   root: import.meta.dirname,
-  plugins: [react(), tailwindcss(), splitEnglishTexts(), routePreloads(), precompress()],
+  plugins: [react(), tailwindcss(), splitEnglishTexts(), routePreloads(), firstLoadBudget(), precompress()],
   resolve: { conditions: SOURCE_FIRST },
   build: {
     outDir: resolve(import.meta.dirname, 'dist'),

@@ -1,12 +1,14 @@
 /**
  * `npm run bench -- static`: what a download of the web app costs the server (issue 40). Needs
- * `npm run build` (builds nothing). The largest script of the build (the React chunk) and the home
- * page (`/`, index.html), each fetched by autocannon in its own process with `Accept-Encoding: br`
- * as browsers send it, STATIC_CONNECTIONS (10) connections for STATIC_SECONDS (10 s), from:
+ * `npm run build` (builds nothing). The largest script of the build (the React chunk) and two pages
+ * (`/` and `/leaderboards`), each fetched by autocannon in its own process with `Accept-Encoding:
+ * br` as browsers send it, STATIC_CONNECTIONS (10) connections for STATIC_SECONDS (10 s), from:
  * - **precompressed**: the built server on the build as it is, with the brotli and gzip copies
- *   apps/web/src/precompress.ts writes, sent as they are;
+ *   apps/web/src/precompress.ts writes, sent as they are; its pages are drawn by the server
+ *   (issue 45: once a second per page, every other visitor gets the same compressed bytes);
  * - **on the fly** (the behaviour before, same run): the same server on a copy of the build without
- *   the copies, so @fastify/compress compresses each download (brotli, quality 4);
+ *   the copies, so @fastify/compress compresses each download (brotli, quality 4), and without the
+ *   page renderer beside it: its pages are the plain index.html;
  * - **bare**: a bare Fastify in its own process answering the build's brotli bytes from memory with
  *   the same headers: the floor of an HTTP answer of that size.
  * Reported per target: downloads a second, latency p50/p99, the server's CPU time per download
@@ -113,7 +115,7 @@ async function measure(target: string, server: Running, path: string): Promise<M
 
 export async function staticBench(): Promise<void> {
   const script = largestScript();
-  const paths = [script, '/'];
+  const paths = [script, '/', '/leaderboards'];
   const withoutCopies = buildWithoutCopies();
   const servers: { target: string; server: Running }[] = [];
   try {
@@ -132,6 +134,11 @@ export async function staticBench(): Promise<void> {
             contentType: 'text/javascript; charset=utf-8',
           },
           { url: '/', path: join(WEB_DIST, 'index.html.br'), contentType: 'text/html; charset=utf-8' },
+          {
+            url: '/leaderboards',
+            path: join(WEB_DIST, 'index.html.br'),
+            contentType: 'text/html; charset=utf-8',
+          },
         ]),
       }),
     });

@@ -125,7 +125,7 @@ export const coreConfig = defineSection(
       default: null,
       // The default is next to the server package, wherever the server is started from.
       defaultDoc: '`apps/web/dist`',
-      doc: 'Folder of the built web app served by the server (`npm run build` creates it).',
+      doc: 'Folder of the built web app served by the server (`npm run build` creates it); the public pages’ renderer is read from `dist-ssr/entry-server.js` beside it (without it, the browser draws every page).',
     }),
   },
   ({ publicUrl, webDistDir, ...values }) => ({
