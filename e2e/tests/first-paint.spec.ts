@@ -93,6 +93,20 @@ test.describe('public pages as HTML', () => {
     await context.close();
   });
 
+  test('a drawn page runs no inline script: everything shows under the CSP and without JavaScript', async ({
+    request,
+  }) => {
+    for (const { path } of PAGES) {
+      const html = await (await request.get(path)).text();
+      expect(html, path).toContain('id="telerace-page-state"');
+      const scripts = html.match(/<script\b[^>]*>/g) ?? [];
+      // Only files, and the page's state (data, never run).
+      for (const script of scripts) expect(script, path).toMatch(/\bsrc="|type="application\/json"/);
+      // No Suspense boundary left pending for a script to reveal.
+      expect(html, path).not.toContain('<!--$?-->');
+    }
+  });
+
   test('a visitor with a session gets the app drawn by the browser, signed in', async ({ request }) => {
     const anonymous = await (await request.get('/leaderboards')).text();
     expect(anonymous).toContain('id="telerace-page-state"');

@@ -106,6 +106,10 @@ export async function renderPage(url: string, language: Language, now: number): 
         onError: () => {
           failed = true;
         },
+        // Every boundary inline, in order: React would otherwise move a large one after its fallback
+        // and reveal it with an inline script, which the page's CSP (and a browser without
+        // JavaScript) would never run.
+        progressiveChunkSize: Number.POSITIVE_INFINITY,
       },
     );
     return new Response(prelude).text();
