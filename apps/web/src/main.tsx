@@ -12,7 +12,7 @@ import { createRoot, hydrateRoot } from 'react-dom/client';
 import { RouterProvider } from 'react-router/dom';
 import { AuthProvider } from './features/auth/AuthProvider';
 import { onTokenChange } from './lib/auth-client';
-import { hydrateAt } from './lib/use-now';
+import { drawnAt } from './lib/use-now';
 import { createAppRouter, preloadPage } from './router';
 import { preloadHomePhoto } from './routes/home-photo';
 import { type PageState, readPageState } from './ssr/page-state';
@@ -77,11 +77,10 @@ function keepDrawnAnswers(state: PageState): void {
   hydrate(queryClient, state.queries);
 }
 
-/** Once the page is live: its buttons take taps again (styles.css), its clocks read the browser's time. */
+/** Once the page is live, its buttons take taps again (styles.css). */
 function HydratedAnswers({ children }: { children: ReactNode }) {
   useEffect(() => {
     document.documentElement.removeAttribute('data-hydrating');
-    hydrateAt(undefined);
   }, []);
   return children;
 }
@@ -103,7 +102,7 @@ if (drawn) {
   // level: a page's chunk may import this module's own, which must first finish evaluating.
   void pageCode.then(() => {
     keepDrawnAnswers(drawn);
-    hydrateAt(drawn.renderedAt);
+    drawnAt(drawn.renderedAt);
     startTransition(() => {
       hydrateRoot(root, app, {
         onRecoverableError: (error) => console.error('Hydration error', error),
