@@ -3,6 +3,7 @@ import { PAGE_SIZES, type PageSize } from '@telerace/protocol';
 import { useId } from 'react';
 import { useTranslation } from 'react-i18next';
 import { compactSelectClasses } from '../../features/profile/fields';
+import { formatNumber } from '../../lib/number-format';
 import { Button } from '../ui/Button';
 
 export function pageCount(totalCount: number, pageSize: number): number {
@@ -59,7 +60,7 @@ export function Pagination({
           ))}
         </select>
         <span className="whitespace-nowrap text-muted tabular-nums">
-          {t('admin.pagination.total', { total: totalCount.toLocaleString(i18n.resolvedLanguage) })}
+          {t('admin.pagination.total', { total: formatNumber(totalCount, i18n.resolvedLanguage) })}
         </span>
       </div>
       <div className="flex flex-wrap items-center gap-2">

@@ -7,6 +7,7 @@ import type { RaceDetail } from '@telerace/protocol';
 import { useId } from 'react';
 import { useTranslation } from 'react-i18next';
 import { bodyCell, headCell } from '../../components/table/table-styles';
+import { formatNumber } from '../../lib/number-format';
 import { useMediaQuery } from '../../lib/use-media-query';
 import { displayName } from '../../lib/username';
 import { formatLapTime } from '../race/race-format';
@@ -48,7 +49,7 @@ export function LapChart({ participants }: { participants: RaceDetail['participa
   if (maxLap === 0) return <p className="text-sm text-muted">{t('racePage.chart.empty')}</p>;
   const chart = lapChart(series, BOX);
   const { plot } = chart;
-  const number = (value: number) => new Intl.NumberFormat(language).format(value);
+  const number = (value: number) => formatNumber(value, language, { max: 3 });
   return (
     <figure className="space-y-3">
       <svg

@@ -95,6 +95,28 @@ describe('Leaderboards page', () => {
     expect(pager.getByText('Page 1 of 1')).toBeVisible();
   });
 
+  it('draws the board without Intl’s number formatting (its first use is a long task on a phone, issue 45)', async () => {
+    const numberFormat = vi.spyOn(Intl, 'NumberFormat');
+    const toLocaleString = vi.spyOn(Number.prototype, 'toLocaleString');
+    try {
+      stubServer({
+        session: null,
+        routes: {
+          'GET /api/leaderboards/all-time': () => json(200, { data: [leaderRow(1)], totalCount: 12_345 }),
+        },
+      });
+      renderApp('/leaderboards');
+      const table = await screen.findByRole('table', { name: 'All-time leaderboard' });
+      expect(within(table).getAllByRole('row')[1]).toHaveTextContent('10.12');
+      expect(screen.getByText('Total: 12,345')).toBeVisible();
+      expect(numberFormat).not.toHaveBeenCalled();
+      expect(toLocaleString).not.toHaveBeenCalled();
+    } finally {
+      numberFormat.mockRestore();
+      toLocaleString.mockRestore();
+    }
+  });
+
   it('asks for the first page exactly as index.html preloads it, even signed in (no token, no header)', async () => {
     const fetchMock = stubServer({
       session: member,
