@@ -4,8 +4,12 @@
  * moves when it arrives), an error in the table's place when no page came, a warning over the last page shown when a
  * later fetch failed, the empty text, the table with its column headings, and the page controls
  * under it. The caller draws only a row.
+ *
+ * A page's rows are drawn from a deferred copy of the answer (`useDeferredValue`): react-query hands
+ * an answer over synchronously, and the rows drawn in that same task were one long task on a phone
+ * (issue 45 point 3); deferred, React draws them in slices between which the browser stays free.
  */
-import type { ReactNode } from 'react';
+import { type ReactNode, useDeferredValue } from 'react';
 import { Alert } from '../ui/Alert';
 import { ScrollTable } from '../ui/ScrollTable';
 import { Pagination } from './Pagination';
@@ -47,7 +51,9 @@ export function PagedTable<Page extends { totalCount: number }, Row>({
   below,
   children,
 }: PagedTableProps<Page, Row>) {
-  if (query.isPending) {
+  const data = useDeferredValue(query.data);
+  // An answer not drawn yet shows as the first page still loading.
+  if (data === undefined && (query.isPending || query.data !== undefined)) {
     return (
       <div className="space-y-4">
         <TableSkeleton label={texts.caption} columns={columns} rows={pageSize} />
@@ -66,7 +72,6 @@ export function PagedTable<Page extends { totalCount: number }, Row>({
     );
   }
   // Past pending, no page means the first fetch failed (a later failure keeps the last page).
-  const data = query.data;
   if (data === undefined) return <Alert tone="error">{texts.loadFailed}</Alert>;
   const rows = rowsOf(data);
   return (
