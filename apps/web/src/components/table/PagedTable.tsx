@@ -9,7 +9,7 @@
  * an answer over synchronously, and the rows drawn in that same task were one long task on a phone
  * (issue 45 point 3); deferred, React draws them in slices between which the browser stays free.
  */
-import { type ReactNode, useDeferredValue } from 'react';
+import { memo, type ReactNode, useDeferredValue } from 'react';
 import { Alert } from '../ui/Alert';
 import { ScrollTable } from '../ui/ScrollTable';
 import { Pagination } from './Pagination';
@@ -55,20 +55,7 @@ export function PagedTable<Page extends { totalCount: number }, Row>({
   // An answer not drawn yet shows as the first page still loading.
   if (data === undefined && (query.isPending || query.data !== undefined)) {
     return (
-      <div className="space-y-4">
-        <TableSkeleton label={texts.caption} columns={columns} rows={pageSize} />
-        {/* The controls' height, shown when the total is known. */}
-        <div aria-hidden="true" inert className="invisible">
-          <Pagination
-            name={texts.pager}
-            page={page}
-            pageSize={pageSize}
-            totalCount={0}
-            onPageChange={setPage}
-            onPageSizeChange={setPageSize}
-          />
-        </div>
-      </div>
+      <PagedPlaceholder caption={texts.caption} pager={texts.pager} columns={columns} pageSize={pageSize} />
     );
   }
   // Past pending, no page means the first fetch failed (a later failure keeps the last page).
@@ -98,3 +85,51 @@ export function PagedTable<Page extends { totalCount: number }, Row>({
     </div>
   );
 }
+
+interface PlaceholderProps {
+  caption: string;
+  pager: string;
+  columns: readonly TableColumn[];
+  pageSize: PagedQuery<unknown>['pageSize'];
+}
+
+const sameColumns = (a: readonly TableColumn[], b: readonly TableColumn[]) =>
+  a.length === b.length &&
+  a.every((column, i) => {
+    const other = b[i];
+    return other?.label === column.label && other.numeric === column.numeric && other.wide === column.wide;
+  });
+
+const noPageChange = () => undefined;
+
+/**
+ * The headings over empty rows and the page controls' height, while the first page loads. Kept
+ * as it is while what it shows is the same (the caller's columns are a new array each render):
+ * the render the answer's arrival makes before its rows' deferred one then skips it, instead of
+ * drawing its cells again in that synchronous task.
+ */
+const PagedPlaceholder = memo(
+  function PagedPlaceholder({ caption, pager, columns, pageSize }: PlaceholderProps) {
+    return (
+      <div className="space-y-4">
+        <TableSkeleton label={caption} columns={columns} rows={pageSize} />
+        {/* The controls' height, shown when the total is known (inert: nothing to page yet). */}
+        <div aria-hidden="true" inert className="invisible">
+          <Pagination
+            name={pager}
+            page={1}
+            pageSize={pageSize}
+            totalCount={0}
+            onPageChange={noPageChange}
+            onPageSizeChange={noPageChange}
+          />
+        </div>
+      </div>
+    );
+  },
+  (a, b) =>
+    a.caption === b.caption &&
+    a.pager === b.pager &&
+    a.pageSize === b.pageSize &&
+    sameColumns(a.columns, b.columns),
+);
