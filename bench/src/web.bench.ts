@@ -127,8 +127,12 @@ async function measureDownloads(url: string): Promise<Downloads> {
   }
 }
 
-/** Trace failures Lighthouse itself says to retry ("Please run Lighthouse again"). */
-const RETRYABLE = new Set(['NO_NAVSTART', 'NO_FCP', 'NO_TRACING_STARTED']);
+/**
+ * Trace failures Lighthouse itself says to retry ("Please run Lighthouse again"), and the error
+ * page Chromium shows when a load times out on a machine busy with other work (seen once in 75
+ * runs while a browser-test suite ran beside the bench): one lost run must not lose the others.
+ */
+const RETRYABLE = new Set(['NO_NAVSTART', 'NO_FCP', 'NO_TRACING_STARTED', 'CHROME_INTERSTITIAL_ERROR']);
 
 /** One cold Lighthouse run in a Chromium of its own (reusing one browser gave NO_NAVSTART now and then). */
 async function runLighthouse(url: string, attempt = 1): Promise<LighthouseRun> {
@@ -147,7 +151,10 @@ async function runLighthouse(url: string, attempt = 1): Promise<LighthouseRun> {
   if (!result) throw new Error(`Lighthouse returned nothing for ${url}`);
   const { lhr } = result;
   if (lhr.runtimeError) {
-    if (attempt < 3 && RETRYABLE.has(lhr.runtimeError.code)) return runLighthouse(url, attempt + 1);
+    if (attempt < 3 && RETRYABLE.has(lhr.runtimeError.code)) {
+      console.info(`  ${url}: ${lhr.runtimeError.code}, run again`);
+      return runLighthouse(url, attempt + 1);
+    }
     throw new Error(`Lighthouse on ${url}: ${lhr.runtimeError.message}`);
   }
   const metric = (id: string) => lhr.audits[id]?.numericValue ?? Number.NaN;
@@ -168,8 +175,6 @@ interface Site {
   /** The web build it serves (undefined: this checkout's). */
   dist?: string;
   server: Running;
-  /** The server's copy of the scene (removed at the end). */
-  dataDir?: string;
   pages: readonly string[];
 }
 
@@ -199,10 +204,8 @@ async function measurePages(sites: Site[], scene: WebScene, results: Results, pa
       const label = pageLabel(page);
       const bySite = results[site.label] ?? {};
       results[site.label] = bySite;
-      const entry = bySite[label] ?? { medians: medians([run]), runs: [] };
-      entry.runs.push(run);
-      entry.medians = medians(entry.runs);
-      bySite[label] = entry;
+      const runs = [...(bySite[label]?.runs ?? []), run];
+      bySite[label] = { medians: medians(runs), runs };
       done += 1;
       console.info(
         `[${done}/${total}, ${Math.round((Date.now() - started) / 1000)} s] ${site.label} ${label} run ${pass}: ` +
