@@ -97,7 +97,7 @@ describe('Leaderboards page', () => {
 
   it('draws the board without Intl’s number formatting (its first use is a long task on a phone, issue 45)', async () => {
     const numberFormat = vi.spyOn(Intl, 'NumberFormat');
-    const toLocaleString = vi.spyOn(Number.prototype, 'toLocaleString');
+    const numberToLocale = vi.spyOn(Number.prototype, 'toLocaleString');
     try {
       stubServer({
         session: null,
@@ -110,10 +110,10 @@ describe('Leaderboards page', () => {
       expect(within(table).getAllByRole('row')[1]).toHaveTextContent('10.12');
       expect(screen.getByText('Total: 12,345')).toBeVisible();
       expect(numberFormat).not.toHaveBeenCalled();
-      expect(toLocaleString).not.toHaveBeenCalled();
+      expect(numberToLocale).not.toHaveBeenCalled();
     } finally {
       numberFormat.mockRestore();
-      toLocaleString.mockRestore();
+      numberToLocale.mockRestore();
     }
   });
 
