@@ -18,11 +18,12 @@
  * the best score this machine, browser and server allow; the gap to it is what the app costs, and
  * the goals on first and largest contentful paint are ratios to it.
  *
- * Options (environment): BENCH_WEB_COMPARE_DIST=<folder> also measures another web build (e.g. an
- * older `apps/web/dist` copied aside) in the same run, for before/after numbers; BENCH_WEB_PAGES
- * (comma-separated, e.g. `/leaderboards,/races/:id`; default every page) measures some pages only;
- * BENCH_WEB_RAFFLE_ENTRIES (20000; 0 skips) the big raffle's entries in all, measured when `/raffles/:id`
- * is among the pages.
+ * Options (environment): BENCH_WEB_COMPARE_DIST=<folder>[,<folder>…] also measures other web builds
+ * (e.g. an older `apps/web/dist` copied aside, with its `dist-ssr` beside it: the server's renderer
+ * of the public pages is taken from `<folder>/../dist-ssr`) in the same run, for before/after
+ * numbers; BENCH_WEB_PAGES (comma-separated, e.g. `/leaderboards,/races/:id`; default every page)
+ * measures some pages only; BENCH_WEB_RAFFLE_ENTRIES (20000; 0 skips) the big raffle's entries in
+ * all, measured when `/raffles/:id` is among the pages.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -226,6 +227,12 @@ export async function webBench(): Promise<void> {
   const start = async (env: Record<string, string> = {}) => {
     const server = await startTelerace(env);
     started.push(server);
+    // Said at once: a server gone mid-run (signalled by something else on the machine) otherwise
+    // shows only as Chromium's error page on the next run.
+    server.child.once('exit', (code, signal) => {
+      if (started.includes(server))
+        console.warn(`web: the server at ${server.url} exited (${signal ?? code})`);
+    });
     return server;
   };
   /** A server for a web build on its own copy of a scene folder. */
@@ -241,7 +248,8 @@ export async function webBench(): Promise<void> {
     console.info('web: making the scene (boards, a race with laps, an open raffle)…');
     scene = await makeScene();
     const apps: { label: string; dist?: string }[] = [{ label: 'telerace' }];
-    if (compareDist) apps.push({ label: `compare: ${compareDist}`, dist: compareDist });
+    for (const dist of compareDist?.split(',').filter(Boolean) ?? [])
+      apps.push({ label: `compare: ${dist}`, dist });
     const sites: Site[] = [{ label: BLANK, server: await start({ WEB_DIST_DIR: blankDir }), pages: ['/'] }];
     for (const app of apps) sites.push({ ...app, server: await startOnScene(scene.dir, app.dist), pages });
 
@@ -255,8 +263,8 @@ export async function webBench(): Promise<void> {
     if (bigRaffle) {
       // The same raffle with a big stream's entries: each build once more on a copy of that scene.
       const first = sites.slice(1).map((site) => site.server);
-      await Promise.all(first.map((server) => server.stop()));
       started.splice(0, started.length, ...started.filter((server) => !first.includes(server)));
+      await Promise.all(first.map((server) => server.stop()));
       const bigDir = await withMoreEntries(scene, Math.max(0, RAFFLE_ENTRIES - FIRST_ENTRIES));
       dataDirs.push(bigDir);
       const bigSites: Site[] = [];
@@ -338,7 +346,7 @@ export async function webBench(): Promise<void> {
     });
     console.info(`\nwritten: ${file}`);
   } finally {
-    await Promise.all(started.map((s) => s.stop()));
+    await Promise.all(started.splice(0).map((s) => s.stop()));
     rmSync(blankDir, { recursive: true, force: true });
     for (const dir of dataDirs) dropScene(dir);
     if (scene) dropScene(scene.dir);
