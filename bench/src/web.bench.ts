@@ -176,8 +176,12 @@ interface Site {
   /** The web build it serves (undefined: this checkout's). */
   dist?: string;
   server: Running;
+  /** Starts its server again, the same way (on a fresh copy of its scene). */
+  restart: () => Promise<Running>;
   pages: readonly string[];
 }
+
+const exited = (server: Running) => server.child.exitCode !== null || server.child.signalCode !== null;
 
 /** The page's address on a site: `:id` is the scene's race or raffle. */
 function pathOf(page: string, scene: WebScene): string {
@@ -201,6 +205,9 @@ async function measurePages(sites: Site[], scene: WebScene, results: Results, pa
   let done = 0;
   for (let pass = 1; pass <= RUNS; pass += 1) {
     for (const { site, page } of slots) {
+      // Something else on a shared machine has stopped every Telerace server at once (SIGTERM):
+      // the site gets a new one, on a fresh copy of the same scene, and the run goes on.
+      if (exited(site.server)) site.server = await site.restart();
       const run = await runLighthouse(`${site.server.url}${pathOf(page, scene)}`);
       const label = pageLabel(page);
       const bySite = results[site.label] ?? {};
@@ -247,11 +254,16 @@ export async function webBench(): Promise<void> {
   try {
     console.info('web: making the scene (boards, a race with laps, an open raffle)…');
     scene = await makeScene();
+    const sceneDir = scene.dir;
     const apps: { label: string; dist?: string }[] = [{ label: 'telerace' }];
     for (const dist of compareDist?.split(',').filter(Boolean) ?? [])
       apps.push({ label: `compare: ${dist}`, dist });
-    const sites: Site[] = [{ label: BLANK, server: await start({ WEB_DIST_DIR: blankDir }), pages: ['/'] }];
-    for (const app of apps) sites.push({ ...app, server: await startOnScene(scene.dir, app.dist), pages });
+    const startBlank = () => start({ WEB_DIST_DIR: blankDir });
+    const sites: Site[] = [{ label: BLANK, server: await startBlank(), restart: startBlank, pages: ['/'] }];
+    for (const app of apps) {
+      const startApp = () => startOnScene(sceneDir, app.dist);
+      sites.push({ ...app, server: await startApp(), restart: startApp, pages });
+    }
 
     const downloads: Record<string, Downloads> = {};
     for (const site of sites) downloads[site.label] = await measureDownloads(site.server.url);
@@ -268,8 +280,10 @@ export async function webBench(): Promise<void> {
       const bigDir = await withMoreEntries(scene, Math.max(0, RAFFLE_ENTRIES - FIRST_ENTRIES));
       dataDirs.push(bigDir);
       const bigSites: Site[] = [];
-      for (const app of apps)
-        bigSites.push({ ...app, server: await startOnScene(bigDir, app.dist), pages: ['/raffles/:id'] });
+      for (const app of apps) {
+        const startApp = () => startOnScene(bigDir, app.dist);
+        bigSites.push({ ...app, server: await startApp(), restart: startApp, pages: ['/raffles/:id'] });
+      }
       console.info(`web: the raffle's page with ${RAFFLE_ENTRIES} entries`);
       await measurePages(bigSites, scene, results, () => bigRafflePage);
     }
@@ -346,7 +360,13 @@ export async function webBench(): Promise<void> {
     });
     console.info(`\nwritten: ${file}`);
   } finally {
-    await Promise.all(started.splice(0).map((s) => s.stop()));
+    // A server killed by a signal has no exit left to wait for (Running.stop waits for one).
+    await Promise.all(
+      started
+        .splice(0)
+        .filter((s) => s.child.signalCode === null)
+        .map((s) => s.stop()),
+    );
     rmSync(blankDir, { recursive: true, force: true });
     for (const dir of dataDirs) dropScene(dir);
     if (scene) dropScene(scene.dir);
