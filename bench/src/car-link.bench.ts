@@ -10,13 +10,11 @@
  * any of these losses and through blackouts shorter than the deadman. Root only.
  * Options (environment): CAR_LINK_SECONDS (30 per row).
  */
-import type { ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type WebSocket from 'ws';
+import { AgentProcess, agentUnbuilt } from './lib/agent-process.js';
 import { type CarNetns, createCarNetns, netnsUnavailable } from './lib/car-netns.js';
 import { controllerSocketUrl } from './lib/drive-paths.js';
-import { ROOT, startTelerace } from './lib/processes.js';
+import { startTelerace } from './lib/processes.js';
 import { openSocket } from './lib/relay-clients.js';
 import { printTable, writeResult } from './lib/report.js';
 import {
@@ -62,74 +60,6 @@ type Row = {
   deadman_trips_per_minute: number;
 };
 
-/** A car agent process in the namespace, whose log lines are counted. */
-class AgentProcess {
-  readonly child: ChildProcess;
-  #buffer = '';
-  readonly #waiters: { pattern: RegExp; resolve: () => void }[] = [];
-  deadmanTrips = 0;
-  socketDrops = 0;
-  channelLosses = 0;
-  /** The agent's lines about its deadman and its channel, for a reader of the run. */
-  readonly notable: string[] = [];
-
-  constructor(netns: CarNetns, server: string, car: { id: number; secret: string }, channel: boolean) {
-    const main = join(ROOT, 'apps/car/dist/main.js');
-    this.child = netns.spawn(
-      process.execPath,
-      [
-        main,
-        ...['--server', server, '--car', String(car.id), '--drive', 'sim', '--camera', 'none'],
-        ...['--drive-channel', channel ? 'on' : 'off'],
-      ],
-      { env: { PATH: process.env.PATH ?? '', CAR_SECRET: car.secret }, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    this.child.stdout?.on('data', (chunk: Buffer) => this.#read(chunk.toString()));
-  }
-
-  /** Resolves at the next line matching `pattern`. */
-  next(pattern: RegExp, timeoutMs = 30_000): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`the car agent did not log ${pattern} in time`)),
-        timeoutMs,
-      );
-      this.#waiters.push({
-        pattern,
-        resolve: () => {
-          clearTimeout(timer);
-          resolve();
-        },
-      });
-    });
-  }
-
-  #read(text: string): void {
-    this.#buffer += text;
-    const lines = this.#buffer.split('\n');
-    this.#buffer = lines.pop() ?? '';
-    for (const line of lines) {
-      if (/neutral \(deadman/.test(line)) this.deadmanTrips += 1;
-      if (/disconnected; reconnecting/.test(line)) this.socketDrops += 1;
-      if (/drive channel lost/.test(line)) this.channelLosses += 1;
-      if (/deadman|drive channel/.test(line)) this.notable.push(line);
-      for (const waiter of [...this.#waiters]) {
-        if (!waiter.pattern.test(line)) continue;
-        this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
-        waiter.resolve();
-      }
-    }
-  }
-
-  stop(): Promise<void> {
-    return new Promise((resolve) => {
-      if (this.child.exitCode !== null) return resolve();
-      this.child.once('exit', () => resolve());
-      this.child.kill('SIGTERM');
-    });
-  }
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function measureLink(
@@ -141,7 +71,10 @@ async function measureLink(
 ): Promise<Row[]> {
   const port = new URL(base).port;
   const car = await createCar(base, admin, `Car link ${channel ? 'channel' : 'socket'}`);
-  const agent = new AgentProcess(netns, `http://${netns.hostIp}:${port}`, car, channel);
+  const agent = new AgentProcess(netns, `http://${netns.hostIp}:${port}`, car, {
+    args: ['--drive', 'sim', '--camera', 'none', '--drive-channel', channel ? 'on' : 'off'],
+    env: { PATH: process.env.PATH ?? '' },
+  });
   const rows: Row[] = [];
   let driver: WebSocket | undefined;
   let repeat: NodeJS.Timeout | undefined;
@@ -201,8 +134,8 @@ export async function carLinkBench(): Promise<void> {
     console.error(`car-link bench skipped: it ${unavailable}`);
     return;
   }
-  if (!existsSync(join(ROOT, 'apps/car/dist/main.js')))
-    throw new Error('The car agent is not built: run `npm run build` first.');
+  const unbuilt = agentUnbuilt();
+  if (unbuilt) throw new Error(unbuilt);
   const netns = createCarNetns();
   // The car reaches the server on the pair's address, not only on loopback.
   const telerace = await startTelerace({ ...BENCH_SERVER_ENV, HOST: '0.0.0.0' }).catch((error) => {

@@ -16,7 +16,7 @@
  * (lib/car-video-link.ts).
  */
 import { DEFAULT_SIM_VIDEO } from '../../apps/car/src/settings.js';
-import { CAR_MEDIA, type CarVideo, startCarVideo, VIDEO_SELECTOR } from './lib/car-video-link.js';
+import { CAR_MEDIA, type CarVideo, startCarVideo, VIDEO_LINK, VIDEO_SELECTOR } from './lib/car-video-link.js';
 import { printTable, writeResult } from './lib/report.js';
 import {
   chromiumColumns,
@@ -37,31 +37,32 @@ const LOSS_RATES = (process.env.VIDEO_LOSS_RATES ?? '0,1,2,5').split(',').map((r
 const FPS = DEFAULT_SIM_VIDEO.framerate;
 const GOAL = { intactPercent: 98, longestFreezeMs: 250, g2gP95Ms: ONE_WAY_MS + 80 };
 
-/** One window of SECONDS on the playing page: the viewer's columns, Chromium's, the proxy's counts. */
+/** One window of SECONDS on the playing page: the viewer's columns, Chromium's, the link's counts. */
 async function measureWindow(video: CarVideo) {
   const before = await inboundVideo(video.page);
-  const up = video.proxy?.up.counters;
-  video.proxy?.up.takeMaxLateMs();
+  const up = await video.link?.uplink();
+  video.link?.takeMaxLateMs();
   const from = Date.now();
   const frames = await watchFrames(video.page, VIDEO_SELECTOR, { ms: SECONDS * 1000 });
   const to = Date.now();
   const stats = inboundDelta(before, await inboundVideo(video.page));
-  const upAfter = video.proxy?.up.counters;
+  const upAfter = await video.link?.uplink();
   const summary = summarizeWindow(frames, { from, to, fps: FPS });
   return {
     viewer: viewerColumns(summary, stats),
     chromium: chromiumColumns(stats),
-    uplink_packets: up && upAfter ? upAfter.in - up.in : '',
-    uplink_lost: up && upAfter ? upAfter.lost - up.lost : '',
+    uplink_packets: up && upAfter ? upAfter.sentPackets - up.sentPackets : '',
+    uplink_lost: up && upAfter ? upAfter.lostPackets - up.lostPackets : '',
     // What the car sent (video and repair), kbit/s: the bitrate adaptation must not mistake loss for a narrow link.
-    uplink_kbps: up && upAfter ? Math.round(((upAfter.bytesIn - up.bytesIn) * 8) / (to - from)) : '',
-    proxy_late_max_ms: video.proxy ? Math.round(video.proxy.up.takeMaxLateMs()) : '',
+    uplink_kbps: up && upAfter ? Math.round(((upAfter.sentBytes - up.sentBytes) * 8) / (to - from)) : '',
+    proxy_late_max_ms: video.link ? Math.round(video.link.takeMaxLateMs()) : '',
   };
 }
 
 type Measured = Awaited<ReturnType<typeof measureWindow>>;
 /** The uplink without repair (the baseline) and with it, each on a server of its own. */
 const REPAIRS = (process.env.VIDEO_LOSS_REPAIRS ?? 'off,auto').split(',');
+const LOOPBACK = 'no proxy (loopback)';
 /** VIDEO_LOSS_BASELINE=0 leaves out the loopback row. */
 const LOOPBACK_ROW = process.env.VIDEO_LOSS_BASELINE !== '0';
 
@@ -72,7 +73,7 @@ export async function videoLossBench(): Promise<void> {
     try {
       await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
       rows.push({
-        link: 'no proxy (loopback)',
+        link: LOOPBACK,
         repair: 'auto',
         loss_percent: 0,
         ...(await measureWindow(baseline)),
@@ -85,10 +86,10 @@ export async function videoLossBench(): Promise<void> {
     const lossy = await startCarVideo({ oneWayMs: ONE_WAY_MS }, 43, { VIDEO_REPAIR: repair });
     try {
       for (const loss of LOSS_RATES) {
-        lossy.proxy?.setLoss(loss);
+        lossy.link?.setLoss(loss);
         await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
         rows.push({
-          link: `proxy, ${2 * ONE_WAY_MS} ms RTT`,
+          link: lossy.link?.label ?? '',
           repair,
           loss_percent: loss * 100,
           ...(await measureWindow(lossy)),
@@ -101,7 +102,7 @@ export async function videoLossBench(): Promise<void> {
   }
 
   printTable(
-    `The car's video over a lossy uplink: ${SECONDS} s per row, camera ${FPS} fps, loss on the car's link each way (${CAR_MEDIA.portsVariable} ${CAR_MEDIA.ports.join('-')} through the proxy)`,
+    `The car's video over a lossy uplink: ${SECONDS} s per row, camera ${FPS} fps, loss on the car's link each way (${VIDEO_LINK === 'netns' ? "the kernel's, at the car's end of its veth pair; the delay a proxy's" : 'the proxy'} on ${CAR_MEDIA.portsVariable} ${CAR_MEDIA.ports.join('-')})`,
     rows.map(({ link, repair, loss_percent, viewer }) => ({ link, repair, loss_percent, ...viewer })),
   );
   printTable(
@@ -115,7 +116,7 @@ export async function videoLossBench(): Promise<void> {
     })),
   );
   const at2 = rows.find(
-    (row) => row.link.startsWith('proxy') && row.repair === 'auto' && row.loss_percent === 2,
+    (row) => row.link !== LOOPBACK && row.repair === 'auto' && row.loss_percent === 2,
   )?.viewer;
   const verdict = at2 && {
     intact: at2.intact_percent >= GOAL.intactPercent,
@@ -128,10 +129,11 @@ export async function videoLossBench(): Promise<void> {
       `goal at 2 % loss: ≥ ${GOAL.intactPercent} % intact: ${at2.intact_percent} % (${says(verdict.intact)}); longest freeze ≤ ${GOAL.longestFreezeMs} ms: ${at2.longest_freeze_ms} ms (${says(verdict.freeze)}); glass-to-glass p95 ≤ ${GOAL.g2gP95Ms} ms: ${at2.g2g_p95_ms} ms (${says(verdict.g2g)})`,
     );
   }
-  const file = writeResult('video-loss', {
+  const file = writeResult(VIDEO_LINK === 'netns' ? 'video-loss-netns' : 'video-loss', {
     seconds_per_row: SECONDS,
     camera_fps: FPS,
     rtt_ms: 2 * ONE_WAY_MS,
+    video_link: VIDEO_LINK,
     proxied: { variable: CAR_MEDIA.portsVariable, ports: CAR_MEDIA.ports },
     goal_at_2_percent: {
       intact_percent_min: GOAL.intactPercent,

@@ -14,9 +14,8 @@
  */
 import { DEFAULT_SIM_VIDEO } from '../../apps/car/src/settings.js';
 import { defaultBitrate } from '../../apps/car/src/video/pipeline.js';
-import { startCarVideo, VIDEO_SELECTOR } from './lib/car-video-link.js';
+import { startCarVideo, type UplinkCounts, VIDEO_LINK, VIDEO_SELECTOR } from './lib/car-video-link.js';
 import { printTable, round, writeResult } from './lib/report.js';
-import type { LinkCounters } from './lib/udp-range-proxy.js';
 import {
   chromiumColumns,
   type InboundVideo,
@@ -59,7 +58,7 @@ export async function videoRateBench(): Promise<void> {
   }
   const rows = runs.flatMap(({ repair, rows }) => rows.map((row) => ({ repair, ...row })));
   printTable(
-    `The car's video as its uplink narrows and widens: ${SECONDS} s per step, ${2 * ONE_WAY_MS} ms RTT, cap like tbf burst 32 kB latency 300 ms; recovered = glass-to-glass back within the reference p50 + ${RECOVERED_WITHIN_MS} ms`,
+    `The car's video as its uplink narrows and widens: ${SECONDS} s per step, ${2 * ONE_WAY_MS} ms RTT, cap ${VIDEO_LINK === 'netns' ? "tc tbf on the car's veth" : 'like tbf'} burst 32 kB latency 300 ms; recovered = glass-to-glass back within the reference p50 + ${RECOVERED_WITHIN_MS} ms`,
     rows.map(({ chromium: _, timeline: __, ...row }) => row),
   );
   for (const run of runs) {
@@ -74,11 +73,12 @@ export async function videoRateBench(): Promise<void> {
     "Chromium's inbound-rtp per step",
     rows.map(({ repair, uplink_cap, chromium }) => ({ repair, uplink_cap, ...chromium })),
   );
-  const file = writeResult('video-rate', {
+  const file = writeResult(VIDEO_LINK === 'netns' ? 'video-rate-netns' : 'video-rate', {
     seconds_per_step: SECONDS,
     camera_fps: FPS,
     camera_kbps_configured: defaultBitrate(DEFAULT_SIM_VIDEO.width, DEFAULT_SIM_VIDEO.height, FPS),
     rtt_ms: 2 * ONE_WAY_MS,
+    video_link: VIDEO_LINK,
     tbf,
     recovered_within_ms_of_reference_p50: RECOVERED_WITHIN_MS,
     steps: rows,
@@ -116,34 +116,37 @@ function stepTimeline(
 
 async function runSteps(repair: string) {
   const video = await startCarVideo({ oneWayMs: ONE_WAY_MS }, 43, { VIDEO_REPAIR: repair });
-  const proxy = video.proxy;
-  if (!proxy) throw new Error('no proxy');
+  const link = video.link;
+  if (!link) throw new Error('no link');
   /** Each step's start, and the end; `lateMs`: the proxy's lateness over the step before. */
-  const marks: { at: number; stats: InboundVideo | null; up: LinkCounters; lateMs: number }[] = [];
+  const marks: { at: number; stats: InboundVideo | null; up: UplinkCounts; lateMs: number }[] = [];
   /** Every SAMPLE_MS: what the car had sent and what waited in the cap's queue. */
   const samples: { at: number; bytesIn: number; queuedBytes: number }[] = [];
-  const sampler = setInterval(
-    () =>
-      samples.push({ at: Date.now(), bytesIn: proxy.up.counters.bytesIn, queuedBytes: proxy.up.queuedBytes }),
-    SAMPLE_MS,
-  );
+  // One reading at a time (the namespace's are processes), so that the samples stay in order.
+  let sampling = false;
+  const sampler = setInterval(async () => {
+    if (sampling) return;
+    sampling = true;
+    const at = Date.now();
+    const up = await link.uplink().finally(() => {
+      sampling = false;
+    });
+    samples.push({ at, bytesIn: up.sentBytes, queuedBytes: up.queuedBytes });
+  }, SAMPLE_MS);
   let frames: PresentedFrame[];
   try {
     await sleep(SETTLE_MS);
-    proxy.up.takeMaxLateMs();
+    link.takeMaxLateMs();
     const watching = watchFrames(video.page, VIDEO_SELECTOR, { ms: STEPS.length * SECONDS * 1000 + 500 });
     const started = Date.now();
     // A mark at each step's start (the cap set), and one at the end.
     for (let i = 0; i <= STEPS.length; i++) {
       await sleep(started + i * SECONDS * 1000 - Date.now());
       const cap = STEPS[i];
-      if (cap !== undefined) proxy.setRateKbps(cap, 'up');
-      marks.push({
-        at: Date.now(),
-        stats: await inboundVideo(video.page),
-        up: proxy.up.counters,
-        lateMs: proxy.up.takeMaxLateMs(),
-      });
+      if (cap !== undefined) link.setUplinkKbps(cap);
+      const at = Date.now();
+      const up = await link.uplink();
+      marks.push({ at, stats: await inboundVideo(video.page), up, lateMs: link.takeMaxLateMs() });
       if (cap !== undefined) console.info(`repair ${repair}: uplink cap ${kbps(cap)} for ${SECONDS} s`);
     }
     frames = await watching;
@@ -173,16 +176,13 @@ async function runSteps(repair: string) {
         cap === null
           ? ''
           : lateUntilMs(frames, { from: start.at, to: end.at, boundMs: reference + RECOVERED_WITHIN_MS }),
-      camera_kbps: round(((end.up.bytesIn - start.up.bytesIn) * 8) / 1000 / seconds, 0),
-      delivered_kbps: round(((end.up.bytesOut - start.up.bytesOut) * 8) / 1000 / seconds, 0),
+      camera_kbps: round(((end.up.sentBytes - start.up.sentBytes) * 8) / 1000 / seconds, 0),
+      delivered_kbps: round(((end.up.deliveredBytes - start.up.deliveredBytes) * 8) / 1000 / seconds, 0),
       queue_dropped: end.up.queueDropped - start.up.queueDropped,
       proxy_late_max_ms: Math.round(end.lateMs),
       chromium: chromiumColumns(inboundDelta(start.stats, end.stats)),
       timeline: cap === null ? [] : stepTimeline(frames, samples, start.at, cap),
     };
   });
-  return {
-    rows,
-    tbf: { burst_bytes: proxy.up.settings.burstBytes, latency_ms: proxy.up.settings.latencyMs },
-  };
+  return { rows, tbf: { burst_bytes: link.tbf.burstBytes, latency_ms: link.tbf.latencyMs } };
 }

@@ -195,6 +195,26 @@ describe('startUdpRangeProxy', () => {
     await vi.waitFor(() => expect(a.replies.map((r) => r.text)).toEqual(['echo:again']), { timeout: 5_000 });
   });
 
+  it('listens on the target ports plus an offset, forwarding each to its own target port', async () => {
+    const { ports, echoes } = await echoRange(2);
+    sockets.push(...echoes);
+    const offset = -10_000;
+    proxy = await startUdpRangeProxy({
+      listenHost: LISTEN,
+      targetHost: TARGET,
+      ports,
+      listenPortOffset: offset,
+    });
+    const a = await sender();
+    sockets.push(a.socket);
+    a.send(ports[1] + offset, 'second');
+    await vi.waitFor(() => expect(a.replies.map((r) => r.text)).toEqual(['echo:second']), { timeout: 5_000 });
+    // Nothing listens on the target's own ports on the proxy's address.
+    const own = (await bound(ports[0], LISTEN)) as Socket;
+    expect(own).not.toBeNull();
+    sockets.push(own);
+  });
+
   it('refuses a range it cannot bind', async () => {
     const { ports, echoes } = await echoRange(1);
     const taken = (await bound(ports[0], LISTEN)) as Socket;

@@ -244,7 +244,14 @@ export interface UdpRangeProxyOptions {
   listenHost: string;
   /** Where it forwards to, each datagram to the port it came to, e.g. 127.0.0.1. */
   targetHost: string;
+  /** The target's ports. */
   ports: PortRange;
+  /**
+   * The proxy listens on each target port plus this (0 by default): beside a target that holds
+   * those ports on every address, with a NAT sending the senders' datagrams here (car-netns.ts
+   * `redirectUdp`).
+   */
+  listenPortOffset?: number;
   /** Both directions' starting settings (change them later through `up`, `down` or the setters). */
   link?: Partial<LinkSettings>;
   /** Seeds the two directions' generators (`seed`, `seed + 1`). */
@@ -280,8 +287,10 @@ const bind = (socket: Socket, port: number, host: string) =>
 /** Starts the proxy; rejects when a port of the range cannot be bound on `listenHost`. */
 export async function startUdpRangeProxy(options: UdpRangeProxyOptions): Promise<UdpRangeProxy> {
   const [low, high] = options.ports;
-  if (!(Number.isInteger(low) && Number.isInteger(high) && low >= 1 && low <= high && high <= 65_535)) {
-    throw new RangeError(`bad port range ${low}-${high}`);
+  const offset = options.listenPortOffset ?? 0;
+  const valid = (port: number) => Number.isInteger(port) && port >= 1 && port <= 65_535;
+  if (!(valid(low) && valid(high) && low <= high && valid(low + offset) && valid(high + offset))) {
+    throw new RangeError(`bad port range ${low}-${high} (listening ${offset >= 0 ? '+' : ''}${offset})`);
   }
   const seed = options.seed ?? 1;
   const up = new ImpairedLink(options.link, seed);
@@ -315,7 +324,7 @@ export async function startUdpRangeProxy(options: UdpRangeProxyOptions): Promise
     for (let port = low; port <= high; port++) {
       const front = createSocket('udp4');
       fronts.push(front);
-      await bind(front, port, options.listenHost);
+      await bind(front, port + offset, options.listenHost);
       front.on('error', () => undefined);
       front.on('message', (message, from) => {
         const upstream = upstreamFor(front, port, from);
@@ -324,7 +333,9 @@ export async function startUdpRangeProxy(options: UdpRangeProxyOptions): Promise
     }
   } catch (error) {
     for (const front of fronts) front.close();
-    throw new Error(`udp-range-proxy: cannot bind ${options.listenHost}:${low}-${high}: ${String(error)}`);
+    throw new Error(
+      `udp-range-proxy: cannot bind ${options.listenHost}:${low + offset}-${high + offset}: ${String(error)}`,
+    );
   }
 
   const sweep = setInterval(
