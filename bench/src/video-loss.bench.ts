@@ -14,6 +14,13 @@
  * Goal at 2 %: ≥ 98 % of frames intact, longest freeze ≤ 250 ms, glass-to-glass p95 ≤ RTT/2 +
  * 80 ms. Options (environment): VIDEO_LOSS_SECONDS (20 per row), VIDEO_LINK_PORTS(_VARIABLE)
  * (lib/car-video-link.ts).
+ *
+ * VIDEO_LINK=netns (root): the same rows off loopback — the car's agent in a network namespace of
+ * its own, the loss the kernel's (nftables at the car's end of its veth pair, each way, on
+ * everything the car sends and gets: its socket and drive channel too). The 80 ms RTT stays the
+ * user-space proxy's, delay only, on this machine's end of the pair: this kernel has no netem, and
+ * a round trip is what NACK repair and the ingest's reports work against, so rows without it
+ * would not compare with the proxy's. Its result is `video-loss-netns.json`.
  */
 import { DEFAULT_SIM_VIDEO } from '../../apps/car/src/settings.js';
 import { CAR_MEDIA, type CarVideo, startCarVideo, VIDEO_LINK, VIDEO_SELECTOR } from './lib/car-video-link.js';

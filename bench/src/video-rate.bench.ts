@@ -11,6 +11,13 @@
  * issue 43 — the baseline, which fails at 0.3 Mbit/s) and with it (auto: the ingest's reports
  * set the encoder's bitrate, apps/car/src/video/bitrate.ts).
  * Options (environment): VIDEO_RATE_SECONDS (20 per step).
+ *
+ * VIDEO_LINK=netns (root): the car's agent in a network namespace of its own and the cap the
+ * kernel's — `tc qdisc replace … tbf rate R burst 32kb latency 300ms` on the car's end of its veth
+ * pair, changed in place at each step (its queue kept) — whose queue and drops the timeline reads
+ * from `tc -s`. The 80 ms RTT stays a user-space proxy's, delay only, on this machine's end of the
+ * pair (this kernel has no netem; the car's cut and climb answer reports a round trip late, so
+ * the delay stays to compare with the proxy's rows). Its result is `video-rate-netns.json`.
  */
 import { DEFAULT_SIM_VIDEO } from '../../apps/car/src/settings.js';
 import { defaultBitrate } from '../../apps/car/src/video/pipeline.js';
