@@ -27,6 +27,7 @@ import { CAR_MEDIA, type CarVideo, startCarVideo, VIDEO_LINK, VIDEO_SELECTOR } f
 import { printTable, writeResult } from './lib/report.js';
 import {
   chromiumColumns,
+  encoderColumns,
   inboundDelta,
   inboundVideo,
   summarizeWindow,
@@ -62,6 +63,7 @@ async function measureWindow(video: CarVideo) {
     uplink_lost: up && upAfter ? upAfter.lostPackets - up.lostPackets : '',
     // What the car sent (video and repair), kbit/s: the bitrate adaptation must not mistake loss for a narrow link.
     uplink_kbps: up && upAfter ? Math.round(((upAfter.sentBytes - up.sentBytes) * 8) / (to - from)) : '',
+    ...encoderColumns(video.encoder, { from, to }),
     proxy_late_max_ms: video.link ? Math.round(video.link.takeMaxLateMs()) : '',
   };
 }

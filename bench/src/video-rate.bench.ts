@@ -25,6 +25,8 @@ import { startCarVideo, type UplinkCounts, VIDEO_LINK, VIDEO_SELECTOR } from './
 import { printTable, round, writeResult } from './lib/report.js';
 import {
   chromiumColumns,
+  type EncoderSample,
+  encoderColumns,
   type InboundVideo,
   inboundDelta,
   inboundVideo,
@@ -94,13 +96,14 @@ export async function videoRateBench(): Promise<void> {
 }
 
 /**
- * A capped step's first TIMELINE_MS, per SAMPLE_MS: what the car sent (kbit/s), how long the cap's
- * queue was (ms at the cap's rate), and the frames presented then: readable, unreadable, and the
- * latest's glass-to-glass.
+ * A capped step's first TIMELINE_MS, per SAMPLE_MS: what the car sent (kbit/s), its encoder's
+ * bitrate then (its telemetry's latest), how long the cap's queue was (ms at the cap's rate), and
+ * the frames presented then: readable, unreadable, and the latest's glass-to-glass.
  */
 function stepTimeline(
   frames: PresentedFrame[],
   samples: { at: number; bytesIn: number; queuedBytes: number }[],
+  encoder: readonly EncoderSample[],
   from: number,
   capKbps: number,
 ) {
@@ -113,6 +116,7 @@ function stepTimeline(
     return {
       at_ms: sample.at - from,
       sent_kbps: Math.round(((sample.bytesIn - before.bytesIn) * 8) / (sample.at - before.at)),
+      encoder_kbps: encoder.findLast((reading) => reading.at <= sample.at)?.kbps ?? '',
       queue_ms: Math.round((sample.queuedBytes * 8) / capKbps),
       readable: readable.length,
       unreadable: shown.length - readable.length,
@@ -183,12 +187,13 @@ async function runSteps(repair: string) {
         cap === null
           ? ''
           : lateUntilMs(frames, { from: start.at, to: end.at, boundMs: reference + RECOVERED_WITHIN_MS }),
+      ...encoderColumns(video.encoder, { from: start.at, to: end.at }),
       camera_kbps: round(((end.up.sentBytes - start.up.sentBytes) * 8) / 1000 / seconds, 0),
       delivered_kbps: round(((end.up.deliveredBytes - start.up.deliveredBytes) * 8) / 1000 / seconds, 0),
       queue_dropped: end.up.queueDropped - start.up.queueDropped,
       proxy_late_max_ms: Math.round(end.lateMs),
       chromium: chromiumColumns(inboundDelta(start.stats, end.stats)),
-      timeline: cap === null ? [] : stepTimeline(frames, samples, start.at, cap),
+      timeline: cap === null ? [] : stepTimeline(frames, samples, video.encoder, start.at, cap),
     };
   });
   return { rows, tbf: { burst_bytes: link.tbf.burstBytes, latency_ms: link.tbf.latencyMs } };

@@ -33,7 +33,7 @@ import {
   startUdpRangeProxy,
   type UdpRangeProxy,
 } from './udp-range-proxy.js';
-import { recordPeerConnections } from './video-viewer.js';
+import { type EncoderSample, recordEncoderBitrate, recordPeerConnections } from './video-viewer.js';
 
 function portRange(text: string): PortRange {
   const match = /^(\d{1,5})-(\d{1,5})$/.exec(text);
@@ -111,6 +111,8 @@ export interface CarVideo {
   page: Page;
   /** The car's link, or null when the car sends straight to Janus. */
   link: CarLink | null;
+  /** The car's encoder bitrate, as its telemetry reaches the page (kept as it comes). */
+  encoder: EncoderSample[];
   close(): Promise<void>;
 }
 
@@ -232,8 +234,8 @@ export async function startCarVideo(
     });
     if (car) await car.start(server.url);
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
-    const page = await playingPage(browser, server.url);
-    return { page, link: carLink, close };
+    const { page, encoder } = await playingPage(browser, server.url);
+    return { page, link: carLink, encoder, close };
   } catch (error) {
     await close();
     throw error;
@@ -291,10 +293,11 @@ async function carInNetns(
  * The control page as the car's driver, once it has decoded 30 frames and the car is driving laps
  * (the throttle held; the simulator's steering assist keeps it on the track).
  */
-async function playingPage(browser: Browser, base: string): Promise<Page> {
+async function playingPage(browser: Browser, base: string) {
   const { context, controlPath } = await driverContext(browser, base);
   const page = await context.newPage();
   await recordPeerConnections(page);
+  const encoder = recordEncoderBitrate(page);
   if (PLAYER_DELAY) await page.addInitScript(rewritePlayoutDelay, PLAYER_DELAY);
   await page.goto(controlPath);
   await page.waitForFunction(
@@ -311,5 +314,5 @@ async function playingPage(browser: Browser, base: string): Promise<Page> {
     null,
     { timeout: 30_000 },
   );
-  return page;
+  return { page, encoder };
 }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
+  encoderColumns,
+  encoderKbps,
   type InboundVideo,
   inboundDelta,
   lateUntilMs,
@@ -107,5 +109,34 @@ describe('lateUntilMs', () => {
     expect(lateUntilMs(frames(0, 10, 100, 100), bound)).toBe(5_000);
     // An unreadable frame counts as late.
     expect(lateUntilMs(frames(0, 50, 100, 100, [12]), bound)).toBe(1_200);
+  });
+});
+
+describe("the car's encoder bitrate from its telemetry", () => {
+  it('reads video.bitrate from telemetry messages only', () => {
+    const telemetry = (video: object | undefined) =>
+      JSON.stringify({ type: 'telemetry', telemetry: { speed: 1, video } });
+    expect(encoderKbps(telemetry({ bitrate: 420, maxBitrate: 600 }))).toBe(420);
+    expect(encoderKbps(telemetry(undefined))).toBeNull();
+    expect(encoderKbps(JSON.stringify({ type: 'state', telemetry: { video: { bitrate: 1 } } }))).toBeNull();
+    expect(encoderKbps('{"type":"telemetry"')).toBeNull();
+  });
+
+  it("gives a window's lowest and median bitrate, nothing without telemetry", () => {
+    const samples = [
+      { at: 900, kbps: 100 },
+      { at: 1_000, kbps: 600 },
+      { at: 1_500, kbps: 300 },
+      { at: 2_000, kbps: 500 },
+      { at: 2_100, kbps: 50 },
+    ];
+    expect(encoderColumns(samples, { from: 1_000, to: 2_000 })).toEqual({
+      encoder_kbps_min: 300,
+      encoder_kbps_p50: 500,
+    });
+    expect(encoderColumns(samples, { from: 3_000, to: 4_000 })).toEqual({
+      encoder_kbps_min: '',
+      encoder_kbps_p50: '',
+    });
   });
 });

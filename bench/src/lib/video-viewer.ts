@@ -319,3 +319,47 @@ export function chromiumColumns(stats: InboundVideo | null) {
     player_restarts: or((s) => s.peerConnections),
   };
 }
+
+/** The car's encoder bitrate (kbit/s) as its telemetry told the control page, and when. */
+export interface EncoderSample {
+  at: number;
+  kbps: number;
+}
+
+/**
+ * Records the `video.bitrate` of every telemetry message the page's sockets receive (the car's
+ * adaptation, as it reports it): call before the page opens its control socket.
+ */
+export function recordEncoderBitrate(page: Page): EncoderSample[] {
+  const samples: EncoderSample[] = [];
+  page.on('websocket', (socket) =>
+    socket.on('framereceived', ({ payload }) => {
+      if (typeof payload !== 'string' || !payload.includes('"telemetry"')) return;
+      const kbps = encoderKbps(payload);
+      if (kbps !== null) samples.push({ at: Date.now(), kbps });
+    }),
+  );
+  return samples;
+}
+
+/** The encoder's bitrate in a control socket message, or null when it is not a telemetry message with one. */
+export function encoderKbps(message: string): number | null {
+  try {
+    const parsed = JSON.parse(message) as { type?: unknown; telemetry?: { video?: { bitrate?: unknown } } };
+    const kbps = parsed.type === 'telemetry' ? parsed.telemetry?.video?.bitrate : undefined;
+    return typeof kbps === 'number' ? kbps : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The encoder's bitrate over a window: its lowest and its median (kbit/s; '' without telemetry). */
+export function encoderColumns(
+  samples: readonly EncoderSample[],
+  { from, to }: { from: number; to: number },
+) {
+  const inWindow = samples.filter((sample) => sample.at >= from && sample.at <= to).map((s) => s.kbps);
+  if (inWindow.length === 0) return { encoder_kbps_min: '' as const, encoder_kbps_p50: '' as const };
+  const { p50 } = summarize(inWindow);
+  return { encoder_kbps_min: Math.min(...inWindow), encoder_kbps_p50: p50 };
+}
