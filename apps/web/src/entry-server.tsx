@@ -36,12 +36,17 @@ export interface RenderedPage {
   state: PageState;
 }
 
-const translators = new Map<Language, I18n>();
-function translatorFor(language: Language): I18n {
+const translators = new Map<Language, Promise<I18n>>();
+/**
+ * The texts in `language`: a clone of the one instance (its texts shared), its language set — and
+ * awaited — before its first page, so that no page is ever drawn while the clone still speaks the
+ * instance's language.
+ */
+function translatorFor(language: Language): Promise<I18n> {
   let translator = translators.get(language);
   if (!translator) {
-    // Shares the texts of the one instance; only the language differs.
-    translator = i18n.cloneInstance({ lng: language, initAsync: false });
+    const clone = i18n.cloneInstance({ lng: language, initAsync: false });
+    translator = clone.changeLanguage(language).then(() => clone);
     translators.set(language, translator);
   }
   return translator;
@@ -83,7 +88,8 @@ export async function renderPage(url: string, language: Language, now: number): 
   if (context instanceof Response || context.errors) return null;
   await preloadPage(pathname);
   const router = createStaticRouter(handler.dataRoutes, context);
-  const translator = translatorFor(language);
+  const translator = await translatorFor(language);
+  if (translator.resolvedLanguage !== language) return null;
   const client = new QueryClient({
     defaultOptions: { queries: { retry: false, staleTime: Number.POSITIVE_INFINITY } },
   });
