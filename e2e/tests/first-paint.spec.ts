@@ -79,10 +79,10 @@ test.describe('public pages as HTML', () => {
       page.on('request', onRequest);
       await page.goto(path);
       await expect(page.getByRole('heading', { level: 1 }), path).toHaveText(heading(fr));
-      // Hydrated: the app took the page over (main.tsx drops `data-hydrating` once it has); a screen
-      // that fetched its answers again would have asked as it mounted, before that.
+      // Hydrated: the language switch answers a click (a button only the live app handles).
       await expect(page.locator('html:not([data-hydrating])'), path).toHaveCount(1);
       await expect(page.getByTestId('lang-fr'), path).toBeDisabled();
+      await page.waitForLoadState('networkidle');
       page.off('request', onRequest);
       // The answers the page was drawn from are not asked again (the public config, the boards…).
       expect(asked, path).toEqual([]);
