@@ -15,6 +15,7 @@ import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { DATABASES, type DatabaseKind, openDatabase } from './lib/databases.js';
 import { startTelerace } from './lib/processes.js';
+import { RESULTS_FROM_LAPS } from './lib/race-results-sql.js';
 import { printTable, type Row, round, writeResult } from './lib/report.js';
 import { summarize } from './lib/stats.js';
 import { api, BENCH_SERVER_ENV } from './lib/telerace-api.js';
@@ -51,14 +52,7 @@ INSERT INTO race_laps (race_id, user_id, car_id, lap_number, lap_time_ms, comple
   JOIN lb_members m ON m.n = ((p.r * ${PARTICIPANTS} + p.k) * 7) % ${USERS}
   JOIN lb_cars c ON c.k = p.k
   CROSS JOIN LATERAL generate_series(1, 3 + (p.r + p.k) % 5) lap;
-INSERT INTO race_participants (race_id, user_id, car_id, is_ready, joined_at, last_pass_at, laps, last_lap_ms, best_lap_ms, position)
-  SELECT race_id, user_id, car_id, true, min(completed_at) - interval '1 minute', max(completed_at),
-         count(*)::int, (array_agg(lap_time_ms ORDER BY lap_number DESC))[1], min(lap_time_ms),
-         row_number() OVER (PARTITION BY race_id ORDER BY count(*) DESC, max(completed_at))
-  FROM race_laps GROUP BY race_id, user_id, car_id;
-INSERT INTO user_race_stats (user_id, best_race_laps, best_race_lap_ms, best_race_id, total_races)
-  SELECT DISTINCT ON (user_id) user_id, laps, best_lap_ms, race_id, count(*) OVER (PARTITION BY user_id)
-  FROM race_participants ORDER BY user_id, laps DESC, best_lap_ms ASC NULLS LAST, race_id;
+${RESULTS_FROM_LAPS}
 INSERT INTO seasons (id, name, starts_at, ends_at) VALUES (1, 'Bench month', '2030-06-01', '2030-07-01');
 ANALYZE;
 `;
